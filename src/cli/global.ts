@@ -1,0 +1,82 @@
+// Flags valid on either side of any subcommand (effect/cli global flags), and the built-ins we keep.
+// `-v` is verbosity here, as in the original lait; the version flag is `-V`/`--version`.
+import { Console, Effect, Option } from "effect"
+import { CliConfig, Flag, GlobalFlag } from "effect/cli"
+import { UsageError } from "../core/errors.ts"
+
+export const Verbose = GlobalFlag.Setting("verbose")({
+  flag: Flag.Boolean("verbose").pipe(
+    Flag.withAlias("v"),
+    Flag.withDescription("Debug logs to stderr (-vv adds full request/response JSON); LAIT_LOG overrides"),
+    Flag.atLeast(0)
+  )
+})
+
+export const ConfigPath = GlobalFlag.Setting("config")({
+  flag: Flag.String("config").pipe(
+    Flag.withMetavar("PATH"),
+    Flag.withDescription("Load exactly this config file (no upward search, no global config)"),
+    Flag.optional
+  )
+})
+
+export const NoConfig = GlobalFlag.Setting("no-config")({
+  flag: Flag.Boolean("no-config").pipe(
+    Flag.withoutNegation,
+    Flag.withDescription("Load no lait.config.yml and no global config"),
+    Flag.withDefault(false)
+  )
+})
+
+export const NoEnv = GlobalFlag.Setting("no-env")({
+  flag: Flag.Boolean("no-env").pipe(
+    Flag.withoutNegation,
+    Flag.withDescription("Do not load .env from the current directory"),
+    Flag.withDefault(false)
+  )
+})
+
+export const Cache = GlobalFlag.Setting("cache")({
+  flag: Flag.Boolean("cache").pipe(
+    Flag.withDescription("Turn the response cache on (--cache) or off (--no-cache), overriding default.cache"),
+    Flag.optional
+  )
+})
+
+const Version = GlobalFlag.Action({
+  flag: Flag.Boolean("version").pipe(
+    Flag.withAlias("V"),
+    Flag.withDescription("Print the version"),
+    Flag.withDefault(false)
+  ),
+  run: (_, context) => Console.log(`lait ${context.version}`)
+})
+
+export const globalFlags = [Verbose, ConfigPath, NoConfig, NoEnv, Cache] as const
+
+export const CliConfigLayer = CliConfig.layer({ builtIns: [GlobalFlag.Help, Version, GlobalFlag.Completions] })
+
+export interface GlobalOptions {
+  readonly configPath: string | undefined
+  readonly noConfig: boolean
+  readonly noEnv: boolean
+  readonly verbosity: number
+  /** undefined when neither --cache nor --no-cache was given. */
+  readonly cache: boolean | undefined
+}
+
+/** The global flags of this invocation, checked for conflicts. */
+export const globalOptions = Effect.gen(function*() {
+  const configPath = Option.getOrUndefined(yield* ConfigPath)
+  const noConfig = yield* NoConfig
+  if (configPath !== undefined && noConfig) {
+    return yield* new UsageError({ message: "the argument '--config <PATH>' cannot be used with '--no-config'" })
+  }
+  return {
+    configPath,
+    noConfig,
+    noEnv: yield* NoEnv,
+    verbosity: (yield* Verbose).length,
+    cache: Option.getOrUndefined(yield* Cache)
+  } satisfies GlobalOptions
+})

@@ -1,0 +1,181 @@
+// The one way lait reads user files and writes files for the user.
+// Reads are capped (16 MiB) without loading more than cap+1 bytes, must be UTF-8, and never hang:
+// a FIFO is opened non-blocking and polled, so Ctrl-C (fiber interruption) stops a wait for a writer.
+// Writes go to a create-new temp file in the target's directory and are renamed into place.
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { Context, Effect, Layer } from "effect"
+import { LaitError } from "./errors.ts"
+
+export const READ_LIMIT = 16 * 1024 * 1024
+
+const CHUNK = 1024 * 1024
+const FIFO_POLL = "10 millis"
+
+export interface ReadOptions {
+  /**
+   * Wait (cancellably) for a writer when the path is a FIFO with none yet. Commands that call models
+   * wait; synchronous commands (lint, listings) fail at once instead.
+   */
+  readonly waitForWriter?: boolean
+}
+
+export interface FileLoaderService {
+  readonly readText: (path: string, options?: ReadOptions) => Effect.Effect<string, LaitError>
+  readonly readBytes: (path: string, options?: ReadOptions) => Effect.Effect<Uint8Array, LaitError>
+  readonly writeAtomic: (path: string, data: string | Uint8Array) => Effect.Effect<void, LaitError>
+}
+
+const errnoOf = (e: unknown): string | undefined =>
+  typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined
+
+const describeOsError = (e: unknown): string => {
+  switch (errnoOf(e)) {
+    case "ENOENT":
+      return "no such file or directory"
+    case "EACCES":
+    case "EPERM":
+      return "permission denied"
+    case "EISDIR":
+      return "is a directory"
+    case "ENOTDIR":
+      return "a component of the path is not a directory"
+    case "ENXIO":
+      return "not a readable file (a socket or a device with nothing attached)"
+    case "ELOOP":
+      return "too many levels of symbolic links"
+    case "ENAMETOOLONG":
+      return "file name too long"
+    default:
+      return e instanceof Error ? e.message : String(e)
+  }
+}
+
+const readFailure = (path: string, cause: unknown) =>
+  new LaitError({ message: `failed to read '${path}'`, cause: typeof cause === "string" ? cause : describeOsError(cause) })
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+const decodeUtf8 = (path: string, bytes: Uint8Array) =>
+  Effect.try({
+    try: () => utf8.decode(bytes),
+    catch: () => readFailure(path, "file contents were not valid UTF-8")
+  })
+
+const tooLarge = (path: string) =>
+  readFailure(path, `file contents exceed the configured read limit of ${READ_LIMIT} bytes`)
+
+/** Reads at most READ_LIMIT bytes from an open descriptor; the FIFO protocol is documented inline. */
+const readDescriptor = (path: string, fd: number, isFifo: boolean, waitForWriter: boolean) =>
+  Effect.gen(function*() {
+    const chunks: Array<Uint8Array> = []
+    let total = 0
+    // On a non-blocking FIFO, read() returns 0 both before any writer connects and after the last
+    // writer closes; EAGAIN means a writer is connected. So 0 only means end-of-file once a writer has
+    // been seen (EAGAIN or data).
+    let writerSeen = !isFifo
+    while (true) {
+      const buffer = new Uint8Array(Math.min(CHUNK, READ_LIMIT + 1 - total))
+      const outcome = yield* Effect.try({
+        try: () => fs.readSync(fd, buffer, 0, buffer.length, null),
+        catch: (e) => e
+      }).pipe(
+        Effect.catch((e) => errnoOf(e) === "EAGAIN" ? Effect.succeed(-1) : Effect.fail(readFailure(path, e)))
+      )
+      if (outcome > 0) {
+        writerSeen = true
+        total += outcome
+        if (total > READ_LIMIT) return yield* Effect.fail(tooLarge(path))
+        chunks.push(buffer.subarray(0, outcome))
+        yield* Effect.yieldNow
+        continue
+      }
+      if (outcome === -1) {
+        writerSeen = true
+        yield* Effect.sleep(FIFO_POLL)
+        continue
+      }
+      if (writerSeen) break
+      if (!waitForWriter) return yield* Effect.fail(readFailure(path, "it is a FIFO with no writer"))
+      yield* Effect.sleep(FIFO_POLL)
+    }
+    const out = new Uint8Array(total)
+    let offset = 0
+    for (const chunk of chunks) {
+      out.set(chunk, offset)
+      offset += chunk.length
+    }
+    return out
+  })
+
+const readBytes = Effect.fn("FileLoader.readBytes")(function*(path: string, options?: ReadOptions) {
+  const waitForWriter = options?.waitForWriter ?? true
+  return yield* Effect.acquireUseRelease(
+    Effect.try({
+      // O_NONBLOCK matters only for FIFOs (an open for reading would otherwise block until a writer
+      // appears, out of reach of interruption); regular files ignore it.
+      try: () => fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
+      catch: (e) => readFailure(path, e)
+    }),
+    (fd) =>
+      Effect.gen(function*() {
+        const stat = yield* Effect.try({ try: () => fs.fstatSync(fd), catch: (e) => readFailure(path, e) })
+        if (stat.isDirectory()) return yield* Effect.fail(readFailure(path, "is a directory"))
+        if (stat.isSocket()) return yield* Effect.fail(readFailure(path, "not a readable file (a socket)"))
+        if (stat.isFile() && stat.size > READ_LIMIT) return yield* Effect.fail(tooLarge(path))
+        return yield* readDescriptor(path, fd, stat.isFIFO(), waitForWriter)
+      }),
+    (fd) => Effect.sync(() => fs.closeSync(fd))
+  )
+})
+
+const readText = Effect.fn("FileLoader.readText")(function*(path: string, options?: ReadOptions) {
+  const bytes = yield* readBytes(path, options)
+  return yield* decodeUtf8(path, bytes)
+})
+
+let tempCounter = 0
+
+/**
+ * Writes `data` to `path` through `<name>.<pid>.<n>.tmp` in the same directory. The whole sequence is
+ * synchronous, so neither an interruption nor a second Ctrl-C (handled between event-loop turns) can
+ * leave a torn target; a failure removes the temp file.
+ */
+export const writeAtomicSync = (path: string, data: string | Uint8Array): void => {
+  const dir = nodePath.dirname(path)
+  fs.mkdirSync(dir, { recursive: true })
+  const base = nodePath.basename(path)
+  let tmp = ""
+  let fd = -1
+  for (let attempt = 0; fd < 0; attempt++) {
+    tmp = nodePath.join(dir, `${base}.${process.pid}.${tempCounter++}.tmp`)
+    try {
+      fd = fs.openSync(tmp, "wx", 0o644)
+    } catch (e) {
+      if (errnoOf(e) !== "EEXIST" || attempt > 1000) throw e
+    }
+  }
+  try {
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data
+    let written = 0
+    while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written)
+    fs.closeSync(fd)
+    fd = -1
+    fs.renameSync(tmp, path)
+  } catch (e) {
+    if (fd >= 0) fs.closeSync(fd)
+    fs.rmSync(tmp, { force: true })
+    throw e
+  }
+}
+
+const writeAtomic = Effect.fn("FileLoader.writeAtomic")(function*(path: string, data: string | Uint8Array) {
+  yield* Effect.try({
+    try: () => writeAtomicSync(path, data),
+    catch: (e) => new LaitError({ message: `failed to write '${path}'`, cause: describeOsError(e) })
+  })
+})
+
+export class FileLoader extends Context.Service<FileLoader, FileLoaderService>()("lait/core/FileLoader") {
+  static readonly layer = Layer.succeed(FileLoader, FileLoader.of({ readText, readBytes, writeAtomic }))
+}

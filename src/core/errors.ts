@@ -1,0 +1,106 @@
+// Every error the tool reports travels as one of these tagged classes. The exit code is derived from
+// the whole cause chain in one place (`exitCodeOf`), the way upstream lait does it: a YAML/validation
+// error anywhere in the chain means 3, a model API error means 4, a typed interruption at the top 5.
+import { Cause, Data } from "effect"
+
+export const ExitCode = {
+  ok: 0,
+  general: 1,
+  usage: 2,
+  validation: 3,
+  modelApi: 4,
+  interrupted: 5,
+  ctrlC: 130
+} as const
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+
+interface ErrorFields {
+  readonly message: string
+  readonly cause?: unknown
+}
+
+/** A general failure (exit 1). `cause` continues the chain printed after `: `. */
+export class LaitError extends Data.TaggedError("LaitError")<ErrorFields> {}
+
+/** Bad command-line usage (exit 2). */
+export class UsageError extends Data.TaggedError("UsageError")<ErrorFields> {}
+
+/** YAML syntax, schema or static-check failure (exit 3). */
+export class ValidationError extends Data.TaggedError("ValidationError")<ErrorFields> {}
+
+/** The model server answered with an error or could not be reached (exit 4). */
+export class ModelApiError extends Data.TaggedError("ModelApiError")<ErrorFields & { readonly status?: number }> {}
+
+/** A typed cancellation or timeout that ended the run (exit 5). */
+export class InterruptedError extends Data.TaggedError("InterruptedError")<ErrorFields> {}
+
+export type AnyLaitError = LaitError | UsageError | ValidationError | ModelApiError | InterruptedError
+
+const laitTags = new Set(["LaitError", "UsageError", "ValidationError", "ModelApiError", "InterruptedError"])
+
+export const isLaitError = (u: unknown): u is AnyLaitError =>
+  typeof u === "object" && u !== null && "_tag" in u && laitTags.has((u as { _tag: string })._tag)
+
+/** Walks `cause` links: the error itself first, then what caused it. */
+export const causeChain = (error: unknown): ReadonlyArray<unknown> => {
+  const chain: Array<unknown> = []
+  const seen = new Set<unknown>()
+  let current: unknown = error
+  while (current !== undefined && current !== null && !seen.has(current)) {
+    seen.add(current)
+    chain.push(current)
+    current = typeof current === "object" && "cause" in current ? (current as { cause?: unknown }).cause : undefined
+  }
+  return chain
+}
+
+const messageOf = (u: unknown): string => {
+  if (typeof u === "string") return u
+  if (typeof u === "object" && u !== null && "message" in u && typeof u.message === "string") return u.message
+  return String(u)
+}
+
+/** `outer: inner: innermost`, skipping empty and repeated messages. */
+export const renderChain = (error: unknown): string => {
+  const parts: Array<string> = []
+  for (const link of causeChain(error)) {
+    const text = messageOf(link).trim()
+    if (text.length > 0 && parts[parts.length - 1] !== text) parts.push(text)
+  }
+  return parts.length > 0 ? parts.join(": ") : "unknown error"
+}
+
+export const exitCodeOf = (error: unknown): ExitCode => {
+  const chain = causeChain(error)
+  const tagOf = (u: unknown) => (isLaitError(u) ? u._tag : undefined)
+  if (tagOf(chain[0]) === "InterruptedError") return ExitCode.interrupted
+  if (chain.some((u) => tagOf(u) === "ValidationError")) return ExitCode.validation
+  if (chain.some((u) => tagOf(u) === "ModelApiError")) return ExitCode.modelApi
+  if (tagOf(chain[0]) === "UsageError") return ExitCode.usage
+  return ExitCode.general
+}
+
+/** The error of a failed cause, or undefined when it only holds interruptions. */
+export const primaryError = (cause: Cause.Cause<unknown>): unknown => {
+  const failure = cause.reasons.find(Cause.isFailReason)
+  if (failure !== undefined) return failure.error
+  const defect = cause.reasons.find(Cause.isDieReason)
+  return defect?.defect
+}
+
+/** Wraps `cause` under a new top message, keeping its exit-code class (validation stays validation). */
+export const withContext = (message: string) => (cause: unknown): AnyLaitError => {
+  if (isLaitError(cause)) {
+    switch (cause._tag) {
+      case "ValidationError":
+        return new ValidationError({ message, cause })
+      case "ModelApiError":
+        return new ModelApiError({ message, cause })
+      case "UsageError":
+        return new UsageError({ message, cause })
+      default:
+        return new LaitError({ message, cause })
+    }
+  }
+  return new LaitError({ message, cause })
+}

@@ -25,8 +25,13 @@ export class LaitError extends Data.TaggedError("LaitError")<ErrorFields> {}
 /** Bad command-line usage (exit 2). */
 export class UsageError extends Data.TaggedError("UsageError")<ErrorFields> {}
 
-/** YAML syntax, schema or static-check failure (exit 3). */
-export class ValidationError extends Data.TaggedError("ValidationError")<ErrorFields> {}
+/**
+ * YAML syntax, schema or static-check failure (exit 3). `file`/`line` locate it when known (1-based
+ * line), for `lait lint` and editor-style messages.
+ */
+export class ValidationError extends Data.TaggedError("ValidationError")<
+  ErrorFields & { readonly file?: string; readonly line?: number }
+> {}
 
 /** The model server answered with an error or could not be reached (exit 4). */
 export class ModelApiError extends Data.TaggedError("ModelApiError")<ErrorFields & { readonly status?: number }> {}

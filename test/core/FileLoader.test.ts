@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Effect, Exit, Fiber } from "effect"
+import { renderChain } from "../../src/core/errors.ts"
+import { FileLoader, READ_LIMIT, writeAtomicSync } from "../../src/core/FileLoader.ts"
+
+let dir = ""
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-fileloader-"))
+})
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+const run = <A, E>(effect: Effect.Effect<A, E, FileLoader>) =>
+  Effect.runPromiseExit(effect.pipe(Effect.provide(FileLoader.layer)))
+
+const readText = (p: string, waitForWriter = true) => FileLoader.use((f) => f.readText(p, { waitForWriter }))
+
+const failureMessage = (exit: Exit.Exit<unknown, unknown>): string => {
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const reason = exit.cause.reasons[0]
+  if (reason === undefined || reason._tag !== "Fail") throw new Error(`expected a typed failure, got ${String(exit.cause)}`)
+  return renderChain(reason.error)
+}
+
+const mkfifo = (p: string) => {
+  const r = Bun.spawnSync(["mkfifo", p])
+  if (r.exitCode !== 0) throw new Error("mkfifo failed")
+}
+
+describe("FileLoader.readText", () => {
+  test("reads a UTF-8 file", async () => {
+    const p = path.join(dir, "ok.yml")
+    fs.writeFileSync(p, "name: héllo ✓\n")
+    const exit = await run(readText(p))
+    expect(exit).toEqual(Exit.succeed("name: héllo ✓\n"))
+  })
+
+  test("a file of exactly 16 MiB loads; one byte more fails naming the path", async () => {
+    const exact = path.join(dir, "exact.txt")
+    fs.writeFileSync(exact, Buffer.alloc(READ_LIMIT, 0x61))
+    const ok = await run(readText(exact))
+    expect(Exit.isSuccess(ok) && ok.value.length).toBe(16_777_216)
+
+    const over = path.join(dir, "over.txt")
+    fs.writeFileSync(over, Buffer.alloc(READ_LIMIT + 1, 0x61))
+    expect(failureMessage(await run(readText(over)))).toBe(
+      `failed to read '${over}': file contents exceed the configured read limit of 16777216 bytes`
+    )
+  })
+
+  test("an oversized file is rejected without reading it (a sparse 64 GiB file fails at once)", async () => {
+    const sparse = path.join(dir, "sparse.bin")
+    const fd = fs.openSync(sparse, "w")
+    fs.ftruncateSync(fd, 64 * 1024 * 1024 * 1024)
+    fs.closeSync(fd)
+    const started = performance.now()
+    const message = failureMessage(await run(readText(sparse)))
+    expect(message).toContain("exceed the configured read limit of 16777216 bytes")
+    // Reading 64 GiB of zeroes would take minutes; the stat check answers in well under a second.
+    expect(performance.now() - started).toBeLessThan(5_000)
+  })
+
+  test("an endless character device stops at the limit", async () => {
+    expect(failureMessage(await run(readText("/dev/zero")))).toBe(
+      "failed to read '/dev/zero': file contents exceed the configured read limit of 16777216 bytes"
+    )
+  })
+
+  test("invalid UTF-8 is rejected", async () => {
+    const p = path.join(dir, "latin1.txt")
+    fs.writeFileSync(p, Buffer.from([0x61, 0xff, 0xfe, 0x62]))
+    expect(failureMessage(await run(readText(p)))).toBe(`failed to read '${p}': file contents were not valid UTF-8`)
+  })
+
+  test("missing files and directories give one-line reasons", async () => {
+    const missing = path.join(dir, "nope.yml")
+    expect(failureMessage(await run(readText(missing)))).toBe(`failed to read '${missing}': no such file or directory`)
+    expect(failureMessage(await run(readText(dir)))).toBe(`failed to read '${dir}': is a directory`)
+  })
+
+  test("a socket is refused instead of hanging", async () => {
+    const sock = path.join(dir, "s.sock")
+    const server = net.createServer().listen(sock)
+    await new Promise((r) => server.once("listening", r))
+    try {
+      expect(failureMessage(await run(readText(sock)))).toStartWith(`failed to read '${sock}': not a readable file`)
+    } finally {
+      server.close()
+    }
+  })
+
+  test("a FIFO is read once a writer appears and closes", async () => {
+    const fifo = path.join(dir, "late-writer.fifo")
+    mkfifo(fifo)
+    const writer = Bun.spawn(["sh", "-c", `sleep 0.3; printf 'steps: []\\n' > '${fifo}'`])
+    const exit = await run(readText(fifo))
+    await writer.exited
+    expect(exit).toEqual(Exit.succeed("steps: []\n"))
+  })
+
+  test("a FIFO with no writer fails at once when the caller must not wait", async () => {
+    const fifo = path.join(dir, "no-writer.fifo")
+    mkfifo(fifo)
+    expect(failureMessage(await run(readText(fifo, false)))).toBe(
+      `failed to read '${fifo}': it is a FIFO with no writer`
+    )
+  })
+
+  test("waiting on a FIFO with no writer is interruptible", async () => {
+    const fifo = path.join(dir, "interrupt.fifo")
+    mkfifo(fifo)
+    const exit = await Effect.runPromise(
+      Effect.gen(function*() {
+        const fiber = yield* Effect.forkChild(readText(fifo))
+        yield* Effect.sleep("150 millis")
+        yield* Fiber.interrupt(fiber)
+        return yield* Fiber.await(fiber)
+      }).pipe(Effect.provide(FileLoader.layer))
+    )
+    expect(Exit.isFailure(exit) && exit.cause.reasons.every((r) => r._tag === "Interrupt")).toBe(true)
+  })
+})
+
+describe("atomic writes", () => {
+  test("creates parents, writes the bytes and leaves no temp file", async () => {
+    const target = path.join(dir, "nested", "deeper", "out.json")
+    const exit = await run(FileLoader.use((f) => f.writeAtomic(target, "{\"a\":1}\n")))
+    expect(Exit.isSuccess(exit)).toBe(true)
+    expect(fs.readFileSync(target, "utf8")).toBe("{\"a\":1}\n")
+    expect(fs.readdirSync(path.dirname(target))).toEqual(["out.json"])
+  })
+
+  test("replaces an existing file whole", () => {
+    const target = path.join(dir, "replace.txt")
+    fs.writeFileSync(target, "old contents that are longer")
+    writeAtomicSync(target, "new")
+    expect(fs.readFileSync(target, "utf8")).toBe("new")
+  })
+
+  test("a failed rename removes the temp file", async () => {
+    const target = path.join(dir, "is-a-dir")
+    fs.mkdirSync(path.join(target, "child"), { recursive: true })
+    const exit = await run(FileLoader.use((f) => f.writeAtomic(target, "data")))
+    expect(failureMessage(exit)).toStartWith(`failed to write '${target}'`)
+    expect(fs.readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([])
+  })
+
+  test("temp names follow <name>.<pid>.<n>.tmp and never clobber an existing temp", () => {
+    const target = path.join(dir, "clash.txt")
+    // Occupy the next few candidate names: create-new must skip them rather than overwrite.
+    const seen = fs.readdirSync(dir)
+    writeAtomicSync(target, "x")
+    expect(fs.readdirSync(dir).filter((n) => !seen.includes(n))).toEqual(["clash.txt"])
+    for (let n = 0; n < 200; n++) fs.writeFileSync(path.join(dir, `clash.txt.${process.pid}.${n}.tmp`), "keep")
+    writeAtomicSync(target, "y")
+    expect(fs.readFileSync(target, "utf8")).toBe("y")
+    expect(fs.readFileSync(path.join(dir, `clash.txt.${process.pid}.0.tmp`), "utf8")).toBe("keep")
+  })
+})

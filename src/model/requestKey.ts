@@ -1,0 +1,73 @@
+// The cache/cassette key: SHA-256 over serde_json's compact rendering of a fixed struct, so a
+// cassette recorded by the original Rust lait is found by this one and vice versa (inventory §5.1).
+import { createHash } from "node:crypto"
+import { RustFloat, rustJson } from "./rustJson.ts"
+import type { ChatMessage, ContentPart, ResponseFormat, ToolCall, ToolDefinition } from "./types.ts"
+
+export interface KeyInput {
+  /** The primary endpoint's values, even when a fallback answered. */
+  readonly base_url: string
+  readonly model_id: string
+  readonly reasoning_effort?: string | undefined
+  readonly temperature?: number | undefined
+  readonly top_p?: number | undefined
+  readonly max_tokens?: number | undefined
+  readonly messages: ReadonlyArray<ChatMessage>
+  readonly tools: ReadonlyArray<ToolDefinition>
+  readonly response_format: ResponseFormat | null
+}
+
+const part = (p: ContentPart) =>
+  p.type === "text" ? { type: "text", text: p.text } : { type: "image_url", image_url: { url: p.image_url.url } }
+
+const toolCall = (c: ToolCall) => ({
+  id: c.id,
+  type: "function",
+  function: { name: c.function.name, arguments: c.function.arguments }
+})
+
+/** Field order as async-openai serialises each message variant (role first, None omitted). */
+export const canonicalMessage = (m: ChatMessage): Record<string, unknown> => {
+  switch (m.role) {
+    case "system":
+      return { role: "system", content: m.content }
+    case "user":
+      return { role: "user", content: typeof m.content === "string" ? m.content : m.content.map(part) }
+    case "assistant":
+      return {
+        role: "assistant",
+        content: m.content ?? undefined,
+        tool_calls: m.tool_calls !== undefined && m.tool_calls.length > 0 ? m.tool_calls.map(toolCall) : undefined
+      }
+    case "tool":
+      return { role: "tool", content: m.content, tool_call_id: m.tool_call_id }
+  }
+}
+
+export const canonicalTool = (t: ToolDefinition): Record<string, unknown> => ({
+  type: "function",
+  function: { name: t.function.name, description: t.function.description, parameters: t.function.parameters }
+})
+
+export const canonicalResponseFormat = (f: ResponseFormat | null): unknown =>
+  f === null
+    ? null
+    : { type: "json_schema", json_schema: { name: f.json_schema.name, schema: f.json_schema.schema, strict: true } }
+
+const float = (x: number | undefined) => (x === undefined ? null : new RustFloat(x))
+
+/** The exact bytes that are hashed. */
+export const keyMaterial = (k: KeyInput): string =>
+  rustJson({
+    base_url: k.base_url,
+    model_id: k.model_id,
+    reasoning_effort: k.reasoning_effort ?? null,
+    temperature: float(k.temperature),
+    top_p: float(k.top_p),
+    max_tokens: k.max_tokens ?? null,
+    messages: k.messages.map(canonicalMessage),
+    tools: k.tools.map(canonicalTool),
+    response_format: canonicalResponseFormat(k.response_format)
+  })
+
+export const requestKey = (k: KeyInput): string => createHash("sha256").update(keyMaterial(k)).digest("hex")

@@ -1,0 +1,71 @@
+// OpenAI chat-completions request/response shapes, as lait sends and stores them.
+import { Schema } from "effect"
+
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh"
+
+export type ContentPart =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "image_url"; readonly image_url: { readonly url: string } }
+
+export interface ToolCall {
+  readonly id: string
+  readonly type: "function"
+  readonly function: { readonly name: string; readonly arguments: string }
+}
+
+export type ChatMessage =
+  | { readonly role: "system"; readonly content: string }
+  | { readonly role: "user"; readonly content: string | ReadonlyArray<ContentPart> }
+  | { readonly role: "assistant"; readonly content?: string | null; readonly tool_calls?: ReadonlyArray<ToolCall> }
+  | { readonly role: "tool"; readonly content: string; readonly tool_call_id: string }
+
+export interface ToolDefinition {
+  readonly type: "function"
+  readonly function: { readonly name: string; readonly description?: string; readonly parameters?: unknown }
+}
+
+export interface ResponseFormat {
+  readonly type: "json_schema"
+  readonly json_schema: { readonly name: string; readonly schema: unknown; readonly strict: true }
+}
+
+/** What one model request asks for, before endpoint resolution. */
+export interface ChatRequest {
+  readonly messages: ReadonlyArray<ChatMessage>
+  readonly tools: ReadonlyArray<ToolDefinition>
+  readonly response_format: ResponseFormat | null
+  readonly reasoning_effort?: ReasoningEffort
+  readonly temperature?: number
+  readonly top_p?: number
+  readonly max_tokens?: number
+}
+
+const Usage = Schema.Struct({
+  prompt_tokens: Schema.Number,
+  completion_tokens: Schema.Number,
+  total_tokens: Schema.Number
+})
+
+const ResponseToolCall = Schema.Struct({
+  id: Schema.String,
+  type: Schema.optionalKey(Schema.String),
+  function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
+})
+
+/** The parts of a chat completion lait reads; everything else is kept verbatim in `raw`. */
+export const ChatCompletion = Schema.Struct({
+  choices: Schema.Array(
+    Schema.Struct({
+      message: Schema.Struct({
+        role: Schema.optionalKey(Schema.String),
+        content: Schema.optionalKey(Schema.NullOr(Schema.String)),
+        reasoning_content: Schema.optionalKey(Schema.NullOr(Schema.String)),
+        tool_calls: Schema.optionalKey(Schema.NullOr(Schema.Array(ResponseToolCall)))
+      }),
+      finish_reason: Schema.optionalKey(Schema.NullOr(Schema.String))
+    })
+  ),
+  usage: Schema.optionalKey(Schema.NullOr(Usage))
+})
+export type ChatCompletion = typeof ChatCompletion.Type
+export type Usage = typeof Usage.Type

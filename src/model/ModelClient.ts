@@ -1,0 +1,389 @@
+// The single choke point for every model request. Layers:
+//   layerLive    — HTTP to the OpenAI-compatible endpoints, retries, then fallbacks in order
+//   layerCache   — `.lait/cache/<key>.json` in front of another ModelClient (hits skip usage)
+//   layerRecord  — writes every answer of another ModelClient as `<dir>/<key>.json`
+//   layerReplay  — answers only from `<dir>/<key>.json`; never touches the network
+// Per-run accounting (RunUsage) is required per call, so one client serves concurrent runs.
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { Console, Context, Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { LaitError, ModelApiError } from "../core/errors.ts"
+import { FileLoader } from "../core/FileLoader.ts"
+import { closestRecording } from "./cassetteDiff.ts"
+import { keyMaterial, requestKey, type KeyInput } from "./requestKey.ts"
+import { type Pricing, RunUsage } from "./RunUsage.ts"
+import { ChatCompletion, type ChatRequest, type ToolCall, type Usage } from "./types.ts"
+import { chatToResponsesBody, responsesToChat } from "./responsesApi.ts"
+
+export interface Endpoint {
+  readonly baseUrl: string
+  readonly modelId: string
+  readonly api: "chat_completions" | "responses"
+  /** Resolved lazily (api_key_cmd runs just before the first request). */
+  readonly apiKey: Effect.Effect<Redacted.Redacted<string> | undefined, LaitError>
+  readonly pricing?: Pricing | undefined
+}
+
+export interface ModelCall {
+  /** Usage and trace label: the step's progress label, `llm_judge`, `eval target 'm'`, ... */
+  readonly label: string
+  /** Primary first, then fallbacks. */
+  readonly endpoints: readonly [Endpoint, ...Array<Endpoint>]
+  readonly request: ChatRequest
+}
+
+export type Source = "live" | "cache" | "replay"
+
+export interface ModelResult {
+  readonly content: string | null
+  readonly reasoning: string | null
+  readonly toolCalls: ReadonlyArray<ToolCall>
+  readonly usage: Usage | undefined
+  readonly source: Source
+  /** The endpoint that answered (a fallback, possibly). */
+  readonly endpoint: Endpoint
+  /** The response JSON exactly as received (what cassettes and the cache store). */
+  readonly raw: unknown
+}
+
+export interface ModelClientService {
+  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelApiError | LaitError, RunUsage>
+}
+
+export const DUMMY_API_KEY = "lm-studio"
+const REQUEST_TIMEOUT = Duration.seconds(300)
+
+/** The key input of a call: always the primary endpoint's base URL and model id. */
+export const keyInputOf = (call: ModelCall, endpoint: Endpoint = call.endpoints[0]): KeyInput => ({
+  base_url: endpoint.baseUrl,
+  model_id: endpoint.modelId,
+  reasoning_effort: call.request.reasoning_effort,
+  temperature: call.request.temperature,
+  top_p: call.request.top_p,
+  max_tokens: call.request.max_tokens,
+  messages: call.request.messages,
+  tools: call.request.tools,
+  response_format: call.request.response_format
+})
+
+export const callKey = (call: ModelCall): string => requestKey(keyInputOf(call))
+
+const decodeCompletion = Schema.decodeUnknownExit(ChatCompletion)
+
+/** Reads what lait needs from a chat-completions JSON body. */
+export const interpret = (
+  raw: unknown,
+  endpoint: Endpoint,
+  source: Source
+): Effect.Effect<ModelResult, ModelApiError> => {
+  const exit = decodeCompletion(endpoint.api === "responses" ? responsesToChat(raw) : raw)
+  if (exit._tag === "Failure") {
+    return Effect.fail(
+      new ModelApiError({ message: `the model server at '${endpoint.baseUrl}' returned a response lait cannot read` })
+    )
+  }
+  const completion = exit.value
+  const message = completion.choices[0]?.message
+  if (message === undefined) {
+    return Effect.fail(new ModelApiError({ message: `the model server at '${endpoint.baseUrl}' returned no choices` }))
+  }
+  return Effect.succeed({
+    content: message.content ?? null,
+    reasoning: message.reasoning_content ?? null,
+    toolCalls: (message.tool_calls ?? []).map((c) => ({
+      id: c.id,
+      type: "function" as const,
+      function: { name: c.function.name, arguments: c.function.arguments }
+    })),
+    usage: completion.usage ?? undefined,
+    source,
+    endpoint,
+    raw
+  })
+}
+
+const recordUsage = (label: string, result: ModelResult) =>
+  result.usage === undefined
+    ? Effect.void
+    : RunUsage.use((u) =>
+      u.record({
+        label,
+        prompt: result.usage!.prompt_tokens,
+        completion: result.usage!.completion_tokens,
+        total: result.usage!.total_tokens,
+        pricing: result.endpoint.pricing
+      })
+    )
+
+/** The JSON body sent to `/chat/completions` (None fields omitted, as async-openai does). */
+export const chatBody = (modelId: string, r: ChatRequest): Record<string, unknown> => ({
+  model: modelId,
+  messages: r.messages,
+  ...(r.tools.length > 0 ? { tools: r.tools } : {}),
+  ...(r.response_format !== null ? { response_format: r.response_format } : {}),
+  ...(r.temperature !== undefined ? { temperature: r.temperature } : {}),
+  ...(r.top_p !== undefined ? { top_p: r.top_p } : {}),
+  ...(r.max_tokens !== undefined ? { max_completion_tokens: r.max_tokens } : {}),
+  ...(r.reasoning_effort !== undefined ? { reasoning_effort: r.reasoning_effort } : {})
+})
+
+interface Attempt {
+  readonly retryable: boolean
+  readonly error: ModelApiError
+}
+
+const describeStatus = (status: number, body: string): string => {
+  let detail = body.trim()
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }
+    const fromError = typeof parsed.error === "string" ? parsed.error : parsed.error?.message
+    const message = fromError ?? parsed.message
+    if (typeof message === "string") detail = message
+  } catch {
+    // not JSON: keep the text
+  }
+  if (detail.length > 500) detail = `${detail.slice(0, 500)}…`
+  return detail.length > 0 ? `HTTP ${status}: ${detail}` : `HTTP ${status}`
+}
+
+const isRetryableStatus = (status: number) => status >= 500 || status === 429 || status === 408
+
+export interface LiveOptions {
+  /** Attempts per endpoint before falling back (the first try included). */
+  readonly attempts?: number
+  /** First backoff delay; doubled after each failed attempt. */
+  readonly backoff?: Duration.Input
+}
+
+const makeLive = (options: LiveOptions) =>
+  Effect.gen(function*() {
+    const http = yield* HttpClient.HttpClient
+    const attempts = Math.max(1, options.attempts ?? 3)
+    const backoff = Duration.fromInputUnsafe(options.backoff ?? "250 millis")
+
+    const sendOnce = (endpoint: Endpoint, request: ChatRequest): Effect.Effect<unknown, Attempt | LaitError> =>
+      Effect.gen(function*() {
+        const key = yield* endpoint.apiKey
+        const path = endpoint.api === "responses" ? "/responses" : "/chat/completions"
+        const body = endpoint.api === "responses"
+          ? chatToResponsesBody(endpoint.modelId, request)
+          : chatBody(endpoint.modelId, request)
+        yield* Effect.logDebug(`POST ${endpoint.baseUrl}${path} model=${endpoint.modelId}`)
+        yield* Effect.logTrace(`request body: ${JSON.stringify(body)}`)
+        const req = HttpClientRequest.post(`${endpoint.baseUrl}${path}`).pipe(
+          HttpClientRequest.setHeader("authorization", `Bearer ${key === undefined ? DUMMY_API_KEY : Redacted.value(key)}`),
+          HttpClientRequest.bodyJsonUnsafe(body)
+        )
+        const response = yield* http.execute(req).pipe(
+          Effect.flatMap((res) => Effect.map(res.text, (text) => ({ status: res.status, text }))),
+          Effect.timeout(REQUEST_TIMEOUT),
+          Effect.mapError((e): Attempt => ({
+            retryable: true,
+            error: new ModelApiError({
+              message: e._tag === "TimeoutError"
+                ? `request to '${endpoint.baseUrl}' timed out after ${Duration.format(REQUEST_TIMEOUT)}`
+                : `failed to reach '${endpoint.baseUrl}'`,
+              cause: e._tag === "TimeoutError" ? undefined : String(e.reason?.cause ?? e.message)
+            })
+          }))
+        )
+        yield* Effect.logTrace(`response ${response.status}: ${response.text}`)
+        if (response.status < 200 || response.status >= 300) {
+          return yield* Effect.fail<Attempt>({
+            retryable: isRetryableStatus(response.status),
+            error: new ModelApiError({
+              message: `the model server at '${endpoint.baseUrl}' answered ${describeStatus(response.status, response.text)}`,
+              status: response.status
+            })
+          })
+        }
+        return yield* Effect.try({
+          try: () => JSON.parse(response.text) as unknown,
+          catch: (): Attempt => ({
+            retryable: false,
+            error: new ModelApiError({ message: `the model server at '${endpoint.baseUrl}' returned invalid JSON` })
+          })
+        })
+      })
+
+    const withRetries = (endpoint: Endpoint, request: ChatRequest) =>
+      Effect.gen(function*() {
+        let delay = backoff
+        for (let attempt = 1;; attempt++) {
+          const outcome = yield* Effect.result(sendOnce(endpoint, request))
+          if (outcome._tag === "Success") return outcome.success
+          const failure = outcome.failure
+          if (failure instanceof LaitError) return yield* Effect.fail(failure)
+          if (!failure.retryable || attempt >= attempts) return yield* Effect.fail(failure)
+          yield* Effect.logDebug(`attempt ${attempt}/${attempts} against '${endpoint.baseUrl}' failed; retrying`)
+          yield* Effect.sleep(delay)
+          delay = Duration.times(delay, 2)
+        }
+      })
+
+    const complete = Effect.fn("ModelClient.live")(function*(call: ModelCall) {
+      for (let i = 0;; i++) {
+        const endpoint = call.endpoints[i]!
+        const outcome = yield* Effect.result(withRetries(endpoint, call.request))
+        if (outcome._tag === "Success") {
+          const result = yield* interpret(outcome.success, endpoint, "live")
+          yield* recordUsage(call.label, result)
+          return result
+        }
+        const failure = outcome.failure
+        if (failure instanceof LaitError) return yield* Effect.fail(failure)
+        const next = call.endpoints[i + 1]
+        if (!failure.retryable || next === undefined) return yield* Effect.fail(failure.error)
+        yield* Console.error(
+          `warning: model '${endpoint.modelId}' at '${endpoint.baseUrl}' failed (${failure.error.message}); ` +
+            `falling back to '${next.modelId}' at '${next.baseUrl}'`
+        )
+      }
+    })
+    return ModelClient.of({ complete })
+  })
+
+const nowRfc3339 = () => new Date().toISOString()
+
+/** Fails if `text` contains the API key in use: a cassette or cache entry must never hold a secret. */
+const assertNoSecret = (text: string, endpoint: Endpoint, what: string) =>
+  Effect.gen(function*() {
+    const key = yield* endpoint.apiKey
+    const secret = key === undefined ? undefined : Redacted.value(key)
+    if (secret !== undefined && secret.length >= 4 && secret !== DUMMY_API_KEY && text.includes(secret)) {
+      return yield* new LaitError({
+        message: `refusing to write ${what}: the response contains the API key in use`
+      })
+    }
+  })
+
+export const cassetteBody = (call: ModelCall, result: ModelResult): string =>
+  `${
+    JSON.stringify(
+      {
+        recorded_at: nowRfc3339(),
+        request: {
+          ...JSON.parse(keyMaterial(keyInputOf(call, result.endpoint))),
+          base_url: result.endpoint.baseUrl,
+          model_id: result.endpoint.modelId
+        },
+        response: result.raw
+      },
+      null,
+      2
+    )
+  }\n`
+
+const CachedEntry = Schema.Struct({ created_at: Schema.String, response: Schema.Unknown })
+const Cassette = Schema.Struct({ response: Schema.Unknown })
+
+export interface CacheOptions {
+  readonly dir: string
+  /** Seconds; undefined = never expires. */
+  readonly ttl?: number | undefined
+}
+
+export class ModelClient extends Context.Service<ModelClient, ModelClientService>()("lait/model/ModelClient") {
+  static readonly layerLive = (options: LiveOptions = {}): Layer.Layer<ModelClient, never, HttpClient.HttpClient> =>
+    Layer.effect(ModelClient, makeLive(options))
+
+  /** Decorates the ModelClient it is provided with. */
+  static readonly layerCache = (options: CacheOptions): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>
+    Layer.effect(
+      ModelClient,
+      Effect.gen(function*() {
+        const inner = yield* ModelClient
+        const files = yield* FileLoader
+        const decode = Schema.decodeUnknownExit(Schema.fromJsonString(CachedEntry))
+        const lookup = (path: string, endpoint: Endpoint) =>
+          files.readText(path).pipe(
+            Effect.flatMap((text) => {
+              const exit = decode(text)
+              if (exit._tag === "Failure") return Effect.succeed(undefined)
+              const created = Date.parse(exit.value.created_at)
+              if (Number.isNaN(created)) return Effect.succeed(undefined)
+              const age = (Date.now() - created) / 1000
+              if (age < 0 || (options.ttl !== undefined && Math.floor(age) > options.ttl)) {
+                return Effect.succeed(undefined)
+              }
+              return interpret(exit.value.response, endpoint, "cache").pipe(Effect.orElseSucceed(() => undefined))
+            }),
+            // Any read problem is a miss: the cache is an optimisation, never a reason to fail.
+            Effect.orElseSucceed(() => undefined)
+          )
+        return ModelClient.of({
+          complete: Effect.fn("ModelClient.cache")(function*(call: ModelCall) {
+            const path = nodePath.join(options.dir, `${callKey(call)}.json`)
+            const hit = yield* lookup(path, call.endpoints[0])
+            if (hit !== undefined) {
+              yield* Console.error(`note: cache hit for ${call.label}`)
+              return hit
+            }
+            const result = yield* inner.complete(call)
+            const body = `${JSON.stringify({ created_at: nowRfc3339(), response: result.raw }, null, 2)}\n`
+            yield* assertNoSecret(body, result.endpoint, "a cache entry").pipe(
+              Effect.andThen(files.writeAtomic(path, body)),
+              Effect.catch((e) => Effect.logDebug(`cache write skipped: ${e.message}`))
+            )
+            return result
+          })
+        })
+      })
+    )
+
+  static readonly layerRecord = (dir: string): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>
+    Layer.effect(
+      ModelClient,
+      Effect.gen(function*() {
+        const inner = yield* ModelClient
+        const files = yield* FileLoader
+        return ModelClient.of({
+          complete: Effect.fn("ModelClient.record")(function*(call: ModelCall) {
+            const result = yield* inner.complete(call)
+            const path = nodePath.join(dir, `${callKey(call)}.json`)
+            const body = cassetteBody(call, result)
+            yield* assertNoSecret(body, result.endpoint, `cassette '${path}'`)
+            yield* files.writeAtomic(path, body)
+            return result
+          })
+        })
+      })
+    )
+
+  static readonly layerReplay = (dir: string): Layer.Layer<ModelClient, never, FileLoader> =>
+    Layer.effect(
+      ModelClient,
+      Effect.gen(function*() {
+        const files = yield* FileLoader
+        const decode = Schema.decodeUnknownExit(Schema.fromJsonString(Cassette))
+        return ModelClient.of({
+          complete: Effect.fn("ModelClient.replay")(function*(call: ModelCall) {
+            const key = callKey(call)
+            const path = nodePath.join(dir, `${key}.json`)
+            if (!fs.existsSync(path)) {
+              const primary = call.endpoints[0]
+              const hint = closestRecording(dir, keyInputOf(call))
+              return yield* new LaitError({
+                message: `no recorded cassette for this request (model '${primary.modelId}') at '${path}'; ` +
+                  `run \`lait run --record ${dir}\` first against the same workflow/input/vars, ` +
+                  `or check that they still match this recording` + (hint === undefined ? "" : `; ${hint}`)
+              })
+            }
+            const text = yield* files.readText(path).pipe(
+              Effect.mapError((cause) => new LaitError({ message: `failed to read cassette '${path}'`, cause }))
+            )
+            const exit = decode(text)
+            if (exit._tag === "Failure") {
+              return yield* new LaitError({ message: `failed to parse cassette entry '${path}'` })
+            }
+            const result = yield* interpret(exit.value.response, call.endpoints[0], "replay").pipe(
+              Effect.mapError((cause) => new LaitError({ message: `failed to parse cassette entry '${path}'`, cause }))
+            )
+            yield* recordUsage(call.label, result)
+            return result
+          })
+        })
+      })
+    )
+}

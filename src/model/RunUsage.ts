@@ -1,0 +1,90 @@
+// Token usage of one run context (a `lait run`, one `lait test` file, one eval case × repeat),
+// grouped by label in first-recorded order, with cost when the answering model has `pricing:`.
+import { Context, Effect, Layer } from "effect"
+
+export interface Pricing {
+  readonly input_per_1m: number
+  readonly output_per_1m: number
+}
+
+export interface UsageTotals {
+  readonly prompt: number
+  readonly completion: number
+  readonly total: number
+  readonly requests: number
+  /** undefined when no request under this label had pricing. */
+  readonly costUsd: number | undefined
+}
+
+export interface UsageEntry extends UsageTotals {
+  readonly label: string
+}
+
+export interface UsageRecord {
+  readonly label: string
+  readonly prompt: number
+  readonly completion: number
+  readonly total: number
+  readonly pricing?: Pricing | undefined
+}
+
+export const costOf = (prompt: number, completion: number, pricing: Pricing): number =>
+  (prompt / 1e6) * pricing.input_per_1m + (completion / 1e6) * pricing.output_per_1m
+
+export interface RunUsageService {
+  readonly record: (r: UsageRecord) => Effect.Effect<void>
+  readonly entries: Effect.Effect<ReadonlyArray<UsageEntry>>
+  readonly total: Effect.Effect<UsageTotals>
+}
+
+const addCost = (a: number | undefined, b: number | undefined) =>
+  a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0)
+
+export const makeRunUsage = (): RunUsageService => {
+  const byLabel = new Map<string, UsageEntry>()
+  const entries = Effect.sync(() => [...byLabel.values()])
+  return {
+    record: (r) =>
+      Effect.sync(() => {
+        const prev = byLabel.get(r.label)
+        const cost = r.pricing === undefined ? undefined : costOf(r.prompt, r.completion, r.pricing)
+        byLabel.set(r.label, {
+          label: r.label,
+          prompt: (prev?.prompt ?? 0) + r.prompt,
+          completion: (prev?.completion ?? 0) + r.completion,
+          total: (prev?.total ?? 0) + r.total,
+          requests: (prev?.requests ?? 0) + 1,
+          costUsd: addCost(prev?.costUsd, cost)
+        })
+      }),
+    entries,
+    total: Effect.map(entries, (all) =>
+      all.reduce<UsageTotals>(
+        (acc, e) => ({
+          prompt: acc.prompt + e.prompt,
+          completion: acc.completion + e.completion,
+          total: acc.total + e.total,
+          requests: acc.requests + e.requests,
+          costUsd: addCost(acc.costUsd, e.costUsd)
+        }),
+        { prompt: 0, completion: 0, total: 0, requests: 0, costUsd: undefined }
+      ))
+  }
+}
+
+export class RunUsage extends Context.Service<RunUsage, RunUsageService>()("lait/model/RunUsage") {
+  /** A fresh meter: provide it once per run context (use Layer.fresh when nesting). */
+  static readonly layer = Layer.sync(RunUsage, makeRunUsage)
+}
+
+const line = (t: UsageTotals) =>
+  `prompt=${t.prompt} completion=${t.completion} total=${t.total}` +
+  (t.requests > 1 ? ` (${t.requests} requests)` : "") +
+  (t.costUsd !== undefined ? ` ($${t.costUsd.toFixed(4)})` : "")
+
+/** The `--show-usage` text (inventory §10), without a trailing newline. */
+export const formatUsage = (entries: ReadonlyArray<UsageEntry>, total: UsageTotals): string => {
+  if (entries.length === 0) return "usage: (the server reported no usage)"
+  if (entries.length === 1) return `usage: ${line(entries[0]!)}`
+  return ["usage:", ...entries.map((e) => `  ${e.label}: ${line(e)}`), `  total: ${line(total)}`].join("\n")
+}

@@ -1,0 +1,80 @@
+// When a replay misses, say why: find the recorded request in the cassette directory that differs
+// from the current one in the fewest places, and name those places (`messages[2].content`, ...).
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { READ_LIMIT } from "../core/FileLoader.ts"
+import { keyMaterial, type KeyInput } from "./requestKey.ts"
+
+const MAX_FILES = 5000
+const MAX_DIFFS_SHOWN = 5
+
+const flatten = (value: unknown, path: string, out: Map<string, unknown>) => {
+  if (Array.isArray(value)) {
+    if (value.length === 0) out.set(path, [])
+    value.forEach((v, i) => flatten(v, `${path}[${i}]`, out))
+  } else if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value)
+    if (entries.length === 0) out.set(path, {})
+    for (const [k, v] of entries) flatten(v, path === "" ? k : `${path}.${k}`, out)
+  } else {
+    out.set(path, value)
+  }
+}
+
+const leaves = (value: unknown) => {
+  const out = new Map<string, unknown>()
+  flatten(value, "", out)
+  return out
+}
+
+const show = (v: unknown): string => {
+  if (v === undefined) return "absent"
+  const text = JSON.stringify(v)
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text
+}
+
+/** Differences between two requests, as sorted `path (recorded X, requested Y)` items. */
+export const requestDiff = (recorded: unknown, requested: unknown): Array<string> => {
+  const a = leaves(recorded)
+  const b = leaves(requested)
+  const paths = new Set([...a.keys(), ...b.keys()])
+  const diffs: Array<string> = []
+  for (const p of paths) {
+    const x = a.get(p)
+    const y = b.get(p)
+    if (JSON.stringify(x) !== JSON.stringify(y)) diffs.push(`${p} (recorded ${show(x)}, requested ${show(y)})`)
+  }
+  return diffs
+}
+
+/** One clause for the replay-miss error, or undefined when nothing useful can be said. */
+export const closestRecording = (dir: string, current: KeyInput): string | undefined => {
+  let names: Array<string>
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith(".json")).sort().slice(0, MAX_FILES)
+  } catch {
+    return `the cassette directory '${dir}' does not exist or cannot be read`
+  }
+  if (names.length === 0) return `'${dir}' holds no recordings`
+  const requested = JSON.parse(keyMaterial(current)) as Record<string, unknown>
+  let best: { name: string; diffs: Array<string> } | undefined
+  for (const name of names) {
+    const file = nodePath.join(dir, name)
+    try {
+      if (fs.statSync(file).size > READ_LIMIT) continue
+      const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { request?: Record<string, unknown> }
+      if (parsed.request === undefined) continue
+      // Cassettes from the Rust lait record only these fields; compare what both sides have.
+      const recorded = parsed.request
+      const comparable = Object.fromEntries(Object.keys(requested).filter((k) => k in recorded).map((k) => [k, requested[k]]))
+      const diffs = requestDiff(recorded, comparable)
+      if (best === undefined || diffs.length < best.diffs.length) best = { name, diffs }
+    } catch {
+      continue
+    }
+  }
+  if (best === undefined) return undefined
+  const shown = best.diffs.slice(0, MAX_DIFFS_SHOWN).join(", ")
+  const more = best.diffs.length > MAX_DIFFS_SHOWN ? ` and ${best.diffs.length - MAX_DIFFS_SHOWN} more` : ""
+  return `the closest recording, '${nodePath.join(dir, best.name)}', differs at ${shown}${more}`
+}

@@ -1,0 +1,68 @@
+// `api: responses` models speak OpenAI's Responses API. lait builds chat requests everywhere and
+// converts at the edge, so keys, cassettes and the rest of the pipeline stay in one shape.
+import type { ChatMessage, ChatRequest } from "./types.ts"
+
+const textOf = (m: ChatMessage): string => {
+  const content = m.content
+  if (typeof content === "string") return content
+  if (content === null || content === undefined) return ""
+  return content.map((p) => (p.type === "text" ? p.text : "")).join("")
+}
+
+export const chatToResponsesBody = (modelId: string, r: ChatRequest): Record<string, unknown> => {
+  const system = r.messages.filter((m) => m.role === "system").map(textOf)
+  const input = r.messages
+    .filter((m) => m.role === "user" || m.role === "assistant")
+    .map((m) => ({ role: m.role, content: textOf(m) }))
+  return {
+    model: modelId,
+    input,
+    ...(system.length > 0 ? { instructions: system.join("\n\n") } : {}),
+    ...(r.response_format !== null
+      ? {
+        text: {
+          format: {
+            type: "json_schema",
+            name: r.response_format.json_schema.name,
+            schema: r.response_format.json_schema.schema,
+            strict: true
+          }
+        }
+      }
+      : {}),
+    ...(r.temperature !== undefined ? { temperature: r.temperature } : {}),
+    ...(r.top_p !== undefined ? { top_p: r.top_p } : {}),
+    ...(r.max_tokens !== undefined ? { max_output_tokens: r.max_tokens } : {}),
+    ...(r.reasoning_effort !== undefined ? { reasoning: { effort: r.reasoning_effort } } : {})
+  }
+}
+
+interface ResponsesOutput {
+  readonly output?: ReadonlyArray<{ readonly type?: string; readonly content?: ReadonlyArray<{ readonly type?: string; readonly text?: string }> }>
+  readonly output_text?: string
+  readonly usage?: { readonly input_tokens?: number; readonly output_tokens?: number; readonly total_tokens?: number }
+}
+
+/** A Responses API body in chat-completions shape (what `interpret` reads). */
+export const responsesToChat = (raw: unknown): unknown => {
+  if (typeof raw !== "object" || raw === null) return raw
+  const r = raw as ResponsesOutput
+  const text = r.output_text ??
+    (r.output ?? [])
+      .filter((o) => o.type === "message")
+      .flatMap((o) => o.content ?? [])
+      .filter((c) => c.type === "output_text" && typeof c.text === "string")
+      .map((c) => c.text)
+      .join("")
+  const usage = r.usage === undefined
+    ? undefined
+    : {
+      prompt_tokens: r.usage.input_tokens ?? 0,
+      completion_tokens: r.usage.output_tokens ?? 0,
+      total_tokens: r.usage.total_tokens ?? (r.usage.input_tokens ?? 0) + (r.usage.output_tokens ?? 0)
+    }
+  return {
+    choices: [{ message: { role: "assistant", content: text } }],
+    ...(usage !== undefined ? { usage } : {})
+  }
+}

@@ -1,0 +1,47 @@
+// `lait config show [--json]`, and `configLayer`: the one way commands load the config from the
+// global flags (--config, --no-config, --no-env).
+import { Console, Effect } from "effect"
+import { Command, Flag } from "effect/cli"
+import { LaitConfig, redactedConfig } from "../config/LaitConfig.ts"
+import { globalFlags, globalOptions } from "./global.ts"
+
+/**
+ * LaitConfig for this invocation. `waitForWriter`: model-calling commands wait (cancellably) for a
+ * writer on a FIFO config; synchronous ones (show, lint, listings) fail at once instead.
+ */
+export const configLayer = (options?: { readonly waitForWriter?: boolean }) =>
+  LaitConfig.layerFrom(
+    Effect.map(globalOptions, (g) => ({
+      cwd: process.cwd(),
+      configPath: g.configPath,
+      noConfig: g.noConfig,
+      noEnv: g.noEnv,
+      waitForWriter: options?.waitForWriter ?? false
+    }))
+  )
+
+const show = Command.make("show", {
+  json: Flag.Boolean("json").pipe(Flag.withDescription("Print JSON instead of YAML"), Flag.withDefault(false))
+}, Effect.fn("cli.config.show")(function*({ json }) {
+  const { config, files } = yield* LaitConfig
+  if (files.length === 0) yield* Console.error("note: no config file loaded")
+  for (const file of files) yield* Console.error(`note: loaded config '${file}'`)
+  const shown = redactedConfig(config)
+  if (json) {
+    yield* Console.log(JSON.stringify(shown, null, 2))
+  } else {
+    const yaml = yield* Effect.promise(() => import("yaml"))
+    yield* Console.log(yaml.stringify(shown).trimEnd())
+  }
+})).pipe(
+  Command.withDescription("Print the merged configuration (files on stderr, api keys redacted)"),
+  Command.provide(configLayer())
+)
+
+export const configCommand = Command.make("config").pipe(
+  Command.withDescription("Inspect the configuration"),
+  Command.withSubcommands([show]),
+  // Already declared on the root (the CLI dedupes them); repeated here because the root applies
+  // withGlobalFlags before withSubcommands, which leaves their services in this command's type.
+  Command.withGlobalFlags(globalFlags)
+)

@@ -1,0 +1,105 @@
+// The loaded, merged configuration of this invocation, plus the endpoint/key resolution every model
+// request goes through. Built once per command from the global flags (see src/cli/config.ts).
+import { Context, Effect, Layer } from "effect"
+import { type Env, expandVars } from "../core/env.ts"
+import type { LaitError, ValidationError } from "../core/errors.ts"
+import { FileLoader } from "../core/FileLoader.ts"
+import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
+import { type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
+import { type LoadedConfig, loadConfig, type LoadOptions } from "./load.ts"
+import type { ConfigFile, ModelMap } from "./schema.ts"
+
+export interface LaitConfigOptions extends LoadOptions {
+  /** api_key_cmd limits; tests shorten the timeout. */
+  readonly apiKeyCmd?: ApiKeyCmdOptions
+}
+
+export interface ResolveModelOptions {
+  readonly workflowModels?: ModelMap | undefined
+  readonly overrides?: EndpointOverrides | undefined
+}
+
+export interface LaitConfigService {
+  /** Merged config, values unexpanded; registry paths absolute. */
+  readonly config: ConfigFile
+  /** Files merged, lowest precedence first (global, then project); empty when none was loaded. */
+  readonly files: ReadonlyArray<string>
+  /** The environment after `.env` (process.env in production). Read `${VAR}`s and OPENAI_* here. */
+  readonly env: Env
+  readonly cwd: string
+  /** Endpoints for a model name (workflow alias > config alias > raw id), primary first. */
+  readonly resolveEndpoints: (
+    model: string,
+    options?: ResolveModelOptions
+  ) => Effect.Effect<Endpoints, LaitError | ValidationError>
+  /** `${VAR}` expansion against `env`. */
+  readonly expand: (value: string) => Effect.Effect<string, LaitError>
+}
+
+const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigService => ({
+  config: loaded.config,
+  files: loaded.files,
+  env: loaded.env,
+  cwd: loaded.cwd,
+  resolveEndpoints: (model, options) =>
+    resolveEndpoints(model, loaded.config, loaded.env, {
+      workflowModels: options?.workflowModels,
+      overrides: options?.overrides,
+      apiKeyCmd: { cwd: loaded.cwd, ...apiKeyCmd }
+    }),
+  expand: (value) => expandVars(value, loaded.env)
+})
+
+export class LaitConfig extends Context.Service<LaitConfig, LaitConfigService>()("lait/config/LaitConfig") {
+  /** Loads `.env` and the config files; needs FileLoader. */
+  static readonly layerNoDeps = (options: LaitConfigOptions) =>
+    Layer.effect(
+      LaitConfig,
+      Effect.map(loadConfig(options), (loaded) => LaitConfig.of(make(loaded, options.apiKeyCmd)))
+    )
+
+  static readonly layer = (options: LaitConfigOptions) =>
+    LaitConfig.layerNoDeps(options).pipe(Layer.provide(FileLoader.layer))
+
+  /** Options computed by an effect (e.g. from the CLI's global flags). */
+  static readonly layerFrom = <E, R>(options: Effect.Effect<LaitConfigOptions, E, R>) =>
+    Layer.effect(
+      LaitConfig,
+      Effect.gen(function*() {
+        const resolved = yield* options
+        const loaded = yield* loadConfig(resolved)
+        return LaitConfig.of(make(loaded, resolved.apiKeyCmd))
+      })
+    ).pipe(Layer.provide(FileLoader.layer))
+
+  /** An in-memory config (no files, no `.env`), for other modules' tests. */
+  static readonly layerTest = (
+    config: ConfigFile,
+    options?: { readonly env?: Env; readonly cwd?: string; readonly files?: ReadonlyArray<string> }
+  ) =>
+    Layer.succeed(
+      LaitConfig,
+      LaitConfig.of(
+        make({ config, env: options?.env ?? {}, cwd: options?.cwd ?? process.cwd(), files: options?.files ?? [] })
+      )
+    )
+}
+
+const REDACTED = "<redacted>"
+
+const redactProvider = <T extends { readonly api_key?: string }>(layer: T): T =>
+  layer.api_key === undefined ? layer : { ...layer, api_key: REDACTED }
+
+/** The config with every `api_key` value (top level, providers, jev) replaced by `<redacted>`. */
+export const redactedConfig = (config: ConfigFile): ConfigFile => {
+  const out: { -readonly [K in keyof ConfigFile]: ConfigFile[K] } = redactProvider({ ...config })
+  if (config.models !== undefined) {
+    out.models = Object.fromEntries(
+      Object.entries(config.models).map((
+        [alias, definitions]
+      ) => [alias, definitions.map((d) => ({ ...d, provider: redactProvider(d.provider) }))])
+    )
+  }
+  if (config.jev !== undefined) out.jev = redactProvider(config.jev)
+  return out
+}

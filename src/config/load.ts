@@ -1,0 +1,329 @@
+// Finding, parsing, checking and merging config files (global < project).
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { Cause, Effect, Exit, SchemaIssue } from "effect"
+import type { Document, LineCounter } from "yaml"
+import { type Env, loadDotenv } from "../core/env.ts"
+import { LaitError, ValidationError } from "../core/errors.ts"
+import { FileLoader } from "../core/FileLoader.ts"
+import { type CommandSpec, type ConfigFile, decodeConfigFile, type DefaultSettings } from "./schema.ts"
+
+export const CONFIG_FILE_NAME = "lait.config.yml"
+
+export interface LoadOptions {
+  readonly cwd: string
+  /** `--config PATH`: exactly this file (relative to `cwd`), no search, no global file. */
+  readonly configPath?: string | undefined
+  /** `--no-config`: no file at all. */
+  readonly noConfig: boolean
+  /** `--no-env`: skip `<cwd>/.env`. */
+  readonly noEnv: boolean
+  /** Read and filled by `.env`; defaults to `process.env`. HOME and XDG_CONFIG_HOME come from here. */
+  readonly env?: Env
+  /** Wait for a writer when a config file is a FIFO (model-calling commands) or fail at once. */
+  readonly waitForWriter?: boolean
+}
+
+export interface LoadedConfig {
+  /** The merged config; registry paths (workflows, agents, skills) are absolute. */
+  readonly config: ConfigFile
+  /** Absolute paths of the files merged, lowest precedence first. */
+  readonly files: ReadonlyArray<string>
+  readonly env: Env
+  readonly cwd: string
+}
+
+const errnoOf = (e: unknown): string | undefined =>
+  typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined
+
+/** `$XDG_CONFIG_HOME/lait/config.yml`, else `$HOME/.config/lait/config.yml`; undefined with neither. */
+export const globalConfigPath = (env: Env): string | undefined => {
+  const xdg = env["XDG_CONFIG_HOME"]
+  // The XDG spec says relative values are invalid and must be ignored.
+  if (xdg !== undefined && xdg !== "" && nodePath.isAbsolute(xdg)) return nodePath.join(xdg, "lait", "config.yml")
+  const home = env["HOME"]
+  if (home === undefined || home === "") return undefined
+  return nodePath.join(home, ".config", "lait", "config.yml")
+}
+
+/** The first `lait.config.yml` that is a regular file (symlinks followed), from `cwd` upward. */
+export const findProjectConfig = (cwd: string): string | undefined => {
+  let dir = nodePath.resolve(cwd)
+  while (true) {
+    const candidate = nodePath.join(dir, CONFIG_FILE_NAME)
+    try {
+      if (fs.statSync(candidate).isFile()) return candidate
+    } catch {
+      // not here (or unreadable metadata): keep walking, as upstream's is_file() does
+    }
+    const parent = nodePath.dirname(dir)
+    if (parent === dir) return undefined
+    dir = parent
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Parsing one file
+
+type PathSegment = PropertyKey
+
+/** `models.cloud[0].provider` */
+export const formatPath = (path: ReadonlyArray<PathSegment>): string => {
+  let out = ""
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`
+    else out += out === "" ? String(segment) : `.${String(segment)}`
+  }
+  return out
+}
+
+type YamlModule = typeof import("yaml")
+
+/**
+ * The 1-based line of the deepest node on `path` that exists in the document: the key's line for a
+ * mapping entry (so an unknown key points at itself), the item's line for a sequence element.
+ */
+const lineOf = (yaml: YamlModule, doc: Document, counter: LineCounter, path: ReadonlyArray<PathSegment>) => {
+  let node: unknown = doc.contents
+  let offset: number | undefined = yaml.isNode(node) ? node.range?.[0] : undefined
+  for (const segment of path) {
+    if (yaml.isMap(node)) {
+      const keyText = (key: unknown) => (yaml.isScalar(key) ? String(key.value) : String(key))
+      const pair = node.items.find((p) => keyText(p.key) === String(segment))
+      if (pair === undefined) break
+      if (yaml.isNode(pair.key) && pair.key.range) offset = pair.key.range[0]
+      node = pair.value
+    } else if (yaml.isSeq(node) && typeof segment === "number") {
+      const item = node.items[segment]
+      if (item === undefined) break
+      if (yaml.isNode(item) && item.range) offset = item.range[0]
+      node = item
+    } else {
+      break
+    }
+  }
+  return offset === undefined ? undefined : counter.linePos(offset).line
+}
+
+const issueMessage = (message: string): string => {
+  if (message === "Expected no excess property") return "unknown key"
+  if (message === "Missing key") return "missing required key"
+  return message.length > 0 ? message[0]!.toLowerCase() + message.slice(1) : message
+}
+
+const withLine = (text: string, line: number | undefined) => (line === undefined ? text : `${text} (line ${line})`)
+
+const parseFailure = (path: string, detail: string) =>
+  new ValidationError({
+    message: `failed to parse YAML configuration file '${path}'`,
+    cause: new ValidationError({ message: detail })
+  })
+
+const invalidConfig = (path: string, detail: string) =>
+  new ValidationError({
+    message: `invalid configuration file '${path}'`,
+    cause: new ValidationError({ message: detail })
+  })
+
+interface Problem {
+  readonly path: ReadonlyArray<PathSegment>
+  readonly message: string
+}
+
+const keyPairProblem = (
+  at: ReadonlyArray<PathSegment>,
+  context: string,
+  layer: { readonly api_key?: string; readonly api_key_cmd?: CommandSpec } | undefined
+): Array<Problem> =>
+  layer !== undefined && layer.api_key !== undefined && layer.api_key_cmd !== undefined
+    ? [{ path: [...at, "api_key_cmd"], message: `${context} sets both 'api_key' and 'api_key_cmd'; set exactly one` }]
+    : []
+
+/** Rules a schema cannot say well: key-source exclusivity and the MCP transport choice. */
+export const semanticProblems = (config: ConfigFile): ReadonlyArray<Problem> => {
+  const problems: Array<Problem> = [...keyPairProblem([], "top-level configuration", config)]
+  for (const [alias, definitions] of Object.entries(config.models ?? {})) {
+    definitions.forEach((definition, index) => {
+      const context = index === 0
+        ? `model definition ${JSON.stringify(alias)}`
+        : `model definition ${JSON.stringify(alias)}'s fallback entry #${index + 1}`
+      problems.push(...keyPairProblem(["models", alias, index, "provider"], context, definition.provider))
+    })
+  }
+  problems.push(...keyPairProblem(["jev"], "'jev:' configuration", config.jev))
+  for (const [name, server] of Object.entries(config.mcp_servers ?? {})) {
+    const hasCommand = server.command !== undefined
+    const hasUrl = server.url !== undefined
+    if (hasCommand === hasUrl) {
+      problems.push({
+        path: ["mcp_servers", name],
+        message: `mcp_servers.${name} has ` +
+          (hasCommand ? "both 'command' and 'url'" : "neither 'command' nor 'url'") +
+          "; set exactly one (stdio vs. streamable HTTP)"
+      })
+    }
+  }
+  return problems
+}
+
+const resolveRegistry = (dir: string, map: Readonly<Record<string, string>> | undefined) =>
+  map === undefined
+    ? undefined
+    : Object.fromEntries(Object.entries(map).map(([k, v]) => [k, nodePath.resolve(dir, v)]))
+
+/** Registry paths are relative to the file that defines them; make them absolute before merging. */
+const resolveRegistryPaths = (config: ConfigFile, dir: string): ConfigFile => {
+  const skills = resolveRegistry(dir, config.skills)
+  const agents = resolveRegistry(dir, config.agents)
+  const workflows = resolveRegistry(dir, config.workflows)
+  return {
+    ...config,
+    ...(skills === undefined ? {} : { skills }),
+    ...(agents === undefined ? {} : { agents }),
+    ...(workflows === undefined ? {} : { workflows })
+  }
+}
+
+// yaml's pretty errors append a source excerpt after the first line; it may show a key, so drop it.
+const firstLine = (text: string) => text.split("\n")[0]!.trim().replace(/:$/, "")
+
+/**
+ * Parses and checks one config file's text. `path` must be absolute: it names the file in errors and
+ * anchors registry paths. Parse and schema errors carry the YAML line; the line's text is never quoted
+ * (it may hold a key).
+ */
+export const parseConfigText = Effect.fn("config.parseConfigText")(function*(path: string, text: string) {
+  const yaml = yield* Effect.promise(() => import("yaml"))
+  const counter = new yaml.LineCounter()
+  const doc = yaml.parseDocument(text, { lineCounter: counter, prettyErrors: true, uniqueKeys: true })
+  const syntax = doc.errors[0]
+  if (syntax !== undefined) return yield* parseFailure(path, firstLine(syntax.message))
+  const raw = yield* Effect.try({
+    try: () => doc.toJS({ maxAliasCount: 1000 }) as unknown,
+    catch: (e) => parseFailure(path, firstLine(e instanceof Error ? e.message : String(e)))
+  })
+  // An empty file (or one holding only comments) is an empty config.
+  const decoded = decodeConfigFile(raw ?? {})
+  if (Exit.isFailure(decoded)) {
+    const error = Cause.squash(decoded.cause)
+    const issues = typeof error === "object" && error !== null && "issue" in error
+      ? SchemaIssue.makeFormatterStandardSchemaV1()(error.issue as SchemaIssue.Issue).issues
+      : [{ path: [] as ReadonlyArray<PathSegment>, message: String(error) }]
+    const detail = issues.map((issue) => {
+      const at = (issue.path ?? []).map((s) => (typeof s === "object" && s !== null && "key" in s ? s.key : s))
+      const where = at.length === 0 ? "" : `${formatPath(at)}: `
+      return withLine(`${where}${issueMessage(issue.message)}`, lineOf(yaml, doc, counter, at))
+    })
+    return yield* parseFailure(path, detail.join("; "))
+  }
+  const config = decoded.value
+  const problems = semanticProblems(config)
+  if (problems.length > 0) {
+    return yield* invalidConfig(
+      path,
+      problems.map((p) => withLine(p.message, lineOf(yaml, doc, counter, p.path))).join("; ")
+    )
+  }
+  return resolveRegistryPaths(config, nodePath.dirname(path))
+})
+
+const readConfigFile = Effect.fn("config.readConfigFile")(function*(path: string, waitForWriter: boolean) {
+  const loader = yield* FileLoader
+  const text = yield* loader.readText(path, { waitForWriter }).pipe(
+    Effect.mapError((e) =>
+      new LaitError({ message: `failed to read YAML configuration file '${path}'`, cause: e.cause ?? e })
+    )
+  )
+  return yield* parseConfigText(path, text)
+})
+
+// ---------------------------------------------------------------------------------------------------
+// Merging
+
+const mergeDefaults = (lower: DefaultSettings | undefined, upper: DefaultSettings | undefined) =>
+  lower === undefined ? upper : upper === undefined ? lower : { ...lower, ...upper }
+
+const mergeMaps = <V>(
+  lower: Readonly<Record<string, V>> | undefined,
+  upper: Readonly<Record<string, V>> | undefined
+): Record<string, V> | undefined =>
+  lower === undefined && upper === undefined ? undefined : { ...lower, ...upper }
+
+/**
+ * `upper` (project) over `lower` (global): registries key by key, `default` field by field,
+ * `base_url` upper else lower, `api_key`/`api_key_cmd` as one pair from whichever file sets either,
+ * `tool_policy` lists concatenated (a global deny stays a floor), `jev` upper else lower.
+ */
+export const mergeConfigs = (lower: ConfigFile, upper: ConfigFile): ConfigFile => {
+  const keyLayer = upper.api_key !== undefined || upper.api_key_cmd !== undefined ? upper : lower
+  const out: { -readonly [K in keyof ConfigFile]: ConfigFile[K] } = {}
+  const baseUrl = upper.base_url ?? lower.base_url
+  if (baseUrl !== undefined) out.base_url = baseUrl
+  if (keyLayer.api_key !== undefined) out.api_key = keyLayer.api_key
+  if (keyLayer.api_key_cmd !== undefined) out.api_key_cmd = keyLayer.api_key_cmd
+  const defaults = mergeDefaults(lower.default, upper.default)
+  if (defaults !== undefined) out.default = defaults
+  const models = mergeMaps(lower.models, upper.models)
+  if (models !== undefined) out.models = models
+  const mcp = mergeMaps(lower.mcp_servers, upper.mcp_servers)
+  if (mcp !== undefined) out.mcp_servers = mcp
+  const skills = mergeMaps(lower.skills, upper.skills)
+  if (skills !== undefined) out.skills = skills
+  const agents = mergeMaps(lower.agents, upper.agents)
+  if (agents !== undefined) out.agents = agents
+  const prompts = mergeMaps(lower.prompts, upper.prompts)
+  if (prompts !== undefined) out.prompts = prompts
+  const workflows = mergeMaps(lower.workflows, upper.workflows)
+  if (workflows !== undefined) out.workflows = workflows
+  if (lower.tool_policy !== undefined || upper.tool_policy !== undefined) {
+    out.tool_policy = {
+      allow: [...(lower.tool_policy?.allow ?? []), ...(upper.tool_policy?.allow ?? [])],
+      deny: [...(lower.tool_policy?.deny ?? []), ...(upper.tool_policy?.deny ?? [])]
+    }
+  }
+  const tools = mergeMaps(lower.tools, upper.tools)
+  if (tools !== undefined) out.tools = tools
+  const jev = upper.jev ?? lower.jev
+  if (jev !== undefined) out.jev = jev
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Loading
+
+const isAbsent = (path: string) =>
+  Effect.sync(() => {
+    try {
+      fs.statSync(path)
+      return false
+    } catch (e) {
+      return errnoOf(e) === "ENOENT"
+    }
+  })
+
+/**
+ * `.env` first (unless `noEnv`), so HOME/XDG_CONFIG_HOME and every later `${VAR}` see it; then the
+ * files: none (`noConfig`), exactly `configPath`, or the global file under the first project file
+ * found from `cwd` upward.
+ */
+export const loadConfig = Effect.fn("config.loadConfig")(function*(options: LoadOptions) {
+  const env = options.env ?? process.env
+  const cwd = nodePath.resolve(options.cwd)
+  const waitForWriter = options.waitForWriter ?? false
+  if (!options.noEnv) yield* loadDotenv({ cwd, env, waitForWriter })
+  const loaded = (config: ConfigFile, files: ReadonlyArray<string>): LoadedConfig => ({ config, files, env, cwd })
+  if (options.noConfig) return loaded({}, [])
+  if (options.configPath !== undefined) {
+    const path = nodePath.resolve(cwd, options.configPath)
+    return loaded(yield* readConfigFile(path, waitForWriter), [path])
+  }
+  const layers: Array<readonly [string, ConfigFile]> = []
+  const globalPath = globalConfigPath(env)
+  if (globalPath !== undefined && !(yield* isAbsent(globalPath))) {
+    layers.push([globalPath, yield* readConfigFile(globalPath, waitForWriter)])
+  }
+  const projectPath = yield* Effect.sync(() => findProjectConfig(cwd))
+  if (projectPath !== undefined) layers.push([projectPath, yield* readConfigFile(projectPath, waitForWriter)])
+  const config = layers.reduce<ConfigFile>((acc, [, layer]) => mergeConfigs(acc, layer), {})
+  return loaded(config, layers.map(([p]) => p))
+})

@@ -1,15 +1,35 @@
-// The only module (with main.ts) that knows we run on Bun.
-import { BunServices } from "@effect/platform-bun"
+// The only module that knows which JavaScript runtime we are on: Bun's layer on Bun (the CLI and the
+// compiled binary), the Node implementations from @effect/platform-node-shared elsewhere (Deno).
+// platform-bun 4.0.0 happens to build BunServices from those same Node modules, but it is published
+// for Bun and may gain Bun-only implementations; choosing here keeps such a change away from Deno.
+import * as NodeChildProcessSpawner from "@effect/platform-node-shared/NodeChildProcessSpawner"
+import * as NodeFileSystem from "@effect/platform-node-shared/NodeFileSystem"
+import * as NodePath from "@effect/platform-node-shared/NodePath"
+import * as NodeStdio from "@effect/platform-node-shared/NodeStdio"
+import * as NodeTerminal from "@effect/platform-node-shared/NodeTerminal"
+// The subpath, not the barrel: the barrel also loads Bun's HTTP server, Redis and worker modules.
+import * as BunServices from "@effect/platform-bun/BunServices"
 import { FileSystem, Layer, Path, Stdio, Terminal } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { ChildProcessSpawner } from "effect/process"
 
-// The annotation matters: platform-bun 4.0.0 types BunServices with `effect/Crypto` (gone in 4.1).
-export const PlatformLayer: Layer.Layer<
+type Services =
   | FileSystem.FileSystem
   | Path.Path
   | Stdio.Stdio
   | Terminal.Terminal
   | ChildProcessSpawner.ChildProcessSpawner
-  | HttpClient.HttpClient
-> = Layer.mergeAll(BunServices.layer, FetchHttpClient.layer)
+
+const isBun = process.versions.bun !== undefined
+
+// The annotation matters: platform-bun 4.0.0 types BunServices with `effect/Crypto` (gone in 4.1).
+const runtimeServices: Layer.Layer<Services> = isBun
+  ? BunServices.layer
+  : NodeChildProcessSpawner.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeStdio.layer, NodeTerminal.layer))
+  )
+
+export const PlatformLayer: Layer.Layer<Services | HttpClient.HttpClient> = Layer.mergeAll(
+  runtimeServices,
+  FetchHttpClient.layer
+)

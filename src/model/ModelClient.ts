@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { Console, Context, Duration, Effect, Layer, Redacted, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
+import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { LaitError, ModelApiError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { closestRecording } from "./cassetteDiff.ts"
@@ -51,7 +52,6 @@ export interface ModelClientService {
   readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelApiError | LaitError, RunUsage>
 }
 
-export const DUMMY_API_KEY = "lm-studio"
 const REQUEST_TIMEOUT = Duration.seconds(300)
 
 /** The key input of a call: always the primary endpoint's base URL and model id. */

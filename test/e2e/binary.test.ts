@@ -1,0 +1,87 @@
+// The compiled binary runs on a machine without Node or Bun: we run a copy of dist/lait from outside the
+// repo, with PATH stripped of every directory holding node/bun/deno and no BUN_* variables.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import pkg from "../../package.json" with { type: "json" }
+import { ensureBinary, envWithoutJsRuntimes, makeTempDir, repoRoot, run } from "./util.ts"
+
+let cwd = ""
+let lait = ""
+const env = envWithoutJsRuntimes({ HOME: "", XDG_CONFIG_HOME: "" })
+
+beforeAll(async () => {
+  cwd = makeTempDir("binary")
+  env["HOME"] = cwd
+  env["XDG_CONFIG_HOME"] = path.join(cwd, "xdg")
+  // A copy outside the repo: the binary must not reach node_modules or src next to it.
+  lait = path.join(cwd, path.basename(await ensureBinary()))
+  fs.copyFileSync(path.join(repoRoot, "dist", path.basename(lait)), lait)
+  fs.chmodSync(lait, 0o755)
+}, 300_000)
+
+afterAll(() => fs.rmSync(cwd, { recursive: true, force: true }))
+
+const runLait = (...args: Array<string>) => run([lait, ...args], { cwd, env })
+
+describe("dist/lait without node or bun", () => {
+  test("the environment really has no JavaScript runtime", () => {
+    for (const name of ["node", "bun", "deno"]) expect(Bun.which(name, { PATH: env["PATH"]! })).toBeNull()
+    expect(Object.keys(env).filter((k) => k.startsWith("BUN_"))).toEqual([])
+  })
+
+  test("--version prints the package version", async () => {
+    expect(await runLait("--version")).toMatchObject({ code: 0, stdout: `lait ${pkg.version}\n`, stderr: "" })
+  })
+
+  test("--help prints usage on stdout", async () => {
+    const r = await runLait("--help")
+    expect(r).toMatchObject({ code: 0, stderr: "" })
+    expect(r.stdout).toContain("USAGE")
+    expect(r.stdout).toContain("--version, -V")
+  })
+
+  test("an unknown flag is a one-line usage error: exit 2, nothing on stdout", async () => {
+    const r = await runLait("--no-such-flag")
+    expect(r).toMatchObject({ code: 2, stdout: "" })
+    expect(r.stderr.endsWith("\n")).toBe(true)
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1)
+    expect(r.stderr).toStartWith("lait: ")
+    expect(r.stderr).toContain("--no-such-flag")
+  })
+})
+
+describe("build.ts", () => {
+  const build = (...args: Array<string>) => run([process.execPath, path.join(repoRoot, "build.ts"), ...args], { cwd })
+
+  test("an unknown flag is one line on stderr, exit 2", async () => {
+    const r = await build("--minify")
+    expect(r).toMatchObject({ code: 2, stdout: "" })
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1)
+    expect(r.stderr).toContain("unknown flag '--minify'")
+  })
+
+  test("a target Bun does not know is rejected before compiling", async () => {
+    const r = await build("--target", "bun-plan9-x64")
+    expect(r).toMatchObject({ code: 2, stdout: "" })
+    expect(r.stderr).toContain("unknown part 'plan9'")
+  })
+
+  // The runtime for a foreign target comes from the npm package @oven/bun-<os>-<arch>, fetched with npm.
+  test.each([
+    ["bun-linux-arm64", "lait-bun-linux-arm64", (b: Buffer) => b.readUInt32BE(0) === 0x7f454c46 && b.readUInt16LE(18) === 183], // ELF, EM_AARCH64
+    ["bun-windows-x64", "lait-bun-windows-x64.exe", (b: Buffer) => b.subarray(0, 2).toString() === "MZ"]
+  ])("--target %s builds dist/%s for that platform", async (target, file, isRightFormat) => {
+    const out = path.join(repoRoot, "dist", file)
+    fs.rmSync(out, { force: true })
+    const r = await build("--target", target)
+    expect(r.stderr).not.toContain("failed")
+    expect(r.code).toBe(0)
+    const header = Buffer.alloc(64)
+    const fd = fs.openSync(out, "r")
+    fs.readSync(fd, header, 0, 64, 0)
+    fs.closeSync(fd)
+    expect(isRightFormat(header)).toBe(true)
+    expect(fs.statSync(out).size).toBeGreaterThan(50 * 2 ** 20)
+  }, 300_000)
+})

@@ -1,0 +1,115 @@
+// Shared helpers for end-to-end tests: run the CLI as a real process (from source or as the compiled
+// binary), keep stdout and stderr apart, and build dist/lait on demand.
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+export const repoRoot = path.resolve(import.meta.dir, "../..")
+export const binaryPath = path.join(repoRoot, "dist", process.platform === "win32" ? "lait.exe" : "lait")
+
+export interface RunOptions {
+  /** Required on purpose: a test that runs in the repo would pick up whatever config lies around. */
+  readonly cwd: string
+  /** The complete environment of the child (not merged). Default: this process's env plus NO_COLOR=1. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Written to the child's stdin, which is then closed. Without it the child gets no stdin at all. */
+  readonly stdin?: string
+  /** Run dist/lait (built first when missing or stale) instead of `bun src/main.ts`. */
+  readonly binary?: boolean
+  /** Kill the child after this long; the result then has `timedOut: true`. Default 30 s. */
+  readonly timeoutMs?: number
+}
+
+export interface RunResult {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | number | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly timedOut: boolean
+}
+
+export const runCli = async (args: ReadonlyArray<string>, options: RunOptions): Promise<RunResult> => {
+  const command = options.binary === true
+    ? [await ensureBinary(), ...args]
+    : [process.execPath, path.join(repoRoot, "src", "main.ts"), ...args]
+  return run(command, options)
+}
+
+/** Spawns any command with the same conventions as runCli. */
+export const run = async (command: ReadonlyArray<string>, options: Omit<RunOptions, "binary">): Promise<RunResult> => {
+  const env = options.env ?? { ...process.env, NO_COLOR: "1" }
+  const child = Bun.spawn([...command], {
+    cwd: options.cwd,
+    env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
+    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
+    stdout: "pipe",
+    stderr: "pipe"
+  })
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    child.kill("SIGKILL")
+  }, options.timeoutMs ?? 30_000)
+  try {
+    const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()])
+    await child.exited
+    return { code: child.exitCode, signal: child.signalCode, stdout, stderr, timedOut }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export const makeTempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `lait-${prefix}-`))
+
+/** Newest modification time of anything the binary is built from. */
+const newestSourceMtime = (): number => {
+  let newest = 0
+  const visit = (p: string) => {
+    const st = fs.statSync(p)
+    if (st.isDirectory()) for (const entry of fs.readdirSync(p)) visit(path.join(p, entry))
+    else newest = Math.max(newest, st.mtimeMs)
+  }
+  for (const p of ["src", "build.ts", "package.json", "package-lock.json"]) {
+    const full = path.join(repoRoot, p)
+    if (fs.existsSync(full)) visit(full)
+  }
+  return newest
+}
+
+let building: Promise<string> | undefined
+
+/** Path of dist/lait, running `bun build.ts` first when it is missing or older than its sources. */
+export const ensureBinary = (): Promise<string> => {
+  building ??= (async () => {
+    const built = fs.existsSync(binaryPath) ? fs.statSync(binaryPath).mtimeMs : -1
+    if (built < newestSourceMtime()) {
+      const r = await run([process.execPath, path.join(repoRoot, "build.ts")], { cwd: repoRoot, timeoutMs: 300_000 })
+      if (r.code !== 0) throw new Error(`bun build.ts failed (exit ${r.code}):\n${r.stdout}${r.stderr}`)
+    }
+    return binaryPath
+  })()
+  return building
+}
+
+const runtimeNames = ["node", "bun", "nodejs", "deno"].flatMap((n) => (process.platform === "win32" ? [`${n}.exe`] : [n]))
+
+/** PATH without every directory that holds node, bun or deno. */
+export const pathWithoutJsRuntimes = (pathValue = process.env["PATH"] ?? ""): string =>
+  pathValue
+    .split(path.delimiter)
+    .filter((dir) => dir !== "" && !runtimeNames.some((name) => fs.existsSync(path.join(dir, name))))
+    .join(path.delimiter)
+
+/**
+ * This process's env with PATH stripped of JavaScript runtimes and no BUN_*, NODE_* or npm_* variables
+ * (a compiled Bun binary changes behaviour under some BUN_* variables, e.g. BUN_BE_BUN).
+ */
+export const envWithoutJsRuntimes = (extra: Readonly<Record<string, string>> = {}): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined || /^(BUN_|NODE_|npm_)/i.test(key)) continue
+    env[key] = value
+  }
+  env["PATH"] = pathWithoutJsRuntimes()
+  return { ...env, ...extra }
+}

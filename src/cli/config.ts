@@ -3,11 +3,12 @@
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { LaitConfig, redactedConfig } from "../config/LaitConfig.ts"
-import { globalFlags, globalOptions } from "./global.ts"
+import { globalOptions } from "./global.ts"
 
 /**
- * LaitConfig for this invocation. `waitForWriter`: model-calling commands wait (cancellably) for a
- * writer on a FIFO config; synchronous ones (show, lint, listings) fail at once instead.
+ * LaitConfig for this invocation. `waitForWriter`: commands that may take a while anyway wait
+ * (cancellably) for a writer on a FIFO config, e.g. `--config <(decrypt lait.config.yml)`;
+ * synchronous ones (lint, listings) fail at once instead.
  */
 export const configLayer = (options?: { readonly waitForWriter?: boolean }) =>
   LaitConfig.layerFrom(
@@ -35,13 +36,10 @@ const show = Command.make("show", {
   }
 })).pipe(
   Command.withDescription("Print the merged configuration (files on stderr, api keys redacted)"),
-  Command.provide(configLayer())
+  Command.provide(configLayer({ waitForWriter: true }))
 )
 
 export const configCommand = Command.make("config").pipe(
   Command.withDescription("Inspect the configuration"),
-  Command.withSubcommands([show]),
-  // Already declared on the root (the CLI dedupes them); repeated here because the root applies
-  // withGlobalFlags before withSubcommands, which leaves their services in this command's type.
-  Command.withGlobalFlags(globalFlags)
+  Command.withSubcommands([show])
 )

@@ -1,6 +1,6 @@
 // `lait config show [--json]`, and `configLayer`: the one way commands load the config from the
 // global flags (--config, --no-config, --no-env).
-import { Console, Effect } from "effect"
+import { Console, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import { LaitConfig, redactedConfig } from "../config/LaitConfig.ts"
 import { globalOptions } from "./global.ts"
@@ -11,14 +11,26 @@ import { globalOptions } from "./global.ts"
  * synchronous ones (lint, listings) fail at once instead.
  */
 export const configLayer = (options?: { readonly waitForWriter?: boolean }) =>
-  LaitConfig.layerFrom(
-    Effect.map(globalOptions, (g) => ({
-      cwd: process.cwd(),
-      configPath: g.configPath,
-      noConfig: g.noConfig,
-      noEnv: g.noEnv,
-      waitForWriter: options?.waitForWriter ?? false
-    }))
+  Layer.effectDiscard(
+    Effect.flatMap(LaitConfig, ({ files }) =>
+      Effect.logDebug(files.length === 0 ? "config: no file loaded" : `config: loaded ${files.map((f) => `'${f}'`).join(", ")}`))
+  ).pipe(
+    Layer.provideMerge(
+      LaitConfig.layerFrom(
+        Effect.map(globalOptions, (g) => ({
+          cwd: process.cwd(),
+          configPath: g.configPath,
+          noConfig: g.noConfig,
+          noEnv: g.noEnv,
+          waitForWriter: options?.waitForWriter ?? false
+        })).pipe(Effect.tap((o) =>
+          Effect.logDebug(
+            `settings: cwd='${o.cwd}' config=${o.configPath === undefined ? "(search)" : `'${o.configPath}'`} ` +
+              `no-config=${o.noConfig} no-env=${o.noEnv}`
+          )
+        ))
+      )
+    )
   )
 
 const show = Command.make("show", {

@@ -14,14 +14,17 @@ beforeAll(() => {
 })
 afterAll(() => fs.rmSync(cwd, { recursive: true, force: true }))
 
-const lait = (...args: Array<string>) => {
+const laitWith = (extraEnv: Record<string, string>, ...args: Array<string>) => {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", XDG_CONFIG_HOME: path.join(cwd, "xdg") }
+  delete env["LAIT_LOG"]
   const r = Bun.spawnSync([bun, path.join(root, "src/main.ts"), ...args], {
     cwd,
-    env: { ...process.env, NO_COLOR: "1", XDG_CONFIG_HOME: path.join(cwd, "xdg") },
+    env: { ...env, ...extraEnv },
     stdin: "ignore"
   })
   return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() }
 }
+const lait = (...args: Array<string>) => laitWith({}, ...args)
 
 describe("lait skeleton", () => {
   test("--version and -V print the version on stdout", () => {
@@ -69,5 +72,49 @@ describe("lait skeleton", () => {
       stdout: "",
       stderr: "lait: the argument '--config <PATH>' cannot be used with '--no-config'\n"
     })
+  })
+
+  test("--help works on every subcommand", () => {
+    for (const args of [["config", "--help"], ["config", "show", "--help"], ["--help", "config"]]) {
+      const r = lait(...args)
+      expect(r.code).toBe(0)
+      expect(r.stdout).toContain("USAGE")
+      expect(r.stderr).toBe("")
+    }
+  })
+
+  test("a command group without a subcommand prints its usage on stderr (exit 2)", () => {
+    const r = lait("config")
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toContain("lait config <subcommand>")
+  })
+
+  test("global flags are accepted on either side of the subcommand", () => {
+    for (const args of [["--no-config", "config", "show"], ["config", "show", "--no-config"], ["config", "--no-config", "show"]]) {
+      expect(lait(...args)).toEqual({ code: 0, stdout: "{}\n", stderr: "note: no config file loaded\n" })
+    }
+  })
+
+  test("-v adds debug lines on stderr only; LAIT_LOG overrides -v/-vv", () => {
+    const quiet = lait("config", "show", "--no-config")
+    expect(quiet.stderr).not.toContain("[debug]")
+    const verbose = lait("-v", "config", "show", "--no-config")
+    expect(verbose.stdout).toBe("{}\n")
+    expect(verbose.stderr).toContain("lait: [debug] settings: cwd=")
+    expect(laitWith({ LAIT_LOG: "error" }, "-vv", "config", "show", "--no-config").stderr).not.toContain("[debug]")
+    expect(laitWith({ LAIT_LOG: "lait=debug" }, "config", "show", "--no-config").stderr).toContain("[debug]")
+  })
+
+  test("errors are one line without a stack trace, unless -vv", () => {
+    const r = lait("--config", "missing.yml", "config", "show")
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toBe(
+      `lait: failed to read YAML configuration file '${path.join(fs.realpathSync(cwd), "missing.yml")}': no such file or directory\n`
+    )
+    const vv = lait("-vv", "--config", "missing.yml", "config", "show")
+    expect(vv.code).toBe(1)
+    expect(vv.stderr).toContain("    at ")
   })
 })

@@ -172,7 +172,9 @@ const main = async () => {
   }
   let result: Bun.BuildOutput
   try {
-    result = await Bun.build({ entrypoints: [entry], compile, minify: true, bytecode: true })
+    // ESM, not the CommonJS that bytecode defaults to: dependencies (Effect's ConfigProvider) use
+    // `import.meta`, which is a syntax error in a CommonJS bundle and kills the binary at start-up.
+    result = await Bun.build({ entrypoints: [entry], compile, minify: true, bytecode: true, format: "esm" })
   } catch (error) {
     await rm(tmp, { force: true })
     const logs = error instanceof AggregateError ? error.errors.map(String).join("\n") : String(error)

@@ -1,0 +1,157 @@
+// JSON Schema validation for `inputs:`, `input_schema`, `output_schema` and agents' schemas: Ajv,
+// draft 2020-12 unless the schema's `$schema` names draft-07/-06 or 2019-09.
+//
+// Settings, and why:
+// - strict mode off: unknown keywords are tolerated (schemas written for OpenAI structured outputs or
+//   other tools carry extra annotations).
+// - no meta-schema validation: compiling Ajv's 2020-12 meta-schema costs ~45 ms per process, while
+//   compiling a schema without it still rejects malformed keywords (`type: strin`, `required: "a"`,
+//   an unresolvable `$ref`, a bad `pattern`).
+// - `format` is an annotation only: no format vocabulary is bundled.
+// - schemas are not registered by `$id`, so two files that reuse an `$id` do not collide.
+// - the first failure is reported (allErrors off), with the label and the path of the failing value:
+//   `inputs.cfg.items[0] must be of type integer (got string)`.
+import Ajv07 from "ajv"
+import Ajv2019 from "ajv/dist/2019"
+import Ajv2020 from "ajv/dist/2020"
+import type { ErrorObject, Options, ValidateFunction } from "ajv"
+import { LaitError } from "../core/errors.ts"
+import { type Json, type JsonObject, jsonTypeName } from "../core/json.ts"
+
+const AJV_OPTIONS: Options = {
+  strict: false,
+  allErrors: false,
+  validateSchema: false,
+  addUsedSchema: false,
+  validateFormats: false,
+  verbose: true,
+  logger: false
+}
+
+type Dialect = "2020" | "2019" | "07"
+
+type AjvInstance = { compile: (schema: object) => ValidateFunction }
+
+const instances = new Map<Dialect, AjvInstance>()
+
+const ajvFor = (dialect: Dialect): AjvInstance => {
+  let ajv = instances.get(dialect)
+  if (ajv === undefined) {
+    ajv = dialect === "07" ? new Ajv07(AJV_OPTIONS) : dialect === "2019" ? new Ajv2019(AJV_OPTIONS) : new Ajv2020(AJV_OPTIONS)
+    instances.set(dialect, ajv)
+  }
+  return ajv
+}
+
+const dialectOf = (schema: JsonObject): Dialect => {
+  const uri = schema["$schema"]
+  if (typeof uri !== "string") return "2020"
+  if (/draft-0[67]\b/.test(uri)) return "07"
+  if (uri.includes("2019-09")) return "2019"
+  return "2020"
+}
+
+type Compiled = { readonly validate: ValidateFunction } | { readonly invalid: string }
+
+const byIdentity = new WeakMap<object, Compiled>()
+const byText = new Map<string, Compiled>()
+
+const compile = (schema: JsonObject): Compiled => {
+  const same = byIdentity.get(schema)
+  if (same !== undefined) return same
+  const text = JSON.stringify(schema)
+  let compiled = byText.get(text)
+  if (compiled === undefined) {
+    try {
+      compiled = { validate: ajvFor(dialectOf(schema)).compile(schema) }
+    } catch (e) {
+      compiled = { invalid: (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ") }
+    }
+    byText.set(text, compiled)
+  }
+  byIdentity.set(schema, compiled)
+  return compiled
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Messages
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_-]*$/
+
+/** `/items/0/a b` (over the actual value) → `.items[0]["a b"]`. */
+const readablePath = (pointer: string, value: Json): string => {
+  if (pointer === "") return ""
+  let out = ""
+  let current: Json | undefined = value
+  for (const raw of pointer.slice(1).split("/")) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~")
+    if (Array.isArray(current)) {
+      out += `[${key}]`
+      current = current[Number(key)]
+    } else {
+      out += IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
+      current = current !== null && typeof current === "object" ? (current as JsonObject)[key] : undefined
+    }
+  }
+  return out
+}
+
+const shown = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 100 ? `${text.slice(0, 97)}...` : text
+}
+
+const describe = (error: ErrorObject): string => {
+  const data = error.data as Json
+  switch (error.keyword) {
+    case "type": {
+      const expected = Array.isArray(error.schema) ? (error.schema as Array<string>).join(" or ") : String(error.schema)
+      return `must be of type ${expected} (got ${jsonTypeName(data)})`
+    }
+    case "enum":
+      return `must be one of ${shown(error.schema)} (got ${shown(data)})`
+    case "const":
+      return `must be ${shown(error.schema)} (got ${shown(data)})`
+    case "required": {
+      const required = Array.isArray(error.schema) ? (error.schema as Array<unknown>) : []
+      const present = data !== null && typeof data === "object" && !Array.isArray(data) ? data : {}
+      const missing = required.filter((k): k is string => typeof k === "string" && !Object.hasOwn(present, k))
+      const names = missing.length > 0 ? missing : [String(error.params["missingProperty"])]
+      return `is missing required field(s): ${names.join(", ")}`
+    }
+    case "additionalProperties":
+      return `must not have additional property '${String(error.params["additionalProperty"])}'`
+    case "unevaluatedProperties":
+      return `must not have unevaluated property '${String(error.params["unevaluatedProperty"])}'`
+    default:
+      return error.message ?? `fails '${error.keyword}'`
+  }
+}
+
+const failureMessage = (errors: ReadonlyArray<ErrorObject>, value: Json, label: string): string => {
+  // Without allErrors Ajv stops at the first failing keyword; for anyOf/oneOf it also lists the
+  // failures of each branch before the combinator's own error, which is the one that explains it.
+  const error = errors[errors.length - 1]
+  if (error === undefined) return `${label} does not match its schema`
+  return `${label}${readablePath(error.instancePath, value)} ${describe(error)}`
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * Validates `value` against `schema`. Undefined when it matches; else a LaitError such as
+ * `inputs.count must be of type integer (got string)`, or `<label>: invalid JSON Schema: <reason>` when
+ * the schema itself does not compile. Compiled validators are cached (by object, then by JSON text).
+ */
+export const validateJson = (schema: JsonObject, value: Json, label: string): LaitError | undefined => {
+  const compiled = compile(schema)
+  if ("invalid" in compiled) return new LaitError({ message: `${label}: invalid JSON Schema: ${compiled.invalid}` })
+  if (compiled.validate(value)) return undefined
+  return new LaitError({ message: failureMessage(compiled.validate.errors ?? [], value, label) })
+}
+
+/** Checks that `schema` compiles (at load time): undefined, or `<label>: invalid JSON Schema: <reason>`. */
+export const validateSchemaDocument = (schema: JsonObject, label: string): LaitError | undefined => {
+  const compiled = compile(schema)
+  return "invalid" in compiled ? new LaitError({ message: `${label}: invalid JSON Schema: ${compiled.invalid}` }) : undefined
+}

@@ -1,0 +1,109 @@
+// Loading a workflow file: read it (FileLoader), parse the YAML keeping line numbers, run every
+// static check of the version-2 format, then read and check the `{file:}` schemas it references.
+// Nothing runs before all of that passed. Errors read
+//   failed to load workflow '<path>': <specific message>
+// and are ValidationErrors (exit 3) carrying the file and, when known, the 1-based line.
+import * as nodePath from "node:path"
+import { Effect } from "effect"
+import { LaitError, ValidationError } from "../core/errors.ts"
+import { FileLoader, type ReadOptions } from "../core/FileLoader.ts"
+import { isJsonObject, type Json } from "../core/json.ts"
+import { checkJqSyntax, loadJq } from "./jq.ts"
+import { validateJson, validateSchemaDocument } from "./jsonschema.ts"
+import { parseDocumentStatic } from "./load/document.ts"
+import { type FileSchemaUse, type Syntax, toValidationError } from "./load/steps.ts"
+import { parseYaml, runStatic } from "./load/yaml.ts"
+import type { Workflow } from "./model.ts"
+import { checkTemplateSyntax } from "./template.ts"
+
+export { checkPlacement, checkUniqueIds, type Placement, topLevelPlacement } from "./load/checks.ts"
+
+export interface LoadOptions {
+  /** Wait (cancellably) for a writer when a file is a FIFO; default true. Synchronous commands pass false. */
+  readonly waitForWriter?: boolean
+}
+
+const syntax: Syntax = {
+  jq: checkJqSyntax,
+  template: checkTemplateSyntax,
+  schemaDocument: validateSchemaDocument,
+  validate: validateJson
+}
+
+const readOptions = (options: LoadOptions | undefined): ReadOptions => ({
+  waitForWriter: options?.waitForWriter ?? true
+})
+
+/** Wraps a failure under `failed to load workflow '<path>'`, keeping its class, file and line. */
+const inWorkflow = (path: string) => (error: LaitError | ValidationError): LaitError | ValidationError => {
+  const message = `failed to load workflow '${path}'`
+  if (error._tag === "LaitError") return new LaitError({ message, cause: error })
+  return new ValidationError({
+    message,
+    cause: error,
+    ...(error.file !== undefined ? { file: error.file } : {}),
+    ...(error.line !== undefined ? { line: error.line } : {})
+  })
+}
+
+const loadFileSchema = Effect.fn("loadWorkflow.fileSchema")(
+  function*(file: string, path: string, use: FileSchemaUse, options: LoadOptions | undefined) {
+    const located = (message: string, cause: unknown) =>
+      new ValidationError({ message, cause, file, ...(use.line !== undefined ? { line: use.line } : {}) })
+    const text = yield* FileLoader.use((loader) => loader.readText(path, readOptions(options))).pipe(
+      Effect.mapError((e) => located(`${use.where}: failed to read JSON schema file '${path}'`, e.cause ?? e.message))
+    )
+    const value = yield* Effect.try({
+      try: () => JSON.parse(text) as Json,
+      catch: (e) =>
+        located(`${use.where}: failed to parse JSON schema file '${path}'`, e instanceof Error ? e.message : String(e))
+    })
+    if (!isJsonObject(value)) {
+      return yield* located(`${use.where}: JSON schema file '${path}' must contain a JSON object`, undefined)
+    }
+    const invalid = validateSchemaDocument(value, `${use.where}: JSON schema file '${path}'`)
+    if (invalid !== undefined) return yield* located(invalid.message, invalid.cause)
+  }
+)
+
+const parseChecked = Effect.fn("loadWorkflow.parse")(
+  function*(text: string, path: string, options: LoadOptions | undefined) {
+    yield* loadJq
+    const file = nodePath.resolve(path)
+    const parsed = parseYaml(text)
+    if (!parsed.ok) {
+      return yield* new ValidationError({
+        message: parsed.message,
+        file,
+        ...(parsed.line !== undefined ? { line: parsed.line } : {})
+      })
+    }
+    const result = runStatic(() => parseDocumentStatic(parsed.source, path, syntax))
+    if (!result.ok) return yield* toValidationError(result.error, file)
+    for (const [schemaPath, use] of result.value.fileSchemas) {
+      yield* loadFileSchema(file, schemaPath, use, options)
+    }
+    return result.value.workflow
+  }
+)
+
+/**
+ * Parses and checks workflow text as if read from `path` (which decides the directory that
+ * `{file:}` schemas and `agent:`/`workflow:` paths are relative to).
+ */
+export const parseWorkflowText = (
+  text: string,
+  path: string,
+  options?: LoadOptions
+): Effect.Effect<Workflow, LaitError | ValidationError, FileLoader> =>
+  parseChecked(text, path, options).pipe(Effect.mapError(inWorkflow(path)))
+
+/** Reads, parses and checks a workflow file. */
+export const loadWorkflow = (
+  path: string,
+  options?: LoadOptions
+): Effect.Effect<Workflow, LaitError | ValidationError, FileLoader> =>
+  Effect.gen(function*() {
+    const text = yield* FileLoader.use((loader) => loader.readText(path, readOptions(options)))
+    return yield* parseChecked(text, path, options)
+  }).pipe(Effect.mapError(inWorkflow(path)))

@@ -1,0 +1,202 @@
+// `lait run FILE [PROMPT]`: load a workflow (or a `workflows:` registry entry), work out its initial
+// value and inputs, then print the plan (--dry-run) or run it and print the result. The result is the
+// only thing on stdout; the banner, progress lines and errors go to stderr.
+import * as fs from "node:fs"
+import { Console, Effect, Layer, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { LaitError } from "../core/errors.ts"
+import { FileLoader, READ_LIMIT } from "../core/FileLoader.ts"
+import { type Json, textForm } from "../core/json.ts"
+import { LaitConfig } from "../config/LaitConfig.ts"
+import { LlmSteps } from "../workflow/LlmSteps.ts"
+import { Progress } from "../workflow/progress.ts"
+import { osErrorText } from "../workflow/engine/process.ts"
+import { configLayer } from "./config.ts"
+
+export const PROMPT_REQUIRED =
+  "a PROMPT is required; provide one or pipe input via stdin (a workflow that declares 'inputs:' may be run without one)"
+
+/**
+ * All of stdin as UTF-8 (capped like any file read), without its trailing newlines. Not through
+ * FileLoader: an anonymous pipe whose writer already closed reads like a FIFO still waiting for one.
+ */
+const readStdin: Effect.Effect<string, LaitError> = Effect.callback<string, LaitError>((resume) => {
+  const stdin = process.stdin
+  const chunks: Array<Buffer> = []
+  let total = 0
+  let settled = false
+  const cleanup = () => {
+    stdin.off("data", onData)
+    stdin.off("end", onEnd)
+    stdin.off("error", onError)
+    stdin.pause()
+  }
+  const settle = (effect: Effect.Effect<string, LaitError>) => {
+    if (settled) return
+    settled = true
+    cleanup()
+    resume(effect)
+  }
+  const failWith = (cause: string) => settle(Effect.fail(new LaitError({ message: "failed to read from stdin", cause })))
+  const onData = (chunk: Buffer | string) => {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
+    total += bytes.length
+    if (total > READ_LIMIT) return failWith(`stdin exceeds the configured read limit of ${READ_LIMIT} bytes`)
+    chunks.push(bytes)
+  }
+  const onEnd = () => {
+    try {
+      const text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks))
+      settle(Effect.succeed(text.replace(/[\r\n]+$/, "")))
+    } catch {
+      failWith("stream did not contain valid UTF-8")
+    }
+  }
+  const onError = (error: unknown) => failWith(error instanceof Error ? error.message : String(error))
+  stdin.on("data", onData)
+  stdin.on("end", onEnd)
+  stdin.on("error", onError)
+  stdin.resume()
+  return Effect.sync(() => {
+    settled = true
+    cleanup()
+  })
+})
+
+/**
+ * PROMPT and piped stdin combined: `-` means stdin alone; otherwise a non-terminal stdin is read and
+ * is the whole prompt, or is appended after a blank line when PROMPT is given. An empty pipe counts
+ * as no input. Undefined when there is neither.
+ */
+export const resolvePromptText: (
+  prompt: string | undefined,
+  stdinIsTty: boolean,
+  read: Effect.Effect<string, LaitError>
+) => Effect.Effect<string | undefined, LaitError> = Effect.fnUntraced(function*(
+  prompt: string | undefined,
+  stdinIsTty: boolean,
+  read: Effect.Effect<string, LaitError>
+) {
+    const piped = prompt === "-" || !stdinIsTty ? yield* read : undefined
+    const usable = piped !== undefined && piped.trim() !== "" ? piped : undefined
+    if (prompt === "-") return usable
+    if (prompt !== undefined) return usable === undefined ? prompt : `${prompt}\n\n${usable}`
+    return usable
+  })
+
+const isFile = (path: string): boolean => {
+  try {
+    return fs.statSync(path).isFile()
+  } catch {
+    return false
+  }
+}
+
+/** FILE as a path when such a file exists, else a `workflows:` entry, else the path (reading it fails). */
+const resolveTarget = (argument: string) =>
+  Effect.gen(function*() {
+    const config = yield* LaitConfig
+    const registered = config.config.workflows?.[argument]
+    if (isFile(argument)) {
+      if (registered !== undefined) {
+        yield* Console.error(`note: '${argument}' exists as a file and is also a 'workflows:' entry; running the file`)
+      }
+      return argument
+    }
+    if (registered !== undefined) {
+      yield* Console.error(`note: resolved '${argument}' to '${registered}' via 'workflows:'`)
+      return registered
+    }
+    return argument
+  })
+
+const writeResponse = (path: string, body: string) =>
+  Effect.try({
+    try: () => fs.writeFileSync(path, `${body}\n`),
+    catch: (e) => new LaitError({ message: `failed to write the response to '${path}'`, cause: osErrorText(e) })
+  })
+
+export const runCommand = Command.make("run", {
+  file: Argument.String("file").pipe(
+    Argument.withDescription("Workflow file (version 2), or a 'workflows:' name from lait.config.yml")
+  ),
+  prompt: Argument.String("prompt").pipe(
+    Argument.withDescription("The initial value; '-' reads stdin (piped stdin is appended to PROMPT)"),
+    Argument.optional
+  ),
+  input: Flag.String("input").pipe(
+    Flag.withMetavar("KEY=VALUE"),
+    Flag.withDescription("Bind a declared input (repeatable; a later value for the same key wins)"),
+    Flag.atLeast(0)
+  ),
+  output: Flag.String("output").pipe(
+    Flag.withAlias("o"),
+    Flag.withMetavar("PATH"),
+    Flag.withDescription("Write the result to PATH instead of stdout ('-' is stdout)"),
+    Flag.optional
+  ),
+  json: Flag.Boolean("json").pipe(
+    Flag.withDescription("Print {\"content\",\"reasoning\",\"usage\"} instead of the bare result"),
+    Flag.withDefault(false)
+  ),
+  dryRun: Flag.Boolean("dry-run").pipe(
+    Flag.withDescription("Print the execution plan and exit; nothing is run"),
+    Flag.withDefault(false)
+  )
+}, Effect.fn("cli.run")(function*({ file, prompt, input, output, json, dryRun }) {
+  // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
+  const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, engine, { dryRunPlan }, schemas] =
+    yield* Effect.promise(() =>
+      Promise.all([
+        import("../workflow/load.ts"),
+        import("../workflow/inputs.ts"),
+        import("../workflow/engine.ts"),
+        import("../workflow/dryrun.ts"),
+        import("../workflow/engine/schemas.ts")
+      ])
+    )
+
+  const target = yield* resolveTarget(file)
+  const workflow = yield* loadWorkflow(target, { waitForWriter: true })
+  yield* engine.announce(workflow)
+
+  const text = yield* resolvePromptText(Option.getOrUndefined(prompt), process.stdin.isTTY === true, readStdin)
+  let initial: Json
+  if (text !== undefined) {
+    const schema = yield* schemas.loadSchemaRef(workflow.inputSchema)
+    initial = yield* resolveInitial(schema, { kind: "text", text })
+  } else if (workflow.inputs.length > 0) {
+    initial = null
+  } else {
+    return yield* new LaitError({ message: PROMPT_REQUIRED })
+  }
+  const provided = yield* Effect.forEach(input, (arg) =>
+    Effect.map(parseInputFlag(arg), ([key, value]) => [key, { kind: "text" as const, text: value }] as [
+      string,
+      { readonly kind: "text"; readonly text: string }
+    ]))
+  const inputs = yield* resolveInputs(workflow.inputs, provided)
+
+  if (dryRun) {
+    const plan = yield* dryRunPlan(workflow, inputs, initial)
+    yield* Console.log(plan.join("\n"))
+    return
+  }
+
+  const result = yield* engine.runWorkflow(workflow, initial, inputs, { timeoutMode: "cancel" })
+  const content = textForm(result)
+  const body = json ? JSON.stringify({ content, reasoning: null, usage: null }) : content
+  const path = Option.getOrUndefined(output)
+  if (path !== undefined && path !== "-") {
+    yield* writeResponse(path, body)
+  } else {
+    yield* Console.log(body)
+  }
+}, (effect) =>
+  effect.pipe(
+    // The model client arrives with its own issue; until then model steps fail with an honest message.
+    Effect.provide(Layer.mergeAll(FileLoader.layer, Progress.layerStderr, LlmSteps.layerNoModel))
+  ))).pipe(
+  Command.withDescription("Run a workflow file (version 2)"),
+  Command.provide(configLayer({ waitForWriter: true }))
+)

@@ -1,0 +1,66 @@
+// The seam between the workflow engine and everything that talks to a model. The engine owns the
+// common step protocol (`when`, `input`, retry/timeout, `output`, `on_error`, `$steps`) and hands the
+// kind action of a `prompt:`/`agent:` step to this service. The model-client issue replaces
+// `layerNoModel` with a layer that renders the prompt/system templates, resolves model settings
+// (step → agent → workflow `default:` → config `default:`), calls ModelClient and parses structured
+// output; nothing in the engine has to change for that.
+import { Context, Effect, Layer } from "effect"
+import type { AnyLaitError } from "../core/errors.ts"
+import { LaitError } from "../core/errors.ts"
+import type { FileLoader } from "../core/FileLoader.ts"
+import type { Json } from "../core/json.ts"
+import type { ModelDefinition, Step, StepKind, Workflow, WorkflowDefaults } from "./model.ts"
+import type { ProgressWriter } from "./progress.ts"
+
+export type PromptKind = Extract<StepKind, { readonly type: "prompt" }>
+export type AgentKind = Extract<StepKind, { readonly type: "agent" }>
+export type PromptStep = Step & { readonly kind: PromptKind }
+export type AgentStep = Step & { readonly kind: AgentKind }
+
+/** What a model step needs from the run it belongs to. Values are snapshots for this attempt. */
+export interface LlmStepContext {
+  /** The progress label (`id`, else `step-<n> (<kind>)`); also the usage/trace label of the request. */
+  readonly label: string
+  /** The file the step belongs to: `dir` resolves agent paths and `{file:}` schemas, `agents:`/`schemas:` are looked up here. */
+  readonly workflow: Workflow
+  /** This file's `default:` merged field by field over its callers' (`retry` as a whole block). */
+  readonly defaults: WorkflowDefaults
+  /** This file's `models:` aliases over its callers'. */
+  readonly models: Readonly<Record<string, ReadonlyArray<ModelDefinition>>>
+  /** Template/jq data: `steps` (ids recorded so far in this file), `inputs`, `loop` (null outside loops). */
+  readonly steps: Readonly<Record<string, Json>>
+  readonly inputs: Readonly<Record<string, Json>>
+  readonly loop: Json
+  /** Progress lines for this step (tool calls, fallbacks), already carrying the branch/child prefix. */
+  readonly progress: ProgressWriter
+  /**
+   * Completes when the whole run is cancelled (the `lait run` deadline). A long request should race
+   * it and fail with an InterruptedError. Ctrl-C and step timeouts arrive as fiber interruption instead.
+   */
+  readonly cancelled: Effect.Effect<void>
+}
+
+/** Methods may read files through FileLoader (agent files, schemas, attachments); the engine provides it. */
+export interface LlmStepsService {
+  /**
+   * Runs the kind action of a `prompt:` step against its (already `input:`-transformed) value. The
+   * result is a string, or parsed JSON when the step has an `output_schema`.
+   *
+   * Errors are printed as they are: unlike other step kinds the engine adds no `step '<label>'`
+   * context, so an implementation prefixes its own messages the way upstream does
+   * (`step '<label>': ...`, or `model is required for step '<label>'; ...`).
+   */
+  readonly runPrompt: (step: PromptStep, input: Json, ctx: LlmStepContext) => Effect.Effect<Json, AnyLaitError, FileLoader>
+  /** The same for an `agent:` step; the user message is the text form of `input`. */
+  readonly runAgent: (step: AgentStep, input: Json, ctx: LlmStepContext) => Effect.Effect<Json, AnyLaitError, FileLoader>
+}
+
+const noModel = (_step: Step, _input: Json, ctx: LlmStepContext) =>
+  Effect.fail(
+    new LaitError({ message: `step '${ctx.label}' needs a model client, which this build of 'lait run' cannot provide yet` })
+  )
+
+export class LlmSteps extends Context.Service<LlmSteps, LlmStepsService>()("lait/workflow/LlmSteps") {
+  /** Until the ModelClient issue lands: every model step fails with an honest message (exit 1). */
+  static readonly layerNoModel = Layer.succeed(LlmSteps, LlmSteps.of({ runPrompt: noModel, runAgent: noModel }))
+}

@@ -1,0 +1,242 @@
+// Runs the program of a `run:` step. No shell: argv goes to posix_spawn as is. The child gets its own
+// process group so that a failure, a step timeout, a cancelled run or Ctrl-C can kill the whole tree
+// it started (a `sh -c` that forked workers included), not just the direct child.
+import { type ChildProcess, spawn } from "node:child_process"
+import * as os from "node:os"
+import { Effect, Exit } from "effect"
+import { LaitError } from "../../core/errors.ts"
+
+/** Per stream; the same budget as file reads (upstream MAX_COMMAND_OUTPUT_BYTES). */
+export const COMMAND_OUTPUT_LIMIT = 16 * 1024 * 1024
+
+export interface CommandRequest {
+  readonly argv: ReadonlyArray<string>
+  readonly stdin: string
+  /** When set, the child's whole environment. */
+  readonly env?: Readonly<Record<string, string>>
+  readonly cwd?: string
+}
+
+const rustStrerror: Record<string, string> = {
+  EPERM: "Operation not permitted",
+  ENOENT: "No such file or directory",
+  ENXIO: "No such device or address",
+  E2BIG: "Argument list too long",
+  ENOEXEC: "Exec format error",
+  EACCES: "Permission denied",
+  EEXIST: "File exists",
+  ENOTDIR: "Not a directory",
+  EISDIR: "Is a directory",
+  ETXTBSY: "Text file busy",
+  ENOSPC: "No space left on device",
+  EROFS: "Read-only file system",
+  ENAMETOOLONG: "File name too long",
+  ELOOP: "Too many levels of symbolic links",
+  EPIPE: "Broken pipe"
+}
+
+/**
+ * An OS error as upstream prints it (Rust's io::Error): `No such file or directory (os error 2)`.
+ * Used for the messages of `run` and `write` steps, whose wording follows upstream.
+ */
+export const osErrorText = (error: unknown): string => {
+  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
+  const errno = code === undefined ? undefined : (os.constants.errno as Record<string, number>)[code]
+  const text = code === undefined ? undefined : rustStrerror[code]
+  if (text !== undefined && errno !== undefined) return `${text} (os error ${errno})`
+  return error instanceof Error ? error.message : String(error)
+}
+
+// Process groups of children still running, killed when lait exits for any reason. The finalizers
+// below handle every orderly path; this covers `process.exit` on a second Ctrl-C, which runs no
+// finalizers. It is process-wide on purpose (it mirrors the OS process table), not run state.
+const liveGroups = new Set<number>()
+let exitHookInstalled = false
+
+const killGroup = (pid: number): void => {
+  try {
+    process.kill(-pid, "SIGKILL")
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+const trackGroup = (pid: number): void => {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true
+    process.on("exit", () => {
+      for (const group of liveGroups) killGroup(group)
+    })
+  }
+  liveGroups.add(pid)
+}
+
+const signalGroup = (pid: number, signal: "SIGTERM" | "SIGKILL"): void => {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/**
+ * How long an interrupted command (Ctrl-C, a step timeout, a cancelled run, a failed sibling) gets
+ * between SIGTERM and SIGKILL to clean up. A second Ctrl-C does not wait: lait exits and the exit
+ * hook above kills whatever is left.
+ */
+export const TERMINATION_GRACE_MS = 2000
+
+class StreamOverflow extends Error {
+  constructor(readonly stream: "stdout" | "stderr") {
+    super(`command ${stream} output exceeds the configured limit of ${COMMAND_OUTPUT_LIMIT} bytes`)
+  }
+}
+
+interface Captured {
+  readonly status: string
+  readonly success: boolean
+  readonly stdout: Uint8Array
+  readonly stderr: Uint8Array
+}
+
+const exitStatusText = (code: number | null, signal: string | null): string => {
+  if (code !== null) return `exit status: ${code}`
+  const number = signal === null ? undefined : (os.constants.signals as Record<string, number>)[signal]
+  return number === undefined ? `signal: ${signal ?? "unknown"}` : `signal: ${number} (${signal})`
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+const lossy = new TextDecoder("utf-8")
+
+/** Removes one line ending: `\r\n` counts as one; further trailing newlines are output. */
+export const stripOneLineEnding = (text: string): string => {
+  if (text.endsWith("\r\n")) return text.slice(0, -2)
+  if (text.endsWith("\n") || text.endsWith("\r")) return text.slice(0, -1)
+  return text
+}
+
+/** A started command: its process group leader and what it produced. */
+interface Running {
+  readonly child: ChildProcess
+  readonly pid: number
+  /** Resolves when the direct child has exited (its pipes may still be open). */
+  readonly exited: Promise<void>
+  /** Resolves when it has exited and both pipes are closed; rejects on an overflowing stream. */
+  readonly finished: Promise<Captured>
+}
+
+// node:child_process rather than Bun.spawn: the same sources also run under Deno.
+const start = (request: CommandRequest): Promise<Running> =>
+  new Promise((resolve, reject) => {
+    const [program = "", ...args] = request.argv
+    const child = spawn(program, args, {
+      ...(request.cwd !== undefined ? { cwd: request.cwd } : {}),
+      ...(request.env !== undefined ? { env: { ...request.env } } : {}),
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true
+    })
+    child.once("error", reject)
+    child.once("spawn", () => {
+      child.off("error", reject)
+      const pid = child.pid!
+      trackGroup(pid)
+      const exited = new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) done()
+        else child.once("exit", () => done())
+      })
+      const finished = new Promise<Captured>((done, fail) => {
+        const chunks = { stdout: [] as Array<Buffer>, stderr: [] as Array<Buffer> }
+        const sizes = { stdout: 0, stderr: 0 }
+        let overflowed = false
+        const collect = (name: "stdout" | "stderr") => (chunk: Buffer) => {
+          if (overflowed) return
+          sizes[name] += chunk.length
+          if (sizes[name] > COMMAND_OUTPUT_LIMIT) {
+            overflowed = true
+            killGroup(pid)
+            fail(new StreamOverflow(name))
+            return
+          }
+          chunks[name].push(chunk)
+        }
+        child.stdout!.on("data", collect("stdout"))
+        child.stderr!.on("data", collect("stderr"))
+        child.once("close", (code, signal) => {
+          if (overflowed) return
+          done({
+            status: exitStatusText(code, signal),
+            success: code === 0,
+            stdout: Buffer.concat(chunks.stdout),
+            stderr: Buffer.concat(chunks.stderr)
+          })
+        })
+      })
+      // A command that exits without reading its stdin closes the pipe under us (EPIPE): not an error.
+      child.stdin!.on("error", () => undefined)
+      child.stdin!.end(Buffer.from(request.stdin, "utf8"))
+      resolve({ child, pid, exited, finished })
+    })
+  })
+
+/**
+ * A finished command keeps whatever it left running in the background, as upstream does. A failed
+ * one (output over the cap) is killed outright; an interrupted one is asked to stop first.
+ */
+const release = (running: Running, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
+  const { child, pid } = running
+  if (Exit.isSuccess(exit)) return Effect.sync(() => liveGroups.delete(pid))
+  if (Exit.hasFails(exit) || child.exitCode !== null || child.signalCode !== null) {
+    return Effect.sync(() => {
+      killGroup(pid)
+      liveGroups.delete(pid)
+    })
+  }
+  return Effect.promise(async () => {
+    signalGroup(pid, "SIGTERM")
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([running.exited, new Promise((done) => (timer = setTimeout(done, TERMINATION_GRACE_MS)))])
+    clearTimeout(timer)
+    // Descendants that ignored SIGTERM, or outlived the direct child, go now.
+    killGroup(pid)
+    liveGroups.delete(pid)
+  })
+}
+
+/**
+ * Runs the command to completion and returns its stdout (UTF-8, one trailing line ending removed).
+ * Interruption stops the process group before the effect completes.
+ */
+export const runCommand = (request: CommandRequest): Effect.Effect<string, LaitError> => {
+  const program = request.argv[0] ?? "<empty>"
+  return Effect.acquireUseRelease(
+    Effect.tryPromise({
+      try: () => start(request),
+      catch: (e) => new LaitError({ message: `failed to run command '${program}'`, cause: osErrorText(e) })
+    }),
+    (running) =>
+      Effect.tryPromise({
+        try: () => running.finished,
+        catch: (e) =>
+          e instanceof StreamOverflow
+            ? new LaitError({ message: `failed to read ${e.stream} from command`, cause: e.message })
+            : new LaitError({ message: `failed to wait for command '${program}'`, cause: osErrorText(e) })
+      }),
+    release
+  ).pipe(
+    Effect.flatMap((captured) => {
+      if (!captured.success) {
+        const stderr = lossy.decode(captured.stderr).trim()
+        return Effect.fail(
+          new LaitError({ message: `command '${program}' exited with ${captured.status}: ${stderr}` })
+        )
+      }
+      return Effect.try({
+        try: () => stripOneLineEnding(utf8.decode(captured.stdout)),
+        catch: () =>
+          new LaitError({
+            message: `command '${program}' produced non-UTF-8 output on stdout; binary output is not supported`
+          })
+      })
+    })
+  )
+}

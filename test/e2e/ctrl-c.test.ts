@@ -1,0 +1,129 @@
+// Ctrl-C as a user presses it: real processes, real SIGINTs.
+// First Ctrl-C: a message, the run is interrupted (finalizers run), exit 130.
+// Second Ctrl-C: a message and exit 130 at once, even while cleanup is still going.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const root = path.resolve(import.meta.dir, "../..")
+const bun = path.join(root, "node_modules/.bin/bun")
+let dir = ""
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-ctrlc-"))
+})
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+const FIRST = "lait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)..."
+const SECOND = "lait: received a second Ctrl-C; exiting immediately"
+
+const start = (args: Array<string>) =>
+  Bun.spawn([bun, path.join(root, "src/main.ts"), ...args], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: "1", XDG_CONFIG_HOME: path.join(dir, "xdg") },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe"
+  })
+
+/** Resolves once `text` has appeared on the process's stderr (or after `ms`). */
+const waitForStderr = async (stream: ReadableStream<Uint8Array>, text: string, ms = 10_000) => {
+  let seen = ""
+  const reader = stream.getReader()
+  const decoder = new TextDecoder()
+  const deadline = Date.now() + ms
+  while (!seen.includes(text) && Date.now() < deadline) {
+    const chunk = await Promise.race([reader.read(), Bun.sleep(100).then(() => undefined)])
+    if (chunk === undefined) continue
+    if (chunk.done) break
+    seen += decoder.decode(chunk.value)
+  }
+  return {
+    seen,
+    rest: async () => {
+      while (true) {
+        const chunk = await reader.read()
+        if (chunk.done) return seen
+        seen += decoder.decode(chunk.value)
+      }
+    }
+  }
+}
+
+/** Running (a zombie waiting to be reaped by a non-reaping PID 1 does not count). */
+const alive = (pid: number) => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
+  } catch {
+    return false
+  }
+}
+
+describe("Ctrl-C", () => {
+  test("a load waiting on a FIFO with no writer stops at the first Ctrl-C (exit 130)", async () => {
+    const fifo = path.join(dir, "config.fifo")
+    Bun.spawnSync(["mkfifo", fifo])
+    const child = start(["--config", fifo, "config", "show"])
+    await Bun.sleep(1_000)
+    const started = Date.now()
+    child.kill("SIGINT")
+    const code = await child.exited
+    expect(Date.now() - started).toBeLessThan(3_000)
+    expect(code).toBe(130)
+    const stderr = await new Response(child.stderr).text()
+    expect(stderr).toContain(FIRST)
+    expect(await new Response(child.stdout).text()).toBe("")
+  })
+
+  test("the first Ctrl-C interrupts a running step and kills its child process", async () => {
+    const pidFile = path.join(dir, "child.pid")
+    const wf = path.join(dir, "sleep.yml")
+    fs.writeFileSync(wf, `steps:\n  - id: wait\n    run: [sh, -c, 'echo $$ > "${pidFile}"; exec sleep 30']\n`)
+    const child = start(["run", wf, "hello"])
+    const deadline = Date.now() + 10_000
+    while (!fs.existsSync(pidFile) && Date.now() < deadline) await Bun.sleep(50)
+    const sleeper = Number(fs.readFileSync(pidFile, "utf8").trim())
+    expect(alive(sleeper)).toBe(true)
+    child.kill("SIGINT")
+    expect(await child.exited).toBe(130)
+    expect(await new Response(child.stderr).text()).toContain(FIRST)
+    await Bun.sleep(200)
+    expect(alive(sleeper)).toBe(false)
+  })
+
+  test("a workflow file on a FIFO is waited for, and the wait stops at Ctrl-C", async () => {
+    const fifo = path.join(dir, "workflow.fifo")
+    Bun.spawnSync(["mkfifo", fifo])
+    const child = start(["run", fifo, "hello"])
+    await Bun.sleep(1_000)
+    child.kill("SIGINT")
+    expect(await child.exited).toBe(130)
+    expect(await new Response(child.stderr).text()).toContain(FIRST)
+  })
+
+  test("a second Ctrl-C exits at once while the first is still waiting for a child to stop", async () => {
+    // The child ignores SIGTERM, so the graceful stop after the first Ctrl-C would wait out its
+    // grace period; the second Ctrl-C must not wait, and must still take the child down with it.
+    const pidFile = path.join(dir, "stubborn.pid")
+    const wf = path.join(dir, "stubborn.yml")
+    fs.writeFileSync(wf, `steps:\n  - run: [sh, -c, 'trap "" TERM; echo $$ > "${pidFile}"; while :; do sleep 0.1; done']\n`)
+    const child = start(["run", wf, "hello"])
+    const deadline = Date.now() + 10_000
+    while (!fs.existsSync(pidFile) && Date.now() < deadline) await Bun.sleep(50)
+    const stubborn = Number(fs.readFileSync(pidFile, "utf8").trim())
+    child.kill("SIGINT")
+    const first = await waitForStderr(child.stderr, FIRST)
+    expect(first.seen).toContain(FIRST)
+    await Bun.sleep(300)
+    expect(child.exitCode).toBeNull()
+    const second = Date.now()
+    child.kill("SIGINT")
+    expect(await child.exited).toBe(130)
+    expect(Date.now() - second).toBeLessThan(1_000)
+    expect(await first.rest()).toContain(SECOND)
+    await Bun.sleep(200)
+    expect(alive(stubborn)).toBe(false)
+  })
+})

@@ -1,0 +1,95 @@
+// Runs workflow YAML through the real loader and engine in-process, capturing progress lines, so the
+// engine tests can assert values, stderr lines and error messages exactly.
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Effect, Exit, Layer } from "effect"
+import { type ExitCode, exitCodeOf, primaryError, renderChain } from "../../../src/core/errors.ts"
+import { FileLoader } from "../../../src/core/FileLoader.ts"
+import type { Json } from "../../../src/core/json.ts"
+import { type RunOptions, runWorkflowDetailed, type Steps } from "../../../src/workflow/engine.ts"
+import { LlmSteps } from "../../../src/workflow/LlmSteps.ts"
+import { loadWorkflow } from "../../../src/workflow/load.ts"
+import { Progress } from "../../../src/workflow/progress.ts"
+
+export const makeDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `lait-${prefix}-`))
+
+let counter = 0
+
+/** Writes `yaml` into `dir` (as `name`, or a fresh `wf-<n>.yml`) and returns its absolute path. */
+export const writeFile = (dir: string, yaml: string, name?: string): string => {
+  const file = path.join(dir, name ?? `wf-${++counter}.yml`)
+  fs.writeFileSync(file, yaml)
+  return file
+}
+
+export type Ran =
+  | { readonly ok: true; readonly value: Json; readonly steps: Steps; readonly lines: ReadonlyArray<string> }
+  | {
+    readonly ok: false
+    readonly error: string
+    readonly tag: string | undefined
+    readonly code: ExitCode
+    readonly lines: ReadonlyArray<string>
+  }
+
+export interface RunYamlOptions {
+  readonly inputs?: Readonly<Record<string, Json>>
+  readonly options?: RunOptions
+  readonly llm?: Layer.Layer<LlmSteps>
+  /** Write the file under this name (for messages that show the path). */
+  readonly name?: string
+}
+
+export const runFile = async (file: string, initial: Json = null, opts: RunYamlOptions = {}): Promise<Ran> => {
+  const lines: Array<string> = []
+  const program = Effect.gen(function*() {
+    const workflow = yield* loadWorkflow(file)
+    return yield* runWorkflowDetailed(workflow, initial, opts.inputs ?? {}, opts.options)
+  }).pipe(
+    Effect.provide(Layer.mergeAll(FileLoader.layer, Progress.layerCapture(lines), opts.llm ?? LlmSteps.layerNoModel))
+  )
+  const exit = await Effect.runPromiseExit(program)
+  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value.output, steps: exit.value.steps, lines }
+  const error = primaryError(exit.cause)
+  return {
+    ok: false,
+    error: renderChain(error),
+    tag: typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : undefined,
+    code: exitCodeOf(error),
+    lines
+  }
+}
+
+export const runYaml = (dir: string, yaml: string, initial: Json = null, opts: RunYamlOptions = {}): Promise<Ran> =>
+  runFile(writeFile(dir, yaml, opts.name), initial, opts)
+
+/** The value of a successful run; fails the test with the error otherwise. */
+export const valueOf = (ran: Ran): Json => {
+  if (!ran.ok) throw new Error(`expected success, got: ${ran.error}\n${ran.lines.join("\n")}`)
+  return ran.value
+}
+
+export const errorOf = (ran: Ran): string => {
+  if (ran.ok) throw new Error(`expected a failure, got ${JSON.stringify(ran.value)}`)
+  return ran.error
+}
+
+/**
+ * Whether a process is still running. A killed child that nobody has reaped yet (a zombie, which
+ * `kill(pid, 0)` still finds) has stopped running, so /proc is asked where there is one.
+ */
+export const alive = (pid: number): boolean => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    if (fs.existsSync("/proc/self/stat")) return false
+  }
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

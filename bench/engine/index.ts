@@ -23,7 +23,15 @@ const roundsFlag = process.argv.indexOf("--rounds")
 const ROUNDS = roundsFlag >= 0 ? Number(process.argv[roundsFlag + 1]) : 7
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-bench-engine-"))
-const layer = Layer.mergeAll(FileLoader.layer, Progress.layerSilent, LlmSteps.layerNoModel)
+// The benchmarked workflows have no model steps; a model call would be a bug in the benchmark.
+const noModel = Layer.succeed(
+  LlmSteps,
+  LlmSteps.of({
+    runPrompt: () => Effect.die("unexpected model call"),
+    runAgent: () => Effect.die("unexpected model call")
+  })
+)
+const layer = Layer.mergeAll(FileLoader.layer, Progress.layerSilent, noModel)
 
 const writeWorkflow = (name: string, steps: string): string => {
   const file = path.join(dir, name)

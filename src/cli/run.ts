@@ -8,10 +8,12 @@ import { LaitError } from "../core/errors.ts"
 import { FileLoader, READ_LIMIT } from "../core/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
+import { formatUsage, RunUsage } from "../model/RunUsage.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { osErrorText } from "../workflow/engine/process.ts"
 import { configLayer } from "./config.ts"
+import { modelClientLayer } from "./modelLayers.ts"
 
 export const PROMPT_REQUIRED =
   "a PROMPT is required; provide one or pipe input via stdin (a workflow that declares 'inputs:' may be run without one)"
@@ -116,6 +118,11 @@ const writeResponse = (path: string, body: string) =>
     catch: (e) => new LaitError({ message: `failed to write the response to '${path}'`, cause: osErrorText(e) })
   })
 
+/** One run context: its own usage meter, the model steps bound to it, progress on stderr. */
+const runLayers = LlmSteps.layerModel.pipe(
+  Layer.provideMerge(Layer.mergeAll(RunUsage.layer, FileLoader.layer, Progress.layerStderr))
+)
+
 export const runCommand = Command.make("run", {
   file: Argument.String("file").pipe(
     Argument.withDescription("Workflow file (version 2), or a 'workflows:' name from lait.config.yml")
@@ -142,8 +149,22 @@ export const runCommand = Command.make("run", {
   dryRun: Flag.Boolean("dry-run").pipe(
     Flag.withDescription("Print the execution plan and exit; nothing is run"),
     Flag.withDefault(false)
+  ),
+  record: Flag.String("record").pipe(
+    Flag.withMetavar("DIR"),
+    Flag.withDescription("Save every model request/response as a cassette <DIR>/<key>.json"),
+    Flag.optional
+  ),
+  replay: Flag.String("replay").pipe(
+    Flag.withMetavar("DIR"),
+    Flag.withDescription("Answer model requests only from cassettes in DIR; never touch the network"),
+    Flag.optional
+  ),
+  showUsage: Flag.Boolean("show-usage").pipe(
+    Flag.withDescription("Print token usage (and cost, with pricing:) to stderr"),
+    Flag.withDefault(false)
   )
-}, Effect.fn("cli.run")(function*({ file, prompt, input, output, json, dryRun }) {
+}, Effect.fn("cli.run")(function*({ file, prompt, input, output, json, dryRun, showUsage }) {
   // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
   const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, engine, { dryRunPlan }, schemas] =
     yield* Effect.promise(() =>
@@ -185,18 +206,28 @@ export const runCommand = Command.make("run", {
 
   const result = yield* engine.runWorkflow(workflow, initial, inputs, { timeoutMode: "cancel" })
   const content = textForm(result)
-  const body = json ? JSON.stringify({ content, reasoning: null, usage: null }) : content
+  const usage = yield* RunUsage
+  const totals = yield* usage.total
+  const body = json
+    ? JSON.stringify({
+      content,
+      reasoning: null,
+      usage: totals.requests === 0
+        ? null
+        : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
+    })
+    : content
   const path = Option.getOrUndefined(output)
   if (path !== undefined && path !== "-") {
     yield* writeResponse(path, body)
   } else {
     yield* Console.log(body)
   }
-}, (effect) =>
-  effect.pipe(
-    // The model client arrives with its own issue; until then model steps fail with an honest message.
-    Effect.provide(Layer.mergeAll(FileLoader.layer, Progress.layerStderr, LlmSteps.layerNoModel))
-  ))).pipe(
+  if (showUsage) yield* Console.error(formatUsage(yield* usage.entries, totals))
+}, (effect) => effect.pipe(Effect.provide(runLayers)))).pipe(
   Command.withDescription("Run a workflow file (version 2)"),
+  Command.provide(({ record, replay }) =>
+    modelClientLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay) })
+  ),
   Command.provide(configLayer({ waitForWriter: true }))
 )

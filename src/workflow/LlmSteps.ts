@@ -1,12 +1,10 @@
 // The seam between the workflow engine and everything that talks to a model. The engine owns the
 // common step protocol (`when`, `input`, retry/timeout, `output`, `on_error`, `$steps`) and hands the
-// kind action of a `prompt:`/`agent:` step to this service. The model-client issue replaces
-// `layerNoModel` with a layer that renders the prompt/system templates, resolves model settings
-// (step → agent → workflow `default:` → config `default:`), calls ModelClient and parses structured
-// output; nothing in the engine has to change for that.
+// kind action of a `prompt:`/`agent:` step to this service; src/workflow/modelSteps.ts renders the
+// templates, resolves model settings (step → agent → workflow `default:` → config `default:`), calls
+// ModelClient and parses structured output. Tests substitute their own layer.
 import { Context, Effect, Layer } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
-import { LaitError } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import type { ModelDefinition, Step, StepKind, Workflow, WorkflowDefaults } from "./model.ts"
@@ -55,12 +53,17 @@ export interface LlmStepsService {
   readonly runAgent: (step: AgentStep, input: Json, ctx: LlmStepContext) => Effect.Effect<Json, AnyLaitError, FileLoader>
 }
 
-const noModel = (_step: Step, _input: Json, ctx: LlmStepContext) =>
-  Effect.fail(
-    new LaitError({ message: `step '${ctx.label}' needs a model client, which this build of 'lait run' cannot provide yet` })
-  )
-
 export class LlmSteps extends Context.Service<LlmSteps, LlmStepsService>()("lait/workflow/LlmSteps") {
-  /** Until the ModelClient issue lands: every model step fails with an honest message (exit 1). */
-  static readonly layerNoModel = Layer.succeed(LlmSteps, LlmSteps.of({ runPrompt: noModel, runAgent: noModel }))
+  /**
+   * prompt/agent steps through ModelClient. Build it once per run context: it captures that run's
+   * RunUsage (and the shared ModelClient, config and file loader).
+   */
+  static readonly layerModel = Layer.effect(
+    LlmSteps,
+    // Loaded when a run starts, so templates, Ajv and YAML stay out of every command's start-up.
+    Effect.promise(() => import("./modelSteps.ts")).pipe(
+      Effect.flatMap(({ makeModelSteps }) => makeModelSteps),
+      Effect.map((service) => LlmSteps.of(service))
+    )
+  )
 }

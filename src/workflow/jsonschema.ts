@@ -12,8 +12,8 @@
 // - the first failure is reported (allErrors off), with the label and the path of the failing value:
 //   `inputs.cfg.items[0] must be of type integer (got string)`.
 import Ajv07 from "ajv"
-import Ajv2019 from "ajv/dist/2019"
-import Ajv2020 from "ajv/dist/2020"
+import Ajv2019 from "ajv/dist/2019.js"
+import Ajv2020 from "ajv/dist/2020.js"
 import type { ErrorObject, Options, ValidateFunction } from "ajv"
 import { LaitError } from "../core/errors.ts"
 import { type Json, type JsonObject, jsonTypeName } from "../core/json.ts"

@@ -473,7 +473,7 @@ describe("runtime errors through the CLI", () => {
     ["write into a missing directory", "steps:\n  - id: w\n    write: nowhere/x.txt\n", "step 'w': failed to write output to 'nowhere/x.txt': No such file or directory (os error 2)", 1],
     ["ask without terminal or default", "steps:\n  - id: a\n    ask: 'Name?'\n", "step 'a': stdin is not an interactive terminal and no 'default:' is set; an 'ask' step has no way to get an answer", 1],
     ["step timeout", "steps:\n  - id: t\n    run: [sleep, '5']\n    timeout: 1\n", "step 't' timed out after 1s (attempt 1/1)", 5],
-    ["model step without a model client", "steps:\n  - id: m\n    prompt: 'hi'\n", "step 'm' needs a model client, which this build of 'lait run' cannot provide yet", 1]
+    ["model step without a model", "steps:\n  - id: m\n    prompt: 'hi'\n", "model is required for step 'm'; set 'model' on the step, the workflow's default.model, or default.model in lait.config.yml", 1]
   ]
   for (const [title, yaml, message, code] of cases) {
     test(title, async () => {

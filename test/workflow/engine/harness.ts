@@ -4,13 +4,22 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit, Layer } from "effect"
-import { type ExitCode, exitCodeOf, primaryError, renderChain } from "../../../src/core/errors.ts"
+import { type ExitCode, exitCodeOf, LaitError, primaryError, renderChain } from "../../../src/core/errors.ts"
 import { FileLoader } from "../../../src/core/FileLoader.ts"
 import type { Json } from "../../../src/core/json.ts"
 import { type RunOptions, runWorkflowDetailed, type Steps } from "../../../src/workflow/engine.ts"
 import { LlmSteps } from "../../../src/workflow/LlmSteps.ts"
 import { loadWorkflow } from "../../../src/workflow/load.ts"
 import { Progress } from "../../../src/workflow/progress.ts"
+
+/** For runs without model steps: a model call is a test failure, not a silent success. */
+export const noModelSteps = Layer.succeed(
+  LlmSteps,
+  LlmSteps.of({
+    runPrompt: (_step, _input, ctx) => Effect.fail(new LaitError({ message: `unexpected model call in step '${ctx.label}'` })),
+    runAgent: (_step, _input, ctx) => Effect.fail(new LaitError({ message: `unexpected model call in step '${ctx.label}'` }))
+  })
+)
 
 export const makeDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `lait-${prefix}-`))
 
@@ -47,7 +56,7 @@ export const runFile = async (file: string, initial: Json = null, opts: RunYamlO
     const workflow = yield* loadWorkflow(file)
     return yield* runWorkflowDetailed(workflow, initial, opts.inputs ?? {}, opts.options)
   }).pipe(
-    Effect.provide(Layer.mergeAll(FileLoader.layer, Progress.layerCapture(lines), opts.llm ?? LlmSteps.layerNoModel))
+    Effect.provide(Layer.mergeAll(FileLoader.layer, Progress.layerCapture(lines), opts.llm ?? noModelSteps))
   )
   const exit = await Effect.runPromiseExit(program)
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value.output, steps: exit.value.steps, lines }

@@ -1,0 +1,288 @@
+// prompt and agent steps (inventory §2.3, §2.9, §2.10): settings resolved step → agent → workflow
+// `default:` → config `default:`, messages built from templates and attachments, one request
+// through ModelClient (so cache/record/replay/usage apply), structured output parsed and validated.
+import * as nodePath from "node:path"
+import { Effect } from "effect"
+import { parse as parseYaml } from "yaml"
+import { LaitError, ValidationError } from "../core/errors.ts"
+import { FileLoader, READ_LIMIT } from "../core/FileLoader.ts"
+import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
+import { LaitConfig } from "../config/LaitConfig.ts"
+import type { ModelMap } from "../config/schema.ts"
+import { ModelClient } from "../model/ModelClient.ts"
+import { RunUsage } from "../model/RunUsage.ts"
+import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat } from "../model/types.ts"
+import { loadAgentFile } from "./agentFile.ts"
+import { validateJson } from "./jsonschema.ts"
+import type { AgentStep, LlmStepContext, LlmStepsService, PromptStep } from "./LlmSteps.ts"
+import type { AgentDefinition, LlmSettings, SchemaRef } from "./model.ts"
+import { renderTemplate } from "./template.ts"
+
+export const DEFAULT_SCHEMA_NAME = "structured_output"
+
+const TOOL_FIELDS = ["mcp", "subagents", "tools", "skills"] as const
+
+/** First defined value along the chain step → agent → workflow default → config default. */
+const pick = <K extends keyof LlmSettings>(
+  key: K,
+  chain: ReadonlyArray<LlmSettings | undefined>
+): LlmSettings[K] | undefined => {
+  for (const layer of chain) {
+    const value = layer?.[key]
+    if (value !== undefined) return value
+  }
+  return undefined
+}
+
+const fence = /^\s*```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?```\s*$/
+
+/** One surrounding Markdown fence (```json or ```) is removed; anything else is left alone. */
+export const stripFence = (text: string): string => {
+  const m = fence.exec(text)
+  return m === null ? text : m[1]!
+}
+
+const longestBacktickRun = (text: string): number => {
+  let longest = 0
+  let current = 0
+  for (const ch of text) {
+    current = ch === "`" ? current + 1 : 0
+    if (current > longest) longest = current
+  }
+  return longest
+}
+
+/** A file as a fenced block named after its path, the fence wider than any backtick run inside. */
+export const fencedBlock = (path: string, contents: string): string => {
+  const f = "`".repeat(Math.max(longestBacktickRun(contents), 2) + 1)
+  return `${f}${path}\n${contents}\n${f}`
+}
+
+const sniffImageMime = (bytes: Uint8Array, path: string): string | undefined => {
+  const starts = (sig: ReadonlyArray<number>) => sig.every((b, i) => bytes[i] === b)
+  if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png"
+  if (starts([0xff, 0xd8, 0xff])) return "image/jpeg"
+  const head = new TextDecoder().decode(bytes.subarray(0, 12))
+  if (head.startsWith("GIF87a") || head.startsWith("GIF89a")) return "image/gif"
+  if (head.startsWith("RIFF") && head.slice(8, 12) === "WEBP") return "image/webp"
+  const ext = nodePath.extname(path).toLowerCase()
+  return ({ ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp" } as Record<string, string>)[ext]
+}
+
+export const makeModelSteps = Effect.gen(function*() {
+  const config = yield* LaitConfig
+  const client = yield* ModelClient
+  const files = yield* FileLoader
+  const usage = yield* RunUsage
+  const schemaCache = new Map<string, JsonObject>()
+  const agentCache = new Map<string, AgentDefinition>()
+
+  const loadSchema = (ref: SchemaRef, label: string): Effect.Effect<JsonObject, LaitError | ValidationError> => {
+    const source = ref.source
+    if (source.kind === "inline") return Effect.succeed(source.schema)
+    const cached = schemaCache.get(source.path)
+    if (cached !== undefined) return Effect.succeed(cached)
+    return Effect.gen(function*() {
+      const text = yield* files.readText(source.path)
+      const parsed = yield* Effect.try({
+        try: () => parseYaml(text) as Json,
+        catch: (e) => new ValidationError({ message: `failed to parse schema file '${source.path}'`, cause: String(e) })
+      })
+      if (!isJsonObject(parsed)) {
+        return yield* new ValidationError({ message: `${label}: schema file '${source.path}' must hold a JSON object` })
+      }
+      schemaCache.set(source.path, parsed)
+      return parsed
+    })
+  }
+
+  const resolveAgent = (step: AgentStep, ctx: LlmStepContext) =>
+    Effect.gen(function*() {
+      const ref = step.kind.agent
+      if (ref.kind === "inline") return { name: ref.name, definition: ref.definition }
+      const path = ref.kind === "path" ? ref.path : config.config.agents?.[ref.name]
+      if (path === undefined) {
+        return yield* new LaitError({
+          message: `agent '${ref.kind === "registry" ? ref.name : ""}' is neither defined in this workflow's 'agents:' ` +
+            `nor registered under 'agents:' in lait.config.yml`
+        })
+      }
+      const absolute = nodePath.resolve(ctx.workflow.dir, path)
+      const cached = agentCache.get(absolute)
+      if (cached !== undefined) return { name: cached.name ?? nodePath.basename(absolute, ".md"), definition: cached }
+      const definition = yield* loadAgentFile(absolute)
+      agentCache.set(absolute, definition)
+      return { name: definition.name ?? nodePath.basename(absolute, ".md"), definition }
+    })
+
+  const data = (input: Json, ctx: LlmStepContext) => ({ input, steps: ctx.steps, inputs: ctx.inputs, loop: ctx.loop })
+
+  /** Text attachments appended to the user text and image parts, sharing one 16 MiB budget. */
+  const attachments = (
+    fileTemplates: ReadonlyArray<string>,
+    imageTemplates: ReadonlyArray<string>,
+    input: Json,
+    ctx: LlmStepContext
+  ) =>
+    Effect.gen(function*() {
+      let budget = READ_LIMIT
+      const spend = (n: number) =>
+        (budget -= n) < 0
+          ? Effect.fail(new LaitError({ message: `attachments exceed the combined size limit of ${READ_LIMIT} bytes` }))
+          : Effect.void
+      const blocks: Array<string> = []
+      for (const template of fileTemplates) {
+        const path = yield* renderTemplate(template, data(input, ctx))
+        const bytes = yield* files.readBytes(nodePath.resolve(config.cwd, path))
+        yield* spend(bytes.length)
+        const text = yield* Effect.try({
+          try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+          catch: () => new LaitError({ message: `attachment '${path}' is not valid UTF-8 text; binary files are not supported` })
+        })
+        blocks.push(fencedBlock(path, text))
+      }
+      const images: Array<ContentPart> = []
+      for (const template of imageTemplates) {
+        const value = yield* renderTemplate(template, data(input, ctx))
+        if (value.startsWith("http://") || value.startsWith("https://")) {
+          images.push({ type: "image_url", image_url: { url: value } })
+          continue
+        }
+        const bytes = yield* files.readBytes(nodePath.resolve(config.cwd, value)).pipe(
+          Effect.mapError((cause) => new LaitError({ message: `failed to read image file '${value}'`, cause }))
+        )
+        yield* spend(bytes.length)
+        const mime = sniffImageMime(bytes, value)
+        if (mime === undefined) {
+          return yield* new LaitError({
+            message: `could not determine the image format of '${value}'; supported formats are PNG/JPEG/WebP/GIF`
+          })
+        }
+        images.push({ type: "image_url", image_url: { url: `data:${mime};base64,${Buffer.from(bytes).toString("base64")}` } })
+      }
+      return { blocks, images }
+    })
+
+  const userMessage = (text: string, blocks: ReadonlyArray<string>, images: ReadonlyArray<ContentPart>): ChatMessage => {
+    const full = blocks.length === 0 ? text : `${text}\n\n${blocks.join("\n\n")}`
+    return images.length === 0
+      ? { role: "user", content: full }
+      : { role: "user", content: [{ type: "text", text: full }, ...images] }
+  }
+
+  const call = (options: {
+    readonly label: string
+    readonly chain: ReadonlyArray<LlmSettings | undefined>
+    readonly hasAgent: boolean
+    readonly ctx: LlmStepContext
+    readonly messages: ReadonlyArray<ChatMessage>
+    readonly outputSchema: { readonly schema: JsonObject; readonly name: string } | undefined
+  }) =>
+    Effect.gen(function*() {
+      const { label, chain } = options
+      for (const key of TOOL_FIELDS) {
+        const names = pick(key, chain)
+        if (names !== undefined && names.length > 0) {
+          return yield* new LaitError({
+            message: `step '${label}' sets '${key}', but this build of lait cannot run tool loops yet`
+          })
+        }
+      }
+      const model = pick("model", chain)
+      if (model === undefined) {
+        return yield* new LaitError({
+          message: `model is required for step '${label}'; set 'model' on the step,${options.hasAgent ? " its agent definition," : ""} ` +
+            `the workflow's default.model, or default.model in lait.config.yml`
+        })
+      }
+      const endpoints = yield* config.resolveEndpoints(model, { workflowModels: options.ctx.models as ModelMap })
+      const sampling = endpoints[0].sampling
+      const reasoning = pick("reasoning_effort", chain) ?? sampling.reasoningEffort
+      const temperature = pick("temperature", chain) ?? sampling.temperature
+      const topP = pick("top_p", chain) ?? sampling.topP
+      const maxTokens = pick("max_tokens", chain) ?? sampling.maxTokens
+      const responseFormat: ResponseFormat | null = options.outputSchema === undefined
+        ? null
+        : { type: "json_schema", json_schema: { name: options.outputSchema.name, schema: options.outputSchema.schema, strict: true } }
+      const request: ChatRequest = {
+        messages: options.messages,
+        tools: [],
+        response_format: responseFormat,
+        ...(reasoning !== undefined ? { reasoning_effort: reasoning } : {}),
+        ...(temperature !== undefined ? { temperature } : {}),
+        ...(topP !== undefined ? { top_p: topP } : {}),
+        ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {})
+      }
+      const result = yield* client.complete({ label, endpoints, request }).pipe(Effect.provideService(RunUsage, usage))
+      const content = result.content ?? ""
+      if (options.outputSchema === undefined) return content as Json
+      const parsed = yield* Effect.try({
+        try: () => JSON.parse(stripFence(content)) as Json,
+        catch: () =>
+          new LaitError({
+            message: `step '${label}': the model's response is not valid JSON for output schema '${options.outputSchema!.name}'`,
+            cause: content.length > 200 ? `${content.slice(0, 200)}…` : content
+          })
+      })
+      const invalid = validateJson(options.outputSchema.schema, parsed, "output")
+      if (invalid !== undefined) {
+        return yield* new LaitError({ message: `step '${label}': the model's response does not match its output schema`, cause: invalid })
+      }
+      return parsed
+    })
+
+  const systemMessages = (text: string | undefined): Array<ChatMessage> =>
+    text === undefined || text.length === 0 ? [] : [{ role: "system", content: text }]
+
+  const runPrompt = (step: PromptStep, input: Json, ctx: LlmStepContext) =>
+    Effect.gen(function*() {
+      const kind = step.kind
+      if (kind.inputSchema !== undefined) {
+        const schema = yield* loadSchema(kind.inputSchema, "input_schema")
+        const invalid = validateJson(schema, input, "input")
+        if (invalid !== undefined) return yield* new LaitError({ message: `step '${ctx.label}'`, cause: invalid })
+      }
+      const systemTemplate = kind.system ?? ctx.defaults.system
+      const system = systemTemplate === undefined ? undefined : yield* renderTemplate(systemTemplate, data(input, ctx))
+      const prompt = yield* renderTemplate(kind.prompt, data(input, ctx))
+      const { blocks, images } = yield* attachments(kind.files, kind.images, input, ctx)
+      const outputSchema = kind.outputSchema === undefined ? undefined : {
+        schema: yield* loadSchema(kind.outputSchema, "output_schema"),
+        name: kind.schemaName ?? kind.outputSchema.name ?? DEFAULT_SCHEMA_NAME
+      }
+      return yield* call({
+        label: ctx.label,
+        chain: [kind.llm, ctx.defaults, config.config.default],
+        hasAgent: false,
+        ctx,
+        messages: [...systemMessages(system), userMessage(prompt, blocks, images)],
+        outputSchema
+      })
+    })
+
+  const runAgent = (step: AgentStep, input: Json, ctx: LlmStepContext) =>
+    Effect.gen(function*() {
+      const { definition } = yield* resolveAgent(step, ctx)
+      if (definition.inputSchema !== undefined) {
+        const schema = yield* loadSchema(definition.inputSchema, "input_schema")
+        const invalid = validateJson(schema, input, "input")
+        if (invalid !== undefined) return yield* new LaitError({ message: `step '${ctx.label}'`, cause: invalid })
+      }
+      const system = yield* renderTemplate(definition.system, data(input, ctx))
+      const { blocks, images } = yield* attachments(step.kind.files, step.kind.images, input, ctx)
+      const outputSchema = definition.outputSchema === undefined ? undefined : {
+        schema: yield* loadSchema(definition.outputSchema, "output_schema"),
+        name: definition.schemaName ?? definition.outputSchema.name ?? DEFAULT_SCHEMA_NAME
+      }
+      return yield* call({
+        label: ctx.label,
+        chain: [step.kind.llm, definition, ctx.defaults, config.config.default],
+        hasAgent: true,
+        ctx,
+        messages: [...systemMessages(system), userMessage(textForm(input), blocks, images)],
+        outputSchema
+      })
+    })
+
+  return { runPrompt, runAgent } satisfies LlmStepsService
+})

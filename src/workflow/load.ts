@@ -5,7 +5,7 @@
 // and are ValidationErrors (exit 3) carrying the file and, when known, the 1-based line.
 import * as nodePath from "node:path"
 import { Effect } from "effect"
-import { LaitError, ValidationError } from "../core/errors.ts"
+import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
 import { FileLoader, type ReadOptions } from "../core/FileLoader.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
 import { checkJqSyntax, loadJq } from "./jq.ts"
@@ -36,8 +36,10 @@ const readOptions = (options: LoadOptions | undefined): ReadOptions => ({
 
 /** Wraps a failure under `failed to load workflow '<path>'`, keeping its class, file and line. */
 const inWorkflow = (path: string) => (error: LaitError | ValidationError): LaitError | ValidationError => {
-  const message = `failed to load workflow '${path}'`
-  if (error._tag === "LaitError") return new LaitError({ message, cause: error })
+  if (error._tag === "LaitError") return new LaitError({ message: `failed to load workflow '${path}'`, cause: error })
+  // Point at the line, unless the parser's own message already does (YAML syntax errors).
+  const line = error.line !== undefined && !/\bline \d+/.test(renderChain(error)) ? ` (line ${error.line})` : ""
+  const message = `failed to load workflow '${path}'${line}`
   return new ValidationError({
     message,
     cause: error,

@@ -265,7 +265,7 @@ describe("lait graph (as a process)", () => {
     expect(r.code).toBe(3)
     expect(r.stdout).toBe("")
     expect(r.stderr).toBe(
-      "lait: failed to load workflow 'invalid.yml': 'break' (break) must be inside a 'for_each'/'while'/'until' " +
+      "lait: failed to load workflow 'invalid.yml' (line 3): 'break' (break) must be inside a 'for_each'/'while'/'until' " +
         "body (and cannot cross a 'parallel' branch or a concurrent 'for_each')\n"
     )
   })

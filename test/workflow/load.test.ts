@@ -278,7 +278,9 @@ describe("static errors (one fixture each)", () => {
     test(file, async () => {
       const fixture = path.join(invalidDir, file)
       const error = await failure(loadWorkflow(fixture))
-      expect(renderChain(error)).toBe(`failed to load workflow '${fixture}': ${message()}`)
+      // The line is shown after the path unless the message already names one (YAML syntax errors).
+      const at = line !== undefined && !/\bline \d+/.test(message()) ? ` (line ${line})` : ""
+      expect(renderChain(error)).toBe(`failed to load workflow '${fixture}'${at}: ${message()}`)
       expect(error).toBeInstanceOf(ValidationError)
       expect(exitCodeOf(error)).toBe(3)
       const e = error as ValidationError
@@ -317,7 +319,7 @@ describe("reading the file", () => {
       fs.writeFileSync(wf, "schemas:\n  huge: {file: huge.json}\nsteps:\n  - jq: .\n")
       const schemaError = await failure(loadWorkflow(wf))
       expect(renderChain(schemaError)).toBe(
-        `failed to load workflow '${wf}': schemas.huge: failed to read JSON schema file '${schema}': ` +
+        `failed to load workflow '${wf}' (line 2): schemas.huge: failed to read JSON schema file '${schema}': ` +
           `file contents exceed the configured read limit of ${READ_LIMIT} bytes`
       )
       expect(exitCodeOf(schemaError)).toBe(3)
@@ -519,7 +521,7 @@ describe("locators and lines", async () => {
     const text = fs.readFileSync(path.join(validDir, "locators.yml"), "utf8").replace("id: x\n", "id: x\n                bogus: 1\n")
     const error = await failure(parseWorkflowText(text, "/virtual/locators.yml"))
     expect(renderChain(error)).toBe(
-      "failed to load workflow '/virtual/locators.yml': steps[0].on_error[1].switch[0].steps[2] (id 'x'): " +
+      "failed to load workflow '/virtual/locators.yml' (line 11): steps[0].on_error[1].switch[0].steps[2] (id 'x'): " +
         "unknown field 'bogus'; 'jq' steps accept: jq, id, when, input, output, retry, timeout, on_error"
     )
     expect((error as ValidationError).line).toBe(11)
@@ -546,7 +548,7 @@ describe("parseWorkflowText", () => {
     ].join("\n")
     const error = await failure(parseWorkflowText(`${text}\n`, "/virtual/bomb.yml"))
     expect(renderChain(error)).toBe(
-      "failed to load workflow '/virtual/bomb.yml': Excessive alias count indicates a resource exhaustion attack"
+      "failed to load workflow '/virtual/bomb.yml' (line 3): Excessive alias count indicates a resource exhaustion attack"
     )
     expect(exitCodeOf(error)).toBe(3)
   })
@@ -558,7 +560,7 @@ describe("parseWorkflowText", () => {
     expect(parsed.value.schemas).toEqual({ answer: { kind: "file", path: path.join(validDir, "schemas/answer.json") } })
     const missing = await failure(parseWorkflowText(text, "/nowhere/virtual.yml"))
     expect(renderChain(missing)).toBe(
-      "failed to load workflow '/nowhere/virtual.yml': schemas.answer: failed to read JSON schema file " +
+      "failed to load workflow '/nowhere/virtual.yml' (line 2): schemas.answer: failed to read JSON schema file " +
         "'/nowhere/schemas/answer.json': no such file or directory"
     )
   })
@@ -574,7 +576,7 @@ describe("parseWorkflowText", () => {
       "/virtual/wf.yml"
     ))
     expect(renderChain(error)).toBe(
-      `failed to load workflow '/virtual/wf.yml': ${
+      `failed to load workflow '/virtual/wf.yml' (line 2): ${
         renderChain(validateJson({ type: "integer", minimum: 1, default: 0 }, 0, "inputs.n.default"))
       }`
     )

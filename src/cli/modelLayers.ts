@@ -3,12 +3,15 @@
 //   --record DIR          → Record ∘ Live (the cache is bypassed while recording)
 //   --cache/default.cache → Cache ∘ Live
 //   otherwise             → Live
+// Live retries each endpoint before falling back: LAIT_HTTP_ATTEMPTS tries (default 3), waiting
+// LAIT_HTTP_BACKOFF_MS (default 250) and doubling after each failure.
 import * as nodePath from "node:path"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
+import type { Env } from "../core/env.ts"
 import { UsageError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { ModelClient } from "../model/ModelClient.ts"
+import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
 import { CACHE_DIR } from "./cache.ts"
 import { globalOptions } from "./global.ts"
 
@@ -16,6 +19,27 @@ export interface ModelModeOptions {
   readonly record?: string | undefined
   readonly replay?: string | undefined
 }
+
+const envInteger = (env: Env, name: string, min: number, max: number) =>
+  Effect.gen(function*() {
+    const raw = env[name]
+    if (raw === undefined || raw === "") return undefined
+    const value = Number(raw.trim())
+    if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+      return yield* new UsageError({ message: `invalid ${name} "${raw}": expected an integer from ${min} to ${max}` })
+    }
+    return value
+  })
+
+const liveOptions = Effect.gen(function*() {
+  const { env } = yield* LaitConfig
+  const attempts = yield* envInteger(env, "LAIT_HTTP_ATTEMPTS", 1, 10)
+  const backoffMs = yield* envInteger(env, "LAIT_HTTP_BACKOFF_MS", 0, 60_000)
+  return {
+    ...(attempts !== undefined ? { attempts } : {}),
+    ...(backoffMs !== undefined ? { backoff: Duration.millis(backoffMs) } : {})
+  } satisfies LiveOptions
+})
 
 export const modelClientLayer = (options: ModelModeOptions) =>
   Layer.unwrap(
@@ -28,7 +52,7 @@ export const modelClientLayer = (options: ModelModeOptions) =>
         yield* Effect.logDebug(`model: replaying from '${options.replay}'`)
         return ModelClient.layerReplay(options.replay).pipe(Layer.provide(files))
       }
-      const live = ModelClient.layerLive()
+      const live = ModelClient.layerLive(yield* liveOptions)
       if (options.record !== undefined) {
         yield* Effect.logDebug(`model: recording to '${options.record}'`)
         return ModelClient.layerRecord(options.record).pipe(Layer.provide(live), Layer.provide(files))

@@ -2,15 +2,21 @@
 import { Command } from "effect/cli"
 import { cacheCommand } from "./cache.ts"
 import { configCommand } from "./config.ts"
+import { evalCommand } from "./eval.ts"
 import { globalFlags } from "./global.ts"
 import { graphCommand } from "./graph.ts"
+import { initCommand } from "./init.ts"
+import { lintCommand } from "./lint.ts"
 import { runCommand } from "./run.ts"
+import { schemaCommand } from "./schema.ts"
+import { testCommand } from "./test.ts"
+import { traceCommand } from "./trace.ts"
 
 export const root = Command.make("lait").pipe(
   Command.withDescription(
     "Run YAML LLM workflows against any OpenAI-compatible server, and test them: record/replay, evals, traces."
   ),
-  Command.withSubcommands([runCommand, cacheCommand, configCommand, graphCommand]),
+  Command.withSubcommands([runCommand, cacheCommand, configCommand, graphCommand, testCommand, evalCommand, traceCommand, lintCommand, schemaCommand, initCommand]),
   // After the subcommands, so their handlers' reads of the global flags count as satisfied.
   Command.withGlobalFlags(globalFlags)
 )

@@ -9,6 +9,8 @@ import { FileLoader, READ_LIMIT } from "../core/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
+import { ApproveTools } from "../tools/ApproveTools.ts"
+import { RunTracer } from "../trace/RunTracer.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { osErrorText } from "../workflow/engine/process.ts"
@@ -120,7 +122,7 @@ const writeResponse = (path: string, body: string) =>
 
 /** One run context: its own usage meter, the model steps bound to it, progress on stderr. */
 const runLayers = LlmSteps.layerModel.pipe(
-  Layer.provideMerge(Layer.mergeAll(RunUsage.layer, FileLoader.layer, Progress.layerStderr))
+  Layer.provideMerge(Layer.mergeAll(RunUsage.layer, RunTracer.layer, FileLoader.layer, Progress.layerStderr))
 )
 
 export const runCommand = Command.make("run", {
@@ -160,11 +162,20 @@ export const runCommand = Command.make("run", {
     Flag.withDescription("Answer model requests only from cassettes in DIR; never touch the network"),
     Flag.optional
   ),
+  traceFile: Flag.String("trace-file").pipe(
+    Flag.withMetavar("PATH"),
+    Flag.withDescription("After a successful run, write every model request and tool call to PATH as JSONL (see lait trace)"),
+    Flag.optional
+  ),
   showUsage: Flag.Boolean("show-usage").pipe(
     Flag.withDescription("Print token usage (and cost, with pricing:) to stderr"),
     Flag.withDefault(false)
+  ),
+  approveTools: Flag.Boolean("approve-tools").pipe(
+    Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
+    Flag.withDefault(false)
   )
-}, Effect.fn("cli.run")(function*({ file, prompt, input, output, json, dryRun, showUsage }) {
+}, Effect.fn("cli.run")(function*({ file, prompt, input, output, json, dryRun, traceFile, showUsage, approveTools }) {
   // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
   const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, engine, { dryRunPlan }, schemas] =
     yield* Effect.promise(() =>
@@ -204,7 +215,10 @@ export const runCommand = Command.make("run", {
     return
   }
 
-  const result = yield* engine.runWorkflow(workflow, initial, inputs, { timeoutMode: "cancel" })
+  const result = yield* engine.runWorkflow(workflow, initial, inputs, { timeoutMode: "cancel" }).pipe(
+    Effect.provideService(ApproveTools, approveTools)
+  )
+  if (Option.isSome(traceFile)) yield* (yield* Effect.promise(() => import("../trace/file.ts"))).writeRunTrace(traceFile.value)
   const content = textForm(result)
   const usage = yield* RunUsage
   const totals = yield* usage.total

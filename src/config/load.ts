@@ -113,16 +113,21 @@ const issueMessage = (message: string): string => {
 
 const withLine = (text: string, line: number | undefined) => (line === undefined ? text : `${text} (line ${line})`)
 
-const parseFailure = (path: string, detail: string) =>
+// `file`/`line` (the first problem's) let `lait lint` point at the line without reading the message.
+const located = (path: string, line: number | undefined) => ({ file: path, ...(line === undefined ? {} : { line }) })
+
+const parseFailure = (path: string, detail: string, line?: number) =>
   new ValidationError({
     message: `failed to parse YAML configuration file '${path}'`,
-    cause: new ValidationError({ message: detail })
+    cause: new ValidationError({ message: detail }),
+    ...located(path, line)
   })
 
-const invalidConfig = (path: string, detail: string) =>
+const invalidConfig = (path: string, detail: string, line?: number) =>
   new ValidationError({
     message: `invalid configuration file '${path}'`,
-    cause: new ValidationError({ message: detail })
+    cause: new ValidationError({ message: detail }),
+    ...located(path, line)
   })
 
 interface Problem {
@@ -197,7 +202,7 @@ export const parseConfigText = Effect.fn("config.parseConfigText")(function*(pat
   const counter = new yaml.LineCounter()
   const doc = yaml.parseDocument(text, { lineCounter: counter, prettyErrors: true, uniqueKeys: true })
   const syntax = doc.errors[0]
-  if (syntax !== undefined) return yield* parseFailure(path, firstLine(syntax.message))
+  if (syntax !== undefined) return yield* parseFailure(path, firstLine(syntax.message), syntax.linePos?.[0].line)
   const raw = yield* Effect.try({
     try: () => doc.toJS({ maxAliasCount: 1000 }) as unknown,
     catch: (e) => parseFailure(path, firstLine(e instanceof Error ? e.message : String(e)))
@@ -209,20 +214,21 @@ export const parseConfigText = Effect.fn("config.parseConfigText")(function*(pat
     const issues = typeof error === "object" && error !== null && "issue" in error
       ? SchemaIssue.makeFormatterStandardSchemaV1()(error.issue as SchemaIssue.Issue).issues
       : [{ path: [] as ReadonlyArray<PathSegment>, message: String(error) }]
+    const lines: Array<number | undefined> = []
     const detail = issues.map((issue) => {
       const at = (issue.path ?? []).map((s) => (typeof s === "object" && s !== null && "key" in s ? s.key : s))
       const where = at.length === 0 ? "" : `${formatPath(at)}: `
-      return withLine(`${where}${issueMessage(issue.message)}`, lineOf(yaml, doc, counter, at))
+      const line = lineOf(yaml, doc, counter, at)
+      lines.push(line)
+      return withLine(`${where}${issueMessage(issue.message)}`, line)
     })
-    return yield* parseFailure(path, detail.join("; "))
+    return yield* parseFailure(path, detail.join("; "), lines[0])
   }
   const config = decoded.value
   const problems = semanticProblems(config)
   if (problems.length > 0) {
-    return yield* invalidConfig(
-      path,
-      problems.map((p) => withLine(p.message, lineOf(yaml, doc, counter, p.path))).join("; ")
-    )
+    const lines = problems.map((p) => lineOf(yaml, doc, counter, p.path))
+    return yield* invalidConfig(path, problems.map((p, i) => withLine(p.message, lines[i])).join("; "), lines[0])
   }
   return resolveRegistryPaths(config, nodePath.dirname(path))
 })

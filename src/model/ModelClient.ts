@@ -3,7 +3,8 @@
 //   layerCache   — `.lait/cache/<key>.json` in front of another ModelClient (hits skip usage)
 //   layerRecord  — writes every answer of another ModelClient as `<dir>/<key>.json`
 //   layerReplay  — answers only from `<dir>/<key>.json`; never touches the network
-// Per-run accounting (RunUsage) is required per call, so one client serves concurrent runs.
+// Per-run accounting (RunUsage) and tracing (RunTracer: one `chat` event per call, recorded by the
+// layer that answered) are required per call, so one client serves concurrent runs.
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { Console, Context, Duration, Effect, Layer, Redacted, Schema } from "effect"
@@ -11,11 +12,13 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { LaitError, ModelApiError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
+import { recordChat, traceChat } from "../trace/chat.ts"
+import type { RunTracer } from "../trace/RunTracer.ts"
 import { closestRecording } from "./cassetteDiff.ts"
 import { keyMaterial, requestKey, type KeyInput } from "./requestKey.ts"
 import { type Pricing, RunUsage } from "./RunUsage.ts"
 import { ChatCompletion, type ChatRequest, type ToolCall, type Usage } from "./types.ts"
-import { chatToResponsesBody, responsesToChat } from "./responsesApi.ts"
+import { chatToResponsesBody, responsesFailure, responsesToChat, responsesUnsupported } from "./responsesApi.ts"
 
 export interface Endpoint {
   readonly baseUrl: string
@@ -49,7 +52,7 @@ export interface ModelResult {
 }
 
 export interface ModelClientService {
-  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelApiError | LaitError, RunUsage>
+  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelApiError | LaitError, RunUsage | RunTracer>
 }
 
 const REQUEST_TIMEOUT = Duration.seconds(300)
@@ -77,6 +80,10 @@ export const interpret = (
   endpoint: Endpoint,
   source: Source
 ): Effect.Effect<ModelResult, ModelApiError> => {
+  const failed = endpoint.api === "responses" ? responsesFailure(raw) : undefined
+  if (failed !== undefined) {
+    return Effect.fail(new ModelApiError({ message: `the model server at '${endpoint.baseUrl}' reported: ${failed}` }))
+  }
   const exit = decodeCompletion(endpoint.api === "responses" ? responsesToChat(raw) : raw)
   if (exit._tag === "Failure") {
     return Effect.fail(
@@ -149,6 +156,9 @@ const describeStatus = (status: number, body: string): string => {
 
 const isRetryableStatus = (status: number) => status >= 500 || status === 429 || status === 408
 
+const secretRedactor = (secret: string | undefined) => (text: string): string =>
+  secret === undefined || secret.length < 4 || secret === DUMMY_API_KEY ? text : text.split(secret).join("<redacted>")
+
 export interface LiveOptions {
   /** Attempts per endpoint before falling back (the first try included). */
   readonly attempts?: number
@@ -165,6 +175,15 @@ const makeLive = (options: LiveOptions) =>
     const sendOnce = (endpoint: Endpoint, request: ChatRequest): Effect.Effect<unknown, Attempt | LaitError> =>
       Effect.gen(function*() {
         const key = yield* endpoint.apiKey
+        // Some servers echo the bearer token in error bodies; nothing they send may print it.
+        const redact = secretRedactor(key === undefined ? undefined : Redacted.value(key))
+        const unsupported = endpoint.api === "responses" ? responsesUnsupported(request) : undefined
+        if (unsupported !== undefined) {
+          return yield* new LaitError({
+            message: `model '${endpoint.modelId}' uses 'api: responses', which does not support ${unsupported}; ` +
+              `use a chat_completions model for this step`
+          })
+        }
         const path = endpoint.api === "responses" ? "/responses" : "/chat/completions"
         const body = endpoint.api === "responses"
           ? chatToResponsesBody(endpoint.modelId, request)
@@ -188,12 +207,12 @@ const makeLive = (options: LiveOptions) =>
             })
           }))
         )
-        yield* Effect.logTrace(`response ${response.status}: ${response.text}`)
+        yield* Effect.logTrace(`response ${response.status}: ${redact(response.text)}`)
         if (response.status < 200 || response.status >= 300) {
           return yield* Effect.fail<Attempt>({
             retryable: isRetryableStatus(response.status),
             error: new ModelApiError({
-              message: `the model server at '${endpoint.baseUrl}' answered ${describeStatus(response.status, response.text)}`,
+              message: `the model server at '${endpoint.baseUrl}' answered ${describeStatus(response.status, redact(response.text))}`,
               status: response.status
             })
           })
@@ -240,7 +259,7 @@ const makeLive = (options: LiveOptions) =>
             `falling back to '${next.modelId}' at '${next.baseUrl}'`
         )
       }
-    })
+    }, (effect, call) => traceChat(call, "live", effect))
     return ModelClient.of({ complete })
   })
 
@@ -315,8 +334,10 @@ export class ModelClient extends Context.Service<ModelClient, ModelClientService
         return ModelClient.of({
           complete: Effect.fn("ModelClient.cache")(function*(call: ModelCall) {
             const path = nodePath.join(options.dir, `${callKey(call)}.json`)
+            const started = new Date()
             const hit = yield* lookup(path, call.endpoints[0])
             if (hit !== undefined) {
+              yield* recordChat(call, hit, started)
               yield* Console.error(`note: cache hit for ${call.label}`)
               return hit
             }
@@ -382,7 +403,7 @@ export class ModelClient extends Context.Service<ModelClient, ModelClientService
             )
             yield* recordUsage(call.label, result)
             return result
-          })
+          }, (effect, call) => traceChat(call, "replay", effect))
         })
       })
     )

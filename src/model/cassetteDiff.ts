@@ -33,7 +33,24 @@ const show = (v: unknown): string => {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text
 }
 
-/** Differences between two requests, as sorted `path (recorded X, requested Y)` items. */
+const WINDOW = 48
+
+/**
+ * Two long strings shown around their first difference: prompts often differ deep inside (an input
+ * rendered into a template), where a plain prefix would look identical on both sides.
+ */
+const showStrings = (x: string, y: string): readonly [string, string] => {
+  let i = 0
+  while (i < x.length && i < y.length && x[i] === y[i]) i++
+  const start = Math.max(0, i - WINDOW / 2)
+  const clip = (s: string) => {
+    const body = JSON.stringify(s.slice(start, start + WINDOW)).slice(1, -1)
+    return `"${start > 0 ? "…" : ""}${body}${start + WINDOW < s.length ? "…" : ""}"`
+  }
+  return [clip(x), clip(y)]
+}
+
+/** Differences between two requests, as `path (recorded X, requested Y)` items in the key's field order. */
 export const requestDiff = (recorded: unknown, requested: unknown): Array<string> => {
   const a = leaves(recorded)
   const b = leaves(requested)
@@ -42,7 +59,11 @@ export const requestDiff = (recorded: unknown, requested: unknown): Array<string
   for (const p of paths) {
     const x = a.get(p)
     const y = b.get(p)
-    if (JSON.stringify(x) !== JSON.stringify(y)) diffs.push(`${p} (recorded ${show(x)}, requested ${show(y)})`)
+    if (JSON.stringify(x) === JSON.stringify(y)) continue
+    const [sx, sy] = typeof x === "string" && typeof y === "string" && (x.length > WINDOW || y.length > WINDOW)
+      ? showStrings(x, y)
+      : [show(x), show(y)]
+    diffs.push(`${p} (recorded ${sx}, requested ${sy})`)
   }
   return diffs
 }

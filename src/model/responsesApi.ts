@@ -9,6 +9,26 @@ const textOf = (m: ChatMessage): string => {
   return content.map((p) => (p.type === "text" ? p.text : "")).join("")
 }
 
+/** What a Responses API request cannot carry, or undefined when the request converts losslessly. */
+export const responsesUnsupported = (r: ChatRequest): string | undefined => {
+  if (r.tools.length > 0) return "tools (mcp, subagents, tools)"
+  for (const m of r.messages) {
+    if (m.role === "tool" || (m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0)) return "tool calls"
+    if (m.role === "user" && typeof m.content !== "string" && m.content.some((p) => p.type !== "text")) {
+      return "image attachments"
+    }
+  }
+  return undefined
+}
+
+/** The error text of a `failed`/`cancelled` response, else undefined. */
+export const responsesFailure = (raw: unknown): string | undefined => {
+  if (typeof raw !== "object" || raw === null) return undefined
+  const r = raw as { readonly status?: unknown; readonly error?: { readonly message?: unknown } | null }
+  if (r.status !== "failed" && r.status !== "cancelled") return undefined
+  return typeof r.error?.message === "string" ? r.error.message : `Responses API request ended with status '${r.status}'`
+}
+
 export const chatToResponsesBody = (modelId: string, r: ChatRequest): Record<string, unknown> => {
   const system = r.messages.filter((m) => m.role === "system").map(textOf)
   const input = r.messages
@@ -33,7 +53,9 @@ export const chatToResponsesBody = (modelId: string, r: ChatRequest): Record<str
     ...(r.temperature !== undefined ? { temperature: r.temperature } : {}),
     ...(r.top_p !== undefined ? { top_p: r.top_p } : {}),
     ...(r.max_tokens !== undefined ? { max_output_tokens: r.max_tokens } : {}),
-    ...(r.reasoning_effort !== undefined ? { reasoning: { effort: r.reasoning_effort } } : {})
+    ...(r.reasoning_effort !== undefined ? { reasoning: { effort: r.reasoning_effort } } : {}),
+    // Every request resends the whole history (keys stay per request), so nothing is kept server-side.
+    store: false
   }
 }
 

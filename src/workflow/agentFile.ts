@@ -1,30 +1,16 @@
 // Agent Markdown files (inventory §2.10): `---` frontmatter with model settings and schemas, then
 // the system-prompt template. In version 2, `output_schema` alone turns on structured output.
 import * as nodePath from "node:path"
-import { Effect } from "effect"
+import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import { parse as parseYaml } from "yaml"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
+import { AGENT_FILE_KEYS, agentFileSchema } from "./fileSchema.ts"
 import type { AgentDefinition, ReasoningEffort, SchemaRef } from "./model.ts"
 
-export const AGENT_FIELDS = [
-  "name",
-  "description",
-  "model",
-  "reasoning_effort",
-  "temperature",
-  "top_p",
-  "max_tokens",
-  "input_schema",
-  "output_schema",
-  "schema_name",
-  "mcp",
-  "max_tool_rounds",
-  "skills",
-  "subagents",
-  "tools"
-] as const
+/** The frontmatter keys, from the same table as `lait schema agent` (src/workflow/fileSchema.ts). */
+export const AGENT_FIELDS: ReadonlyArray<string> = AGENT_FILE_KEYS
 
 const EFFORTS: ReadonlyArray<ReasoningEffort> = ["none", "minimal", "low", "medium", "high", "xhigh"]
 
@@ -75,6 +61,26 @@ const numberIn = (value: unknown, key: string, min: number, max: number, integer
     )
   }
   return value
+}
+
+// `pick` builds the struct from a key table, so its field types are only known as Schema.Top.
+const decodeFrontmatter = Schema.decodeUnknownExit(
+  agentFileSchema as unknown as Schema.Codec<Readonly<Record<string, unknown>>>,
+  { onExcessProperty: "error" }
+)
+
+// The checks above give the friendly messages; this keeps the parser from ever accepting a file the
+// published JSON Schema (`lait schema agent`) rejects. Null values mean "unset" here, as above.
+const checkAgainstFileSchema = (fields: Readonly<Record<string, unknown>>): void => {
+  const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined))
+  const exit = decodeFrontmatter(set)
+  if (Exit.isSuccess(exit)) return
+  const error = exit.cause.reasons.find((r) => r._tag === "Fail")
+  const issue = error !== undefined && Schema.isSchemaError(error.error)
+    ? SchemaIssue.makeFormatterStandardSchemaV1()(error.error.issue).issues[0]
+    : undefined
+  const at = (issue?.path ?? []).map(String).join(".")
+  throw fail(`${at === "" ? "" : `'${at}': `}${issue?.message ?? "does not match the agent file schema"}`)
 }
 
 /**
@@ -129,6 +135,7 @@ export const agentFromFields = (
   if (fields["input_schema"] != null) out["inputSchema"] = schemaRef(fields["input_schema"], "input_schema", dir)
   if (fields["output_schema"] != null) out["outputSchema"] = schemaRef(fields["output_schema"], "output_schema", dir)
   if (schemaName !== undefined) out["schemaName"] = schemaName
+  if (allowed === AGENT_FIELDS) checkAgainstFileSchema(fields)
   return out as unknown as AgentDefinition
 }
 
@@ -141,7 +148,9 @@ export const parseAgentText = (contents: string, path: string): Effect.Effect<Ag
       try {
         frontmatter = parseYaml(split.frontmatter) ?? {}
       } catch (e) {
-        throw new ValidationError({ message: "failed to parse frontmatter", cause: e instanceof Error ? e.message : String(e) })
+        // The yaml package appends a source excerpt after the first line; errors are one line.
+        const reason = (e instanceof Error ? e.message : String(e)).split("\n")[0]!.replace(/:$/, "")
+        throw new ValidationError({ message: "failed to parse frontmatter", cause: reason })
       }
       if (!isJsonObject(frontmatter as Json)) throw fail("the frontmatter must be a YAML mapping")
       return agentFromFields(frontmatter as Record<string, unknown>, split.body.trim(), nodePath.dirname(path))

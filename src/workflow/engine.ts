@@ -35,6 +35,7 @@ import { type Answerer, ask, terminalAnswerer } from "./engine/ask.ts"
 import { osErrorText, runCommand } from "./engine/process.ts"
 import { loadSchemaRef } from "./engine/schemas.ts"
 import { writeOutputFile } from "./engine/write.ts"
+import { stepSpan, workflowSpan } from "../trace/spans.ts"
 
 /** Upstream's limit on `workflow:` nesting (files on the call stack). */
 export const MAX_WORKFLOW_DEPTH = 32
@@ -225,11 +226,13 @@ const runStep: (step: Step, incoming: State, frame: Frame) => EngineEffect<Outco
     }
     yield* frame.progress.line(`[${state.counter}] ${label}`)
 
+    // All attempts of the step are one trace span; its on_error steps are spans of their own.
+    const attempts = stepSpan(label, step.kind.type, runWithPolicy(step, state, frame, label))
     let outcome: Outcome
     if (step.onError === undefined) {
-      outcome = yield* runWithPolicy(step, state, frame, label)
+      outcome = yield* attempts
     } else {
-      const attempt = yield* Effect.result(runWithPolicy(step, state, frame, label))
+      const attempt = yield* Effect.result(attempts)
       if (attempt._tag === "Success") {
         outcome = attempt.success
       } else {
@@ -691,11 +694,11 @@ const runDocument = (
   frame: Frame,
   timeoutMode: "fail" | "cancel"
 ): EngineEffect<RunResult> => {
-  const body = Effect.gen(function*() {
+  const body = workflowSpan(workflow, Effect.gen(function*() {
     const outcome = yield* runSteps(workflow.steps, { value: initial, counter: 0, steps: {} }, frame)
     const output = yield* finishOutput(workflow, outcome.state, frame)
     return { output, steps: outcome.state.steps }
-  })
+  }))
   const seconds = workflow.timeout
   if (seconds === undefined) return body
   if (timeoutMode === "fail") {

@@ -287,6 +287,22 @@ const InlineAgent = pick(
   ["system"]
 )
 
+/** An agent Markdown file's frontmatter: an inline agent's fields without `system` (the body plays it). */
+export const AGENT_FILE_KEYS = AGENT_KEYS.filter((key): key is Exclude<(typeof AGENT_KEYS)[number], "system"> =>
+  key !== "system"
+)
+const InlineOrFileSchema = Schema.Union([FileRef, JsonObject.pipe(describe("An inline JSON Schema"))])
+
+/** The frontmatter as written; src/workflow/agentFile.ts checks every parsed agent file against it. */
+export const agentFileSchema = pick(AGENT_FILE_KEYS, {
+  ...llmFieldSchemas,
+  name: Schema.String,
+  description: Schema.String,
+  input_schema: InlineOrFileSchema.pipe(describe("Validates the agent's input")),
+  output_schema: InlineOrFileSchema.pipe(describe("Turns on strict structured output")),
+  schema_name: Schema.String.check(Schema.isPattern(SCHEMA_NAME_PATTERN))
+}).annotate({ title: "lait agent file frontmatter" })
+
 const InputDefinition = Schema.Union([
   Schema.String.pipe(describe("Shorthand for {type: <name>}")),
   Schema.Null,
@@ -312,6 +328,16 @@ const topLevelSchemas = {
 export const workflowFileSchema = pick(TOP_LEVEL_KEYS, topLevelSchemas, ["steps"]).annotate({
   title: "lait workflow (version 2)"
 })
+
+/** JSON Schema (draft 2020-12) of an agent file's frontmatter, for `lait schema agent`. */
+export const agentJsonSchema = (): { readonly [key: string]: unknown } => {
+  const doc = Schema.toJsonSchemaDocument(agentFileSchema, { onExcessProperty: "error" })
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    ...doc.schema,
+    ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
+  }
+}
 
 /** JSON Schema (draft 2020-12) of a workflow file, for `lait schema workflow`. */
 export const workflowJsonSchema = (): { readonly [key: string]: unknown } => {

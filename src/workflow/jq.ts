@@ -37,6 +37,13 @@ export const MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 export const MAX_OUTPUTS = 100_000
 /** Values nested deeper than this may have overflowed jq-wasm's C stack: the instance is replaced. */
 const SAFE_DEPTH = 128
+/**
+ * jq-wasm leaks one of its 4096 virtual file descriptors on every call whose input holds a string,
+ * and fails every later call with "Could not open file /dev/stdin: No file descriptors available":
+ * the evaluating instance is replaced well before that.
+ */
+const RUNNER_CALL_BUDGET = 2048
+let runnerCalls = 0
 
 const GLOBALS = ["steps", "inputs", "loop"] as const
 type GlobalName = (typeof GLOBALS)[number]
@@ -338,6 +345,10 @@ const evaluateSync = (filter: string, input: Json, vars: JqVars, mode: Mode): Ou
     if (runner === jq) runner = undefined
   }
   if (inputDepth > SAFE_DEPTH) retire()
+  if (++runnerCalls >= RUNNER_CALL_BUDGET) {
+    runnerCalls = 0
+    retire()
+  }
   const result = captured.value
   if (result === undefined) {
     retire()

@@ -1,6 +1,7 @@
 // prompt and agent steps (inventory §2.3, §2.9, §2.10): settings resolved step → agent → workflow
-// `default:` → config `default:`, messages built from templates and attachments, one request
-// through ModelClient (so cache/record/replay/usage apply), structured output parsed and validated.
+// `default:` → config `default:`, messages built from templates and attachments, requests through
+// the tool loop (src/tools: one ModelClient call per round, so cache/record/replay/usage apply),
+// structured output parsed and validated.
 import * as nodePath from "node:path"
 import { Effect } from "effect"
 import { parse as parseYaml } from "yaml"
@@ -9,8 +10,7 @@ import { FileLoader, READ_LIMIT } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
-import { ModelClient } from "../model/ModelClient.ts"
-import { RunUsage } from "../model/RunUsage.ts"
+import { makeToolRuntime } from "../tools/ToolRuntime.ts"
 import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat } from "../model/types.ts"
 import { loadAgentFile } from "./agentFile.ts"
 import { validateJson } from "./jsonschema.ts"
@@ -20,7 +20,7 @@ import { renderTemplate } from "./template.ts"
 
 export const DEFAULT_SCHEMA_NAME = "structured_output"
 
-const TOOL_FIELDS = ["mcp", "subagents", "tools", "skills"] as const
+const UNSUPPORTED_FIELDS = ["skills"] as const
 
 /** First defined value along the chain step → agent → workflow default → config default. */
 const pick = <K extends keyof LlmSettings>(
@@ -71,9 +71,9 @@ const sniffImageMime = (bytes: Uint8Array, path: string): string | undefined => 
 
 export const makeModelSteps = Effect.gen(function*() {
   const config = yield* LaitConfig
-  const client = yield* ModelClient
   const files = yield* FileLoader
-  const usage = yield* RunUsage
+  // This run's tool loop: its MCP servers stop when the run's scope closes.
+  const tools = yield* makeToolRuntime()
   const schemaCache = new Map<string, JsonObject>()
   const agentCache = new Map<string, AgentDefinition>()
 
@@ -180,11 +180,11 @@ export const makeModelSteps = Effect.gen(function*() {
   }) =>
     Effect.gen(function*() {
       const { label, chain } = options
-      for (const key of TOOL_FIELDS) {
+      for (const key of UNSUPPORTED_FIELDS) {
         const names = pick(key, chain)
         if (names !== undefined && names.length > 0) {
           return yield* new LaitError({
-            message: `step '${label}' sets '${key}', but this build of lait cannot run tool loops yet`
+            message: `step '${label}' sets '${key}', but this build of lait does not support skills yet`
           })
         }
       }
@@ -213,7 +213,14 @@ export const makeModelSteps = Effect.gen(function*() {
         ...(topP !== undefined ? { top_p: topP } : {}),
         ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {})
       }
-      const result = yield* client.complete({ label, endpoints, request }).pipe(Effect.provideService(RunUsage, usage))
+      const result = yield* tools.complete({
+        label,
+        endpoints,
+        request,
+        names: { mcp: pick("mcp", chain), subagents: pick("subagents", chain), tools: pick("tools", chain) },
+        maxToolRounds: pick("max_tool_rounds", chain),
+        cancelled: options.ctx.cancelled
+      })
       const content = result.content ?? ""
       if (options.outputSchema === undefined) return content as Json
       const parsed = yield* Effect.try({

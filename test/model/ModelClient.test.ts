@@ -9,6 +9,7 @@ import { renderChain } from "../../src/core/errors.ts"
 import { FileLoader } from "../../src/core/FileLoader.ts"
 import { callKey, type Endpoint, type ModelCall, ModelClient } from "../../src/model/ModelClient.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
+import { RunTracer } from "../../src/trace/RunTracer.ts"
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
 
 const SECRET = "sk-test-SECRET-0123456789"
@@ -40,14 +41,14 @@ const live = ModelClient.layerLive({ attempts: 2, backoff: "5 millis" }).pipe(La
 
 const run = <A, E>(
   layer: Layer.Layer<ModelClient, never, never>,
-  f: (m: ModelClient["Service"]) => Effect.Effect<A, E, RunUsage>
+  f: (m: ModelClient["Service"]) => Effect.Effect<A, E, RunUsage | RunTracer>
 ) =>
   Effect.runPromiseExit(
     Effect.gen(function*() {
       const usage = yield* RunUsage
       const value = yield* ModelClient.use(f)
       return { value, usage: yield* usage.entries }
-    }).pipe(Effect.provide(Layer.mergeAll(layer, RunUsage.layer)))
+    }).pipe(Effect.provide(Layer.mergeAll(layer, RunUsage.layer, RunTracer.layer)))
   )
 
 const ok = <A>(exit: Exit.Exit<A, unknown>): A => {

@@ -1,0 +1,25 @@
+// `lait lint PATH... [--format text|json|github]`: check workflow, test, eval, agent and config files
+// without running anything (src/lint/). Results on stdout; the summary of a failed lint on stderr
+// with exit 3. Synchronous in spirit: no model, no waiting on FIFOs.
+import { Effect } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { FileLoader } from "../core/FileLoader.ts"
+import { globalOptions } from "./global.ts"
+
+export const lintCommand = Command.make("lint", {
+  paths: Argument.String("path").pipe(
+    Argument.withDescription("Files or directories (walked for .yml/.yaml and agent .md files)"),
+    Argument.variadic({ min: 1 })
+  ),
+  format: Flag.Literals("format", ["text", "json", "github"]).pipe(
+    Flag.withDescription("Output: text, json (an array of findings) or github (Actions workflow commands)"),
+    Flag.withDefault("text")
+  )
+}, Effect.fn("cli.lint")(function*({ paths, format }) {
+  const options = yield* globalOptions
+  // Loaded on demand: YAML, jq, Ajv and Handlebars stay out of every other command's start-up.
+  const { runLint } = yield* Effect.promise(() => import("../lint/run.ts"))
+  yield* runLint(paths, format, options)
+}, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))).pipe(
+  Command.withDescription("Check workflow, test, eval, agent and config files without running them")
+)

@@ -1,0 +1,81 @@
+// `lait trace show FILE` and `lait trace export FILE --otlp URL`: read a `--trace-file` JSONL log back.
+// Neither loads lait.config.yml. `show` is local and synchronous (a FIFO without a writer fails at
+// once); `export` waits for one, loads `.env` for `${VAR}` in `--header` values, and can be Ctrl-C'd.
+import { Console, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { FileLoader } from "../core/FileLoader.ts"
+import { globalOptions } from "./global.ts"
+
+const fileArgument = Argument.String("file").pipe(
+  Argument.withDescription("A JSONL trace file written by `lait run --trace-file`")
+)
+
+const show = Command.make("show", {
+  file: fileArgument,
+  json: Flag.Boolean("json").pipe(
+    Flag.withDescription("Print the events (or, with --summary, the totals) as a JSON array"),
+    Flag.withDefault(false)
+  ),
+  operation: Flag.String("operation").pipe(
+    Flag.withMetavar("OP"),
+    Flag.withDescription("Only events whose operation is OP (chat, execute_tool, compact, step, invoke_workflow)"),
+    Flag.optional
+  ),
+  label: Flag.String("label").pipe(
+    Flag.withMetavar("TEXT"),
+    Flag.withDescription("Only events whose label contains TEXT (a step id, a tool name, ...)"),
+    Flag.optional
+  ),
+  summary: Flag.Boolean("summary").pipe(
+    Flag.withDescription("Per-label counts, total duration and tokens, after --operation/--label"),
+    Flag.withDefault(false)
+  )
+}, Effect.fn("cli.trace.show")(function*({ file, json, operation, label, summary }) {
+  const [{ readTraceFile }, { renderShow }] = yield* Effect.promise(() =>
+    Promise.all([import("../trace/file.ts"), import("../trace/show.ts")])
+  )
+  const { events } = yield* readTraceFile(file, { waitForWriter: false })
+  yield* Console.log(
+    renderShow(events, {
+      json,
+      summary,
+      operation: Option.getOrUndefined(operation),
+      label: Option.getOrUndefined(label)
+    })
+  )
+}, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))).pipe(
+  Command.withDescription("Print a trace file's events in recording order (or per-label totals)")
+)
+
+const exportCommand = Command.make("export", {
+  file: fileArgument,
+  otlp: Flag.String("otlp").pipe(
+    Flag.withMetavar("URL"),
+    Flag.withDescription("The OTLP/HTTP traces endpoint to POST to, used as given (e.g. http://localhost:4318/v1/traces)")
+  ),
+  header: Flag.String("header").pipe(
+    Flag.withMetavar("NAME=VALUE"),
+    Flag.withDescription("An extra request header (repeatable); VALUE may use ${VAR} so secrets stay off the command line"),
+    Flag.atLeast(0)
+  ),
+  serviceName: Flag.String("service-name").pipe(
+    Flag.withMetavar("NAME"),
+    Flag.withDescription("The service.name resource attribute"),
+    Flag.withDefault("lait")
+  )
+}, Effect.fn("cli.trace.export")(function*({ file, otlp, header, serviceName }) {
+  const [{ exportTrace }, { loadDotenv }] = yield* Effect.promise(() =>
+    Promise.all([import("../trace/export.ts"), import("../core/env.ts")])
+  )
+  const flags = yield* globalOptions
+  const env = { ...process.env }
+  if (!flags.noEnv) yield* loadDotenv({ cwd: process.cwd(), env, waitForWriter: true })
+  yield* exportTrace({ file, url: otlp, headers: header, serviceName, env })
+}, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))).pipe(
+  Command.withDescription("Send a trace file to an OpenTelemetry collector as OTLP/HTTP JSON spans")
+)
+
+export const traceCommand = Command.make("trace").pipe(
+  Command.withDescription("Inspect or export a `lait run --trace-file` trace"),
+  Command.withSubcommands([show, exportCommand])
+)

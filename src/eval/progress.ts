@@ -1,0 +1,51 @@
+// Progress of a long eval on stderr (stdout carries only the report). On a terminal one status line
+// is redrawn in place, `[12/200] runs done, 3 failed`, and erased at the end; elsewhere (CI logs,
+// pipes) a redrawn line would be noise, so a plain line is written each time a case has finished.
+import { Effect } from "effect"
+import type { ProgressEvent } from "./runner.ts"
+
+export interface EvalProgress {
+  readonly start: (cases: number, repeat: number, concurrency: number) => Effect.Effect<void>
+  readonly update: (event: ProgressEvent) => Effect.Effect<void>
+  /** Clears the status line (terminal only). */
+  readonly end: Effect.Effect<void>
+}
+
+export interface ProgressSink {
+  readonly isTTY: boolean
+  readonly write: (text: string) => void
+}
+
+export const stderrSink: ProgressSink = {
+  get isTTY() {
+    return process.stderr.isTTY === true
+  },
+  write: (text) => void process.stderr.write(text)
+}
+
+export const makeEvalProgress = (sink: ProgressSink = stderrSink): EvalProgress => {
+  let drawn = false
+  return {
+    start: (cases, repeat, concurrency) =>
+      Effect.sync(() => {
+        if (sink.isTTY) return
+        sink.write(`eval: ${cases} case(s) x ${repeat} run(s) = ${cases * repeat} run(s), ${concurrency} at a time\n`)
+      }),
+    update: (event) =>
+      Effect.sync(() => {
+        if (sink.isTTY) {
+          drawn = true
+          sink.write(`\r\x1b[K[${event.runsDone}/${event.runsTotal}] runs done, ${event.runsFailed} failed`)
+          return
+        }
+        if (event.caseDone !== undefined) {
+          const c = event.caseDone
+          sink.write(`eval: case ${c.index} done: ${c.passed}/${c.total} passed [${event.runsDone}/${event.runsTotal}]\n`)
+        }
+      }),
+    end: Effect.sync(() => {
+      if (drawn) sink.write("\r\x1b[K")
+      drawn = false
+    })
+  }
+}

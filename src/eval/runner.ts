@@ -1,0 +1,265 @@
+// Runs every (case, repeat) pair of an eval (inventory §7.2): in case order, at most `concurrency`
+// (8) at once, each in a run context of its own — usage meter, trace collector and model steps —
+// so concurrent runs never see each other's events or tokens; the ModelClient, config and caches
+// are shared. A run that fails is one failure (`<error chain>`); only an interruption stops the eval.
+//
+// With a budget (`--max-cost`), a pair starts only while the cost spent plus an estimate for the
+// runs in flight and this one stays within it. The estimate is the mean cost of the runs finished so
+// far, so until the first run has finished only one runs: before that the only estimate is the
+// prompt-size one of --dry-run, a lower bound, and a guess that is too low would start eight runs at
+// once. That lower bound still keeps a first run that alone would pass the budget from starting.
+import { Deferred, Effect, Fiber, Layer, Semaphore } from "effect"
+import { type AnyLaitError, renderChain } from "../core/errors.ts"
+import type { FileLoader } from "../core/FileLoader.ts"
+import { LaitConfig } from "../config/LaitConfig.ts"
+import { ModelClient } from "../model/ModelClient.ts"
+import { RunUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
+import { AssertionEvaluator, failureLines, Judge } from "../testing/AssertionEvaluator.ts"
+import { RunTracer } from "../trace/RunTracer.ts"
+import { LlmSteps } from "../workflow/LlmSteps.ts"
+import { Progress } from "../workflow/progress.ts"
+import { makeLlmJudge } from "./judge.ts"
+import type { EvalCase } from "./schema.ts"
+import { type LoadedTarget, runPromptTarget, runWorkflowTarget, type TargetRun } from "./target.ts"
+
+/** Upstream's SUITE_CONCURRENCY, shared with `lait test`. */
+export const EVAL_CONCURRENCY = 8
+
+export interface RunOutcome {
+  /** `assertion k: …` lines, or the run's error chain; empty when the run passed. */
+  readonly failures: ReadonlyArray<string>
+  /** Everything the run used, its judges included. */
+  readonly usage: UsageTotals
+  /** The same by label (`eval target 'm'`, step labels, `llm_judge`), in first-recorded order. */
+  readonly usageEntries: ReadonlyArray<UsageEntry>
+  readonly durationMs: number
+}
+
+export interface CaseOutcome {
+  /** 1-based position in `cases:`. */
+  readonly index: number
+  readonly input: string
+  /** The runs that ran, in repeat order. */
+  readonly runs: ReadonlyArray<RunOutcome>
+  /** Repeats that were never started (the budget ran out). */
+  readonly notStarted: number
+}
+
+export interface BudgetStop {
+  readonly budgetUsd: number
+  readonly spentUsd: number
+  readonly started: number
+  readonly total: number
+}
+
+export interface EvalOutcome {
+  readonly cases: ReadonlyArray<CaseOutcome>
+  readonly repeat: number
+  /** Set when --max-cost stopped new runs from starting. */
+  readonly budgetStop: BudgetStop | undefined
+  /** The summed cost of every run, undefined when no request had a priced model. */
+  readonly costUsd: number | undefined
+}
+
+export interface ProgressEvent {
+  readonly runsDone: number
+  readonly runsTotal: number
+  readonly runsFailed: number
+  /** Set when this run was the last of its case. */
+  readonly caseDone?: { readonly index: number; readonly passed: number; readonly total: number }
+}
+
+export interface EvalOptions {
+  /** Already at least 1. */
+  readonly repeat: number
+  readonly concurrency?: number
+  readonly maxCostUsd?: number | undefined
+  /**
+   * What a run is expected to cost before any has finished (the dry-run's prompt-size estimate per
+   * run; a lower bound). Default 0.
+   */
+  readonly firstRunEstimateUsd?: number | undefined
+  readonly onProgress?: (event: ProgressEvent) => Effect.Effect<void>
+}
+
+// Costs are sums of small floats; a budget met exactly must not read as exceeded.
+const BUDGET_SLACK = 1e-9
+
+// One run's own services, provided `local`: layers built by an enclosing provide would otherwise be
+// shared, and with them the usage and trace of another run. A model target needs no model steps.
+const promptRunContext = Layer.mergeAll(RunUsage.layer, RunTracer.layer)
+const workflowRunContext = LlmSteps.layerModel.pipe(
+  Layer.provideMerge(Layer.mergeAll(RunUsage.layer, RunTracer.layer, Progress.layerSilent))
+)
+
+const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.Effect<TargetRun, AnyLaitError, R>) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    const config = yield* LaitConfig
+    const client = yield* ModelClient
+    const evaluator = yield* AssertionEvaluator
+    const usage = yield* RunUsage
+    const ran = yield* Effect.result(run)
+    let failures: ReadonlyArray<string>
+    if (ran._tag === "Failure") {
+      failures = [renderChain(ran.failure)]
+    } else {
+      // Usage assertions see the run itself; the judges' requests come after this snapshot.
+      const trajectory = {
+        events: yield* (yield* RunTracer).events,
+        steps: ran.success.steps,
+        usage: yield* usage.total
+      }
+      const judge = yield* makeLlmJudge({ config, client, defaultModel: target.defaultModel })
+      const checks = yield* evaluator.evaluate(evalCase.assert, {
+        output: ran.success.output,
+        trajectory,
+        input: evalCase.input
+      }).pipe(Effect.provideService(Judge, Judge.of(judge)))
+      failures = failureLines(checks)
+    }
+    return {
+      failures,
+      usage: yield* usage.total,
+      usageEntries: yield* usage.entries,
+      durationMs: Date.now() - started
+    } satisfies RunOutcome
+  })
+
+const runPair = (target: LoadedTarget, evalCase: EvalCase) =>
+  target.kind === "workflow"
+    ? evaluatePair(target, evalCase, runWorkflowTarget(target, evalCase.input)).pipe(
+      Effect.provide(workflowRunContext, { local: true })
+    )
+    : evaluatePair(target, evalCase, runPromptTarget(target, evalCase.input)).pipe(
+      Effect.provide(promptRunContext, { local: true })
+    )
+
+export const runEval = (
+  target: LoadedTarget,
+  cases: ReadonlyArray<EvalCase>,
+  options: EvalOptions
+): Effect.Effect<EvalOutcome, never, FileLoader | LaitConfig | ModelClient | AssertionEvaluator> =>
+  Effect.gen(function*() {
+    const repeat = options.repeat
+    const concurrency = Math.max(1, options.concurrency ?? EVAL_CONCURRENCY)
+    const budget = options.maxCostUsd
+    const pairs = cases.flatMap((c, caseIndex) => Array.from({ length: repeat }, () => ({ caseIndex, evalCase: c })))
+    const outcomes: Array<RunOutcome | undefined> = new Array(pairs.length)
+    const finishedPerCase = cases.map(() => 0)
+    const passedPerCase = cases.map(() => 0)
+    const slots = yield* Semaphore.make(concurrency)
+    const firstDone = yield* Deferred.make<void>()
+    let inFlight = 0
+    let done = 0
+    let failed = 0
+    let spent = 0
+    let priced = false
+    let started = 0
+    let stoppedByBudget = false
+    const fibers: Array<Fiber.Fiber<void>> = []
+
+    const finish = (index: number, outcome: RunOutcome) =>
+      Effect.gen(function*() {
+        outcomes[index] = outcome
+        inFlight--
+        done++
+        if (outcome.failures.length > 0) failed++
+        if (outcome.usage.costUsd !== undefined) {
+          priced = true
+          spent += outcome.usage.costUsd
+        }
+        const { caseIndex } = pairs[index]!
+        finishedPerCase[caseIndex]!++
+        if (outcome.failures.length === 0) passedPerCase[caseIndex]!++
+        yield* Deferred.succeed(firstDone, undefined)
+        if (options.onProgress !== undefined) {
+          const caseDone = finishedPerCase[caseIndex] === repeat
+            ? { index: caseIndex + 1, passed: passedPerCase[caseIndex]!, total: repeat }
+            : undefined
+          yield* options.onProgress({
+            runsDone: done,
+            runsTotal: pairs.length,
+            runsFailed: failed,
+            ...(caseDone !== undefined ? { caseDone } : {})
+          })
+        }
+      })
+
+    for (let index = 0; index < pairs.length; index++) {
+      yield* Semaphore.take(slots, 1)
+      if (budget !== undefined) {
+        if (done === 0 && inFlight > 0) yield* Deferred.await(firstDone)
+        const estimate = done === 0 ? (options.firstRunEstimateUsd ?? 0) : spent / done
+        if (spent + estimate * (inFlight + 1) > budget * (1 + BUDGET_SLACK) + BUDGET_SLACK) {
+          yield* Semaphore.release(slots, 1)
+          stoppedByBudget = true
+          break
+        }
+      }
+      inFlight++
+      started++
+      const { evalCase } = pairs[index]!
+      const fiber = yield* runPair(target, evalCase).pipe(
+        Effect.flatMap((outcome) => finish(index, outcome)),
+        Effect.ensuring(Semaphore.release(slots, 1)),
+        Effect.forkChild({ startImmediately: true })
+      )
+      fibers.push(fiber)
+    }
+    yield* Fiber.joinAll(fibers)
+
+    const caseOutcomes = cases.map((c, caseIndex): CaseOutcome => {
+      const runs = outcomes.slice(caseIndex * repeat, (caseIndex + 1) * repeat).filter((o): o is RunOutcome =>
+        o !== undefined
+      )
+      return { index: caseIndex + 1, input: c.input, runs, notStarted: repeat - runs.length }
+    })
+    return {
+      cases: caseOutcomes,
+      repeat,
+      budgetStop: stoppedByBudget && budget !== undefined
+        ? { budgetUsd: budget, spentUsd: spent, started, total: pairs.length }
+        : undefined,
+      costUsd: priced ? spent : undefined
+    }
+  })
+
+/** Usage of every run summed per label, labels in the order they first appear (case order). */
+export const totalUsage = (
+  outcome: EvalOutcome
+): { readonly entries: ReadonlyArray<UsageEntry>; readonly total: UsageTotals } => {
+  const byLabel = new Map<string, UsageEntry>()
+  const add = (a: number | undefined, b: number | undefined) =>
+    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0)
+  for (const c of outcome.cases) {
+    for (const run of c.runs) {
+      for (const e of run.usageEntries) {
+        const prev = byLabel.get(e.label)
+        byLabel.set(
+          e.label,
+          prev === undefined ? e : {
+            label: e.label,
+            prompt: prev.prompt + e.prompt,
+            completion: prev.completion + e.completion,
+            total: prev.total + e.total,
+            requests: prev.requests + e.requests,
+            costUsd: add(prev.costUsd, e.costUsd)
+          }
+        )
+      }
+    }
+  }
+  const entries = [...byLabel.values()]
+  const total = entries.reduce<UsageTotals>(
+    (acc, e) => ({
+      prompt: acc.prompt + e.prompt,
+      completion: acc.completion + e.completion,
+      total: acc.total + e.total,
+      requests: acc.requests + e.requests,
+      costUsd: add(acc.costUsd, e.costUsd)
+    }),
+    { prompt: 0, completion: 0, total: 0, requests: 0, costUsd: undefined }
+  )
+  return { entries, total }
+}

@@ -1,0 +1,134 @@
+// What an eval runs for each (case, repeat) (inventory §7.2). A workflow target is loaded, and its
+// `inputs:` resolved, once for the whole eval; each run then reads the case input through the
+// workflow's `input_schema` and runs the workflow. A model target renders its prompt template with
+// the case input and sends one user message — no system message, no response format — labelled
+// `eval target '<model>'`. Its model resolves against lait.config.yml `models:` only.
+import * as nodePath from "node:path"
+import { Effect } from "effect"
+import { type AnyLaitError, LaitError, ValidationError, withContext } from "../core/errors.ts"
+import type { FileLoader } from "../core/FileLoader.ts"
+import { type Json, type JsonObject, textForm } from "../core/json.ts"
+import type { Endpoints } from "../config/endpoints.ts"
+import { LaitConfig } from "../config/LaitConfig.ts"
+import { ModelClient } from "../model/ModelClient.ts"
+import type { RunUsage } from "../model/RunUsage.ts"
+import type { ChatRequest } from "../model/types.ts"
+import type { RunTracer } from "../trace/RunTracer.ts"
+import { runWorkflowDetailed } from "../workflow/engine.ts"
+import { loadSchemaRef } from "../workflow/engine/schemas.ts"
+import { parseTextInput, resolveInitial, resolveInputs } from "../workflow/inputs.ts"
+import type { LlmSteps } from "../workflow/LlmSteps.ts"
+import { loadWorkflow } from "../workflow/load.ts"
+import type { Workflow } from "../workflow/model.ts"
+import type { Progress } from "../workflow/progress.ts"
+import { checkTemplateSyntax, renderTemplateWith } from "../workflow/template.ts"
+import { samplingFields } from "./sampling.ts"
+import type { EvalTarget } from "./schema.ts"
+
+export type LoadedTarget =
+  | {
+    readonly kind: "workflow"
+    /** As the user will recognise it: joined onto the eval file's directory. */
+    readonly path: string
+    readonly workflow: Workflow
+    readonly inputs: Readonly<Record<string, Json>>
+    readonly inputSchema: JsonObject | undefined
+    /** What an `llm_judge` without `model:` uses: the workflow's default.model, else config's. */
+    readonly defaultModel: string | undefined
+  }
+  | {
+    readonly kind: "prompt"
+    /** As written (an alias or a raw id); it names the usage label. */
+    readonly model: string
+    readonly template: string
+    readonly endpoints: Endpoints
+    /** `target.model` as written. */
+    readonly defaultModel: string
+  }
+
+export const targetLabel = (model: string) => `eval target '${model}'`
+
+/** `target.workflow` relative to the eval file's directory (an absolute path stays as it is). */
+export const targetWorkflowPath = (evalFile: string, workflow: string): string =>
+  nodePath.isAbsolute(workflow) ? workflow : nodePath.join(nodePath.dirname(evalFile), workflow)
+
+export const loadTarget = (
+  target: EvalTarget,
+  evalFile: string
+): Effect.Effect<LoadedTarget, LaitError | ValidationError, FileLoader | LaitConfig> =>
+  Effect.gen(function*() {
+    const config = yield* LaitConfig
+    if (target.kind === "workflow") {
+      const path = targetWorkflowPath(evalFile, target.workflow)
+      const workflow = yield* loadWorkflow(path, { waitForWriter: true })
+      const inputs = yield* resolveInputs(
+        workflow.inputs,
+        Object.entries(target.inputs).map(([key, value]) => [key, { kind: "typed" as const, value }] as const)
+      ).pipe(Effect.mapError((e) => withContext(`workflow '${path}'`)(e) as LaitError | ValidationError))
+      const inputSchema = yield* loadSchemaRef(workflow.inputSchema)
+      return {
+        kind: "workflow",
+        path,
+        workflow,
+        inputs,
+        inputSchema,
+        defaultModel: workflow.defaults.model ?? config.config.default?.model
+      } as const
+    }
+    const syntax = checkTemplateSyntax(target.prompt)
+    if (syntax !== undefined) {
+      return yield* new ValidationError({ message: `target.prompt: ${syntax}`, file: evalFile })
+    }
+    const endpoints = yield* config.resolveEndpoints(target.model)
+    return {
+      kind: "prompt",
+      model: target.model,
+      template: target.prompt,
+      endpoints,
+      // Seed 001: a judge without `model:` uses `target.model` — as written, so an alias reaches
+      // the same endpoint as the target (upstream passed the resolved model id, which an alias's
+      // provider base_url does not follow).
+      defaultModel: target.model
+    } as const
+  })
+
+/** The user message a model target sends for `input`. */
+export const renderTargetPrompt = (template: string, input: string): Effect.Effect<string, LaitError> =>
+  renderTemplateWith(template, { input: parseTextInput(input), steps: {}, vars: {} })
+
+export interface TargetRun {
+  /** The output's text form: what assertions read. */
+  readonly output: string
+  /** The workflow's `$steps` (empty for a model target). */
+  readonly steps: Readonly<Record<string, Json>>
+}
+
+/** One run of a workflow target against a case input, in the run context provided around it. */
+export const runWorkflowTarget = (
+  target: Extract<LoadedTarget, { readonly kind: "workflow" }>,
+  input: string
+): Effect.Effect<TargetRun, AnyLaitError, FileLoader | LlmSteps | Progress> =>
+  Effect.gen(function*() {
+    const initial = yield* resolveInitial(target.inputSchema, { kind: "text", text: input })
+    const result = yield* runWorkflowDetailed(target.workflow, initial, target.inputs)
+    return { output: textForm(result.output), steps: result.steps }
+  })
+
+/** One run of a model target: its single request, metered in the run's own usage and trace. */
+export const runPromptTarget = (
+  target: Extract<LoadedTarget, { readonly kind: "prompt" }>,
+  input: string
+): Effect.Effect<TargetRun, AnyLaitError, RunUsage | RunTracer | ModelClient | LaitConfig> =>
+  Effect.gen(function*() {
+    const config = yield* LaitConfig
+    const prompt = yield* renderTargetPrompt(target.template, input)
+    const request: ChatRequest = {
+      messages: [{ role: "user", content: prompt }],
+      tools: [],
+      response_format: null,
+      ...samplingFields(target.endpoints[0], config.config.default)
+    }
+    const client = yield* ModelClient
+    const result = yield* client.complete({ label: targetLabel(target.model), endpoints: target.endpoints, request })
+    return { output: result.content ?? "", steps: {} }
+  })

@@ -1,0 +1,134 @@
+// The configuration side of `lait lint`: the active configuration (the one `--config`/`--no-config`
+// and the upward search select, as for any command) decides whether names are checked, and its
+// `workflows:` registry is reported first; a config file named or found among the PATHs is checked
+// like the loader checks it (every key, value and rule, with its line) plus whether the files its
+// `workflows:`/`agents:`/`skills:` entries name exist.
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { Effect } from "effect"
+import { type LoadedConfig, loadConfig, parseConfigText } from "../config/load.ts"
+import type { ConfigFile } from "../config/schema.ts"
+import { renderChain } from "../core/errors.ts"
+import type { GlobalOptions } from "../cli/global.ts"
+import { parseYaml } from "../workflow/load/yaml.ts"
+import {
+  BROKEN_CONFIG_REASON,
+  display,
+  fieldOf,
+  type LintEnv,
+  NO_CONFIG_REASON,
+  realpath,
+  valueOf,
+  type Where
+} from "./context.ts"
+import type { ConfigSection, Emitter, RegistryEntry } from "./findings.ts"
+import { errorLine } from "./workflow.ts"
+
+const isFile = (path: string): boolean => {
+  try {
+    return fs.statSync(path).isFile()
+  } catch {
+    return false
+  }
+}
+
+export interface ActiveConfig {
+  readonly env: LintEnv
+  readonly section: ConfigSection
+  /** Real paths of the files it was merged from (their registries are reported in the section). */
+  readonly files: ReadonlySet<string>
+}
+
+/** Loads the active configuration; a failure becomes a finding, and names are then not checked. */
+export const loadActiveConfig = (options: GlobalOptions) =>
+  Effect.gen(function*() {
+    const cwd = process.cwd()
+    const loaded = yield* Effect.result(
+      loadConfig({
+        cwd,
+        configPath: options.configPath,
+        noConfig: options.noConfig,
+        noEnv: options.noEnv,
+        waitForWriter: false
+      })
+    )
+    if (loaded._tag === "Failure") {
+      const error = loaded.failure
+      const file = typeof error === "object" && "file" in error && typeof error.file === "string"
+        ? error.file
+        : nodePath.resolve(cwd, options.configPath ?? "lait.config.yml")
+      return {
+        env: { config: undefined, skippedBecause: BROKEN_CONFIG_REASON },
+        section: {
+          display: display(file),
+          loadError: { message: renderChain(error), line: errorLine(error) },
+          registry: []
+        },
+        files: new Set()
+      } satisfies ActiveConfig
+    }
+    const config: LoadedConfig = loaded.success
+    const present = config.files.length > 0
+    const registry: Array<RegistryEntry> = Object.entries(config.config.workflows ?? {})
+      .map(([name, path]) => ({ name, path, exists: isFile(path) }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    const last = config.files[config.files.length - 1]
+    return {
+      env: { config: present ? config.config : undefined, skippedBecause: NO_CONFIG_REASON },
+      section: { display: last === undefined ? "lait.config.yml" : display(last), loadError: undefined, registry },
+      files: new Set(config.files.flatMap((f) => {
+        const real = realpath(f)
+        return real.ok ? [real.path] : []
+      }))
+    } satisfies ActiveConfig
+  })
+
+const SKILL_FILE = "SKILL.md"
+
+/** Why a registry entry's path does not work, or undefined. */
+const registryProblem = (section: "workflows" | "agents" | "skills", path: string): string | undefined => {
+  let stat: fs.Stats
+  try {
+    stat = fs.statSync(path)
+  } catch {
+    return "which does not exist"
+  }
+  if (section === "skills" && stat.isDirectory()) {
+    return isFile(nodePath.join(path, SKILL_FILE)) ? undefined : `a directory without ${SKILL_FILE}`
+  }
+  return stat.isFile() ? undefined : "which is not a regular file"
+}
+
+/** A config file among the PATHs. */
+export const lintConfigText = (
+  path: string,
+  text: string,
+  active: ActiveConfig,
+  emitter: Emitter
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const absolute = nodePath.resolve(path)
+    // Parsed under the path as shown (registry paths still resolve from its directory), so the
+    // loader's messages name the file the way the report does.
+    const parsed = yield* Effect.result(parseConfigText(display(absolute), text))
+    if (parsed._tag === "Failure") {
+      emitter.emit("error", renderChain(parsed.failure), errorLine(parsed.failure))
+      return
+    }
+    const real = realpath(absolute)
+    // The active config's registry is already reported in its own section.
+    if (real.ok && active.files.has(real.path)) return
+    const config: ConfigFile = parsed.success
+    const yaml = parseYaml(text)
+    const where: Where = { src: yaml.ok ? yaml.source : undefined }
+    const root = where.src?.wrap(where.src.doc.contents, 1)
+    for (const section of ["workflows", "agents", "skills"] as const) {
+      const holder = valueOf(where, root, section)
+      for (const [name, target] of Object.entries(config[section] ?? {})) {
+        const problem = registryProblem(section, target)
+        if (problem === undefined) continue
+        const shown = display(target)
+        emitter.emit("error", `${section}.${name} resolves to '${shown}', ${problem}`, fieldOf(where, holder, name)?.keyLine)
+      }
+    }
+  })

@@ -1,0 +1,306 @@
+// Linting `lait test` and `lait eval` definition files. Their shape is checked by the same parsers
+// the commands use (src/testing/testFile.ts, src/eval/schema.ts: unknown keys, assertion types and
+// fields); on top, what would fail only once the file runs:
+//   - the workflow (test, eval workflow target) loads, relative to the definition file;
+//   - a test's `replay` cassette directory exists;
+//   - `input`/`inputs` (test), `target.inputs` and each case `input` (eval) resolve against the
+//     workflow's `inputs:` and `input_schema` as the run would resolve them;
+//   - jq in `jq` and `tool_called.args_jq` assertions compiles, `min` <= `max`, `step_output` names a
+//     step id the workflow has (and needs a workflow target), `llm_judge` is not used in a test file
+//     (where it always fails), an eval prompt target's template parses.
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { Effect } from "effect"
+import { renderChain } from "../core/errors.ts"
+import type { FileLoader } from "../core/FileLoader.ts"
+import type { Json } from "../core/json.ts"
+import { parseEvalDefinition } from "../eval/schema.ts"
+import type { Assertion } from "../testing/assertions.ts"
+import { parseTestDefinition } from "../testing/testFile.ts"
+import { resolveInitial, resolveInputs } from "../workflow/inputs.ts"
+import { checkJqSyntax, loadJq } from "../workflow/jq.ts"
+import { parseYaml, type Y } from "../workflow/load/yaml.ts"
+import { childStepLists, type Step, type Workflow } from "../workflow/model.ts"
+import { checkTemplateSyntax } from "../workflow/template.ts"
+import { display, fieldOf, itemOf, keyLine, lineOfY, valueOf, type Where } from "./context.ts"
+import type { Emitter } from "./findings.ts"
+import { readSchemaRef } from "./schemaRefs.ts"
+import { errorLine, loadForLint } from "./workflow.ts"
+
+const allIds = (steps: ReadonlyArray<Step>, into: Set<string> = new Set()): Set<string> => {
+  for (const step of steps) {
+    if (step.id !== undefined) into.add(step.id)
+    for (const child of childStepLists(step)) allIds(child.steps, into)
+  }
+  return into
+}
+
+const renderAt = (path: ReadonlyArray<string | number>): string => {
+  let out = ""
+  for (const segment of path) out += typeof segment === "number" ? `[${segment}]` : out === "" ? segment : `.${segment}`
+  return out
+}
+
+interface AssertionContext {
+  readonly where: Where
+  readonly emitter: Emitter
+  /** The ids of the workflow under test; undefined when it did not load (ids are then not checked). */
+  readonly ids: ReadonlySet<string> | undefined
+  readonly workflowShown: string | undefined
+  /** "test": llm_judge always fails there. "eval-prompt": no workflow, so no step outputs. */
+  readonly mode: "test" | "eval-workflow" | "eval-prompt"
+}
+
+const lintAssertions = (
+  ctx: AssertionContext,
+  list: ReadonlyArray<Assertion>,
+  listY: Y | undefined,
+  path: ReadonlyArray<string | number>
+): void => {
+  const { where, emitter } = ctx
+  list.forEach((assertion, index) => {
+    const at = [...path, index]
+    const y = itemOf(where, listY, index)
+    const line = (key?: string) => (key === undefined ? lineOfY(where, y) : keyLine(where, y, key))
+    const jq = (key: string, filter: string) => {
+      const problem = checkJqSyntax(filter)
+      if (problem !== undefined) emitter.emit("error", `${renderAt([...at, key])}: ${problem}`, line(key))
+    }
+    switch (assertion.type) {
+      case "jq":
+        jq("expr", assertion.expr)
+        break
+      case "tool_called": {
+        if (assertion.args_jq !== undefined && assertion.args_jq !== null) jq("args_jq", assertion.args_jq)
+        const min = assertion.min ?? 1
+        if (assertion.max !== undefined && assertion.max !== null && min > assertion.max) {
+          emitter.emit(
+            "error",
+            `${renderAt(at)}: 'min' (${min}) is greater than 'max' (${assertion.max}); the assertion can never pass`,
+            line("max")
+          )
+        }
+        break
+      }
+      case "llm_judge":
+        if (ctx.mode === "test") {
+          emitter.emit(
+            "error",
+            `${renderAt(at)}: llm_judge assertions always fail under 'lait test' (it has no judge model); ` +
+              `move this check to an eval file`,
+            line("type")
+          )
+        }
+        break
+      case "step_output":
+        if (ctx.mode === "eval-prompt") {
+          emitter.emit(
+            "error",
+            `${renderAt(at)}: step_output needs a workflow target; a model target has no steps`,
+            line("type")
+          )
+        } else if (ctx.ids !== undefined && !ctx.ids.has(assertion.id)) {
+          emitter.emit(
+            "error",
+            `${renderAt([...at, "id"])}: the workflow '${ctx.workflowShown}' has no step with the id '${assertion.id}'`,
+            line("id")
+          )
+        }
+        lintAssertions(ctx, assertion.assert, valueOf(where, y, "assert"), [...at, "assert"])
+        break
+      case "equals":
+      case "contains":
+      case "usage":
+        break
+    }
+  })
+}
+
+/** The workflow a definition names, relative to it; a load failure is reported at `line`. */
+const loadTarget = (
+  base: string,
+  reference: string,
+  what: string,
+  line: number | undefined,
+  emitter: Emitter
+) =>
+  Effect.gen(function*() {
+    const path = display(nodePath.resolve(base, reference))
+    const loaded = yield* Effect.result(loadForLint(path))
+    if (loaded._tag === "Failure") {
+      emitter.emit(
+        "error",
+        `'${what}' refers to '${path}', which failed to load: ${renderChain(loaded.failure)}`,
+        line
+      )
+      return undefined
+    }
+    return { workflow: loaded.success.workflow, shown: path }
+  })
+
+/**
+ * The line of the provided input a resolution message names (`unknown input 'x'`, `inputs.x must
+ * ...`), looked up among the keys of the `inputs` mapping; else the mapping's own key line.
+ */
+const lineOfNamedInput = (where: Where, holder: Y | undefined, message: string, fallback: number | undefined) => {
+  for (const match of message.matchAll(/'([^']+)'|\binputs\.([A-Za-z0-9_-]+)/g)) {
+    const line = fieldOf(where, holder, match[1] ?? match[2]!)?.keyLine
+    if (line !== undefined) return line
+  }
+  return fallback
+}
+
+const resolveProvidedInputs = (
+  workflow: Workflow,
+  values: Readonly<Record<string, Json>>,
+  what: string,
+  where: Where,
+  holder: Y | undefined,
+  line: number | undefined,
+  emitter: Emitter
+) =>
+  Effect.gen(function*() {
+    const provided = Object.entries(values).map(([key, value]) => [key, { kind: "typed" as const, value }] as const)
+    const resolved = yield* Effect.result(resolveInputs(workflow.inputs, provided))
+    if (resolved._tag === "Failure") {
+      const message = renderChain(resolved.failure)
+      emitter.emit("error", `'${what}': ${message}`, lineOfNamedInput(where, holder, message, line))
+    }
+  })
+
+/** The workflow's input schema, or undefined (also when it cannot be read: the loader said why). */
+const inputSchemaOf = (workflow: Workflow) =>
+  Effect.gen(function*() {
+    if (workflow.inputSchema === undefined) return undefined
+    const result = yield* readSchemaRef(workflow.inputSchema, "input_schema")
+    return result.ok ? result.schema : undefined
+  })
+
+const sourceOf = (text: string): Where => {
+  const parsed = parseYaml(text)
+  return { src: parsed.ok ? parsed.source : undefined }
+}
+
+const rootOf = (where: Where): Y | undefined =>
+  where.src === undefined ? undefined : where.src.wrap(where.src.doc.contents, 1)
+
+export const lintTestText = (path: string, text: string, emitter: Emitter): Effect.Effect<void, never, FileLoader> =>
+  Effect.gen(function*() {
+    const definition = parseTestDefinition(text, path)
+    if (definition instanceof Error) {
+      emitter.emit("error", renderChain(definition), errorLine(definition))
+      return
+    }
+    yield* Effect.orDie(loadJq)
+    const where = sourceOf(text)
+    const root = rootOf(where)
+    const base = nodePath.dirname(path)
+    const line = (key: string) => keyLine(where, root, key)
+
+    const target = yield* loadTarget(base, definition.workflow, "workflow", line("workflow"), emitter)
+    if (target !== undefined) {
+      const schema = yield* inputSchemaOf(target.workflow)
+      const initial = yield* Effect.result(resolveInitial(schema, { kind: "typed", value: definition.input }))
+      if (initial._tag === "Failure") {
+        emitter.emit("error", `'input': ${renderChain(initial.failure)}`, line("input") ?? line("workflow"))
+      }
+      yield* resolveProvidedInputs(
+        target.workflow,
+        definition.inputs,
+        "inputs",
+        where,
+        valueOf(where, root, "inputs"),
+        line("inputs") ?? line("workflow"),
+        emitter
+      )
+    }
+
+    const replay = nodePath.resolve(base, definition.replay)
+    let replayStat: fs.Stats | undefined
+    try {
+      replayStat = fs.statSync(replay)
+    } catch {
+      replayStat = undefined
+    }
+    if (replayStat === undefined) {
+      emitter.emit("error", `'replay' directory '${display(replay)}' does not exist`, line("replay"))
+    } else if (!replayStat.isDirectory()) {
+      emitter.emit("error", `'replay' path '${display(replay)}' is not a directory`, line("replay"))
+    }
+
+    lintAssertions(
+      {
+        where,
+        emitter,
+        ids: target === undefined ? undefined : allIds(target.workflow.steps),
+        workflowShown: target?.shown,
+        mode: "test"
+      },
+      definition.assert,
+      valueOf(where, root, "assert"),
+      ["assert"]
+    )
+  })
+
+export const lintEvalText = (path: string, text: string, emitter: Emitter): Effect.Effect<void, never, FileLoader> =>
+  Effect.gen(function*() {
+    const definition = parseEvalDefinition(text, path)
+    if (definition instanceof Error) {
+      emitter.emit("error", renderChain(definition), errorLine(definition))
+      return
+    }
+    yield* Effect.orDie(loadJq)
+    const where = sourceOf(text)
+    const root = rootOf(where)
+    const targetY = valueOf(where, root, "target")
+    const casesY = valueOf(where, root, "cases")
+    const base = nodePath.dirname(path)
+
+    let loaded: { readonly workflow: Workflow; readonly shown: string } | undefined
+    const target = definition.target
+    if (target.kind === "workflow") {
+      loaded = yield* loadTarget(base, target.workflow, "target.workflow", keyLine(where, targetY, "workflow"), emitter)
+      if (loaded !== undefined) {
+        const inputsLine = keyLine(where, targetY, "inputs") ?? keyLine(where, targetY, "workflow")
+        yield* resolveProvidedInputs(
+          loaded.workflow,
+          target.inputs,
+          "target.inputs",
+          where,
+          valueOf(where, targetY, "inputs"),
+          inputsLine,
+          emitter
+        )
+        const schema = yield* inputSchemaOf(loaded.workflow)
+        for (const [index, c] of definition.cases.entries()) {
+          const initial = yield* Effect.result(resolveInitial(schema, { kind: "text", text: c.input }))
+          if (initial._tag === "Failure") {
+            emitter.emit(
+              "error",
+              `cases[${index}].input: ${renderChain(initial.failure)}`,
+              keyLine(where, itemOf(where, casesY, index), "input")
+            )
+          }
+        }
+      }
+    } else {
+      const problem = checkTemplateSyntax(target.prompt)
+      if (problem !== undefined) {
+        emitter.emit("error", `target.prompt: ${problem}`, keyLine(where, targetY, "prompt"))
+      }
+    }
+
+    if (definition.cases.length === 0) {
+      emitter.emit("warning", "'cases' is empty; the eval has nothing to run", keyLine(where, root, "cases"))
+    }
+    const ctx: AssertionContext = {
+      where,
+      emitter,
+      ids: loaded === undefined ? undefined : allIds(loaded.workflow.steps),
+      workflowShown: loaded?.shown,
+      mode: target.kind === "workflow" ? "eval-workflow" : "eval-prompt"
+    }
+    definition.cases.forEach((c, index) =>
+      lintAssertions(ctx, c.assert, valueOf(where, itemOf(where, casesY, index), "assert"), ["cases", index, "assert"])
+    )
+  })

@@ -1,0 +1,68 @@
+// What `lait lint` reports: per-file issues (severity, message, 1-based line when known) and the
+// sections about the active configuration. Renderers (report.ts) only read these; they never re-run
+// a check, so the text, json and github formats cannot disagree.
+
+export type Severity = "error" | "warning"
+
+export interface Issue {
+  readonly severity: Severity
+  readonly message: string
+  readonly line: number | undefined
+}
+
+export type FileKind = "workflow" | "test" | "eval" | "agent" | "config"
+
+export interface FileReport {
+  /** The path as given on the command line or as found by the directory walk. */
+  readonly file: string
+  readonly issues: ReadonlyArray<Issue>
+}
+
+export const hasErrors = (report: FileReport): boolean => report.issues.some((i) => i.severity === "error")
+
+/** One `workflows:` entry of the active configuration. */
+export interface RegistryEntry {
+  readonly name: string
+  /** Absolute. */
+  readonly path: string
+  readonly exists: boolean
+}
+
+export interface ConfigSection {
+  /** How findings name the active config file (relative to the current directory when inside it). */
+  readonly display: string
+  /** The active config could not be loaded (its error chain and line). */
+  readonly loadError: { readonly message: string; readonly line: number | undefined } | undefined
+  /** The `workflows:` registry, sorted by name (empty when the config sets none). */
+  readonly registry: ReadonlyArray<RegistryEntry>
+}
+
+export interface LintRun {
+  readonly config: ConfigSection
+  readonly reports: ReadonlyArray<FileReport>
+}
+
+export const registryOk = (run: LintRun): boolean => run.config.registry.every((e) => e.exists)
+
+export const failedFiles = (run: LintRun): number => run.reports.filter(hasErrors).length
+
+export const runHasErrors = (run: LintRun): boolean =>
+  failedFiles(run) > 0 || !registryOk(run) || run.config.loadError !== undefined
+
+/**
+ * Collects issues. A child emitter re-attributes what it receives: problems found inside a child
+ * workflow or an agent file are reported against the line of the step that uses it, with a prefix
+ * naming the child.
+ */
+export interface Emitter {
+  readonly emit: (severity: Severity, message: string, line: number | undefined) => void
+}
+
+export const collector = (): Emitter & { readonly issues: Array<Issue> } => {
+  const issues: Array<Issue> = []
+  return { issues, emit: (severity, message, line) => issues.push({ severity, message, line }) }
+}
+
+export const redirected = (parent: Emitter, prefix: string, line: number | undefined): Emitter => ({
+  emit: (severity, message) => parent.emit(severity, `${prefix}${message}`, line)
+})

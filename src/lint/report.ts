@@ -1,0 +1,104 @@
+// The three renderings of one LintRun (upstream src/lint/report.rs):
+//   text   — config sections first (`lait.config.yml (workflows:):` with one line per entry, the
+//            active config file when it failed to load), then `<file>: OK` or `<file>:` followed by
+//            `  error: …` / `  warning: …`; on errors the summary
+//            `<n> of <m> file(s) had errors[; lait.config.yml 'workflows:' also has errors]…`;
+//   json   — a pretty array of {file, line, severity, message}: file findings, then config findings;
+//   github — `::error file=F,line=N::MSG` (or `::warning`), `,line=N` left out without a line; MSG
+//            escapes % CR LF, and the file property additionally `,` and `:` as GitHub's workflow
+//            command syntax requires; summary `lint found <e> error(s) across <n> finding(s) in <f> file(s)`.
+// The summary is the error `lait lint` fails with (stderr, exit 3); warnings never fail a run.
+import { CONFIG_FILE_NAME } from "../config/load.ts"
+import { display } from "./context.ts"
+import { failedFiles, type LintRun, registryOk, runHasErrors, type Severity } from "./findings.ts"
+
+export type LintFormat = "text" | "json" | "github"
+
+export interface Finding {
+  readonly file: string
+  readonly line: number | null
+  readonly severity: Severity
+  readonly message: string
+}
+
+export const renderText = (run: LintRun): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  const { registry, loadError } = run.config
+  if (registry.length > 0) {
+    out.push(`${CONFIG_FILE_NAME} (workflows:):`)
+    for (const entry of registry) {
+      out.push(
+        entry.exists
+          ? `  ${entry.name}: OK (${display(entry.path)})`
+          : `  ${entry.name}: error: no such file '${display(entry.path)}'`
+      )
+    }
+  }
+  if (loadError !== undefined) {
+    out.push(`${run.config.display}:`)
+    out.push(`  error: ${loadError.message}`)
+  }
+  for (const report of run.reports) {
+    if (report.issues.length === 0) {
+      out.push(`${report.file}: OK`)
+      continue
+    }
+    out.push(`${report.file}:`)
+    for (const issue of report.issues) out.push(`  ${issue.severity}: ${issue.message}`)
+  }
+  return out
+}
+
+/** The error a failed text run ends with, or undefined when nothing had an error. */
+export const textSummary = (run: LintRun): string | undefined => {
+  if (!runHasErrors(run)) return undefined
+  let suffix = ""
+  if (!registryOk(run)) suffix += `; ${CONFIG_FILE_NAME} 'workflows:' also has errors`
+  if (run.config.loadError !== undefined) suffix += `; ${CONFIG_FILE_NAME} also has errors`
+  return `${failedFiles(run)} of ${run.reports.length} file(s) had errors${suffix}`
+}
+
+export const findings = (run: LintRun): ReadonlyArray<Finding> => {
+  const out: Array<Finding> = []
+  for (const report of run.reports) {
+    for (const issue of report.issues) {
+      out.push({ file: report.file, line: issue.line ?? null, severity: issue.severity, message: issue.message })
+    }
+  }
+  const file = run.config.display
+  for (const entry of run.config.registry) {
+    if (entry.exists) continue
+    out.push({
+      file,
+      line: null,
+      severity: "error",
+      message: `workflows.${entry.name} resolves to '${display(entry.path)}', which does not exist`
+    })
+  }
+  const loadError = run.config.loadError
+  if (loadError !== undefined) {
+    out.push({ file, line: loadError.line ?? null, severity: "error", message: loadError.message })
+  }
+  return out
+}
+
+export const renderJson = (list: ReadonlyArray<Finding>): string =>
+  JSON.stringify(list.map((f) => ({ file: f.file, line: f.line, severity: f.severity, message: f.message })), null, 2)
+
+/** GitHub workflow-command escaping of a message. */
+export const escapeData = (text: string): string =>
+  text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A")
+
+/** ... and of a property value, where `,` and `:` would end the value. */
+export const escapeProperty = (text: string): string => escapeData(text).replaceAll(":", "%3A").replaceAll(",", "%2C")
+
+export const renderGithub = (list: ReadonlyArray<Finding>): ReadonlyArray<string> =>
+  list.map((f) =>
+    `::${f.severity} file=${escapeProperty(f.file)}${f.line === null ? "" : `,line=${f.line}`}::${escapeData(f.message)}`
+  )
+
+export const structuredSummary = (run: LintRun, list: ReadonlyArray<Finding>): string | undefined => {
+  if (!runHasErrors(run)) return undefined
+  const errors = list.filter((f) => f.severity === "error").length
+  return `lint found ${errors} error(s) across ${list.length} finding(s) in ${run.reports.length} file(s)`
+}

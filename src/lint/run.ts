@@ -1,0 +1,97 @@
+// `lait lint PATH...` end to end: the active config, the files (directories walked), one report per
+// file in order, then the chosen rendering on stdout. Lint never calls a model and never waits on a
+// FIFO. It fails (exit 3, the summary on stderr) when anything had an error; warnings alone pass.
+import { Console, Effect } from "effect"
+import type { GlobalOptions } from "../cli/global.ts"
+import { renderChain, ValidationError } from "../core/errors.ts"
+import { FileLoader } from "../core/FileLoader.ts"
+import { lintAgentText } from "./agent.ts"
+import { type ActiveConfig, lintConfigText, loadActiveConfig } from "./config.ts"
+import { newFileState, reportSkipped } from "./context.ts"
+import { lintEvalText, lintTestText } from "./definitions.ts"
+import { collector, type FileReport, type LintRun } from "./findings.ts"
+import { detectKind } from "./kind.ts"
+import {
+  findings,
+  type LintFormat,
+  renderGithub,
+  renderJson,
+  renderText,
+  structuredSummary,
+  textSummary
+} from "./report.ts"
+import { expandTargets } from "./targets.ts"
+import { lintWorkflowText } from "./workflow.ts"
+
+/** Lints one file; every problem, including an unreadable file, is an issue of its report. */
+export const lintFile = (path: string, active: ActiveConfig): Effect.Effect<FileReport, never, FileLoader> =>
+  Effect.gen(function*() {
+    const emitter = collector()
+    const text = yield* Effect.result(FileLoader.use((f) => f.readText(path, { waitForWriter: false })))
+    if (text._tag === "Failure") {
+      emitter.emit("error", renderChain(text.failure), undefined)
+      return { file: path, issues: emitter.issues }
+    }
+    const state = newFileState(active.env)
+    switch (detectKind(path, text.success)) {
+      case "workflow":
+        yield* lintWorkflowText(path, text.success, state, emitter)
+        break
+      case "agent":
+        yield* lintAgentText(path, text.success, state, emitter)
+        break
+      case "test":
+        yield* lintTestText(path, text.success, emitter)
+        break
+      case "eval":
+        yield* lintEvalText(path, text.success, emitter)
+        break
+      case "config":
+        yield* lintConfigText(path, text.success, active, emitter)
+        break
+    }
+    reportSkipped(state, emitter)
+    return { file: path, issues: emitter.issues }
+  })
+
+/** Everything lint found, before rendering. */
+export const collectLint = (
+  paths: ReadonlyArray<string>,
+  options: GlobalOptions
+): Effect.Effect<LintRun, ValidationError, FileLoader> =>
+  Effect.gen(function*() {
+    const active = yield* loadActiveConfig(options)
+    const files = yield* expandTargets(paths)
+    const reports = yield* Effect.forEach(files, (file) => lintFile(file, active))
+    return { config: active.section, reports }
+  }).pipe(
+    // Any failure of `lait lint` itself is a validation outcome (exit 3), as upstream.
+    Effect.mapError((e) => new ValidationError({ message: e.message, cause: e.cause }))
+  )
+
+export interface Rendered {
+  readonly stdout: ReadonlyArray<string>
+  /** The summary the command fails with, when something had an error. */
+  readonly failure: string | undefined
+}
+
+export const render = (run: LintRun, format: LintFormat): Rendered => {
+  if (format === "text") return { stdout: renderText(run), failure: textSummary(run) }
+  const list = findings(run)
+  return {
+    stdout: format === "json" ? [renderJson(list)] : renderGithub(list),
+    failure: structuredSummary(run, list)
+  }
+}
+
+export const runLint = (
+  paths: ReadonlyArray<string>,
+  format: LintFormat,
+  options: GlobalOptions
+): Effect.Effect<void, ValidationError, FileLoader> =>
+  Effect.gen(function*() {
+    const run = yield* collectLint(paths, options)
+    const { stdout, failure } = render(run, format)
+    if (stdout.length > 0) yield* Console.log(stdout.join("\n"))
+    if (failure !== undefined) return yield* new ValidationError({ message: failure })
+  })

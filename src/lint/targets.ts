@@ -1,0 +1,111 @@
+// Which files `lait lint PATH...` checks. A path that is a directory is walked: entries in sorted
+// order, names starting with '.' skipped, symlinks and special files (FIFOs, sockets, devices) never
+// followed or opened, directories named `target`/`node_modules` skipped, each directory walked once
+// (by real path) however often it is reached. Inside a walk only `.yml`/`.yaml` files and `.md` files
+// whose first line is `---` (agent files; a skill's SKILL.md is not one) count. Any other path is checked as given, in the order given, so a file
+// named twice is checked twice and a dot-file named explicitly is checked too.
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { Effect } from "effect"
+import { LaitError } from "../core/errors.ts"
+
+const SKIPPED_DIRECTORIES = new Set(["target", "node_modules"])
+
+const osReason = (e: unknown): string => {
+  const code = typeof e === "object" && e !== null && "code" in e ? String(e.code) : ""
+  switch (code) {
+    case "ENOENT":
+      return "no such file or directory"
+    case "EACCES":
+    case "EPERM":
+      return "permission denied"
+    case "ENOTDIR":
+      return "a component of the path is not a directory"
+    case "ELOOP":
+      return "too many levels of symbolic links"
+    default:
+      return e instanceof Error ? e.message : String(e)
+  }
+}
+
+/** Reads only the first line (at most 8 bytes are needed) of a regular file. */
+const startsWithFrontmatter = (path: string): boolean => {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(path, "r")
+    const buffer = Buffer.alloc(5)
+    const n = fs.readSync(fd, buffer, 0, 5, 0)
+    const head = buffer.subarray(0, n).toString("utf8")
+    return head === "---" || head.startsWith("---\n") || head.startsWith("---\r\n")
+  } catch {
+    // Unreadable: let the checker report why, rather than silently skipping it.
+    return true
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+// A skill's SKILL.md also starts with frontmatter, but it is not an agent file.
+const SKILL_FILE = "SKILL.md"
+
+const lintable = (path: string, name: string): boolean => {
+  if (name.endsWith(".yml") || name.endsWith(".yaml")) return true
+  return name.endsWith(".md") && name !== SKILL_FILE && startsWithFrontmatter(path)
+}
+
+const walk = (dir: string, visited: Set<string>, out: Array<string>): void => {
+  let identity: string
+  try {
+    identity = fs.realpathSync(dir)
+  } catch (e) {
+    throw new LaitError({ message: `failed to resolve directory '${dir}'`, cause: osReason(e) })
+  }
+  if (visited.has(identity)) return
+  visited.add(identity)
+  let names: Array<string>
+  try {
+    names = fs.readdirSync(dir)
+  } catch (e) {
+    throw new LaitError({ message: `failed to read directory '${dir}'`, cause: osReason(e) })
+  }
+  names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  for (const name of names) {
+    if (name.startsWith(".")) continue
+    // Joined as written (no normalisation), so `lait lint .` reports `./a.yml` like the path typed.
+    const path = dir.endsWith(nodePath.sep) ? `${dir}${name}` : `${dir}${nodePath.sep}${name}`
+    let stat: fs.Stats
+    try {
+      stat = fs.lstatSync(path)
+    } catch {
+      continue
+    }
+    if (stat.isDirectory()) {
+      if (!SKIPPED_DIRECTORIES.has(name)) walk(path, visited, out)
+    } else if (stat.isFile() && lintable(path, name)) {
+      out.push(path)
+    }
+  }
+}
+
+const isDirectory = (path: string): boolean => {
+  try {
+    return fs.statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** The files to lint, in order. Fails only when a directory cannot be read. */
+export const expandTargets = (paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, LaitError> =>
+  Effect.try({
+    try: () => {
+      const visited = new Set<string>()
+      const out: Array<string> = []
+      for (const path of paths) {
+        if (isDirectory(path)) walk(path, visited, out)
+        else out.push(path)
+      }
+      return out
+    },
+    catch: (e) => (e instanceof LaitError ? e : new LaitError({ message: String(e) }))
+  })

@@ -1,0 +1,279 @@
+// Evaluates `assert:` lists (inventory §6.4) against one run: its output text and, for the trajectory
+// assertions (tool_called, usage, step_output), the run's own trace events, usage totals and `$steps`.
+// Every assertion is evaluated — in order, at most four at once, never short-circuiting — and each
+// failure is reported as `assertion <k>: <message>` with upstream's exact wording.
+//
+// `llm_judge` needs a model. `lait test` has none (it only replays), so there it always fails with
+// the documented message. `lait eval` provides a Judge service around the evaluation; the evaluator
+// looks it up at evaluation time, so each eval case can bring its own judge context.
+import { Context, Effect, Layer } from "effect"
+import { type AnyLaitError, renderChain } from "../core/errors.ts"
+import { type Json, textForm } from "../core/json.ts"
+import type { UsageTotals } from "../model/RunUsage.ts"
+import type { TraceEvent } from "../trace/RunTracer.ts"
+import { parseTextInput } from "../workflow/inputs.ts"
+import { evalJqOne, isTruthy, loadJq } from "../workflow/jq.ts"
+import type { Assertion } from "./assertions.ts"
+import { rustDebugString, rustFixed } from "./rustFormat.ts"
+
+/** Upstream evaluates at most this many assertions of one list at once. */
+export const MAX_CONCURRENT_ASSERTIONS = 4
+export const DEFAULT_LLM_JUDGE_THRESHOLD = 0.7
+
+export const LLM_JUDGE_UNSUPPORTED =
+  "llm_judge assertions are not supported here (no judge model available in this context; use `lait eval`)"
+export const TRAJECTORY_UNSUPPORTED =
+  "trajectory assertions (tool_called/usage/step_output) are not supported here (no per-run trace context is available in this context)"
+
+export interface JudgeRequest {
+  readonly criteria: string
+  /** The text being graded. */
+  readonly output: string
+  /** What produced it (an eval case's input), shown to the judge when known. */
+  readonly input: string | undefined
+  /** The assertion's own `model:`; the judge picks its context's default when undefined. */
+  readonly model: string | undefined
+}
+
+export interface JudgeService {
+  /** The score from 0.0 to 1.0; an error becomes `llm_judge evaluation failed: <chain>`. */
+  readonly score: (request: JudgeRequest) => Effect.Effect<number, AnyLaitError>
+}
+
+/** A grading model for `llm_judge`; absent in `lait test`. */
+export class Judge extends Context.Service<Judge, JudgeService>()("lait/testing/Judge") {}
+
+/** What one run offers trajectory assertions. All of it belongs to that run alone. */
+export interface TrajectoryContext {
+  readonly events: ReadonlyArray<TraceEvent>
+  /** The run's `$steps` (top-level ids). */
+  readonly steps: Readonly<Record<string, Json>>
+  readonly usage: UsageTotals
+}
+
+export interface EvaluationContext {
+  /** The run's output in text form. */
+  readonly output: string
+  /** Undefined when the caller has no per-run trace (trajectory assertions then fail). */
+  readonly trajectory?: TrajectoryContext | undefined
+  /** Passed on to a judge. */
+  readonly input?: string | undefined
+}
+
+/** The result of one assertion of a list. */
+export interface Check {
+  /** 1-based position in its list. */
+  readonly position: number
+  readonly assertion: Assertion
+  /** Undefined when it held. For a step_output with nested failures, the folded message. */
+  readonly message: string | undefined
+  /** For `equals`: the text it was compared with (what `--update` writes). */
+  readonly actual?: string
+  /** For a `step_output` whose step produced a value: the nested checks. */
+  readonly nested?: ReadonlyArray<Check>
+}
+
+export interface AssertionEvaluatorService {
+  readonly evaluate: (
+    assertions: ReadonlyArray<Assertion>,
+    context: EvaluationContext
+  ) => Effect.Effect<ReadonlyArray<Check>>
+}
+
+/** `step '<id>': assertion k: …; assertion j: …` from nested checks (skipping those `keep` rejects). */
+const foldStepFailures = (id: string, nested: ReadonlyArray<Check>, keep: (check: Check) => boolean) => {
+  const lines = failureLines(nested, keep)
+  return lines.length === 0 ? undefined : `step '${id}': ${lines.join("; ")}`
+}
+
+/**
+ * The `assertion <k>: <message>` lines of a list of checks. `keep` can drop checks (a failing
+ * `equals` that `--update` rewrote); a step_output's folded message is then rebuilt from what is left.
+ */
+export const failureLines = (
+  checks: ReadonlyArray<Check>,
+  keep: (check: Check) => boolean = () => true
+): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  for (const check of checks) {
+    if (check.message === undefined || !keep(check)) continue
+    if (check.assertion.type === "step_output" && check.nested !== undefined) {
+      const folded = foldStepFailures(check.assertion.id, check.nested, keep)
+      if (folded !== undefined) lines.push(`assertion ${check.position}: ${folded}`)
+      continue
+    }
+    lines.push(`assertion ${check.position}: ${check.message}`)
+  }
+  return lines
+}
+
+/** jq's `.` for an assertion: the text parsed as JSON when it is JSON text, else the text as a string. */
+export const jqInputOf = (text: string): Json => parseTextInput(text)
+
+const NO_VARS = { steps: {}, inputs: {}, loop: null } as const
+
+const jqHolds = (expr: string, input: Json) =>
+  Effect.map(evalJqOne(expr, input, NO_VARS, "condition"), isTruthy)
+
+const toolNameMatches = (wanted: string, recorded: Json | undefined): boolean =>
+  typeof recorded === "string" &&
+  // The docs spell MCP tools `mcp__<server>__<tool>`; the tool loop names them `<server>__<tool>`.
+  (recorded === wanted || (wanted.startsWith("mcp__") && recorded === wanted.slice("mcp__".length)))
+
+const checkToolCalled = (
+  assertion: Extract<Assertion, { readonly type: "tool_called" }>,
+  trajectory: TrajectoryContext
+): Effect.Effect<string | undefined> =>
+  Effect.gen(function*() {
+    const { name } = assertion
+    const calls = trajectory.events.filter((event) =>
+      event.operation === "execute_tool" && toolNameMatches(name, event.attributes["gen_ai.tool.name"])
+    )
+    const count = calls.length
+    const min = assertion.min ?? 1
+    if (count < min) {
+      return `expected tool '${name}' to be called at least ${min} time(s), was called ${count} time(s)`
+    }
+    const max = assertion.max
+    if (max !== undefined && max !== null && count > max) {
+      return `expected tool '${name}' to be called at most ${max} time(s), was called ${count} time(s)`
+    }
+    const expr = assertion.args_jq
+    if (expr === undefined || expr === null) return undefined
+    for (const call of calls) {
+      const args = call.attributes["gen_ai.tool.arguments"]
+      if (typeof args !== "string") continue
+      // An evaluation error only means this call does not satisfy the expression.
+      const holds = yield* jqHolds(expr, jqInputOf(args)).pipe(Effect.orElseSucceed(() => false))
+      if (holds) return undefined
+    }
+    return `no call to tool '${name}' had arguments satisfying \`${expr}\``
+  })
+
+const formatCost = (usd: number) => `$${rustFixed(usd, 4)}`
+
+const checkUsage = (assertion: Extract<Assertion, { readonly type: "usage" }>, usage: UsageTotals): string | undefined => {
+  const limit = (value: number | null | undefined) => (value === null ? undefined : value)
+  const maxPrompt = limit(assertion.max_prompt_tokens)
+  if (maxPrompt !== undefined && usage.prompt > maxPrompt) {
+    return `prompt_tokens ${usage.prompt} exceeded max_prompt_tokens ${maxPrompt}`
+  }
+  const maxCompletion = limit(assertion.max_completion_tokens)
+  if (maxCompletion !== undefined && usage.completion > maxCompletion) {
+    return `completion_tokens ${usage.completion} exceeded max_completion_tokens ${maxCompletion}`
+  }
+  const maxTotal = limit(assertion.max_total_tokens)
+  if (maxTotal !== undefined && usage.total > maxTotal) {
+    return `total_tokens ${usage.total} exceeded max_total_tokens ${maxTotal}`
+  }
+  // No priced model in the run means the cost is unknown, not zero: nothing to compare.
+  const maxCost = limit(assertion.max_cost_usd)
+  if (maxCost !== undefined && usage.costUsd !== undefined && usage.costUsd > maxCost) {
+    return `cost ${formatCost(usage.costUsd)} exceeded max_cost_usd ${formatCost(maxCost)}`
+  }
+  return undefined
+}
+
+const checkLlmJudge = (
+  assertion: Extract<Assertion, { readonly type: "llm_judge" }>,
+  output: string,
+  input: string | undefined
+): Effect.Effect<string | undefined> =>
+  Effect.gen(function*() {
+    const judge = yield* Effect.serviceOption(Judge)
+    if (judge._tag === "None") return LLM_JUDGE_UNSUPPORTED
+    const threshold = assertion.threshold ?? DEFAULT_LLM_JUDGE_THRESHOLD
+    const outcome = yield* Effect.result(
+      judge.value.score({ criteria: assertion.criteria, output, input, model: assertion.model ?? undefined })
+    )
+    if (outcome._tag === "Failure") return `llm_judge evaluation failed: ${renderChain(outcome.failure)}`
+    const score = outcome.success
+    if (score >= threshold) return undefined
+    return `llm_judge score ${rustFixed(score, 2)} is below threshold ${rustFixed(threshold, 2)} for criteria ${
+      rustDebugString(assertion.criteria)
+    }`
+  })
+
+const evaluateList = (
+  assertions: ReadonlyArray<Assertion>,
+  context: EvaluationContext
+): Effect.Effect<ReadonlyArray<Check>> => {
+  const { output, trajectory } = context
+  const input = jqInputOf(output)
+  const one = (assertion: Assertion, index: number): Effect.Effect<Check> => {
+    const position = index + 1
+    const done = (message: string | undefined, extra: Partial<Pick<Check, "actual" | "nested">> = {}): Check => ({
+      position,
+      assertion,
+      message,
+      ...extra
+    })
+    switch (assertion.type) {
+      case "equals":
+        return Effect.succeed(
+          done(
+            output === assertion.value
+              ? undefined
+              : `expected output to equal ${rustDebugString(assertion.value)}, got ${rustDebugString(output)}`,
+            { actual: output }
+          )
+        )
+      case "contains":
+        return Effect.succeed(
+          done(
+            output.includes(assertion.value)
+              ? undefined
+              : `expected output to contain ${rustDebugString(assertion.value)}, got ${rustDebugString(output)}`
+          )
+        )
+      case "jq":
+        return jqHolds(assertion.expr, input).pipe(
+          Effect.map((holds) =>
+            done(holds ? undefined : `jq expression \`${assertion.expr}\` was false for output ${rustDebugString(output)}`)
+          ),
+          Effect.catch((error) => Effect.succeed(done(`jq expression \`${assertion.expr}\` failed: ${renderChain(error)}`)))
+        )
+      case "llm_judge":
+        return Effect.map(checkLlmJudge(assertion, output, context.input), (message) => done(message))
+      case "tool_called":
+        return trajectory === undefined
+          ? Effect.succeed(done(TRAJECTORY_UNSUPPORTED))
+          : Effect.map(checkToolCalled(assertion, trajectory), (message) => done(message))
+      case "usage":
+        return Effect.succeed(done(trajectory === undefined ? TRAJECTORY_UNSUPPORTED : checkUsage(assertion, trajectory.usage)))
+      case "step_output": {
+        if (trajectory === undefined) return Effect.succeed(done(TRAJECTORY_UNSUPPORTED))
+        const { id } = assertion
+        if (!Object.hasOwn(trajectory.steps, id)) {
+          return Effect.succeed(
+            done(`step '${id}' produced no output (it may not have run, or the id doesn't exist)`)
+          )
+        }
+        const text = textForm(trajectory.steps[id]!)
+        // Nested trajectory assertions see the same (whole-run) trajectory: tool calls are not
+        // attributed to steps.
+        return Effect.map(
+          evaluateList(assertion.assert, { ...context, output: text }),
+          (nested) => done(foldStepFailures(id, nested, () => true), { nested })
+        )
+      }
+    }
+  }
+  return Effect.forEach(assertions, one, { concurrency: MAX_CONCURRENT_ASSERTIONS })
+}
+
+const evaluate = Effect.fn("AssertionEvaluator.evaluate")(function*(
+  assertions: ReadonlyArray<Assertion>,
+  context: EvaluationContext
+) {
+  // jq is loaded once per process; a failure to load it shows up in each jq assertion's message.
+  yield* Effect.ignore(loadJq)
+  return yield* evaluateList(assertions, context)
+})
+
+export class AssertionEvaluator extends Context.Service<AssertionEvaluator, AssertionEvaluatorService>()(
+  "lait/testing/AssertionEvaluator"
+) {
+  /** Stateless; `llm_judge` uses the Judge in the evaluating fiber's context, when there is one. */
+  static readonly layer = Layer.succeed(AssertionEvaluator, AssertionEvaluator.of({ evaluate }))
+}

@@ -1,0 +1,156 @@
+// Which files `lait test PATH...` runs (inventory §6.1). Explicit paths must be regular files (any
+// extension) or directories; a symlink or special file given explicitly is an error, so a typo never
+// quietly runs zero tests. Directories are walked in path order without ever following a symlink or
+// opening anything: only lstat and readdir are used, so a symlink loop cannot make the walk endless
+// and a FIFO or socket is never read as a test. Dot entries and `target`/`node_modules` directories
+// are skipped, and only `.yml`/`.yaml` files are kept. A file reached under two spellings runs once
+// (the first spelling is kept), and the result is sorted the way Rust sorts paths (component-wise).
+import * as fs from "node:fs"
+import { Buffer } from "node:buffer"
+import { Effect } from "effect"
+import { LaitError } from "../core/errors.ts"
+
+export const SKIPPED_DIR_NAMES: ReadonlyArray<string> = ["target", "node_modules"]
+
+const osReason = (e: unknown): string => {
+  const code = typeof e === "object" && e !== null && "code" in e ? String(e.code) : undefined
+  switch (code) {
+    case "ENOENT":
+      return "no such file or directory"
+    case "EACCES":
+    case "EPERM":
+      return "permission denied"
+    case "ENOTDIR":
+      return "a component of the path is not a directory"
+    case "ELOOP":
+      return "too many levels of symbolic links"
+    case "ENAMETOOLONG":
+      return "file name too long"
+    default:
+      return e instanceof Error ? e.message : String(e)
+  }
+}
+
+/** `dir` joined with `name` the way Rust's `Path::join` spells it (no normalisation). */
+export const joinPath = (dir: string, name: string): string => {
+  if (name.startsWith("/")) return name
+  if (dir === "") return name
+  return dir.endsWith("/") ? `${dir}${name}` : `${dir}/${name}`
+}
+
+/** The directory part of a path as Rust's `Path::parent` gives it ("" for a bare file name). */
+export const parentPath = (path: string): string => {
+  const trimmed = path.replace(/\/+$/, "")
+  const slash = trimmed.lastIndexOf("/")
+  if (slash < 0) return ""
+  if (slash === 0) return "/"
+  return trimmed.slice(0, slash).replace(/\/+$/, "")
+}
+
+// Rust's `Component` order: RootDir < CurDir < ParentDir < Normal (no Prefix on Unix).
+type Component = { readonly rank: 1 | 2 | 3 | 4; readonly bytes: Buffer }
+
+const components = (path: string): ReadonlyArray<Component> => {
+  const out: Array<Component> = []
+  const empty = Buffer.alloc(0)
+  if (path.startsWith("/")) out.push({ rank: 1, bytes: empty })
+  const parts = path.split("/")
+  parts.forEach((part, index) => {
+    if (part === "") return
+    // `.` counts only as the first component of a relative path; elsewhere Rust drops it.
+    if (part === ".") {
+      if (index === 0) out.push({ rank: 2, bytes: empty })
+      return
+    }
+    out.push(part === ".." ? { rank: 3, bytes: empty } : { rank: 4, bytes: Buffer.from(part, "utf8") })
+  })
+  return out
+}
+
+/** Rust's `Ord for Path`: component by component, names compared as bytes. */
+export const comparePaths = (a: string, b: string): number => {
+  const ca = components(a)
+  const cb = components(b)
+  for (let i = 0; i < Math.min(ca.length, cb.length); i++) {
+    const x = ca[i]!
+    const y = cb[i]!
+    if (x.rank !== y.rank) return x.rank - y.rank
+    const byBytes = Buffer.compare(x.bytes, y.bytes)
+    if (byBytes !== 0) return byBytes
+  }
+  return ca.length - cb.length
+}
+
+const isYaml = (name: string): boolean => /\.ya?ml$/.test(name) && !/^\.ya?ml$/.test(name)
+
+interface Walk {
+  readonly files: Array<string>
+  readonly seenFiles: Set<string>
+  readonly visitedDirs: Set<string>
+}
+
+const realPath = (path: string, what: (p: string) => string) =>
+  Effect.try({
+    try: () => fs.realpathSync(path),
+    catch: (e) => new LaitError({ message: what(path), cause: osReason(e) })
+  })
+
+const addFile = (walk: Walk, path: string) =>
+  Effect.map(realPath(path, (p) => `failed to resolve test file '${p}'`), (identity) => {
+    if (walk.seenFiles.has(identity)) return
+    walk.seenFiles.add(identity)
+    walk.files.push(path)
+  })
+
+const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, LaitError> =>
+  Effect.gen(function*() {
+    // Between directories, so a Ctrl-C during a huge walk stops it.
+    yield* Effect.yieldNow
+    const identity = yield* realPath(dir, (p) => `failed to resolve directory '${p}'`)
+    if (walk.visitedDirs.has(identity)) return
+    walk.visitedDirs.add(identity)
+    const entries = yield* Effect.try({
+      try: () => fs.readdirSync(dir, { withFileTypes: true }),
+      catch: (e) => new LaitError({ message: `failed to read directory '${dir}'`, cause: osReason(e) })
+    })
+    const named = entries.map((entry) => ({ entry, path: joinPath(dir, entry.name) }))
+    named.sort((a, b) => comparePaths(a.path, b.path))
+    for (const { entry, path } of named) {
+      if (entry.name.startsWith(".")) continue
+      // Dirent types come from the entry itself (lstat semantics): a symlink is never followed.
+      if (entry.isSymbolicLink()) continue
+      if (entry.isDirectory()) {
+        if (SKIPPED_DIR_NAMES.includes(entry.name)) continue
+        yield* walkDirectory(walk, path)
+      } else if (entry.isFile()) {
+        if (isYaml(entry.name)) yield* addFile(walk, path)
+      }
+      // FIFOs, sockets and devices are skipped without being opened.
+    }
+  })
+
+/** The test files named by `paths`, de-duplicated by real path and sorted. */
+export const discoverTestFiles = (paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, LaitError> =>
+  Effect.gen(function*() {
+    const walk: Walk = { files: [], seenFiles: new Set(), visitedDirs: new Set() }
+    for (const path of paths) {
+      const stat = yield* Effect.try({
+        try: () => fs.lstatSync(path),
+        catch: (e) => new LaitError({ message: `failed to read test target '${path}'`, cause: osReason(e) })
+      })
+      if (stat.isSymbolicLink()) {
+        return yield* new LaitError({
+          message: `test target '${path}' is a symbolic link; pass a regular file or directory`
+        })
+      }
+      if (stat.isFile()) {
+        yield* addFile(walk, path)
+        continue
+      }
+      if (!stat.isDirectory()) {
+        return yield* new LaitError({ message: `test target '${path}' is not a regular file or directory` })
+      }
+      yield* walkDirectory(walk, path)
+    }
+    return [...walk.files].sort(comparePaths)
+  })

@@ -1,0 +1,95 @@
+// How `lait test` prints its results on stdout (inventory §6.5): upstream's text and compact JSON,
+// and JUnit XML for CI systems (GitHub/GitLab/Jenkins test reports): one <testcase> per test file, a
+// <failure> carrying its reasons, the time each file took.
+import type { TestOutcome } from "./runner.ts"
+
+export type ReportFormat = "text" | "json" | "junit"
+
+/** `<file>: PASS`, or `<file>: FAIL` and its indented reasons; then the totals line. */
+export const textReport = (outcomes: ReadonlyArray<TestOutcome>): string => {
+  const lines: Array<string> = []
+  let failed = 0
+  for (const outcome of outcomes) {
+    if (outcome.status === "pass") {
+      lines.push(`${outcome.file}: PASS`)
+      continue
+    }
+    failed++
+    lines.push(`${outcome.file}: FAIL`)
+    for (const reason of outcome.failures) lines.push(`  ${reason}`)
+  }
+  lines.push(`${outcomes.length - failed} passed, ${failed} failed, ${outcomes.length} total`)
+  return lines.join("\n")
+}
+
+/** One compact line: `[{"file","status":"pass"|"fail","failures":[...]}]`. */
+export const jsonReport = (outcomes: ReadonlyArray<TestOutcome>): string =>
+  JSON.stringify(outcomes.map((o) => ({ file: o.file, status: o.status, failures: o.failures })))
+
+// XML 1.0 cannot carry these at all, not even as character references.
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+const xmlSafe = (text: string): string =>
+  text.replace(NOT_XML, (ch) => `\\u{${ch.charCodeAt(0).toString(16)}}`)
+
+const escapeText = (text: string): string =>
+  xmlSafe(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+
+const escapeAttribute = (text: string): string =>
+  escapeText(text).replace(/"/g, "&quot;").replace(/\n/g, "&#10;").replace(/\r/g, "&#13;").replace(/\t/g, "&#9;")
+
+const seconds = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(3)
+
+/** `tests/cases/a.yml` → `tests.cases.a`: Jenkins reads `classname` as package.Class. */
+const classNameOf = (file: string): string => {
+  const withoutExtension = file.replace(/\.ya?ml$/, "")
+  const parts = withoutExtension.split("/").filter((p) => p !== "" && p !== ".")
+  return parts.length === 0 ? "lait" : parts.join(".")
+}
+
+export interface JunitOptions {
+  /** Wall-clock time of the whole suite. */
+  readonly totalMs: number
+  /** When the suite started (UTC). */
+  readonly startedAt: Date
+  readonly hostname: string
+}
+
+/**
+ * JUnit XML: `<testsuites>` holding one `<testsuite name="lait test">` with a `<testcase>` per file.
+ * A failed file has one `<failure>`: `message` is its first reason, the body all of them, one per
+ * line; `type` says whether assertions failed or the file could not run at all.
+ */
+export const junitReport = (outcomes: ReadonlyArray<TestOutcome>, options: JunitOptions): string => {
+  const failed = outcomes.filter((o) => o.status === "fail").length
+  const total = seconds(options.totalMs)
+  const counts = `tests="${outcomes.length}" failures="${failed}" errors="0"`
+  // xs:dateTime without a zone, as the Ant/Jenkins JUnit schema expects.
+  const timestamp = options.startedAt.toISOString().slice(0, 19)
+  const out: Array<string> = [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuites name="lait test" ${counts} time="${total}">`,
+    `  <testsuite name="lait test" ${counts} skipped="0" time="${total}" timestamp="${timestamp}" hostname="${
+      escapeAttribute(options.hostname)
+    }">`
+  ]
+  for (const outcome of outcomes) {
+    const attributes = `name="${escapeAttribute(outcome.file)}" classname="${escapeAttribute(classNameOf(outcome.file))}" file="${
+      escapeAttribute(outcome.file)
+    }" time="${seconds(outcome.durationMs)}"`
+    if (outcome.status === "pass") {
+      out.push(`    <testcase ${attributes}/>`)
+      continue
+    }
+    const type = outcome.errored ? "error" : "assertion"
+    out.push(`    <testcase ${attributes}>`)
+    out.push(
+      `      <failure message="${escapeAttribute(outcome.failures[0] ?? "failed")}" type="${type}">${
+        escapeText(outcome.failures.join("\n"))
+      }</failure>`
+    )
+    out.push(`    </testcase>`)
+  }
+  out.push(`  </testsuite>`, `</testsuites>`)
+  return out.join("\n")
+}

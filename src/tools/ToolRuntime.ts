@@ -1,0 +1,262 @@
+// The tool loop (inventory §4.2, §4.8). A request whose settings name no MCP server, subagent or shell
+// tool is sent once, with its response_format. Otherwise each round sends the conversation with the
+// tools and without response_format (a strict schema would stop many servers from ever calling a
+// tool); a reply without tool calls ends the loop, and when the step wants structured output the same
+// messages are sent once more with `tools: []` and the schema. Each round is its own ModelClient call,
+// so cache, record and replay key every round. Tool calls of a round are decided one by one (policy,
+// then approval), run up to 8 at a time, and answered in the model's order; every call, denied ones
+// included, becomes an `execute_tool` event of the run's trace.
+//
+// One runtime per run context: it owns the run's MCP servers (stopped when the run's scope closes),
+// the subagent cache and the `a` (always) answers of --approve-tools.
+import { Effect, type Scope } from "effect"
+import { type AnyLaitError, InterruptedError, LaitError, withContext } from "../core/errors.ts"
+import { FileLoader } from "../core/FileLoader.ts"
+import type { Json } from "../core/json.ts"
+import type { Endpoints } from "../config/endpoints.ts"
+import { LaitConfig } from "../config/LaitConfig.ts"
+import { DEFAULT_MAX_TOOL_ROUNDS } from "../config/schema.ts"
+import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
+import { RunUsage } from "../model/RunUsage.ts"
+import type { ChatMessage, ChatRequest, ToolCall } from "../model/types.ts"
+import { RunTracer } from "../trace/RunTracer.ts"
+import type { LlmSettings } from "../workflow/model.ts"
+import { approve, type Decision } from "./approval.ts"
+import { McpRegistry, type McpRegistryOptions } from "./mcp/registry.ts"
+import { findCollision } from "./names.ts"
+import { POLICY_DENIAL, policyAllows } from "./policy.ts"
+import { shellToolEntries } from "./shell.ts"
+import { type LoadedSubagent, Subagents } from "./subagents.ts"
+import type { ToolEntry } from "./types.ts"
+
+/** Tool calls of one reply run at most this many at a time. */
+export const MAX_CONCURRENT_TOOL_CALLS = 8
+
+export interface ToolNames {
+  readonly mcp?: ReadonlyArray<string> | undefined
+  readonly subagents?: ReadonlyArray<string> | undefined
+  readonly tools?: ReadonlyArray<string> | undefined
+}
+
+export interface ToolRequest {
+  /** Usage and trace label of every request; `lait.step.label` of the tool calls. */
+  readonly label: string
+  readonly endpoints: Endpoints
+  /** Messages and sampling; `response_format` is what the final answer must follow. `tools` is ignored. */
+  readonly request: ChatRequest
+  readonly names: ToolNames
+  /** Default 8. */
+  readonly maxToolRounds?: number | undefined
+  /** Real paths of the agent files running as subagents above this request (cycle detection). */
+  readonly activeAgentPaths?: ReadonlyArray<string>
+  /** Completes when the run is cancelled (the `lait run` deadline): the loop then fails. */
+  readonly cancelled?: Effect.Effect<void> | undefined
+}
+
+export interface ToolRuntimeService {
+  readonly complete: (request: ToolRequest) => Effect.Effect<ModelResult, AnyLaitError>
+}
+
+export interface ToolRuntimeOptions {
+  /** MCP I/O timeout in milliseconds (default 300 s). */
+  readonly mcpTimeoutMs?: number
+}
+
+const usesTools = (names: ToolNames): boolean =>
+  (names.mcp?.length ?? 0) + (names.subagents?.length ?? 0) + (names.tools?.length ?? 0) > 0
+
+export const maxToolRoundsError = (max: number) =>
+  new LaitError({
+    message: `tool loop exceeded max_tool_rounds (${max}) without the model producing a final response`
+  })
+
+/** First defined value along a settings chain. */
+const pick = <K extends keyof LlmSettings>(key: K, chain: ReadonlyArray<LlmSettings | undefined>): LlmSettings[K] | undefined => {
+  for (const layer of chain) {
+    const value = layer?.[key]
+    if (value !== undefined) return value
+  }
+  return undefined
+}
+
+const assistantMessage = (result: ModelResult): ChatMessage => ({
+  role: "assistant",
+  ...(result.content !== null ? { content: result.content } : {}),
+  tool_calls: result.toolCalls
+})
+
+export const makeToolRuntime = (
+  options: ToolRuntimeOptions = {}
+): Effect.Effect<ToolRuntimeService, never, LaitConfig | ModelClient | FileLoader | RunUsage | RunTracer | Scope.Scope> =>
+  Effect.gen(function*() {
+    const config = yield* LaitConfig
+    const client = yield* ModelClient
+    const files = yield* FileLoader
+    const usage = yield* RunUsage
+    const tracer = yield* RunTracer
+    const registryOptions: McpRegistryOptions = {
+      servers: config.config.mcp_servers,
+      env: config.env,
+      cwd: config.cwd,
+      ...(options.mcpTimeoutMs !== undefined ? { timeoutMs: options.mcpTimeoutMs } : {})
+    }
+    const mcp = yield* Effect.acquireRelease(Effect.sync(() => new McpRegistry(registryOptions)), (r) => r.shutdown)
+    const subagents = new Subagents(config)
+    const always = new Set<string>()
+
+    const send = (label: string, endpoints: Endpoints, request: ChatRequest) =>
+      client.complete({ label, endpoints, request }).pipe(
+        Effect.provideService(RunUsage, usage),
+        Effect.provideService(RunTracer, tracer)
+      )
+
+    const toolSet = (names: ToolNames, activeAgentPaths: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const [fromMcp, fromSubagents, fromShell] = yield* Effect.all([
+          mcp.entries(names.mcp ?? []),
+          subagents.entries(names.subagents ?? [], (agent, args) => runSubagent(agent, args, activeAgentPaths)),
+          shellToolEntries(names.tools ?? [], config.config.tools, { env: config.env })
+        ], { concurrency: "unbounded" })
+        const collision = findCollision([
+          { source: "mcp", names: fromMcp.map((e) => e.name) },
+          { source: "subagent", names: fromSubagents.map((e) => e.name) },
+          { source: "shell", names: fromShell.map((e) => e.name) }
+        ])
+        if (collision !== undefined) return yield* collision
+        return [...fromMcp, ...fromSubagents, ...fromShell]
+      }).pipe(Effect.provideService(FileLoader, files))
+
+    const record = (call: ToolCall, label: string, round: number, decision: Decision, start: Date) =>
+      tracer.record({
+        operation: "execute_tool",
+        label: `tool '${call.function.name}'`,
+        start,
+        end: new Date(),
+        attributes: {
+          "gen_ai.tool.name": call.function.name,
+          "gen_ai.tool.arguments": call.function.arguments,
+          "lait.step.label": label,
+          "lait.tool.round": round,
+          "lait.tool.decision": decision.allowed ? "allowed" : "denied",
+          ...(decision.allowed ? {} : { "lait.tool.denial_reason": decision.reason })
+        } satisfies Record<string, Json>
+      })
+
+    const decide = (call: ToolCall, entry: ToolEntry | undefined): Effect.Effect<Decision, AnyLaitError> => {
+      const name = call.function.name
+      if (!policyAllows(config.config.tool_policy, name)) return Effect.succeed({ allowed: false, reason: POLICY_DENIAL })
+      return approve({
+        name,
+        arguments: call.function.arguments,
+        command: entry?.preview?.(call.function.arguments) ?? Effect.succeed(undefined),
+        always
+      })
+    }
+
+    const dispatch = (
+      call: ToolCall,
+      decision: Decision,
+      entry: ToolEntry | undefined,
+      label: string,
+      round: number
+    ): Effect.Effect<ChatMessage, AnyLaitError> =>
+      Effect.gen(function*() {
+        const name = call.function.name
+        const start = new Date()
+        if (!decision.allowed) {
+          yield* Effect.logDebug(`tool call '${name}' (round ${round}) denied: ${decision.reason}`)
+          yield* record(call, label, round, decision, start)
+          return { role: "tool", content: decision.reason, tool_call_id: call.id } satisfies ChatMessage
+        }
+        yield* Effect.logDebug(`calling tool '${name}' (round ${round}) with arguments ${call.function.arguments}`)
+        const run = entry === undefined
+          ? Effect.fail(new LaitError({ message: `model called unknown tool '${name}'` }))
+          : entry.call(call.function.arguments)
+        const content = yield* run.pipe(Effect.onExit(() => record(call, label, round, decision, start)))
+        return { role: "tool", content, tool_call_id: call.id } satisfies ChatMessage
+      })
+
+    const loop = (req: ToolRequest): Effect.Effect<ModelResult, AnyLaitError> =>
+      Effect.gen(function*() {
+        const activeAgentPaths = req.activeAgentPaths ?? []
+        const entries = yield* toolSet(req.names, activeAgentPaths)
+        const byName = new Map(entries.map((e) => [e.name, e]))
+        const tools = entries.map((e) => e.definition)
+        const max = req.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS
+        const messages: Array<ChatMessage> = [...req.request.messages]
+        for (let round = 1;; round++) {
+          if (round > max) return yield* maxToolRoundsError(max)
+          const reply = yield* send(req.label, req.endpoints, {
+            ...req.request,
+            messages: [...messages],
+            tools,
+            response_format: null
+          })
+          if (reply.toolCalls.length === 0) {
+            if (req.request.response_format === null) return reply
+            return yield* send(req.label, req.endpoints, { ...req.request, messages: [...messages], tools: [] })
+          }
+          messages.push(assistantMessage(reply))
+          const decisions = yield* Effect.forEach(reply.toolCalls, (call) => decide(call, byName.get(call.function.name)))
+          const results = yield* Effect.forEach(
+            reply.toolCalls,
+            (call, i) => dispatch(call, decisions[i]!, byName.get(call.function.name), req.label, round),
+            { concurrency: MAX_CONCURRENT_TOOL_CALLS }
+          )
+          messages.push(...results)
+        }
+      })
+
+    const complete = (req: ToolRequest): Effect.Effect<ModelResult, AnyLaitError> => {
+      if (!usesTools(req.names)) return send(req.label, req.endpoints, { ...req.request, tools: [] })
+      const cancelled = req.cancelled
+      if (cancelled === undefined) return loop(req)
+      return Effect.raceFirst(
+        loop(req),
+        Effect.andThen(cancelled, Effect.fail(new InterruptedError({ message: "workflow execution was cancelled" })))
+      )
+    }
+
+    const runSubagent = (
+      agent: LoadedSubagent,
+      args: string,
+      activeAgentPaths: ReadonlyArray<string>
+    ): Effect.Effect<string, AnyLaitError> =>
+      Effect.gen(function*() {
+        const sub = yield* subagents.request(agent, args, activeAgentPaths).pipe(Effect.provideService(FileLoader, files))
+        const chain = sub.settings
+        const result = yield* Effect.gen(function*() {
+          const endpoints = yield* config.resolveEndpoints(sub.model)
+          const sampling = endpoints[0].sampling
+          const reasoning = pick("reasoning_effort", chain) ?? sampling.reasoningEffort
+          const temperature = pick("temperature", chain) ?? sampling.temperature
+          const topP = pick("top_p", chain) ?? sampling.topP
+          const maxTokens = pick("max_tokens", chain) ?? sampling.maxTokens
+          return yield* complete({
+            label: sub.label,
+            endpoints,
+            request: {
+              messages: sub.messages,
+              tools: [],
+              response_format: sub.responseFormat,
+              ...(reasoning !== undefined ? { reasoning_effort: reasoning } : {}),
+              ...(temperature !== undefined ? { temperature } : {}),
+              ...(topP !== undefined ? { top_p: topP } : {}),
+              ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {})
+            },
+            names: { mcp: pick("mcp", chain), subagents: pick("subagents", chain), tools: pick("tools", chain) },
+            maxToolRounds: pick("max_tool_rounds", chain),
+            activeAgentPaths: sub.activeAgentPaths
+          })
+        }).pipe(Effect.mapError((e) => wrapSubagent(agent.name, e)))
+        return result.content ?? ""
+      })
+
+    return { complete }
+  })
+
+/** `subagent '<name>': …`, keeping an interruption an interruption and the error class otherwise. */
+const wrapSubagent = (name: string, error: AnyLaitError): AnyLaitError => {
+  const message = `subagent '${name}'`
+  return error._tag === "InterruptedError" ? new InterruptedError({ message, cause: error }) : withContext(message)(error)
+}

@@ -1,0 +1,168 @@
+// The stdio transport of an MCP server we start ourselves. Not the SDK's StdioClientTransport: that
+// one kills only the direct child, so a server started through a wrapper (`npx`, `uvx`, `sh -c`)
+// would leave its real process behind. Here the server leads its own process group, shutdown signals
+// the whole group, and a process-wide exit hook kills any group still alive when lait exits without
+// running finalizers (a second Ctrl-C). Incoming frames are capped, so a runaway server cannot grow
+// the line buffer without bound.
+import { type ChildProcess, spawn } from "node:child_process"
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+
+/** One newline-delimited JSON-RPC message from a server may be at most this long. */
+export const MAX_STDIO_FRAME_BYTES = 16 * 1024 * 1024
+
+/** How long a server gets between SIGTERM and SIGKILL at shutdown. */
+export const STDIO_TERMINATION_GRACE_MS = 2000
+
+const liveGroups = new Set<number>()
+let exitHookInstalled = false
+
+const signalGroup = (pid: number, signal: "SIGTERM" | "SIGKILL"): void => {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // ESRCH: the whole group is gone already.
+  }
+}
+
+const track = (pid: number): void => {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true
+    process.on("exit", () => {
+      for (const group of liveGroups) signalGroup(group, "SIGKILL")
+    })
+  }
+  liveGroups.add(pid)
+}
+
+export interface StdioServerParameters {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  /** The child's complete environment. */
+  readonly env: Readonly<Record<string, string>>
+  readonly cwd?: string | undefined
+}
+
+export class GroupStdioTransport implements Transport {
+  onclose?: (() => void) | undefined
+  onerror?: ((error: Error) => void) | undefined
+  onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined
+
+  private child: ChildProcess | undefined
+  private exited: Promise<void> = Promise.resolve()
+  private chunks: Array<Buffer> = []
+  private frameBytes = 0
+  private closing: Promise<void> | undefined
+  /** Why the connection broke, for messages that would otherwise only say "Connection closed". */
+  failure: string | undefined
+
+  constructor(private readonly params: StdioServerParameters) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid
+  }
+
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.params.command, [...this.params.args], {
+        env: { ...this.params.env },
+        ...(this.params.cwd !== undefined ? { cwd: this.params.cwd } : {}),
+        // stderr is the server's own diagnostics: the user sees them, as with upstream lait.
+        stdio: ["pipe", "pipe", "inherit"],
+        detached: true
+      })
+      child.once("error", reject)
+      child.once("spawn", () => {
+        child.off("error", reject)
+        this.child = child
+        track(child.pid!)
+        this.exited = new Promise((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) done()
+          else child.once("exit", () => done())
+        })
+        child.on("error", (error) => this.onerror?.(error))
+        child.stdin!.on("error", (error) => this.onerror?.(error))
+        child.stdout!.on("data", (chunk: Buffer) => this.receive(chunk))
+        child.once("exit", (code, signal) => {
+          if (this.closing === undefined) {
+            this.failure ??= `the server process exited (${code !== null ? `exit status: ${code}` : `signal: ${signal}`})`
+            void this.close()
+          }
+        })
+        resolve()
+      })
+    })
+  }
+
+  /** Adds part of the current frame; false (and the connection is closing) when it grew too long. */
+  private grow(part: Buffer): boolean {
+    this.frameBytes += part.length
+    if (this.frameBytes > MAX_STDIO_FRAME_BYTES) {
+      this.chunks = []
+      this.failure = `MCP stdio JSON-RPC frame exceeds ${MAX_STDIO_FRAME_BYTES} bytes`
+      this.onerror?.(new Error(this.failure))
+      void this.close()
+      return false
+    }
+    if (part.length > 0) this.chunks.push(part)
+    return true
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.failure !== undefined && this.closing !== undefined) return
+    let start = 0
+    for (let newline = chunk.indexOf(10, start); newline !== -1; newline = chunk.indexOf(10, start)) {
+      if (!this.grow(chunk.subarray(start, newline))) return
+      const line = Buffer.concat(this.chunks).toString("utf8").replace(/\r$/u, "")
+      this.chunks = []
+      this.frameBytes = 0
+      start = newline + 1
+      if (line.trim() === "") continue
+      let message: JSONRPCMessage
+      try {
+        message = deserializeMessage(line)
+      } catch (error) {
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)))
+        continue
+      }
+      this.onmessage?.(message)
+    }
+    this.grow(chunk.subarray(start))
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin
+    if (stdin === undefined || stdin === null || this.closing !== undefined) {
+      return Promise.reject(new Error(this.failure ?? "Not connected"))
+    }
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve()
+      else stdin.once("drain", () => resolve())
+    })
+  }
+
+  /** Ends stdin (a cooperative server exits), then SIGTERM and, after the grace period, SIGKILL to the group. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const child = this.child
+      if (child !== undefined && child.pid !== undefined) {
+        const pid = child.pid
+        try {
+          child.stdin?.end()
+        } catch {
+          // already closed
+        }
+        signalGroup(pid, "SIGTERM")
+        let timer: ReturnType<typeof setTimeout> | undefined
+        await Promise.race([this.exited, new Promise((done) => (timer = setTimeout(done, STDIO_TERMINATION_GRACE_MS)))])
+        clearTimeout(timer)
+        // Whatever the server left in its group (workers, a wrapped real server) goes too.
+        signalGroup(pid, "SIGKILL")
+        liveGroups.delete(pid)
+      }
+      this.onclose?.()
+    })()
+    return this.closing
+  }
+}

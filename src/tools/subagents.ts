@@ -1,0 +1,218 @@
+// Subagents (inventory §4.7): `agents:` entries of lait.config.yml offered to the model as
+// `agent__<name>` tools. A call runs the agent with its own frontmatter settings and the config's
+// `default:` only (not the calling step's or workflow's), through the same tool loop, so a subagent
+// may have tools and subagents of its own. The chain of running agent files is carried along: calling
+// one that is already running is a cycle, and more than 16 nested agents is an error.
+import * as fs from "node:fs"
+import { Effect } from "effect"
+import { parse as parseYaml } from "yaml"
+import { type AnyLaitError, LaitError, ValidationError, withContext } from "../core/errors.ts"
+import { FileLoader } from "../core/FileLoader.ts"
+import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
+import type { LaitConfigService } from "../config/LaitConfig.ts"
+import type { ChatMessage, ResponseFormat } from "../model/types.ts"
+import { loadAgentFile } from "../workflow/agentFile.ts"
+import { validateJson } from "../workflow/jsonschema.ts"
+import type { AgentDefinition, LlmSettings, SchemaRef } from "../workflow/model.ts"
+import { renderTemplate } from "../workflow/template.ts"
+import { qualifyToolName } from "./names.ts"
+import { type ToolEntry, toolDefinition } from "./types.ts"
+
+export const MAX_SUBAGENT_DEPTH = 16
+export const DEFAULT_SCHEMA_NAME = "structured_output"
+
+/** The generic parameters of a subagent without `input_schema`. */
+export const GENERIC_SUBAGENT_PARAMETERS: JsonObject = {
+  type: "object",
+  properties: {
+    input: {
+      description: "The task or input to pass to the subagent. A string for a plain-text task, or a JSON " +
+        "object/array if the subagent expects structured input."
+    }
+  },
+  required: ["input"]
+}
+
+export interface LoadedSubagent {
+  readonly name: string
+  readonly definition: AgentDefinition
+  /** The agent file's real path: the identity used for cycle detection. */
+  readonly canonicalPath: string
+  /** `input_schema`, loaded. */
+  readonly inputSchema: JsonObject | undefined
+  readonly parameters: JsonObject
+}
+
+/** One model request of a subagent, as the tool loop runs it. */
+export interface SubagentRequest {
+  readonly name: string
+  readonly label: string
+  readonly model: string
+  readonly settings: ReadonlyArray<LlmSettings | undefined>
+  readonly messages: ReadonlyArray<ChatMessage>
+  readonly responseFormat: ResponseFormat | null
+  readonly activeAgentPaths: ReadonlyArray<string>
+}
+
+export const loadSchemaRef = (ref: SchemaRef, label: string): Effect.Effect<JsonObject, AnyLaitError, FileLoader> => {
+  const source = ref.source
+  if (source.kind === "inline") return Effect.succeed(source.schema)
+  return Effect.gen(function*() {
+    const text = yield* FileLoader.use((f) => f.readText(source.path))
+    const parsed = yield* Effect.try({
+      try: () => parseYaml(text) as Json,
+      catch: (e) => new ValidationError({ message: `failed to parse schema file '${source.path}'`, cause: String(e) })
+    })
+    if (!isJsonObject(parsed)) {
+      return yield* new ValidationError({ message: `${label}: schema file '${source.path}' must hold a JSON object` })
+    }
+    return parsed
+  })
+}
+
+/** The run's subagent registry: agent files are read once per run. */
+export class Subagents {
+  private readonly cache = new Map<string, LoadedSubagent>()
+
+  constructor(private readonly config: LaitConfigService) {}
+
+  load(name: string): Effect.Effect<LoadedSubagent, AnyLaitError, FileLoader> {
+    return Effect.gen({ self: this }, function*() {
+      const path = this.config.config.agents?.[name]
+      if (path === undefined) {
+        return yield* new LaitError({
+          message: `unknown subagent '${name}'; define it under 'agents:' in lait.config.yml`
+        })
+      }
+      const cached = this.cache.get(path)
+      if (cached !== undefined) return cached
+      const loaded = yield* Effect.gen(function*() {
+        const definition = yield* loadAgentFile(path)
+        const canonicalPath = yield* Effect.try({
+          try: () => fs.realpathSync(path),
+          catch: (e) =>
+            new LaitError({
+              message: `failed to resolve agent file path '${path}'`,
+              cause: e instanceof Error ? e.message : String(e)
+            })
+        })
+        const inputSchema = definition.inputSchema === undefined
+          ? undefined
+          : yield* loadSchemaRef(definition.inputSchema, "input_schema")
+        return {
+          name,
+          definition,
+          canonicalPath,
+          inputSchema,
+          parameters: inputSchema ?? GENERIC_SUBAGENT_PARAMETERS
+        } satisfies LoadedSubagent
+      }).pipe(Effect.mapError(withContext(`subagent '${name}'`)))
+      this.cache.set(path, loaded)
+      return loaded
+    })
+  }
+
+  /** Entries for a `subagents:` list; `run` performs one call. */
+  entries(
+    names: ReadonlyArray<string>,
+    run: (agent: LoadedSubagent, args: string) => Effect.Effect<string, AnyLaitError>
+  ): Effect.Effect<ReadonlyArray<ToolEntry>, AnyLaitError, FileLoader> {
+    return Effect.gen({ self: this }, function*() {
+      const loaded = yield* Effect.forEach(names, (name) => this.load(name), { concurrency: "unbounded" })
+      const entries: Array<ToolEntry> = []
+      const seen = new Set<string>()
+      for (const agent of loaded) {
+        const qualified = qualifyToolName("subagent tool", "agent", agent.name)
+        if (qualified instanceof LaitError) return yield* qualified
+        if (seen.has(qualified)) {
+          return yield* new LaitError({ message: `duplicate subagent name '${agent.name}' in 'subagents:'` })
+        }
+        seen.add(qualified)
+        const description = agent.definition.description ?? `Runs the '${agent.name}' subagent for a delegated task.`
+        entries.push({
+          name: qualified,
+          source: "subagent",
+          definition: toolDefinition(qualified, description, agent.parameters),
+          call: (args) => run(agent, args)
+        })
+      }
+      return entries
+    })
+  }
+
+  /**
+   * Turns one call into the subagent's first request: checks nesting, reads the arguments (the whole
+   * object with an `input_schema`, else its `input` field), validates them, renders the system prompt.
+   */
+  request(
+    agent: LoadedSubagent,
+    args: string,
+    activeAgentPaths: ReadonlyArray<string>
+  ): Effect.Effect<SubagentRequest, AnyLaitError, FileLoader> {
+    const { name, definition } = agent
+    const config = this.config.config
+    return Effect.gen(function*() {
+      if (activeAgentPaths.includes(agent.canonicalPath)) {
+        return yield* new LaitError({
+          message: `calling subagent '${name}' would create a cycle ('${agent.canonicalPath}' is already running)`
+        })
+      }
+      if (activeAgentPaths.length >= MAX_SUBAGENT_DEPTH) {
+        return yield* new LaitError({
+          message: `calling subagent '${name}' exceeded the maximum subagent nesting depth of ${MAX_SUBAGENT_DEPTH}`
+        })
+      }
+      const built = yield* Effect.gen(function*() {
+        let parsed: Json
+        try {
+          parsed = args.trim() === "" ? {} : (JSON.parse(args) as Json)
+        } catch (e) {
+          return yield* new LaitError({
+            message: "failed to parse subagent tool call arguments as JSON",
+            cause: e instanceof Error ? e.message : String(e)
+          })
+        }
+        let input: Json
+        if (agent.inputSchema !== undefined) {
+          input = parsed
+          const invalid = validateJson(agent.inputSchema, input, "input")
+          if (invalid !== undefined) return yield* invalid
+        } else {
+          if (!isJsonObject(parsed) || !Object.hasOwn(parsed, "input")) {
+            return yield* new LaitError({ message: "subagent tool call is missing the required 'input' field" })
+          }
+          input = parsed["input"]!
+        }
+        const model = definition.model ?? config.default?.model
+        if (model === undefined) {
+          return yield* new LaitError({
+            message: `model is required for subagent '${name}'; set it in its frontmatter or default.model in lait.config.yml`
+          })
+        }
+        const system = yield* renderTemplate(definition.system, { input, steps: {}, inputs: {}, loop: null })
+        const responseFormat: ResponseFormat | null = definition.outputSchema === undefined ? null : {
+          type: "json_schema",
+          json_schema: {
+            name: definition.schemaName ?? definition.outputSchema.name ?? DEFAULT_SCHEMA_NAME,
+            schema: yield* loadSchemaRef(definition.outputSchema, "output_schema"),
+            strict: true
+          }
+        }
+        const messages: Array<ChatMessage> = [
+          ...(system.length > 0 ? [{ role: "system" as const, content: system }] : []),
+          { role: "user", content: textForm(input) }
+        ]
+        return {
+          name,
+          label: `subagent '${name}'`,
+          model,
+          settings: [definition, config.default],
+          messages,
+          responseFormat,
+          activeAgentPaths: [...activeAgentPaths, agent.canonicalPath]
+        } satisfies SubagentRequest
+      }).pipe(Effect.mapError(withContext(`subagent '${name}'`)))
+      return built
+    })
+  }
+}

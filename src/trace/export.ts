@@ -1,0 +1,101 @@
+// Sending a trace file to an OTLP/HTTP collector: one POST, every outcome reported as upstream does
+// (inventory §8.4). Header values may hold secrets (`${TOKEN}`), so they are never printed or logged.
+import { Console, Duration, Effect } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { type Env, expandVars } from "../core/env.ts"
+import { LaitError } from "../core/errors.ts"
+import { VERSION } from "../version.ts"
+import { readTraceFile } from "./file.ts"
+import { otlpBody, statusText } from "./otlp.ts"
+
+/** A collector that accepts the connection and never answers should not hang an export forever. */
+export const EXPORT_TIMEOUT = Duration.seconds(60)
+
+/** The longest part of an error body repeated in the message (an HTML error page is not useful). */
+const MAX_BODY_IN_MESSAGE = 500
+
+export interface ExportOptions {
+  readonly file: string
+  readonly url: string
+  /** `NAME=VALUE` as given on the command line. */
+  readonly headers: ReadonlyArray<string>
+  readonly serviceName: string
+  /** Where `${VAR}` in header values is looked up (process env after `.env`). */
+  readonly env: Env
+  /** How long to wait for the collector's answer (default EXPORT_TIMEOUT). */
+  readonly timeout?: Duration.Input
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/** `--header NAME=VALUE` list → headers; split at the first `=`, name trimmed, value `${VAR}`-expanded. */
+export const parseHeaders = (
+  headers: ReadonlyArray<string>,
+  env: Env
+): Effect.Effect<ReadonlyArray<readonly [string, string]>, LaitError> =>
+  Effect.forEach(headers, (header) => {
+    const eq = header.indexOf("=")
+    if (eq === -1) return Effect.fail(new LaitError({ message: `--header '${header}' must be NAME=VALUE` }))
+    const name = header.slice(0, eq)
+    return expandVars(header.slice(eq + 1), env, { secret: true }).pipe(
+      Effect.mapError((cause) => new LaitError({ message: `--header '${name}'`, cause })),
+      Effect.map((value) => [name.trim(), value] as const)
+    )
+  })
+
+const describeSendFailure = (error: unknown): string => {
+  const cause = typeof error === "object" && error !== null && "reason" in error
+    ? (error as { reason?: { cause?: unknown; description?: unknown; _tag?: string } }).reason
+    : undefined
+  const inner = cause?.cause ?? cause?.description ?? error
+  const code = typeof inner === "object" && inner !== null && "code" in inner ? String(inner.code) : undefined
+  if (code === "ConnectionRefused" || code === "ECONNREFUSED") return "connection refused"
+  if (cause?._tag === "InvalidUrlError") return "invalid URL"
+  if (inner instanceof Error) return inner.message
+  return typeof inner === "string" ? inner : String(inner)
+}
+
+/** Posts the spans of `options.file`; the notes (`nothing to export`, `exported N spans`) go to stderr. */
+export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOptions) {
+  const { bytes, events } = yield* readTraceFile(options.file, { waitForWriter: true })
+  if (events.length === 0) {
+    yield* Console.error(`note: '${options.file}' has no events; nothing to export`)
+    return
+  }
+  const body = otlpBody(events, bytes, { serviceName: options.serviceName, scopeVersion: VERSION })
+  const headers = yield* parseHeaders(options.headers, options.env)
+  const sendFailure = (cause: string) => new LaitError({ message: `failed to send spans to '${options.url}'`, cause })
+  for (const [name, value] of headers) {
+    if (!TOKEN.test(name)) return yield* sendFailure(`invalid header name '${name}'`)
+    if (/[\r\n\0]/.test(value)) return yield* sendFailure(`invalid value for header '${name}'`)
+  }
+
+  const http = yield* HttpClient.HttpClient
+  const request = HttpClientRequest.post(options.url).pipe(
+    HttpClientRequest.bodyText(body, "application/json"),
+    HttpClientRequest.setHeaders(Object.fromEntries(headers))
+  )
+  yield* Effect.logDebug(`POST ${options.url} (${events.length} span(s), ${body.length} bytes)`)
+  const timeout = Duration.fromInputUnsafe(options.timeout ?? EXPORT_TIMEOUT)
+  const response = yield* http.execute(request).pipe(
+    Effect.flatMap((res) => Effect.map(res.text, (text) => ({ status: res.status, text }))),
+    // The request carries the user's spans; lait's own tracing context has no business in it.
+    Effect.provideService(HttpClient.TracerPropagationEnabled, false),
+    Effect.timeoutOrElse({
+      duration: timeout,
+      orElse: () => Effect.fail(sendFailure(`no answer within ${Duration.format(timeout)}`))
+    }),
+    Effect.mapError((e) => (e instanceof LaitError ? e : sendFailure(describeSendFailure(e)))),
+    // Upstream reports Ctrl-C here as a typed cancellation; main exits 130 and prints no error for an
+    // interruption, so the line is written on the way out.
+    Effect.onInterrupt(() => Console.error("lait: trace export was cancelled"))
+  )
+  if (response.status < 200 || response.status >= 300) {
+    let detail = response.text.trim()
+    if (detail.length > MAX_BODY_IN_MESSAGE) detail = `${detail.slice(0, MAX_BODY_IN_MESSAGE)}…`
+    return yield* new LaitError({
+      message: `OTLP endpoint '${options.url}' answered ${statusText(response.status)}${detail === "" ? "" : `: ${detail}`}`
+    })
+  }
+  yield* Console.error(`note: exported ${events.length} span${events.length === 1 ? "" : "s"} to '${options.url}'`)
+})

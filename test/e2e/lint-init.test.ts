@@ -1,0 +1,147 @@
+// `lait init` and `lait schema` as real processes: the starters are written atomically, never over
+// an existing file, pass `lait lint` once their answers are recorded (from a real OpenAI-compatible
+// server on 127.0.0.1), and that recorded test then passes under `lait test`; `lait schema` prints
+// each kind's JSON Schema and validates what `lait init` wrote.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import Ajv2020 from "ajv/dist/2020.js"
+import { parse } from "yaml"
+import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { makeTempDir, runCli } from "./util.ts"
+
+const SAMPLE_INPUT = "lait runs YAML workflows against OpenAI-compatible servers, records the model's answers " +
+  "once and replays them in tests, so a workflow can be checked in CI without a model."
+
+let server: OpenAiServer
+const home = makeTempDir("init-home")
+
+beforeAll(async () => {
+  server = await startOpenAiServer({
+    script: [
+      {
+        content: "lait runs YAML workflows.\nIt records answers and replays them in CI.",
+        usage: { prompt_tokens: 60, completion_tokens: 14 },
+        repeat: true
+      }
+    ]
+  })
+})
+afterAll(() => server.stop())
+
+const envFor = (extra: Record<string, string> = {}) => ({ PATH: process.env["PATH"], HOME: home, NO_COLOR: "1", ...extra })
+const lait = (args: ReadonlyArray<string>, cwd: string, extra?: Record<string, string>) =>
+  runCli(args, { cwd, env: envFor(extra), binary: true, timeoutMs: 60_000 })
+
+describe("lait init", () => {
+  test("every starter, refusal to overwrite, lint before and after recording, then lait test passes", async () => {
+    const dir = makeTempDir("init-e2e")
+    const created: Array<string> = []
+    for (const args of [[], ["workflow"], ["test"], ["eval"], ["agent"]]) {
+      const r = await lait(["init", ...args], dir)
+      expect(r.code).toBe(0)
+      created.push(r.stdout)
+    }
+    expect(created).toEqual([
+      "created 'lait.config.yml'\n",
+      "created 'workflow.yml'\n",
+      "created 'workflow.test.yml'\n",
+      "created 'workflow.eval.yml'\n",
+      "created 'agent.md'\n"
+    ])
+    // Atomic writes leave no temp files behind.
+    expect(fs.readdirSync(dir).sort()).toEqual(
+      ["agent.md", "lait.config.yml", "workflow.eval.yml", "workflow.test.yml", "workflow.yml"]
+    )
+
+    const before = fs.readFileSync(path.join(dir, "workflow.yml"), "utf8")
+    const again = await lait(["init", "workflow"], dir)
+    expect([again.code, again.stdout, again.stderr]).toEqual([
+      1,
+      "",
+      "lait: 'workflow.yml' already exists; refusing to overwrite it (move it aside or pass another PATH)\n"
+    ])
+    expect(fs.readFileSync(path.join(dir, "workflow.yml"), "utf8")).toBe(before)
+
+    const unrecorded = await lait(["lint", "."], dir)
+    expect(unrecorded.stdout).toContain("./workflow.test.yml:\n  error: 'replay' directory 'recordings' does not exist\n")
+    expect(unrecorded.code).toBe(3)
+
+    // Record the answers the test replays, from a real server, as the starter's comment says.
+    const record = await lait(["run", "workflow.yml", SAMPLE_INPUT, "--record", "recordings"], dir, {
+      OPENAI_BASE_URL: server.baseUrl
+    })
+    expect(record.code).toBe(0)
+    expect(server.requests.length).toBe(1)
+
+    const lint = await lait(["lint", "."], dir)
+    expect([lint.code, lint.stdout, lint.stderr]).toEqual([
+      0,
+      [
+        "./agent.md: OK",
+        "./lait.config.yml: OK",
+        "./workflow.eval.yml: OK",
+        "./workflow.test.yml: OK",
+        "./workflow.yml: OK",
+        ""
+      ].join("\n"),
+      ""
+    ])
+
+    // The recordings are keyed by endpoint too: replay with the same base URL (never contacted).
+    const replayed = await lait(["test", "workflow.test.yml"], dir, { OPENAI_BASE_URL: server.baseUrl })
+    expect([replayed.code, replayed.stdout]).toEqual([0, "workflow.test.yml: PASS\n1 passed, 0 failed, 1 total\n"])
+    expect(server.requests.length).toBe(1)
+  })
+
+  test("a PATH in a new directory; notes on stderr for what the starter still needs", async () => {
+    const dir = makeTempDir("init-path")
+    const r = await lait(["init", "test", "tests/summary.test.yml"], dir)
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      0,
+      "created 'tests/summary.test.yml'\n",
+      "note: 'workflow.yml' does not exist yet; create it with 'lait init workflow'\n" +
+        "note: record the answers it replays first: lait run workflow.yml '...' --record tests/recordings\n"
+    ])
+    expect(parse(fs.readFileSync(path.join(dir, "tests/summary.test.yml"), "utf8"))).toMatchObject({
+      workflow: "../workflow.yml",
+      replay: "recordings"
+    })
+  })
+
+  test("an unknown kind is a usage error", async () => {
+    const r = await lait(["init", "pipeline"], makeTempDir("init-usage"))
+    expect(r.code).toBe(2)
+  })
+})
+
+describe("lait schema", () => {
+  test("each kind is JSON Schema 2020-12 on stdout, and validates what lait init wrote", async () => {
+    const dir = makeTempDir("schema-e2e")
+    const ajv = new Ajv2020({ allErrors: true, strict: false })
+    const pairs = [
+      ["config", "lait.config.yml", []],
+      ["workflow", "workflow.yml", ["workflow"]],
+      ["test", "workflow.test.yml", ["test"]],
+      ["eval", "workflow.eval.yml", ["eval"]],
+      ["agent", "agent.md", ["agent"]]
+    ] as const
+    for (const [kind, file, initArgs] of pairs) {
+      expect((await lait(["init", ...initArgs], dir)).code).toBe(0)
+      const r = await lait(["schema", kind], dir)
+      expect([r.code, r.stderr]).toEqual([0, ""])
+      const schema = JSON.parse(r.stdout) as Record<string, unknown>
+      expect(schema["$schema"]).toBe("https://json-schema.org/draft/2020-12/schema")
+      const text = fs.readFileSync(path.join(dir, file), "utf8")
+      const document = kind === "agent" ? parse(text.split("\n---\n")[0]!.replace(/^---\n/, "")) : parse(text)
+      const validate = ajv.compile(schema)
+      expect({ kind, valid: validate(document), errors: validate.errors ?? null }).toEqual({ kind, valid: true, errors: null })
+      expect(validate({ surely_not_a_key: true })).toBe(false)
+    }
+  })
+
+  test("an unknown kind is a usage error", async () => {
+    const r = await lait(["schema", "pipeline"], makeTempDir("schema-usage"))
+    expect([r.code, r.stdout]).toEqual([2, ""])
+  })
+})

@@ -1,0 +1,125 @@
+// Shared by the model e2e tests (test/e2e/model*.test.ts): lait as a real process (dist/lait when it
+// builds and starts, else `bun src/main.ts`), a clean environment per run (no OPENAI_* or LAIT_*
+// from the developer's shell, HOME/XDG pointing into the workspace so no global config leaks in),
+// and the fixture OpenAI server on 127.0.0.1.
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { type OpenAiServer, type OpenAiServerOptions, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { binaryPath, ensureBinary, makeTempDir, run, type RunResult, runCli } from "./util.ts"
+
+let useBinary: boolean | undefined
+
+/** Call in beforeAll (with a long timeout: the binary may need a rebuild). */
+export const prepareCli = async (): Promise<void> => {
+  if (useBinary !== undefined) return
+  useBinary = false
+  if (!fs.existsSync(binaryPath)) return
+  const binary = await ensureBinary().catch(() => undefined)
+  const smoke = binary === undefined ? undefined : await run([binary, "--version"], { cwd: "/", timeoutMs: 30_000 })
+  useBinary = smoke?.code === 0
+  if (!useBinary) process.stderr.write(`note: dist/lait does not start; running src/main.ts instead\n${smoke?.stderr ?? ""}`)
+}
+
+export interface Workspace {
+  readonly dir: string
+  /** Writes `text` to `name` (relative to the workspace) and returns the absolute path. */
+  write(name: string, text: string | Uint8Array): string
+  read(name: string): string
+  /** Runs lait in the workspace. `env` adds to (undefined removes from) the clean environment. */
+  lait(args: ReadonlyArray<string>, options?: LaitOptions): Promise<RunResult>
+  remove(): void
+}
+
+export interface LaitOptions {
+  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly stdin?: string
+  readonly cwd?: string
+}
+
+/** The environment every run starts from. */
+export const cleanEnv = (home: string): Record<string, string | undefined> => {
+  const env: Record<string, string | undefined> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(OPENAI_|LAIT_)/.test(key)) continue
+    env[key] = value
+  }
+  return { ...env, NO_COLOR: "1", HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") }
+}
+
+export const workspace = (prefix: string): Workspace => {
+  const dir = fs.realpathSync(makeTempDir(prefix))
+  return {
+    dir,
+    write(name, text) {
+      const file = path.join(dir, name)
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      fs.writeFileSync(file, text)
+      return file
+    },
+    read: (name) => fs.readFileSync(path.join(dir, name), "utf8"),
+    lait: (args, options = {}) =>
+      runCli(args, {
+        cwd: options.cwd ?? dir,
+        env: { ...cleanEnv(dir), ...options.env },
+        binary: useBinary === true,
+        timeoutMs: 60_000,
+        ...(options.stdin !== undefined ? { stdin: options.stdin } : {})
+      }),
+    remove: () => fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Started servers are stopped by `stopServers` (call it in afterEach). */
+const running: Array<OpenAiServer> = []
+
+export const server = (options: OpenAiServerOptions = {}): OpenAiServer => {
+  const s = startOpenAiServer(options)
+  running.push(s)
+  return s
+}
+
+export const stopServers = async (): Promise<void> => {
+  await Promise.all(running.splice(0).map((s) => s.stop()))
+}
+
+/** A base URL on 127.0.0.1 where nothing listens (a port just released). */
+export const refusedBaseUrl = async (): Promise<string> => {
+  const s = startOpenAiServer()
+  const url = s.baseUrl
+  await s.stop()
+  return url
+}
+
+/** Every regular file under `dir` (recursively), with its bytes. */
+export const filesUnder = (dir: string): Array<{ readonly path: string; readonly bytes: Buffer }> => {
+  const out: Array<{ path: string; bytes: Buffer }> = []
+  const visit = (p: string) => {
+    const st = fs.lstatSync(p)
+    if (st.isDirectory()) for (const entry of fs.readdirSync(p).sort()) visit(path.join(p, entry))
+    else if (st.isFile()) out.push({ path: p, bytes: fs.readFileSync(p) })
+  }
+  if (fs.existsSync(dir)) visit(dir)
+  return out
+}
+
+/** The JSON bodies the server received, in order. */
+export const bodies = (s: OpenAiServer): Array<Record<string, unknown>> =>
+  s.requests.map((r) => r.body as Record<string, unknown>)
+
+/** A workflow `models:` block with one alias per entry: `alias: [base_url, model_id, extra yaml]`. */
+export const modelsYaml = (
+  aliases: Readonly<Record<string, ReadonlyArray<{ readonly baseUrl: string; readonly modelId: string; readonly extra?: string }>>>
+): string =>
+  [
+    "models:",
+    ...Object.entries(aliases).flatMap(([alias, defs]) => [
+      `  ${alias}:`,
+      ...defs.flatMap((d) => [
+        `    - provider: { base_url: '${d.baseUrl}' }`,
+        `      model_id: ${d.modelId}`,
+        ...(d.extra === undefined ? [] : d.extra.split("\n").map((l) => `      ${l}`))
+      ])
+    ])
+  ].join("\n")
+
+export const outcome = (r: RunResult) => ({ code: r.code, stdout: r.stdout, stderr: r.stderr })

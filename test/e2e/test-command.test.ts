@@ -1,0 +1,357 @@
+// `dist/lait test` as a real process against the recorded fixture suite (test/fixtures/testing, copied
+// into a temporary directory), the example suite (examples/tests), and discovery edge cases. A fixture
+// OpenAI server listens where every recorded workflow points (127.0.0.1:1234) for the whole file and
+// must never see a request: replay never falls back to the network.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as path from "node:path"
+import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { parseXml, validateJunit } from "../testing/junit.ts"
+import { ensureBinary, makeTempDir, repoRoot, type RunResult, runCli } from "./util.ts"
+
+const fixtures = path.join(repoRoot, "test/fixtures/testing")
+const work = fs.realpathSync(makeTempDir("e2e-test-command"))
+const home = path.join(work, "home")
+let sentinel: OpenAiServer | undefined
+
+const env: Record<string, string | undefined> = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI_|LAIT_)/.test(k))),
+  NO_COLOR: "1",
+  HOME: home,
+  XDG_CONFIG_HOME: path.join(home, ".config")
+}
+
+/** A fresh copy of the fixture suite (workflows, cassettes, lait.config.yml, suite/). */
+const copyFixtures = (name: string): string => {
+  const dir = path.join(work, name)
+  fs.cpSync(fixtures, dir, { recursive: true })
+  return dir
+}
+
+const lait = (args: ReadonlyArray<string>, cwd: string, timeoutMs = 60_000): Promise<RunResult> =>
+  runCli(["--no-env", ...args], { cwd, env, binary: true, timeoutMs })
+
+const listenOn1234 = async (): Promise<OpenAiServer> => {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return startOpenAiServer({ port: 1234 })
+    } catch (e) {
+      // Another recording may hold the port for a moment.
+      if (attempt >= 50) throw new Error(`port 1234 stays busy: ${String(e)}`)
+      await Bun.sleep(200)
+    }
+  }
+}
+
+beforeAll(async () => {
+  fs.mkdirSync(home, { recursive: true })
+  await ensureBinary()
+  sentinel = await listenOn1234()
+}, 600_000)
+
+afterAll(async () => {
+  await sentinel?.stop()
+  fs.rmSync(work, { recursive: true, force: true })
+})
+
+const FAIL_TEXT = (wf: (name: string) => string) => [
+  "suite/fail/bad-definition.yml: FAIL",
+  "  failed to parse test definition 'suite/fail/bad-definition.yml': unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, assert (line 3)",
+  "suite/fail/cost.yml: FAIL",
+  "  assertion 1: cost $0.0004 exceeded max_cost_usd $0.0001",
+  "suite/fail/invalid-input.yml: FAIL",
+  "  input is missing required field(s): body",
+  "suite/fail/messages.yml: FAIL",
+  "  assertion 1: expected output to equal \"Summary\", got \"Summary: lait tests workflows offline by replaying recorded answers.\"",
+  "  assertion 2: expected output to contain \"結論\", got \"Summary: lait tests workflows offline by replaying recorded answers.\"",
+  "  assertion 3: jq expression `contains(\"never\")` was false for output \"Summary: lait tests workflows offline by replaying recorded answers.\"",
+  "  assertion 4: jq expression `.[]` failed: jq condition \".[]\" failed: Cannot iterate over string (\"Summary: lait tests work...\")",
+  "  assertion 5: llm_judge assertions are not supported here (no judge model available in this context; use `lait eval`)",
+  "  assertion 6: expected tool 'tool__word_count' to be called at least 1 time(s), was called 0 time(s)",
+  "  assertion 7: completion_tokens 11 exceeded max_completion_tokens 10",
+  "  assertion 8: step 'summary': assertion 1: expected output to equal \"say \\\"hi\\\"\", got \"lait tests workflows offline by replaying recorded answers.\"; assertion 3: prompt_tokens 31 exceeded max_prompt_tokens 30",
+  "  assertion 9: step 'step-3' produced no output (it may not have run, or the id doesn't exist)",
+  "suite/fail/missing-workflow.yml: FAIL",
+  `  failed to load workflow '${wf("no-such-workflow.yml")}': failed to read '${wf("no-such-workflow.yml")}': no such file or directory`
+]
+
+describe("the fixture suite", () => {
+  test("text: PASS/FAIL per file in path order, every failure message, exit 1", async () => {
+    const dir = copyFixtures("text")
+    const r = await lait(["test", "suite"], dir)
+    expect(r.code).toBe(1)
+    const wf = (name: string) => `suite/fail/../../workflows/${name}`
+    const lines = r.stdout.split("\n")
+    expect(lines.slice(0, FAIL_TEXT(wf).length)).toEqual(FAIL_TEXT(wf))
+    const rest = lines.slice(FAIL_TEXT(wf).length)
+    expect(rest[0]).toBe("suite/fail/replay-miss.yml: FAIL")
+    expect(rest[1]).toStartWith(
+      `  workflow '${wf("summarize.yml")}': no recorded cassette for this request (model 'fixture-model') at '`
+    )
+    expect(rest[1]).toContain(
+      "differs at messages[0].content (recorded \"…e in one sentence (en): lait replays recorded mo…\", requested \"…e in one sentence (en): a text nobody recorded a…\")"
+    )
+    expect(rest.slice(2)).toEqual([
+      "suite/fail/tools.yml: FAIL",
+      "  assertion 1: expected tool 'tool__word_count' to be called at least 2 time(s), was called 1 time(s)",
+      "  assertion 2: expected tool 'tool__word_count' to be called at most 0 time(s), was called 1 time(s)",
+      "  assertion 3: no call to tool 'tool__word_count' had arguments satisfying `.text == \"something else\"`",
+      "  assertion 4: expected tool 'mcp__files__read_file' to be called at least 1 time(s), was called 0 time(s)",
+      "suite/fail/unknown-input.yml: FAIL",
+      "  unknown input 'tone'; the workflow declares: lang",
+      "suite/pass/count-one.yml: PASS",
+      "suite/pass/count-three.yml: PASS",
+      "suite/pass/summarize-en.yml: PASS",
+      "suite/pass/summarize-ja.yml: PASS",
+      "suite/pass/ticket-billing.yml: PASS",
+      "5 passed, 8 failed, 13 total",
+      ""
+    ])
+    // stdout holds results only; the one line on stderr is the summary error.
+    expect(r.stderr).toBe("lait: 8 of 13 test file(s) failed\n")
+  }, 60_000)
+
+  test("all passing: exit 0 and nothing on stderr", async () => {
+    const dir = copyFixtures("pass")
+    const r = await lait(["test", "suite/pass"], dir)
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" })
+    expect(r.stdout.split("\n").at(-2)).toBe("5 passed, 0 failed, 5 total")
+  }, 60_000)
+
+  test("json: one compact line of {file, status, failures}", async () => {
+    const dir = copyFixtures("json")
+    const r = await lait(["test", "--format", "json", "suite"], dir)
+    expect(r.code).toBe(1)
+    expect(r.stdout.endsWith("\n")).toBe(true)
+    expect(r.stdout.trimEnd()).not.toContain("\n")
+    const report = JSON.parse(r.stdout) as Array<{ file: string; status: string; failures: Array<string> }>
+    expect(report.map((e) => [e.file, e.status, e.failures.length])).toEqual([
+      ["suite/fail/bad-definition.yml", "fail", 1],
+      ["suite/fail/cost.yml", "fail", 1],
+      ["suite/fail/invalid-input.yml", "fail", 1],
+      ["suite/fail/messages.yml", "fail", 9],
+      ["suite/fail/missing-workflow.yml", "fail", 1],
+      ["suite/fail/replay-miss.yml", "fail", 1],
+      ["suite/fail/tools.yml", "fail", 4],
+      ["suite/fail/unknown-input.yml", "fail", 1],
+      ["suite/pass/count-one.yml", "pass", 0],
+      ["suite/pass/count-three.yml", "pass", 0],
+      ["suite/pass/summarize-en.yml", "pass", 0],
+      ["suite/pass/summarize-ja.yml", "pass", 0],
+      ["suite/pass/ticket-billing.yml", "pass", 0]
+    ])
+    expect(report[1]).toEqual({
+      file: "suite/fail/cost.yml",
+      status: "fail",
+      failures: ["assertion 1: cost $0.0004 exceeded max_cost_usd $0.0001"]
+    })
+    expect(r.stderr).toBe("lait: 8 of 13 test file(s) failed\n")
+  }, 60_000)
+
+  test("junit: a valid JUnit report with one testcase per file", async () => {
+    const dir = copyFixtures("junit")
+    const r = await lait(["test", "--format", "junit", "suite"], dir)
+    expect(r.code).toBe(1)
+    const root = parseXml(r.stdout.trimEnd())
+    validateJunit(root)
+    const suite = root.children[0]!
+    expect(suite.attributes).toMatchObject({ name: "lait test", tests: "13", failures: "8", errors: "0" })
+    const cases = suite.children
+    expect(cases.map((c) => c.attributes["name"])).toEqual(JSON.parse((await lait(["test", "--format", "json", "suite"], dir)).stdout).map((e: { file: string }) => e.file))
+    const messages = cases.find((c) => c.attributes["name"] === "suite/fail/messages.yml")!
+    expect(messages.children.map((f) => [f.name, f.attributes["type"], f.text.split("\n").length])).toEqual([["failure", "assertion", 9]])
+    const miss = cases.find((c) => c.attributes["name"] === "suite/fail/replay-miss.yml")!
+    expect(miss.children[0]!.attributes["type"]).toBe("error")
+    expect(miss.children[0]!.text).toContain("no recorded cassette for this request")
+    const passed = cases.find((c) => c.attributes["name"] === "suite/pass/count-one.yml")!
+    expect(passed.children).toEqual([])
+    // The shell tool sleeps 0.2 s: the file's time covers its run.
+    expect(Number(passed.attributes["time"])).toBeGreaterThanOrEqual(0.2)
+  }, 60_000)
+
+  test("8 files at once, each with its own trace: tool counts of 1 and 3 never mix", async () => {
+    const dir = copyFixtures("isolation")
+    const tests = path.join(dir, "many")
+    fs.mkdirSync(tests)
+    for (let i = 0; i < 16; i++) {
+      const source = i % 2 === 0 ? "count-one.yml" : "count-three.yml"
+      const text = fs.readFileSync(path.join(dir, "suite/pass", source), "utf8").replaceAll("../../", "../")
+      fs.writeFileSync(path.join(tests, `${String(i).padStart(2, "0")}-${source}`), text)
+    }
+    const started = performance.now()
+    const r = await lait(["test", "many"], dir)
+    const elapsed = performance.now() - started
+    expect(r.stdout.split("\n").at(-2)).toBe("16 passed, 0 failed, 16 total")
+    expect(r.code).toBe(0)
+    // Each file waits 0.2 s in its tool call: one at a time that is at least 3.2 s.
+    expect(elapsed).toBeLessThan(3000)
+  }, 60_000)
+})
+
+describe("discovery through the CLI", () => {
+  test("hidden, target/, node_modules/, symlinks, a symlink loop and a FIFO are skipped; duplicates run once", async () => {
+    const dir = copyFixtures("discovery")
+    const pass = path.join(dir, "suite/pass")
+    for (const sub of [".hidden", "target", "node_modules"]) {
+      fs.mkdirSync(path.join(pass, sub))
+      fs.copyFileSync(path.join(pass, "count-one.yml"), path.join(pass, sub, "copy.yml"))
+    }
+    fs.symlinkSync("summarize-en.yml", path.join(pass, "linked.yml"))
+    fs.symlinkSync(".", path.join(pass, "loop"))
+    expect(Bun.spawnSync(["mkfifo", path.join(pass, "pipe.yml")]).exitCode).toBe(0)
+    const r = await lait(["test", "suite/pass/summarize-en.yml", "suite/pass", "./suite/pass/summarize-ja.yml"], dir)
+    expect(r.stdout).toBe([
+      "suite/pass/count-one.yml: PASS",
+      "suite/pass/count-three.yml: PASS",
+      "suite/pass/summarize-en.yml: PASS",
+      "suite/pass/summarize-ja.yml: PASS",
+      "suite/pass/ticket-billing.yml: PASS",
+      "5 passed, 0 failed, 5 total",
+      ""
+    ].join("\n"))
+    expect(r.code).toBe(0)
+  }, 60_000)
+
+  test("an explicit symlink, FIFO or socket is an error, before any config is read", async () => {
+    const dir = copyFixtures("explicit")
+    fs.symlinkSync("suite/pass/summarize-en.yml", path.join(dir, "link.yml"))
+    expect(Bun.spawnSync(["mkfifo", path.join(dir, "pipe.yml")]).exitCode).toBe(0)
+    const server = net.createServer()
+    await new Promise<void>((resolve) => server.listen(path.join(dir, "s.sock"), resolve))
+    // A broken config would fail any command that loads it: discovery errors come first.
+    fs.writeFileSync(path.join(dir, "lait.config.yml"), "not_a_key: 1\n")
+    try {
+      expect(await lait(["test", "link.yml"], dir)).toMatchObject({
+        code: 1,
+        stdout: "",
+        stderr: "lait: test target 'link.yml' is a symbolic link; pass a regular file or directory\n"
+      })
+      expect(await lait(["test", "pipe.yml"], dir)).toMatchObject({
+        code: 1,
+        stderr: "lait: test target 'pipe.yml' is not a regular file or directory\n"
+      })
+      expect(await lait(["test", "s.sock"], dir)).toMatchObject({
+        code: 1,
+        stderr: "lait: test target 's.sock' is not a regular file or directory\n"
+      })
+      expect(await lait(["test", "missing"], dir)).toMatchObject({
+        code: 1,
+        stderr: "lait: failed to read test target 'missing': no such file or directory\n"
+      })
+    } finally {
+      server.close()
+    }
+  }, 60_000)
+})
+
+describe("flags", () => {
+  test("--filter runs the files whose path contains TEXT; no match is an error", async () => {
+    const dir = copyFixtures("filter")
+    const r = await lait(["test", "--filter", "count-", "suite"], dir)
+    expect(r.stdout).toBe("suite/pass/count-one.yml: PASS\nsuite/pass/count-three.yml: PASS\n2 passed, 0 failed, 2 total\n")
+    expect(r.code).toBe(0)
+    expect(await lait(["test", "suite", "--filter", "nothing-like-this"], dir)).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "lait: --filter 'nothing-like-this' matched none of the 13 test file(s) found\n"
+    })
+  }, 60_000)
+
+  test("--update rewrites failing equals values in place and says so", async () => {
+    const dir = copyFixtures("update")
+    const file = path.join(dir, "suite/fail/messages.yml")
+    const before = fs.readFileSync(file, "utf8")
+    const r = await lait(["test", "--update", "suite/fail/messages.yml"], dir)
+    expect(r.stderr).toBe([
+      "note: updated 'suite/fail/messages.yml': assertion 1: value \"Summary\" -> \"Summary: lait tests workflows offline by replaying recorded answers.\"",
+      "note: updated 'suite/fail/messages.yml': assertion 8 (step 'summary'): assertion 1: value \"say \\\"hi\\\"\" -> \"lait tests workflows offline by replaying recorded answers.\"",
+      "lait: 1 of 1 test file(s) failed",
+      ""
+    ].join("\n"))
+    expect(r.code).toBe(1)
+    expect(r.stdout).not.toContain("assertion 1: expected output to equal")
+    expect(r.stdout).toContain("  assertion 8: step 'summary': assertion 3: prompt_tokens 31 exceeded max_prompt_tokens 30\n")
+    expect(fs.readFileSync(file, "utf8")).toBe(
+      before
+        .replace("    value: Summary\n", "    value: \"Summary: lait tests workflows offline by replaying recorded answers.\"\n")
+        .replace("        value: \"say \\\"hi\\\"\"\n", "        value: \"lait tests workflows offline by replaying recorded answers.\"\n")
+    )
+  }, 60_000)
+
+  test("usage errors exit 2", async () => {
+    expect((await lait(["test"], work)).code).toBe(2)
+    expect((await lait(["test", "--format", "xml", "x"], work)).code).toBe(2)
+  }, 60_000)
+})
+
+describe("examples/tests", () => {
+  test("the README's first command passes with no model server", async () => {
+    const readme = fs.readFileSync(path.join(repoRoot, "examples/tests/README.md"), "utf8")
+    const first = /```sh\n(.+)\n/.exec(readme)![1]!
+    expect(first).toBe("dist/lait test examples/tests/cases")
+    const r = await lait(first.split(" ").slice(1), repoRoot)
+    expect(r).toMatchObject({
+      code: 0,
+      stdout: "examples/tests/cases/billing.yml: PASS\nexamples/tests/cases/outage.yml: PASS\n2 passed, 0 failed, 2 total\n",
+      stderr: ""
+    })
+  }, 60_000)
+})
+
+/** PIDs of running processes whose argv is exactly `argv`. */
+const processesRunning = (argv: ReadonlyArray<string>): Array<number> =>
+  fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((pid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") return false
+      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8") === `${argv.join("\0")}\0`
+    } catch {
+      return false
+    }
+  }).map(Number)
+
+describe("Ctrl-C", () => {
+  test("stops the whole suite: exit 130, no report, the running tool processes are gone", async () => {
+    const dir = copyFixtures("ctrl-c")
+    // The tool's command is not part of the recorded request, so the cassettes still answer. A
+    // duration of its own tells this run's sleeps apart from anything else on the machine.
+    const seconds = `${30 + Math.floor(Math.random() * 1000) / 1000}`
+    const config = path.join(dir, "lait.config.yml")
+    fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace("sleep 0.2;", `sleep ${seconds};`))
+    const child = Bun.spawn([await ensureBinary(), "--no-env", "test", "suite/pass"], {
+      cwd: dir,
+      env: env as Record<string, string>,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe"
+    })
+    try {
+      const sleeper = ["sleep", seconds]
+      const deadline = Date.now() + 20_000
+      // count-one's call and count-three's three calls, all at once (two files, calls dispatched together).
+      while (processesRunning(sleeper).length < 4 && Date.now() < deadline) await Bun.sleep(50)
+      expect(processesRunning(sleeper).length).toBe(4)
+      child.kill("SIGINT")
+      const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()])
+      expect(await child.exited).toBe(130)
+      expect(stdout).toBe("")
+      expect(stderr).toBe("\nlait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)...\n")
+      expect(processesRunning(sleeper)).toEqual([])
+    } finally {
+      child.kill("SIGKILL")
+    }
+  }, 60_000)
+})
+
+// Last in the file: everything above replayed without one request reaching the server, and the server
+// does receive what a live run of the same workflow sends (so it would have seen any leak).
+describe("the network", () => {
+  test("no test above sent a request to the model endpoint of the recordings", async () => {
+    expect(sentinel!.requests).toEqual([])
+    const dir = copyFixtures("live")
+    const live = await lait(["run", "workflows/summarize.yml", "a live run"], dir)
+    expect(live.code).toBe(0)
+    expect(sentinel!.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/chat/completions"])
+  }, 60_000)
+})

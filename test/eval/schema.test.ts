@@ -1,0 +1,193 @@
+import { describe, expect, test } from "bun:test"
+import { Effect, Exit } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { renderChain, ValidationError } from "../../src/core/errors.ts"
+import { FileLoader } from "../../src/core/FileLoader.ts"
+import { evalFileJsonSchema, loadEvalDefinition, parseEvalDefinition } from "../../src/eval/schema.ts"
+
+const parse = (text: string) => parseEvalDefinition(text, "evals/e.yml")
+
+const error = (text: string): { message: string; line: number | undefined } => {
+  const result = parse(text)
+  if (!(result instanceof ValidationError)) throw new Error(`expected a failure, got ${JSON.stringify(result)}`)
+  return { message: renderChain(result), line: result.line }
+}
+
+describe("parseEvalDefinition", () => {
+  test("a workflow target with inputs, cases with the whole assertion vocabulary", () => {
+    const result = parse(`
+target:
+  workflow: ./summarize.yml
+  inputs: { lang: ja, n: 3 }
+cases:
+  - input: "text one"
+    assert:
+      - type: contains
+        value: "結論"
+      - type: jq
+        expr: '.title | length > 0'
+      - type: llm_judge
+        criteria: "keeps the gist"
+        model: gemma-4-12b
+        threshold: 0.7
+      - type: step_output
+        id: draft
+        assert: [{ type: equals, value: x }]
+  - input: "text two"
+`)
+    expect(result).toEqual({
+      target: { kind: "workflow", workflow: "./summarize.yml", inputs: { lang: "ja", n: 3 } },
+      cases: [
+        {
+          input: "text one",
+          assert: [
+            { type: "contains", value: "結論" },
+            { type: "jq", expr: ".title | length > 0" },
+            { type: "llm_judge", criteria: "keeps the gist", model: "gemma-4-12b", threshold: 0.7 },
+            { type: "step_output", id: "draft", assert: [{ type: "equals", value: "x" }] }
+          ]
+        },
+        { input: "text two", assert: [] }
+      ]
+    })
+  })
+
+  test("a model + prompt target; inputs and assert may be null", () => {
+    expect(parse("target: { model: m, prompt: 'Q: {{input}}' }\ncases:\n  - input: a\n    assert: null\n")).toEqual({
+      target: { kind: "prompt", model: "m", prompt: "Q: {{input}}" },
+      cases: [{ input: "a", assert: [] }]
+    })
+    expect(parse("target: { workflow: w.yml, inputs: null }\ncases: []\n")).toEqual({
+      target: { kind: "workflow", workflow: "w.yml", inputs: {} },
+      cases: []
+    })
+  })
+
+  test.each([
+    [
+      "target: { workflow: w.yml }\ncases: []\nrepeat: 3\n",
+      "failed to parse eval definition 'evals/e.yml': unknown key 'repeat'; eval definitions accept: target, cases (line 3)",
+      3
+    ],
+    [
+      "target:\n  workflow: w.yml\n  model: m\ncases: []\n",
+      "failed to parse eval definition 'evals/e.yml': target: unknown key 'model'; a workflow target accepts: workflow, inputs (line 3)",
+      3
+    ],
+    [
+      "target:\n  model: m\n  promt: hi\ncases: []\n",
+      "failed to parse eval definition 'evals/e.yml': target: unknown key 'promt'; a model target accepts: model, prompt (line 3)",
+      3
+    ],
+    [
+      "target:\n  model: m\ncases: []\n",
+      "failed to parse eval definition 'evals/e.yml': target: missing required key 'prompt' (line 1)",
+      1
+    ],
+    [
+      "target:\n  name: x\ncases: []\n",
+      "failed to parse eval definition 'evals/e.yml': target: expected either 'workflow' (with optional 'inputs') or 'model' and 'prompt' (line 1)",
+      1
+    ],
+    [
+      "target: ./w.yml\ncases: []\n",
+      "failed to parse eval definition 'evals/e.yml': target: expected a mapping, either {workflow, inputs?} or {model, prompt}, got a string (line 1)",
+      1
+    ],
+    [
+      "cases: []\n",
+      "failed to parse eval definition 'evals/e.yml': missing required key 'target' (line 1)",
+      1
+    ],
+    [
+      "target: { workflow: w.yml }\n",
+      "failed to parse eval definition 'evals/e.yml': missing required key 'cases' (line 1)",
+      1
+    ],
+    [
+      "target: { workflow: w.yml }\ncases:\n  - input: a\n    expect: b\n",
+      "failed to parse eval definition 'evals/e.yml': cases[0]: unknown key 'expect'; cases accept: input, assert (line 4)",
+      4
+    ],
+    [
+      "target: { workflow: w.yml }\ncases:\n  - assert: []\n",
+      "failed to parse eval definition 'evals/e.yml': cases[0]: missing required key 'input' (line 3)",
+      3
+    ],
+    [
+      "target: { workflow: w.yml }\ncases:\n  - input: 42\n",
+      "failed to parse eval definition 'evals/e.yml': cases[0].input: expected string, got a number (line 3)",
+      3
+    ],
+    [
+      "target: { workflow: w.yml }\ncases:\n  - input: a\n    assert:\n      - type: llm_judge\n        criteria: c\n        treshold: 0.5\n",
+      "failed to parse eval definition 'evals/e.yml': cases[0].assert[0]: unknown key 'treshold'; 'llm_judge' assertions accept: type, criteria, model, threshold (line 7)",
+      7
+    ],
+    [
+      "target: { workflow: w.yml }\ncases:\n  - input: a\n    assert:\n      - type: similar\n        value: x\n",
+      "failed to parse eval definition 'evals/e.yml': cases[0].assert[0].type: unknown assertion type 'similar'; expected one of: equals, contains, jq, llm_judge, tool_called, usage, step_output (line 5)",
+      5
+    ],
+    [
+      "target: [\n",
+      "failed to parse eval definition 'evals/e.yml': ",
+      undefined
+    ],
+    [
+      "- a\n- b\n",
+      "failed to parse eval definition 'evals/e.yml': an eval definition must be a YAML mapping, got a list (line 1)",
+      1
+    ]
+  ])("%j", (text, message, line) => {
+    const e = error(text)
+    if (text === "target: [\n") {
+      // YAML syntax errors carry the parser's own wording; the prefix and the class are ours.
+      expect(e.message.startsWith(message)).toBe(true)
+    } else {
+      expect(e.message).toBe(message)
+      expect(e.line).toBe(line)
+    }
+  })
+})
+
+describe("loadEvalDefinition", () => {
+  test("a missing file is a read error naming the eval definition", async () => {
+    const exit = await Effect.runPromiseExit(loadEvalDefinition("/nonexistent/e.yml").pipe(Effect.provide(FileLoader.layer)))
+    expect(Exit.isFailure(exit)).toBe(true)
+    if (Exit.isFailure(exit)) {
+      const failure = exit.cause.reasons[0]
+      expect(failure?._tag).toBe("Fail")
+      expect(renderChain((failure as { error: unknown }).error)).toBe(
+        "failed to read eval definition '/nonexistent/e.yml': no such file or directory"
+      )
+    }
+  })
+
+  test("reads and parses a file", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-eval-schema-"))
+    const file = path.join(dir, "e.yml")
+    fs.writeFileSync(file, "target: { model: m, prompt: p }\ncases: [{ input: x }]\n")
+    const result = await Effect.runPromise(loadEvalDefinition(file).pipe(Effect.provide(FileLoader.layer)))
+    expect(result.cases).toEqual([{ input: "x", assert: [] }])
+    fs.rmSync(dir, { recursive: true })
+  })
+})
+
+describe("evalFileJsonSchema", () => {
+  const schema = evalFileJsonSchema() as Record<string, any>
+  test("draft 2020-12, closed objects, both target shapes, the assertion vocabulary", () => {
+    expect(schema["$schema"]).toBe("https://json-schema.org/draft/2020-12/schema")
+    expect(schema["required"]).toEqual(["target", "cases"])
+    expect(schema["additionalProperties"]).toBe(false)
+    const target = schema["properties"]["target"]
+    expect(target["anyOf"].map((s: any) => s["required"])).toEqual([["workflow"], ["model", "prompt"]])
+    expect(target["anyOf"].every((s: any) => s["additionalProperties"] === false)).toBe(true)
+    const text = JSON.stringify(schema)
+    for (const type of ["equals", "contains", "jq", "llm_judge", "tool_called", "usage", "step_output"]) {
+      expect(text).toContain(`"${type}"`)
+    }
+  })
+})

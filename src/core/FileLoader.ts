@@ -65,8 +65,12 @@ const decodeUtf8 = (path: string, bytes: Uint8Array) =>
 const tooLarge = (path: string) =>
   readFailure(path, `file contents exceed the configured read limit of ${READ_LIMIT} bytes`)
 
-/** Reads at most READ_LIMIT bytes from an open descriptor; the FIFO protocol is documented inline. */
-const readDescriptor = (path: string, fd: number, isFifo: boolean, waitForWriter: boolean) =>
+/**
+ * Reads at most READ_LIMIT bytes from an open descriptor; the FIFO protocol is documented inline.
+ * `size` is a regular file's size: a small file then costs a small buffer, not a CHUNK (a test suite
+ * reads thousands of small files, and the garbage buffers add up to hundreds of MiB).
+ */
+const readDescriptor = (path: string, fd: number, isFifo: boolean, waitForWriter: boolean, size?: number) =>
   Effect.gen(function*() {
     const chunks: Array<Uint8Array> = []
     let total = 0
@@ -75,7 +79,9 @@ const readDescriptor = (path: string, fd: number, isFifo: boolean, waitForWriter
     // been seen (EAGAIN or data).
     let writerSeen = !isFifo
     while (true) {
-      const buffer = new Uint8Array(Math.min(CHUNK, READ_LIMIT + 1 - total))
+      // One byte more than the size, so a file that grew since fstat is still read to its end.
+      const wanted = size === undefined ? CHUNK : Math.max(4096, size + 1)
+      const buffer = new Uint8Array(Math.min(CHUNK, wanted, READ_LIMIT + 1 - total))
       const outcome = yield* Effect.try({
         try: () => fs.readSync(fd, buffer, 0, buffer.length, null),
         catch: (e) => e
@@ -123,7 +129,7 @@ const readBytes = Effect.fn("FileLoader.readBytes")(function*(path: string, opti
         if (stat.isDirectory()) return yield* Effect.fail(readFailure(path, "is a directory"))
         if (stat.isSocket()) return yield* Effect.fail(readFailure(path, "not a readable file (a socket)"))
         if (stat.isFile() && stat.size > READ_LIMIT) return yield* Effect.fail(tooLarge(path))
-        return yield* readDescriptor(path, fd, stat.isFIFO(), waitForWriter)
+        return yield* readDescriptor(path, fd, stat.isFIFO(), waitForWriter, stat.isFile() ? stat.size : undefined)
       }),
     (fd) => Effect.sync(() => fs.closeSync(fd))
   )

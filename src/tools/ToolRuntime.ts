@@ -5,7 +5,8 @@
 // messages are sent once more with `tools: []` and the schema. Each round is its own ModelClient call,
 // so cache, record and replay key every round. Tool calls of a round are decided one by one (policy,
 // then approval), run up to 8 at a time, and answered in the model's order; every call, denied ones
-// included, becomes an `execute_tool` event of the run's trace.
+// included, becomes an `execute_tool` event of the run's trace. With `default.compaction` set, the
+// conversation may be summarised just before a round's request (src/tools/compaction.ts).
 //
 // One runtime per run context: it owns the run's MCP servers (stopped when the run's scope closes),
 // the subagent cache and the `a` (always) answers of --approve-tools.
@@ -22,6 +23,7 @@ import type { ChatMessage, ChatRequest, ToolCall } from "../model/types.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import type { LlmSettings } from "../workflow/model.ts"
 import { approve, type Decision } from "./approval.ts"
+import { makeCompactor } from "./compaction.ts"
 import { McpRegistry, type McpRegistryOptions } from "./mcp/registry.ts"
 import { findCollision } from "./names.ts"
 import { POLICY_DENIAL, policyAllows } from "./policy.ts"
@@ -184,14 +186,26 @@ export const makeToolRuntime = (
         const tools = entries.map((e) => e.definition)
         const max = req.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS
         const messages: Array<ChatMessage> = [...req.request.messages]
+        const compaction = config.config.default?.compaction
+        const compactor = compaction === undefined ? undefined : makeCompactor({
+          settings: compaction,
+          label: req.label,
+          endpoints: req.endpoints,
+          request: req.request,
+          resolveEndpoints: (model) => config.resolveEndpoints(model),
+          send,
+          tracer
+        })
         for (let round = 1;; round++) {
           if (round > max) return yield* maxToolRoundsError(max)
+          if (compactor !== undefined) yield* compactor.beforeRound(round, messages)
           const reply = yield* send(req.label, req.endpoints, {
             ...req.request,
             messages: [...messages],
             tools,
             response_format: null
           })
+          compactor?.afterRound(reply)
           if (reply.toolCalls.length === 0) {
             if (req.request.response_format === null) return reply
             return yield* send(req.label, req.endpoints, { ...req.request, messages: [...messages], tools: [] })

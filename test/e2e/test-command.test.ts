@@ -172,6 +172,10 @@ describe("the fixture suite", () => {
 
   test("8 files at once, each with its own trace: tool counts of 1 and 3 never mix", async () => {
     const dir = copyFixtures("isolation")
+    // A longer pause in the tool (its command is not part of the recorded requests) makes the
+    // difference between one file at a time and eight at once unmistakable.
+    const config = path.join(dir, "lait.config.yml")
+    fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace("sleep 0.2;", "sleep 0.5;"))
     const tests = path.join(dir, "many")
     fs.mkdirSync(tests)
     for (let i = 0; i < 16; i++) {
@@ -184,8 +188,8 @@ describe("the fixture suite", () => {
     const elapsed = performance.now() - started
     expect(r.stdout.split("\n").at(-2)).toBe("16 passed, 0 failed, 16 total")
     expect(r.code).toBe(0)
-    // Each file waits 0.2 s in its tool call: one at a time that is at least 3.2 s.
-    expect(elapsed).toBeLessThan(3000)
+    // Each file waits 0.5 s in its tool call: one at a time that is at least 8 s; eight at once about 1 s.
+    expect(elapsed).toBeLessThan(6000)
   }, 60_000)
 })
 

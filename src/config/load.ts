@@ -6,6 +6,7 @@ import type { Document, LineCounter } from "yaml"
 import { type Env, loadDotenv } from "../core/env.ts"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
+import { formatPath, type PathSegment } from "../core/schemaPath.ts"
 import { type CommandSpec, type ConfigFile, decodeConfigFile, type DefaultSettings } from "./schema.ts"
 
 export const CONFIG_FILE_NAME = "lait.config.yml"
@@ -64,18 +65,6 @@ export const findProjectConfig = (cwd: string): string | undefined => {
 
 // ---------------------------------------------------------------------------------------------------
 // Parsing one file
-
-type PathSegment = PropertyKey
-
-/** `models.cloud[0].provider` */
-export const formatPath = (path: ReadonlyArray<PathSegment>): string => {
-  let out = ""
-  for (const segment of path) {
-    if (typeof segment === "number") out += `[${segment}]`
-    else out += out === "" ? String(segment) : `.${String(segment)}`
-  }
-  return out
-}
 
 type YamlModule = typeof import("yaml")
 

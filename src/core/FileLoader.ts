@@ -29,7 +29,7 @@ export interface FileLoaderService {
 const errnoOf = (e: unknown): string | undefined =>
   typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined
 
-const describeOsError = (e: unknown): string => {
+export const describeOsError = (e: unknown): string => {
   switch (errnoOf(e)) {
     case "ENOENT":
       return "no such file or directory"

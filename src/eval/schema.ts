@@ -3,12 +3,12 @@
 // assertions its output must satisfy (the `lait test` vocabulary). Unknown keys are rejected at
 // every level. `EvalFileSchema` is also the source of `lait schema eval`.
 import { Cause, Effect, Exit, Schema, SchemaIssue } from "effect"
-import { isMap, isNode, isScalar, isSeq, type Node } from "yaml"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
+import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
 import { ASSERTION_FIELDS, ASSERTION_TYPES, type Assertion, AssertionSchema } from "../testing/assertions.ts"
-import { parseYaml, runStatic, type Source } from "../workflow/load/yaml.ts"
+import { parseYaml, lineAtPath, runStatic, type Source } from "../workflow/load/yaml.ts"
 
 export const EVAL_FILE_KEYS = ["target", "cases"] as const
 export const WORKFLOW_TARGET_KEYS = ["workflow", "inputs"] as const
@@ -86,51 +86,6 @@ const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 type Segment = string | number
 
-const renderPath = (path: ReadonlyArray<Segment>): string => {
-  let out = ""
-  for (const segment of path) {
-    if (typeof segment === "number") out += `[${segment}]`
-    else out += out === "" ? segment : `.${segment}`
-  }
-  return out
-}
-
-const valueAt = (root: unknown, path: ReadonlyArray<Segment>): unknown => {
-  let current = root
-  for (const segment of path) {
-    if (typeof current !== "object" || current === null) return undefined
-    current = (current as Record<string | number, unknown>)[segment]
-  }
-  return current
-}
-
-/** 1-based line of the deepest node on `path`: a mapping key's own line, a sequence item's line. */
-const lineAt = (src: Source, path: ReadonlyArray<Segment>): number | undefined => {
-  let node: unknown = src.doc.contents
-  let offset: number | undefined = isNode(node) ? node.range?.[0] : undefined
-  for (const segment of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(segment))
-      if (pair === undefined) break
-      if (isNode(pair.key) && pair.key.range) offset = pair.key.range[0]
-      node = pair.value
-    } else if (isSeq(node) && typeof segment === "number") {
-      const item = node.items[segment] as Node | undefined
-      if (item === undefined) break
-      if (item.range) offset = item.range[0]
-      node = item
-    } else break
-  }
-  return src.lineAt(offset)
-}
-
-const describeValue = (value: unknown): string => {
-  if (value === null || value === undefined) return "null"
-  if (Array.isArray(value)) return "a list"
-  if (typeof value === "object") return "a mapping"
-  return typeof value === "string" ? "a string" : typeof value === "number" ? "a number" : `a ${typeof value}`
-}
-
 const isMapping = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
@@ -140,13 +95,13 @@ const knownTypes = ASSERTION_TYPES.join(", ")
 const acceptedKeys = (raw: unknown, parentPath: ReadonlyArray<Segment>): string | undefined => {
   if (parentPath.length === 0) return `eval definitions accept: ${EVAL_FILE_KEYS.join(", ")}`
   if (parentPath.length === 1 && parentPath[0] === "target") {
-    const target = valueAt(raw, parentPath)
+    const target = valueAtPath(raw, parentPath)
     return isMapping(target) && "workflow" in target
       ? `a workflow target accepts: ${WORKFLOW_TARGET_KEYS.join(", ")}`
       : `a model target accepts: ${PROMPT_TARGET_KEYS.join(", ")}`
   }
   if (parentPath.length === 2 && parentPath[0] === "cases") return `cases accept: ${CASE_KEYS.join(", ")}`
-  const parent = valueAt(raw, parentPath) as { readonly type?: unknown } | undefined
+  const parent = valueAtPath(raw, parentPath) as { readonly type?: unknown } | undefined
   return typeof parent?.type === "string" && parent.type in ASSERTION_FIELDS
     ? `'${parent.type}' assertions accept: type, ${ASSERTION_FIELDS[parent.type as keyof typeof ASSERTION_FIELDS].join(", ")}`
     : undefined
@@ -168,9 +123,9 @@ const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string): {
     (message === "Expected Assertion" || message.startsWith("Expected {")) && typeof last === "number" &&
     parentPath.at(-1) === "assert"
   ) {
-    const item = valueAt(raw, path)
+    const item = valueAtPath(raw, path)
     if (!isMapping(item)) {
-      return { at: path, text: `an assertion must be a mapping with a 'type', got ${describeValue(item)}` }
+      return { at: path, text: `an assertion must be a mapping with a 'type', got ${describeYamlValue(item)}` }
     }
     const type = item["type"]
     if (type === undefined) return { at: path, text: `missing required key 'type' (one of: ${knownTypes})` }
@@ -178,12 +133,12 @@ const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string): {
       at: [...path, "type"],
       text: typeof type === "string"
         ? `unknown assertion type '${type}'; expected one of: ${knownTypes}`
-        : `'type' must be a string, got ${describeValue(type)}; expected one of: ${knownTypes}`
+        : `'type' must be a string, got ${describeYamlValue(type)}; expected one of: ${knownTypes}`
     }
   }
   const text = message.length > 0 ? message[0]!.toLowerCase() + message.slice(1) : message
   // "Expected string" alone does not say what was there instead.
-  if (/^Expected [a-z]+$/.test(message)) return { at: path, text: `${text}, got ${describeValue(valueAt(raw, path))}` }
+  if (/^Expected [a-z]+$/.test(message)) return { at: path, text: `${text}, got ${describeYamlValue(valueAtPath(raw, path))}` }
   return { at: path, text }
 }
 
@@ -206,19 +161,19 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
   if (!converted.ok) return failure(converted.error.message, converted.error.line)
   const raw = converted.value
   if (!isMapping(raw)) {
-    return failure(`an eval definition must be a YAML mapping, got ${describeValue(raw)}`, lineAt(src, []))
+    return failure(`an eval definition must be a YAML mapping, got ${describeYamlValue(raw)}`, lineAtPath(src, []))
   }
   const target = raw["target"]
   if (target !== undefined && !isMapping(target)) {
     return failure(
-      `target: expected a mapping, either {workflow, inputs?} or {model, prompt}, got ${describeValue(target)}`,
-      lineAt(src, ["target"])
+      `target: expected a mapping, either {workflow, inputs?} or {model, prompt}, got ${describeYamlValue(target)}`,
+      lineAtPath(src, ["target"])
     )
   }
   if (isMapping(target) && !["workflow", "inputs", "model", "prompt"].some((key) => key in target)) {
     return failure(
       "target: expected either 'workflow' (with optional 'inputs') or 'model' and 'prompt'",
-      lineAt(src, ["target"])
+      lineAtPath(src, ["target"])
     )
   }
   const isWorkflow = target === undefined || "workflow" in target || ("inputs" in target && !("model" in target))
@@ -238,8 +193,8 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
       typeof s === "number" ? s : String(s)
     )
     const { at, text: detail } = explain(raw, issuePath, issue?.message ?? String(error))
-    const where = renderPath(at)
-    return failure(where === "" ? detail : `${where}: ${detail}`, lineAt(src, issuePath))
+    const where = formatPath(at)
+    return failure(where === "" ? detail : `${where}: ${detail}`, lineAtPath(src, issuePath))
   }
   const value = exit.value
   const decodedTarget = value.target

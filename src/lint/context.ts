@@ -7,6 +7,7 @@ import type { ConfigFile } from "../config/schema.ts"
 import { CONFIG_FILE_NAME } from "../config/load.ts"
 import { entries, items, type Source, type Y } from "../workflow/load/yaml.ts"
 import type { Emitter } from "./findings.ts"
+import { describeOsError } from "../core/FileLoader.ts"
 
 export interface LintEnv {
   /** The merged active configuration; undefined when none was loaded (names are then not checked). */
@@ -49,22 +50,6 @@ export const display = (path: string): string => {
   return relative === "" || relative.startsWith("..") || nodePath.isAbsolute(relative) ? absolute : relative
 }
 
-export const osReason = (e: unknown): string => {
-  const code = typeof e === "object" && e !== null && "code" in e ? String(e.code) : ""
-  switch (code) {
-    case "ENOENT":
-      return "no such file or directory"
-    case "EACCES":
-    case "EPERM":
-      return "permission denied"
-    case "ENOTDIR":
-      return "a component of the path is not a directory"
-    case "ELOOP":
-      return "too many levels of symbolic links"
-    default:
-      return e instanceof Error ? e.message : String(e)
-  }
-}
 
 export const realpath = (path: string): { readonly ok: true; readonly path: string } | {
   readonly ok: false
@@ -73,7 +58,7 @@ export const realpath = (path: string): { readonly ok: true; readonly path: stri
   try {
     return { ok: true, path: fs.realpathSync(path) }
   } catch (e) {
-    return { ok: false, reason: osReason(e) }
+    return { ok: false, reason: describeOsError(e) }
   }
 }
 

@@ -8,25 +8,10 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { Effect } from "effect"
 import { LaitError } from "../core/errors.ts"
+import { describeOsError } from "../core/FileLoader.ts"
 
 const SKIPPED_DIRECTORIES = new Set(["target", "node_modules"])
 
-const osReason = (e: unknown): string => {
-  const code = typeof e === "object" && e !== null && "code" in e ? String(e.code) : ""
-  switch (code) {
-    case "ENOENT":
-      return "no such file or directory"
-    case "EACCES":
-    case "EPERM":
-      return "permission denied"
-    case "ENOTDIR":
-      return "a component of the path is not a directory"
-    case "ELOOP":
-      return "too many levels of symbolic links"
-    default:
-      return e instanceof Error ? e.message : String(e)
-  }
-}
 
 /** Reads only the first line (at most 8 bytes are needed) of a regular file. */
 const startsWithFrontmatter = (path: string): boolean => {
@@ -58,7 +43,7 @@ const walk = (dir: string, visited: Set<string>, out: Array<string>): void => {
   try {
     identity = fs.realpathSync(dir)
   } catch (e) {
-    throw new LaitError({ message: `failed to resolve directory '${dir}'`, cause: osReason(e) })
+    throw new LaitError({ message: `failed to resolve directory '${dir}'`, cause: describeOsError(e) })
   }
   if (visited.has(identity)) return
   visited.add(identity)
@@ -66,7 +51,7 @@ const walk = (dir: string, visited: Set<string>, out: Array<string>): void => {
   try {
     names = fs.readdirSync(dir)
   } catch (e) {
-    throw new LaitError({ message: `failed to read directory '${dir}'`, cause: osReason(e) })
+    throw new LaitError({ message: `failed to read directory '${dir}'`, cause: describeOsError(e) })
   }
   names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   for (const name of names) {

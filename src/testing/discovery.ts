@@ -9,27 +9,10 @@ import * as fs from "node:fs"
 import { Buffer } from "node:buffer"
 import { Effect } from "effect"
 import { LaitError } from "../core/errors.ts"
+import { describeOsError } from "../core/FileLoader.ts"
 
 export const SKIPPED_DIR_NAMES: ReadonlyArray<string> = ["target", "node_modules"]
 
-const osReason = (e: unknown): string => {
-  const code = typeof e === "object" && e !== null && "code" in e ? String(e.code) : undefined
-  switch (code) {
-    case "ENOENT":
-      return "no such file or directory"
-    case "EACCES":
-    case "EPERM":
-      return "permission denied"
-    case "ENOTDIR":
-      return "a component of the path is not a directory"
-    case "ELOOP":
-      return "too many levels of symbolic links"
-    case "ENAMETOOLONG":
-      return "file name too long"
-    default:
-      return e instanceof Error ? e.message : String(e)
-  }
-}
 
 /** `dir` joined with `name` the way Rust's `Path::join` spells it (no normalisation). */
 export const joinPath = (dir: string, name: string): string => {
@@ -92,7 +75,7 @@ interface Walk {
 const realPath = (path: string, what: (p: string) => string) =>
   Effect.try({
     try: () => fs.realpathSync(path),
-    catch: (e) => new LaitError({ message: what(path), cause: osReason(e) })
+    catch: (e) => new LaitError({ message: what(path), cause: describeOsError(e) })
   })
 
 const addFile = (walk: Walk, path: string) =>
@@ -111,7 +94,7 @@ const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, LaitError> 
     walk.visitedDirs.add(identity)
     const entries = yield* Effect.try({
       try: () => fs.readdirSync(dir, { withFileTypes: true }),
-      catch: (e) => new LaitError({ message: `failed to read directory '${dir}'`, cause: osReason(e) })
+      catch: (e) => new LaitError({ message: `failed to read directory '${dir}'`, cause: describeOsError(e) })
     })
     const named = entries.map((entry) => ({ entry, path: joinPath(dir, entry.name) }))
     named.sort((a, b) => comparePaths(a.path, b.path))
@@ -136,7 +119,7 @@ export const discoverTestFiles = (paths: ReadonlyArray<string>): Effect.Effect<R
     for (const path of paths) {
       const stat = yield* Effect.try({
         try: () => fs.lstatSync(path),
-        catch: (e) => new LaitError({ message: `failed to read test target '${path}'`, cause: osReason(e) })
+        catch: (e) => new LaitError({ message: `failed to read test target '${path}'`, cause: describeOsError(e) })
       })
       if (stat.isSymbolicLink()) {
         return yield* new LaitError({

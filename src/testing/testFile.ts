@@ -2,10 +2,10 @@
 // `inputs:` (typed YAML values), the cassette directory it replays, and the assertions. Paths are
 // relative to the test file's directory. Unknown keys are rejected at every level.
 import { Cause, Exit, Schema, SchemaIssue } from "effect"
-import { isMap, isNode, isScalar, isSeq, type Node } from "yaml"
 import { ValidationError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
-import { describeY, entries, parseYaml, runStatic, type Source } from "../workflow/load/yaml.ts"
+import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
+import { describeY, entries, parseYaml, lineAtPath, runStatic, type Source } from "../workflow/load/yaml.ts"
 import { ASSERTION_FIELDS, ASSERTION_TYPES, type Assertion, AssertionSchema } from "./assertions.ts"
 
 export const TEST_FILE_KEYS = ["workflow", "input", "inputs", "replay", "assert"] as const
@@ -53,51 +53,6 @@ const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 type Segment = string | number
 
-const renderPath = (path: ReadonlyArray<Segment>): string => {
-  let out = ""
-  for (const segment of path) {
-    if (typeof segment === "number") out += `[${segment}]`
-    else out += out === "" ? segment : `.${segment}`
-  }
-  return out
-}
-
-const valueAt = (root: unknown, path: ReadonlyArray<Segment>): unknown => {
-  let current = root
-  for (const segment of path) {
-    if (typeof current !== "object" || current === null) return undefined
-    current = (current as Record<string | number, unknown>)[segment]
-  }
-  return current
-}
-
-/** 1-based line of the deepest node on `path`: a mapping key's own line, a sequence item's line. */
-const lineAt = (src: Source, path: ReadonlyArray<Segment>): number | undefined => {
-  let node: unknown = src.doc.contents
-  let offset: number | undefined = isNode(node) ? node.range?.[0] : undefined
-  for (const segment of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(segment))
-      if (pair === undefined) break
-      if (isNode(pair.key) && pair.key.range) offset = pair.key.range[0]
-      node = pair.value
-    } else if (isSeq(node) && typeof segment === "number") {
-      const item = node.items[segment] as Node | undefined
-      if (item === undefined) break
-      if (item.range) offset = item.range[0]
-      node = item
-    } else break
-  }
-  return src.lineAt(offset)
-}
-
-const describeValue = (value: unknown): string => {
-  if (value === null || value === undefined) return "null"
-  if (Array.isArray(value)) return "a list"
-  if (typeof value === "object") return "a mapping"
-  return typeof value === "string" ? "a string" : typeof value === "number" ? "a number" : `a ${typeof value}`
-}
-
 const knownTypes = ASSERTION_TYPES.join(", ")
 
 /** The schema's wording turned into the loader's: which key, what was expected. */
@@ -105,7 +60,7 @@ const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string): {
   const last = path.at(-1)
   const parentPath = path.slice(0, -1)
   if (message === "Expected no excess property" && typeof last === "string") {
-    const parent = valueAt(raw, parentPath) as { readonly type?: unknown } | undefined
+    const parent = valueAtPath(raw, parentPath) as { readonly type?: unknown } | undefined
     const accepted = parentPath.length === 0
       ? `test definitions accept: ${TEST_FILE_KEYS.join(", ")}`
       : typeof parent?.type === "string" && parent.type in ASSERTION_FIELDS
@@ -119,9 +74,9 @@ const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string): {
   // An issue on an assertion item itself (not a key inside it) is the union finding no member:
   // say what is wrong with its `type`.
   if (typeof last === "number" && parentPath.at(-1) === "assert") {
-    const item = valueAt(raw, path)
+    const item = valueAtPath(raw, path)
     if (typeof item !== "object" || item === null || Array.isArray(item)) {
-      return { at: path, text: `an assertion must be a mapping with a 'type', got ${describeValue(item)}` }
+      return { at: path, text: `an assertion must be a mapping with a 'type', got ${describeYamlValue(item)}` }
     }
     const type = (item as { readonly type?: unknown }).type
     if (type === undefined) return { at: path, text: `missing required key 'type' (one of: ${knownTypes})` }
@@ -129,7 +84,7 @@ const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string): {
       at: [...path, "type"],
       text: typeof type === "string"
         ? `unknown assertion type '${type}'; expected one of: ${knownTypes}`
-        : `'type' must be a string, got ${describeValue(type)}; expected one of: ${knownTypes}`
+        : `'type' must be a string, got ${describeYamlValue(type)}; expected one of: ${knownTypes}`
     }
   }
   const text = message.length > 0 ? message[0]!.toLowerCase() + message.slice(1) : message
@@ -172,8 +127,8 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
       typeof s === "number" ? s : String(s)
     )
     const { at, text } = explain(raw, path, issue?.message ?? String(error))
-    const where = renderPath(at)
-    return failure(where === "" ? text : `${where}: ${text}`, lineAt(src, path))
+    const where = formatPath(at)
+    return failure(where === "" ? text : `${where}: ${text}`, lineAtPath(src, path))
   }
   const value = exit.value
   return {

@@ -2,7 +2,7 @@
 // every static-check message can point at a 1-based line. The checks themselves are synchronous and
 // stop at the first problem; they report it by throwing a `StaticError`, which `runStatic` turns
 // into a value at the loader's boundary (nothing outside src/workflow/load* ever sees the throw).
-import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type Document } from "yaml"
+import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, type Node, parseDocument, type Document } from "yaml"
 import { describeJsonType, type Json } from "../../core/json.ts"
 
 export class StaticError {
@@ -261,4 +261,24 @@ export class Fields {
       fail(`${this.prefix()}unknown field '${entry.key}'; ${what} accept: ${allowed.join(", ")}`, entry.keyLine)
     }
   }
+}
+
+/** 1-based line of the deepest node on `path`: a mapping key's own line, a sequence item's line. */
+export const lineAtPath = (src: Source, path: ReadonlyArray<PropertyKey>): number | undefined => {
+  let node: unknown = src.doc.contents
+  let offset: number | undefined = isNode(node) ? node.range?.[0] : undefined
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(segment))
+      if (pair === undefined) break
+      if (isNode(pair.key) && pair.key.range) offset = pair.key.range[0]
+      node = pair.value
+    } else if (isSeq(node) && typeof segment === "number") {
+      const item = node.items[segment] as Node | undefined
+      if (item === undefined) break
+      if (item.range) offset = item.range[0]
+      node = item
+    } else break
+  }
+  return src.lineAt(offset)
 }

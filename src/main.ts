@@ -1,6 +1,8 @@
 // Entry point: parse, run, map the outcome to an exit code, and own Ctrl-C.
 // First Ctrl-C: interrupt the running fiber (finalizers run: temp files removed, children killed).
 // Second Ctrl-C: exit 130 at once. Any Ctrl-C makes the exit code 130.
+// First import on purpose: it catches a Ctrl-C that arrives while the others are still loading.
+import { takeEarlySigints } from "./core/earlySigint.ts"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { CliError, Command } from "effect/cli"
 import { ExitCode, exitCodeOf, primaryError, renderChain } from "./core/errors.ts"
@@ -47,7 +49,7 @@ if (conflict !== undefined) {
   let sigints = 0
   const fiber = Effect.runFork(program)
 
-  process.on("SIGINT", () => {
+  const onSigint = () => {
     sigints++
     if (sigints === 1) {
       process.stderr.write("\nlait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)...\n")
@@ -56,7 +58,10 @@ if (conflict !== undefined) {
       process.stderr.write("lait: received a second Ctrl-C; exiting immediately\n")
       process.exit(ExitCode.ctrlC)
     }
-  })
+  }
+  process.on("SIGINT", onSigint)
+  // Ctrl-Cs caught while the modules loaded count as if they came now (the fiber has not run yet).
+  for (let early = takeEarlySigints(); early > 0; early--) onSigint()
 
   fiber.addObserver((exit) => {
     if (sigints > 0) return flushAndExit(ExitCode.ctrlC)

@@ -4,6 +4,7 @@ import { Console, Duration, Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { type Env, expandVars } from "../core/env.ts"
 import { LaitError } from "../core/errors.ts"
+import { redactSecret } from "../core/secrets.ts"
 import { VERSION } from "../version.ts"
 import { readTraceFile } from "./file.ts"
 import { otlpBody, statusText } from "./otlp.ts"
@@ -28,6 +29,22 @@ export interface ExportOptions {
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
+/**
+ * How a malformed `--header` (or its name) is quoted: up to its first `:` or blank.
+ * `Authorization: Bearer sk-…` (curl's spelling) is the likely typo, and what follows the name is a credential.
+ */
+const quoteMalformed = (header: string): string => {
+  const cut = header.search(/[:\s]/)
+  return cut === -1 ? header : `${header.slice(0, cut + 1).trimEnd()} …`
+}
+
+/** Collectors and proxies may repeat the token they rejected; each value, and its credential part, is masked. */
+const redactHeaderValues = (text: string, headers: ReadonlyArray<readonly [string, string]>): string =>
+  headers.reduce((out, [, value]) => {
+    const credential = value.trim().split(/\s+/).at(-1) ?? ""
+    return redactSecret(redactSecret(out, value.trim()), credential.length >= 8 ? credential : undefined)
+  }, text)
+
 /** `--header NAME=VALUE` list → headers; split at the first `=`, name trimmed, value `${VAR}`-expanded. */
 export const parseHeaders = (
   headers: ReadonlyArray<string>,
@@ -35,10 +52,10 @@ export const parseHeaders = (
 ): Effect.Effect<ReadonlyArray<readonly [string, string]>, LaitError> =>
   Effect.forEach(headers, (header) => {
     const eq = header.indexOf("=")
-    if (eq === -1) return Effect.fail(new LaitError({ message: `--header '${header}' must be NAME=VALUE` }))
+    if (eq === -1) return Effect.fail(new LaitError({ message: `--header '${quoteMalformed(header)}' must be NAME=VALUE` }))
     const name = header.slice(0, eq)
     return expandVars(header.slice(eq + 1), env, { secret: true }).pipe(
-      Effect.mapError((cause) => new LaitError({ message: `--header '${name}'`, cause })),
+      Effect.mapError((cause) => new LaitError({ message: `--header '${quoteMalformed(name)}'`, cause })),
       Effect.map((value) => [name.trim(), value] as const)
     )
   })
@@ -66,7 +83,8 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
   const headers = yield* parseHeaders(options.headers, options.env)
   const sendFailure = (cause: string) => new LaitError({ message: `failed to send spans to '${options.url}'`, cause })
   for (const [name, value] of headers) {
-    if (!TOKEN.test(name)) return yield* sendFailure(`invalid header name '${name}'`)
+    // `Authorization: Basic dXNlcjpwYXNz==` splits at the padding's `=`: the "name" holds the credential.
+    if (!TOKEN.test(name)) return yield* sendFailure(`invalid header name '${quoteMalformed(name)}'`)
     if (/[\r\n\0]/.test(value)) return yield* sendFailure(`invalid value for header '${name}'`)
   }
 
@@ -91,7 +109,7 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
     Effect.onInterrupt(() => Console.error("lait: trace export was cancelled"))
   )
   if (response.status < 200 || response.status >= 300) {
-    let detail = response.text.trim()
+    let detail = redactHeaderValues(response.text, headers).trim()
     if (detail.length > MAX_BODY_IN_MESSAGE) detail = `${detail.slice(0, MAX_BODY_IN_MESSAGE)}…`
     return yield* new LaitError({
       message: `OTLP endpoint '${options.url}' answered ${statusText(response.status)}${detail === "" ? "" : `: ${detail}`}`

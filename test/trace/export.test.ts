@@ -43,7 +43,7 @@ test("a collector that accepts the request and never answers is a send failure a
 test("header names and values the HTTP layer would reject are reported before sending", async () => {
   const url = `${receiver.url}/v1/traces`
   const before = receiver.requests.length
-  expect(await exportWith({ headers: ["Bad Name=x"] })).toBe(`failed to send spans to '${url}': invalid header name 'Bad Name'`)
+  expect(await exportWith({ headers: ["Bad Name=x"] })).toBe(`failed to send spans to '${url}': invalid header name 'Bad …'`)
   expect(await exportWith({ headers: ["X-Token=${T}"], env: { T: "a\r\nInjected: yes" } })).toBe(
     `failed to send spans to '${url}': invalid value for header 'X-Token'`
   )
@@ -61,4 +61,36 @@ test("parseHeaders: split at the first '=', name trimmed, value expanded; a secr
   expect(reason?._tag === "Fail" ? renderChain(reason.error) : "").toBe(
     "--header 'Auth': unterminated '${' placeholder in \"<redacted>\""
   )
+})
+
+test("a malformed --header is quoted only up to its name: what follows may be a credential", () => {
+  const failure = (headers: ReadonlyArray<string>) => {
+    const exit = Effect.runSyncExit(parseHeaders(headers, {}))
+    const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
+    return reason?._tag === "Fail" ? renderChain(reason.error) : ""
+  }
+  expect(failure(["X-Token"])).toBe("--header 'X-Token' must be NAME=VALUE")
+  expect(failure(["Authorization: Bearer sk-secret"])).toBe("--header 'Authorization: …' must be NAME=VALUE")
+  expect(failure(["Authorization Bearer sk-secret"])).toBe("--header 'Authorization …' must be NAME=VALUE")
+})
+
+test("an error body that repeats a header value (or its credential) is printed with the value masked", async () => {
+  const echo = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (request) =>
+      new Response(`token ${request.headers.get("authorization")?.split(" ")[1]} rejected; got ${JSON.stringify(request.headers.get("authorization"))}`, { status: 401 })
+  })
+  try {
+    const url = `http://127.0.0.1:${echo.port}/v1/traces`
+    expect(await exportWith({ url, headers: ["Authorization=Bearer ${T}"], env: { T: "sk-\"quoted\"-token" } })).toBe(
+      `OTLP endpoint '${url}' answered 401 Unauthorized: token <redacted> rejected; got "<redacted>"`
+    )
+    // `Authorization: Basic dXNlcjpwYXNz==` splits at the padding: the name part is not echoed.
+    expect(await exportWith({ url, headers: ["Authorization: Basic dXNlcjpwYXNz=="] })).toBe(
+      `failed to send spans to '${url}': invalid header name 'Authorization: …'`
+    )
+  } finally {
+    await echo.stop(true)
+  }
 })

@@ -7,8 +7,14 @@ import * as NodeFileSystem from "@effect/platform-node-shared/NodeFileSystem"
 import * as NodePath from "@effect/platform-node-shared/NodePath"
 import * as NodeStdio from "@effect/platform-node-shared/NodeStdio"
 import * as NodeTerminal from "@effect/platform-node-shared/NodeTerminal"
-// The subpath, not the barrel: the barrel also loads Bun's HTTP server, Redis and worker modules.
-import * as BunServices from "@effect/platform-bun/BunServices"
+// The subpaths, not the barrel (which also loads Bun's HTTP server, Redis and worker modules), and
+// not BunServices: that adds BunCrypto, whose module graph (node:crypto and all of effect/crypto)
+// adds several milliseconds to every start-up (bench/README.md), and lait uses no Crypto service.
+import * as BunChildProcessSpawner from "@effect/platform-bun/BunChildProcessSpawner"
+import * as BunFileSystem from "@effect/platform-bun/BunFileSystem"
+import * as BunPath from "@effect/platform-bun/BunPath"
+import * as BunStdio from "@effect/platform-bun/BunStdio"
+import * as BunTerminal from "@effect/platform-bun/BunTerminal"
 import { FileSystem, Layer, Path, Stdio, Terminal } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { ChildProcessSpawner } from "effect/process"
@@ -22,9 +28,12 @@ type Services =
 
 const isBun = process.versions.bun !== undefined
 
-// The annotation matters: platform-bun 4.0.0 types BunServices with `effect/Crypto` (gone in 4.1).
+// BunServices.layer minus BunCrypto. The annotation matters: platform-bun 4.0.0's types refer to
+// `effect/Crypto` (gone in 4.1).
 const runtimeServices: Layer.Layer<Services> = isBun
-  ? BunServices.layer
+  ? BunChildProcessSpawner.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(BunFileSystem.layer, BunPath.layer, BunStdio.layer, BunTerminal.layer))
+  )
   : NodeChildProcessSpawner.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeStdio.layer, NodeTerminal.layer))
   )

@@ -6,7 +6,7 @@ import type { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
-import { type LoadedConfig, loadConfig, type LoadOptions } from "./load.ts"
+import type { LoadedConfig, LoadOptions } from "./load.ts"
 import type { ConfigFile, ModelMap } from "./schema.ts"
 
 export interface LaitConfigOptions extends LoadOptions {
@@ -35,6 +35,11 @@ export interface LaitConfigService {
   /** `${VAR}` expansion against `env`. */
   readonly expand: (value: string) => Effect.Effect<string, LaitError>
 }
+
+// Loaded on first use: the config schema is built when its module is evaluated (a few ms), and
+// start-up must not pay that for commands that never read the config (--version, --help, schema, ...).
+const loadConfig = (options: LoadOptions) =>
+  Effect.flatMap(Effect.promise(() => import("./load.ts")), (load) => load.loadConfig(options))
 
 const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigService => ({
   config: loaded.config,

@@ -10,6 +10,9 @@ import { join } from "node:path"
 
 const root = import.meta.dir
 const entry = join(root, "src", "main.ts")
+// Bun does not follow `new Worker(url)`: a worker is embedded only when named as an entrypoint. With
+// `root` at src/ it lands at workflow/jqWorker.ts beside the entry, where src/workflow/jq.ts looks.
+const workers = [join(root, "src", "workflow", "jqWorker.ts")]
 const distDir = join(root, "dist")
 const runtimeCache = join(root, "node_modules", ".cache", "lait-build")
 const usage = "usage: bun build.ts [--target <bun-target>]   e.g. --target bun-linux-arm64"
@@ -165,7 +168,9 @@ const main = async () => {
   await mkdir(distDir, { recursive: true })
 
   const started = performance.now()
-  const compile: Bun.CompileBuildOptions = { outfile: tmp }
+  // lait reads .env itself (honouring --no-env, reporting a bad file as `lait: ...`); Bun's own autoload
+  // would load it first regardless, and a .env it cannot read (a symlink loop) kills the binary silently.
+  const compile: Bun.CompileBuildOptions = { outfile: tmp, autoloadDotenv: false, autoloadBunfig: false }
   if (target !== undefined) {
     compile.target = target as Bun.Build.CompileTarget
     compile.executablePath = await crossRuntime(platform!)
@@ -174,7 +179,14 @@ const main = async () => {
   try {
     // ESM, not the CommonJS that bytecode defaults to: dependencies (Effect's ConfigProvider) use
     // `import.meta`, which is a syntax error in a CommonJS bundle and kills the binary at start-up.
-    result = await Bun.build({ entrypoints: [entry], compile, minify: true, bytecode: true, format: "esm" })
+    result = await Bun.build({
+      entrypoints: [entry, ...workers],
+      root: join(root, "src"),
+      compile,
+      minify: true,
+      bytecode: true,
+      format: "esm"
+    })
   } catch (error) {
     await rm(tmp, { force: true })
     const logs = error instanceof AggregateError ? error.errors.map(String).join("\n") : String(error)

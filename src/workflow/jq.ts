@@ -8,17 +8,27 @@
 // and only the globals the filter text mentions are sent, so an evaluation that does not use `$steps`
 // does not pay for serialising and parsing it.
 //
+// Evaluations run in a Worker (jqWorker.ts), one at a time in arrival order: a filter that never
+// terminates (`def f: f; f`) would otherwise block the event loop, and with it step timeouts and
+// Ctrl-C. An interrupted evaluation abandons its worker (the next one starts lazily); queued ones go to
+// the next worker. JavaScriptCore cannot stop a thread that is inside wasm code, so an abandoned worker
+// stuck in an endless jq loop keeps one core busy until lait exits (terminate() still ends one that
+// returns to JavaScript). Everything crosses the thread boundary as strings; the worker only runs jq.
+//
 // The same 1 MiB stack limits how deeply nested a value jq can print or compare: printing a value
 // nested about 640 levels deep (or `del(..)` at about 400) overflows it, either trapping or quietly
 // corrupting the instance. The evaluating instance is therefore thrown away (and lazily reloaded)
 // after any call that trapped or that saw a value nested more than SAFE_DEPTH levels (a filter that
-// builds such a value only internally goes unnoticed unless it traps), and syntax checks run on a
-// second instance that never evaluates anything, so `checkJqSyntax` always has a healthy one.
+// builds such a value only internally goes unnoticed unless it traps). Syntax checks stay synchronous
+// on the main thread, on an instance that never evaluates anything: compiling always terminates (the
+// 64 KiB and nesting limits bound it; the slowest construct found, thousands of nested `label`s,
+// compiles or fails in about 2.5 s).
 import { Buffer } from "node:buffer"
 import { Effect } from "effect"
 import type { Jq } from "jq-wasm/inline"
 import { LaitError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
+import type { JqReply, JqRequest } from "./jqWorker.ts"
 
 /** `$steps`, `$inputs` and `$loop` for one evaluation; `$loop` is null outside loops. */
 export interface JqVars {
@@ -42,8 +52,7 @@ const SAFE_DEPTH = 128
  * and fails every later call with "Could not open file /dev/stdin: No file descriptors available":
  * the evaluating instance is replaced well before that.
  */
-const RUNNER_CALL_BUDGET = 2048
-let runnerCalls = 0
+export const RUNNER_CALL_BUDGET = 2048
 
 const GLOBALS = ["steps", "inputs", "loop"] as const
 type GlobalName = (typeof GLOBALS)[number]
@@ -52,16 +61,13 @@ type GlobalName = (typeof GLOBALS)[number]
 // Loading
 
 let checker: Jq | undefined
-let runner: Jq | undefined
 let loading: Promise<void> | undefined
 
 const ensureLoaded = (): Promise<void> => {
   loading ??= (async () => {
     // Imported lazily: the inline build embeds the 1 MB wasm, which commands without jq never need.
     const { loadJq: load } = await import("jq-wasm/inline")
-    const [c, r] = await Promise.all([checker ?? load(), runner ?? load()])
-    checker ??= c
-    runner ??= r
+    checker ??= await load()
   })().finally(() => {
     loading = undefined
   })
@@ -69,12 +75,12 @@ const ensureLoaded = (): Promise<void> => {
 }
 
 /**
- * Loads jq once per process (about 20–30 ms the first time; free afterwards). Run it before
- * `checkJqSyntax`, which is synchronous and cannot load anything itself. The evaluation functions call
- * it on their own.
+ * Loads the syntax checker once per process (about 20–30 ms the first time; free afterwards). Run it
+ * before `checkJqSyntax`, which is synchronous and cannot load anything itself. The evaluation
+ * functions call it on their own; they start the evaluating worker only when first used.
  */
 export const loadJq: Effect.Effect<void, LaitError> = Effect.suspend(() =>
-  checker !== undefined && runner !== undefined
+  checker !== undefined
     ? Effect.void
     : Effect.tryPromise({
       try: ensureLoaded,
@@ -148,6 +154,7 @@ interface Captured<A> {
 
 // jq-wasm reports an abort (`Aborted(...)`, failed assertions) through console.error; the call is
 // synchronous, so swapping console.error for its duration captures exactly that call's output.
+// (jqWorker.ts does the same around evaluations.)
 const captureAborts = <A>(f: () => A): Captured<A> => {
   const printed: Array<string> = []
   const original = console.error
@@ -163,10 +170,9 @@ const captureAborts = <A>(f: () => A): Captured<A> => {
   }
 }
 
-const abortReason = (captured: Captured<unknown>): string => {
-  const detail = [...captured.printed, captured.thrown instanceof Error ? captured.thrown.message : String(captured.thrown)]
-    .map(oneLine)
-    .filter((s) => s.length > 0)
+/** `printed`: what jq-wasm printed, then the message of what it threw. */
+const abortReason = (printed: ReadonlyArray<string>): string => {
+  const detail = printed.map(oneLine).filter((s) => s.length > 0)
   return `the jq engine aborted (${detail.join("; ")}); values nested a few hundred levels deep can exhaust its stack`
 }
 
@@ -234,7 +240,8 @@ export const checkJqSyntax = (filter: string): string | undefined => {
   const captured = captureAborts(() => jq.raw("", filter, CHECK_FLAGS))
   if (captured.value === undefined) {
     checker = undefined
-    return `failed to parse jq filter ${quote(filter)}: ${abortReason(captured)}`
+    const thrown = captured.thrown instanceof Error ? captured.thrown.message : String(captured.thrown)
+    return `failed to parse jq filter ${quote(filter)}: ${abortReason([...captured.printed, thrown])}`
   }
   const message = captured.value.exitCode === 0
     ? undefined
@@ -298,6 +305,173 @@ const tooLarge = (what: string) =>
   new LaitError({ message: `${what} exceeds the configured limit of ${MAX_INPUT_BYTES} bytes` })
 
 // ---------------------------------------------------------------------------------------------------
+// The evaluating worker
+
+interface Job {
+  readonly request: Omit<JqRequest, "fresh">
+  /**
+   * Called once, synchronously in the message handler, so that its verdict on the instance
+   * (`freshNext`) is in place before the next request is sent.
+   */
+  readonly settle: (reply: JqReply | LaitError) => void
+}
+
+let worker: Worker | undefined
+/** Workers started so far; names the current one in `jqEngineState`. */
+let workersStarted = 0
+/** Whether the current worker has replied at least once, i.e. it did load. */
+let workerAnswered = false
+let running: Job | undefined
+const queue: Array<Job> = []
+/** The next request must run on a new instance: the last one saw a value deep enough to corrupt it. */
+let freshNext = false
+let instanceSeen: number | undefined
+let instanceCalls = 0
+let lastIdentity: string | undefined
+
+// In the compiled binary every module shares the entry's URL (`…/$bunfs/root/lait`) and build.ts embeds
+// this worker as a second entrypoint rooted, like the entry, at src/: it sits at workflow/jqWorker.ts
+// beside it. From source, it sits beside this file.
+const workerUrl = (): string =>
+  import.meta.url.endsWith("/workflow/jq.ts")
+    ? new URL("./jqWorker.ts", import.meta.url).href
+    : new URL("./workflow/jqWorker.ts", import.meta.url).href
+
+// Bun's extension; Deno's workers have neither (there, lait's explicit exit ends an idle worker).
+const setReferenced = (target: Worker, referenced: boolean): void => {
+  const handle = target as { ref?: () => void; unref?: () => void }
+  if (referenced) handle.ref?.()
+  else handle.unref?.()
+}
+
+const startWorker = (): Worker => {
+  // `type: "module"`: Deno supports no other kind (Bun ignores it).
+  const started = new Worker(workerUrl(), { type: "module" })
+  workersStarted++
+  workerAnswered = false
+  instanceSeen = undefined
+  instanceCalls = 0
+  freshNext = false
+  // Referenced only while an evaluation is in flight: an idle worker must not keep lait alive.
+  setReferenced(started, false)
+  started.addEventListener("message", (event) => {
+    if (started === worker) onReply((event as MessageEvent<JqReply>).data)
+  })
+  started.addEventListener("error", (event) => {
+    event.preventDefault()
+    if (started === worker) onBroken((event as ErrorEvent).message)
+  })
+  started.addEventListener("close", () => {
+    if (started === worker) onBroken("its thread exited")
+  })
+  return started
+}
+
+const abandonWorker = (): void => {
+  const abandoned = worker
+  worker = undefined
+  if (abandoned === undefined) return
+  setReferenced(abandoned, false)
+  abandoned.terminate()
+}
+
+const pump = (): void => {
+  if (running !== undefined) return
+  const job = queue.shift()
+  if (job === undefined) return
+  try {
+    worker ??= startWorker()
+  } catch (cause) {
+    job.settle(new LaitError({ message: "failed to load the jq engine", cause }))
+    return pump()
+  }
+  running = job
+  setReferenced(worker, true)
+  worker.postMessage({ ...job.request, fresh: freshNext } satisfies JqRequest)
+  freshNext = false
+}
+
+const settleAndContinue = (job: Job, reply: JqReply | LaitError): void => {
+  try {
+    job.settle(reply)
+  } finally {
+    // `settle` may already have queued and sent the caller's next evaluation.
+    pump()
+    if (running === undefined && worker !== undefined) setReferenced(worker, false)
+  }
+}
+
+const onReply = (reply: JqReply): void => {
+  const job = running
+  if (job === undefined) return
+  running = undefined
+  workerAnswered = true
+  if (reply.kind !== "unavailable") {
+    lastIdentity = `${workersStarted}.${reply.instance}`
+    if (reply.instance !== instanceSeen) {
+      instanceSeen = reply.instance
+      instanceCalls = 0
+    }
+    // A trap already cost the worker its instance; the budget is counted per instance.
+    if (reply.kind === "result" && ++instanceCalls >= RUNNER_CALL_BUDGET) freshNext = true
+  }
+  settleAndContinue(job, reply)
+}
+
+// The worker failed to load (e.g. its module is missing) or died: only the evaluation it was running
+// fails; the queue moves on to a new worker.
+const onBroken = (detail: string): void => {
+  const job = running
+  running = undefined
+  const loaded = workerAnswered
+  abandonWorker()
+  const error = new LaitError({
+    message: loaded ? "the jq engine stopped unexpectedly" : "failed to load the jq engine",
+    cause: new Error(detail)
+  })
+  if (job !== undefined) settleAndContinue(job, error)
+  else pump()
+}
+
+const cancel = (job: Job): void => {
+  const queued = queue.indexOf(job)
+  if (queued >= 0) {
+    queue.splice(queued, 1)
+    return
+  }
+  if (running !== job) return
+  // The evaluation may never end, and a worker cannot be told to stop one: replace the worker.
+  running = undefined
+  abandonWorker()
+  pump()
+}
+
+/**
+ * For tests: how many evaluating workers this process has started, and `<worker>.<instance>` of the
+ * jq instance that ran the last evaluation (undefined before the first), which changes on recycling.
+ */
+export const jqEngineState = (): { readonly workersStarted: number; readonly lastInstance: string | undefined } => ({
+  workersStarted,
+  lastInstance: lastIdentity
+})
+
+type Outcome = ReadonlyArray<Json> | LaitError
+
+const inWorker = (request: Job["request"], finish: (reply: JqReply) => Outcome): Effect.Effect<ReadonlyArray<Json>, LaitError> =>
+  Effect.callback<ReadonlyArray<Json>, LaitError>((resume) => {
+    const job: Job = {
+      request,
+      settle: (reply) => {
+        const outcome = reply instanceof LaitError ? reply : finish(reply)
+        resume(outcome instanceof LaitError ? Effect.fail(outcome) : Effect.succeed(outcome))
+      }
+    }
+    queue.push(job)
+    pump()
+    return Effect.sync(() => cancel(job))
+  })
+
+// ---------------------------------------------------------------------------------------------------
 // Evaluation
 
 type Mode = { readonly kind: "one"; readonly what: JqWhat } | { readonly kind: "all" }
@@ -313,13 +487,11 @@ const program = (filter: string, globals: ReadonlyArray<GlobalName>, limit: numb
 
 const usedGlobals = (filter: string): ReadonlyArray<GlobalName> => GLOBALS.filter((name) => filter.includes(`$${name}`))
 
-type Outcome = ReadonlyArray<Json> | LaitError | "reload"
-
-const evaluateSync = (filter: string, input: Json, vars: JqVars, mode: Mode): Outcome => {
+/** Everything up to running jq, on the main thread: syntax, limits and the JSON text on stdin. */
+const prepare = (filter: string, input: Json, vars: JqVars, mode: Mode): Job["request"] | LaitError => {
   const what = mode.kind === "one" ? mode.what : "filter"
   const context = (cause: LaitError) => new LaitError({ message: `jq ${what} ${quote(filter)}`, cause })
 
-  if (checker === undefined || runner === undefined) return "reload"
   const syntax = checkJqSyntax(filter)
   if (syntax !== undefined) return new LaitError({ message: syntax })
 
@@ -338,28 +510,26 @@ const evaluateSync = (filter: string, input: Json, vars: JqVars, mode: Mode): Ou
   stream.push(encodedInput.text)
   inputDepth = Math.max(inputDepth, encodedInput.depth)
 
-  const jq = runner
   const limit = mode.kind === "one" ? 2 : MAX_OUTPUTS + 1
-  const captured = captureAborts(() => jq.raw(stream.join("\n"), program(filter, globals, limit), ["-n", "-c"]))
-  const retire = () => {
-    if (runner === jq) runner = undefined
+  return { stdin: stream.join("\n"), program: program(filter, globals, limit), retire: inputDepth > SAFE_DEPTH }
+}
+
+/** The worker's reply as values or the error callers see. Runs before the next request is sent. */
+const interpret = (filter: string, mode: Mode, reply: JqReply): Outcome => {
+  const what = mode.kind === "one" ? mode.what : "filter"
+  const context = (cause: LaitError) => new LaitError({ message: `jq ${what} ${quote(filter)}`, cause })
+  if (reply.kind === "unavailable") {
+    return new LaitError({ message: "failed to load the jq engine", cause: new Error(reply.message) })
   }
-  if (inputDepth > SAFE_DEPTH) retire()
-  if (++runnerCalls >= RUNNER_CALL_BUDGET) {
-    runnerCalls = 0
-    retire()
+  if (reply.kind === "aborted") {
+    return new LaitError({ message: `jq ${what} ${quote(filter)} failed: ${abortReason(reply.detail)}` })
   }
-  const result = captured.value
-  if (result === undefined) {
-    retire()
-    return new LaitError({ message: `jq ${what} ${quote(filter)} failed: ${abortReason(captured)}` })
-  }
-  if (result.exitCode !== 0) {
-    const reason = result.exitCode === 3 ? compileReason(result.stderr) : runtimeReason(result.stderr, result.exitCode)
+  if (reply.exitCode !== 0) {
+    const reason = reply.exitCode === 3 ? compileReason(reply.stderr) : runtimeReason(reply.stderr, reply.exitCode)
     return new LaitError({ message: `jq ${what} ${quote(filter)} failed: ${reason}` })
   }
 
-  const lines = result.stdout.length === 0 ? [] : result.stdout.split("\n")
+  const lines = reply.stdout.length === 0 ? [] : reply.stdout.split("\n")
   if (mode.kind === "one") {
     if (lines.length === 0) {
       return new LaitError({ message: `jq ${what} ${quote(filter)} produced no output; expected exactly one value` })
@@ -373,7 +543,7 @@ const evaluateSync = (filter: string, input: Json, vars: JqVars, mode: Mode): Ou
   } else if (lines.length > MAX_OUTPUTS) {
     return context(new LaitError({ message: `jq produced more than ${MAX_OUTPUTS} outputs, the configured limit` }))
   }
-  if (exceedsBytes(result.stdout, MAX_OUTPUT_BYTES)) {
+  if (exceedsBytes(reply.stdout, MAX_OUTPUT_BYTES)) {
     return context(new LaitError({ message: `jq rendered output exceeds the configured limit of ${MAX_OUTPUT_BYTES} bytes` }))
   }
   const values: Array<Json> = []
@@ -382,11 +552,11 @@ const evaluateSync = (filter: string, input: Json, vars: JqVars, mode: Mode): Ou
     try {
       value = JSON.parse(line) as Json
     } catch (e) {
-      retire()
+      freshNext = true
       return context(new LaitError({ message: `jq produced output that is not JSON: ${e instanceof Error ? e.message : String(e)}` }))
     }
     const depth = nestingDepth(value, MAX_NESTING)
-    if (depth > SAFE_DEPTH) retire()
+    if (depth > SAFE_DEPTH) freshNext = true
     if (depth > MAX_NESTING) return context(tooDeep("jq output"))
     values.push(value)
   }
@@ -395,12 +565,13 @@ const evaluateSync = (filter: string, input: Json, vars: JqVars, mode: Mode): Ou
 
 const evaluate = (filter: string, input: Json, vars: JqVars, mode: Mode): Effect.Effect<ReadonlyArray<Json>, LaitError> => {
   const attempt: Effect.Effect<ReadonlyArray<Json>, LaitError> = Effect.suspend(() => {
-    const outcome = evaluateSync(filter, input, vars, mode)
-    if (outcome === "reload") return Effect.andThen(loadJq, attempt)
-    return outcome instanceof LaitError ? Effect.fail(outcome) : Effect.succeed(outcome)
+    // The checker is gone after a syntax check trapped, or was never loaded.
+    if (checker === undefined) return Effect.andThen(loadJq, attempt)
+    const request = prepare(filter, input, vars, mode)
+    if (request instanceof LaitError) return Effect.fail(request)
+    return inWorker(request, (reply) => interpret(filter, mode, reply))
   })
-  // Each evaluation is one synchronous call; yielding first lets an interrupted fiber stop here.
-  return Effect.andThen(Effect.yieldNow, attempt)
+  return attempt
 }
 
 /**

@@ -170,6 +170,13 @@ describe("syntax checks", () => {
     expect(checkJqSyntax("def f: f; f")).toBeUndefined()
   })
 
+  test("compiling terminates even for programs that are slow to compile (checks stay synchronous)", () => {
+    // Nested labels are the slowest construct found: compile time grows faster than linearly, up to
+    // seconds near the 64 KiB limit, but it is bounded by that limit. Nothing here runs the program.
+    expect(checkJqSyntax(`${"label $out | ".repeat(600)}def f: f; f`)).toBeUndefined()
+    expect(checkJqSyntax(`${"try ".repeat(3000)}repeat(.)`)).toBeUndefined()
+  }, 30_000)
+
   test("syntax errors are one line with jq's reason", () => {
     expect(checkJqSyntax(".[")).toBe(
       "failed to parse jq filter \".[\": syntax error, unexpected end of file at <top-level>, line 1, column 2"

@@ -1,0 +1,76 @@
+// The thread that evaluates jq (see jq.ts). jq-wasm runs a filter as one synchronous call, so a filter
+// that never ends blocks whichever thread runs it: here that is this worker, and the main thread keeps
+// its timers and Ctrl-C, and simply abandons the worker.
+//
+// This file only runs jq. Every rule (limits, exactly-one, when to replace the instance) lives in
+// jq.ts, which sends one request at a time and waits for its reply before sending the next.
+import { type Jq, loadJq } from "jq-wasm/inline"
+
+export interface JqRequest {
+  /** JSON texts, one per line: the globals the filter uses, then `.`. */
+  readonly stdin: string
+  readonly program: string
+  /** Load a new instance before running (an earlier call may have corrupted this one). */
+  readonly fresh: boolean
+  /** Drop the instance after running (this call's input is deep enough to corrupt it). */
+  readonly retire: boolean
+}
+
+export type JqReply =
+  | {
+    readonly kind: "result"
+    readonly stdout: string
+    readonly stderr: string
+    readonly exitCode: number
+    /** Counts the instances this worker has loaded, so the caller can tell when one was replaced. */
+    readonly instance: number
+  }
+  /** The instance trapped (jq-wasm aborts through console.error and a thrown error); it is dropped. */
+  | { readonly kind: "aborted"; readonly detail: ReadonlyArray<string>; readonly instance: number }
+  | { readonly kind: "unavailable"; readonly message: string }
+
+let jq: Jq | undefined
+let instances = 0
+
+const instance = async (): Promise<Jq> => {
+  if (jq === undefined) {
+    jq = await loadJq()
+    instances++
+  }
+  return jq
+}
+
+const describe = (thrown: unknown): string => (thrown instanceof Error ? thrown.message : String(thrown))
+
+const evaluate = async (request: JqRequest): Promise<JqReply> => {
+  if (request.fresh) jq = undefined
+  let current: Jq
+  try {
+    current = await instance()
+  } catch (thrown) {
+    return { kind: "unavailable", message: describe(thrown) }
+  }
+  const printed: Array<string> = []
+  const original = console.error
+  // jq-wasm reports an abort (`Aborted(...)`, failed assertions) through console.error; the call is
+  // synchronous, so swapping it for the call's duration captures exactly that call's output.
+  console.error = (...args: Array<unknown>) => {
+    printed.push(args.map(String).join(" "))
+  }
+  try {
+    const result = current.raw(request.stdin, request.program, ["-n", "-c"])
+    if (request.retire) jq = undefined
+    return { kind: "result", stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode, instance: instances }
+  } catch (thrown) {
+    jq = undefined
+    return { kind: "aborted", detail: [...printed, describe(thrown)], instance: instances }
+  } finally {
+    console.error = original
+  }
+}
+
+// Registered before anything is awaited: a message that arrives while the module is still loading
+// would otherwise find no listener and be lost.
+addEventListener("message", (event) => {
+  void evaluate((event as MessageEvent<JqRequest>).data).then((reply) => postMessage(reply))
+})

@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { LaitError } from "../core/errors.ts"
-import { FileLoader, READ_LIMIT } from "../core/FileLoader.ts"
+import { FileLoader, isStreamTarget, READ_LIMIT, writeStream } from "../core/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
@@ -114,11 +114,14 @@ const resolveTarget = (argument: string) =>
     return argument
   })
 
-const writeResponse = (path: string, body: string) =>
-  Effect.try({
-    try: () => fs.writeFileSync(path, `${body}\n`),
-    catch: (e) => new LaitError({ message: `failed to write the response to '${path}'`, cause: osErrorText(e) })
-  })
+// A FIFO (`-o pipe` with its reader not started yet) must not be opened blocking: that would freeze
+// the process beyond Ctrl-C's reach.
+const writeResponse = (path: string, body: string) => {
+  const failed = (e: unknown) => new LaitError({ message: `failed to write the response to '${path}'`, cause: osErrorText(e) })
+  return isStreamTarget(path)
+    ? writeStream(path, `${body}\n`).pipe(Effect.mapError(failed))
+    : Effect.try({ try: () => fs.writeFileSync(path, `${body}\n`), catch: failed })
+}
 
 /** One run context: its own usage meter, the model steps bound to it, progress on stderr. */
 const runLayers = LlmSteps.layerModel.pipe(

@@ -6,7 +6,8 @@ import type { Document, LineCounter } from "yaml"
 import { type Env, loadDotenv } from "../core/env.ts"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
-import { formatPath, type PathSegment } from "../core/schemaPath.ts"
+import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
+import { yamlErrorMessage } from "../core/yamlErrors.ts"
 import { type CommandSpec, type ConfigFile, decodeConfigFile, type DefaultSettings } from "./schema.ts"
 
 export const CONFIG_FILE_NAME = "lait.config.yml"
@@ -191,11 +192,16 @@ export const parseConfigText = Effect.fn("config.parseConfigText")(function*(pat
   const counter = new yaml.LineCounter()
   const doc = yaml.parseDocument(text, { lineCounter: counter, prettyErrors: true, uniqueKeys: true })
   const syntax = doc.errors[0]
-  if (syntax !== undefined) return yield* parseFailure(path, firstLine(syntax.message), syntax.linePos?.[0].line)
+  if (syntax !== undefined) return yield* parseFailure(path, yamlErrorMessage(syntax), syntax.linePos?.[0].line)
   const raw = yield* Effect.try({
     try: () => doc.toJS({ maxAliasCount: 1000 }) as unknown,
     catch: (e) => parseFailure(path, firstLine(e instanceof Error ? e.message : String(e)))
   })
+  // A top-level list would otherwise decode as an object with no known keys and pass unnoticed.
+  if (raw !== null && raw !== undefined && (typeof raw !== "object" || Array.isArray(raw))) {
+    const line = yaml.isNode(doc.contents) && doc.contents.range ? counter.linePos(doc.contents.range[0]).line : undefined
+    return yield* parseFailure(path, withLine(`a configuration file must be a YAML mapping, got ${describeYamlValue(raw)}`, line), line)
+  }
   // An empty file (or one holding only comments) is an empty config.
   const decoded = decodeConfigFile(raw ?? {})
   if (Exit.isFailure(decoded)) {

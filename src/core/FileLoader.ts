@@ -140,6 +140,50 @@ const readText = Effect.fn("FileLoader.readText")(function*(path: string, option
   return yield* decodeUtf8(path, bytes)
 })
 
+/** A FIFO or a character device: written in place (renaming over it would replace it), not atomically. */
+export const isStreamTarget = (path: string): boolean => {
+  try {
+    const stat = fs.statSync(path)
+    return stat.isFIFO() || stat.isCharacterDevice()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Writes `data` into a FIFO or a device. The open and each write are non-blocking and retried while a
+ * FIFO has no reader (ENXIO) or is full (EAGAIN): a blocking open would freeze the whole process, out
+ * of reach of the Ctrl-C handler, whereas this wait is an ordinary interruptible fiber.
+ */
+export const writeStream = (path: string, data: string | Uint8Array): Effect.Effect<void, unknown> => {
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data
+  const retrying = (code: string) => (e: unknown) => (errnoOf(e) === code ? Effect.succeed(-1) : Effect.fail(e))
+  // One open attempt per acquire (acquisition is uninterruptible); the waiting happens between attempts.
+  const attempt = Effect.acquireUseRelease(
+    Effect.try({ try: () => fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK), catch: (e) => e }).pipe(
+      Effect.catch(retrying("ENXIO"))
+    ),
+    (fd) =>
+      Effect.gen(function*() {
+        if (fd < 0) return false
+        let written = 0
+        while (written < bytes.length) {
+          const n = yield* Effect.try({
+            try: () => fs.writeSync(fd, bytes, written, bytes.length - written),
+            catch: (e) => e
+          }).pipe(Effect.catch(retrying("EAGAIN")))
+          if (n < 0) yield* Effect.sleep(FIFO_POLL)
+          else written += n
+        }
+        return true
+      }),
+    (fd) => Effect.sync(() => fd >= 0 && fs.closeSync(fd))
+  )
+  return Effect.gen(function*() {
+    while (!(yield* attempt)) yield* Effect.sleep(FIFO_POLL)
+  })
+}
+
 let tempCounter = 0
 
 /**
@@ -176,6 +220,11 @@ export const writeAtomicSync = (path: string, data: string | Uint8Array): void =
 }
 
 const writeAtomic = Effect.fn("FileLoader.writeAtomic")(function*(path: string, data: string | Uint8Array) {
+  if (isStreamTarget(path)) {
+    return yield* writeStream(path, data).pipe(
+      Effect.mapError((e) => new LaitError({ message: `failed to write '${path}'`, cause: describeOsError(e) }))
+    )
+  }
   yield* Effect.try({
     try: () => writeAtomicSync(path, data),
     catch: (e) => new LaitError({ message: `failed to write '${path}'`, cause: describeOsError(e) })

@@ -155,7 +155,8 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
       ...(line === undefined ? {} : { line })
     })
   const parsed = parseYaml(text)
-  if (!parsed.ok) return failure(parsed.message, parsed.line)
+  // The parser's `at line L, column C` would repeat the `(line L)` that failure() appends.
+  if (!parsed.ok) return failure(parsed.message.replace(/ at line \d+, column \d+$/, ""), parsed.line)
   const src = parsed.source
   const converted = runStatic(() => src.json(src.wrap(src.doc.contents), "the eval definition"))
   if (!converted.ok) return failure(converted.error.message, converted.error.line)

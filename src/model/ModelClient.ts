@@ -11,6 +11,7 @@ import { Console, Context, Duration, Effect, Layer, Redacted, Schema } from "eff
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { LaitError, ModelApiError } from "../core/errors.ts"
+import { containsSecret, redactSecret } from "../core/secrets.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { recordChat, traceChat } from "../trace/chat.ts"
 import type { RunTracer } from "../trace/RunTracer.ts"
@@ -140,7 +141,7 @@ interface Attempt {
   readonly error: ModelApiError
 }
 
-const describeStatus = (status: number, body: string): string => {
+const describeStatus = (status: number, body: string, redact: (text: string) => string): string => {
   let detail = body.trim()
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }
@@ -150,6 +151,8 @@ const describeStatus = (status: number, body: string): string => {
   } catch {
     // not JSON: keep the text
   }
+  // The message was decoded from JSON, so an escaped key in the body is plain text now.
+  detail = redact(detail)
   if (detail.length > 500) detail = `${detail.slice(0, 500)}…`
   return detail.length > 0 ? `HTTP ${status}: ${detail}` : `HTTP ${status}`
 }
@@ -157,7 +160,7 @@ const describeStatus = (status: number, body: string): string => {
 const isRetryableStatus = (status: number) => status >= 500 || status === 429 || status === 408
 
 const secretRedactor = (secret: string | undefined) => (text: string): string =>
-  secret === undefined || secret.length < 4 || secret === DUMMY_API_KEY ? text : text.split(secret).join("<redacted>")
+  redactSecret(text, secret, [DUMMY_API_KEY])
 
 export interface LiveOptions {
   /** Attempts per endpoint before falling back (the first try included). */
@@ -212,7 +215,7 @@ const makeLive = (options: LiveOptions) =>
           return yield* Effect.fail<Attempt>({
             retryable: isRetryableStatus(response.status),
             error: new ModelApiError({
-              message: `the model server at '${endpoint.baseUrl}' answered ${describeStatus(response.status, redact(response.text))}`,
+              message: `the model server at '${endpoint.baseUrl}' answered ${describeStatus(response.status, redact(response.text), redact)}`,
               status: response.status
             })
           })
@@ -270,7 +273,8 @@ const assertNoSecret = (text: string, endpoint: Endpoint, what: string) =>
   Effect.gen(function*() {
     const key = yield* endpoint.apiKey
     const secret = key === undefined ? undefined : Redacted.value(key)
-    if (secret !== undefined && secret.length >= 4 && secret !== DUMMY_API_KEY && text.includes(secret)) {
+    // `text` is JSON: a key holding a quote or a backslash appears escaped there; containsSecret finds that too.
+    if (containsSecret(text, secret, [DUMMY_API_KEY])) {
       return yield* new LaitError({
         message: `refusing to write ${what}: the response contains the API key in use`
       })
@@ -296,6 +300,26 @@ export const cassetteBody = (call: ModelCall, result: ModelResult): string =>
 
 const CachedEntry = Schema.Struct({ created_at: Schema.String, response: Schema.Unknown })
 const Cassette = Schema.Struct({ response: Schema.Unknown })
+
+/** `interpret`'s complaint about a live answer, reworded for a recorded one. */
+const recordedProblem = (message: string): string =>
+  message
+    .replace(/^the model server at '[^']*' returned a response lait cannot read$/, "its 'response' is not a chat completion lait can read")
+    .replace(/^the model server at '[^']*' returned no choices$/, "its 'response' has no choices")
+    .replace(/^the model server at '[^']*' reported: /, "its 'response' records a failure: ")
+
+/** Why a cassette's text did not decode as a `Cassette`, in one clause. */
+export const cassetteProblem = (text: string): string => {
+  if (text.trim() === "") return "the file is empty"
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (e) {
+    return `not valid JSON (${e instanceof Error ? e.message : String(e)})`
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "expected a JSON object"
+  return "missing field 'response'"
+}
 
 export interface CacheOptions {
   readonly dir: string
@@ -392,14 +416,17 @@ export class ModelClient extends Context.Service<ModelClient, ModelClientService
               })
             }
             const text = yield* files.readText(path).pipe(
-              Effect.mapError((cause) => new LaitError({ message: `failed to read cassette '${path}'`, cause }))
+              Effect.mapError((e) => new LaitError({ message: `failed to read cassette '${path}'`, cause: e.cause ?? e.message }))
             )
             const exit = decode(text)
             if (exit._tag === "Failure") {
-              return yield* new LaitError({ message: `failed to parse cassette entry '${path}'` })
+              return yield* new LaitError({ message: `failed to parse cassette entry '${path}'`, cause: cassetteProblem(text) })
             }
+            // Nothing was asked of a server here: the file is at fault (exit 1, not a model API error's 4).
             const result = yield* interpret(exit.value.response, call.endpoints[0], "replay").pipe(
-              Effect.mapError((cause) => new LaitError({ message: `failed to parse cassette entry '${path}'`, cause }))
+              Effect.mapError((e) =>
+                new LaitError({ message: `failed to parse cassette entry '${path}'`, cause: recordedProblem(e.message) })
+              )
             )
             yield* recordUsage(call.label, result)
             return result

@@ -73,7 +73,10 @@ export const closestRecording = (dir: string, current: KeyInput): string | undef
   let names: Array<string>
   try {
     names = fs.readdirSync(dir).filter((n) => n.endsWith(".json")).sort().slice(0, MAX_FILES)
-  } catch {
+  } catch (e) {
+    if (typeof e === "object" && e !== null && "code" in e && e.code === "ENOTDIR") {
+      return `'${dir}' is a file, not a cassette directory`
+    }
     return `the cassette directory '${dir}' does not exist or cannot be read`
   }
   if (names.length === 0) return `'${dir}' holds no recordings`
@@ -82,7 +85,9 @@ export const closestRecording = (dir: string, current: KeyInput): string | undef
   for (const name of names) {
     const file = nodePath.join(dir, name)
     try {
-      if (fs.statSync(file).size > READ_LIMIT) continue
+      // Only regular files: a FIFO named *.json would block this synchronous read forever.
+      const stat = fs.statSync(file)
+      if (!stat.isFile() || stat.size > READ_LIMIT) continue
       const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { request?: Record<string, unknown> }
       if (parsed.request === undefined) continue
       // Cassettes from the Rust lait record only these fields; compare what both sides have.

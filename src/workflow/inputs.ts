@@ -12,10 +12,18 @@ export type ProvidedValue =
   | { readonly kind: "text"; readonly text: string }
   | { readonly kind: "typed"; readonly value: Json }
 
+// A loop, not recursion: JSON.parse accepts 100 000 levels of `[`, which would overflow the stack here.
 const hasNonFiniteNumber = (value: unknown): boolean => {
-  if (typeof value === "number") return !Number.isFinite(value)
-  if (value === null || typeof value !== "object") return false
-  return Object.values(value).some(hasNonFiniteNumber)
+  const pending: Array<unknown> = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (typeof next === "number") {
+      if (!Number.isFinite(next)) return true
+    } else if (next !== null && typeof next === "object") {
+      for (const child of Object.values(next)) pending.push(child)
+    }
+  }
+  return false
 }
 
 /**

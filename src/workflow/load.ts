@@ -37,8 +37,9 @@ const readOptions = (options: LoadOptions | undefined): ReadOptions => ({
 /** Wraps a failure under `failed to load workflow '<path>'`, keeping its class, file and line. */
 const inWorkflow = (path: string) => (error: LaitError | ValidationError): LaitError | ValidationError => {
   if (error._tag === "LaitError") return new LaitError({ message: `failed to load workflow '${path}'`, cause: error })
-  // Point at the line, unless the parser's own message already does (YAML syntax errors).
-  const line = error.line !== undefined && !/\bline \d+/.test(renderChain(error)) ? ` (line ${error.line})` : ""
+  // Point at the line, unless the YAML parser's own message already does (`at line L, column C`); a
+  // jq or template message's `line 1` is about the expression, not the file.
+  const line = error.line !== undefined && !/\bat line \d+, column \d+/.test(renderChain(error)) ? ` (line ${error.line})` : ""
   const message = `failed to load workflow '${path}'${line}`
   return new ValidationError({
     message,

@@ -343,3 +343,25 @@ describe("errors", () => {
     expect(exitCodeOf(error)).toBe(3)
   })
 })
+
+describe("hostile config files (issue 12)", () => {
+  const parse = (text: string) => runError(parseConfigText("/cfg/lait.config.yml", text))
+
+  test("a top-level list or scalar is refused, not read as an empty config", async () => {
+    const list = await parse("- base_url: http://x\n")
+    expect(renderChain(list)).toBe(
+      "failed to parse YAML configuration file '/cfg/lait.config.yml': a configuration file must be a YAML mapping, got a list (line 1)"
+    )
+    expect(exitCodeOf(list)).toBe(3)
+    expect(renderChain(await parse("\n\njust text\n"))).toEndWith("must be a YAML mapping, got a string (line 3)")
+  })
+
+  test("two documents and deep nesting get readable messages", async () => {
+    expect(renderChain(await parse("a: 1\n---\nb: 2\n"))).toEndWith(
+      ": deserializing from YAML containing more than one document is not supported at line 2, column 1"
+    )
+    expect(renderChain(await parse(`prompts:\n  p: ${"[".repeat(10_000)}${"]".repeat(10_000)}\n`))).toMatch(
+      /: recursion limit exceeded: the YAML is nested too deeply at line 2, column \d+$/
+    )
+  })
+})

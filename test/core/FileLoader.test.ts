@@ -5,7 +5,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit, Fiber } from "effect"
 import { renderChain } from "../../src/core/errors.ts"
-import { FileLoader, READ_LIMIT, writeAtomicSync } from "../../src/core/FileLoader.ts"
+import { FileLoader, isStreamTarget, READ_LIMIT, writeAtomicSync, writeStream } from "../../src/core/FileLoader.ts"
 
 let dir = ""
 beforeAll(() => {
@@ -158,5 +158,46 @@ describe("atomic writes", () => {
     writeAtomicSync(target, "y")
     expect(fs.readFileSync(target, "utf8")).toBe("y")
     expect(fs.readFileSync(path.join(dir, `clash.txt.${process.pid}.0.tmp`), "utf8")).toBe("keep")
+  })
+})
+
+describe("writing into a FIFO (issue 12)", () => {
+  const reader = (fifo: string) => {
+    const child = Bun.spawn(["cat", fifo], { stdin: "ignore", stdout: "pipe", stderr: "ignore" })
+    return new Response(child.stdout).text()
+  }
+
+  test("writeAtomic writes through a FIFO in place instead of renaming a file over it", async () => {
+    const fifo = path.join(dir, "trace.fifo")
+    mkfifo(fifo)
+    const received = reader(fifo)
+    const exit = await run(FileLoader.use((f) => f.writeAtomic(fifo, "a\nb\n")))
+    expect(Exit.isSuccess(exit)).toBe(true)
+    expect(await received).toBe("a\nb\n")
+    expect(fs.lstatSync(fifo).isFIFO()).toBe(true)
+  })
+
+  test("more than a pipe buffer goes through while the reader drains it", async () => {
+    const fifo = path.join(dir, "big.fifo")
+    mkfifo(fifo)
+    const received = reader(fifo)
+    const data = "x".repeat(1024 * 1024)
+    expect(Exit.isSuccess(await Effect.runPromiseExit(writeStream(fifo, data)))).toBe(true)
+    expect((await received).length).toBe(data.length)
+  })
+
+  test("waiting for a reader that never comes is interruptible (no blocking open)", async () => {
+    const fifo = path.join(dir, "nobody.fifo")
+    mkfifo(fifo)
+    expect(isStreamTarget(fifo)).toBe(true)
+    const exit = await Effect.runPromise(
+      Effect.gen(function*() {
+        const fiber = yield* Effect.forkChild(writeStream(fifo, "never read"))
+        yield* Effect.sleep("100 millis")
+        yield* Fiber.interrupt(fiber)
+        return yield* Fiber.await(fiber)
+      })
+    )
+    expect(Exit.isFailure(exit) && exit.cause.reasons.every((r) => r._tag === "Interrupt")).toBe(true)
   })
 })

@@ -191,3 +191,14 @@ describe("evalFileJsonSchema", () => {
     }
   })
 })
+
+describe("YAML syntax errors name the line once (issue 12)", () => {
+  test("the parser's position is not repeated after the message", () => {
+    expect(error("target: {workflow: w.yml}\ncases: []\n---\ncases: []\n").message).toBe(
+      "failed to parse eval definition 'evals/e.yml': deserializing from YAML containing more than one document is not supported (line 3)"
+    )
+    expect(error("target:\n\tworkflow: w.yml\n").message).toBe(
+      "failed to parse eval definition 'evals/e.yml': Tabs are not allowed as indentation (line 2)"
+    )
+  })
+})

@@ -169,6 +169,25 @@ describe("Record and Replay layers", () => {
     expect(message).toStartWith("refusing to write cassette")
     expect(fs.existsSync(cassettes) ? fs.readdirSync(cassettes) : []).toEqual([])
   })
+
+  test("a key holding a quote and a backslash is found JSON-escaped too: error bodies and cassettes", async () => {
+    const odd = "sk-odd-\"q\"\\b/0123456789"
+    const oddEndpoint = endpoint("", { apiKey: Effect.succeed(Redacted.make(odd)) })
+    server = startOpenAiServer({
+      script: [
+        { match: "bad", status: 401, body: { error: { message: `Incorrect API key provided: ${odd}.` } } },
+        { content: `the key is ${odd}` }
+      ]
+    })
+    const at = { ...oddEndpoint, baseUrl: server.baseUrl }
+    expect(failure(await run(live, (m) => m.complete(call([at], "bad"))))).toBe(
+      `the model server at '${server.baseUrl}' answered HTTP 401: Incorrect API key provided: <redacted>.`
+    )
+    const cassettes = path.join(dir, "cassettes-odd")
+    const recordLayer = ModelClient.layerRecord(cassettes).pipe(Layer.provide(live), Layer.provide(FileLoader.layer))
+    expect(failure(await run(recordLayer, (m) => m.complete(call([at]))))).toStartWith("refusing to write cassette")
+    expect(fs.existsSync(cassettes) ? fs.readdirSync(cassettes) : []).toEqual([])
+  })
 })
 
 describe("Cache layer", () => {

@@ -190,3 +190,18 @@ describe("resolveInitial", () => {
     expect(await initialFails({ type: "object" }, null)).toBe("input must be of type object (got null)")
   })
 })
+
+describe("deeply nested values (issue 12)", () => {
+  const deep = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`
+
+  test("100 000 levels of JSON nesting are checked without overflowing the stack", async () => {
+    expect(renderChain(await failureOf(resolveInitial({ type: "object" }, text(deep(100_000)))))).toBe(
+      "input must be of type object (got array)"
+    )
+    const declared: ReadonlyArray<InputDefinition> = [{ name: "n", schema: { type: "integer" } }]
+    expect(renderChain(await failureOf(resolveInputs(declared, [["n", text(deep(100_000))]])))).toBe(
+      "inputs.n must be of type integer (got array)"
+    )
+    expect(Array.isArray(parseTextInput(deep(100_000)))).toBe(true)
+  })
+})

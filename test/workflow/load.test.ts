@@ -278,8 +278,9 @@ describe("static errors (one fixture each)", () => {
     test(file, async () => {
       const fixture = path.join(invalidDir, file)
       const error = await failure(loadWorkflow(fixture))
-      // The line is shown after the path unless the message already names one (YAML syntax errors).
-      const at = line !== undefined && !/\bline \d+/.test(message()) ? ` (line ${line})` : ""
+      // The line is shown after the path unless the YAML parser's message already names it (`at line L,
+      // column C`); a jq or template message's own `line 1` is about the expression, not the file.
+      const at = line !== undefined && !/\bat line \d+, column \d+/.test(message()) ? ` (line ${line})` : ""
       expect(renderChain(error)).toBe(`failed to load workflow '${fixture}'${at}: ${message()}`)
       expect(error).toBeInstanceOf(ValidationError)
       expect(exitCodeOf(error)).toBe(3)

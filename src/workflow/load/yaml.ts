@@ -4,6 +4,7 @@
 // into a value at the loader's boundary (nothing outside src/workflow/load* ever sees the throw).
 import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, type Node, parseDocument, type Document } from "yaml"
 import { describeJsonType, type Json } from "../../core/json.ts"
+import { yamlErrorMessage } from "../../core/yamlErrors.ts"
 
 export class StaticError {
   constructor(
@@ -125,8 +126,7 @@ export const parseYaml = (text: string): Parsed => {
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true })
   const error = doc.errors[0]
   if (error !== undefined) {
-    const first = error.message.split("\n")[0] ?? error.message
-    return { ok: false, message: first.replace(/:$/, ""), line: error.linePos?.[0].line }
+    return { ok: false, message: yamlErrorMessage(error), line: error.linePos?.[0].line }
   }
   return { ok: true, source: new Source(doc, lines, text) }
 }

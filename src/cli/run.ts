@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { LaitError } from "../core/errors.ts"
-import { FileLoader, isStreamTarget, READ_LIMIT, writeStream } from "../core/FileLoader.ts"
+import { FileLoader, isStreamTarget, READ_LIMIT, writeAtomicSync, writeStream } from "../core/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
@@ -120,7 +120,8 @@ const writeResponse = (path: string, body: string) => {
   const failed = (e: unknown) => new LaitError({ message: `failed to write the response to '${path}'`, cause: osErrorText(e) })
   return isStreamTarget(path)
     ? writeStream(path, `${body}\n`).pipe(Effect.mapError(failed))
-    : Effect.try({ try: () => fs.writeFileSync(path, `${body}\n`), catch: failed })
+    // Temp file + rename, but no directories made: `-o` into a missing directory is the user's typo.
+    : Effect.try({ try: () => writeAtomicSync(path, `${body}\n`, { createDirs: false }), catch: failed })
 }
 
 /** One run context: its own usage meter, the model steps bound to it, progress on stderr. */

@@ -186,21 +186,40 @@ export const writeStream = (path: string, data: string | Uint8Array): Effect.Eff
 
 let tempCounter = 0
 
+const statOrUndefined = (path: string): fs.Stats | undefined => {
+  try {
+    return fs.statSync(path)
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Writes `data` to `path` through `<name>.<pid>.<n>.tmp` in the same directory. The whole sequence is
  * synchronous, so neither an interruption nor a second Ctrl-C (handled between event-loop turns) can
  * leave a torn target; a failure removes the temp file.
  */
-export const writeAtomicSync = (path: string, data: string | Uint8Array): void => {
+export const writeAtomicSync = (
+  path: string,
+  data: string | Uint8Array,
+  options: { readonly createDirs?: boolean } = {}
+): void => {
   const dir = nodePath.dirname(path)
-  fs.mkdirSync(dir, { recursive: true })
+  if (options.createDirs !== false) fs.mkdirSync(dir, { recursive: true })
+  // Renaming onto a directory fails with a less telling error (and leaves the temp file to clean up);
+  // report what a plain write would.
+  const existing = statOrUndefined(path)
+  if (existing?.isDirectory() === true) {
+    throw Object.assign(new Error("EISDIR: illegal operation on a directory"), { code: "EISDIR" })
+  }
   const base = nodePath.basename(path)
   let tmp = ""
   let fd = -1
   for (let attempt = 0; fd < 0; attempt++) {
     tmp = nodePath.join(dir, `${base}.${process.pid}.${tempCounter++}.tmp`)
     try {
-      fd = fs.openSync(tmp, "wx", 0o644)
+      // A file being replaced keeps its permissions (an executable script stays executable).
+      fd = fs.openSync(tmp, "wx", existing === undefined ? 0o644 : existing.mode & 0o7777)
     } catch (e) {
       if (errnoOf(e) !== "EEXIST" || attempt > 1000) throw e
     }

@@ -173,7 +173,10 @@ const captureAborts = <A>(f: () => A): Captured<A> => {
 /** `printed`: what jq-wasm printed, then the message of what it threw. */
 const abortReason = (printed: ReadonlyArray<string>): string => {
   const detail = printed.map(oneLine).filter((s) => s.length > 0)
-  return `the jq engine aborted (${detail.join("; ")}); values nested a few hundred levels deep can exhaust its stack`
+  // A bare `Aborted()` is what a failed allocation looks like, and a stack overflow may look the same:
+  // both causes are named, since the engine does not say which it was.
+  return `the jq engine aborted (${detail.join("; ")}); it ran out of memory or stack: values of tens of ` +
+    "megabytes or nested a few hundred levels deep can exhaust it"
 }
 
 /** `jq: error: <msg> at <top-level>, line 1, column 2:` lines → `<msg> at …, column 2`. */
@@ -186,7 +189,24 @@ const compileReason = (stderr: string): string => {
 }
 
 /** `jq: error (at /dev/stdin:0): boom` → `boom`; `error({})` → `{} (not a string)`. */
-const runtimeReason = (stderr: string, exitCode: number): string => {
+// jq quotes whole inputs in some errors (`fromjson` repeats the text it failed to parse) and
+// `error(.)` carries a whole value: a message must stay one readable line, not megabytes of stderr.
+const MAX_REASON_CHARS = 500
+const EXCERPT_CHARS = 40
+
+const shorten = (reason: string): string => {
+  const quoted = /^([\s\S]*?\(while parsing ')([\s\S]*)('\))$/.exec(reason)
+  const text = quoted !== null && (quoted[2] ?? "").length > EXCERPT_CHARS
+    ? `${quoted[1]}${(quoted[2] ?? "").slice(0, EXCERPT_CHARS)}…${quoted[3]}`
+    : reason
+  return text.length <= MAX_REASON_CHARS
+    ? text
+    : `${text.slice(0, MAX_REASON_CHARS)}… (${text.length - MAX_REASON_CHARS} more characters)`
+}
+
+const runtimeReason = (stderr: string, exitCode: number): string => shorten(fullRuntimeReason(stderr, exitCode))
+
+const fullRuntimeReason = (stderr: string, exitCode: number): string => {
   const lines = stderr.split("\n")
   const first = lines.findIndex((line) => line.startsWith("jq: error"))
   if (first < 0) {

@@ -140,6 +140,25 @@ describe("atomic writes", () => {
     expect(fs.readFileSync(target, "utf8")).toBe("new")
   })
 
+  test("createDirs: false refuses a missing directory instead of making it", () => {
+    const target = path.join(dir, "missing-parent", "out.txt")
+    expect(() => writeAtomicSync(target, "x", { createDirs: false })).toThrow(/ENOENT/)
+    expect(fs.existsSync(path.dirname(target))).toBe(false)
+  })
+
+  test("a replaced file keeps its permissions; a directory target fails like a plain write", () => {
+    const target = path.join(dir, "script.sh")
+    fs.writeFileSync(target, "#!/bin/sh\n")
+    fs.chmodSync(target, 0o750)
+    writeAtomicSync(target, "#!/bin/sh\necho new\n")
+    expect(fs.statSync(target).mode & 0o7777).toBe(0o750)
+    expect(fs.readFileSync(target, "utf8")).toBe("#!/bin/sh\necho new\n")
+    const asDir = path.join(dir, "a-dir")
+    fs.mkdirSync(asDir)
+    expect(() => writeAtomicSync(asDir, "x")).toThrow(expect.objectContaining({ code: "EISDIR" }))
+    expect(fs.readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([])
+  })
+
   test("a failed rename removes the temp file", async () => {
     const target = path.join(dir, "is-a-dir")
     fs.mkdirSync(path.join(target, "child"), { recursive: true })

@@ -261,6 +261,14 @@ describe("command line", () => {
       stderr: "[1] step-1 (jq)\n"
     })
     expect(fs.readFileSync(path.join(cwd, "out/result.txt"), "utf8")).toBe("result text\n")
+    // Replacing goes through a temp file and a rename: the old contents are never torn, the mode stays.
+    fs.chmodSync(path.join(cwd, "out/result.txt"), 0o600)
+    const before = fs.statSync(path.join(cwd, "out/result.txt")).ino
+    expect((await lait(["run", file, "second", "-o", "out/result.txt"])).code).toBe(0)
+    expect(fs.readFileSync(path.join(cwd, "out/result.txt"), "utf8")).toBe("second\n")
+    expect(fs.statSync(path.join(cwd, "out/result.txt")).ino).not.toBe(before)
+    expect(fs.statSync(path.join(cwd, "out/result.txt")).mode & 0o777).toBe(0o600)
+    expect(fs.readdirSync(path.join(cwd, "out"))).toEqual(["result.txt"])
     expect((await lait(["run", file, "to stdout", "-o", "-"])).stdout).toBe("to stdout\n")
     expect((await lait(["run", file, "wrapped", "--json"])).stdout).toBe(
       "{\"content\":\"wrapped\",\"reasoning\":null,\"usage\":null}\n"

@@ -97,6 +97,17 @@ describe("runtime errors", () => {
     expect(await oneFails("1, error(\"late\")")).toBe("jq filter \"1, error(\\\"late\\\")\" failed: late")
   })
 
+  test("a reason that quotes a whole input or value is cut to one readable line", async () => {
+    const deep = `${"[".repeat(20_000)}${"]".repeat(20_000)}`
+    expect(await oneFails("fromjson", deep)).toBe(
+      `jq filter "fromjson" failed: Exceeds depth limit for parsing at line 1, column 10001 (while parsing '${
+        "[".repeat(40)
+      }…')`
+    )
+    const message = await oneFails("error(.)", "x".repeat(10_000))
+    expect(message).toBe(`jq filter "error(.)" failed: ${"x".repeat(500)}… (9500 more characters)`)
+  })
+
   test("there is only one input: input fails and inputs is empty", async () => {
     expect(await oneFails("input", 1)).toBe("jq filter \"input\" failed: No more inputs")
     expect(await one("[inputs]", 1)).toEqual([])
@@ -261,7 +272,9 @@ describe("limits", () => {
   test("a value too deep for jq-wasm's stack fails cleanly, and the next evaluation still works", async () => {
     const message = await oneFails("reduce range(2000) as $i (null; [.])")
     expect(message).toStartWith("jq filter \"reduce range(2000) as $i (null; [.])\" failed: the jq engine aborted (")
-    expect(message).toEndWith("); values nested a few hundred levels deep can exhaust its stack")
+    expect(message).toEndWith(
+      "); it ran out of memory or stack: values of tens of megabytes or nested a few hundred levels deep can exhaust it"
+    )
     expect(await one(".a + 1", { a: 1 })).toBe(2)
     expect(checkJqSyntax(".a")).toBeUndefined()
   })

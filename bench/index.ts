@@ -17,6 +17,7 @@ import { type EngineFigures, runEngineBench } from "./engine/index.ts"
 import { defaultPromptfoo, type EvalFigures, runEvalBench } from "./eval/index.ts"
 import { runStartupBench, type StartupFigures } from "./startup/index.ts"
 import { runTestSuiteBench, type TestSuiteFigures } from "./test-suite/index.ts"
+import { newestSourceMtime } from "../test/e2e/util.ts"
 import { defaultBinary, repoRoot } from "./util.ts"
 
 export const benchNames = ["startup", "engine", "test-suite", "eval"] as const
@@ -70,21 +71,6 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags => {
     } else throw new UsageError(`unknown ${arg.startsWith("-") ? "flag" : "argument"} '${arg}'`)
   }
   return { quick, only: only.length === 0 ? benchNames : only, binary, promptfoo, json }
-}
-
-/** Newest modification time of anything the binary is built from (as test/e2e/util.ts decides). */
-const newestSourceMtime = (): number => {
-  let newest = 0
-  const visit = (p: string) => {
-    const st = fs.statSync(p)
-    if (st.isDirectory()) for (const entry of fs.readdirSync(p)) visit(path.join(p, entry))
-    else newest = Math.max(newest, st.mtimeMs)
-  }
-  for (const p of ["src", "build.ts", "package.json", "package-lock.json"]) {
-    const full = path.join(repoRoot, p)
-    if (fs.existsSync(full)) visit(full)
-  }
-  return newest
 }
 
 /** dist/lait, rebuilt first when missing or stale. */

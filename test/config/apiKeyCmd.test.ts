@@ -5,26 +5,13 @@ import { Effect, Exit, Fiber, Redacted } from "effect"
 import { resolveApiKeyCmd, runApiKeyCmd } from "../../src/config/apiKeyCmd.ts"
 import { renderChain } from "../../src/core/errors.ts"
 import { tempDir } from "./helpers.ts"
+import { alive } from "../e2e/util.ts"
 
 const value = (effect: Effect.Effect<Redacted.Redacted<string>, unknown>) =>
   Effect.runPromise(Effect.map(effect, Redacted.value))
 const failure = (effect: Effect.Effect<unknown, unknown>) =>
   Effect.runPromise(Effect.flip(effect)).then(renderChain)
 
-/** Running, as opposed to gone or a zombie (killed but not yet reaped: this container's PID 1 is slow). */
-const alive = (pid: number) => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    try {
-      process.kill(pid, 0)
-      return process.platform !== "linux"
-    } catch {
-      return false
-    }
-  }
-}
 const waitFor = async (check: () => boolean, ms = 3000) => {
   const until = Date.now() + ms
   while (!check() && Date.now() < until) await Bun.sleep(10)

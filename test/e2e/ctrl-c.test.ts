@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { alive } from "./util.ts"
 
 const root = path.resolve(import.meta.dir, "../..")
 const bun = path.join(root, "node_modules/.bin/bun")
@@ -48,16 +49,6 @@ const waitForStderr = async (stream: ReadableStream<Uint8Array>, text: string, m
         seen += decoder.decode(chunk.value)
       }
     }
-  }
-}
-
-/** Running (a zombie waiting to be reaped by a non-reaping PID 1 does not count). */
-const alive = (pid: number) => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
-  } catch {
-    return false
   }
 }
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { binaryPath, ensureBinary, makeTempDir, repoRoot, run, type RunResult, runCli } from "./util.ts"
+import { alive, binaryPath, ensureBinary, makeTempDir, repoRoot, run, runCli, type RunResult } from "./util.ts"
 
 const examples = path.join(repoRoot, "examples", "workflows")
 let cwd = ""
@@ -51,25 +51,6 @@ const waitFor = async (predicate: () => boolean, ms: number): Promise<boolean> =
   const end = Date.now() + ms
   while (!predicate() && Date.now() < end) await Bun.sleep(25)
   return predicate()
-}
-
-/**
- * Whether a process is still running. A killed child that nobody has reaped yet (a zombie, which
- * `kill(pid, 0)` still finds) has stopped running, so /proc is asked where there is one.
- */
-const alive = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    if (fs.existsSync("/proc/self/stat")) return false
-  }
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 describe("the examples", () => {

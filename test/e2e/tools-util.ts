@@ -3,7 +3,8 @@
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
-import { binaryPath, ensureBinary, repoRoot, run, runCli } from "./util.ts"
+import { alive, binaryPath, ensureBinary, repoRoot, run, runCli } from "./util.ts"
+export { alive } from "./util.ts"
 
 export const everythingBin = path.join(repoRoot, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 export const filesystemBin = path.join(repoRoot, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
@@ -47,16 +48,6 @@ export const write = (dir: string, name: string, text: string): string => {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   fs.writeFileSync(file, text)
   return file
-}
-
-/** Running (a zombie nobody reaped yet does not count). */
-export const alive = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
-  } catch {
-    return false
-  }
 }
 
 /** Live processes whose command line contains `marker`. */

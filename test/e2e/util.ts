@@ -61,8 +61,28 @@ export const run = async (command: ReadonlyArray<string>, options: Omit<RunOptio
 
 export const makeTempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `lait-${prefix}-`))
 
+/**
+ * Whether a process is still running. A killed child that nobody has reaped yet (a zombie, which
+ * `kill(pid, 0)` still finds, and which this container's non-reaping PID 1 may keep for a while) has
+ * stopped running, so /proc is asked where there is one.
+ */
+export const alive = (pid: number): boolean => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    if (fs.existsSync("/proc/self/stat")) return false
+  }
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Newest modification time of anything the binary is built from. */
-const newestSourceMtime = (): number => {
+export const newestSourceMtime = (): number => {
   let newest = 0
   const visit = (p: string) => {
     const st = fs.statSync(p)

@@ -11,6 +11,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import YAML from "yaml"
 import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { alive } from "../e2e/util.ts"
+export { alive } from "../e2e/util.ts"
 
 export const repoRoot = path.resolve(import.meta.dir, "../..")
 const everythingBin = path.join(repoRoot, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
@@ -136,16 +138,6 @@ export const describeTrial = (spec: TrialSpec): string => {
 
 // ---------------------------------------------------------------------------------------------------
 // /proc
-
-/** Running (a zombie waiting for a non-reaping PID 1 does not count). */
-export const alive = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
-  } catch {
-    return false
-  }
-}
 
 /** Live processes (not zombies) whose command line or environment carries `marker`. */
 export const markedProcesses = (marker: string): Array<{ readonly pid: number; readonly cmdline: string }> => {

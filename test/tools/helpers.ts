@@ -5,6 +5,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit } from "effect"
 import { primaryError, renderChain } from "../../src/core/errors.ts"
+import { alive } from "../e2e/util.ts"
+export { alive } from "../e2e/util.ts"
 
 export const repoRoot = path.resolve(import.meta.dir, "../..")
 export const bun = process.execPath
@@ -20,16 +22,6 @@ export const failureOf = async <A, E>(effect: Effect.Effect<A, E>): Promise<{ re
   if (Exit.isSuccess(exit)) throw new Error(`expected a failure, got ${JSON.stringify(exit.value)}`)
   const error = primaryError(exit.cause) as { _tag?: string }
   return { message: renderChain(error), tag: error?._tag ?? "?" }
-}
-
-/** Running (a zombie nobody reaped yet does not count). */
-export const alive = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
-  } catch {
-    return false
-  }
 }
 
 /** Live processes whose command line contains `marker`. */

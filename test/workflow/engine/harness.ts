@@ -11,6 +11,7 @@ import { type RunOptions, runWorkflowDetailed, type Steps } from "../../../src/w
 import { LlmSteps } from "../../../src/workflow/LlmSteps.ts"
 import { loadWorkflow } from "../../../src/workflow/load.ts"
 import { Progress } from "../../../src/workflow/progress.ts"
+export { alive } from "../../e2e/util.ts"
 
 /** For runs without model steps: a model call is a test failure, not a silent success. */
 export const noModelSteps = Layer.succeed(
@@ -84,21 +85,3 @@ export const errorOf = (ran: Ran): string => {
   return ran.error
 }
 
-/**
- * Whether a process is still running. A killed child that nobody has reaped yet (a zombie, which
- * `kill(pid, 0)` still finds) has stopped running, so /proc is asked where there is one.
- */
-export const alive = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    if (fs.existsSync("/proc/self/stat")) return false
-  }
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}

@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { LaitError } from "../core/errors.ts"
-import { FileLoader, isStreamTarget, READ_LIMIT, writeAtomicSync, writeStream } from "../core/FileLoader.ts"
+import { FileLoader, READ_LIMIT, writeUserFile } from "../core/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
@@ -114,15 +114,12 @@ const resolveTarget = (argument: string) =>
     return argument
   })
 
-// A FIFO (`-o pipe` with its reader not started yet) must not be opened blocking: that would freeze
-// the process beyond Ctrl-C's reach.
-const writeResponse = (path: string, body: string) => {
-  const failed = (e: unknown) => new LaitError({ message: `failed to write the response to '${path}'`, cause: osErrorText(e) })
-  return isStreamTarget(path)
-    ? writeStream(path, `${body}\n`).pipe(Effect.mapError(failed))
-    // Temp file + rename, but no directories made: `-o` into a missing directory is the user's typo.
-    : Effect.try({ try: () => writeAtomicSync(path, `${body}\n`, { createDirs: false }), catch: failed })
-}
+// Temp file + rename, or in place into a FIFO (`-o pipe`, waiting interruptibly for its reader); no
+// directories made: `-o` into a missing directory is the user's typo.
+const writeResponse = (path: string, body: string) =>
+  writeUserFile(path, `${body}\n`, { createDirs: false }).pipe(
+    Effect.mapError((e) => new LaitError({ message: `failed to write the response to '${path}'`, cause: osErrorText(e) }))
+  )
 
 /** One run context: its own usage meter, the model steps bound to it, progress on stderr. */
 const runLayers = LlmSteps.layerModel.pipe(

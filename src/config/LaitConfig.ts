@@ -4,6 +4,7 @@ import { Context, Effect, Layer } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
 import type { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
+import { REDACTED } from "../core/secrets.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
 import type { LoadedConfig, LoadOptions } from "./load.ts"
@@ -89,8 +90,6 @@ export class LaitConfig extends Context.Service<LaitConfig, LaitConfigService>()
       )
     )
 }
-
-const REDACTED = "<redacted>"
 
 const redactProvider = <T extends { readonly api_key?: string }>(layer: T): T =>
   layer.api_key === undefined ? layer : { ...layer, api_key: REDACTED }

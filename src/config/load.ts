@@ -5,7 +5,7 @@ import { Cause, Effect, Exit, SchemaIssue } from "effect"
 import type { Document, LineCounter } from "yaml"
 import { type Env, loadDotenv } from "../core/env.ts"
 import { LaitError, ValidationError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { errnoOf, FileLoader } from "../core/FileLoader.ts"
 import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
 import { yamlErrorMessage } from "../core/yamlErrors.ts"
 import { type CommandSpec, type ConfigFile, decodeConfigFile, type DefaultSettings } from "./schema.ts"
@@ -34,9 +34,6 @@ export interface LoadedConfig {
   readonly env: Env
   readonly cwd: string
 }
-
-const errnoOf = (e: unknown): string | undefined =>
-  typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined
 
 /** `$XDG_CONFIG_HOME/lait/config.yml`, else `$HOME/.config/lait/config.yml`; undefined with neither. */
 export const globalConfigPath = (env: Env): string | undefined => {

@@ -26,7 +26,8 @@ export interface FileLoaderService {
   readonly writeAtomic: (path: string, data: string | Uint8Array) => Effect.Effect<void, LaitError>
 }
 
-const errnoOf = (e: unknown): string | undefined =>
+/** The `code` of a Node/Bun system error (`ENOENT`, …). */
+export const errnoOf = (e: unknown): string | undefined =>
   typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined
 
 export const describeOsError = (e: unknown): string => {
@@ -140,15 +141,18 @@ const readText = Effect.fn("FileLoader.readText")(function*(path: string, option
   return yield* decodeUtf8(path, bytes)
 })
 
-/** A FIFO or a character device: written in place (renaming over it would replace it), not atomically. */
-export const isStreamTarget = (path: string): boolean => {
+const statOrUndefined = (path: string): fs.Stats | undefined => {
   try {
-    const stat = fs.statSync(path)
-    return stat.isFIFO() || stat.isCharacterDevice()
+    return fs.statSync(path)
   } catch {
-    return false
+    return undefined
   }
 }
+
+const isStream = (stat: fs.Stats | undefined): boolean => stat !== undefined && (stat.isFIFO() || stat.isCharacterDevice())
+
+/** A FIFO or a character device: written in place (renaming over it would replace it), not atomically. */
+export const isStreamTarget = (path: string): boolean => isStream(statOrUndefined(path))
 
 /**
  * Writes `data` into a FIFO or a device. The open and each write are non-blocking and retried while a
@@ -186,29 +190,30 @@ export const writeStream = (path: string, data: string | Uint8Array): Effect.Eff
 
 let tempCounter = 0
 
-const statOrUndefined = (path: string): fs.Stats | undefined => {
-  try {
-    return fs.statSync(path)
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * Writes `data` to `path` through `<name>.<pid>.<n>.tmp` in the same directory. The whole sequence is
  * synchronous, so neither an interruption nor a second Ctrl-C (handled between event-loop turns) can
  * leave a torn target; a failure removes the temp file.
  */
-export const writeAtomicSync = (
+export const writeAtomicSync = (path: string, data: string | Uint8Array, options: WriteOptions = {}): void =>
+  replaceAtomically(path, data, statOrUndefined(path), options)
+
+export interface WriteOptions {
+  /** Make missing parent directories (default true); `lait run -o` leaves a typo'd directory an error. */
+  readonly createDirs?: boolean
+}
+
+/** `existing`: the target's stat, taken once by the caller. */
+const replaceAtomically = (
   path: string,
   data: string | Uint8Array,
-  options: { readonly createDirs?: boolean } = {}
+  existing: fs.Stats | undefined,
+  options: WriteOptions
 ): void => {
   const dir = nodePath.dirname(path)
   if (options.createDirs !== false) fs.mkdirSync(dir, { recursive: true })
   // Renaming onto a directory fails with a less telling error (and leaves the temp file to clean up);
   // report what a plain write would.
-  const existing = statOrUndefined(path)
   if (existing?.isDirectory() === true) {
     throw Object.assign(new Error("EISDIR: illegal operation on a directory"), { code: "EISDIR" })
   }
@@ -238,16 +243,22 @@ export const writeAtomicSync = (
   }
 }
 
-const writeAtomic = Effect.fn("FileLoader.writeAtomic")(function*(path: string, data: string | Uint8Array) {
-  if (isStreamTarget(path)) {
-    return yield* writeStream(path, data).pipe(
-      Effect.mapError((e) => new LaitError({ message: `failed to write '${path}'`, cause: describeOsError(e) }))
-    )
-  }
-  yield* Effect.try({
-    try: () => writeAtomicSync(path, data),
-    catch: (e) => new LaitError({ message: `failed to write '${path}'`, cause: describeOsError(e) })
+/**
+ * Writes a file for the user: a FIFO or device in place and interruptibly (`writeStream`), anything
+ * else through a temp file and a rename. Fails with the OS error; callers word it.
+ */
+export const writeUserFile = (path: string, data: string | Uint8Array, options: WriteOptions = {}): Effect.Effect<void, unknown> =>
+  Effect.suspend(() => {
+    const existing = statOrUndefined(path)
+    return isStream(existing)
+      ? writeStream(path, data)
+      : Effect.try({ try: () => replaceAtomically(path, data, existing, options), catch: (e) => e })
   })
+
+const writeAtomic = Effect.fn("FileLoader.writeAtomic")(function*(path: string, data: string | Uint8Array) {
+  yield* writeUserFile(path, data).pipe(
+    Effect.mapError((e) => new LaitError({ message: `failed to write '${path}'`, cause: describeOsError(e) }))
+  )
 })
 
 export class FileLoader extends Context.Service<FileLoader, FileLoaderService>()("lait/core/FileLoader") {

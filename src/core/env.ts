@@ -6,6 +6,7 @@ import * as nodePath from "node:path"
 import { Effect, Result } from "effect"
 import { FileLoader } from "./FileLoader.ts"
 import { LaitError } from "./errors.ts"
+import { REDACTED } from "./secrets.ts"
 
 /** The environment lait reads: `process.env` in production, a plain object in tests. */
 export type Env = Record<string, string | undefined>
@@ -29,7 +30,7 @@ export const expandVarsResult = (
   env: Env = process.env,
   options?: ExpandOptions
 ): Result.Result<string, LaitError> => {
-  const quoted = options?.secret === true ? `"<redacted>"` : JSON.stringify(value)
+  const quoted = options?.secret === true ? `"${REDACTED}"` : JSON.stringify(value)
   let out = ""
   let rest = value
   while (true) {

@@ -76,39 +76,69 @@ export const callKey = (call: ModelCall): string => requestKey(keyInputOf(call))
 const decodeCompletion = Schema.decodeUnknownExit(ChatCompletion)
 
 /** Reads what lait needs from a chat-completions JSON body. */
-export const interpret = (
+/** Why an answer (live, cached or recorded) is not a chat completion lait can use. */
+type CompletionProblem =
+  | { readonly kind: "reported"; readonly detail: string }
+  | { readonly kind: "unreadable" }
+  | { readonly kind: "no-choices" }
+
+const readCompletion = (
   raw: unknown,
   endpoint: Endpoint,
   source: Source
-): Effect.Effect<ModelResult, ModelApiError> => {
+): { readonly result: ModelResult } | { readonly problem: CompletionProblem } => {
   const failed = endpoint.api === "responses" ? responsesFailure(raw) : undefined
-  if (failed !== undefined) {
-    return Effect.fail(new ModelApiError({ message: `the model server at '${endpoint.baseUrl}' reported: ${failed}` }))
-  }
+  if (failed !== undefined) return { problem: { kind: "reported", detail: failed } }
   const exit = decodeCompletion(endpoint.api === "responses" ? responsesToChat(raw) : raw)
-  if (exit._tag === "Failure") {
-    return Effect.fail(
-      new ModelApiError({ message: `the model server at '${endpoint.baseUrl}' returned a response lait cannot read` })
-    )
-  }
+  if (exit._tag === "Failure") return { problem: { kind: "unreadable" } }
   const completion = exit.value
   const message = completion.choices[0]?.message
-  if (message === undefined) {
-    return Effect.fail(new ModelApiError({ message: `the model server at '${endpoint.baseUrl}' returned no choices` }))
+  if (message === undefined) return { problem: { kind: "no-choices" } }
+  return {
+    result: {
+      content: message.content ?? null,
+      reasoning: message.reasoning_content ?? null,
+      toolCalls: (message.tool_calls ?? []).map((c) => ({
+        id: c.id,
+        type: "function" as const,
+        function: { name: c.function.name, arguments: c.function.arguments }
+      })),
+      usage: completion.usage ?? undefined,
+      source,
+      endpoint,
+      raw
+    }
   }
-  return Effect.succeed({
-    content: message.content ?? null,
-    reasoning: message.reasoning_content ?? null,
-    toolCalls: (message.tool_calls ?? []).map((c) => ({
-      id: c.id,
-      type: "function" as const,
-      function: { name: c.function.name, arguments: c.function.arguments }
-    })),
-    usage: completion.usage ?? undefined,
-    source,
-    endpoint,
-    raw
-  })
+}
+
+const serverProblem = (baseUrl: string, problem: CompletionProblem): string => {
+  switch (problem.kind) {
+    case "reported":
+      return `the model server at '${baseUrl}' reported: ${problem.detail}`
+    case "unreadable":
+      return `the model server at '${baseUrl}' returned a response lait cannot read`
+    case "no-choices":
+      return `the model server at '${baseUrl}' returned no choices`
+  }
+}
+
+/** The same problems in a cassette: the file is at fault, no server was asked. */
+const recordedProblem = (problem: CompletionProblem): string => {
+  switch (problem.kind) {
+    case "reported":
+      return `its 'response' records a failure: ${problem.detail}`
+    case "unreadable":
+      return "its 'response' is not a chat completion lait can read"
+    case "no-choices":
+      return "its 'response' has no choices"
+  }
+}
+
+export const interpret = (raw: unknown, endpoint: Endpoint, source: Source): Effect.Effect<ModelResult, ModelApiError> => {
+  const read = readCompletion(raw, endpoint, source)
+  return "result" in read
+    ? Effect.succeed(read.result)
+    : Effect.fail(new ModelApiError({ message: serverProblem(endpoint.baseUrl, read.problem) }))
 }
 
 const recordUsage = (label: string, result: ModelResult) =>
@@ -301,13 +331,6 @@ export const cassetteBody = (call: ModelCall, result: ModelResult): string =>
 const CachedEntry = Schema.Struct({ created_at: Schema.String, response: Schema.Unknown })
 const Cassette = Schema.Struct({ response: Schema.Unknown })
 
-/** `interpret`'s complaint about a live answer, reworded for a recorded one. */
-const recordedProblem = (message: string): string =>
-  message
-    .replace(/^the model server at '[^']*' returned a response lait cannot read$/, "its 'response' is not a chat completion lait can read")
-    .replace(/^the model server at '[^']*' returned no choices$/, "its 'response' has no choices")
-    .replace(/^the model server at '[^']*' reported: /, "its 'response' records a failure: ")
-
 /** Why a cassette's text did not decode as a `Cassette`, in one clause. */
 export const cassetteProblem = (text: string): string => {
   if (text.trim() === "") return "the file is empty"
@@ -423,13 +446,15 @@ export class ModelClient extends Context.Service<ModelClient, ModelClientService
               return yield* new LaitError({ message: `failed to parse cassette entry '${path}'`, cause: cassetteProblem(text) })
             }
             // Nothing was asked of a server here: the file is at fault (exit 1, not a model API error's 4).
-            const result = yield* interpret(exit.value.response, call.endpoints[0], "replay").pipe(
-              Effect.mapError((e) =>
-                new LaitError({ message: `failed to parse cassette entry '${path}'`, cause: recordedProblem(e.message) })
-              )
-            )
-            yield* recordUsage(call.label, result)
-            return result
+            const read = readCompletion(exit.value.response, call.endpoints[0], "replay")
+            if ("problem" in read) {
+              return yield* new LaitError({
+                message: `failed to parse cassette entry '${path}'`,
+                cause: recordedProblem(read.problem)
+              })
+            }
+            yield* recordUsage(call.label, read.result)
+            return read.result
           }, (effect, call) => traceChat(call, "replay", effect))
         })
       })

@@ -2,7 +2,7 @@
 // from the current one in the fewest places, and name those places (`messages[2].content`, ...).
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { READ_LIMIT } from "../core/FileLoader.ts"
+import { errnoOf, READ_LIMIT } from "../core/FileLoader.ts"
 import { keyMaterial, type KeyInput } from "./requestKey.ts"
 
 const MAX_FILES = 5000
@@ -74,9 +74,7 @@ export const closestRecording = (dir: string, current: KeyInput): string | undef
   try {
     names = fs.readdirSync(dir).filter((n) => n.endsWith(".json")).sort().slice(0, MAX_FILES)
   } catch (e) {
-    if (typeof e === "object" && e !== null && "code" in e && e.code === "ENOTDIR") {
-      return `'${dir}' is a file, not a cassette directory`
-    }
+    if (errnoOf(e) === "ENOTDIR") return `'${dir}' is a file, not a cassette directory`
     return `the cassette directory '${dir}' does not exist or cannot be read`
   }
   if (names.length === 0) return `'${dir}' holds no recordings`

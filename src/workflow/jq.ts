@@ -28,6 +28,7 @@ import { Effect } from "effect"
 import type { Jq } from "jq-wasm/inline"
 import { LaitError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
+import { captureAborts } from "./jqAbort.ts"
 import type { JqReply, JqRequest } from "./jqWorker.ts"
 
 /** `$steps`, `$inputs` and `$loop` for one evaluation; `$loop` is null outside loops. */
@@ -146,30 +147,6 @@ const filterNesting = (filter: string): number => {
   return max
 }
 
-interface Captured<A> {
-  readonly value?: A
-  readonly thrown?: unknown
-  readonly printed: ReadonlyArray<string>
-}
-
-// jq-wasm reports an abort (`Aborted(...)`, failed assertions) through console.error; the call is
-// synchronous, so swapping console.error for its duration captures exactly that call's output.
-// (jqWorker.ts does the same around evaluations.)
-const captureAborts = <A>(f: () => A): Captured<A> => {
-  const printed: Array<string> = []
-  const original = console.error
-  console.error = (...args: Array<unknown>) => {
-    printed.push(args.map(String).join(" "))
-  }
-  try {
-    return { value: f(), printed }
-  } catch (thrown) {
-    return { thrown, printed }
-  } finally {
-    console.error = original
-  }
-}
-
 /** `printed`: what jq-wasm printed, then the message of what it threw. */
 const abortReason = (printed: ReadonlyArray<string>): string => {
   const detail = printed.map(oneLine).filter((s) => s.length > 0)
@@ -188,7 +165,6 @@ const compileReason = (stderr: string): string => {
   return reasons.length > 0 ? reasons.join("; ") : oneLine(stderr)
 }
 
-/** `jq: error (at /dev/stdin:0): boom` → `boom`; `error({})` → `{} (not a string)`. */
 // jq quotes whole inputs in some errors (`fromjson` repeats the text it failed to parse) and
 // `error(.)` carries a whole value: a message must stay one readable line, not megabytes of stderr.
 const MAX_REASON_CHARS = 500
@@ -206,6 +182,7 @@ const shorten = (reason: string): string => {
 
 const runtimeReason = (stderr: string, exitCode: number): string => shorten(fullRuntimeReason(stderr, exitCode))
 
+/** `jq: error (at /dev/stdin:0): boom` → `boom`; `error({})` → `{} (not a string)`. */
 const fullRuntimeReason = (stderr: string, exitCode: number): string => {
   const lines = stderr.split("\n")
   const first = lines.findIndex((line) => line.startsWith("jq: error"))

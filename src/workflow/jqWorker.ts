@@ -5,6 +5,7 @@
 // This file only runs jq. Every rule (limits, exactly-one, when to replace the instance) lives in
 // jq.ts, which sends one request at a time and waits for its reply before sending the next.
 import { type Jq, loadJq } from "jq-wasm/inline"
+import { captureAborts } from "./jqAbort.ts"
 
 export interface JqRequest {
   /** JSON texts, one per line: the globals the filter uses, then `.`. */
@@ -50,23 +51,14 @@ const evaluate = async (request: JqRequest): Promise<JqReply> => {
   } catch (thrown) {
     return { kind: "unavailable", message: describe(thrown) }
   }
-  const printed: Array<string> = []
-  const original = console.error
-  // jq-wasm reports an abort (`Aborted(...)`, failed assertions) through console.error; the call is
-  // synchronous, so swapping it for the call's duration captures exactly that call's output.
-  console.error = (...args: Array<unknown>) => {
-    printed.push(args.map(String).join(" "))
-  }
-  try {
-    const result = current.raw(request.stdin, request.program, ["-n", "-c"])
-    if (request.retire) jq = undefined
-    return { kind: "result", stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode, instance: instances }
-  } catch (thrown) {
+  const captured = captureAborts(() => current.raw(request.stdin, request.program, ["-n", "-c"]))
+  if (captured.value === undefined) {
     jq = undefined
-    return { kind: "aborted", detail: [...printed, describe(thrown)], instance: instances }
-  } finally {
-    console.error = original
+    return { kind: "aborted", detail: [...captured.printed, describe(captured.thrown)], instance: instances }
   }
+  if (request.retire) jq = undefined
+  const result = captured.value
+  return { kind: "result", stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode, instance: instances }
 }
 
 // Registered before anything is awaited: a message that arrives while the module is still loading

@@ -7,7 +7,7 @@
 // layer that answered) are required per call, so one client serves concurrent runs.
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { Console, Context, Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { Console, Context, Duration, Effect, Layer, LogLevel, Redacted, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { LaitError, ModelApiError } from "../core/errors.ts"
@@ -187,6 +187,13 @@ const describeStatus = (status: number, body: string, redact: (text: string) => 
   return detail.length > 0 ? `HTTP ${status}: ${detail}` : `HTTP ${status}`
 }
 
+/**
+ * A `-vv` dump of a whole request or response. Built only when trace logging is on: serialising and
+ * redacting every body would otherwise cost a parse and a stringify per request for a discarded line.
+ */
+const traceDump = (message: () => string): Effect.Effect<void> =>
+  Effect.flatMap(LogLevel.isEnabled("Trace"), (enabled) => (enabled ? Effect.logTrace(message()) : Effect.void))
+
 const isRetryableStatus = (status: number) => status >= 500 || status === 429 || status === 408
 
 const secretRedactor = (secret: string | undefined) => (text: string): string =>
@@ -222,7 +229,7 @@ const makeLive = (options: LiveOptions) =>
           ? chatToResponsesBody(endpoint.modelId, request)
           : chatBody(endpoint.modelId, request)
         yield* Effect.logDebug(`POST ${endpoint.baseUrl}${path} model=${endpoint.modelId}`)
-        yield* Effect.logTrace(`request body: ${JSON.stringify(body)}`)
+        yield* traceDump(() => `request body: ${JSON.stringify(body)}`)
         const req = HttpClientRequest.post(`${endpoint.baseUrl}${path}`).pipe(
           HttpClientRequest.setHeader("authorization", `Bearer ${key === undefined ? DUMMY_API_KEY : Redacted.value(key)}`),
           HttpClientRequest.bodyJsonUnsafe(body)
@@ -240,12 +247,12 @@ const makeLive = (options: LiveOptions) =>
             })
           }))
         )
-        yield* Effect.logTrace(`response ${response.status}: ${redact(response.text)}`)
+        yield* traceDump(() => `response ${response.status}: ${redact(response.text)}`)
         if (response.status < 200 || response.status >= 300) {
           return yield* Effect.fail<Attempt>({
             retryable: isRetryableStatus(response.status),
             error: new ModelApiError({
-              message: `the model server at '${endpoint.baseUrl}' answered ${describeStatus(response.status, redact(response.text), redact)}`,
+              message: `the model server at '${endpoint.baseUrl}' answered ${describeStatus(response.status, response.text, redact)}`,
               status: response.status
             })
           })

@@ -1,12 +1,19 @@
 // `lait test PATH... [--format text|json|junit] [--filter TEXT] [--update]`: run test definition files
 // against their recorded cassettes (never a model server) and report pass/fail per file. Results go
-// to stdout; notes and the final `lait: <f> of <t> test file(s) failed` (exit 1) to stderr.
+// to stdout; notes and the final `lait: <f> of <t> test file(s) failed` (exit 1) to stderr. Paths
+// that hold no test file at all, like a --filter that matches none, are an error (exit 1).
 import * as os from "node:os"
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { LaitError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { configLayer } from "./config.ts"
+
+/** `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`: every path given, as typed. */
+const listPaths = (paths: ReadonlyArray<string>): string => {
+  const quoted = paths.map((p) => `'${p}'`)
+  return quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)!}`
+}
 
 export const testCommand = Command.make("test", {
   paths: Argument.String("path").pipe(
@@ -32,9 +39,13 @@ export const testCommand = Command.make("test", {
 
   // Discovery comes before the config, as upstream: a bad path is reported whatever the config holds.
   const discovered = yield* suite.discoverTestFiles(paths)
+  // A suite that runs nothing must not pass: a green CI with zero tests hides a wrong path or layout.
+  if (discovered.length === 0) {
+    return yield* new LaitError({ message: `no test files found in ${listPaths(paths)}` })
+  }
   const needle = Option.getOrUndefined(filter)
   const files = needle === undefined ? discovered : discovered.filter((file) => file.includes(needle))
-  if (needle !== undefined && files.length === 0 && discovered.length > 0) {
+  if (needle !== undefined && files.length === 0) {
     return yield* new LaitError({
       message: `--filter '${needle}' matched none of the ${discovered.length} test file(s) found`
     })

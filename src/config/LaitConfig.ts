@@ -1,12 +1,12 @@
 // The loaded, merged configuration of this invocation, plus the endpoint/key resolution every model
 // request goes through. Built once per command from the global flags (see src/cli/config.ts).
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, LogLevel } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
 import type { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { REDACTED } from "../core/secrets.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
-import { type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
+import { describeEndpointSources, type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
 import type { LoadedConfig, LoadOptions } from "./load.ts"
 import type { ConfigFile, ModelMap } from "./schema.ts"
 
@@ -42,19 +42,34 @@ export interface LaitConfigService {
 const loadConfig = (options: LoadOptions) =>
   Effect.flatMap(Effect.promise(() => import("./load.ts")), (load) => load.loadConfig(options))
 
-const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigService => ({
-  config: loaded.config,
-  files: loaded.files,
-  env: loaded.env,
-  cwd: loaded.cwd,
-  resolveEndpoints: (model, options) =>
-    resolveEndpoints(model, loaded.config, loaded.env, {
-      workflowModels: options?.workflowModels,
-      overrides: options?.overrides,
-      apiKeyCmd: { cwd: loaded.cwd, ...apiKeyCmd }
-    }),
-  expand: (value) => expandVars(value, loaded.env)
-})
+/**
+ * `-v` says where each endpoint's base URL and key came from, once per distinct endpoint: models
+ * are resolved for every step run, and the answer only changes with the workflow's own `models:`.
+ */
+const logSources = (seen: Set<string>, model: string, endpoints: Endpoints) =>
+  Effect.flatMap(LogLevel.isEnabled("Debug"), (enabled) => {
+    if (!enabled) return Effect.void
+    const fresh = endpoints.map((e) => describeEndpointSources(model, e)).filter((line) => !seen.has(line))
+    for (const line of fresh) seen.add(line)
+    return Effect.forEach(fresh, (line) => Effect.logDebug(line), { discard: true })
+  })
+
+const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigService => {
+  const logged = new Set<string>()
+  return {
+    config: loaded.config,
+    files: loaded.files,
+    env: loaded.env,
+    cwd: loaded.cwd,
+    resolveEndpoints: (model, options) =>
+      resolveEndpoints(model, loaded.config, loaded.env, {
+        workflowModels: options?.workflowModels,
+        overrides: options?.overrides,
+        apiKeyCmd: { cwd: loaded.cwd, ...apiKeyCmd }
+      }).pipe(Effect.tap((endpoints) => logSources(logged, model, endpoints))),
+    expand: (value) => expandVars(value, loaded.env)
+  }
+}
 
 export class LaitConfig extends Context.Service<LaitConfig, LaitConfigService>()("lait/config/LaitConfig") {
   /** Loads `.env` and the config files; needs FileLoader. */

@@ -1,11 +1,16 @@
 // Which server, model id and key a request for model NAME goes to (primary first, then fallbacks).
 //
-// base_url: --base-url > OPENAI_BASE_URL > alias provider.base_url > top-level base_url > default.
-// API key:  --api-key > OPENAI_API_KEY > provider api_key > provider api_key_cmd > top-level api_key >
-//           top-level api_key_cmd > none (the dummy `lm-studio` is sent).
-// The two environment variables act exactly like their flags (upstream binds them as the flags' env
-// fallback), so either one pins a single endpoint just as the flags do. `${VAR}` is expanded only in
-// the value that wins, so an unset variable in a shadowed layer never fails a request.
+// Primary endpoint (and a raw model id):
+//   base_url: --base-url > OPENAI_BASE_URL > alias provider.base_url > top-level base_url > default.
+//   API key:  --api-key > OPENAI_API_KEY > provider api_key > provider api_key_cmd > top-level api_key >
+//             top-level api_key_cmd > none (the dummy `lm-studio` is sent).
+// Fallback entries keep their own provider: base_url is always theirs, and their provider key beats
+//   OPENAI_API_KEY, which beats the top-level key (a fallback on another server must not get the
+//   primary's key when it names its own).
+// The flags pin a single endpoint (an explicit choice of server). The environment variables do not:
+// most users export OPENAI_API_KEY, and it must not silently switch every alias's fallbacks off.
+// `${VAR}` is expanded only in the value that wins, so an unset variable in a shadowed layer never
+// fails a request.
 import { Effect, Redacted } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
 import { LaitError, ValidationError } from "../core/errors.ts"
@@ -33,6 +38,13 @@ export type ApiKeySource =
   | "config_cmd" // top-level api_key_cmd
   | "none"
 
+export type BaseUrlSource =
+  | "flag" // --base-url
+  | "env" // OPENAI_BASE_URL
+  | "provider" // models[].provider.base_url
+  | "config" // top-level base_url
+  | "default"
+
 export interface SamplingDefaults {
   readonly reasoningEffort?: ReasoningEffort
   readonly temperature?: number
@@ -43,6 +55,7 @@ export interface SamplingDefaults {
 export interface Endpoint {
   /** Normalised: no trailing `/`, never empty. */
   readonly baseUrl: string
+  readonly baseUrlSource: BaseUrlSource
   readonly modelId: string
   /** Resolved on demand (runs api_key_cmd, cached per process); the dummy key when `apiKeySource` is "none". */
   readonly apiKey: Effect.Effect<Redacted.Redacted<string>, LaitError>
@@ -96,18 +109,28 @@ interface KeyLayer {
   readonly api_key_cmd?: CommandSpec
 }
 
-/** The key of one endpoint from its config layers (override handled by the caller). */
+type ResolvedKey = {
+  readonly source: ApiKeySource
+  readonly apiKey: Effect.Effect<Redacted.Redacted<string>, LaitError>
+}
+
+/**
+ * The key of one endpoint from its config layers (a primary's override is handled by the caller).
+ * `envKey` is OPENAI_API_KEY for a fallback: below its own provider key, above the top-level one.
+ */
 const keyFromLayers = (
   provider: KeyLayer | undefined,
   config: ConfigFile,
   env: Env,
-  cmd: ApiKeyCmdOptions
-): { readonly source: ApiKeySource; readonly apiKey: Effect.Effect<Redacted.Redacted<string>, LaitError> } => {
+  cmd: ApiKeyCmdOptions,
+  envKey?: string
+): ResolvedKey => {
   const cmdOptions = { ...cmd, env }
   if (provider?.api_key !== undefined) return { source: "provider", apiKey: literalKey(provider.api_key, env) }
   if (provider?.api_key_cmd !== undefined) {
     return { source: "provider_cmd", apiKey: resolveApiKeyCmd(provider.api_key_cmd, cmdOptions) }
   }
+  if (envKey !== undefined) return { source: "env", apiKey: Effect.succeed(Redacted.make(envKey)) }
   if (config.api_key !== undefined) return { source: "config", apiKey: literalKey(config.api_key, env) }
   if (config.api_key_cmd !== undefined) {
     return { source: "config_cmd", apiKey: resolveApiKeyCmd(config.api_key_cmd, cmdOptions) }
@@ -133,7 +156,8 @@ const checkDefinition = (alias: string, definition: ModelDefinition, index: numb
 
 /**
  * The endpoints for model `name` (an alias from the workflow's or the config's `models:`, else a raw
- * model id), primary first. Overrides (flags or OPENAI_BASE_URL/OPENAI_API_KEY) pin the primary alone.
+ * model id), primary first. `--base-url`/`--api-key` pin the primary alone; OPENAI_BASE_URL and
+ * OPENAI_API_KEY apply to the primary and leave the fallbacks in place.
  */
 export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
   name: string,
@@ -147,14 +171,18 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
   const flagKey = options?.overrides?.apiKey
   const envBaseUrl = envValue(env, "OPENAI_BASE_URL")
   const envKey = envValue(env, "OPENAI_API_KEY")
-  const baseUrlOverride = flagBaseUrl ?? envBaseUrl
-  const keyOverride: { readonly source: ApiKeySource; readonly value: Redacted.Redacted<string> } | undefined =
-    flagKey !== undefined
-      ? { source: "flag", value: Redacted.isRedacted(flagKey) ? flagKey : Redacted.make(flagKey) }
-      : envKey !== undefined
-      ? { source: "env", value: Redacted.make(envKey) }
+  const baseUrlOverride: { readonly source: BaseUrlSource; readonly value: string } | undefined =
+    flagBaseUrl !== undefined
+      ? { source: "flag", value: flagBaseUrl }
+      : envBaseUrl !== undefined
+      ? { source: "env", value: envBaseUrl }
       : undefined
-  const pinned = baseUrlOverride !== undefined || keyOverride !== undefined
+  const keyOverride: ResolvedKey | undefined = flagKey !== undefined
+    ? { source: "flag", apiKey: Effect.succeed(Redacted.isRedacted(flagKey) ? flagKey : Redacted.make(flagKey)) }
+    : envKey !== undefined
+    ? { source: "env", apiKey: Effect.succeed(Redacted.make(envKey)) }
+    : undefined
+  const pinned = flagBaseUrl !== undefined || flagKey !== undefined
 
   const definitions = options?.workflowModels?.[name] ?? config.models?.[name]
   if (definitions !== undefined && definitions.length === 0) {
@@ -164,14 +192,16 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
   }
 
   if (definitions === undefined) {
+    const baseUrlSource: BaseUrlSource = baseUrlOverride?.source ??
+      (config.base_url !== undefined ? "config" : "default")
     const baseUrl = yield* normalizeBaseUrl(
-      baseUrlOverride ?? (config.base_url !== undefined ? yield* expandVars(config.base_url, env) : DEFAULT_BASE_URL)
+      baseUrlOverride?.value ??
+        (config.base_url !== undefined ? yield* expandVars(config.base_url, env) : DEFAULT_BASE_URL)
     )
-    const key = keyOverride !== undefined
-      ? { source: keyOverride.source, apiKey: Effect.succeed(keyOverride.value) }
-      : keyFromLayers(undefined, config, env, cmd)
+    const key = keyOverride ?? keyFromLayers(undefined, config, env, cmd)
     const raw: Endpoint = {
       baseUrl,
+      baseUrlSource,
       modelId: name,
       apiKey: key.apiKey,
       apiKeySource: key.source,
@@ -200,17 +230,17 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
   const endpoints: Array<Endpoint> = []
   for (const [index, definition] of used.entries()) {
     yield* checkDefinition(name, definition, index)
+    const primaryOverride = index === 0 ? baseUrlOverride : undefined
     const baseUrl = yield* normalizeBaseUrl(
-      index === 0 && baseUrlOverride !== undefined
-        ? baseUrlOverride
-        : yield* expandVars(definition.provider.base_url, env)
+      primaryOverride?.value ?? (yield* expandVars(definition.provider.base_url, env))
     )
-    const key = index === 0 && keyOverride !== undefined
-      ? { source: keyOverride.source, apiKey: Effect.succeed(keyOverride.value) }
-      : keyFromLayers(definition.provider, config, env, cmd)
+    const key = index === 0
+      ? keyOverride ?? keyFromLayers(definition.provider, config, env, cmd)
+      : keyFromLayers(definition.provider, config, env, cmd, envKey)
     endpoints.push({
       ...shared,
       baseUrl,
+      baseUrlSource: primaryOverride?.source ?? "provider",
       modelId: definition.model_id,
       apiKey: key.apiKey,
       apiKeySource: key.source,
@@ -219,3 +249,28 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
   }
   return endpoints as unknown as Endpoints
 })
+
+const BASE_URL_SOURCES: Record<BaseUrlSource, string> = {
+  flag: "--base-url",
+  env: "OPENAI_BASE_URL",
+  provider: "provider.base_url",
+  config: "top-level base_url",
+  default: "the default"
+}
+
+const API_KEY_SOURCES: Record<ApiKeySource, string> = {
+  flag: "--api-key",
+  env: "OPENAI_API_KEY",
+  provider: "provider.api_key",
+  provider_cmd: "provider.api_key_cmd",
+  config: "top-level api_key",
+  config_cmd: "top-level api_key_cmd",
+  none: "nowhere (the dummy key is sent)"
+}
+
+/** For `-v`: where endpoint `endpoint` of model `name` took its base URL and key from (never the key). */
+export const describeEndpointSources = (name: string, endpoint: Endpoint): string => {
+  const role = endpoint.index === 0 ? "primary" : `fallback #${endpoint.index}`
+  return `model '${name}': ${role} '${endpoint.modelId}' at '${endpoint.baseUrl}': base URL from ` +
+    `${BASE_URL_SOURCES[endpoint.baseUrlSource]}, API key from ${API_KEY_SOURCES[endpoint.apiKeySource]}`
+}

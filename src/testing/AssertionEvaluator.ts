@@ -130,12 +130,14 @@ const checkToolCalled = (
       event.operation === "execute_tool" && toolNameMatches(name, event.attributes["gen_ai.tool.name"])
     )
     const count = calls.length
-    const min = assertion.min ?? 1
+    const max = assertion.max ?? undefined
+    // A bare `max` is an upper bound only (`max: 0` = never called); without either bound the
+    // assertion means "called at least once".
+    const min = assertion.min ?? (max === undefined ? 1 : 0)
     if (count < min) {
       return `expected tool '${name}' to be called at least ${min} time(s), was called ${count} time(s)`
     }
-    const max = assertion.max
-    if (max !== undefined && max !== null && count > max) {
+    if (max !== undefined && count > max) {
       return `expected tool '${name}' to be called at most ${max} time(s), was called ${count} time(s)`
     }
     const expr = assertion.args_jq

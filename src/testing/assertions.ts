@@ -104,7 +104,7 @@ export const ToolCalledSchema = Schema.Struct({
     Schema.String,
     "Qualified tool name: tool__<name>, agent__<name>, <server>__<tool> (or mcp__<server>__<tool>)"
   ),
-  min: optional(described(Count, "At least this many calls (default 1)")),
+  min: optional(described(Count, "At least this many calls (default 1, or 0 when max is given)")),
   max: optional(described(Count, "At most this many calls")),
   args_jq: optional(described(Schema.String, "jq over a call's arguments; at least one call must satisfy it"))
 })

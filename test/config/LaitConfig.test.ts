@@ -35,7 +35,7 @@ describe("LaitConfig service", () => {
       nodePath.join(root, "xdg/lait/config.yml"),
       nodePath.join(root, "proj/lait.config.yml")
     ])
-    // OPENAI_API_KEY from .env is an override: it pins the key (and the single endpoint).
+    // OPENAI_API_KEY from .env counts as the environment's: it wins over the config's keys.
     expect(result.fast).toEqual(["http://from-dotenv/v1", "env", "dotenv-key"])
     expect(result.raw).toBe("http://global/v1")
     expect(result.expanded).toBe("http://from-dotenv/v1/x")

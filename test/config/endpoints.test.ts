@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, test } from "bun:test"
 import { Effect, Redacted } from "effect"
-import { type Endpoint, resolveEndpoints, type ResolveOptions } from "../../src/config/endpoints.ts"
+import { describeEndpointSources, type Endpoint, resolveEndpoints, type ResolveOptions } from "../../src/config/endpoints.ts"
 import type { ConfigFile, ModelMap } from "../../src/config/schema.ts"
 import type { Env } from "../../src/core/env.ts"
 import { exitCodeOf, renderChain, ValidationError } from "../../src/core/errors.ts"
@@ -48,12 +48,12 @@ describe("base_url precedence", () => {
 
   test("OPENAI_BASE_URL > alias provider", async () => {
     const [e] = await resolve("alias", config, { OPENAI_BASE_URL: "http://env/v1/" })
-    expect(e.baseUrl).toBe("http://env/v1")
+    expect([e.baseUrl, e.baseUrlSource]).toEqual(["http://env/v1", "env"])
   })
 
   test("--base-url > OPENAI_BASE_URL", async () => {
     const [e] = await resolve("alias", config, { OPENAI_BASE_URL: "http://env" }, { overrides: { baseUrl: "http://flag//" } })
-    expect(e.baseUrl).toBe("http://flag")
+    expect([e.baseUrl, e.baseUrlSource]).toEqual(["http://flag", "flag"])
   })
 
   test("an empty base URL is an error", async () => {
@@ -193,14 +193,53 @@ describe("aliases and fallbacks", () => {
     expect([raw.sampling, raw.pricing, raw.api]).toEqual([{}, undefined, "chat_completions"])
   })
 
-  test("--base-url, --api-key, OPENAI_BASE_URL or OPENAI_API_KEY pin a single endpoint", async () => {
+  test("--base-url or --api-key pin a single endpoint", async () => {
     expect((await resolve("smart", config)).length).toBe(3)
     expect(await resolve("smart", config, {}, { overrides: { baseUrl: "http://flag" } })).toHaveLength(1)
     const [flagKey] = await resolve("smart", config, {}, { overrides: { apiKey: "k" } })
     expect([flagKey.baseUrl, flagKey.modelId]).toEqual(["http://primary/v1", "big"])
     expect(await resolve("smart", config, {}, { overrides: { apiKey: "k" } })).toHaveLength(1)
-    expect(await resolve("smart", config, { OPENAI_BASE_URL: "http://env" })).toHaveLength(1)
-    expect(await resolve("smart", config, { OPENAI_API_KEY: "k" })).toHaveLength(1)
+  })
+
+  test("OPENAI_BASE_URL / OPENAI_API_KEY apply to the primary and keep the fallbacks", async () => {
+    const env = { OPENAI_BASE_URL: "http://env/v1/", OPENAI_API_KEY: "env-key" }
+    const endpoints = await resolve("smart", config, env)
+    expect(endpoints.map((e) => [e.baseUrl, e.baseUrlSource, e.modelId, e.apiKeySource])).toEqual([
+      ["http://env/v1", "env", "big", "env"],
+      // A fallback's provider key beats the environment's; without one, the environment's beats the top level.
+      ["http://fallback-1/v1", "provider", "medium", "env"],
+      ["http://fallback-2/v1", "provider", "small", "provider"]
+    ])
+    expect(await Promise.all(endpoints.map(key))).toEqual(["env-key", "env-key", "fb2-key"])
+    // Either variable alone keeps the fallbacks too; a key alone leaves every base URL as configured.
+    const keyOnly = await resolve("smart", config, { OPENAI_API_KEY: "env-key" })
+    expect(keyOnly.map((e) => [e.baseUrl, e.apiKeySource])).toEqual([
+      ["http://primary/v1", "env"],
+      ["http://fallback-1/v1", "env"],
+      ["http://fallback-2/v1", "provider"]
+    ])
+    const urlOnly = await resolve("smart", config, { OPENAI_BASE_URL: "http://env" })
+    expect(urlOnly.map((e) => [e.baseUrl, e.baseUrlSource, e.apiKeySource])).toEqual([
+      ["http://env", "env", "provider"],
+      ["http://fallback-1/v1", "provider", "config"],
+      ["http://fallback-2/v1", "provider", "provider"]
+    ])
+    // The flags still pin, whatever the environment holds.
+    const flagged = await resolve("smart", config, env, { overrides: { apiKey: "flag-key" } })
+    expect(flagged.map((e) => [e.baseUrl, e.baseUrlSource, e.apiKeySource])).toEqual([["http://env/v1", "env", "flag"]])
+  })
+
+  test("describeEndpointSources names where the base URL and the key came from, never the key", async () => {
+    const endpoints = await resolve("smart", config, { OPENAI_API_KEY: "env-key" })
+    expect(endpoints.map((e) => describeEndpointSources("smart", e))).toEqual([
+      "model 'smart': primary 'big' at 'http://primary/v1': base URL from provider.base_url, API key from OPENAI_API_KEY",
+      "model 'smart': fallback #1 'medium' at 'http://fallback-1/v1': base URL from provider.base_url, API key from OPENAI_API_KEY",
+      "model 'smart': fallback #2 'small' at 'http://fallback-2/v1': base URL from provider.base_url, API key from provider.api_key"
+    ])
+    const [raw] = await resolve("gpt-raw", {})
+    expect(describeEndpointSources("gpt-raw", raw)).toBe(
+      "model 'gpt-raw': primary 'gpt-raw' at 'http://localhost:1234/v1': base URL from the default, API key from nowhere (the dummy key is sent)"
+    )
   })
 
   test("a fallback's unset ${VAR} in base_url is an error at resolution", async () => {

@@ -1,6 +1,7 @@
 // Live-layer resilience and the response cache through the CLI: retries with backoff, fallbacks from
-// a lait.config.yml `models:` alias (503, refused connection), what does not fall back, pinned
-// endpoints, and `--cache`/`default.cache`/`cache_ttl`/`lait cache clear`.
+// a lait.config.yml `models:` alias (503, refused connection), what does not fall back, fallbacks
+// with OPENAI_API_KEY/OPENAI_BASE_URL exported (which key each server sees, what `-v` says), and
+// `--cache`/`default.cache`/`cache_ttl`/`lait cache clear`.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -125,18 +126,73 @@ describe("fallbacks", () => {
       stderr: "lait: invalid LAIT_HTTP_ATTEMPTS \"0\": expected an integer from 1 to 10\n"
     })
   })
+})
 
-  test("OPENAI_BASE_URL pins the primary alone: no fallback", async () => {
+describe("fallbacks with OPENAI_API_KEY / OPENAI_BASE_URL exported", () => {
+  const auth = (s: { requests: ReadonlyArray<{ headers: Record<string, string> }> }) =>
+    [...new Set(s.requests.map((r) => r.headers["authorization"]))]
+
+  test("OPENAI_API_KEY keeps the fallbacks; a fallback's provider key is its own; -v names the sources", async () => {
     const primary = server({ script: [{ status: 503, repeat: true }] })
-    const backup = server()
-    const dir = project("fbpinned", primary.baseUrl, backup.baseUrl)
-    const r = await ws.lait(["run", "wf.yml", "x"], { cwd: dir, env: { ...fast, OPENAI_BASE_URL: primary.baseUrl } })
+    const backup = server({ script: [{ content: "from the backup", repeat: true }] })
+    const dir = project(
+      "fbenvkey",
+      primary.baseUrl,
+      backup.baseUrl,
+      "api_key: top-level-key\n"
+    )
+    const config = path.join(dir, "lait.config.yml")
+    fs.writeFileSync(
+      config,
+      fs.readFileSync(config, "utf8").replace(`base_url: '${backup.baseUrl}' }`, `base_url: '${backup.baseUrl}', api_key: '\${BACKUP_KEY}' }`)
+    )
+    const env = { ...fast, OPENAI_API_KEY: "sk-env-secret", BACKUP_KEY: "sk-backup-secret" }
+    const r = await ws.lait(["run", "wf.yml", "x", "--record", "c"], { cwd: dir, env })
     expect(outcome(r)).toEqual({
-      code: 4,
-      stdout: "",
-      stderr: `[1] answer\nlait: the model server at '${primary.baseUrl}' answered HTTP 503: scripted 503\n`
+      code: 0,
+      stdout: "from the backup\n",
+      stderr: "[1] answer\n" +
+        `warning: model 'primary-model' at '${primary.baseUrl}' failed (the model server at '${primary.baseUrl}' ` +
+        `answered HTTP 503: scripted 503); falling back to 'backup-model' at '${backup.baseUrl}'\n`
     })
-    expect([primary.requests.length, backup.requests.length]).toEqual([3, 0])
+    expect(auth(primary)).toEqual(["Bearer sk-env-secret"])
+    expect(auth(backup)).toEqual(["Bearer sk-backup-secret"])
+    // The cassette key still comes from the primary endpoint alone.
+    expect(fs.readdirSync(path.join(dir, "c"))).toEqual([`${keyFor(primary.baseUrl, "primary-model", "Answer: x")}.json`])
+
+    const verbose = await ws.lait(["-v", "run", "wf.yml", "x"], { cwd: dir, env })
+    expect(verbose.code).toBe(0)
+    const sources = verbose.stderr.split("\n").filter((line) => line.includes("base URL from"))
+    expect(sources).toEqual([
+      `lait: [debug] model 'smart': primary 'primary-model' at '${primary.baseUrl}': base URL from provider.base_url, API key from OPENAI_API_KEY`,
+      `lait: [debug] model 'smart': fallback #1 'backup-model' at '${backup.baseUrl}': base URL from provider.base_url, API key from provider.api_key`
+    ])
+    expect(verbose.stderr).not.toContain("secret")
+  })
+
+  test("OPENAI_BASE_URL replaces the primary's base URL only; a fallback without a key of its own gets OPENAI_API_KEY", async () => {
+    const refused = await refusedBaseUrl()
+    const fromEnv = server({ script: [{ status: 503, repeat: true }] })
+    const backup = server({ script: [{ content: "from the backup", repeat: true }] })
+    const dir = project("fbenvurl", refused, backup.baseUrl, "api_key: top-level-key\n")
+    const env = { ...fast, OPENAI_BASE_URL: fromEnv.baseUrl, OPENAI_API_KEY: "sk-env" }
+    const r = await ws.lait(["run", "wf.yml", "x", "--record", "c", "-v"], { cwd: dir, env })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe("from the backup\n")
+    expect(r.stderr).toContain(
+      `\nwarning: model 'primary-model' at '${fromEnv.baseUrl}' failed (the model server at '${fromEnv.baseUrl}' ` +
+        `answered HTTP 503: scripted 503); falling back to 'backup-model' at '${backup.baseUrl}'\n`
+    )
+    expect(r.stderr).toContain(
+      `lait: [debug] model 'smart': primary 'primary-model' at '${fromEnv.baseUrl}': base URL from OPENAI_BASE_URL, API key from OPENAI_API_KEY\n`
+    )
+    expect(r.stderr).toContain(
+      `lait: [debug] model 'smart': fallback #1 'backup-model' at '${backup.baseUrl}': base URL from provider.base_url, API key from OPENAI_API_KEY\n`
+    )
+    expect(auth(fromEnv)).toEqual(["Bearer sk-env"])
+    expect(auth(backup)).toEqual(["Bearer sk-env"])
+    // Keyed by the primary as resolved, that is with OPENAI_BASE_URL, exactly as before.
+    expect(fs.readdirSync(path.join(dir, "c"))).toEqual([`${keyFor(fromEnv.baseUrl, "primary-model", "Answer: x")}.json`])
   })
 })
 

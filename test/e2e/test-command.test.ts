@@ -249,6 +249,79 @@ describe("discovery through the CLI", () => {
   }, 60_000)
 })
 
+describe("a suite that finds nothing", () => {
+  test("paths with no test file are an error (exit 1) naming every path, before any config is read", async () => {
+    const dir = copyFixtures("empty")
+    fs.mkdirSync(path.join(dir, "empty-dir/nested"), { recursive: true })
+    fs.writeFileSync(path.join(dir, "empty-dir/nested/notes.txt"), "not a test\n")
+    fs.mkdirSync(path.join(dir, "other/.hidden"), { recursive: true })
+    fs.copyFileSync(path.join(dir, "suite/pass/count-one.yml"), path.join(dir, "other/.hidden/skipped.yml"))
+    fs.mkdirSync(path.join(dir, "third"))
+    fs.writeFileSync(path.join(dir, "lait.config.yml"), "not_a_key: 1\n")
+    expect(await lait(["test", "empty-dir/"], dir)).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "lait: no test files found in 'empty-dir/'\n"
+    })
+    expect(await lait(["test", "empty-dir", "other"], dir)).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "lait: no test files found in 'empty-dir' or 'other'\n"
+    })
+    expect(await lait(["test", "empty-dir", "other", "./third", "--format", "json"], dir)).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "lait: no test files found in 'empty-dir', 'other' or './third'\n"
+    })
+    // One path with tests among empty ones runs those tests.
+    fs.writeFileSync(path.join(dir, "lait.config.yml"), fs.readFileSync(path.join(fixtures, "lait.config.yml")))
+    const some = await lait(["test", "empty-dir", "suite/pass/summarize-en.yml"], dir)
+    expect({ code: some.code, stdout: some.stdout }).toEqual({
+      code: 0,
+      stdout: "suite/pass/summarize-en.yml: PASS\n1 passed, 0 failed, 1 total\n"
+    })
+  }, 60_000)
+})
+
+describe("tool_called bounds", () => {
+  test("max without min is an upper bound only (max: 0 = never called); name alone means at least once", async () => {
+    const dir = copyFixtures("tool-bounds")
+    // count-one's recorded run called tool__word_count once; summarize-en's called no tool.
+    const countOne = (name: string, assertion: string) =>
+      fs.writeFileSync(
+        path.join(dir, "suite", name),
+        "workflow: ../workflows/count-words.yml\ninput: alpha beta gamma\nreplay: ../cassettes/count-one\n" +
+          `assert:\n  - type: tool_called\n    name: tool__word_count\n${assertion}`
+      )
+    const summarize = (name: string, assertion: string) =>
+      fs.writeFileSync(
+        path.join(dir, "suite", name),
+        fs.readFileSync(path.join(dir, "suite/pass/summarize-en.yml"), "utf8")
+          .replace(/\nassert:\n[^]*$/, "\n")
+          .replaceAll("../../", "../") +
+          `assert:\n  - type: tool_called\n    name: tool__word_count\n${assertion}`
+      )
+    summarize("a-never-called.yml", "    max: 0\n")
+    summarize("b-not-called-at-all.yml", "")
+    countOne("c-called-once-max-0.yml", "    max: 0\n")
+    countOne("d-called-once-max-2.yml", "    max: 2\n")
+    const files = ["a-never-called", "b-not-called-at-all", "c-called-once-max-0", "d-called-once-max-2"]
+      .map((f) => `suite/${f}.yml`)
+    const run = await lait(["test", ...files], dir)
+    expect(run.stdout).toBe([
+      "suite/a-never-called.yml: PASS",
+      "suite/b-not-called-at-all.yml: FAIL",
+      "  assertion 1: expected tool 'tool__word_count' to be called at least 1 time(s), was called 0 time(s)",
+      "suite/c-called-once-max-0.yml: FAIL",
+      "  assertion 1: expected tool 'tool__word_count' to be called at most 0 time(s), was called 1 time(s)",
+      "suite/d-called-once-max-2.yml: PASS",
+      "2 passed, 2 failed, 4 total",
+      ""
+    ].join("\n"))
+    expect(run).toMatchObject({ code: 1, stderr: "lait: 2 of 4 test file(s) failed\n" })
+  }, 60_000)
+})
+
 describe("flags", () => {
   test("--filter runs the files whose path contains TEXT; no match is an error", async () => {
     const dir = copyFixtures("filter")

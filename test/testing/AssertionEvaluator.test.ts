@@ -196,6 +196,21 @@ describe("tool_called", () => {
     ])
     expect(await failures([{ type: "tool_called", name: "tool__x", min: 0, max: 0 }], "", t)).toEqual([])
   })
+  test("a max without a min is an upper bound only: max 0 means never called", async () => {
+    const t = trajectory({ events: await toolEvents([{ name: "tool__rg", args: "{}" }]) })
+    expect(await failures([{ type: "tool_called", name: "tool__x", max: 0 }], "", t)).toEqual([])
+    expect(await failures([{ type: "tool_called", name: "tool__x", max: 2, min: null }], "", t)).toEqual([])
+    expect(await failures([{ type: "tool_called", name: "tool__rg", max: 0 }], "", t)).toEqual([
+      "assertion 1: expected tool 'tool__rg' to be called at most 0 time(s), was called 1 time(s)"
+    ])
+    // An explicit min still applies next to a max, and a null max is no bound at all.
+    expect(await failures([{ type: "tool_called", name: "tool__x", min: 1, max: 3 }], "", t)).toEqual([
+      "assertion 1: expected tool 'tool__x' to be called at least 1 time(s), was called 0 time(s)"
+    ])
+    expect(await failures([{ type: "tool_called", name: "tool__x", max: null }], "", t)).toEqual([
+      "assertion 1: expected tool 'tool__x' to be called at least 1 time(s), was called 0 time(s)"
+    ])
+  })
   test("denied calls count", async () => {
     const events = await toolEvents([{ name: "tool__rm", args: "{}", decision: "denied" }])
     expect(await failures([{ type: "tool_called", name: "tool__rm", min: 1, max: 1 }], "", trajectory({ events }))).toEqual([])

@@ -31,6 +31,7 @@ const endpoint = (modelId: string, sampling: Endpoint["sampling"] = {}): Endpoin
   modelId,
   apiKey: Effect.succeed(Redacted.make("k")),
   apiKeySource: "none",
+  baseUrlSource: "provider",
   api: "chat_completions",
   sampling,
   index: 0

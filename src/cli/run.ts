@@ -2,10 +2,10 @@
 // value and inputs, then print the plan (--dry-run) or run it and print the result. The result is the
 // only thing on stdout; the banner, progress lines and errors go to stderr.
 import * as fs from "node:fs"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Effect, Exit, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { LaitError } from "../core/errors.ts"
-import { FileLoader, READ_LIMIT, writeUserFile } from "../core/FileLoader.ts"
+import { LaitError, primaryError, renderChain, UsageError } from "../core/errors.ts"
+import { FileLoader, READ_LIMIT, writeTargetProblem, writeUserFile } from "../core/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
@@ -114,12 +114,20 @@ const resolveTarget = (argument: string) =>
     return argument
   })
 
+const responseWriteFailure = (path: string, e: unknown) =>
+  new LaitError({ message: `failed to write the response to '${path}'`, cause: osErrorText(e) })
+
 // Temp file + rename, or in place into a FIFO (`-o pipe`, waiting interruptibly for its reader); no
 // directories made: `-o` into a missing directory is the user's typo.
 const writeResponse = (path: string, body: string) =>
-  writeUserFile(path, `${body}\n`, { createDirs: false }).pipe(
-    Effect.mapError((e) => new LaitError({ message: `failed to write the response to '${path}'`, cause: osErrorText(e) }))
-  )
+  writeUserFile(path, `${body}\n`, { createDirs: false }).pipe(Effect.mapError((e) => responseWriteFailure(path, e)))
+
+/** `-o PATH` that could never be written fails before the run has paid for any model call. */
+const checkResponseTarget = (path: string) =>
+  Effect.suspend(() => {
+    const problem = writeTargetProblem(path, { createDirs: false })
+    return problem === undefined ? Effect.void : Effect.fail(responseWriteFailure(path, problem))
+  })
 
 /** One run context: its own usage meter, the model steps bound to it, progress on stderr. */
 const runLayers = LlmSteps.layerModel.pipe(
@@ -168,6 +176,10 @@ export const runCommand = Command.make("run", {
     Flag.withDescription("After a successful run, write every model request and tool call to PATH as JSONL (see lait trace)"),
     Flag.optional
   ),
+  traceSpans: Flag.Boolean("trace-spans").pipe(
+    Flag.withDescription("Also write the run and its steps as spans around them (a tree; overrides default.trace_spans)"),
+    Flag.optional
+  ),
   showUsage: Flag.Boolean("show-usage").pipe(
     Flag.withDescription("Print token usage (and cost, with pricing:) to stderr"),
     Flag.withDefault(false)
@@ -176,7 +188,12 @@ export const runCommand = Command.make("run", {
     Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
     Flag.withDefault(false)
   )
-}, Effect.fn("cli.run")(function*({ file, prompt, input, output, json, dryRun, traceFile, showUsage, approveTools }) {
+}, Effect.fn("cli.run")(function*(
+  { file, prompt, input, output, json, dryRun, traceFile, traceSpans, showUsage, approveTools }
+) {
+  if (Option.getOrUndefined(traceSpans) === true && Option.isNone(traceFile)) {
+    return yield* new UsageError({ message: "the argument '--trace-spans' requires '--trace-file <PATH>'" })
+  }
   // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
   const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, engine, { dryRunPlan }, schemas] =
     yield* Effect.promise(() =>
@@ -216,10 +233,16 @@ export const runCommand = Command.make("run", {
     return
   }
 
+  // Where the answer and the trace go is checked now: finding out after the run would waste its cost.
+  const path = Option.getOrUndefined(output)
+  if (path !== undefined && path !== "-") yield* checkResponseTarget(path)
+  const tracePath = Option.getOrUndefined(traceFile)
+  const trace = tracePath === undefined ? undefined : yield* Effect.promise(() => import("../trace/file.ts"))
+  if (trace !== undefined && tracePath !== undefined) yield* trace.checkTraceTarget(tracePath)
+
   const result = yield* engine.runWorkflow(workflow, initial, inputs, { timeoutMode: "cancel" }).pipe(
     Effect.provideService(ApproveTools, approveTools)
   )
-  if (Option.isSome(traceFile)) yield* (yield* Effect.promise(() => import("../trace/file.ts"))).writeRunTrace(traceFile.value)
   const content = textForm(result)
   const usage = yield* RunUsage
   const totals = yield* usage.total
@@ -232,13 +255,18 @@ export const runCommand = Command.make("run", {
         : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
     })
     : content
-  const path = Option.getOrUndefined(output)
-  if (path !== undefined && path !== "-") {
-    yield* writeResponse(path, body)
-  } else {
-    yield* Console.log(body)
-  }
+  const emitted = yield* Effect.exit(path !== undefined && path !== "-" ? writeResponse(path, body) : Console.log(body))
   if (showUsage) yield* Console.error(formatUsage(yield* usage.entries, totals))
+  // After the answer is out, so a trace that cannot be written never costs the answer.
+  if (trace !== undefined && tracePath !== undefined) {
+    const spans = Option.getOrUndefined(traceSpans) ?? (yield* LaitConfig).config.default?.trace_spans ?? false
+    const traced = yield* Effect.exit(trace.writeRunTrace(tracePath, { spans }))
+    if (Exit.isFailure(traced)) {
+      if (Exit.isSuccess(emitted)) return yield* traced
+      yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)
+    }
+  }
+  return yield* emitted
 }, (effect) => effect.pipe(Effect.provide(runLayers)))).pipe(
   Command.withDescription("Run a workflow file (version 2)"),
   Command.provide(({ record, replay }) =>

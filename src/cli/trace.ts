@@ -3,6 +3,7 @@
 // once); `export` waits for one, loads `.env` for `${VAR}` in `--header` values, and can be Ctrl-C'd.
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { UsageError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { globalOptions } from "./global.ts"
 
@@ -10,15 +11,17 @@ const fileArgument = Argument.String("file").pipe(
   Argument.withDescription("A JSONL trace file written by `lait run --trace-file`")
 )
 
+const OPERATIONS = ["chat", "execute_tool", "compact", "step", "invoke_workflow"] as const
+
 const show = Command.make("show", {
   file: fileArgument,
   json: Flag.Boolean("json").pipe(
     Flag.withDescription("Print the events (or, with --summary, the totals) as a JSON array"),
     Flag.withDefault(false)
   ),
-  operation: Flag.String("operation").pipe(
-    Flag.withMetavar("OP"),
-    Flag.withDescription("Only events whose operation is OP (chat, execute_tool, compact, step, invoke_workflow)"),
+  // A misspelt operation would otherwise match nothing and look like an empty trace.
+  operation: Flag.Literals("operation", OPERATIONS).pipe(
+    Flag.withDescription("Only events of this operation (step and invoke_workflow are in files written with --trace-spans)"),
     Flag.optional
   ),
   label: Flag.String("label").pipe(
@@ -29,8 +32,15 @@ const show = Command.make("show", {
   summary: Flag.Boolean("summary").pipe(
     Flag.withDescription("Per-label counts, total duration and tokens, after --operation/--label"),
     Flag.withDefault(false)
+  ),
+  tree: Flag.Boolean("tree").pipe(
+    Flag.withDescription("Indent each event under its parent span, in start order (files written with --trace-spans)"),
+    Flag.withDefault(false)
   )
-}, Effect.fn("cli.trace.show")(function*({ file, json, operation, label, summary }) {
+}, Effect.fn("cli.trace.show")(function*({ file, json, operation, label, summary, tree }) {
+  for (const [given, other] of [[json, "--json"], [summary, "--summary"]] as const) {
+    if (tree && given) return yield* new UsageError({ message: `the argument '--tree' cannot be used with '${other}'` })
+  }
   const [{ readTraceFile }, { renderShow }] = yield* Effect.promise(() =>
     Promise.all([import("../trace/file.ts"), import("../trace/show.ts")])
   )
@@ -39,6 +49,7 @@ const show = Command.make("show", {
     renderShow(events, {
       json,
       summary,
+      tree,
       operation: Option.getOrUndefined(operation),
       label: Option.getOrUndefined(label)
     })

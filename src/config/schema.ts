@@ -61,7 +61,10 @@ export const DefaultSettings = Schema.Struct({
     NonNegativeInt.annotate({ description: "Seconds; absent = cached responses never expire" })
   ),
   compaction: Schema.optionalKey(Compaction),
-  skill_progressive_disclosure: Schema.optionalKey(Schema.Boolean)
+  skill_progressive_disclosure: Schema.optionalKey(Schema.Boolean),
+  trace_spans: Schema.optionalKey(
+    Schema.Boolean.annotate({ description: "lait run --trace-file also writes the run and step spans (default false)" })
+  )
 })
 export type DefaultSettings = typeof DefaultSettings.Type
 

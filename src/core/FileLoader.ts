@@ -30,6 +30,9 @@ export interface FileLoaderService {
 export const errnoOf = (e: unknown): string | undefined =>
   typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined
 
+/** An error shaped like the one the OS would give, for failures found before making the call. */
+const osError = (code: string, text: string) => Object.assign(new Error(`${code}: ${text}`), { code })
+
 export const describeOsError = (e: unknown): string => {
   switch (errnoOf(e)) {
     case "ENOENT":
@@ -215,7 +218,7 @@ const replaceAtomically = (
   // Renaming onto a directory fails with a less telling error (and leaves the temp file to clean up);
   // report what a plain write would.
   if (existing?.isDirectory() === true) {
-    throw Object.assign(new Error("EISDIR: illegal operation on a directory"), { code: "EISDIR" })
+    throw osError("EISDIR", "illegal operation on a directory")
   }
   const base = nodePath.basename(path)
   let tmp = ""
@@ -254,6 +257,35 @@ export const writeUserFile = (path: string, data: string | Uint8Array, options: 
       ? writeStream(path, data)
       : Effect.try({ try: () => replaceAtomically(path, data, existing, options), catch: (e) => e })
   })
+
+/**
+ * Why `writeUserFile(path, …, options)` is bound to fail, as the OS error it would meet, or undefined.
+ * For commands that check where their result goes before doing costly work; the file system may still
+ * change in between, so the write itself reports its own failure too.
+ */
+export const writeTargetProblem = (path: string, options: WriteOptions = {}): unknown => {
+  let existing: fs.Stats | undefined
+  try {
+    existing = fs.statSync(path)
+  } catch (e) {
+    if (errnoOf(e) !== "ENOENT") return e
+  }
+  if (existing?.isDirectory() === true) return osError("EISDIR", "illegal operation on a directory")
+  if (isStream(existing)) return undefined
+  // A temp file is created next to the target: the nearest existing directory must take it.
+  let dir = nodePath.dirname(path)
+  for (;;) {
+    try {
+      if (!fs.statSync(dir).isDirectory()) return osError("ENOTDIR", "not a directory")
+      fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK)
+      return undefined
+    } catch (e) {
+      const parent = nodePath.dirname(dir)
+      if (errnoOf(e) !== "ENOENT" || options.createDirs === false || parent === dir) return e
+      dir = parent
+    }
+  }
+}
 
 const writeAtomic = Effect.fn("FileLoader.writeAtomic")(function*(path: string, data: string | Uint8Array) {
   yield* writeUserFile(path, data).pipe(

@@ -3,10 +3,11 @@
 // `lait test`/`lait eval` and `--trace-file` read from it; provide a fresh one per run context.
 //
 // Beyond upstream, every event carries `span_id`/`parent_span_id`, and the run itself
-// (`invoke_workflow`) and each step (`step`) are recorded as spans around the events they contain,
-// so an exported trace is a tree. The parent of whatever is recorded is the innermost span open on
-// the recording fiber (a fiber-local reference, so parallel branches and concurrent for_each items
-// each nest under their own step).
+// (`invoke_workflow`) and each step (`step`) are recorded as spans around the events they contain.
+// The trace file holds only the seed's events unless spans are asked for (`--trace-spans`); then
+// it is a tree. The parent of whatever is recorded is the innermost span open on the recording
+// fiber (a fiber-local reference, so parallel branches and concurrent for_each items each nest
+// under their own step).
 import { Cause, Context, Effect, Exit, Layer } from "effect"
 import { isLaitError, primaryError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
@@ -57,7 +58,7 @@ export interface RunTracerService {
   readonly record: (event: TraceRecord) => Effect.Effect<void>
   /** The chat/execute_tool/compact events recorded so far, by `seq`. */
   readonly events: Effect.Effect<ReadonlyArray<TraceEvent>>
-  /** Everything recorded so far, spans included, by `seq` (what `--trace-file` writes). */
+  /** Everything recorded so far, spans included, by `seq` (what `--trace-file --trace-spans` writes). */
   readonly all: Effect.Effect<ReadonlyArray<RecordedEvent>>
   /**
    * Runs `effect` as a span: what it records nests under it, and the span itself is recorded when
@@ -83,7 +84,7 @@ const newSpanId = (): string => {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 }
 
-const isTraceOperation = (e: RecordedEvent): e is TraceEvent => e.operation !== "invoke_workflow" && e.operation !== "step"
+export const isTraceOperation = (e: RecordedEvent): e is TraceEvent => e.operation !== "invoke_workflow" && e.operation !== "step"
 
 /**
  * The OTel `error.type` of a failed call: the HTTP status when there was one, `cancelled` for an

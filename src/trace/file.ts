@@ -1,11 +1,11 @@
 // The trace file: JSONL, one event per line, keys in upstream's order (`seq`, `operation`, `label`,
-// `start`, `end`, `duration_ms`, `attributes`), then this project's additive `span_id` and
-// `parent_span_id`. Files of the original lait have neither and still load.
+// `start`, `end`, `duration_ms`, `attributes`), then, in files written with `--trace-spans`, this
+// project's additive `span_id` and `parent_span_id`. Files of the original lait have neither.
 import { Console, Effect } from "effect"
 import { LaitError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { describeOsError, FileLoader, writeTargetProblem } from "../core/FileLoader.ts"
 import { compactJson, fromJs, JsonSyntaxError, parseJson, prettyJson, TraceNumber, TraceObject, type TraceValue } from "./json.ts"
-import { type RecordedEvent, RunTracer } from "./RunTracer.ts"
+import { isTraceOperation, type RecordedEvent, RunTracer } from "./RunTracer.ts"
 import { formatTimestamp, parseTimestamp } from "./time.ts"
 
 /** One event as read from a file. Integers are exact (u64 `seq`, i64 `duration_ms`). */
@@ -22,6 +22,13 @@ export interface FileEvent {
   readonly span_id?: string
   readonly parent_span_id?: string | null
 }
+
+/** The run and step spans of `--trace-spans`: structure around the calls, not calls themselves. */
+export const isStructure = (e: FileEvent): boolean =>
+  e.span_id !== undefined && (e.operation === "invoke_workflow" || e.operation === "step")
+
+/** Whether the file holds the span tree (else it is the seed's flat list, as upstream writes it). */
+export const hasSpanTree = (events: ReadonlyArray<FileEvent>): boolean => events.some(isStructure)
 
 const U64_MAX = 2n ** 64n - 1n
 const I64_MIN = -(2n ** 63n)
@@ -154,27 +161,59 @@ export const fromRecorded = (e: RecordedEvent): FileEvent => ({
   parent_span_id: e.parent_span_id
 })
 
+export interface TraceFileOptions {
+  /** Also write the run and step spans, and every event's span ids (`--trace-spans`). */
+  readonly spans: boolean
+}
+
+/**
+ * What a trace file holds. By default the seed's events alone, numbered from 0 among themselves and
+ * without span ids (the spans they would point at are not in the file); with `spans`, every record.
+ */
+export const traceFileEvents = (
+  recorded: ReadonlyArray<RecordedEvent>,
+  options: TraceFileOptions
+): ReadonlyArray<FileEvent> => {
+  if (options.spans) return recorded.map(fromRecorded)
+  return recorded.filter(isTraceOperation).map((e, i) => {
+    const { parent_span_id: _parent, span_id: _span, ...event } = fromRecorded(e)
+    return { ...event, seq: BigInt(i) }
+  })
+}
+
 /** The JSONL text: one compact event per line, each line ending in a newline. */
-export const toJsonl = (events: ReadonlyArray<RecordedEvent>): string =>
-  events.map((e) => `${compactJson(eventObject(fromRecorded(e)))}\n`).join("")
+export const toJsonl = (events: ReadonlyArray<FileEvent>): string =>
+  events.map((e) => `${compactJson(eventObject(e))}\n`).join("")
 
 /** `trace show --json`. */
 export const eventsAsPrettyJson = (events: ReadonlyArray<FileEvent>): string => prettyJson(events.map(eventObject))
 
+const writeFailure = (path: string, cause: unknown) => new LaitError({ message: `failed to write trace file '${path}'`, cause })
+
 /** Writes the whole trace atomically (parent directories created); the path is reported as given. */
-export const writeTraceFile = (path: string, events: ReadonlyArray<RecordedEvent>) =>
+export const writeTraceFile = (path: string, events: ReadonlyArray<FileEvent>) =>
   Effect.flatMap(FileLoader, (files) =>
     files.writeAtomic(path, toJsonl(events)).pipe(
-      Effect.mapError((e) => new LaitError({ message: `failed to write trace file '${path}'`, cause: e.cause ?? e.message }))
+      Effect.mapError((e) => writeFailure(path, e.cause ?? e.message))
     ))
 
 /**
- * `lait run --trace-file PATH`: everything the run's RunTracer recorded, written after the run
- * succeeded, then `note: trace written to '<p>' (<n> event[s])` on stderr.
+ * Fails now when PATH could never be written (a directory, a parent that is a file, no permission),
+ * so `lait run` finds out before it pays for any model call. A missing parent is fine: it is made.
  */
-export const writeRunTrace = (path: string) =>
+export const checkTraceTarget = (path: string): Effect.Effect<void, LaitError> =>
+  Effect.suspend(() => {
+    const problem = writeTargetProblem(path)
+    return problem === undefined ? Effect.void : Effect.fail(writeFailure(path, describeOsError(problem)))
+  })
+
+/**
+ * `lait run --trace-file PATH`: what the run's RunTracer recorded, written after the run succeeded,
+ * then `note: trace written to '<p>' (<n> event[s])` on stderr, counting the lines written.
+ */
+export const writeRunTrace = (path: string, options: TraceFileOptions) =>
   Effect.gen(function*() {
-    const events = yield* (yield* RunTracer).all
+    const events = traceFileEvents(yield* (yield* RunTracer).all, options)
     yield* writeTraceFile(path, events)
     yield* Console.error(`note: trace written to '${path}' (${events.length} event${events.length === 1 ? "" : "s"})`)
   })

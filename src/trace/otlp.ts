@@ -9,14 +9,15 @@
 // the raw file bytes, a span id the first 8 bytes of SHA-256 over (trace id hex ‖ seq as big-endian
 // u64). Exporting the same file twice therefore yields the same trace, never a duplicate.
 //
-// Events of the original lait (no `span_id`) become flat root spans exactly as upstream encodes them.
-// Events with `span_id` form a tree: `parent_span_id` is resolved to the parent event's derived id,
-// names follow the GenAI conventions (`chat <model>`, `execute_tool <tool>`), tools and lait's own
-// spans are INTERNAL, and a span whose attributes carry `error.type` has status ERROR.
+// A file without the span tree (the seed's events, as upstream and a plain `--trace-file` write them)
+// becomes flat root spans exactly as upstream encodes them, whatever additive fields it carries. A
+// file written with `--trace-spans` is a tree: `parent_span_id` is resolved to the parent event's
+// derived id, names follow the GenAI conventions (`chat <model>`, `execute_tool <tool>`), tools and
+// lait's own spans are INTERNAL, and a span whose attributes carry `error.type` has status ERROR.
 import { Buffer } from "node:buffer"
 import { createHash } from "node:crypto"
 import { compactJson, TraceNumber, TraceObject, type TraceValue } from "./json.ts"
-import type { FileEvent } from "./file.ts"
+import { type FileEvent, hasSpanTree } from "./file.ts"
 import { unixNanosText } from "./time.ts"
 
 export const SPAN_KIND_INTERNAL = 1
@@ -59,9 +60,9 @@ const stringAttribute = (e: FileEvent, key: string): string | undefined => {
   return typeof v === "string" && v !== "" ? v : undefined
 }
 
-/** The span name: upstream's `<operation> <label>`, or for tree events the GenAI convention. */
-const spanName = (e: FileEvent): string => {
-  if (e.span_id === undefined) return `${e.operation} ${e.label}`
+/** The span name: upstream's `<operation> <label>`, or in a tree the GenAI convention. */
+const spanName = (e: FileEvent, tree: boolean): string => {
+  if (!tree) return `${e.operation} ${e.label}`
   const subject = e.operation === "chat"
     ? stringAttribute(e, "gen_ai.request.model")
     : e.operation === "execute_tool"
@@ -70,8 +71,8 @@ const spanName = (e: FileEvent): string => {
   return `${e.operation} ${subject ?? e.label}`
 }
 
-const spanKind = (e: FileEvent): number => {
-  if (e.span_id === undefined) return e.operation === "compact" ? SPAN_KIND_INTERNAL : SPAN_KIND_CLIENT
+const spanKind = (e: FileEvent, tree: boolean): number => {
+  if (!tree) return e.operation === "compact" ? SPAN_KIND_INTERNAL : SPAN_KIND_CLIENT
   return e.operation === "chat" ? SPAN_KIND_CLIENT : SPAN_KIND_INTERNAL
 }
 
@@ -84,22 +85,25 @@ export interface OtlpOptions {
 export const encodeOtlp = (events: ReadonlyArray<FileEvent>, fileBytes: Uint8Array, options: OtlpOptions): TraceObject => {
   const traceId = traceIdOf(fileBytes)
   const ids = events.map((e) => spanIdOf(traceId, e.seq))
+  const tree = hasSpanTree(events)
   // The first event with a given span_id owns it; a parent that is not in the file leaves a root.
   const byFileSpanId = new Map<string, string>()
-  events.forEach((e, i) => {
-    if (e.span_id !== undefined && !byFileSpanId.has(e.span_id)) byFileSpanId.set(e.span_id, ids[i]!)
-  })
+  if (tree) {
+    events.forEach((e, i) => {
+      if (e.span_id !== undefined && !byFileSpanId.has(e.span_id)) byFileSpanId.set(e.span_id, ids[i]!)
+    })
+  }
   const spans = events.map((e, i) => {
     const parent = e.span_id !== undefined && typeof e.parent_span_id === "string"
       ? byFileSpanId.get(e.parent_span_id)
       : undefined
-    const failed = e.span_id !== undefined && e.attributes.has("error.type")
+    const failed = tree && e.span_id !== undefined && e.attributes.has("error.type")
     return new TraceObject([
       ["traceId", traceId],
       ["spanId", ids[i]!],
       ...(parent !== undefined ? [["parentSpanId", parent] as const] : []),
-      ["name", spanName(e)],
-      ["kind", TraceNumber.int(BigInt(spanKind(e)))],
+      ["name", spanName(e, tree)],
+      ["kind", TraceNumber.int(BigInt(spanKind(e, tree)))],
       ["startTimeUnixNano", unixNanosText(e.start)],
       ["endTimeUnixNano", unixNanosText(e.end)],
       [

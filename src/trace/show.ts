@@ -1,7 +1,7 @@
 // `lait trace show` output (inventory §8.3): one line per event, per-label summaries, and their JSON
 // forms. Each returns the complete stdout text without the final newline.
 import { compactJson, prettyJson, TraceNumber, TraceObject, type TraceValue } from "./json.ts"
-import { eventsAsPrettyJson, type FileEvent } from "./file.ts"
+import { eventsAsPrettyJson, type FileEvent, isStructure } from "./file.ts"
 import { formatClock } from "./time.ts"
 
 export interface ShowOptions {
@@ -9,6 +9,8 @@ export interface ShowOptions {
   readonly operation?: string | undefined
   readonly label?: string | undefined
   readonly summary: boolean
+  /** Children indented under their parent span (files written with `--trace-spans`). */
+  readonly tree?: boolean
 }
 
 export const NO_EVENTS = "(no events)"
@@ -40,16 +42,11 @@ const I64_MAX = 2n ** 63n - 1n
 const saturateU64 = (n: bigint) => (n > U64_MAX ? U64_MAX : n)
 const saturateI64 = (n: bigint) => (n > I64_MAX ? I64_MAX : n < I64_MIN ? I64_MIN : n)
 
-/**
- * The spans this project records around calls (the run, its steps) are structure, not calls: counting
- * them would add a step's time on top of the chat inside it.
- */
-const isStructure = (e: FileEvent) => e.span_id !== undefined && (e.operation === "invoke_workflow" || e.operation === "step")
-
 /** Totals per label in first-appearance order; token sums read the gen_ai.usage attributes (u64 only). */
 export const summarize = (events: ReadonlyArray<FileEvent>): ReadonlyArray<LabelSummary> => {
   const byLabel = new Map<string, LabelSummary>()
   for (const e of events) {
+    // Counting a step would add its time on top of the chat inside it.
     if (isStructure(e)) continue
     let s = byLabel.get(e.label)
     if (s === undefined) {
@@ -92,6 +89,62 @@ export const filterEvents = (events: ReadonlyArray<FileEvent>, options: Pick<Sho
     (options.label === undefined || e.label.includes(options.label))
   )
 
+const byStart = (a: FileEvent, b: FileEvent) =>
+  a.start < b.start ? -1 : a.start > b.start ? 1 : a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0
+
+/**
+ * `kept` as an indented tree, each level in start order. An event's parent is its nearest ancestor
+ * that was kept (the filters may have dropped the spans in between); an event without one (a file
+ * without span ids, a parent not in the file, a cycle in a hand-edited file) is a root.
+ */
+export const renderTree = (all: ReadonlyArray<FileEvent>, kept: ReadonlyArray<FileEvent>): string => {
+  const owner = new Map<string, FileEvent>()
+  for (const e of all) if (e.span_id !== undefined && !owner.has(e.span_id)) owner.set(e.span_id, e)
+  const keptSet = new Set(kept)
+  const parentOf = new Map<FileEvent, FileEvent>()
+  for (const e of kept) {
+    const seen = new Set<FileEvent>([e])
+    let up = typeof e.parent_span_id === "string" ? owner.get(e.parent_span_id) : undefined
+    while (up !== undefined && !keptSet.has(up) && !seen.has(up)) {
+      seen.add(up)
+      up = typeof up.parent_span_id === "string" ? owner.get(up.parent_span_id) : undefined
+    }
+    if (up !== undefined && keptSet.has(up)) parentOf.set(e, up)
+  }
+  // Whatever still sits on a cycle of kept events is cut loose at the member seen first.
+  for (const e of kept) {
+    const path = new Set<FileEvent>()
+    for (let at: FileEvent | undefined = e; at !== undefined; at = parentOf.get(at)) {
+      if (path.has(at)) {
+        parentOf.delete(at)
+        break
+      }
+      path.add(at)
+    }
+  }
+  const children = new Map<FileEvent | undefined, Array<FileEvent>>()
+  for (const e of kept) {
+    const parent = parentOf.get(e)
+    const siblings = children.get(parent) ?? []
+    siblings.push(e)
+    children.set(parent, siblings)
+  }
+  // Depth-first without recursion: a hand-made file may nest deeper than the call stack.
+  const lines: Array<string> = []
+  const stack: Array<readonly [FileEvent, number]> = []
+  const pushChildren = (parent: FileEvent | undefined, depth: number) => {
+    const sorted = (children.get(parent) ?? []).sort(byStart)
+    for (let i = sorted.length - 1; i >= 0; i--) stack.push([sorted[i]!, depth])
+  }
+  pushChildren(undefined, 0)
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [e, depth] = next
+    lines.push(`${"  ".repeat(depth)}${formatEventLine(e)}`)
+    pushChildren(e, depth + 1)
+  }
+  return lines.join("\n")
+}
+
 /** The whole stdout of `lait trace show` for these options, without its final newline. */
 export const renderShow = (events: ReadonlyArray<FileEvent>, options: ShowOptions): string => {
   const kept = filterEvents(events, options)
@@ -101,5 +154,6 @@ export const renderShow = (events: ReadonlyArray<FileEvent>, options: ShowOption
     return summaries.length === 0 ? NO_EVENTS : summaries.map(summaryLine).join("\n")
   }
   if (options.json) return eventsAsPrettyJson(kept)
-  return kept.length === 0 ? NO_EVENTS : kept.map(formatEventLine).join("\n")
+  if (kept.length === 0) return NO_EVENTS
+  return options.tree === true ? renderTree(events, kept) : kept.map(formatEventLine).join("\n")
 }

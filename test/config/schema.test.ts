@@ -42,7 +42,8 @@ describe("config schema", () => {
         cache: true,
         cache_ttl: 0,
         compaction: { trigger_rounds: 2, model: "fast" },
-        skill_progressive_disclosure: true
+        skill_progressive_disclosure: true,
+        trace_spans: true
       },
       models: {
         fast: [
@@ -72,6 +73,7 @@ describe("config schema", () => {
       jev: { base_url: "https://jev", api_key: "k", anything_else: { nested: true } }
     })
     expect(config.default?.compaction).toEqual({ trigger_rounds: 2, model: "fast", keep_last_n: 4 })
+    expect(config.default?.trace_spans).toBe(true)
     expect(config.tool_policy).toEqual({ allow: [], deny: ["*rm*"] })
     expect(config.tools?.["rg"]?.timeout).toBe(30)
     expect(config.tools?.["rg"]?.parameters).toEqual({ type: "object", properties: {} })
@@ -163,6 +165,7 @@ describe("config schema", () => {
     ])
     expect(schema["properties"]["default"]["additionalProperties"]).toBe(false)
     expect(schema["properties"]["default"]["properties"]["temperature"]).toMatchObject({ minimum: 0, maximum: 2 })
+    expect(schema["properties"]["default"]["properties"]["trace_spans"]).toMatchObject({ type: "boolean" })
     expect(JSON.parse(JSON.stringify(schema))).toEqual(schema)
   })
 })

@@ -232,9 +232,8 @@ describe("command line", () => {
     const file = echo()
     const r = await lait(["run", file, "result text", "-o", "out/result.txt"])
     expect(r.code).toBe(1)
-    expect(r.stderr).toBe(
-      "[1] step-1 (jq)\nlait: failed to write the response to 'out/result.txt': No such file or directory (os error 2)\n"
-    )
+    // Checked before the first step runs: no step line.
+    expect(r.stderr).toBe("lait: failed to write the response to 'out/result.txt': No such file or directory (os error 2)\n")
     fs.mkdirSync(path.join(cwd, "out"), { recursive: true })
     expect(outcome(await lait(["run", file, "result text", "-o", "out/result.txt"]))).toEqual({
       code: 0,

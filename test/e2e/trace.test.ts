@@ -100,36 +100,59 @@ const normalize = (text: string) =>
 
 let projectDir = ""
 let traceFile = ""
+let flatFile = ""
+
+const SEED_KEYS = ["seq", "operation", "label", "start", "end", "duration_ms", "attributes"]
 
 describe("lait run --trace-file", () => {
-  test("writes the run as a span tree: run → steps → model calls and the tool call", async () => {
+  test("by default: only the seed's chat and execute_tool events, seq from 0, the note counts the lines", async () => {
     const s = server({ script })
     projectDir = path.join(ws.dir, "project")
     ws.write("project/lait.config.yml", config(s.baseUrl))
     ws.write("project/wf.yml", WORKFLOW)
-    const r = await ws.lait(["run", "wf.yml", "go", "--trace-file", "traces/run.jsonl"], { cwd: projectDir })
+    const r = await ws.lait(["run", "wf.yml", "go", "--trace-file", "traces/flat.jsonl"], { cwd: projectDir })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe("[\"ITEM REPLY\",\"ITEM REPLY\",\"ITEM REPLY\"]\n")
+    flatFile = path.join(projectDir, "traces", "flat.jsonl")
+    const lines = fs.readFileSync(flatFile, "utf8").trimEnd().split("\n")
+    expect(lines).toHaveLength(6)
+    expect(r.stderr.trimEnd().split("\n").at(-1)).toBe("note: trace written to 'traces/flat.jsonl' (6 events)")
+    const events = lines.map((l) => JSON.parse(l) as Line)
+    expect(events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5])
+    for (const event of events) expect(Object.keys(event)).toEqual(SEED_KEYS)
+    expect(events.map((e) => `${e.operation} ${e.label}`).sort()).toEqual([
+      "chat ask",
+      "chat ask",
+      "chat ask",
+      "chat plan",
+      "chat plan",
+      "execute_tool tool 'tool__echo'"
+    ])
+
+    const shown = await ws.lait(["trace", "show", "traces/flat.jsonl"], { cwd: projectDir })
+    expect(shown.stdout.trimEnd().split("\n")).toHaveLength(6)
+    const summary = await ws.lait(["trace", "show", "--summary", "traces/flat.jsonl"], { cwd: projectDir })
+    expect(normalize(summary.stdout)).toBe(
+      "plan: chat=2 execute_tool=0 compact=0 total=Nms tokens(in=32 out=7)\n" +
+        "tool 'tool__echo': chat=0 execute_tool=1 compact=0 total=Nms tokens(in=0 out=0)\n" +
+        "ask: chat=3 execute_tool=0 compact=0 total=Nms tokens(in=30 out=15)\n"
+    )
+  })
+
+  test("--trace-spans writes the run as a span tree: run → steps → model calls and the tool call", async () => {
+    const s = server({ script })
+    ws.write("project/lait.config.yml", config(s.baseUrl))
+    const r = await ws.lait(["run", "wf.yml", "go", "--trace-file", "traces/run.jsonl", "--trace-spans"], { cwd: projectDir })
     expect(r.code).toBe(0)
     expect(r.stdout).toBe("[\"ITEM REPLY\",\"ITEM REPLY\",\"ITEM REPLY\"]\n")
     traceFile = path.join(projectDir, "traces", "run.jsonl")
     const events = readLines(traceFile)
-    expect(r.stderr).toContain(`note: trace written to 'traces/run.jsonl' (${events.length} events)\n`)
-    // The note comes before the output is emitted (upstream's order of effects); stdout is separate,
-    // so check it is the last progress-related line instead.
+    // The answer is emitted first, then the trace is written: its note is the last line.
     expect(r.stderr.trimEnd().split("\n").at(-1)).toBe(`note: trace written to 'traces/run.jsonl' (14 events)`)
 
     expect(events.map((e) => e.seq)).toEqual([...Array(14).keys()])
     for (const line of fs.readFileSync(traceFile, "utf8").trimEnd().split("\n")) {
-      expect(Object.keys(JSON.parse(line) as object)).toEqual([
-        "seq",
-        "operation",
-        "label",
-        "start",
-        "end",
-        "duration_ms",
-        "attributes",
-        "span_id",
-        "parent_span_id"
-      ])
+      expect(Object.keys(JSON.parse(line) as object)).toEqual([...SEED_KEYS, "span_id", "parent_span_id"])
     }
     const shape = tree(events)
     const count = (line: string) => shape.filter((l) => l === line).length
@@ -163,6 +186,26 @@ describe("lait run --trace-file", () => {
     })))
     // The tool ran between the two model calls of its step.
     expect(chats[0]!.seq < tool.seq && tool.seq < chats[1]!.seq).toBe(true)
+  })
+
+  test("default.trace_spans: true in lait.config.yml writes the tree; --no-trace-spans overrides it", async () => {
+    // The script is used up by a run: each run gets its own server.
+    const configure = () => ws.write("spans/lait.config.yml", config(server({ script }).baseUrl).replace("default:\n", "default:\n  trace_spans: true\n"))
+    configure()
+    ws.write("spans/wf.yml", WORKFLOW)
+    const cwd = path.join(ws.dir, "spans")
+    expect(outcome(await ws.lait(["lint", "lait.config.yml"], { cwd })).code).toBe(0)
+    const tree = await ws.lait(["run", "wf.yml", "go", "--trace-file", "t.jsonl"], { cwd })
+    expect(tree.stderr).toContain("note: trace written to 't.jsonl' (14 events)\n")
+    expect(readLines(path.join(cwd, "t.jsonl")).at(-1)!.operation).toBe("invoke_workflow")
+    configure()
+    const flat = await ws.lait(["run", "wf.yml", "go", "--trace-file", "t.jsonl", "--no-trace-spans"], { cwd })
+    expect(flat.stderr).toContain("note: trace written to 't.jsonl' (6 events)\n")
+  })
+
+  test("--trace-spans without --trace-file is a usage error", async () => {
+    const r = await ws.lait(["run", "wf.yml", "go", "--trace-spans"], { cwd: projectDir })
+    expect(outcome(r)).toEqual({ code: 2, stdout: "", stderr: "lait: the argument '--trace-spans' requires '--trace-file <PATH>'\n" })
   })
 
   test("a failed run writes no trace file", async () => {
@@ -218,6 +261,42 @@ describe("lait trace show", () => {
     expect(both.stdout.trimEnd().split("\n")).toHaveLength(3)
     const none = await show("traces/run.jsonl", "--operation", "compact")
     expect(outcome(none)).toEqual({ code: 0, stdout: "(no events)\n", stderr: "" })
+  })
+
+  test("--operation outside the five operations is a usage error, not an empty list", async () => {
+    const r = await show("traces/run.jsonl", "--operation", "tool")
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toStartWith("lait: Invalid value for flag --operation: \"tool\". Expected: \"chat\" | \"execute_tool\" | \"compact\" | \"step\" | \"invoke_workflow\"")
+  })
+
+  test("--tree indents children under their parent in start order; the plain list stays flat", async () => {
+    const r = await show("--tree", "traces/run.jsonl")
+    expect(r.code).toBe(0)
+    const heads = r.stdout.trimEnd().split("\n").map((l) => l.slice(0, l.indexOf(" \u2014")).replace(/\[ *\d+ms\] /, ""))
+    expect(heads).toEqual([
+      "invoke_workflow traced",
+      "  step         plan",
+      "    chat         plan",
+      "    execute_tool tool 'tool__echo'",
+      "    chat         plan",
+      "  step         items",
+      "  step         each",
+      "    step         ask",
+      "      chat         ask",
+      "    step         ask",
+      "      chat         ask",
+      "    step         ask",
+      "      chat         ask",
+      "  step         shout"
+    ])
+    const plainList = await show("traces/run.jsonl")
+    expect(plainList.stdout.split("\n").every((l) => !l.startsWith(" "))).toBe(true)
+    expect(outcome(await show("--tree", "--summary", "traces/run.jsonl"))).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "lait: the argument '--tree' cannot be used with '--summary'\n"
+    })
   })
 
   test("--summary and --json --summary", async () => {
@@ -343,6 +422,20 @@ describe("lait trace export", () => {
     expect(chat.attributes).toContainEqual({ key: "gen_ai.usage.input_tokens", value: { intValue: "12" } })
     expect(chat.attributes).toContainEqual({ key: "server.address", value: { stringValue: "127.0.0.1" } })
     expect(spans.every((s) => s.status === undefined)).toBe(true)
+  })
+
+  test("a file written without --trace-spans exports flat, exactly as upstream", async () => {
+    const url = `${receiver.url}/v1/traces`
+    const r = await ws.lait(["trace", "export", "traces/flat.jsonl", "--otlp", url], { cwd: projectDir })
+    expect(outcome(r)).toEqual({ code: 0, stdout: "", stderr: `note: exported 6 spans to '${url}'\n` })
+    const spans = spansOf(receiver.requests[0]!.body)
+    const events = readLines(flatFile)
+    expect(spans.map((s) => [s.name, s.kind, "parentSpanId" in s, "status" in s])).toEqual(
+      events.map((e) => [`${e.operation} ${e.label}`, 3, false, false])
+    )
+    expect(spans.map((s) => s.attributes.find((a) => a.key === "lait.seq")!.value)).toEqual(
+      events.map((e) => ({ intValue: String(e.seq) }))
+    )
   })
 
   test("exporting the same file twice yields identical trace and span ids", async () => {

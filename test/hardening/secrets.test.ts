@@ -366,7 +366,8 @@ describe("trace export --header with the key", () => {
       p.write("wf.yml", `${modelsBlock({ m: s.baseUrl }, undefined)}${MAIN}`)
       p.write(".env", `DOTENV_TOKEN='${key}'\n`)
       const runs = new Runs(p.dir, { OPENAI_API_KEY: key, TOKEN: key, TMPDIR: p.tmp })
-      const traced = await runs.lait(["run", "wf.yml", "the ticket", "--trace-file", "traces/run.jsonl"])
+      // With the spans, so the run's and steps' attributes are exported (and searched for the key) too.
+      const traced = await runs.lait(["run", "wf.yml", "the ticket", "--trace-file", "traces/run.jsonl", "--trace-spans"])
       expect({ code: traced.code, stdout: traced.stdout }).toEqual({ code: 0, stdout: "the answer\n" })
       const exportTo = (url: string, header: string) =>
         runs.lait(["trace", "export", "traces/run.jsonl", "--otlp", url, "--header", header, "-vv"])

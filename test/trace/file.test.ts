@@ -5,7 +5,15 @@ import * as path from "node:path"
 import { Effect, Exit } from "effect"
 import { renderChain } from "../../src/core/errors.ts"
 import { FileLoader } from "../../src/core/FileLoader.ts"
-import { eventsAsPrettyJson, parseTraceText, readTraceFile, toJsonl, writeTraceFile } from "../../src/trace/file.ts"
+import {
+  checkTraceTarget,
+  eventsAsPrettyJson,
+  parseTraceText,
+  readTraceFile,
+  toJsonl,
+  traceFileEvents,
+  writeTraceFile
+} from "../../src/trace/file.ts"
 import { toJs } from "../../src/trace/json.ts"
 import type { RecordedEvent } from "../../src/trace/RunTracer.ts"
 import { UPSTREAM_TRACE } from "./fixtures.ts"
@@ -118,9 +126,32 @@ const recorded: ReadonlyArray<RecordedEvent> = [
   }
 ]
 
+const withSpans = traceFileEvents(recorded, { spans: true })
+
 describe("writing", () => {
-  test("one compact line per event, upstream's keys first, then the span ids", () => {
-    expect(toJsonl(recorded)).toBe(
+  test("by default only the seed's events, numbered from 0 among themselves, without span ids", () => {
+    const interleaved: ReadonlyArray<RecordedEvent> = [
+      { ...recorded[1]!, seq: 0, operation: "step", label: "one" },
+      { ...recorded[0]!, seq: 1 },
+      { ...recorded[0]!, seq: 2, operation: "execute_tool", label: "tool 'x'", attributes: {} },
+      { ...recorded[1]!, seq: 3 }
+    ]
+    expect(toJsonl(traceFileEvents(interleaved, { spans: false }))).toBe(
+      "{\"seq\":0,\"operation\":\"chat\",\"label\":\"plan\",\"start\":\"2026-05-01T10:00:00.010Z\",\"end\":\"2026-05-01T10:00:01Z\"," +
+        "\"duration_ms\":990,\"attributes\":{\"gen_ai.request.model\":\"m\",\"lait.source\":\"replay\",\"gen_ai.usage.input_tokens\":3}}\n" +
+        "{\"seq\":1,\"operation\":\"execute_tool\",\"label\":\"tool 'x'\",\"start\":\"2026-05-01T10:00:00.010Z\",\"end\":\"2026-05-01T10:00:01Z\"," +
+        "\"duration_ms\":990,\"attributes\":{}}\n"
+    )
+    expect(traceFileEvents(interleaved, { spans: true }).map((e) => [e.seq, e.operation])).toEqual([
+      [0n, "step"],
+      [1n, "chat"],
+      [2n, "execute_tool"],
+      [3n, "invoke_workflow"]
+    ])
+  })
+
+  test("with spans: one compact line per record, upstream's keys first, then the span ids", () => {
+    expect(toJsonl(withSpans)).toBe(
       "{\"seq\":0,\"operation\":\"chat\",\"label\":\"plan\",\"start\":\"2026-05-01T10:00:00.010Z\",\"end\":\"2026-05-01T10:00:01Z\"," +
         "\"duration_ms\":990,\"attributes\":{\"gen_ai.request.model\":\"m\",\"lait.source\":\"replay\",\"gen_ai.usage.input_tokens\":3}," +
         "\"span_id\":\"1111111111111111\",\"parent_span_id\":\"2222222222222222\"}\n" +
@@ -130,7 +161,7 @@ describe("writing", () => {
   })
 
   test("what is written reads back as the same events", () => {
-    const events = parse(toJsonl(recorded))
+    const events = parse(toJsonl(withSpans))
     expect(events.map((e) => [e.seq, e.operation, e.span_id, e.parent_span_id, toJs(e.attributes)])).toEqual([
       [0n, "chat", "1111111111111111", "2222222222222222", { "gen_ai.request.model": "m", "lait.source": "replay", "gen_ai.usage.input_tokens": 3 }],
       [1n, "invoke_workflow", "2222222222222222", null, {}]
@@ -139,15 +170,41 @@ describe("writing", () => {
 
   test("writeTraceFile creates parent directories and leaves no temp file", async () => {
     const target = path.join(dir, "deep", "er", "run.jsonl")
-    await Effect.runPromise(writeTraceFile(target, recorded).pipe(Effect.provide(FileLoader.layer)))
-    expect(fs.readFileSync(target, "utf8")).toBe(toJsonl(recorded))
+    await Effect.runPromise(writeTraceFile(target, withSpans).pipe(Effect.provide(FileLoader.layer)))
+    expect(fs.readFileSync(target, "utf8")).toBe(toJsonl(withSpans))
     expect(fs.readdirSync(path.dirname(target))).toEqual(["run.jsonl"])
+  })
+
+  test("checkTraceTarget: a missing parent will be made; a directory, a file as parent, no permission fail now", async () => {
+    const check = async (target: string) => {
+      const exit = await Effect.runPromiseExit(checkTraceTarget(target))
+      if (Exit.isSuccess(exit)) return "ok"
+      const reason = exit.cause.reasons[0]!
+      return reason._tag === "Fail" ? renderChain(reason.error) : String(exit.cause)
+    }
+    fs.writeFileSync(path.join(dir, "plain"), "")
+    fs.mkdirSync(path.join(dir, "locked"), { recursive: true })
+    fs.chmodSync(path.join(dir, "locked"), 0o500)
+    expect(await check(path.join(dir, "new", "deeper", "t.jsonl"))).toBe("ok")
+    expect(await check(path.join(dir, "plain"))).toBe("ok")
+    expect(await check(dir)).toBe(`failed to write trace file '${dir}': is a directory`)
+    expect(await check(path.join(dir, "plain", "t.jsonl")))
+      .toBe(`failed to write trace file '${path.join(dir, "plain", "t.jsonl")}': a component of the path is not a directory`)
+    expect(await check(path.join(dir, "plain", "x", "t.jsonl")))
+      .toBe(`failed to write trace file '${path.join(dir, "plain", "x", "t.jsonl")}': a component of the path is not a directory`)
+    // root may write anywhere; the permission case only means something for other users.
+    if (process.getuid?.() !== 0) {
+      expect(await check(path.join(dir, "locked", "t.jsonl")))
+        .toBe(`failed to write trace file '${path.join(dir, "locked", "t.jsonl")}': permission denied`)
+    }
+    fs.chmodSync(path.join(dir, "locked"), 0o700)
+    expect(fs.existsSync(path.join(dir, "new"))).toBe(false)
   })
 
   test("a write failure names the trace file", async () => {
     const occupied = path.join(dir, "occupied")
     fs.mkdirSync(occupied)
-    const exit = await Effect.runPromiseExit(writeTraceFile(occupied, recorded).pipe(Effect.provide(FileLoader.layer)))
+    const exit = await Effect.runPromiseExit(writeTraceFile(occupied, withSpans).pipe(Effect.provide(FileLoader.layer)))
     if (Exit.isSuccess(exit)) throw new Error("expected failure")
     const reason = exit.cause.reasons[0]!
     expect(reason._tag === "Fail" ? renderChain(reason.error) : "").toBe(`failed to write trace file '${occupied}': is a directory`)

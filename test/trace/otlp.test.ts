@@ -158,3 +158,20 @@ test("statusText prints a status as upstream's HTTP client does", () => {
   expect(statusText(203)).toBe("203 Non Authoritative Information")
   expect(statusText(599)).toBe("599 <unknown status code>")
 })
+
+test("span ids without the run and step records: exported flat, exactly as upstream", () => {
+  const upstreamBytes = fs.readFileSync(path.join(golden, "upstream.jsonl"))
+  const withIds = upstreamBytes.toString("utf8").trimEnd().split("\n").map((line, i) =>
+    line.replace(/}$/, `,"span_id":"00000000000000a${i}","parent_span_id":"00000000000000ff"}`)
+  ).join("\n") + "\n"
+  const bytes = new TextEncoder().encode(withIds)
+  const strip = (body: string) => body.replaceAll(traceIdOf(bytes), "T")
+  const expected = fs.readFileSync(path.join(golden, "upstream.otlp.json"), "utf8").replaceAll(traceIdOf(upstreamBytes), "T")
+  // Span ids derive from the trace id, which hashes the bytes: compare with both replaced by their derivation.
+  const ids = (b: Uint8Array) => [0n, 1n, 2n, 3n].map((seq) => spanIdOf(traceIdOf(b), seq))
+  let got = strip(otlpBody(load(withIds), bytes, options))
+  let want = expected
+  ids(bytes).forEach((id, i) => (got = got.replaceAll(id, `S${i}`)))
+  ids(upstreamBytes).forEach((id, i) => (want = want.replaceAll(id, `S${i}`)))
+  expect(got).toBe(want)
+})

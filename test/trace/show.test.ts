@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { parseTraceText } from "../../src/trace/file.ts"
-import { renderShow, summarize } from "../../src/trace/show.ts"
+import { renderShow, renderTree, summarize } from "../../src/trace/show.ts"
 import { TREE_TRACE, UPSTREAM_TRACE } from "./fixtures.ts"
 
 const upstream = Effect.runSync(parseTraceText(UPSTREAM_TRACE, "u.jsonl"))
@@ -111,5 +111,47 @@ describe("--summary", () => {
     // 2^64-1 + 4 saturates at u64::MAX, as upstream's saturating_add.
     expect(s!.input_tokens).toBe(18446744073709551615n)
     expect(s!.chat).toBe(4n)
+  })
+})
+
+describe("--tree", () => {
+  const head = (line: string) => line.slice(0, line.indexOf(" \u2014")).replace(/\[ *\d+ms\] /, "")
+
+  test("children indented under their parent, each level in start order; an unknown parent is a root", () => {
+    expect(renderShow(tree, { ...plain, tree: true }).split("\n").map(head)).toEqual([
+      "invoke_workflow demo",
+      "  step         plan",
+      "    chat         plan",
+      "    execute_tool tool 'tool__echo'",
+      "    chat         plan",
+      "step         orphan"
+    ])
+  })
+
+  test("after the filters an event hangs under its nearest kept ancestor", () => {
+    expect(renderShow(tree, { ...plain, tree: true, operation: "chat" }).split("\n").map(head)).toEqual([
+      "chat         plan",
+      "chat         plan"
+    ])
+    const noSteps = tree.filter((e) => e.operation !== "step")
+    expect(renderTree(tree, noSteps).split("\n").map(head)).toEqual([
+      "invoke_workflow demo",
+      "  chat         plan",
+      "  execute_tool tool 'tool__echo'",
+      "  chat         plan"
+    ])
+  })
+
+  test("a file without span ids is its events in start order; a cycle does not lose events", () => {
+    expect(renderShow(upstream, { ...plain, tree: true })).toBe(renderShow(upstream, plain))
+    const cycle = Effect.runSync(parseTraceText(
+      ["a", "b"].map((id, i) =>
+        `{"seq":${i},"operation":"step","label":"${id}","start":"2026-01-01T00:00:0${i}Z","end":"2026-01-01T00:00:05Z","duration_ms":1,"attributes":{},"span_id":"${id}","parent_span_id":"${
+          id === "a" ? "b" : "a"
+        }"}`
+      ).join("\n"),
+      "x"
+    ))
+    expect(renderShow(cycle, { ...plain, tree: true }).split("\n").map(head)).toEqual(["step         a", "  step         b"])
   })
 })

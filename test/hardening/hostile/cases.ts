@@ -1147,13 +1147,14 @@ export const cases: ReadonlyArray<HostileCase> = [
   },
   {
     name: "--trace-file onto a FIFO with a reader: the trace goes through it, the FIFO is not replaced",
-    args: ["run", "inputs/plain.yml", "hello", "--trace-file", "trace.fifo"],
+    args: ["run", "inputs/plain.yml", "hello", "--trace-file", "trace.fifo", "--trace-spans"],
     setup: (ws) => {
       mkfifo(ws, "trace.fifo")
       fifoReader(ws, "trace.fifo", "received.jsonl")
     },
     after: (ws) => {
       expectFifo(ws, "trace.fifo")
+      // A jq-only run makes no model or tool call: its trace is the run and its step.
       const lines = readBack(ws, "received.jsonl").trim().split("\n")
       if (lines.length !== 2 || !lines.every((l) => JSON.parse(l).seq !== undefined)) throw new Error(`the reader got ${lines.join("\n")}`)
     },

@@ -1,11 +1,13 @@
-// Entry point: parse, run, map the outcome to an exit code, and own Ctrl-C.
-// First Ctrl-C: interrupt the running fiber (finalizers run: temp files removed, children killed).
-// Second Ctrl-C: exit 130 at once. Any Ctrl-C makes the exit code 130.
-// First import on purpose: it catches a Ctrl-C that arrives while the others are still loading.
-import { takeEarlySigints } from "./core/earlySigint.ts"
+// Entry point: parse, run, map the outcome to an exit code, and own the shutdown signals.
+// The first of Ctrl-C (SIGINT), SIGTERM (kill, docker stop, systemd, CI cancellation) or SIGHUP (a
+// closed terminal) interrupts the running fiber: finalizers run (temp files removed, children and
+// their process groups killed, MCP servers stopped). A second one, of any of the three, exits at
+// once. Either way the exit code is 128 + the first signal's number: 130, 143 or 129.
+// First import on purpose: it catches a signal that arrives while the others are still loading.
+import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "./core/earlySignals.ts"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { CliError, Command } from "effect/cli"
-import { ExitCode, exitCodeOf, primaryError, renderChain } from "./core/errors.ts"
+import { ExitCode, exitCodeOf, primaryError, renderChain, signalExitCode } from "./core/errors.ts"
 import { CliConfigLayer } from "./cli/global.ts"
 import { countVerbosity, levelFor, loggingLayer } from "./cli/logging.ts"
 import { PresenterLayer } from "./cli/output.ts"
@@ -46,25 +48,36 @@ if (conflict !== undefined) {
     Effect.provide(loggingLayer(levelFor(verbosity, process.env["LAIT_LOG"])))
   )
 
-  let sigints = 0
   const fiber = Effect.runFork(program)
 
-  const onSigint = () => {
-    sigints++
-    if (sigints === 1) {
-      process.stderr.write("\nlait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)...\n")
+  // Ctrl-C keeps upstream's wording; the terminal has just echoed ^C, hence the leading newline.
+  const named = (signal: ShutdownSignal) => (signal === "SIGINT" ? "Ctrl-C" : signal)
+  let stopping: ShutdownSignal | undefined
+  const onSignal = (signal: ShutdownSignal) => {
+    if (stopping === undefined) {
+      stopping = signal
+      process.stderr.write(
+        signal === "SIGINT"
+          ? "\nlait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)...\n"
+          : `lait: received ${signal}, stopping (a second signal exits immediately)...\n`
+      )
       fiber.interruptUnsafe()
     } else {
-      process.stderr.write("lait: received a second Ctrl-C; exiting immediately\n")
-      process.exit(ExitCode.ctrlC)
+      process.stderr.write(
+        signal === stopping
+          ? `lait: received a second ${named(signal)}; exiting immediately\n`
+          : `lait: received ${named(signal)} while stopping; exiting immediately\n`
+      )
+      // No finalizers run from here; the process-wide exit hooks kill the children's process groups.
+      process.exit(signalExitCode[stopping])
     }
   }
-  process.on("SIGINT", onSigint)
-  // Ctrl-Cs caught while the modules loaded count as if they came now (the fiber has not run yet).
-  for (let early = takeEarlySigints(); early > 0; early--) onSigint()
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => onSignal(signal))
+  // Signals caught while the modules loaded count as if they came now (the fiber has not run yet).
+  for (const signal of takeEarlySignals()) onSignal(signal)
 
   fiber.addObserver((exit) => {
-    if (sigints > 0) return flushAndExit(ExitCode.ctrlC)
+    if (stopping !== undefined) return flushAndExit(signalExitCode[stopping])
     if (Exit.isSuccess(exit)) return flushAndExit(ExitCode.ok)
     const error = primaryError(exit.cause)
     if (error === undefined) return flushAndExit(ExitCode.ctrlC)

@@ -1,4 +1,5 @@
-// The Ctrl-C trials of test/hardening/interrupt.test.ts from the command line, as many as you like:
+// The interruption trials (SIGINT, SIGTERM, SIGHUP) of test/hardening/interrupt.test.ts from the
+// command line, as many as you like:
 //   node_modules/.bin/bun bench/interrupt/index.ts [--trials N] [--seed S] [--concurrency C] [--only I] [--keep] [--binary PATH]
 // Prints one line per failed trial as it happens, then a per-scenario table; exits 1 on any failure.
 import { ensureBinary } from "../../test/e2e/util.ts"
@@ -46,19 +47,20 @@ const parse = (argv: ReadonlyArray<string>) => {
 const pad = (s: string | number, n: number) => String(s).padStart(n)
 
 export const table = (results: ReadonlyArray<TrialResult>): string => {
+  const outcomes = ["130", "143", "129", "0", "startup", "fail"] as const
   const rows = [...SCENARIOS, "all"].map((scenario) => {
     const mine = results.filter((r) => scenario === "all" || r.spec.scenario === scenario)
-    const count = (o: string) => mine.filter((r) => outcomeOf(r) === o).length
     const ms = mine.map((r) => r.durationMs).sort((a, b) => a - b)
     const median = ms.length === 0 ? 0 : ms[Math.floor(ms.length / 2)]!
-    return [scenario, mine.length, count("130"), count("0"), count("startup"), count("fail"), median] as const
+    return { scenario, trials: mine.length, counts: outcomes.map((o) => mine.filter((r) => outcomeOf(r) === o).length), median }
   })
-  const head = `${"scenario".padEnd(16)} ${pad("trials", 6)} ${pad("exit130", 7)} ${pad("exit0", 5)} ` +
-    `${pad("startup", 7)} ${pad("failed", 6)} ${pad("median ms", 9)}`
+  const head = `${"scenario".padEnd(16)} ${pad("trials", 6)} ${pad("exit130", 7)} ${pad("exit143", 7)} ${pad("exit129", 7)} ` +
+    `${pad("exit0", 5)} ${pad("startup", 7)} ${pad("failed", 6)} ${pad("median ms", 9)}`
+  const widths = [7, 7, 7, 5, 7, 6]
   return [
     head,
-    ...rows.map(([s, n, a, b, st, f, m]) =>
-      `${s.padEnd(16)} ${pad(n, 6)} ${pad(a, 7)} ${pad(b, 5)} ${pad(st, 7)} ${pad(f, 6)} ${pad(m, 9)}`
+    ...rows.map((r) =>
+      `${r.scenario.padEnd(16)} ${pad(r.trials, 6)} ${r.counts.map((c, i) => pad(c, widths[i]!)).join(" ")} ${pad(r.median, 9)}`
     )
   ].join("\n")
 }

@@ -10,9 +10,19 @@ export const ExitCode = {
   validation: 3,
   modelApi: 4,
   interrupted: 5,
-  ctrlC: 130
+  // A shutdown signal ends the run as 128 + its number, the way shells report a process it killed.
+  sighup: 129,
+  ctrlC: 130,
+  sigterm: 143
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+
+/** The exit code of a run stopped by `signal`; it overrides every other code. */
+export const signalExitCode = {
+  SIGHUP: ExitCode.sighup,
+  SIGINT: ExitCode.ctrlC,
+  SIGTERM: ExitCode.sigterm
+} as const satisfies Record<string, ExitCode>
 
 interface ErrorFields {
   readonly message: string

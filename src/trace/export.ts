@@ -104,8 +104,8 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
       orElse: () => Effect.fail(sendFailure(`no answer within ${Duration.format(timeout)}`))
     }),
     Effect.mapError((e) => (e instanceof LaitError ? e : sendFailure(describeSendFailure(e)))),
-    // Upstream reports Ctrl-C here as a typed cancellation; main exits 130 and prints no error for an
-    // interruption, so the line is written on the way out.
+    // Upstream reports Ctrl-C here as a typed cancellation; main exits 128 + signo and prints no
+    // error for an interruption, so the line is written on the way out.
     Effect.onInterrupt(() => Console.error("lait: trace export was cancelled"))
   )
   if (response.status < 200 || response.status >= 300) {

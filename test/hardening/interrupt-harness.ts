@@ -1,6 +1,6 @@
-// Seeded Ctrl-C trials against the compiled binary: start a real `lait` process in a fresh workspace
-// against the fixture OpenAI server (with latency), send SIGINT at a drawn moment, then check that
-// nothing is torn: the exit code, stray `*.tmp` files, every cassette / cache entry / trace file,
+// Seeded interruption trials against the compiled binary: start a real `lait` process in a fresh
+// workspace against the fixture OpenAI server (with latency), send a shutdown signal (SIGINT, SIGTERM
+// or SIGHUP, drawn per trial) at a drawn moment, then check that nothing is torn: the exit code, stray `*.tmp` files, every cassette / cache entry / trace file,
 // child processes (shell tools, `run:` steps, MCP servers) and stderr. Used by
 // test/hardening/interrupt.test.ts (a fixed seed in CI) and bench/interrupt (many trials, a table).
 //
@@ -20,8 +20,25 @@ const scriptedMcpServer = path.join(repoRoot, "test/fixtures/mcp/scripted-server
 /** The runtime that runs this harness (bun); it runs the scripted MCP fixture server. */
 const bunPath = process.execPath
 
-export const FIRST_MESSAGE = "lait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)..."
-export const SECOND_MESSAGE = "lait: received a second Ctrl-C; exiting immediately"
+/** The signals that stop lait, and the exit code each one ends a run with (128 + its number). */
+export const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const
+export type TrialSignal = (typeof SIGNALS)[number]
+const SIGNAL_NUMBER: Record<TrialSignal, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }
+export const exitCodeFor = (signal: TrialSignal): number => 128 + SIGNAL_NUMBER[signal]
+
+const named = (signal: TrialSignal) => (signal === "SIGINT" ? "Ctrl-C" : signal)
+
+/** What lait prints on stderr at the first shutdown signal. */
+export const firstMessage = (signal: TrialSignal): string =>
+  signal === "SIGINT"
+    ? "lait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)..."
+    : `lait: received ${signal}, stopping (a second signal exits immediately)...`
+
+/** What lait prints when `second` arrives while it is still stopping after `first`. */
+export const secondMessage = (first: TrialSignal, second: TrialSignal): string =>
+  first === second
+    ? `lait: received a second ${named(second)}; exiting immediately`
+    : `lait: received ${named(second)} while stopping; exiting immediately`
 
 /**
  * Every process a trial starts inherits this variable (lait passes its environment on to `run:` steps,
@@ -38,7 +55,7 @@ export const SCENARIOS = [
   "test-update",
   "run-fanout",
   "run-mcp",
-  "second-sigint"
+  "second-signal"
 ] as const
 export type ScenarioName = (typeof SCENARIOS)[number]
 
@@ -68,19 +85,23 @@ export interface TrialSpec {
   readonly seed: number
   readonly index: number
   readonly scenario: ScenarioName
+  /** The first signal sent; the run must then exit with 128 + its number (or 0 if it had finished). */
+  readonly signal: TrialSignal
+  /** The second signal, when one is sent (second-signal, and double taps): any of the three. */
+  readonly secondSignal: TrialSignal
   /**
-   * When to send SIGINT, as a fraction of the scenario's calibrated duration (an uninterrupted run of
+   * When to send the signal, as a fraction of the scenario's calibrated duration (an uninterrupted run of
    * it in this session). Values above 1 land after the run has usually finished (exit 0 expected).
    */
   readonly at: number
   /** Some trials aim at lait's first milliseconds (start-up, before any work): a delay in ms. */
   readonly earlyMs: number | undefined
-  /** second-sigint: which stubborn child, how long after it runs the first Ctrl-C, then the second. */
+  /** second-signal: which stubborn child, how long after it runs the first signal, then the second. */
   readonly variant: "run-step" | "mcp" | undefined
   readonly firstAfterChildMs: number
   readonly secondAfterMs: number
   /**
-   * Other scenarios: a second SIGINT this long after the first (an impatient double Ctrl-C), which
+   * Other scenarios: a second signal this long after the first (an impatient double Ctrl-C), which
    * exits without running finalizers; the exit hooks alone must then leave nothing behind.
    */
   readonly doubleTapMs: number | undefined
@@ -108,16 +129,21 @@ export const planTrial = (seed: number, index: number): TrialSpec => {
   const secondAfterMs = 50 + Math.floor(draw() * 1100)
   const doubleTap = draw() < 0.25
   const doubleTapMs = Math.floor(draw() * 250)
+  // Drawn last, so the parameters above stay what they were for a seed before signals were drawn.
+  const signal = SIGNALS[Math.floor(draw() * SIGNALS.length)]!
+  const secondSignal = SIGNALS[Math.floor(draw() * SIGNALS.length)]!
   return {
     seed,
     index,
     scenario,
+    signal,
+    secondSignal,
     at: Number(at.toFixed(3)),
-    earlyMs: early && scenario !== "second-sigint" ? earlyMs : undefined,
-    variant: scenario === "second-sigint" ? variant : undefined,
+    earlyMs: early && scenario !== "second-signal" ? earlyMs : undefined,
+    variant: scenario === "second-signal" ? variant : undefined,
     firstAfterChildMs,
     secondAfterMs,
-    doubleTapMs: doubleTap && scenario !== "second-sigint" ? doubleTapMs : undefined
+    doubleTapMs: doubleTap && scenario !== "second-signal" ? doubleTapMs : undefined
   }
 }
 
@@ -126,12 +152,12 @@ export const planTrials = (seed: number, count: number, first = 0): Array<TrialS
 
 /** The one line that names a trial (and how to replay it alone) in every failure message. */
 export const describeTrial = (spec: TrialSpec): string => {
-  const when = spec.scenario === "second-sigint"
-    ? `variant=${spec.variant} first=${spec.firstAfterChildMs}ms-after-child second=+${spec.secondAfterMs}ms`
+  const when = spec.scenario === "second-signal"
+    ? `variant=${spec.variant} ${spec.signal}=${spec.firstAfterChildMs}ms-after-child ${spec.secondSignal}=+${spec.secondAfterMs}ms`
     : spec.earlyMs !== undefined
-    ? `sigint-at=${spec.earlyMs}ms`
-    : `sigint-at=${spec.at}×calibrated`
-  const tap = spec.doubleTapMs === undefined ? "" : ` second-sigint=+${spec.doubleTapMs}ms`
+    ? `${spec.signal}-at=${spec.earlyMs}ms`
+    : `${spec.signal}-at=${spec.at}×calibrated`
+  const tap = spec.doubleTapMs === undefined ? "" : ` then-${spec.secondSignal}=+${spec.doubleTapMs}ms`
   return `seed=${spec.seed} trial=${spec.index} scenario=${spec.scenario} ${when}${tap} ` +
     `(replay: bun bench/interrupt/index.ts --seed ${spec.seed} --only ${spec.index})`
 }
@@ -158,13 +184,13 @@ export const markedProcesses = (marker: string): Array<{ readonly pid: number; r
 }
 
 /**
- * Whether `pid` has a handler for SIGINT right now (bit 2 of SigCgt in /proc/PID/status). Before it
- * has one, the default disposition applies and SIGINT simply ends the process.
+ * Whether `pid` has a handler for `signal` right now (bit signo - 1 of SigCgt in /proc/PID/status).
+ * Before it has one, the default disposition applies and the signal simply ends the process.
  */
-export const catchesSigint = (pid: number): boolean => {
+export const catchesSignal = (pid: number, signal: TrialSignal): boolean => {
   try {
     const mask = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/^SigCgt:\s*([0-9a-f]+)/m)?.[1]
-    return mask !== undefined && (BigInt(`0x${mask}`) & 2n) !== 0n
+    return mask !== undefined && (BigInt(`0x${mask}`) & (1n << BigInt(SIGNAL_NUMBER[signal] - 1))) !== 0n
   } catch {
     return false
   }
@@ -278,7 +304,7 @@ interface Prepared {
   readonly args: ReadonlyArray<string>
   /** Files checked after the run, besides the workspace-wide `*.tmp` scan. */
   readonly check: (ws: string, finished: boolean) => Array<string>
-  /** Resolves when the stubborn child is running (second-sigint only). */
+  /** Resolves when the stubborn child is running (second-signal only). */
   readonly childRunning?: (ws: string, server: OpenAiServer) => Promise<boolean>
 }
 
@@ -502,7 +528,7 @@ const scenarios: Record<ScenarioName, ScenarioDef> = {
       }
     }
   },
-  "second-sigint": {
+  "second-signal": {
     script: () => [
       { match: "stubborn", tool_calls: [toolCall("c1", "stubborn__ping", {})], delay_ms: 20, repeat: true },
       { delay_ms: 20, repeat: true }
@@ -562,17 +588,20 @@ export interface Failure {
 
 export interface TrialResult {
   readonly spec: TrialSpec
-  /** What happened: 130 (interrupted), 0 (finished before the signal), or anything else (a failure). */
+  /**
+   * What happened: 128 + the first signal's number (interrupted), 0 (finished before the signal), or
+   * anything else (a failure).
+   */
   readonly code: number | null
   readonly signal: string | null
   /**
-   * SIGINT came while the runtime was still loading lait, before it had a SIGINT handler (SigCgt):
+   * The signal came while the runtime was still loading lait, before it had a handler (SigCgt):
    * the process died of the signal, having started nothing (no request, no file, no output).
    */
   readonly killedAtStartup: boolean
-  /** The process had exited before SIGINT was sent (no signal was sent at all). */
+  /** The process had exited before the signal was sent (no signal was sent at all). */
   readonly exitedBeforeSignal: boolean
-  readonly sigintAfterMs: number | undefined
+  readonly signalAfterMs: number | undefined
   readonly durationMs: number
   readonly failures: ReadonlyArray<Failure>
   /** The end of lait's stderr (for failure reports). */
@@ -590,7 +619,7 @@ export interface HarnessOptions {
   readonly binary: string
   /** Keep the workspaces of failed trials (their path is in the result). */
   readonly keepFailed?: boolean
-  /** A process still running this long after its SIGINT is a hang (default 20 s). */
+  /** A process still running this long after its signal is a hang (default 20 s). */
   readonly hangGuardMs?: number
 }
 
@@ -686,14 +715,14 @@ export class InterruptHarness {
   }
 
   /**
-   * One uninterrupted run of the scenario in this session: its duration scales the SIGINT delays,
+   * One uninterrupted run of the scenario in this session: its duration scales the signal delays,
    * its stdout is what a run that finished must print.
    */
   calibrate(scenario: ScenarioName): Promise<Calibration> {
     let cached = this.calibrations.get(scenario)
     if (cached === undefined) {
       cached = (async () => {
-        if (scenario === "second-sigint") return { durationMs: 0, stdout: "" }
+        if (scenario === "second-signal") return { durationMs: 0, stdout: "" }
         const spec: TrialSpec = { ...planTrial(0, 0), scenario, earlyMs: undefined, variant: undefined, doubleTapMs: undefined }
         const result = await this.execute(spec, { calibration: true })
         if (result.failures.length > 0 || result.code !== 0) {
@@ -726,7 +755,7 @@ export class InterruptHarness {
     let stderrTail = ""
     const hangGuard = this.options.hangGuardMs ?? 20_000
     let exitedBeforeSignal = false
-    let sigintAfterMs: number | undefined
+    let signalAfterMs: number | undefined
     let code: number | null = null
     let killedAtStartup = false
     let secondSent = false
@@ -749,7 +778,7 @@ export class InterruptHarness {
       const hung = async (from: number, ms: number) => {
         const end = await Promise.race([exitedAt, Bun.sleep(Math.max(0, from + ms - Date.now())).then(() => undefined)])
         if (end === undefined) {
-          fail("hang", `still running ${ms} ms after the last SIGINT (hang); killed with SIGKILL`)
+          fail("hang", `still running ${ms} ms after the last signal (hang); killed with SIGKILL`)
           proc.kill("SIGKILL")
           await proc.exited
         }
@@ -758,21 +787,21 @@ export class InterruptHarness {
 
       if (mode.calibration) {
         await hung(started, 60_000)
-      } else if (spec.scenario === "second-sigint") {
+      } else if (spec.scenario === "second-signal") {
         if (!(await prepared.childRunning!(ws, server))) fail("harness", "the stubborn child never started")
         await Bun.sleep(spec.firstAfterChildMs)
-        if (exited) fail("exit", "exited before the first SIGINT")
+        if (exited) fail("exit", `exited before the first signal (${spec.signal})`)
         else {
-          sigintAfterMs = Date.now() - started
-          proc.kill("SIGINT")
+          signalAfterMs = Date.now() - started
+          proc.kill(spec.signal)
           await Bun.sleep(spec.secondAfterMs)
           if (exited) {
-            fail("exit", `exited within ${spec.secondAfterMs} ms of the first SIGINT: cleanup did not wait out the stubborn child's grace period`)
+            fail("exit", `exited within ${spec.secondAfterMs} ms of the first signal (${spec.signal}): cleanup did not wait out the stubborn child's grace period`)
           } else {
             const second = Date.now()
-            proc.kill("SIGINT")
+            proc.kill(spec.secondSignal)
             const end = await hung(second, 1_500)
-            if (end === undefined) fail("hang", "the second SIGINT did not exit within 1.5 s")
+            if (end === undefined) fail("hang", `the second signal (${spec.secondSignal}) did not exit within 1.5 s`)
           }
         }
       } else {
@@ -780,14 +809,14 @@ export class InterruptHarness {
         await Promise.race([exitedAt, Bun.sleep(delay)])
         if (exited) exitedBeforeSignal = true
         else {
-          sigintAfterMs = Date.now() - started
-          handlerAtSignal = catchesSigint(proc.pid)
-          proc.kill("SIGINT")
+          signalAfterMs = Date.now() - started
+          handlerAtSignal = catchesSignal(proc.pid, spec.signal)
+          proc.kill(spec.signal)
           if (spec.doubleTapMs !== undefined) {
             await Promise.race([exitedAt, Bun.sleep(spec.doubleTapMs)])
             if (!exited) {
               secondSent = true
-              proc.kill("SIGINT")
+              proc.kill(spec.secondSignal)
             }
           }
           await hung(Date.now(), hangGuard)
@@ -803,40 +832,43 @@ export class InterruptHarness {
 
       // Exit code and what the streams say.
       const laitLines = stderr.split("\n").filter((l) => l.startsWith("lait:"))
+      const first = firstMessage(spec.signal)
+      const expectedCode = exitCodeFor(spec.signal)
       if (signal !== null) {
-        // While the runtime loads the bundle, before any of lait's code runs, SIGINT still has its
-        // default disposition (src/core/earlySigint.ts installs a handler first thing after that).
+        // While the runtime loads the bundle, before any of lait's code runs, the signal still has its
+        // default disposition (src/core/earlySignals.ts installs handlers first thing after that).
         // Dying of it is then the conventional outcome, and harmless only if nothing had started.
-        killedAtStartup = signal === "SIGINT" && sigintAfterMs !== undefined && !handlerAtSignal &&
+        killedAtStartup = signal === spec.signal && signalAfterMs !== undefined && !handlerAtSignal &&
           server.requests.length === 0 && JSON.stringify(walk(ws)) === JSON.stringify(before) && stderr === "" &&
           stdout === ""
         if (!killedAtStartup) {
           fail(
             "exit",
-            `killed by ${signal} (${handlerAtSignal ? "although a SIGINT handler was installed" : "before a SIGINT handler existed, but after work had started"})`
+            `killed by ${signal} (${handlerAtSignal ? `although a ${spec.signal} handler was installed` : `before a ${spec.signal} handler existed, but after work had started`})`
           )
         }
       } else if (mode.calibration || exitedBeforeSignal) {
-        if (code !== 0) fail("exit", `exit ${code} without any SIGINT (expected 0)`)
+        if (code !== 0) fail("exit", `exit ${code} without any signal (expected 0)`)
         if (laitLines.length > 0) fail("stderr", `stderr of an uninterrupted run has lait: lines: ${JSON.stringify(laitLines)}`)
-      } else if (spec.scenario === "second-sigint") {
-        if (code !== 130) fail("exit", `exit ${code} after two SIGINTs (expected 130)`)
-        if (JSON.stringify(laitLines) !== JSON.stringify([FIRST_MESSAGE, SECOND_MESSAGE])) {
-          fail("stderr", `stderr lait: lines are ${JSON.stringify(laitLines)}, expected the first and the second Ctrl-C message`)
-        }
-      } else if (code === 0) {
-        // The signal came while lait was already on its way out: the result must be complete.
-        if (stdout !== mode.expected!.stdout) fail("exit", `exit 0 after SIGINT but stdout is not the full result: ${JSON.stringify(stdout)}`)
-        if (laitLines.some((l) => l !== FIRST_MESSAGE)) fail("stderr", `stderr lait: lines ${JSON.stringify(laitLines)}`)
-      } else if (code === 130) {
-        // A second SIGINT that found lait still running must have been answered with its message.
-        const expected = secondSent && laitLines.length === 2 ? [FIRST_MESSAGE, SECOND_MESSAGE] : [FIRST_MESSAGE]
+      } else if (spec.scenario === "second-signal") {
+        if (code !== expectedCode) fail("exit", `exit ${code} after ${spec.signal} then ${spec.secondSignal} (expected ${expectedCode})`)
+        const expected = [first, secondMessage(spec.signal, spec.secondSignal)]
         if (JSON.stringify(laitLines) !== JSON.stringify(expected)) {
           fail("stderr", `stderr lait: lines are ${JSON.stringify(laitLines)}, expected ${JSON.stringify(expected)}`)
         }
-        if (stdout !== "" && stdout !== mode.expected!.stdout) fail("exit", `partial stdout after Ctrl-C: ${JSON.stringify(stdout)}`)
+      } else if (code === 0) {
+        // The signal came while lait was already on its way out: the result must be complete.
+        if (stdout !== mode.expected!.stdout) fail("exit", `exit 0 after ${spec.signal} but stdout is not the full result: ${JSON.stringify(stdout)}`)
+        if (laitLines.some((l) => l !== first)) fail("stderr", `stderr lait: lines ${JSON.stringify(laitLines)}`)
+      } else if (code === expectedCode) {
+        // A second signal that found lait still running must have been answered with its message.
+        const expected = secondSent && laitLines.length === 2 ? [first, secondMessage(spec.signal, spec.secondSignal)] : [first]
+        if (JSON.stringify(laitLines) !== JSON.stringify(expected)) {
+          fail("stderr", `stderr lait: lines are ${JSON.stringify(laitLines)}, expected ${JSON.stringify(expected)}`)
+        }
+        if (stdout !== "" && stdout !== mode.expected!.stdout) fail("exit", `partial stdout after ${spec.signal}: ${JSON.stringify(stdout)}`)
       } else {
-        fail("exit", `exit ${code} after SIGINT (expected 130, or 0 with the full result)`)
+        fail("exit", `exit ${code} after ${spec.signal} (expected ${expectedCode}, or 0 with the full result)`)
       }
       if (stackTrace.test(stderr)) fail("stderr", "stderr holds a stack trace or an uncaught error")
 
@@ -858,10 +890,10 @@ export class InterruptHarness {
         }
       }
       stderrTail = stderr.slice(-2000)
-      return { spec, code, signal, killedAtStartup, exitedBeforeSignal, sigintAfterMs, durationMs, failures, stderrTail, workspace: ws, stdout }
+      return { spec, code, signal, killedAtStartup, exitedBeforeSignal, signalAfterMs, durationMs, failures, stderrTail, workspace: ws, stdout }
     } catch (e) {
       fail("harness", `harness error: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)
-      return { spec, code, signal, killedAtStartup, exitedBeforeSignal, sigintAfterMs, durationMs: Date.now() - started, failures, stderrTail, workspace: ws, stdout }
+      return { spec, code, signal, killedAtStartup, exitedBeforeSignal, signalAfterMs, durationMs: Date.now() - started, failures, stderrTail, workspace: ws, stdout }
     } finally {
       await server.stop()
       if (failures.length === 0 || this.options.keepFailed !== true) fs.rmSync(ws, { recursive: true, force: true })
@@ -892,16 +924,23 @@ export const runTrials = async (
 }
 
 /**
- * The result's outcome class for tables: "130", "0" (finished before/while signalled), "startup"
- * (died of SIGINT before lait's code ran, having done nothing), or "fail".
+ * The result's outcome class for tables: the exit code of an interrupted run ("130", "143", "129"),
+ * "0" (finished before/while signalled), "startup" (died of the signal before lait's code ran, having
+ * done nothing), or "fail".
  */
-export const outcomeOf = (r: TrialResult): "130" | "0" | "startup" | "fail" =>
-  r.failures.length > 0 ? "fail" : r.killedAtStartup ? "startup" : r.code === 0 ? "0" : "130"
+export const outcomeOf = (r: TrialResult): "130" | "143" | "129" | "0" | "startup" | "fail" =>
+  r.failures.length > 0
+    ? "fail"
+    : r.killedAtStartup
+    ? "startup"
+    : r.code === 0
+    ? "0"
+    : (String(r.code) as "130" | "143" | "129")
 
 /** A failure report: the trial line first, then each failed check. */
 export const formatFailure = (r: TrialResult): string =>
   `${describeTrial(r.spec)}: exit ${r.code}${r.signal !== null ? ` (${r.signal})` : ""}, ` +
-  `${r.exitedBeforeSignal ? "exited before SIGINT" : `SIGINT at ${r.sigintAfterMs} ms`}, ran ${r.durationMs} ms` +
+  `${r.exitedBeforeSignal ? `exited before ${r.spec.signal}` : `${r.spec.signal} at ${r.signalAfterMs} ms`}, ran ${r.durationMs} ms` +
   `${fs.existsSync(r.workspace) ? `, workspace kept at ${r.workspace}` : ""}\n` +
   r.failures.map((f) => `  - [${f.check}] ${f.message}\n`).join("") +
   `  stderr: ${JSON.stringify(r.stderrTail)}`

@@ -1,4 +1,5 @@
-// Ctrl-C at any moment leaves nothing torn: seeded SIGINT trials against the compiled binary (see
+// Ctrl-C, SIGTERM or SIGHUP at any moment leaves nothing torn: seeded trials against the compiled
+// binary, each drawing its signal and its moment (see
 // interrupt-harness.ts for what one trial does and checks). A fixed seed by default, so CI is
 // repeatable; LAIT_INTERRUPT_SEED / LAIT_INTERRUPT_TRIALS explore others. Every assertion message
 // starts with the seed, the trial and the command that replays that trial alone.
@@ -7,9 +8,10 @@ import { ensureBinary } from "../e2e/util.ts"
 import {
   cacheEntryProblem,
   cassetteProblem,
-  catchesSigint,
+  catchesSignal,
   CHECKS,
   describeTrial,
+  exitCodeFor,
   formatFailure,
   InterruptHarness,
   MARKER_VARIABLE,
@@ -18,6 +20,7 @@ import {
   planTrials,
   runTrials,
   SCENARIOS,
+  SIGNALS,
   traceProblem,
   type TrialResult
 } from "./interrupt-harness.ts"
@@ -39,7 +42,7 @@ const specs = planTrials(SEED, TRIALS)
 let harness: InterruptHarness | undefined
 let results: Array<TrialResult> = []
 
-describe(`Ctrl-C trials (seed ${SEED}, ${TRIALS} trials)`, () => {
+describe(`interruption trials (seed ${SEED}, ${TRIALS} trials)`, () => {
   beforeAll(async () => {
     harness = InterruptHarness.create({ binary: await ensureBinary() })
     results = await runTrials(harness, specs, CONCURRENCY, (r) => {
@@ -49,7 +52,7 @@ describe(`Ctrl-C trials (seed ${SEED}, ${TRIALS} trials)`, () => {
 
   afterAll(() => harness?.close())
 
-  test("the plan covers every scenario, with at least 5 second-Ctrl-C trials", () => {
+  test("the plan covers every scenario and signal, with second signals of the same and of another kind", () => {
     const seed = `seed=${SEED}`
     for (const scenario of SCENARIOS) {
       expect(specs.filter((s) => s.scenario === scenario).length, `${seed}: scenario ${scenario}`).toBeGreaterThanOrEqual(
@@ -57,14 +60,22 @@ describe(`Ctrl-C trials (seed ${SEED}, ${TRIALS} trials)`, () => {
       )
     }
     if (TRIALS >= 50) {
-      expect(specs.filter((s) => s.scenario === "second-sigint").length, `${seed}: second-sigint trials`).toBeGreaterThanOrEqual(5)
+      const seconds = specs.filter((s) => s.scenario === "second-signal")
+      expect(seconds.length, `${seed}: second-signal trials`).toBeGreaterThanOrEqual(5)
+      expect(seconds.filter((s) => s.secondSignal !== s.signal).length, `${seed}: second signal of another kind`).toBeGreaterThanOrEqual(2)
+      expect(seconds.filter((s) => s.secondSignal === s.signal).length, `${seed}: second signal of the same kind`).toBeGreaterThanOrEqual(1)
+      for (const signal of SIGNALS) {
+        expect(specs.filter((s) => s.signal === signal).length, `${seed}: trials sending ${signal} first`).toBeGreaterThanOrEqual(
+          Math.floor(TRIALS / 6)
+        )
+      }
     }
   })
 
-  test("most trials were really interrupted mid-run (exit 130), not just finished", () => {
+  test("most trials were really interrupted mid-run (exit 128 + signo), not just finished", () => {
     // Guards the harness itself: delays that always landed after the run would prove nothing.
-    const interrupted = results.filter((r) => outcomeOf(r) === "130").length
-    expect(interrupted, `seed=${SEED}: ${interrupted} of ${results.length} trials exited 130`).toBeGreaterThanOrEqual(
+    const interrupted = results.filter((r) => outcomeOf(r) === String(exitCodeFor(r.spec.signal))).length
+    expect(interrupted, `seed=${SEED}: ${interrupted} of ${results.length} trials exited 130/143/129`).toBeGreaterThanOrEqual(
       Math.ceil(results.length / 2)
     )
   })
@@ -81,8 +92,9 @@ describe(`Ctrl-C trials (seed ${SEED}, ${TRIALS} trials)`, () => {
         expect(r.failures.filter((f) => f.check === check).map((f) => f.message), `${context}\n[${check}] failed`).toEqual([])
       }
       expect(outcomeOf(r), `${trial}: outcome`).not.toBe("fail")
-      if (spec.scenario === "second-sigint") expect(r.code, `${trial}: exit code after two SIGINTs`).toBe(130)
-      else if (!r.killedAtStartup) expect([0, 130], `${trial}: exit code ${r.code}`).toContain(r.code!)
+      const code = exitCodeFor(spec.signal)
+      if (spec.scenario === "second-signal") expect(r.code, `${trial}: exit code after two signals`).toBe(code)
+      else if (!r.killedAtStartup) expect([0, code], `${trial}: exit code ${r.code}`).toContain(r.code!)
     })
   }
 })
@@ -147,9 +159,11 @@ describe("the harness's checks detect what they look for", () => {
     expect(markedProcesses(marker)).toEqual([])
   })
 
-  test("SigCgt tells a process with a SIGINT handler from one without", async () => {
+  test("SigCgt tells a process with a handler for each signal from one without", async () => {
     const plain = Bun.spawn(["sleep", "30"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" })
-    const handling = Bun.spawn([process.execPath, "-e", "process.on('SIGINT', () => {}); setTimeout(() => {}, 30000)"], {
+    // Handles SIGINT and SIGHUP but not SIGTERM: each bit is read on its own.
+    const source = "process.on('SIGINT', () => {}); process.on('SIGHUP', () => {}); setTimeout(() => {}, 30000)"
+    const handling = Bun.spawn([process.execPath, "-e", source], {
       stdin: "ignore",
       stdout: "ignore",
       stderr: "ignore"
@@ -157,11 +171,12 @@ describe("the harness's checks detect what they look for", () => {
     try {
       let caught = false
       for (let i = 0; i < 200 && !caught; i++) {
-        caught = catchesSigint(handling.pid)
+        caught = catchesSignal(handling.pid, "SIGINT") && catchesSignal(handling.pid, "SIGHUP")
         await Bun.sleep(10)
       }
       expect(caught).toBe(true)
-      expect(catchesSigint(plain.pid)).toBe(false)
+      expect(catchesSignal(handling.pid, "SIGTERM")).toBe(false)
+      for (const signal of SIGNALS) expect(catchesSignal(plain.pid, signal)).toBe(false)
     } finally {
       plain.kill("SIGKILL")
       handling.kill("SIGKILL")

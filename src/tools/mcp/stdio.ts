@@ -2,8 +2,8 @@
 // one kills only the direct child, so a server started through a wrapper (`npx`, `uvx`, `sh -c`)
 // would leave its real process behind. Here the server leads its own process group, shutdown signals
 // the whole group, and a process-wide exit hook kills any group still alive when lait exits without
-// running finalizers (a second Ctrl-C). Incoming frames are capped, so a runaway server cannot grow
-// the line buffer without bound.
+// running finalizers (a second Ctrl-C, SIGTERM or SIGHUP). Incoming frames are capped, so a runaway
+// server cannot grow the line buffer without bound.
 import { type ChildProcess, spawn } from "node:child_process"
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"

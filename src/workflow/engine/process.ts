@@ -48,8 +48,8 @@ export const osErrorText = (error: unknown): string => {
 }
 
 // Process groups of children still running, killed when lait exits for any reason. The finalizers
-// below handle every orderly path; this covers `process.exit` on a second Ctrl-C, which runs no
-// finalizers. It is process-wide on purpose (it mirrors the OS process table), not run state.
+// below handle every orderly path; this covers `process.exit` on a second shutdown signal, which runs
+// no finalizers. It is process-wide on purpose (it mirrors the OS process table), not run state.
 const liveGroups = new Set<number>()
 let exitHookInstalled = false
 
@@ -81,7 +81,7 @@ const signalGroup = (pid: number, signal: "SIGTERM" | "SIGKILL"): void => {
 
 /**
  * How long an interrupted command (Ctrl-C, a step timeout, a cancelled run, a failed sibling) gets
- * between SIGTERM and SIGKILL to clean up. A second Ctrl-C does not wait: lait exits and the exit
+ * between SIGTERM and SIGKILL to clean up. A second signal does not wait: lait exits and the exit
  * hook above kills whatever is left.
  */
 export const TERMINATION_GRACE_MS = 2000

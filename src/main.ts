@@ -5,7 +5,7 @@
 import { takeEarlySigints } from "./core/earlySigint.ts"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { CliError, Command } from "effect/cli"
-import { ExitCode, exitCodeOf, primaryError, renderChain } from "./core/errors.ts"
+import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain } from "./core/errors.ts"
 import { CliConfigLayer } from "./cli/global.ts"
 import { countVerbosity, levelFor, loggingLayer } from "./cli/logging.ts"
 import { PresenterLayer } from "./cli/output.ts"
@@ -68,6 +68,8 @@ if (conflict !== undefined) {
     if (Exit.isSuccess(exit)) return flushAndExit(ExitCode.ok)
     const error = primaryError(exit.cause)
     if (error === undefined) return flushAndExit(ExitCode.ctrlC)
+    // The reader of stdout went away (`lait ... | head -1`): quiet, like any other filter in a pipe.
+    if (isBrokenPipe(error)) return flushAndExit(ExitCode.brokenPipe)
     if (CliError.isCliError(error)) {
       // effect/cli already printed the usage line (or help); parse problems are usage errors.
       return flushAndExit(ExitCode.usage)

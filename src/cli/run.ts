@@ -16,6 +16,7 @@ import { Progress } from "../workflow/progress.ts"
 import { osErrorText } from "../workflow/engine/process.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
+import { printLine } from "./output.ts"
 
 export const PROMPT_REQUIRED =
   "a PROMPT is required; provide one or pipe input via stdin (a workflow that declares 'inputs:' may be run without one)"
@@ -212,7 +213,7 @@ export const runCommand = Command.make("run", {
 
   if (dryRun) {
     const plan = yield* dryRunPlan(workflow, inputs, initial)
-    yield* Console.log(plan.join("\n"))
+    yield* printLine(plan.join("\n"))
     return
   }
 
@@ -236,7 +237,7 @@ export const runCommand = Command.make("run", {
   if (path !== undefined && path !== "-") {
     yield* writeResponse(path, body)
   } else {
-    yield* Console.log(body)
+    yield* printLine(body)
   }
   if (showUsage) yield* Console.error(formatUsage(yield* usage.entries, totals))
 }, (effect) => effect.pipe(Effect.provide(runLayers)))).pipe(

@@ -7,7 +7,7 @@
 import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "./core/earlySignals.ts"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { CliError, Command } from "effect/cli"
-import { ExitCode, exitCodeOf, primaryError, renderChain, signalExitCode } from "./core/errors.ts"
+import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "./core/errors.ts"
 import { CliConfigLayer } from "./cli/global.ts"
 import { countVerbosity, levelFor, loggingLayer } from "./cli/logging.ts"
 import { PresenterLayer } from "./cli/output.ts"
@@ -81,6 +81,8 @@ if (conflict !== undefined) {
     if (Exit.isSuccess(exit)) return flushAndExit(ExitCode.ok)
     const error = primaryError(exit.cause)
     if (error === undefined) return flushAndExit(ExitCode.ctrlC)
+    // The reader of stdout went away (`lait ... | head -1`): quiet, like any other filter in a pipe.
+    if (isBrokenPipe(error)) return flushAndExit(ExitCode.brokenPipe)
     if (CliError.isCliError(error)) {
       // effect/cli already printed the usage line (or help); parse problems are usage errors.
       return flushAndExit(ExitCode.usage)

@@ -1,9 +1,10 @@
 // `lait cache clear`: deletes `.lait/cache/` under the current directory (a missing one is fine).
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { Console, Effect } from "effect"
+import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { LaitError } from "../core/errors.ts"
+import { printLine } from "./output.ts"
 
 export const CACHE_DIR = nodePath.join(".lait", "cache")
 
@@ -14,7 +15,7 @@ const clear = Command.make("clear", {}, () =>
       try: () => fs.rmSync(dir, { recursive: true, force: true }),
       catch: (e) => new LaitError({ message: `failed to remove '${dir}'`, cause: e instanceof Error ? e.message : String(e) })
     })
-    yield* Console.log("cache cleared")
+    yield* printLine("cache cleared")
   })).pipe(Command.withDescription("Delete the response cache (.lait/cache/ in the current directory)"))
 
 export const cacheCommand = Command.make("cache").pipe(

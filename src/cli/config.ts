@@ -4,6 +4,7 @@ import { Console, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import { LaitConfig, redactedConfig } from "../config/LaitConfig.ts"
 import { globalOptions } from "./global.ts"
+import { printLine } from "./output.ts"
 
 /**
  * LaitConfig for this invocation. `waitForWriter`: commands that may take a while anyway wait
@@ -41,10 +42,10 @@ const show = Command.make("show", {
   for (const file of files) yield* Console.error(`note: loaded config '${file}'`)
   const shown = redactedConfig(config)
   if (json) {
-    yield* Console.log(JSON.stringify(shown, null, 2))
+    yield* printLine(JSON.stringify(shown, null, 2))
   } else {
     const yaml = yield* Effect.promise(() => import("yaml"))
-    yield* Console.log(yaml.stringify(shown).trimEnd())
+    yield* printLine(yaml.stringify(shown).trimEnd())
   }
 })).pipe(
   Command.withDescription("Print the merged configuration (files on stderr, api keys redacted)"),

@@ -11,6 +11,7 @@ import { LaitConfig } from "../config/LaitConfig.ts"
 import { formatUsage } from "../model/RunUsage.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
+import { printLine } from "./output.ts"
 
 const MAX_REPEAT = 4_294_967_295
 
@@ -95,7 +96,7 @@ export const evalCommand = Command.make("eval", {
 
   if (dryRun) {
     const plan = yield* dry.planEval(target, definition.cases, k)
-    yield* Console.log(dry.formatDryRun(plan, definition.cases.length, k))
+    yield* printLine(dry.formatDryRun(plan, definition.cases.length, k))
     return
   }
 
@@ -115,7 +116,7 @@ export const evalCommand = Command.make("eval", {
     Effect.provide(AssertionEvaluator.layer)
   )
   const report = reports.buildReport(outcome, { minPassRate: minRate })
-  yield* Console.log(
+  yield* printLine(
     format === "json"
       ? reports.jsonReport(report)
       : format === "junit"

@@ -1,8 +1,9 @@
 // Flags valid on either side of any subcommand (effect/cli global flags), and the built-ins we keep.
 // `-v` is verbosity here, as in the original lait; the version flag is `-V`/`--version`.
-import { Console, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { CliConfig, Flag, GlobalFlag } from "effect/cli"
 import { UsageError } from "../core/errors.ts"
+import { printLine } from "./output.ts"
 
 export const Verbose = GlobalFlag.Setting("verbose")({
   flag: Flag.Boolean("verbose").pipe(
@@ -49,7 +50,7 @@ const Version = GlobalFlag.Action({
     Flag.withDescription("Print the version"),
     Flag.withDefault(false)
   ),
-  run: (_, context) => Console.log(`lait ${context.version}`)
+  run: (_, context) => printLine(`lait ${context.version}`).pipe(Effect.orDie)
 })
 
 export const globalFlags = [Verbose, ConfigPath, NoConfig, NoEnv, Cache] as const

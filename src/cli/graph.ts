@@ -4,18 +4,8 @@
 import * as nodePath from "node:path"
 import { Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { LaitError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
-
-const writeStdout = (text: string): Effect.Effect<void, LaitError> =>
-  Effect.callback<void, LaitError>((resume) => {
-    process.stdout.write(text, (error) =>
-      resume(
-        error === null || error === undefined
-          ? Effect.void
-          : Effect.fail(new LaitError({ message: "failed to write to stdout", cause: error.message }))
-      ))
-  })
+import { writeStdout } from "./output.ts"
 
 /** Paths in labels as the user would type them from here: relative to the current directory. */
 const fromCwd = (absolute: string): string => {

@@ -9,6 +9,7 @@ import { Console, Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
 import { LaitError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
+import { printLine } from "./output.ts"
 
 export const INIT_KINDS = ["workflow", "test", "eval", "agent"] as const
 export type InitKind = (typeof INIT_KINDS)[number] | "config"
@@ -243,7 +244,7 @@ export const initCommand = Command.make("init", {
     })
   }
   yield* FileLoader.use((files) => files.writeAtomic(plan.path, plan.contents))
-  yield* Console.log(`created '${plan.path}'`)
+  yield* printLine(`created '${plan.path}'`)
   for (const note of plan.notes) yield* Console.error(note)
 }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))).pipe(
   Command.withDescription("Write a commented starter file (lait.config.yml, a workflow, test, eval or agent)")

@@ -5,6 +5,7 @@ import { Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { FileLoader } from "../core/FileLoader.ts"
 import { globalOptions } from "./global.ts"
+import { printLine } from "./output.ts"
 
 export const lintCommand = Command.make("lint", {
   paths: Argument.String("path").pipe(
@@ -18,8 +19,10 @@ export const lintCommand = Command.make("lint", {
 }, Effect.fn("cli.lint")(function*({ paths, format }) {
   const options = yield* globalOptions
   // Loaded on demand: YAML, jq, Ajv and Handlebars stay out of every other command's start-up.
-  const { runLint } = yield* Effect.promise(() => import("../lint/run.ts"))
-  yield* runLint(paths, format, options)
+  const { lintReport } = yield* Effect.promise(() => import("../lint/run.ts"))
+  const { stdout, failure } = yield* lintReport(paths, format, options)
+  if (stdout !== undefined) yield* printLine(stdout)
+  if (failure !== undefined) return yield* failure
 }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))).pipe(
   Command.withDescription("Check workflow, test, eval, agent and config files without running them")
 )

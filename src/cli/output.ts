@@ -1,7 +1,60 @@
-// How effect/cli's help, version and usage errors reach the user: help asked for goes to stdout, a
-// usage error is one `lait: ...` line on stderr (stdout carries results only), colour only on a TTY.
+// How lait prints. Every result a command prints goes through `writeStdout`/`printLine`, so a write
+// that fails (a full disk, `ulimit -f`, a closed stdout) is a tagged OutputError: main prints
+// `lait: failed to write output: <reason>` and exits 1, or exits quietly (141) when the reader of a
+// pipe went away. Also how effect/cli's help, version and usage errors reach the user: help asked for
+// goes to stdout, a usage error is one `lait: ...` line on stderr, colour only on a TTY.
+import * as fs from "node:fs"
 import { Console, Effect, Layer } from "effect"
 import { CliOutput } from "effect/cli"
+import { OutputError } from "../core/errors.ts"
+import { errnoOf } from "../core/FileLoader.ts"
+import { osReason } from "../core/osError.ts"
+
+// A failed write reaches the write's callback (below), and Bun emits it as an 'error' event as well,
+// which with no listener would end the process from the event loop with a stack trace.
+process.stdout.on("error", () => {})
+process.stderr.on("error", () => {})
+
+const O_CLOEXEC = 0o2000000
+
+/**
+ * Whether fd 1 was closed when lait started (`lait ... >&-`). The runtime then opens /dev/null on it
+ * with close-on-exec set, which an inherited descriptor cannot have (it survived an exec). Only Linux
+ * shows a descriptor's flags (/proc/self/fdinfo); elsewhere such output goes to /dev/null unnoticed.
+ */
+const stdoutWasClosed = (): boolean => {
+  try {
+    if (!fs.fstatSync(1).isCharacterDevice()) return false
+    const flags = /^flags:\s*([0-7]+)$/m.exec(fs.readFileSync("/proc/self/fdinfo/1", "utf8"))?.[1]
+    return flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) !== 0
+  } catch {
+    return false
+  }
+}
+
+const outputError = (error: unknown) =>
+  new OutputError({ message: "failed to write output", cause: osReason(error), errno: errnoOf(error) })
+
+// Sticky: after a failure the stream drops later writes without an error, so every later write fails
+// the same way instead of pretending to succeed.
+let failure: OutputError | undefined
+
+/**
+ * Writes `text` to stdout and waits until the OS took it (Bun's stdout is asynchronous on pipes), so
+ * the outcome of the write is known before the command goes on or exits.
+ */
+export const writeStdout = (text: string): Effect.Effect<void, OutputError> =>
+  Effect.callback<void, OutputError>((resume) => {
+    failure ??= stdoutWasClosed() ? outputError({ code: "EBADF" }) : undefined
+    if (failure !== undefined) return resume(Effect.fail(failure))
+    process.stdout.write(text, (error) => {
+      if (error !== null && error !== undefined) failure ??= outputError(error)
+      resume(failure === undefined ? Effect.void : Effect.fail(failure))
+    })
+  })
+
+/** `text` and a newline on stdout. */
+export const printLine = (text: string): Effect.Effect<void, OutputError> => writeStdout(`${text}\n`)
 
 export const useColor = (stream: { readonly isTTY?: boolean }): boolean =>
   stream.isTTY === true && process.env["NO_COLOR"] === undefined && process.env["TERM"] !== "dumb"
@@ -13,6 +66,7 @@ const usageHint = (commandPath: ReadonlyArray<string>) => `see '${commandPath.jo
 export const PresenterLayer = Layer.mergeAll(
   CliOutput.layer(formatter(useColor(process.stdout))),
   CliOutput.layerPresenter({
+    // The presenter may not fail; a failed write still reaches main, as a defect.
     present: (event) =>
       Effect.gen(function*() {
         switch (event._tag) {
@@ -20,7 +74,7 @@ export const PresenterLayer = Layer.mergeAll(
             // "Implicit" help means a command group was called with nothing to do: the usage goes
             // to stderr and the invocation is a usage error (main maps it to exit 2).
             if (event.reason === "Requested") {
-              yield* Console.log(formatter(useColor(process.stdout)).formatHelpDoc(event.helpDoc))
+              yield* printLine(formatter(useColor(process.stdout)).formatHelpDoc(event.helpDoc))
             } else {
               yield* Console.error(formatter(useColor(process.stderr)).formatHelpDoc(event.helpDoc))
             }
@@ -33,8 +87,8 @@ export const PresenterLayer = Layer.mergeAll(
             return
           }
           case "Version":
-            yield* Console.log(`${event.name} ${event.version}`)
+            yield* printLine(`${event.name} ${event.version}`)
         }
-      })
+      }).pipe(Effect.orDie)
   })
 )

@@ -4,7 +4,7 @@
 import * as fs from "node:fs"
 import { Console, Effect, Exit, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { LaitError, primaryError, renderChain, UsageError } from "../core/errors.ts"
+import { LaitError, type OutputError, primaryError, renderChain, UsageError } from "../core/errors.ts"
 import { FileLoader, READ_LIMIT, writeTargetProblem, writeUserFile } from "../core/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
@@ -16,6 +16,7 @@ import { Progress } from "../workflow/progress.ts"
 import { osErrorText } from "../workflow/engine/process.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
+import { printLine } from "./output.ts"
 
 export const PROMPT_REQUIRED =
   "a PROMPT is required; provide one or pipe input via stdin (a workflow that declares 'inputs:' may be run without one)"
@@ -229,7 +230,7 @@ export const runCommand = Command.make("run", {
 
   if (dryRun) {
     const plan = yield* dryRunPlan(workflow, inputs, initial)
-    yield* Console.log(plan.join("\n"))
+    yield* printLine(plan.join("\n"))
     return
   }
 
@@ -255,7 +256,10 @@ export const runCommand = Command.make("run", {
         : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
     })
     : content
-  const emitted = yield* Effect.exit(path !== undefined && path !== "-" ? writeResponse(path, body) : Console.log(body))
+  const emit: Effect.Effect<void, LaitError | OutputError> = path !== undefined && path !== "-"
+    ? writeResponse(path, body)
+    : printLine(body)
+  const emitted = yield* Effect.exit(emit)
   if (showUsage) yield* Console.error(formatUsage(yield* usage.entries, totals))
   // After the answer is out, so a trace that cannot be written never costs the answer.
   if (trace !== undefined && tracePath !== undefined) {

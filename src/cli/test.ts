@@ -8,6 +8,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { LaitError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { configLayer } from "./config.ts"
+import { printLine } from "./output.ts"
 
 /** `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`: every path given, as typed. */
 const listPaths = (paths: ReadonlyArray<string>): string => {
@@ -70,7 +71,7 @@ export const testCommand = Command.make("test", {
     : format === "junit"
     ? suite.junitReport(outcomes, { totalMs, startedAt, hostname: os.hostname() })
     : suite.textReport(outcomes)
-  yield* Console.log(report)
+  yield* printLine(report)
 
   const failed = outcomes.filter((outcome) => outcome.status === "fail").length
   if (failed > 0) return yield* new LaitError({ message: `${failed} of ${outcomes.length} test file(s) failed` })

@@ -1,11 +1,12 @@
 // `lait trace show FILE` and `lait trace export FILE --otlp URL`: read a `--trace-file` JSONL log back.
 // Neither loads lait.config.yml. `show` is local and synchronous (a FIFO without a writer fails at
 // once); `export` waits for one, loads `.env` for `${VAR}` in `--header` values, and can be Ctrl-C'd.
-import { Console, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { UsageError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { globalOptions } from "./global.ts"
+import { printLine } from "./output.ts"
 
 const fileArgument = Argument.String("file").pipe(
   Argument.withDescription("A JSONL trace file written by `lait run --trace-file`")
@@ -45,7 +46,7 @@ const show = Command.make("show", {
     Promise.all([import("../trace/file.ts"), import("../trace/show.ts")])
   )
   const { events } = yield* readTraceFile(file, { waitForWriter: false })
-  yield* Console.log(
+  yield* printLine(
     renderShow(events, {
       json,
       summary,

@@ -158,7 +158,8 @@ const isStream = (stat: fs.Stats | undefined): boolean => stat !== undefined && 
 export const isStreamTarget = (path: string): boolean => isStream(statOrUndefined(path))
 
 /**
- * Writes `data` into a FIFO or a device. The open and each write are non-blocking and retried while a
+ * Writes `data` into a FIFO, a device or an open descriptor's file (appended, as the descriptor's own
+ * writes are). The open and each write are non-blocking and retried while a
  * FIFO has no reader (ENXIO) or is full (EAGAIN): a blocking open would freeze the whole process, out
  * of reach of the Ctrl-C handler, whereas this wait is an ordinary interruptible fiber.
  */
@@ -167,7 +168,7 @@ export const writeStream = (path: string, data: string | Uint8Array): Effect.Eff
   const retrying = (code: string) => (e: unknown) => (errnoOf(e) === code ? Effect.succeed(-1) : Effect.fail(e))
   // One open attempt per acquire (acquisition is uninterruptible); the waiting happens between attempts.
   const attempt = Effect.acquireUseRelease(
-    Effect.try({ try: () => fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK), catch: (e) => e }).pipe(
+    Effect.try({ try: () => fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NONBLOCK), catch: (e) => e }).pipe(
       Effect.catch(retrying("ENXIO"))
     ),
     (fd) =>
@@ -246,16 +247,49 @@ const replaceAtomically = (
   }
 }
 
+const MAX_SYMLINK_HOPS = 40
+
+/**
+ * The file a write to `path` lands in: symlinks followed (a dangling one to the path it names), as an
+ * open(2) for writing would; renaming onto the link itself would replace the link with a file.
+ * Undefined when the path names an open descriptor (/dev/stdout, /dev/fd/N, /proc/self/fd/N): that
+ * is written in place, since replacing the file behind it would cut it off from the descriptor.
+ */
+const writeTarget = (path: string): string | undefined => {
+  let current = path
+  for (let hops = 0; hops < MAX_SYMLINK_HOPS; hops++) {
+    let dir: string
+    let target: string
+    try {
+      dir = fs.realpathSync(nodePath.dirname(current))
+      if (dir === "/proc" || dir.startsWith("/proc/")) return undefined
+      target = fs.readlinkSync(current)
+    } catch {
+      // EINVAL (not a link), ENOENT (a new file): write here; anything else is for the write to report.
+      return current
+    }
+    current = nodePath.resolve(dir, target)
+  }
+  throw Object.assign(new Error("ELOOP: too many symbolic links encountered"), { code: "ELOOP" })
+}
+
 /**
  * Writes a file for the user: a FIFO or device in place and interruptibly (`writeStream`), anything
- * else through a temp file and a rename. Fails with the OS error; callers word it.
+ * else through a temp file and a rename, so a failed write (full disk, `ulimit -f`) leaves the old
+ * file whole. A symlink is written through: its target is replaced, the link stays. Fails with the
+ * OS error; callers word it.
  */
 export const writeUserFile = (path: string, data: string | Uint8Array, options: WriteOptions = {}): Effect.Effect<void, unknown> =>
   Effect.suspend(() => {
     const existing = statOrUndefined(path)
-    return isStream(existing)
-      ? writeStream(path, data)
-      : Effect.try({ try: () => replaceAtomically(path, data, existing, options), catch: (e) => e })
+    if (isStream(existing)) return writeStream(path, data)
+    return Effect.try({ try: () => writeTarget(path), catch: (e) => e }).pipe(
+      Effect.flatMap((target) =>
+        target === undefined
+          ? writeStream(path, data)
+          : Effect.try({ try: () => replaceAtomically(target, data, existing, options), catch: (e) => e })
+      )
+    )
   })
 
 /**

@@ -13,6 +13,8 @@ export const ExitCode = {
   // A shutdown signal ends the run as 128 + its number, the way shells report a process it killed.
   sighup: 129,
   ctrlC: 130,
+  /** stdout's reader went away (`lait ... | head -1`): the status a shell shows for a SIGPIPE death. */
+  brokenPipe: 141,
   sigterm: 143
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
@@ -49,9 +51,15 @@ export class ModelApiError extends Data.TaggedError("ModelApiError")<ErrorFields
 /** A typed cancellation or timeout that ended the run (exit 5). */
 export class InterruptedError extends Data.TaggedError("InterruptedError")<ErrorFields> {}
 
-export type AnyLaitError = LaitError | UsageError | ValidationError | ModelApiError | InterruptedError
+/**
+ * Writing the command's output to stdout failed (exit 1). `errno` is kept so that a reader that went
+ * away (EPIPE) can end the process quietly instead of as an error.
+ */
+export class OutputError extends Data.TaggedError("OutputError")<ErrorFields & { readonly errno?: string | undefined }> {}
 
-const laitTags = new Set(["LaitError", "UsageError", "ValidationError", "ModelApiError", "InterruptedError"])
+export type AnyLaitError = LaitError | UsageError | ValidationError | ModelApiError | InterruptedError | OutputError
+
+const laitTags = new Set(["LaitError", "UsageError", "ValidationError", "ModelApiError", "InterruptedError", "OutputError"])
 
 export const isLaitError = (u: unknown): u is AnyLaitError =>
   typeof u === "object" && u !== null && "_tag" in u && laitTags.has((u as { _tag: string })._tag)
@@ -94,6 +102,10 @@ export const exitCodeOf = (error: unknown): ExitCode => {
   if (tagOf(chain[0]) === "UsageError") return ExitCode.usage
   return ExitCode.general
 }
+
+/** stdout's reader is gone: nothing is left to tell, so lait exits quietly (ExitCode.brokenPipe). */
+export const isBrokenPipe = (error: unknown): boolean =>
+  causeChain(error).some((u) => isLaitError(u) && u._tag === "OutputError" && u.errno === "EPIPE")
 
 /** The error of a failed cause, or undefined when it only holds interruptions. */
 export const primaryError = (cause: Cause.Cause<unknown>): unknown => {

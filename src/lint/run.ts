@@ -1,7 +1,7 @@
 // `lait lint PATH...` end to end: the active config, the files (directories walked), one report per
 // file in order, then the chosen rendering on stdout. Lint never calls a model and never waits on a
 // FIFO. It fails (exit 3, the summary on stderr) when anything had an error; warnings alone pass.
-import { Console, Effect } from "effect"
+import { Effect } from "effect"
 import type { GlobalOptions } from "../cli/global.ts"
 import { renderChain, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
@@ -84,14 +84,21 @@ export const render = (run: LintRun, format: LintFormat): Rendered => {
   }
 }
 
-export const runLint = (
+/**
+ * What `lait lint` prints on stdout (undefined: nothing) and the error it then exits with, if any.
+ * The command prints; failing only after the output keeps a findings list that cannot be written an
+ * output error rather than a lint failure.
+ */
+export const lintReport = (
   paths: ReadonlyArray<string>,
   format: LintFormat,
   options: GlobalOptions
-): Effect.Effect<void, ValidationError, FileLoader> =>
+): Effect.Effect<{ readonly stdout: string | undefined; readonly failure: ValidationError | undefined }, ValidationError, FileLoader> =>
   Effect.gen(function*() {
     const run = yield* collectLint(paths, options)
     const { stdout, failure } = render(run, format)
-    if (stdout.length > 0) yield* Console.log(stdout.join("\n"))
-    if (failure !== undefined) return yield* new ValidationError({ message: failure })
+    return {
+      stdout: stdout.length > 0 ? stdout.join("\n") : undefined,
+      failure: failure === undefined ? undefined : new ValidationError({ message: failure })
+    }
   })

@@ -5,7 +5,14 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit, Fiber } from "effect"
 import { renderChain } from "../../src/core/errors.ts"
-import { FileLoader, isStreamTarget, READ_LIMIT, writeAtomicSync, writeStream } from "../../src/core/FileLoader.ts"
+import {
+  FileLoader,
+  isStreamTarget,
+  READ_LIMIT,
+  writeAtomicSync,
+  writeStream,
+  writeUserFile
+} from "../../src/core/FileLoader.ts"
 
 let dir = ""
 beforeAll(() => {
@@ -177,6 +184,52 @@ describe("atomic writes", () => {
     writeAtomicSync(target, "y")
     expect(fs.readFileSync(target, "utf8")).toBe("y")
     expect(fs.readFileSync(path.join(dir, `clash.txt.${process.pid}.0.tmp`), "utf8")).toBe("keep")
+  })
+})
+
+describe("writeUserFile and symlinks", () => {
+  const write = (p: string, data: string) => Effect.runPromiseExit(writeUserFile(p, data, { createDirs: false }))
+
+  test("a chain of relative symlinks is written through: the last target is replaced, the links stay", async () => {
+    const sub = path.join(dir, "links")
+    fs.mkdirSync(path.join(sub, "real"), { recursive: true })
+    fs.writeFileSync(path.join(sub, "real", "file.txt"), "old")
+    fs.chmodSync(path.join(sub, "real", "file.txt"), 0o600)
+    fs.symlinkSync("real/file.txt", path.join(sub, "first"))
+    fs.symlinkSync("first", path.join(sub, "outer"))
+    expect(Exit.isSuccess(await write(path.join(sub, "outer"), "new"))).toBe(true)
+    expect([fs.readlinkSync(path.join(sub, "outer")), fs.readlinkSync(path.join(sub, "first"))]).toEqual(["first", "real/file.txt"])
+    expect(fs.readFileSync(path.join(sub, "real", "file.txt"), "utf8")).toBe("new")
+    expect(fs.statSync(path.join(sub, "real", "file.txt")).mode & 0o7777).toBe(0o600)
+    expect(fs.readdirSync(path.join(sub, "real"))).toEqual(["file.txt"])
+  })
+
+  test("a dangling symlink gets its target created, as open(2) would", async () => {
+    const link = path.join(dir, "dangling-link")
+    fs.symlinkSync("dangling-target.txt", link)
+    expect(Exit.isSuccess(await write(link, "made"))).toBe(true)
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true)
+    expect(fs.readFileSync(path.join(dir, "dangling-target.txt"), "utf8")).toBe("made")
+  })
+
+  test("a symlink loop fails instead of spinning", async () => {
+    fs.symlinkSync("loop-b", path.join(dir, "loop-a"))
+    fs.symlinkSync("loop-a", path.join(dir, "loop-b"))
+    const exit = await write(path.join(dir, "loop-a"), "x")
+    expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain("ELOOP")
+  })
+
+  test.skipIf(!fs.existsSync("/proc/self/fd"))("a /proc/self/fd path is written into the descriptor's file, appended", async () => {
+    const file = path.join(dir, "descriptor.txt")
+    fs.writeFileSync(file, "kept\n")
+    const fd = fs.openSync(file, "a")
+    try {
+      expect(Exit.isSuccess(await write(`/proc/self/fd/${fd}`, "added\n"))).toBe(true)
+      fs.writeSync(fd, "then\n")
+    } finally {
+      fs.closeSync(fd)
+    }
+    expect(fs.readFileSync(file, "utf8")).toBe("kept\nadded\nthen\n")
   })
 })
 

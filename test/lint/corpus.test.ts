@@ -4,12 +4,11 @@
 // runs the same table through the compiled binary.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Effect, Exit } from "effect"
-import { TestConsole } from "effect/testing"
-import { exitCodeOf, primaryError, renderChain } from "../../src/core/errors.ts"
+import { exitCodeOf, renderChain } from "../../src/core/errors.ts"
 import { FileLoader } from "../../src/core/FileLoader.ts"
 import { type ActiveConfig, loadActiveConfig } from "../../src/lint/config.ts"
 import type { LintFormat } from "../../src/lint/report.ts"
-import { lintFile, render, runLint } from "../../src/lint/run.ts"
+import { lintFile, lintReport, render } from "../../src/lint/run.ts"
 import {
   CORPUS,
   CORPUS_CONFIG_SECTION,
@@ -76,16 +75,12 @@ const checkEntry = async (entry: CorpusEntry, active: () => ActiveConfig, sectio
 /** The command as main.ts sees it: stdout, the error line and the exit code it maps the failure to. */
 const command = async (file: string, format: LintFormat, configPath: string | undefined) => {
   const exit = await Effect.runPromiseExit(
-    Effect.gen(function*() {
-      const outcome = yield* Effect.exit(runLint([file], format, options(configPath, configPath === undefined)))
-      return { outcome, stdout: (yield* TestConsole.logLines).join("\n") }
-    }).pipe(Effect.provide(FileLoader.layer), Effect.provide(TestConsole.layer))
+    lintReport([file], format, options(configPath, configPath === undefined)).pipe(Effect.provide(FileLoader.layer))
   )
   if (Exit.isFailure(exit)) throw new Error(String(exit.cause))
-  const { outcome, stdout } = exit.value
-  if (Exit.isSuccess(outcome)) return { stdout, stderr: "", code: 0 }
-  const error = primaryError(outcome.cause)
-  return { stdout, stderr: `lait: ${renderChain(error)}`, code: exitCodeOf(error) }
+  const { stdout = "", failure } = exit.value
+  if (failure === undefined) return { stdout, stderr: "", code: 0 }
+  return { stdout, stderr: `lait: ${renderChain(failure)}`, code: exitCodeOf(failure) }
 }
 
 const checkExitCodes = async (entry: CorpusEntry, configPath: string | undefined, section: ReadonlyArray<string>) => {

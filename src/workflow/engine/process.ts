@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as os from "node:os"
 import { Effect, Exit } from "effect"
 import { LaitError } from "../../core/errors.ts"
+import { osErrorText } from "../../core/osError.ts"
 
 /** Per stream; the same budget as file reads (upstream MAX_COMMAND_OUTPUT_BYTES). */
 export const COMMAND_OUTPUT_LIMIT = 16 * 1024 * 1024
@@ -17,35 +18,8 @@ export interface CommandRequest {
   readonly cwd?: string
 }
 
-const rustStrerror: Record<string, string> = {
-  EPERM: "Operation not permitted",
-  ENOENT: "No such file or directory",
-  ENXIO: "No such device or address",
-  E2BIG: "Argument list too long",
-  ENOEXEC: "Exec format error",
-  EACCES: "Permission denied",
-  EEXIST: "File exists",
-  ENOTDIR: "Not a directory",
-  EISDIR: "Is a directory",
-  ETXTBSY: "Text file busy",
-  ENOSPC: "No space left on device",
-  EROFS: "Read-only file system",
-  ENAMETOOLONG: "File name too long",
-  ELOOP: "Too many levels of symbolic links",
-  EPIPE: "Broken pipe"
-}
-
-/**
- * An OS error as upstream prints it (Rust's io::Error): `No such file or directory (os error 2)`.
- * Used for the messages of `run` and `write` steps, whose wording follows upstream.
- */
-export const osErrorText = (error: unknown): string => {
-  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
-  const errno = code === undefined ? undefined : (os.constants.errno as Record<string, number>)[code]
-  const text = code === undefined ? undefined : rustStrerror[code]
-  if (text !== undefined && errno !== undefined) return `${text} (os error ${errno})`
-  return error instanceof Error ? error.message : String(error)
-}
+// Re-exported: the step modules and `run -o` word OS errors the same way.
+export { osErrorText }
 
 // Process groups of children still running, killed when lait exits for any reason. The finalizers
 // below handle every orderly path; this covers `process.exit` on a second shutdown signal, which runs

@@ -1,4 +1,6 @@
 // `lait cache clear`: deletes `.lait/cache/` under the current directory (a missing one is fine).
+// A symlinked `.lait` or `.lait/cache` is refused: a recursive delete through it would empty whatever
+// directory the link points at, which is not the cache lait wrote.
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { Effect } from "effect"
@@ -8,9 +10,25 @@ import { printLine } from "./output.ts"
 
 export const CACHE_DIR = nodePath.join(".lait", "cache")
 
+const isSymlink = (path: string): boolean => {
+  try {
+    return fs.lstatSync(path).isSymbolicLink()
+  } catch {
+    // Missing (nothing to clear) or unreadable: rmSync below reports what matters.
+    return false
+  }
+}
+
 const clear = Command.make("clear", {}, () =>
   Effect.gen(function*() {
     const dir = nodePath.resolve(CACHE_DIR)
+    for (const path of [nodePath.dirname(dir), dir]) {
+      if (isSymlink(path)) {
+        return yield* new LaitError({
+          message: `refusing to clear the cache: '${path}' is a symbolic link, and nothing is deleted through one`
+        })
+      }
+    }
     yield* Effect.try({
       try: () => fs.rmSync(dir, { recursive: true, force: true }),
       catch: (e) => new LaitError({ message: `failed to remove '${dir}'`, cause: e instanceof Error ? e.message : String(e) })

@@ -1,14 +1,15 @@
 // Runs every (case, repeat) pair of an eval (inventory §7.2): in case order, at most `concurrency`
 // (8) at once, each in a run context of its own — usage meter, trace collector and model steps —
 // so concurrent runs never see each other's events or tokens; the ModelClient, config and caches
-// are shared. A run that fails is one failure (`<error chain>`); only an interruption stops the eval.
+// are shared. Pairs are produced one at a time as slots free up, never listed up front, so memory
+// follows the runs that finished, not --repeat. A run that fails is one failure (`<error chain>`); only an interruption stops the eval.
 //
 // With a budget (`--max-cost`), a pair starts only while the cost spent plus an estimate for the
 // runs in flight and this one stays within it. The estimate is the mean cost of the runs finished so
 // far, so until the first run has finished only one runs: before that the only estimate is the
 // prompt-size one of --dry-run, a lower bound, and a guess that is too low would start eight runs at
 // once. That lower bound still keeps a first run that alone would pass the budget from starting.
-import { Deferred, Effect, Fiber, Layer, Semaphore } from "effect"
+import { Cause, Deferred, Effect, Layer, Semaphore } from "effect"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
@@ -135,6 +136,23 @@ const runPair = (target: LoadedTarget, evalCase: EvalCase) =>
       Effect.provide(promptRunContext, { local: true })
     )
 
+export interface ScheduledRun {
+  /** 0-based position in `cases:`. */
+  readonly caseIndex: number
+  /** 0-based repeat of that case. */
+  readonly repeatIndex: number
+}
+
+/**
+ * The (case, repeat) runs in the order they start: case by case, each case's repeats in order.
+ * Lazy: a run exists only once the scheduler reaches it, so a large --repeat costs no memory up front.
+ */
+export function* schedule(caseCount: number, repeat: number): Generator<ScheduledRun, void, undefined> {
+  for (let caseIndex = 0; caseIndex < caseCount; caseIndex++) {
+    for (let repeatIndex = 0; repeatIndex < repeat; repeatIndex++) yield { caseIndex, repeatIndex }
+  }
+}
+
 export const runEval = (
   target: LoadedTarget,
   cases: ReadonlyArray<EvalCase>,
@@ -144,8 +162,9 @@ export const runEval = (
     const repeat = options.repeat
     const concurrency = Math.max(1, options.concurrency ?? EVAL_CONCURRENCY)
     const budget = options.maxCostUsd
-    const pairs = cases.flatMap((c, caseIndex) => Array.from({ length: repeat }, () => ({ caseIndex, evalCase: c })))
-    const outcomes: Array<RunOutcome | undefined> = new Array(pairs.length)
+    const total = cases.length * repeat
+    // Filled in as runs finish (in any order), read in repeat order.
+    const outcomes: Array<Array<RunOutcome>> = cases.map(() => [])
     const finishedPerCase = cases.map(() => 0)
     const passedPerCase = cases.map(() => 0)
     const slots = yield* Semaphore.make(concurrency)
@@ -157,11 +176,13 @@ export const runEval = (
     let priced = false
     let started = 0
     let stoppedByBudget = false
-    const fibers: Array<Fiber.Fiber<void>> = []
+    // A run cannot fail (its errors are its failures); a defect in one is kept and raised at the end.
+    let defect: Cause.Cause<never> | undefined
 
-    const finish = (index: number, outcome: RunOutcome) =>
+    const finish = (run: ScheduledRun, outcome: RunOutcome) =>
       Effect.gen(function*() {
-        outcomes[index] = outcome
+        const runs = outcomes[run.caseIndex]!
+        runs[run.repeatIndex] = outcome
         inFlight--
         done++
         if (outcome.failures.length > 0) failed++
@@ -169,24 +190,23 @@ export const runEval = (
           priced = true
           spent += outcome.usage.costUsd
         }
-        const { caseIndex } = pairs[index]!
-        finishedPerCase[caseIndex]!++
-        if (outcome.failures.length === 0) passedPerCase[caseIndex]!++
+        finishedPerCase[run.caseIndex]!++
+        if (outcome.failures.length === 0) passedPerCase[run.caseIndex]!++
         yield* Deferred.succeed(firstDone, undefined)
         if (options.onProgress !== undefined) {
-          const caseDone = finishedPerCase[caseIndex] === repeat
-            ? { index: caseIndex + 1, passed: passedPerCase[caseIndex]!, total: repeat }
+          const caseDone = finishedPerCase[run.caseIndex] === repeat
+            ? { index: run.caseIndex + 1, passed: passedPerCase[run.caseIndex]!, total: repeat }
             : undefined
           yield* options.onProgress({
             runsDone: done,
-            runsTotal: pairs.length,
+            runsTotal: total,
             runsFailed: failed,
             ...(caseDone !== undefined ? { caseDone } : {})
           })
         }
       })
 
-    for (let index = 0; index < pairs.length; index++) {
+    for (const run of schedule(cases.length, repeat)) {
       yield* Semaphore.take(slots, 1)
       if (budget !== undefined) {
         if (done === 0 && inFlight > 0) yield* Deferred.await(firstDone)
@@ -199,27 +219,29 @@ export const runEval = (
       }
       inFlight++
       started++
-      const { evalCase } = pairs[index]!
-      const fiber = yield* runPair(target, evalCase).pipe(
-        Effect.flatMap((outcome) => finish(index, outcome)),
+      // Not kept: a finished run's fiber is garbage at once; the slots below tell when all are done.
+      yield* runPair(target, cases[run.caseIndex]!).pipe(
+        Effect.flatMap((outcome) => finish(run, outcome)),
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.sync(() => void (defect ??= cause))
+        ),
         Effect.ensuring(Semaphore.release(slots, 1)),
         Effect.forkChild({ startImmediately: true })
       )
-      fibers.push(fiber)
     }
-    yield* Fiber.joinAll(fibers)
+    yield* Semaphore.take(slots, concurrency)
+    if (defect !== undefined) return yield* Effect.failCause(defect)
 
     const caseOutcomes = cases.map((c, caseIndex): CaseOutcome => {
-      const runs = outcomes.slice(caseIndex * repeat, (caseIndex + 1) * repeat).filter((o): o is RunOutcome =>
-        o !== undefined
-      )
+      // Array.prototype.filter skips the holes of repeats that never started.
+      const runs = outcomes[caseIndex]!.filter((o) => o !== undefined)
       return { index: caseIndex + 1, input: c.input, runs, notStarted: repeat - runs.length }
     })
     return {
       cases: caseOutcomes,
       repeat,
       budgetStop: stoppedByBudget && budget !== undefined
-        ? { budgetUsd: budget, spentUsd: spent, started, total: pairs.length }
+        ? { budgetUsd: budget, spentUsd: spent, started, total }
         : undefined,
       costUsd: priced ? spent : undefined
     }

@@ -2,7 +2,8 @@
 // and the upward search select, as for any command) decides whether names are checked, and its
 // `workflows:` registry is reported first; a config file named or found among the PATHs is checked
 // like the loader checks it (every key, value and rule, with its line) plus whether the files its
-// `workflows:`/`agents:`/`skills:` entries name exist.
+// `workflows:`/`agents:`/`skills:` entries name exist, and whether a shell tool puts a template in a
+// `sh -c` script.
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { Effect } from "effect"
@@ -10,11 +11,13 @@ import { type LoadedConfig, loadConfig, parseConfigText } from "../config/load.t
 import type { ConfigFile } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
 import type { GlobalOptions } from "../cli/global.ts"
-import { parseYaml } from "../workflow/load/yaml.ts"
+import { parseYaml, type Y } from "../workflow/load/yaml.ts"
 import {
   BROKEN_CONFIG_REASON,
   display,
   fieldOf,
+  itemOf,
+  lineOfText,
   type LintEnv,
   NO_CONFIG_REASON,
   realpath,
@@ -22,6 +25,7 @@ import {
   type Where
 } from "./context.ts"
 import type { ConfigSection, Emitter, RegistryEntry } from "./findings.ts"
+import { shellTemplate, shellTemplateMessage } from "./untrusted.ts"
 import { errorLine } from "./workflow.ts"
 
 const isFile = (path: string): boolean => {
@@ -99,6 +103,17 @@ const registryProblem = (section: "workflows" | "agents" | "skills", path: strin
   return stat.isFile() ? undefined : "which is not a regular file"
 }
 
+/** `tools:` whose command is `sh -c` with a template in the script (src/lint/untrusted.ts). */
+const checkShellTools = (config: ConfigFile, where: Where, root: Y | undefined, emitter: Emitter) => {
+  const holder = valueOf(where, root, "tools")
+  for (const [name, tool] of Object.entries(config.tools ?? {})) {
+    const found = shellTemplate(tool.command)
+    if (found === undefined) continue
+    const item = itemOf(where, valueOf(where, valueOf(where, holder, name), "command"), found.index)
+    emitter.emit("warning", shellTemplateMessage(`tool '${name}'`, found), lineOfText(where, item, found.template))
+  }
+}
+
 /** A config file among the PATHs. */
 export const lintConfigText = (
   path: string,
@@ -115,13 +130,14 @@ export const lintConfigText = (
       emitter.emit("error", renderChain(parsed.failure), errorLine(parsed.failure))
       return
     }
-    const real = realpath(absolute)
-    // The active config's registry is already reported in its own section.
-    if (real.ok && active.files.has(real.path)) return
     const config: ConfigFile = parsed.success
     const yaml = parseYaml(text)
     const where: Where = { src: yaml.ok ? yaml.source : undefined }
     const root = where.src?.wrap(where.src.doc.contents, 1)
+    checkShellTools(config, where, root, emitter)
+    const real = realpath(absolute)
+    // The active config's registry is already reported in its own section.
+    if (real.ok && active.files.has(real.path)) return
     for (const section of ["workflows", "agents", "skills"] as const) {
       const holder = valueOf(where, root, section)
       for (const [name, target] of Object.entries(config[section] ?? {})) {

@@ -5,7 +5,8 @@
 //              that cannot be loaded; `workflow:` cycles and nesting depth; `mcp`, `skills`,
 //              `subagents`, `tools` and `agent:` names not registered in lait.config.yml;
 //   warnings — `steps.x` / `$steps.x` naming no step of the file; `schemas:`/`agents:` entries never
-//              used; MCP servers whose `allowed_tools` is `[]`.
+//              used; MCP servers whose `allowed_tools` is `[]`; a template inside a `sh -c` script
+//              (not wrapped in `shq`) and a templated `write:` path (src/lint/untrusted.ts).
 // Problems inside a child workflow are reported with `in workflow '<path>': ` in front, at the line
 // of the `workflow:` step that calls it. Unknown JSON Schema `type` names are load errors here (Ajv
 // refuses to compile them), not warnings as upstream, whose validator silently accepted them.
@@ -33,6 +34,7 @@ import {
 import { type Emitter, redirected } from "./findings.ts"
 import { checkCapabilities } from "./names.ts"
 import { jqReferences, type Reference, templateReferences } from "./refs.ts"
+import { shellTemplate, shellTemplateMessage, writePathMessage, writePathTemplate } from "./untrusted.ts"
 
 /** The 1-based line a loader error carries (the outermost link of its chain that has one). */
 export const errorLine = (error: unknown): number | undefined => {
@@ -197,9 +199,15 @@ const lintStep = (scope: Scope, step: Step, position: number, y: Y | undefined):
         }
         break
       }
-      case "run":
+      case "run": {
         k.argv.forEach((arg, i) => checkTemplate(scope, context, arg, itemOf(where, value("run"), i)))
+        const shell = shellTemplate(k.argv)
+        if (shell !== undefined) {
+          const line = lineOfText(where, itemOf(where, value("run"), shell.index), shell.template)
+          scope.emitter.emit("warning", shellTemplateMessage(context, shell), line)
+        }
         break
+      }
       case "workflow": {
         if (k.with !== undefined) checkJq(scope, `${context}'s 'with'`, k.with, value("with"))
         const line = keyAt("workflow")
@@ -229,9 +237,14 @@ const lintStep = (scope: Scope, step: Step, position: number, y: Y | undefined):
       case "ask":
         checkTemplate(scope, context, k.prompt, value("ask"))
         break
-      case "write":
+      case "write": {
         checkTemplate(scope, context, k.path, value("write"))
+        const template = writePathTemplate(k.path)
+        if (template !== undefined) {
+          scope.emitter.emit("warning", writePathMessage(context, template), lineOfText(where, value("write"), template))
+        }
         break
+      }
       case "switch": {
         const cases = value("switch")
         k.cases.forEach((c, i) =>

@@ -18,7 +18,8 @@ import type { RunTracer } from "../trace/RunTracer.ts"
 import { closestRecording } from "./cassetteDiff.ts"
 import { keyMaterial, requestKey, type KeyInput } from "./requestKey.ts"
 import { type Pricing, RunUsage } from "./RunUsage.ts"
-import { ChatCompletion, type ChatRequest, type ToolCall, type Usage } from "./types.ts"
+import { ChatCompletion, type ChatRequest, type ToolCall } from "./types.ts"
+import { readUsage, type Usage } from "./usage.ts"
 import { chatToResponsesBody, responsesFailure, responsesToChat, responsesUnsupported } from "./responsesApi.ts"
 
 export interface Endpoint {
@@ -45,6 +46,8 @@ export interface ModelResult {
   readonly reasoning: string | null
   readonly toolCalls: ReadonlyArray<ToolCall>
   readonly usage: Usage | undefined
+  /** Reported usage values that were not token counts (see src/model/usage.ts), noted at -v. */
+  readonly usageIgnored?: ReadonlyArray<string>
   readonly source: Source
   /** The endpoint that answered (a fallback, possibly). */
   readonly endpoint: Endpoint
@@ -94,6 +97,7 @@ const readCompletion = (
   const completion = exit.value
   const message = completion.choices[0]?.message
   if (message === undefined) return { problem: { kind: "no-choices" } }
+  const usage = readUsage(completion.usage)
   return {
     result: {
       content: message.content ?? null,
@@ -103,7 +107,8 @@ const readCompletion = (
         type: "function" as const,
         function: { name: c.function.name, arguments: c.function.arguments }
       })),
-      usage: completion.usage ?? undefined,
+      usage: usage.usage,
+      ...(usage.ignored.length > 0 ? { usageIgnored: usage.ignored } : {}),
       source,
       endpoint,
       raw
@@ -142,17 +147,22 @@ export const interpret = (raw: unknown, endpoint: Endpoint, source: Source): Eff
 }
 
 const recordUsage = (label: string, result: ModelResult) =>
-  result.usage === undefined
-    ? Effect.void
-    : RunUsage.use((u) =>
+  Effect.gen(function*() {
+    for (const reason of result.usageIgnored ?? []) {
+      yield* Effect.logDebug(`${label}: the reported ${reason}; treated as absent`)
+    }
+    if (result.usage === undefined) return
+    const usage = result.usage
+    yield* RunUsage.use((u) =>
       u.record({
         label,
-        prompt: result.usage!.prompt_tokens,
-        completion: result.usage!.completion_tokens,
-        total: result.usage!.total_tokens,
+        prompt: usage.prompt_tokens,
+        completion: usage.completion_tokens,
+        total: usage.total_tokens,
         pricing: result.endpoint.pricing
       })
     )
+  })
 
 /** The JSON body sent to `/chat/completions` (None fields omitted, as async-openai does). */
 export const chatBody = (modelId: string, r: ChatRequest): Record<string, unknown> => ({

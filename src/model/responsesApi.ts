@@ -62,7 +62,7 @@ export const chatToResponsesBody = (modelId: string, r: ChatRequest): Record<str
 interface ResponsesOutput {
   readonly output?: ReadonlyArray<{ readonly type?: string; readonly content?: ReadonlyArray<{ readonly type?: string; readonly text?: string }> }>
   readonly output_text?: string
-  readonly usage?: { readonly input_tokens?: number; readonly output_tokens?: number; readonly total_tokens?: number }
+  readonly usage?: { readonly input_tokens?: unknown; readonly output_tokens?: unknown; readonly total_tokens?: unknown } | null
 }
 
 /** A Responses API body in chat-completions shape (what `interpret` reads). */
@@ -76,13 +76,10 @@ export const responsesToChat = (raw: unknown): unknown => {
       .filter((c) => c.type === "output_text" && typeof c.text === "string")
       .map((c) => c.text)
       .join("")
-  const usage = r.usage === undefined
-    ? undefined
-    : {
-      prompt_tokens: r.usage.input_tokens ?? 0,
-      completion_tokens: r.usage.output_tokens ?? 0,
-      total_tokens: r.usage.total_tokens ?? (r.usage.input_tokens ?? 0) + (r.usage.output_tokens ?? 0)
-    }
+  // Renamed only: readUsage checks the values and fills in what is absent.
+  const usage = typeof r.usage !== "object" || r.usage === null
+    ? r.usage
+    : { prompt_tokens: r.usage.input_tokens, completion_tokens: r.usage.output_tokens, total_tokens: r.usage.total_tokens }
   return {
     choices: [{ message: { role: "assistant", content: text } }],
     ...(usage !== undefined ? { usage } : {})

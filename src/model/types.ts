@@ -40,12 +40,6 @@ export interface ChatRequest {
   readonly max_tokens?: number
 }
 
-const Usage = Schema.Struct({
-  prompt_tokens: Schema.Number,
-  completion_tokens: Schema.Number,
-  total_tokens: Schema.Number
-})
-
 const ResponseToolCall = Schema.Struct({
   id: Schema.String,
   type: Schema.optionalKey(Schema.String),
@@ -65,7 +59,7 @@ export const ChatCompletion = Schema.Struct({
       finish_reason: Schema.optionalKey(Schema.NullOr(Schema.String))
     })
   ),
-  usage: Schema.optionalKey(Schema.NullOr(Usage))
+  // Read by readUsage (src/model/usage.ts): a bad count must not make the whole answer unreadable.
+  usage: Schema.optionalKey(Schema.Unknown)
 })
 export type ChatCompletion = typeof ChatCompletion.Type
-export type Usage = typeof Usage.Type

@@ -30,11 +30,11 @@ import { loadWorkflow } from "./load.ts"
 import { type AgentStep, type LlmStepContext, LlmSteps, type LlmStepsService, type PromptStep } from "./LlmSteps.ts"
 import type { ModelDefinition, RetryPolicy, Step, StepKind, Workflow, WorkflowDefaults } from "./model.ts"
 import { Progress, ProgressWriter } from "./progress.ts"
-import { renderTemplate } from "./template.ts"
+import { renderTemplate, renderTemplateParts } from "./template.ts"
 import { type Answerer, ask, terminalAnswerer } from "./engine/ask.ts"
 import { osErrorText, runCommand } from "./engine/process.ts"
 import { loadSchemaRef } from "./engine/schemas.ts"
-import { writeOutputFile } from "./engine/write.ts"
+import { unsafeWritePath, writeOutputFile } from "./engine/write.ts"
 import { stepSpan, workflowSpan } from "../trace/spans.ts"
 
 /** Upstream's limit on `workflow:` nesting (files on the call stack). */
@@ -516,7 +516,9 @@ const runAction = (
         )
       }
       case "write": {
-        const path = yield* renderTemplate(kind.path, templateData(frame, input, steps))
+        const { text: path, printed } = yield* renderTemplateParts(kind.path, templateData(frame, input, steps))
+        const unsafe = unsafeWritePath(path, printed)
+        if (unsafe !== undefined) return yield* unsafe
         yield* observeCancel(frame, writeOutputFile(path, textForm(input)), "output file write was cancelled")
         return input
       }

@@ -1,9 +1,11 @@
 // Handlebars templates (prompts, system prompts, `run` arguments, `write` paths, `ask` questions,
-// agent bodies): strict, no HTML escaping, Handlebars' built-in helpers, plus `text` and `json`.
+// agent bodies): strict, no HTML escaping, Handlebars' built-in helpers, plus `text`, `json` and `shq`.
 //
 // A bare reference prints the value's text form: every `{{path}}` (also `{{{path}}}`, `{{&path}}` and
 // `{{~path~}}`) becomes `{{text path}}`, so objects and arrays come out as compact JSON instead of
 // `[object Object]`, and strings come out as they are. `{{json x}}` always prints JSON (strings quoted).
+// `{{shq x}}` prints the text form in POSIX single quotes, so a value placed in a `sh -c` script
+// reaches the shell as one literal word whatever it contains (`'`, `;`, `$(…)`, newlines).
 //
 // The rewrite works on the parsed template (not on its text), so comments, raw blocks, escaped
 // `\{{…}}` and string literals are never touched, and error locations point at the source as written.
@@ -11,7 +13,7 @@
 // Strictness: a bare reference or the argument of `text`/`json` must exist — `{{steps.nope}}` fails
 // with `"steps.nope" is not defined`. Handlebars' own strict mode checks only the last segment of a
 // path and none of a helper's arguments, so those paths are resolved segment by segment by an internal
-// helper instead. Block helpers keep Handlebars' behaviour on purpose: `{{#if input.optional}}`,
+// helper instead (also for `shq`). Block helpers keep Handlebars' behaviour on purpose: `{{#if input.optional}}`,
 // `{{#each}}`, `{{#with}}`, `{{#unless}}` and `lookup` treat a missing value as empty/false, which is
 // how optional fields are tested.
 import Handlebars from "handlebars"
@@ -29,6 +31,7 @@ export interface TemplateData {
 }
 
 const PATH_HELPER = "__lait_path"
+const PRINTED_HELPER = "__lait_printed"
 const OPTIONS = { strict: true, noEscape: true } as const
 
 const env = Handlebars.create()
@@ -55,6 +58,21 @@ const singleArgument = (name: string, args: ReadonlyArray<unknown>): unknown => 
 
 env.registerHelper("text", (...args: Array<unknown>) => textForm(singleArgument("text", args) as Json))
 env.registerHelper("json", (...args: Array<unknown>) => JSON.stringify(singleArgument("json", args)))
+
+/** POSIX single-quote quoting: inside '…' nothing is special, and a `'` is closed, escaped, reopened. */
+export const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`
+
+env.registerHelper("shq", (...args: Array<unknown>) => shellQuote(textForm(singleArgument("shq", args) as Json)))
+
+/** Set while a template renders for `renderTemplateParts`: what each `{{…}}` printed, in order. */
+let printed: Array<string> | undefined
+
+// Wraps every `{{…}}` when a template is compiled for renderTemplateParts. It returns the value as
+// it is, so the output is what the plain template prints; Handlebars prints null/undefined as "".
+env.registerHelper(PRINTED_HELPER, (value: unknown) => {
+  printed?.push(value === null || value === undefined ? "" : String(value))
+  return value
+})
 
 // `(__lait_path <first segment> "<path as written>" "<segment>"…)`: Handlebars resolves the first
 // segment (so `../`, `@data`, `this` and block params keep working), this walks the rest and fails on
@@ -114,7 +132,7 @@ const strictArgument = (param: Expression): Expression => {
 
 const isValueHelper = (path: PathExpression): boolean =>
   !path.data && path.depth === 0 && path.parts.length === 1 && !/^(\.|this\b)/.test(path.original) &&
-  (path.parts[0] === "text" || path.parts[0] === "json")
+  (path.parts[0] === "text" || path.parts[0] === "json" || path.parts[0] === "shq")
 
 interface Call {
   path: hbs.AST.Node
@@ -180,6 +198,30 @@ const rewriteStatement = (node: hbs.AST.Statement): void => {
   }
 }
 
+/** Routes what every `{{…}}` prints through PRINTED_HELPER (after rewriteProgram). */
+const wrapPrinted = (program: hbs.AST.Program | undefined): void => {
+  for (const statement of program?.body ?? []) {
+    if (statement.type === "MustacheStatement") {
+      const mustache = statement as hbs.AST.MustacheStatement
+      const call: hbs.AST.SubExpression = {
+        type: "SubExpression",
+        path: mustache.path as PathExpression,
+        params: mustache.params,
+        hash: mustache.hash,
+        loc: mustache.loc
+      }
+      mustache.path = helperPath(PRINTED_HELPER, mustache.loc)
+      mustache.params = [call]
+      mustache.hash = undefined as unknown as Hash
+    } else if (statement.type === "BlockStatement" || statement.type === "DecoratorBlock") {
+      wrapPrinted((statement as hbs.AST.BlockStatement).program)
+      wrapPrinted((statement as hbs.AST.BlockStatement).inverse)
+    } else if (statement.type === "PartialBlockStatement") {
+      wrapPrinted((statement as hbs.AST.PartialBlockStatement).program)
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Compiling (cached by source text)
 
@@ -188,6 +230,8 @@ type Compiled =
   | { readonly ok: false; readonly reason: string }
 
 const compiled = new Map<string, Compiled>()
+/** The same templates compiled with wrapPrinted, for renderTemplateParts (few: `write` paths). */
+const compiledPrinting = new Map<string, Compiled>()
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
@@ -208,19 +252,21 @@ const oneLine = (message: string): string => {
   return kept.filter((line) => line.length > 0).join(" ")
 }
 
-const compile = (source: string): Compiled => {
-  const hit = compiled.get(source)
+const compile = (source: string, printing = false): Compiled => {
+  const cache = printing ? compiledPrinting : compiled
+  const hit = cache.get(source)
   if (hit !== undefined) return hit
   let result: Compiled
   try {
     const ast = env.parse(source)
     rewriteProgram(ast)
+    if (printing) wrapPrinted(ast)
     const template = env.compile(ast, OPTIONS)
     result = { ok: true, render: (data) => template(data) }
   } catch (e) {
     result = { ok: false, reason: oneLine(messageOf(e)) }
   }
-  compiled.set(source, result)
+  cache.set(source, result)
   return result
 }
 
@@ -236,22 +282,27 @@ export const checkTemplateSyntax = (source: string): string | undefined => {
   return result.ok ? undefined : `failed to parse template: ${quote(source)}: ${result.reason}`
 }
 
-/** Renders with any data object (named prompts use `{input, steps, vars}`, dry runs `{input?, inputs}`). */
-export const renderTemplateWith = (
-  source: string,
-  data: Readonly<Record<string, unknown>>
-): Effect.Effect<string, LaitError> =>
+interface Rendered {
+  readonly text: string
+  /** What each `{{…}}` printed, in output order (only when rendered for renderTemplateParts). */
+  readonly printed: ReadonlyArray<string>
+}
+
+const render = (source: string, data: unknown, printing: boolean): Effect.Effect<Rendered, LaitError> =>
   Effect.suspend(() => {
     // Without `{{` Handlebars would return the text unchanged: skip it.
-    if (!source.includes("{{")) return Effect.succeed(source)
-    const result = compile(source)
+    if (!source.includes("{{")) return Effect.succeed({ text: source, printed: [] })
+    const result = compile(source, printing)
     if (!result.ok) {
       return Effect.fail(
         new LaitError({ message: `failed to parse template: ${quote(source)}`, cause: new LaitError({ message: result.reason }) })
       )
     }
+    // Rendering is synchronous, so no other template can render while `printed` is set.
+    const parts: Array<string> = []
+    printed = printing ? parts : undefined
     try {
-      return Effect.succeed(result.render(data))
+      return Effect.succeed({ text: result.render(data), printed: parts })
     } catch (e) {
       return Effect.fail(
         new LaitError({
@@ -259,9 +310,25 @@ export const renderTemplateWith = (
           cause: new LaitError({ message: oneLine(messageOf(e)) })
         })
       )
+    } finally {
+      printed = undefined
     }
   })
+
+/** Renders with any data object (named prompts use `{input, steps, vars}`, dry runs `{input?, inputs}`). */
+export const renderTemplateWith = (
+  source: string,
+  data: Readonly<Record<string, unknown>>
+): Effect.Effect<string, LaitError> => Effect.map(render(source, data, false), (r) => r.text)
 
 /** Renders a workflow template against `{input, steps, inputs, loop}` (plus any extra keys). */
 export const renderTemplate = (source: string, data: TemplateData): Effect.Effect<string, LaitError> =>
   renderTemplateWith(source, data)
+
+/**
+ * Renders like renderTemplate and also returns what each `{{…}}` printed, so a caller can tell the
+ * values apart from the template's own text (a `write` path's directories are the author's; a value
+ * must stay one file name).
+ */
+export const renderTemplateParts = (source: string, data: TemplateData): Effect.Effect<Rendered, LaitError> =>
+  render(source, data, true)

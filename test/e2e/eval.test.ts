@@ -546,13 +546,22 @@ describe("command line", () => {
   })
 
   test.each([
-    [["--repeat", "-1"], "lait: invalid value '-1' for '--repeat <N>': expected an integer from 0 to 4294967295\n"],
+    [["--repeat", "-1"], "lait: invalid value '-1' for '--repeat <N>': expected an integer from 0 to 10000\n"],
+    [["--repeat", "10001"], "lait: invalid value '10001' for '--repeat <N>': expected an integer from 0 to 10000\n"],
     [["--min-pass-rate", "1.5"], "lait: invalid value '1.5' for '--min-pass-rate <R>': expected a number from 0 to 1\n"],
     [["--max-cost", "-2"], "lait: invalid value '-2' for '--max-cost <USD>': expected a non-negative amount\n"]
   ])("%j is a usage error", async (args, stderr) => {
     const p = project("http://127.0.0.1:9/v1")
     p.write("eval.yml", "target: { model: m, prompt: x }\ncases: []\n")
     expect(outcome(await p.lait(["eval", "eval.yml", ...args]))).toEqual({ code: 2, stdout: "", stderr })
+  })
+
+  test("--repeat 10000, the bound, is accepted", async () => {
+    const p = project("http://127.0.0.1:9/v1")
+    p.write("eval.yml", "target: { model: m, prompt: x }\ncases:\n  - input: a\n")
+    const r = await p.lait(["eval", "eval.yml", "--repeat", "10000", "--dry-run"])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain("runs: 1 case(s) x 10000 repeat(s) = 10000")
   })
 
   test("an invalid eval file is a validation error (exit 3) naming the line", async () => {

@@ -7,7 +7,7 @@ import { FetchHttpClient } from "effect/http"
 import { FileLoader } from "../../src/core/FileLoader.ts"
 import { LaitConfig } from "../../src/config/LaitConfig.ts"
 import type { ConfigFile } from "../../src/config/schema.ts"
-import { type EvalOptions, runEval, totalUsage } from "../../src/eval/runner.ts"
+import { type EvalOptions, runEval, schedule, totalUsage } from "../../src/eval/runner.ts"
 import { parseEvalDefinition } from "../../src/eval/schema.ts"
 import { loadTarget } from "../../src/eval/target.ts"
 import { ModelClient } from "../../src/model/ModelClient.ts"
@@ -223,5 +223,42 @@ describe("runEval", () => {
     })
     expect(stats.calls).toBe(1)
     expect(outcome.budgetStop?.started).toBe(1)
+  })
+
+  test("a repeat far beyond any case count is scheduled lazily: nothing is listed up front", async () => {
+    // 2^32 runs could not even be held in one array; the budget stops the eval after the first run.
+    const repeat = 2 ** 32
+    const { stats, outcome } = await evalRun({
+      script: [{ repeat: true }],
+      evalYaml: `target: { model: m, prompt: "{{input}}" }\ncases:\n  - input: a\n`,
+      run: { repeat, maxCostUsd: 0.03 },
+      priced: true
+    })
+    expect(stats.calls).toBe(1)
+    expect(outcome.cases.map((c) => [c.runs.length, c.notStarted])).toEqual([[1, repeat - 1]])
+    expect(outcome.budgetStop).toMatchObject({ started: 1, total: repeat })
+  })
+})
+
+describe("schedule", () => {
+  test("yields (case, repeat) in case order, each case's repeats in order", () => {
+    expect([...schedule(2, 3)]).toEqual([
+      { caseIndex: 0, repeatIndex: 0 },
+      { caseIndex: 0, repeatIndex: 1 },
+      { caseIndex: 0, repeatIndex: 2 },
+      { caseIndex: 1, repeatIndex: 0 },
+      { caseIndex: 1, repeatIndex: 1 },
+      { caseIndex: 1, repeatIndex: 2 }
+    ])
+    expect([...schedule(0, 5)]).toEqual([])
+    expect([...schedule(3, 0)]).toEqual([])
+  })
+
+  test("is a lazy iterator: a run exists only when it is asked for", () => {
+    const runs = schedule(3, Number.MAX_SAFE_INTEGER)
+    expect(Array.isArray(runs)).toBe(false)
+    expect(typeof runs.next).toBe("function")
+    const first = [runs.next().value, runs.next().value]
+    expect(first).toEqual([{ caseIndex: 0, repeatIndex: 0 }, { caseIndex: 0, repeatIndex: 1 }])
   })
 })

@@ -24,6 +24,10 @@ export interface CorpusEntry {
 const error = (line: number | null, message: string): ExpectedFinding => ({ severity: "error", line, message })
 const warning = (line: number | null, message: string): ExpectedFinding => ({ severity: "warning", line, message })
 
+const WRITE_TEMPLATE = (context: string, template: string) =>
+  `${context} fills its 'write' path from the template '${template}': a value holding '/' or '..' is refused when ` +
+  "the step runs, so keep templates to the file name and write the directories out"
+
 const JQ_STEP_KEYS = "jq, id, when, input, output, retry, timeout, on_error"
 const AGENT_KEYS =
   "name, description, model, reasoning_effort, temperature, top_p, max_tokens, input_schema, output_schema, schema_name, mcp, max_tool_rounds, skills, subagents, tools"
@@ -86,7 +90,26 @@ export const CORPUS_ENTRIES: ReadonlyArray<CorpusEntry> = [
   {
     file: "unknown-step-template.yml",
     check: "unknown steps.x in a template",
-    findings: [warning(5, "step 2 (write) references step 'drafts', but no step in this file has that 'id'")]
+    findings: [
+      warning(5, "step 2 (write) references step 'drafts', but no step in this file has that 'id'"),
+      warning(5, WRITE_TEMPLATE("step 2 (write)", "{{steps.drafts}}"))
+    ]
+  },
+  {
+    file: "shell-template.yml",
+    check: "a template inside a sh -c script, not quoted with shq",
+    findings: [
+      warning(
+        7,
+        "step 'greet' puts the template '{{ steps.name }}' inside a 'sh -c' script, where a value holding a quote, ';' or " +
+          `'$(…)' runs as shell code; quote it as '{{ shq steps.name }}' (or pass it after the script and use "$1")`
+      )
+    ]
+  },
+  {
+    file: "write-template.yml",
+    check: "a templated write: path",
+    findings: [warning(5, WRITE_TEMPLATE("step 2 (write)", "{{ steps.name }}"))]
   },
   {
     file: "unknown-step-jq.yml",

@@ -2,7 +2,13 @@ import { describe, expect, test } from "bun:test"
 import { Effect, Exit } from "effect"
 import { LaitError, renderChain } from "../../src/core/errors.ts"
 import type { Json } from "../../src/core/json.ts"
-import { checkTemplateSyntax, renderTemplate, renderTemplateWith, type TemplateData } from "../../src/workflow/template.ts"
+import {
+  checkTemplateSyntax,
+  renderTemplate,
+  renderTemplateParts,
+  renderTemplateWith,
+  type TemplateData
+} from "../../src/workflow/template.ts"
 
 const data = (over: Partial<TemplateData> = {}): TemplateData => ({
   input: { city: "Tokyo", population: 37400000, tags: ["a", "b"], html: "<b>&</b>", nothing: null, flag: true },
@@ -75,6 +81,70 @@ describe("the json helper", () => {
 
   test("works on a sub-expression", async () => {
     expect(await render("{{json (lookup input 'tags')}}")).toBe("[\"a\",\"b\"]")
+  })
+})
+
+describe("the shq helper", () => {
+  const sh = (script: string, args: ReadonlyArray<string> = []) => {
+    const r = Bun.spawnSync(["sh", "-c", script, "sh", ...args], { stdout: "pipe", stderr: "pipe" })
+    return r.stdout.toString()
+  }
+
+  test("quotes the text form in single quotes; a quote is closed, escaped and reopened", async () => {
+    expect(await render("{{shq input.city}}")).toBe("'Tokyo'")
+    expect(await render("{{shq input.population}} {{ shq input.tags }} {{shq input.nothing}}")).toBe("'37400000' '[\"a\",\"b\"]' 'null'")
+    expect(await render("{{shq input}}", data({ input: "it's" }))).toBe("'it'\\''s'")
+    expect(await render("{{shq input}}", data({ input: "" }))).toBe("''")
+  })
+
+  test("whatever the value holds, sh reads it back as one literal word", async () => {
+    const hostile = [
+      "'; touch pwned; '",
+      "$(id) `id` ${HOME} $HOME",
+      "a\nb\\\" \\' ' '' \t*?[x]~ # ; && || | > < &",
+      "-n",
+      "\u00e9\u4e16 \u0001"
+    ]
+    for (const value of hostile) {
+      const script = await render("printf %s {{shq input}}", data({ input: value }))
+      expect(sh(script)).toBe(value)
+    }
+  })
+
+  test("is strict about its argument and takes exactly one", async () => {
+    expect(await failure("{{shq steps.nope}}")).toContain(": \"steps.nope\" is not defined")
+    expect(await failure("{{shq input.city input.city}}")).toContain(": {{shq}} takes exactly one argument, got 2")
+  })
+
+  test("works on a sub-expression", async () => {
+    expect(await render("{{shq (json input.city)}}")).toBe("'\"Tokyo\"'")
+  })
+})
+
+describe("renderTemplateParts", () => {
+  const parts = (source: string, d: TemplateData = data()) => Effect.runPromise(renderTemplateParts(source, d))
+
+  test("returns what each {{…}} printed, apart from the template's own text", async () => {
+    expect(await parts("out/{{ input.city }}-{{json input.flag}}.txt")).toEqual({
+      text: "out/Tokyo-true.txt",
+      printed: ["Tokyo", "true"]
+    })
+    expect(await parts("plain/path.txt")).toEqual({ text: "plain/path.txt", printed: [] })
+  })
+
+  test("sees values inside blocks and from any helper; block bodies' own text is not a value", async () => {
+    expect(await parts("{{#each input.tags}}d/{{this}}{{/each}}{{lookup input 'city'}}{{#if input.flag}}/x{{/if}}")).toEqual({
+      text: "d/ad/bTokyo/x",
+      printed: ["a", "b", "Tokyo"]
+    })
+    expect(await parts("{{input.nothing}}|{{lookup input 'absent'}}")).toEqual({ text: "null|", printed: ["null", ""] })
+  })
+
+  test("prints exactly what renderTemplate prints, and fails the same way", async () => {
+    const source = "a/{{ input.city }}/{{{input.tags}}}/{{~ input.flag ~}} /{{json input.html}}"
+    expect((await parts(source)).text).toBe(await render(source))
+    const exit = await Effect.runPromiseExit(renderTemplateParts("{{ steps.nope }}", data()))
+    expect(Exit.isFailure(exit)).toBe(true)
   })
 })
 

@@ -2,6 +2,9 @@
 // `writeUserFile`), so a failed write keeps the old file whole; it keeps its permissions, a symlink is
 // written through, and parent directories are never created. A FIFO or device is written in place,
 // waiting interruptibly for a reader, so a missing reader cannot hang the run past a timeout or Ctrl-C.
+//
+// A templated path is the author's directories plus values: a value (a model's answer, say) may only
+// fill in a file name, so one that holds `/` or `..` is refused before anything is opened.
 import { Effect } from "effect"
 import { LaitError } from "../../core/errors.ts"
 import { writeUserFile } from "../../core/FileLoader.ts"
@@ -11,3 +14,14 @@ export const writeOutputFile = (path: string, text: string): Effect.Effect<void,
   writeUserFile(path, text, { createDirs: false }).pipe(
     Effect.mapError((e) => new LaitError({ message: `failed to write output to '${path}'`, cause: osErrorText(e) }))
   )
+
+/** The refusal for a rendered `write` path whose templated values (`printed`) leave their directory. */
+export const unsafeWritePath = (path: string, printed: ReadonlyArray<string>): LaitError | undefined => {
+  const value = printed.find((p) => p.includes("/") || p.includes(".."))
+  if (value === undefined) return undefined
+  const what = value.includes("/") ? "'/'" : "'..'"
+  return new LaitError({
+    message: `refusing to write ${JSON.stringify(path)}: the templated value ${JSON.stringify(value)} contains ${what}; ` +
+      "a value in a 'write' path may only fill in a file name"
+  })
+}

@@ -6,6 +6,7 @@
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
+import { untrustedCases } from "./untrusted.ts"
 
 /** The request key of files/shared/llm.yml run with the input "hi" (the name its cassette must have). */
 export const LLM_KEY = "44e3e281b2bf16bf185d63953cee3f4d8f4d08a81af0a20692171f1e92d2157c"
@@ -1170,7 +1171,10 @@ export const cases: ReadonlyArray<HostileCase> = [
     exit: 1,
     progress: true,
     error: "lait: failed to write trace file 'workflow': is a directory"
-  }
+  },
+
+  // ---- untrusted values, symlinked cache, --repeat bound
+  ...untrustedCases
 ]
 
 function escape(text: string): string {

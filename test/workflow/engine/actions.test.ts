@@ -197,6 +197,23 @@ describe("write", () => {
     expect(fs.existsSync(path.dirname(target))).toBe(false)
   })
 
+  test("a templated value holding '/' or '..' is refused before anything is opened; the author's directories are not", async () => {
+    fs.mkdirSync(path.join(dir, "sub"), { recursive: true })
+    const write = (value: string, template: string) =>
+      runYaml(dir, `steps:\n  - id: v\n    jq: ${JSON.stringify(JSON.stringify(value))}\n  - id: w\n    input: '"x"'\n    write: '${template}'\n`, null)
+    for (const [value, what] of [["../escaped", "'/'"], ["a/b", "'/'"], ["..", "'..'"], ["x..y", "'..'"]] as const) {
+      const ran = await write(value, `${dir}/sub/{{ steps.v }}.txt`)
+      expect(errorOf(ran)).toBe(
+        `step 'w': refusing to write ${JSON.stringify(`${dir}/sub/${value}.txt`)}: the templated value ${JSON.stringify(value)} ` +
+          `contains ${what}; a value in a 'write' path may only fill in a file name`
+      )
+    }
+    expect(fs.readdirSync(path.join(dir, "sub"))).toEqual([])
+    expect(fs.existsSync(path.join(dir, "escaped.txt"))).toBe(false)
+    expect(valueOf(await write("fine.name", `${dir}/sub/{{ steps.v }}`))).toBe("x")
+    expect(fs.readdirSync(path.join(dir, "sub"))).toEqual(["fine.name"])
+  })
+
   test("a relative path is relative to the current directory", async () => {
     const previous = process.cwd()
     process.chdir(dir)

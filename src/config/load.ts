@@ -185,9 +185,11 @@ const firstLine = (text: string) => text.split("\n")[0]!.trim().replace(/:$/, ""
  * (it may hold a key).
  */
 export const parseConfigText = Effect.fn("config.parseConfigText")(function*(path: string, text: string) {
-  const yaml = yield* Effect.promise(() => import("yaml"))
+  const [yaml, { parseYamlDocument }] = yield* Effect.promise(() =>
+    Promise.all([import("yaml"), import("../core/yamlDocument.ts")])
+  )
   const counter = new yaml.LineCounter()
-  const doc = yaml.parseDocument(text, { lineCounter: counter, prettyErrors: true, uniqueKeys: true })
+  const doc = parseYamlDocument(text, counter)
   const syntax = doc.errors[0]
   if (syntax !== undefined) return yield* parseFailure(path, yamlErrorMessage(syntax), syntax.linePos?.[0].line)
   const raw = yield* Effect.try({

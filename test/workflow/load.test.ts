@@ -441,7 +441,7 @@ describe("a valid workflow with every step kind", async () => {
   test("workflow references: a .yml path relative to the file, else a registry name", () => {
     expect(kindOf(byId("child"), "workflow")).toEqual({
       type: "workflow",
-      workflow: { kind: "path", path: path.join(validDir, "child.yml") },
+      workflow: { kind: "path", path: path.join(validDir, "child.yml"), written: "child.yml" },
       with: "{topic: $inputs.topic}"
     })
     expect(kindOf(wf.steps[6], "workflow")).toEqual({ type: "workflow", workflow: { kind: "registry", name: "summarize" } })

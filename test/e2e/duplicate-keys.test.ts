@@ -65,6 +65,24 @@ describe("a repeated key names the key", () => {
     ])
   })
 
+  test("an agent's YAML schema file, read when the step runs: one line", async () => {
+    const dir = project()
+    fs.writeFileSync(path.join(dir, "schema-agent.md"), "---\nmodel: m\noutput_schema: {file: s.yml}\n---\nYou help.\n")
+    fs.writeFileSync(path.join(dir, "s.yml"), "type: object\ntype: string\n")
+    fs.writeFileSync(path.join(dir, "uses-agent.yml"), "steps:\n  - agent: schema-agent.md\n")
+    // Nothing listens there: the schema file fails before any request is made.
+    const r = await runCli(["--no-config", "run", "uses-agent.yml", "x"], {
+      cwd: dir,
+      env: { ...env, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+      binary: true,
+      timeoutMs: 60_000
+    })
+    expect(r.stderr).toEndWith(
+      `\nlait: failed to parse schema file '${path.join(dir, "s.yml")}': duplicate entry with key "type" at line 2, column 1\n`
+    )
+    expect(r.code).toBe(3)
+  })
+
   test("lait lint, every kind of file, a non-string key as upstream prints it", async () => {
     const dir = project()
     const r = await lait(

@@ -24,6 +24,12 @@ export interface LoadOptions {
   readonly env?: Env
   /** Wait for a writer when a config file is a FIFO (model-calling commands) or fail at once. */
   readonly waitForWriter?: boolean
+  /**
+   * Keep a file that decodes but breaks a cross-field rule (both `api_key` and `api_key_cmd`, an MCP
+   * server's transport) and report it in `invalid` instead of failing: `lait lint` reports that
+   * next to the rest of the file (its registry) rather than letting one problem hide the others.
+   */
+  readonly keepInvalid?: boolean
 }
 
 export interface LoadedConfig {
@@ -33,6 +39,8 @@ export interface LoadedConfig {
   readonly files: ReadonlyArray<string>
   readonly env: Env
   readonly cwd: string
+  /** With `keepInvalid`: the rule violations of the files merged, one error per file. */
+  readonly invalid?: ReadonlyArray<ValidationError>
 }
 
 /** `$XDG_CONFIG_HOME/lait/config.yml`, else `$HOME/.config/lait/config.yml`; undefined with neither. */
@@ -179,15 +187,24 @@ const resolveRegistryPaths = (config: ConfigFile, dir: string): ConfigFile => {
 // yaml's pretty errors append a source excerpt after the first line; it may show a key, so drop it.
 const firstLine = (text: string) => text.split("\n")[0]!.trim().replace(/:$/, "")
 
+/** A config file that decoded, and the cross-field rules it breaks (undefined when none). */
+export interface CheckedConfig {
+  readonly config: ConfigFile
+  readonly invalid: ValidationError | undefined
+}
+
 /**
  * Parses and checks one config file's text. `path` must be absolute: it names the file in errors and
- * anchors registry paths. Parse and schema errors carry the YAML line; the line's text is never quoted
- * (it may hold a key).
+ * anchors registry paths. Parse and schema errors (which leave nothing to use) fail; a file that
+ * decodes is returned with its rule violations. Errors carry the YAML line; the line's text is never
+ * quoted (it may hold a key).
  */
-export const parseConfigText = Effect.fn("config.parseConfigText")(function*(path: string, text: string) {
-  const yaml = yield* Effect.promise(() => import("yaml"))
+export const checkConfigText = Effect.fn("config.checkConfigText")(function*(path: string, text: string) {
+  const [yaml, { parseYamlDocument }] = yield* Effect.promise(() =>
+    Promise.all([import("yaml"), import("../core/yamlDocument.ts")])
+  )
   const counter = new yaml.LineCounter()
-  const doc = yaml.parseDocument(text, { lineCounter: counter, prettyErrors: true, uniqueKeys: true })
+  const doc = parseYamlDocument(text, counter)
   const syntax = doc.errors[0]
   if (syntax !== undefined) return yield* parseFailure(path, yamlErrorMessage(syntax), syntax.linePos?.[0].line)
   const raw = yield* Effect.try({
@@ -218,12 +235,18 @@ export const parseConfigText = Effect.fn("config.parseConfigText")(function*(pat
   }
   const config = decoded.value
   const problems = semanticProblems(config)
-  if (problems.length > 0) {
-    const lines = problems.map((p) => lineOf(yaml, doc, counter, p.path))
-    return yield* invalidConfig(path, problems.map((p, i) => withLine(p.message, lines[i])).join("; "), lines[0])
-  }
-  return resolveRegistryPaths(config, nodePath.dirname(path))
+  const lines = problems.map((p) => lineOf(yaml, doc, counter, p.path))
+  const invalid = problems.length === 0
+    ? undefined
+    : invalidConfig(path, problems.map((p, i) => withLine(p.message, lines[i])).join("; "), lines[0])
+  return { config: resolveRegistryPaths(config, nodePath.dirname(path)), invalid } satisfies CheckedConfig
 })
+
+/** `checkConfigText`, failing on a rule violation too. */
+export const parseConfigText = (path: string, text: string): Effect.Effect<ConfigFile, ValidationError> =>
+  checkConfigText(path, text).pipe(
+    Effect.flatMap(({ config, invalid }) => (invalid === undefined ? Effect.succeed(config) : Effect.fail(invalid)))
+  )
 
 const readConfigFile = Effect.fn("config.readConfigFile")(function*(path: string, waitForWriter: boolean) {
   const loader = yield* FileLoader
@@ -232,7 +255,7 @@ const readConfigFile = Effect.fn("config.readConfigFile")(function*(path: string
       new LaitError({ message: `failed to read YAML configuration file '${path}'`, cause: e.cause ?? e })
     )
   )
-  return yield* parseConfigText(path, text)
+  return yield* checkConfigText(path, text)
 })
 
 // ---------------------------------------------------------------------------------------------------
@@ -309,19 +332,27 @@ export const loadConfig = Effect.fn("config.loadConfig")(function*(options: Load
   const cwd = nodePath.resolve(options.cwd)
   const waitForWriter = options.waitForWriter ?? false
   if (!options.noEnv) yield* loadDotenv({ cwd, env, waitForWriter })
-  const loaded = (config: ConfigFile, files: ReadonlyArray<string>): LoadedConfig => ({ config, files, env, cwd })
-  if (options.noConfig) return loaded({}, [])
+  if (options.noConfig) return { config: {}, files: [], env, cwd } satisfies LoadedConfig
+  const paths: Array<string> = []
   if (options.configPath !== undefined) {
-    const path = nodePath.resolve(cwd, options.configPath)
-    return loaded(yield* readConfigFile(path, waitForWriter), [path])
+    paths.push(nodePath.resolve(cwd, options.configPath))
+  } else {
+    const globalPath = globalConfigPath(env)
+    if (globalPath !== undefined && !(yield* isAbsent(globalPath))) paths.push(globalPath)
+    const projectPath = yield* Effect.sync(() => findProjectConfig(cwd))
+    if (projectPath !== undefined) paths.push(projectPath)
   }
-  const layers: Array<readonly [string, ConfigFile]> = []
-  const globalPath = globalConfigPath(env)
-  if (globalPath !== undefined && !(yield* isAbsent(globalPath))) {
-    layers.push([globalPath, yield* readConfigFile(globalPath, waitForWriter)])
+  const layers: Array<ConfigFile> = []
+  const invalid: Array<ValidationError> = []
+  for (const path of paths) {
+    const checked = yield* readConfigFile(path, waitForWriter)
+    if (checked.invalid !== undefined) {
+      if (options.keepInvalid !== true) return yield* checked.invalid
+      invalid.push(checked.invalid)
+    }
+    layers.push(checked.config)
   }
-  const projectPath = yield* Effect.sync(() => findProjectConfig(cwd))
-  if (projectPath !== undefined) layers.push([projectPath, yield* readConfigFile(projectPath, waitForWriter)])
-  const config = layers.reduce<ConfigFile>((acc, [, layer]) => mergeConfigs(acc, layer), {})
-  return loaded(config, layers.map(([p]) => p))
+  // An explicit file is used as written; searched files merge over an empty config.
+  const config = options.configPath !== undefined ? layers[0]! : layers.reduce<ConfigFile>(mergeConfigs, {})
+  return { config, files: paths, env, cwd, ...(options.keepInvalid === true ? { invalid } : {}) } satisfies LoadedConfig
 })

@@ -7,7 +7,7 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { Effect } from "effect"
-import { type LoadedConfig, loadConfig, parseConfigText } from "../config/load.ts"
+import { checkConfigText, CONFIG_FILE_NAME, type LoadedConfig, loadConfig } from "../config/load.ts"
 import type { ConfigFile } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
 import type { GlobalOptions } from "../cli/global.ts"
@@ -24,7 +24,7 @@ import {
   valueOf,
   type Where
 } from "./context.ts"
-import type { ConfigSection, Emitter, RegistryEntry } from "./findings.ts"
+import type { ConfigProblem, ConfigSection, Emitter, RegistryEntry } from "./findings.ts"
 import { shellTemplate, shellTemplateMessage } from "./untrusted.ts"
 import { errorLine } from "./workflow.ts"
 
@@ -43,7 +43,19 @@ export interface ActiveConfig {
   readonly files: ReadonlySet<string>
 }
 
-/** Loads the active configuration; a failure becomes a finding, and names are then not checked. */
+const problemOf = (error: unknown, fallbackFile: string): ConfigProblem => ({
+  file: typeof error === "object" && error !== null && "file" in error && typeof error.file === "string"
+    ? nodePath.resolve(error.file)
+    : fallbackFile,
+  message: renderChain(error),
+  line: errorLine(error)
+})
+
+/**
+ * Loads the active configuration. A file that cannot be decoded becomes a finding and names are then
+ * not checked; a file that decodes but breaks a rule (both `api_key` and `api_key_cmd`) is a finding
+ * too, and its registry and names are still checked.
+ */
 export const loadActiveConfig = (options: GlobalOptions) =>
   Effect.gen(function*() {
     const cwd = process.cwd()
@@ -53,21 +65,16 @@ export const loadActiveConfig = (options: GlobalOptions) =>
         configPath: options.configPath,
         noConfig: options.noConfig,
         noEnv: options.noEnv,
-        waitForWriter: false
+        waitForWriter: false,
+        keepInvalid: true
       })
     )
+    const fallbackFile = nodePath.resolve(cwd, options.configPath ?? CONFIG_FILE_NAME)
     if (loaded._tag === "Failure") {
-      const error = loaded.failure
-      const file = typeof error === "object" && "file" in error && typeof error.file === "string"
-        ? error.file
-        : nodePath.resolve(cwd, options.configPath ?? "lait.config.yml")
+      const problem = problemOf(loaded.failure, fallbackFile)
       return {
         env: { config: undefined, skippedBecause: BROKEN_CONFIG_REASON },
-        section: {
-          display: display(file),
-          loadError: { message: renderChain(error), line: errorLine(error) },
-          registry: []
-        },
+        section: { path: problem.file, problems: [problem], registry: [] },
         files: new Set()
       } satisfies ActiveConfig
     }
@@ -76,10 +83,13 @@ export const loadActiveConfig = (options: GlobalOptions) =>
     const registry: Array<RegistryEntry> = Object.entries(config.config.workflows ?? {})
       .map(([name, path]) => ({ name, path, exists: isFile(path) }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    const last = config.files[config.files.length - 1]
     return {
       env: { config: present ? config.config : undefined, skippedBecause: NO_CONFIG_REASON },
-      section: { display: last === undefined ? "lait.config.yml" : display(last), loadError: undefined, registry },
+      section: {
+        path: config.files[config.files.length - 1] ?? fallbackFile,
+        problems: (config.invalid ?? []).map((e) => problemOf(e, fallbackFile)),
+        registry
+      },
       files: new Set(config.files.flatMap((f) => {
         const real = realpath(f)
         return real.ok ? [real.path] : []
@@ -125,12 +135,15 @@ export const lintConfigText = (
     const absolute = nodePath.resolve(path)
     // Parsed under the path as shown (registry paths still resolve from its directory), so the
     // loader's messages name the file the way the report does.
-    const parsed = yield* Effect.result(parseConfigText(display(absolute), text))
+    const parsed = yield* Effect.result(checkConfigText(display(absolute), text))
     if (parsed._tag === "Failure") {
       emitter.emit("error", renderChain(parsed.failure), errorLine(parsed.failure))
       return
     }
-    const config: ConfigFile = parsed.success
+    // A broken rule does not hide the registry's problems.
+    const invalid = parsed.success.invalid
+    if (invalid !== undefined) emitter.emit("error", renderChain(invalid), errorLine(invalid))
+    const config: ConfigFile = parsed.success.config
     const yaml = parseYaml(text)
     const where: Where = { src: yaml.ok ? yaml.source : undefined }
     const root = where.src?.wrap(where.src.doc.contents, 1)

@@ -28,11 +28,19 @@ export interface RegistryEntry {
   readonly exists: boolean
 }
 
+/** A config file that failed to load or breaks a rule of its own. */
+export interface ConfigProblem {
+  /** Absolute. */
+  readonly file: string
+  readonly message: string
+  readonly line: number | undefined
+}
+
 export interface ConfigSection {
-  /** How findings name the active config file (relative to the current directory when inside it). */
-  readonly display: string
-  /** The active config could not be loaded (its error chain and line). */
-  readonly loadError: { readonly message: string; readonly line: number | undefined } | undefined
+  /** The active config file the registry findings are about (absolute; the last one merged). */
+  readonly path: string
+  /** Every problem of the active config files; one never hides another or the registry. */
+  readonly problems: ReadonlyArray<ConfigProblem>
   /** The `workflows:` registry, sorted by name (empty when the config sets none). */
   readonly registry: ReadonlyArray<RegistryEntry>
 }
@@ -47,7 +55,7 @@ export const registryOk = (run: LintRun): boolean => run.config.registry.every((
 export const failedFiles = (run: LintRun): number => run.reports.filter(hasErrors).length
 
 export const runHasErrors = (run: LintRun): boolean =>
-  failedFiles(run) > 0 || !registryOk(run) || run.config.loadError !== undefined
+  failedFiles(run) > 0 || !registryOk(run) || run.config.problems.length > 0
 
 /**
  * Collects issues. A child emitter re-attributes what it receives: problems found inside a child

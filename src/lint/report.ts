@@ -3,7 +3,8 @@
 //            active config file when it failed to load), then `<file>: OK` or `<file>:` followed by
 //            `  error: …` / `  warning: …`; on errors the summary
 //            `<n> of <m> file(s) had errors[; lait.config.yml 'workflows:' also has errors]…`;
-//   json   — a pretty array of {file, line, severity, message}: file findings, then config findings;
+//   json   — a pretty array of {file, line, severity, message}: file findings, then config findings
+//            (which name the config file by its absolute path);
 //   github — `::error file=F,line=N::MSG` (or `::warning`), `,line=N` left out without a line; MSG
 //            escapes % CR LF, and the file property additionally `,` and `:` as GitHub's workflow
 //            command syntax requires; summary `lint found <e> error(s) across <n> finding(s) in <f> file(s)`.
@@ -23,7 +24,7 @@ export interface Finding {
 
 export const renderText = (run: LintRun): ReadonlyArray<string> => {
   const out: Array<string> = []
-  const { registry, loadError } = run.config
+  const { registry, problems } = run.config
   if (registry.length > 0) {
     out.push(`${CONFIG_FILE_NAME} (workflows:):`)
     for (const entry of registry) {
@@ -34,9 +35,9 @@ export const renderText = (run: LintRun): ReadonlyArray<string> => {
       )
     }
   }
-  if (loadError !== undefined) {
-    out.push(`${run.config.display}:`)
-    out.push(`  error: ${loadError.message}`)
+  for (const problem of problems) {
+    out.push(`${display(problem.file)}:`)
+    out.push(`  error: ${problem.message}`)
   }
   for (const report of run.reports) {
     if (report.issues.length === 0) {
@@ -54,30 +55,33 @@ export const textSummary = (run: LintRun): string | undefined => {
   if (!runHasErrors(run)) return undefined
   let suffix = ""
   if (!registryOk(run)) suffix += `; ${CONFIG_FILE_NAME} 'workflows:' also has errors`
-  if (run.config.loadError !== undefined) suffix += `; ${CONFIG_FILE_NAME} also has errors`
+  if (run.config.problems.length > 0) suffix += `; ${CONFIG_FILE_NAME} also has errors`
   return `${failedFiles(run)} of ${run.reports.length} file(s) had errors${suffix}`
 }
 
-export const findings = (run: LintRun): ReadonlyArray<Finding> => {
+/**
+ * Every finding, file findings first. `configFile` names the config file in config findings: json
+ * gives its absolute path (a consumer need not know lint's working directory), github the path
+ * relative to it, which is what an annotation attaches to.
+ */
+export const findings = (run: LintRun, configFile: (absolute: string) => string): ReadonlyArray<Finding> => {
   const out: Array<Finding> = []
   for (const report of run.reports) {
     for (const issue of report.issues) {
       out.push({ file: report.file, line: issue.line ?? null, severity: issue.severity, message: issue.message })
     }
   }
-  const file = run.config.display
   for (const entry of run.config.registry) {
     if (entry.exists) continue
     out.push({
-      file,
+      file: configFile(run.config.path),
       line: null,
       severity: "error",
       message: `workflows.${entry.name} resolves to '${display(entry.path)}', which does not exist`
     })
   }
-  const loadError = run.config.loadError
-  if (loadError !== undefined) {
-    out.push({ file, line: loadError.line ?? null, severity: "error", message: loadError.message })
+  for (const problem of run.config.problems) {
+    out.push({ file: configFile(problem.file), line: problem.line ?? null, severity: "error", message: problem.message })
   }
   return out
 }

@@ -1,13 +1,14 @@
 // `lait lint PATH...` end to end: the active config, the files (directories walked), one report per
 // file in order, then the chosen rendering on stdout. Lint never calls a model and never waits on a
 // FIFO. It fails (exit 3, the summary on stderr) when anything had an error; warnings alone pass.
+import * as nodePath from "node:path"
 import { Effect } from "effect"
 import type { GlobalOptions } from "../cli/global.ts"
 import { renderChain, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { lintAgentText } from "./agent.ts"
 import { type ActiveConfig, lintConfigText, loadActiveConfig } from "./config.ts"
-import { newFileState, reportSkipped } from "./context.ts"
+import { display, newFileState, reportSkipped } from "./context.ts"
 import { lintEvalText, lintTestText } from "./definitions.ts"
 import { collector, type FileReport, type LintRun } from "./findings.ts"
 import { detectKind } from "./kind.ts"
@@ -23,10 +24,18 @@ import {
 import { expandTargets } from "./targets.ts"
 import { lintWorkflowText } from "./workflow.ts"
 
+const LINTABLE_EXTENSIONS = new Set([".yml", ".yaml", ".md"])
+const EXPECTED_TYPES = "expected a '.yml'/'.yaml' workflow, test, eval or config file or a '.md' agent file"
+
 /** Lints one file; every problem, including an unreadable file, is an issue of its report. */
 export const lintFile = (path: string, active: ActiveConfig): Effect.Effect<FileReport, never, FileLoader> =>
   Effect.gen(function*() {
     const emitter = collector()
+    // Named explicitly with another extension (a walk yields only these): the kind is not guessed.
+    if (!LINTABLE_EXTENSIONS.has(nodePath.extname(path))) {
+      emitter.emit("error", `cannot determine the file type of '${path}'; ${EXPECTED_TYPES}`, undefined)
+      return { file: path, issues: emitter.issues }
+    }
     const text = yield* Effect.result(FileLoader.use((f) => f.readText(path, { waitForWriter: false })))
     if (text._tag === "Failure") {
       emitter.emit("error", renderChain(text.failure), undefined)
@@ -77,7 +86,7 @@ export interface Rendered {
 
 export const render = (run: LintRun, format: LintFormat): Rendered => {
   if (format === "text") return { stdout: renderText(run), failure: textSummary(run) }
-  const list = findings(run)
+  const list = findings(run, format === "json" ? (absolute) => absolute : display)
   return {
     stdout: format === "json" ? [renderJson(list)] : renderGithub(list),
     failure: structuredSummary(run, list)

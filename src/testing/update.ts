@@ -2,7 +2,9 @@
 // output written into its `value:`. Only the bytes of those scalars change — comments, key order,
 // quoting and layout of everything else stay exactly as written — and the file is replaced
 // atomically. A value written as a block scalar stays a block scalar when the new text allows it.
-import { isMap, isScalar, isSeq, type Node, parseDocument, Scalar } from "yaml"
+import { type Document, isMap, isScalar, isSeq, type Node, Scalar } from "yaml"
+import { parseYamlDocument } from "../core/yamlDocument.ts"
+import { yamlErrorMessage } from "../core/yamlErrors.ts"
 import type { Check } from "./AssertionEvaluator.ts"
 import { rustDebugString } from "./rustFormat.ts"
 
@@ -95,7 +97,7 @@ interface Edit {
   readonly replacement: string
 }
 
-const valueNodeAt = (doc: ReturnType<typeof parseDocument>, trail: ReadonlyArray<Check>) => {
+const valueNodeAt = (doc: Document.Parsed, trail: ReadonlyArray<Check>) => {
   let list: unknown = isMap(doc.contents) ? doc.contents.get("assert", true) : undefined
   let item: unknown
   for (const check of trail) {
@@ -115,8 +117,9 @@ const valueNodeAt = (doc: ReturnType<typeof parseDocument>, trail: ReadonlyArray
  * the YAML cannot be found (the file no longer matches what was run).
  */
 export const applyUpdates = (text: string, updates: ReadonlyArray<EqualsUpdate>): string | { readonly error: string } => {
-  const doc = parseDocument(text, { uniqueKeys: true })
-  if (doc.errors.length > 0) return { error: "the file is no longer valid YAML" }
+  const doc = parseYamlDocument(text)
+  const invalid = doc.errors[0]
+  if (invalid !== undefined) return { error: `the file is no longer valid YAML: ${yamlErrorMessage(invalid)}` }
   const edits: Array<Edit> = []
   for (const update of updates) {
     const found = valueNodeAt(doc, update.trail)

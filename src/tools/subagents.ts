@@ -5,10 +5,10 @@
 // one that is already running is a cycle, and more than 16 nested agents is an error.
 import * as fs from "node:fs"
 import { Effect } from "effect"
-import { parse as parseYaml } from "yaml"
 import { type AnyLaitError, LaitError, ValidationError, withContext } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
+import { parseYamlValue } from "../core/yamlDocument.ts"
 import type { LaitConfigService } from "../config/LaitConfig.ts"
 import type { ChatMessage, ResponseFormat } from "../model/types.ts"
 import { loadAgentFile } from "../workflow/agentFile.ts"
@@ -60,8 +60,12 @@ export const loadSchemaRef = (ref: SchemaRef, label: string): Effect.Effect<Json
   return Effect.gen(function*() {
     const text = yield* FileLoader.use((f) => f.readText(source.path))
     const parsed = yield* Effect.try({
-      try: () => parseYaml(text) as Json,
-      catch: (e) => new ValidationError({ message: `failed to parse schema file '${source.path}'`, cause: String(e) })
+      try: () => parseYamlValue(text) as Json,
+      catch: (e) =>
+        new ValidationError({
+          message: `failed to parse schema file '${source.path}'`,
+          cause: e instanceof Error ? e.message : String(e)
+        })
     })
     if (!isJsonObject(parsed)) {
       return yield* new ValidationError({ message: `${label}: schema file '${source.path}' must hold a JSON object` })

@@ -2,10 +2,10 @@
 // the system-prompt template. In version 2, `output_schema` alone turns on structured output.
 import * as nodePath from "node:path"
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
-import { parse as parseYaml } from "yaml"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
+import { parseYamlValue } from "../core/yamlDocument.ts"
 import { AGENT_FILE_KEYS, agentFileSchema } from "./fileSchema.ts"
 import type { AgentDefinition, ReasoningEffort, SchemaRef } from "./model.ts"
 
@@ -146,10 +146,9 @@ export const parseAgentText = (contents: string, path: string): Effect.Effect<Ag
       if (typeof split === "string") throw fail(split)
       let frontmatter: unknown
       try {
-        frontmatter = parseYaml(split.frontmatter) ?? {}
+        frontmatter = parseYamlValue(split.frontmatter) ?? {}
       } catch (e) {
-        // The yaml package appends a source excerpt after the first line; errors are one line.
-        const reason = (e instanceof Error ? e.message : String(e)).split("\n")[0]!.replace(/:$/, "")
+        const reason = e instanceof Error ? e.message : String(e)
         throw new ValidationError({ message: "failed to parse frontmatter", cause: reason })
       }
       if (!isJsonObject(frontmatter as Json)) throw fail("the frontmatter must be a YAML mapping")

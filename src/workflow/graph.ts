@@ -8,7 +8,7 @@ export type GraphFormat = "mermaid" | "dot"
 export const GRAPH_FORMATS: ReadonlyArray<GraphFormat> = ["mermaid", "dot"]
 
 export interface GraphOptions {
-  /** How absolute paths (agent files, child workflows) appear in labels; default: as stored. */
+  /** How absolute agent file paths appear in labels; default: as stored. A child workflow's path is shown as written. */
   readonly displayPath?: (absolute: string) => string
 }
 
@@ -190,7 +190,7 @@ class Builder {
   }
 
   private workflow(ref: WorkflowRef): string {
-    return ref.kind === "path" ? this.displayPath(ref.path) : `${ref.name} (lait.config.yml workflows)`
+    return ref.kind === "path" ? ref.written : `${ref.name} (lait.config.yml workflows)`
   }
 
   /** One line saying what an action does. */
@@ -223,9 +223,9 @@ export const buildGraph = (workflow: Workflow, options?: GraphOptions): GraphMod
   return { nodes: builder.nodes, edges: builder.edges, subgraphs: builder.subgraphs }
 }
 
-// Inside a quoted Mermaid label a `"` would end the label and a raw newline the statement;
-// `<br/>` is Mermaid's own line break.
-const mermaidText = (text: string): string => text.replaceAll('"', "'").replaceAll("\n", "<br/>")
+// Inside a quoted Mermaid label a `"` would end the label and a raw newline the statement:
+// `#quot;` is Mermaid's entity for the quote (shown as `"`), `<br/>` its line break.
+const mermaidText = (text: string): string => text.replaceAll('"', "#quot;").replaceAll("\n", "<br/>")
 
 // DOT quoted strings: escape `\` and `"`; `\l` ends a left-aligned line (easier to read than `\n`).
 const dotText = (text: string): string =>

@@ -79,7 +79,8 @@ export type AgentRef =
   | { readonly kind: "registry"; readonly name: string }
 
 export type WorkflowRef =
-  | { readonly kind: "path"; readonly path: string }
+  /** `path` is absolute; `written` is the path as the file spells it (what `lait graph` shows). */
+  | { readonly kind: "path"; readonly path: string; readonly written: string }
   | { readonly kind: "registry"; readonly name: string }
 
 export interface Case {

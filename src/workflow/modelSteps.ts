@@ -4,10 +4,10 @@
 // structured output parsed and validated.
 import * as nodePath from "node:path"
 import { Effect } from "effect"
-import { parse as parseYaml } from "yaml"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader, READ_LIMIT } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
+import { parseYamlValue } from "../core/yamlDocument.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
 import { makeToolRuntime } from "../tools/ToolRuntime.ts"
@@ -85,8 +85,12 @@ export const makeModelSteps = Effect.gen(function*() {
     return Effect.gen(function*() {
       const text = yield* files.readText(source.path)
       const parsed = yield* Effect.try({
-        try: () => parseYaml(text) as Json,
-        catch: (e) => new ValidationError({ message: `failed to parse schema file '${source.path}'`, cause: String(e) })
+        try: () => parseYamlValue(text) as Json,
+        catch: (e) =>
+          new ValidationError({
+            message: `failed to parse schema file '${source.path}'`,
+            cause: e instanceof Error ? e.message : String(e)
+          })
       })
       if (!isJsonObject(parsed)) {
         return yield* new ValidationError({ message: `${label}: schema file '${source.path}' must hold a JSON object` })

@@ -255,7 +255,9 @@ describe("errors", () => {
   })
 
   test("duplicate keys are errors", async () => {
-    expect(renderChain(await parse("base_url: a\nbase_url: b\n"))).toContain("Map keys must be unique")
+    expect(renderChain(await parse("base_url: a\nbase_url: b\n"))).toBe(
+      `failed to parse YAML configuration file '/cfg/lait.config.yml': duplicate entry with key "base_url" at line 2, column 1`
+    )
   })
 
   test("unknown keys at several levels: exit 3, path and line named", async () => {

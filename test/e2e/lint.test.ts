@@ -84,7 +84,7 @@ describe("the active configuration", () => {
     expect(r.stdout).toBe(
       lines([
         "active/broken/lait.config.yml:",
-        `  error: invalid configuration file '${config}': top-level configuration sets both 'api_key' and 'api_key_cmd'; set exactly one (line 4)`,
+        `  error: failed to parse YAML configuration file '${config}': base_uri: unknown key (line 3)`,
         "names-unchecked.yml:",
         "  warning: 'mcp'/'skills'/'subagents'/'tools' names were not checked because the configuration failed to load"
       ])
@@ -94,14 +94,66 @@ describe("the active configuration", () => {
     const json = await lait(["lint", "--format", "json", "--config", "active/broken/lait.config.yml", "children/clean.yml"])
     expect(JSON.parse(json.stdout)).toEqual([
       {
-        file: "active/broken/lait.config.yml",
-        line: 4,
+        file: config,
+        line: 3,
         severity: "error",
-        message:
-          `invalid configuration file '${config}': top-level configuration sets both 'api_key' and 'api_key_cmd'; set exactly one (line 4)`
+        message: `failed to parse YAML configuration file '${config}': base_uri: unknown key (line 3)`
       }
     ])
     expect([json.stderr, json.code]).toEqual(["lait: lint found 1 error(s) across 1 finding(s) in 1 file(s)\n", 3])
+  })
+
+  test("one that breaks a rule: reported with its registry's problems in every format, names still checked", async () => {
+    const args = ["--config", "active/invalid/lait.config.yml", "children/clean.yml"]
+    const config = path.join(CORPUS, "active/invalid/lait.config.yml")
+    const both = `invalid configuration file '${config}': top-level configuration sets both 'api_key' and 'api_key_cmd'; set exactly one (line 4)`
+    const gone = "workflows.gone resolves to 'children/gone.yml', which does not exist"
+
+    const text = await lait(["lint", ...args, "names-unchecked.yml"])
+    expect(text.stdout).toBe(
+      lines([
+        "lait.config.yml (workflows:):",
+        "  clean: OK (children/clean.yml)",
+        "  gone: error: no such file 'children/gone.yml'",
+        "active/invalid/lait.config.yml:",
+        `  error: ${both}`,
+        "children/clean.yml: OK",
+        "names-unchecked.yml:",
+        "  error: step 1 (prompt) references unknown tool 'word_count'; define it under 'tools:' in lait.config.yml"
+      ])
+    )
+    expect([text.stderr, text.code]).toEqual([
+      "lait: 1 of 2 file(s) had errors; lait.config.yml 'workflows:' also has errors; lait.config.yml also has errors\n",
+      3
+    ])
+
+    const json = await lait(["lint", "--format", "json", ...args])
+    expect(JSON.parse(json.stdout)).toEqual([
+      { file: config, line: null, severity: "error", message: gone },
+      { file: config, line: 4, severity: "error", message: both }
+    ])
+    expect([json.stderr, json.code]).toEqual(["lait: lint found 2 error(s) across 2 finding(s) in 1 file(s)\n", 3])
+
+    const github = await lait(["lint", "--format", "github", ...args])
+    expect(github.stdout).toBe(
+      lines([
+        `::error file=active/invalid/lait.config.yml::${gone}`,
+        `::error file=active/invalid/lait.config.yml,line=4::${both}`
+      ])
+    )
+    expect([github.stderr, github.code]).toEqual(["lait: lint found 2 error(s) across 2 finding(s) in 1 file(s)\n", 3])
+  })
+
+  test("named among the PATHs, one that breaks a rule still has its registry checked", async () => {
+    const r = await lait(["lint", "--no-config", "active/invalid/lait.config.yml"])
+    expect(r.stdout).toBe(
+      lines([
+        "active/invalid/lait.config.yml:",
+        `  error: invalid configuration file 'active/invalid/lait.config.yml': top-level configuration sets both 'api_key' and 'api_key_cmd'; set exactly one (line 4)`,
+        "  error: workflows.gone resolves to 'children/gone.yml', which does not exist"
+      ])
+    )
+    expect(r.code).toBe(3)
   })
 
   test("its workflows: registry: every entry listed, a missing file fails the run", async () => {
@@ -155,6 +207,32 @@ describe("lait lint edge cases", () => {
       ])
     )
     expect([r.stderr, r.code]).toEqual(["lait: 2 of 3 file(s) had errors\n", 3])
+  })
+
+  test("a file named with another extension is an error of its own, whatever it holds; exit 3", async () => {
+    const dir = makeTempDir("lint-extension")
+    // A valid workflow: the kind is not guessed from the content.
+    fs.writeFileSync(path.join(dir, "notes.txt"), "steps:\n  - jq: .\n")
+    fs.writeFileSync(path.join(dir, ".yml"), "steps:\n  - jq: .\n")
+    fs.writeFileSync(path.join(dir, "ok.yml"), "steps:\n  - jq: .\n")
+    const expected = (p: string) =>
+      `cannot determine the file type of '${p}'; expected a '.yml'/'.yaml' workflow, test, eval or config file or a '.md' agent file`
+    const r = await lait(["lint", "--no-config", "notes.txt", "missing.json", ".yml", "ok.yml"], dir)
+    expect(r.stdout).toBe(
+      lines([
+        "notes.txt:",
+        `  error: ${expected("notes.txt")}`,
+        "missing.json:",
+        `  error: ${expected("missing.json")}`,
+        ".yml:",
+        `  error: ${expected(".yml")}`,
+        "ok.yml: OK"
+      ])
+    )
+    expect([r.stderr, r.code]).toEqual(["lait: 3 of 4 file(s) had errors\n", 3])
+    const json = await lait(["lint", "--no-config", "--format", "json", "notes.txt"], dir)
+    expect(JSON.parse(json.stdout)).toEqual([{ file: "notes.txt", line: null, severity: "error", message: expected("notes.txt") }])
+    expect(json.code).toBe(3)
   })
 
   test("usage errors exit 2: no PATH, an unknown format", async () => {

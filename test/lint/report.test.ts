@@ -5,7 +5,8 @@ import type { LintRun } from "../../src/lint/findings.ts"
 import { escapeData, escapeProperty } from "../../src/lint/report.ts"
 import { render } from "../../src/lint/run.ts"
 
-const cleanConfig = { display: "lait.config.yml", loadError: undefined, registry: [] }
+const cwd = process.cwd()
+const cleanConfig = { path: `${cwd}/lait.config.yml`, problems: [], registry: [] }
 
 describe("github format", () => {
   test("messages escape % CR LF; the file property also , and :", () => {
@@ -28,11 +29,11 @@ describe("github format", () => {
 describe("config sections", () => {
   const run: LintRun = {
     config: {
-      display: "conf/lait.config.yml",
-      loadError: undefined,
+      path: `${cwd}/conf/lait.config.yml`,
+      problems: [],
       registry: [
-        { name: "a", path: `${process.cwd()}/a.yml`, exists: true },
-        { name: "b", path: `${process.cwd()}/gone.yml`, exists: false }
+        { name: "a", path: `${cwd}/a.yml`, exists: true },
+        { name: "b", path: `${cwd}/gone.yml`, exists: false }
       ]
     },
     reports: [{ file: "w.yml", issues: [] }]
@@ -45,11 +46,11 @@ describe("config sections", () => {
     })
   })
 
-  test("json: config findings after the files', with a null line", () => {
+  test("json: config findings after the files', naming the config by its absolute path, with a null line", () => {
     expect(render(run, "json")).toEqual({
       stdout: [
         JSON.stringify(
-          [{ file: "conf/lait.config.yml", line: null, severity: "error", message: "workflows.b resolves to 'gone.yml', which does not exist" }],
+          [{ file: `${cwd}/conf/lait.config.yml`, line: null, severity: "error", message: "workflows.b resolves to 'gone.yml', which does not exist" }],
           null,
           2
         )
@@ -58,9 +59,19 @@ describe("config sections", () => {
     })
   })
 
+  test("github: the config as a path relative to the current directory, which an annotation attaches to", () => {
+    expect(render(run, "github").stdout).toEqual([
+      "::error file=conf/lait.config.yml::workflows.b resolves to 'gone.yml', which does not exist"
+    ])
+  })
+
   test("an active config that failed to load is reported first, with its line", () => {
     const broken: LintRun = {
-      config: { display: "lait.config.yml", loadError: { message: "invalid configuration file 'x': bad (line 3)", line: 3 }, registry: [] },
+      config: {
+        path: `${cwd}/lait.config.yml`,
+        problems: [{ file: `${cwd}/lait.config.yml`, message: "invalid configuration file 'x': bad (line 3)", line: 3 }],
+        registry: []
+      },
       reports: [{ file: "w.yml", issues: [{ severity: "warning", message: "names were not checked", line: 2 }] }]
     }
     expect(render(broken, "text")).toEqual({

@@ -127,7 +127,7 @@ assert:
   test("not a mapping, YAML syntax errors, values JSON cannot hold", () => {
     expect(error("- a\n- b\n")).toBe(`${prefix}a test definition must be a YAML mapping, got a list (line 1)`)
     expect(error("")).toBe(`${prefix}a test definition must be a YAML mapping, got null`)
-    expect(error("workflow: w\nworkflow: x\nreplay: r\n")).toMatch(/^failed to parse test definition 'tests\/case\.yml': Map keys must be unique \(line 2\)$/)
+    expect(error("workflow: w\nworkflow: x\nreplay: r\n")).toMatch(/^failed to parse test definition 'tests\/case\.yml': duplicate entry with key "workflow" \(line 2\)$/)
     expect(error("workflow: w\nreplay: r\ninput: .inf\n")).toBe(`${prefix}input: Infinity is not a JSON number (line 3)`)
   })
 

@@ -96,6 +96,14 @@ describe("applyUpdates", () => {
       error: "cannot find the 'value:' of assertion 1"
     })
   })
+
+  test("a file that is no longer valid YAML says why, naming a repeated key", async () => {
+    const text = "workflow: w\nreplay: r\nassert:\n  - type: equals\n    value: a\n"
+    const checks = await checksFor(definition(text).assert, { output: "b" })
+    expect(applyUpdates(`${text}replay: s\n`, failingEquals(checks))).toEqual({
+      error: "the file is no longer valid YAML: duplicate entry with key \"replay\" at line 6, column 1"
+    })
+  })
 })
 
 describe("YAML scalars", () => {

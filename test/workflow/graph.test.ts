@@ -58,8 +58,8 @@ steps:
 const MERMAID = `flowchart TD
     n1(("start"))
     n2["[fetch]<br/>run<br/>curl -s {{input}}"]
-    n3["[step-1]<br/>jq<br/>'offline'"]
-    n4{"[route]<br/>switch<br/>when: . != ''"}
+    n3["[step-1]<br/>jq<br/>#quot;offline#quot;"]
+    n4{"[route]<br/>switch<br/>when: . != #quot;#quot;"}
     n5["[step-1]<br/>jq<br/>fromjson"]
     n6(("stop"))
     n7["[step-1]<br/>jq<br/>{text: .}"]
@@ -70,7 +70,7 @@ const MERMAID = `flowchart TD
     n12{"[items]<br/>for_each: [.a, .b]<br/>max_concurrency: 2"}
     n13["[step-1]<br/>write<br/>out/{{loop.index}}.txt"]
     n14{"[loop]<br/>while length < 3<br/>max_iterations: 5"}
-    n15["[step-1]<br/>jq<br/>. + ['x']"]
+    n15["[step-1]<br/>jq<br/>. + [#quot;x#quot;]"]
     n16(("break<br/>when: length == 2"))
     n17{"[wrap]<br/>group"}
     n18{"[step-1]<br/>until . > 2<br/>max_iterations: 3"}
@@ -99,8 +99,8 @@ const MERMAID = `flowchart TD
         n18
     end
     n2 -->|"on_error"| n3
-    n4 -->|"case 1: startswith('{')"| n5
-    n4 -->|"case 2: . == 'stop'"| n6
+    n4 -->|"case 1: startswith(#quot;{#quot;)"| n5
+    n4 -->|"case 2: . == #quot;stop#quot;"| n6
     n4 -->|"else"| n7
     n2 --> n4
     n3 --> n4
@@ -232,8 +232,16 @@ describe("renderGraph", () => {
     expect(renderGraph(workflow, "dot", relativeToDir)).toBe(DOT)
   })
 
-  test("paths are shown as stored unless a displayPath is given", () => {
-    expect(renderGraph(workflow, "mermaid")).toContain(`workflow<br/>${path.join(dir, "child.yml")}"]`)
+  test("agent paths are shown as stored unless a displayPath is given; a child workflow's as written", async () => {
+    const exit = await Effect.runPromiseExit(parseWorkflowText(
+      "steps:\n  - agent: ./agents/a.md\n  - workflow: ./sub/../child.yml\n",
+      path.join(dir, "paths.yml")
+    ).pipe(Effect.provide(FileLoader.layer)))
+    if (Exit.isFailure(exit)) throw new Error(String(exit.cause))
+    const text = renderGraph(exit.value, "mermaid")
+    expect(text).toContain(`agent<br/>${path.join(dir, "agents/a.md")}"]`)
+    expect(text).toContain(`workflow<br/>./sub/../child.yml"]`)
+    expect(renderGraph(exit.value, "mermaid", relativeToDir)).toContain(`workflow<br/>./sub/../child.yml"]`)
   })
 
   test("registry workflows, inline and path agents are described by where they come from", async () => {
@@ -258,6 +266,32 @@ describe("lait graph (as a process)", () => {
   test("--format dot", async () => {
     const r = await runCli(["graph", "graph.yml", "--format", "dot"], { cwd: dir })
     expect(r).toMatchObject({ code: 0, stderr: "", stdout: DOT })
+  })
+
+  test("the binary keeps quotes in Mermaid labels and shows a child workflow's path as written", async () => {
+    const sub = path.join(dir, "flows")
+    fs.mkdirSync(sub, { recursive: true })
+    fs.writeFileSync(
+      path.join(sub, "quotes.yml"),
+      "steps:\n  - jq: '{\"a\": \"b\"}'\n  - workflow: ../shared/child.yml\n    when: '. != \"\"'\n"
+    )
+    const r = await runCli(["graph", "flows/quotes.yml"], { cwd: dir, binary: true })
+    expect(r).toMatchObject({ code: 0, stderr: "" })
+    expect(r.stdout).toBe(
+      [
+        "flowchart TD",
+        '    n1(("start"))',
+        '    n2["[step-1]<br/>jq<br/>{#quot;a#quot;: #quot;b#quot;}"]',
+        '    n3["[step-2]<br/>workflow<br/>../shared/child.yml<br/>when: . != #quot;#quot;"]',
+        '    n4(("end"))',
+        "    n2 --> n3",
+        "    n1 --> n2",
+        "    n3 --> n4",
+        ""
+      ].join("\n")
+    )
+    const dot = await runCli(["graph", "flows/quotes.yml", "--format", "dot"], { cwd: dir, binary: true })
+    expect(dot.stdout).toContain('label="[step-2]\\lworkflow\\l../shared/child.yml\\lwhen: . != \\"\\""];')
   })
 
   test("an invalid workflow: exit 3 and one 'lait: ...' line on stderr, nothing on stdout", async () => {

@@ -51,7 +51,7 @@ const NAME_RULE = "use a letter or '_' followed by letters, digits, '_' or '-'"
 // [fixture, line, message after "failed to load workflow '<path>': "]
 const invalid: ReadonlyArray<readonly [string, number | undefined, () => string]> = [
   ["not-a-mapping.yml", 1, () => "a workflow file must be a YAML mapping"],
-  ["yaml-duplicate-key.yml", 2, () => "Map keys must be unique at line 2, column 1"],
+  ["yaml-duplicate-key.yml", 2, () => "duplicate entry with key \"name\" at line 2, column 1"],
   [
     "yaml-syntax.yml",
     4,
@@ -441,7 +441,7 @@ describe("a valid workflow with every step kind", async () => {
   test("workflow references: a .yml path relative to the file, else a registry name", () => {
     expect(kindOf(byId("child"), "workflow")).toEqual({
       type: "workflow",
-      workflow: { kind: "path", path: path.join(validDir, "child.yml") },
+      workflow: { kind: "path", path: path.join(validDir, "child.yml"), written: "child.yml" },
       with: "{topic: $inputs.topic}"
     })
     expect(kindOf(wf.steps[6], "workflow")).toEqual({ type: "workflow", workflow: { kind: "registry", name: "summarize" } })

@@ -359,7 +359,7 @@ const parseKind = (ctx: ParseContext, kind: KindKey, fields: Fields, at: string)
       const reference = requireString(fields, "workflow", kind)
       if (reference.value.trim() === "") fail(`${at}: 'workflow' must not be empty`, reference.line)
       const workflow = looksLikePath(reference.value, ["yml", "yaml"])
-        ? { kind: "path" as const, path: nodePath.resolve(ctx.dir, reference.value) }
+        ? { kind: "path" as const, path: nodePath.resolve(ctx.dir, reference.value), written: reference.value }
         : { kind: "registry" as const, name: reference.value }
       const withFilter = fields.string("with")
       if (withFilter !== undefined) checkJq(ctx, withFilter.value, `${at}: 'with'`, withFilter.line)

@@ -2,8 +2,9 @@
 // every static-check message can point at a 1-based line. The checks themselves are synchronous and
 // stop at the first problem; they report it by throwing a `StaticError`, which `runStatic` turns
 // into a value at the loader's boundary (nothing outside src/workflow/load* ever sees the throw).
-import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, type Node, parseDocument, type Document } from "yaml"
+import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, type Node, type Document } from "yaml"
 import { describeJsonType, type Json } from "../../core/json.ts"
+import { parseYamlDocument } from "../../core/yamlDocument.ts"
 import { yamlErrorMessage } from "../../core/yamlErrors.ts"
 
 export class StaticError {
@@ -123,7 +124,7 @@ export type Parsed = { readonly ok: true; readonly source: Source } | {
 /** Parses one YAML document; a syntax error becomes the yaml package's one-line message and line. */
 export const parseYaml = (text: string): Parsed => {
   const lines = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true })
+  const doc = parseYamlDocument(text, lines)
   const error = doc.errors[0]
   if (error !== undefined) {
     return { ok: false, message: yamlErrorMessage(error), line: error.linePos?.[0].line }

@@ -209,7 +209,7 @@ export const cases: ReadonlyArray<HostileCase> = [
     name: "workflow: duplicate top-level key",
     args: ["run", "workflow/duplicate-key.yml", "x"],
     exit: 3,
-    error: wf("workflow/duplicate-key.yml", "Map keys must be unique at line 3, column 1")
+    error: wf("workflow/duplicate-key.yml", "duplicate entry with key \"steps\" at line 3, column 1")
   },
   {
     name: "workflow: empty file",

@@ -1,0 +1,49 @@
+// The one way lait parses a YAML file it reads (workflows, configs, test and eval files, agent
+// frontmatter, schema files). A repeated key is an error everywhere, and its message names the key
+// as upstream (serde_yaml) does — `duplicate entry with key "jq"` — where the yaml package only says
+// `Map keys must be unique`. The position suffix the package appends is kept.
+import { type Document, isScalar, type LineCounter, type ParsedNode, parseDocument } from "yaml"
+import { rustDebugString } from "../testing/rustFormat.ts"
+import { yamlErrorMessage } from "./yamlErrors.ts"
+
+const PACKAGE_WORDING = "Map keys must be unique"
+
+/** serde_yaml's wording for a key seen twice in one mapping. */
+const duplicateKeyMessage = (key: ParsedNode | undefined): string => {
+  if (key === undefined || !isScalar(key)) return "duplicate entry in YAML map"
+  const value = key.value
+  if (value === null) return "duplicate entry with null key"
+  if (typeof value === "boolean") return `duplicate entry with key \`${value}\``
+  if (typeof value === "string") return `duplicate entry with key ${rustDebugString(value)}`
+  return `duplicate entry with key ${String(value)}`
+}
+
+/** Parses one document with unique keys enforced; errors keep the package's position suffix. */
+export const parseYamlDocument = (text: string, lineCounter?: LineCounter): Document.Parsed => {
+  // The package's own equality, recording each key it finds repeated: it reports one error per
+  // repeat, in the same order, but the error carries only an offset, not the key.
+  const repeated: Array<ParsedNode> = []
+  const doc = parseDocument(text, {
+    ...(lineCounter === undefined ? {} : { lineCounter }),
+    prettyErrors: true,
+    uniqueKeys: (a, b) => {
+      const same = a === b || (isScalar(a) && isScalar(b) && a.value === b.value)
+      if (same) repeated.push(b)
+      return same
+    }
+  })
+  let next = 0
+  for (const error of doc.errors) {
+    if (error.code !== "DUPLICATE_KEY") continue
+    error.message = error.message.replace(PACKAGE_WORDING, duplicateKeyMessage(repeated[next++]))
+  }
+  return doc
+}
+
+/** One YAML value (agent frontmatter, a schema file); a syntax error throws its one-line message. */
+export const parseYamlValue = (text: string): unknown => {
+  const doc = parseYamlDocument(text)
+  const error = doc.errors[0]
+  if (error !== undefined) throw new Error(yamlErrorMessage(error))
+  return doc.toJS()
+}

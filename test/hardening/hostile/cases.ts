@@ -652,7 +652,7 @@ export const cases: ReadonlyArray<HostileCase> = [
     error: "lait: failed to load workflow 'locked.yml': failed to read 'locked.yml': permission denied"
   },
   {
-    name: "a test directory holding only a FIFO, a socket and a symlink loop: skipped, nothing opened",
+    name: "a test directory holding only a FIFO, a socket and a symlink loop: skipped, nothing opened, no tests is an error",
     args: ["test", "specials"],
     setup: async (ws) => {
       mkfifo(ws, "specials/pipe.yml")
@@ -660,9 +660,10 @@ export const cases: ReadonlyArray<HostileCase> = [
       fs.symlinkSync("loop-b.yml", path.join(ws.dir, "specials/loop-a.yml"))
       fs.symlinkSync("loop-a.yml", path.join(ws.dir, "specials/loop-b.yml"))
     },
-    exit: 0,
-    error: null,
-    stdout: "0 passed, 0 failed, 0 total\n"
+    // Nothing there is a test file, and a suite of zero tests is an error, not a green run.
+    exit: 1,
+    error: "lait: no test files found in 'specials'",
+    stdout: ""
   },
   {
     name: "a lint directory holding only a FIFO, a socket and a symlink loop: skipped, nothing opened",

@@ -33,6 +33,8 @@ export interface LoadedConfig {
   readonly files: ReadonlyArray<string>
   readonly env: Env
   readonly cwd: string
+  /** `--no-config`: no file was looked for. */
+  readonly noConfig?: boolean
 }
 
 /** `$XDG_CONFIG_HOME/lait/config.yml`, else `$HOME/.config/lait/config.yml`; undefined with neither. */
@@ -310,7 +312,7 @@ export const loadConfig = Effect.fn("config.loadConfig")(function*(options: Load
   const waitForWriter = options.waitForWriter ?? false
   if (!options.noEnv) yield* loadDotenv({ cwd, env, waitForWriter })
   const loaded = (config: ConfigFile, files: ReadonlyArray<string>): LoadedConfig => ({ config, files, env, cwd })
-  if (options.noConfig) return loaded({}, [])
+  if (options.noConfig) return { ...loaded({}, []), noConfig: true }
   if (options.configPath !== undefined) {
     const path = nodePath.resolve(cwd, options.configPath)
     return loaded(yield* readConfigFile(path, waitForWriter), [path])

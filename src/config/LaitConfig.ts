@@ -28,6 +28,8 @@ export interface LaitConfigService {
   /** The environment after `.env` (process.env in production). Read `${VAR}`s and OPENAI_* here. */
   readonly env: Env
   readonly cwd: string
+  /** `--no-config`: no file was looked for. */
+  readonly noConfig: boolean
   /** Endpoints for a model name (workflow alias > config alias > raw id), primary first. */
   readonly resolveEndpoints: (
     model: string,
@@ -61,6 +63,7 @@ const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigSer
     files: loaded.files,
     env: loaded.env,
     cwd: loaded.cwd,
+    noConfig: loaded.noConfig ?? false,
     resolveEndpoints: (model, options) =>
       resolveEndpoints(model, loaded.config, loaded.env, {
         workflowModels: options?.workflowModels,
@@ -104,6 +107,29 @@ export class LaitConfig extends Context.Service<LaitConfig, LaitConfigService>()
         make({ config, env: options?.env ?? {}, cwd: options?.cwd ?? process.cwd(), files: options?.files ?? [] })
       )
     )
+}
+
+/** `a`, `a or b`, `a, b, or c`. */
+const alternatives = (items: ReadonlyArray<string>): string =>
+  items.length <= 2 ? items.join(" or ") : `${items.slice(0, -1).join(", ")}, or ${items.at(-1)}`
+
+/**
+ * `model is required for <subject>; set <places>, or default.model in '<config file>'`. Without a
+ * config file the message says where none was found instead of pointing at a file that does not
+ * exist. `config` is undefined where no configuration is provided at all (library use).
+ */
+export const modelRequiredMessage = (
+  subject: string,
+  places: ReadonlyArray<string>,
+  config: LaitConfigService | undefined
+): string => {
+  if (config === undefined) {
+    return `model is required for ${subject}; set ${alternatives([...places, "default.model in lait.config.yml"])}`
+  }
+  const file = config.files.at(-1)
+  if (file !== undefined) return `model is required for ${subject}; set ${alternatives([...places, `default.model in '${file}'`])}`
+  const why = config.noConfig ? "--no-config: no config file was read" : `no lait.config.yml found from '${config.cwd}' upward`
+  return `model is required for ${subject} (${why}); set ${alternatives(places)}`
 }
 
 const redactProvider = <T extends { readonly api_key?: string }>(layer: T): T =>

@@ -41,6 +41,8 @@ export interface LoadedConfig {
   readonly cwd: string
   /** With `keepInvalid`: the rule violations of the files merged, one error per file. */
   readonly invalid?: ReadonlyArray<ValidationError>
+  /** `--no-config`: no file was looked for. */
+  readonly noConfig?: boolean
 }
 
 /** `$XDG_CONFIG_HOME/lait/config.yml`, else `$HOME/.config/lait/config.yml`; undefined with neither. */
@@ -332,7 +334,10 @@ export const loadConfig = Effect.fn("config.loadConfig")(function*(options: Load
   const cwd = nodePath.resolve(options.cwd)
   const waitForWriter = options.waitForWriter ?? false
   if (!options.noEnv) yield* loadDotenv({ cwd, env, waitForWriter })
-  if (options.noConfig) return { config: {}, files: [], env, cwd } satisfies LoadedConfig
+  if (options.noConfig) {
+    const none: LoadedConfig = { config: {}, files: [], env, cwd, noConfig: true }
+    return none
+  }
   const paths: Array<string> = []
   if (options.configPath !== undefined) {
     paths.push(nodePath.resolve(cwd, options.configPath))

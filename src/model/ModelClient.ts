@@ -11,6 +11,7 @@ import { Console, Context, Duration, Effect, Layer, LogLevel, Redacted, Schema }
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { LaitError, ModelApiError } from "../core/errors.ts"
+import { describeNetworkFailure } from "../core/network.ts"
 import { containsSecret, redactSecret } from "../core/secrets.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { recordChat, traceChat } from "../trace/chat.ts"
@@ -214,6 +215,8 @@ export interface LiveOptions {
   readonly attempts?: number
   /** First backoff delay; doubled after each failed attempt. */
   readonly backoff?: Duration.Input
+  /** How long one attempt may wait for the whole answer (default 300 s). */
+  readonly timeout?: Duration.Input
 }
 
 const makeLive = (options: LiveOptions) =>
@@ -221,6 +224,8 @@ const makeLive = (options: LiveOptions) =>
     const http = yield* HttpClient.HttpClient
     const attempts = Math.max(1, options.attempts ?? 3)
     const backoff = Duration.fromInputUnsafe(options.backoff ?? "250 millis")
+    const timeout = Duration.fromInputUnsafe(options.timeout ?? REQUEST_TIMEOUT)
+    const timeoutText = `${Duration.toSeconds(timeout)}s`
 
     const sendOnce = (endpoint: Endpoint, request: ChatRequest): Effect.Effect<unknown, Attempt | LaitError> =>
       Effect.gen(function*() {
@@ -246,14 +251,13 @@ const makeLive = (options: LiveOptions) =>
         )
         const response = yield* http.execute(req).pipe(
           Effect.flatMap((res) => Effect.map(res.text, (text) => ({ status: res.status, text }))),
-          Effect.timeout(REQUEST_TIMEOUT),
+          Effect.timeout(timeout),
           Effect.mapError((e): Attempt => ({
             retryable: true,
             error: new ModelApiError({
-              message: e._tag === "TimeoutError"
-                ? `request to '${endpoint.baseUrl}' timed out after ${Duration.format(REQUEST_TIMEOUT)}`
-                : `failed to reach '${endpoint.baseUrl}'`,
-              cause: e._tag === "TimeoutError" ? undefined : String(e.reason?.cause ?? e.message)
+              message: `failed to reach '${endpoint.baseUrl}': ${
+                e._tag === "TimeoutError" ? `timed out after ${timeoutText}` : describeNetworkFailure(e)
+              }`
             })
           }))
         )
@@ -402,6 +406,7 @@ export class ModelClient extends Context.Service<ModelClient, ModelClientService
             const hit = yield* lookup(path, call.endpoints[0])
             if (hit !== undefined) {
               yield* recordChat(call, hit, started)
+              yield* RunUsage.use((u) => u.recordCacheHit)
               yield* Console.error(`note: cache hit for ${call.label}`)
               return hit
             }

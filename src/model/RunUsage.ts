@@ -1,5 +1,7 @@
 // Token usage of one run context (a `lait run`, one `lait test` file, one eval case × repeat),
 // grouped by label in first-recorded order, with cost when the answering model has `pricing:`.
+// Requests answered from the response cache cost nothing and are not part of the totals, but they
+// are counted, so a run that never reached a server does not look like one whose server kept quiet.
 import { Context, Effect, Layer } from "effect"
 
 export interface Pricing {
@@ -14,6 +16,8 @@ export interface UsageTotals {
   readonly requests: number
   /** undefined when no request under this label had pricing. */
   readonly costUsd: number | undefined
+  /** Requests answered from the response cache (not in the counts above); absent means none. */
+  readonly cached?: number
 }
 
 export interface UsageEntry extends UsageTotals {
@@ -33,6 +37,8 @@ export const costOf = (prompt: number, completion: number, pricing: Pricing): nu
 
 export interface RunUsageService {
   readonly record: (r: UsageRecord) => Effect.Effect<void>
+  /** A request the response cache answered. */
+  readonly recordCacheHit: Effect.Effect<void>
   readonly entries: Effect.Effect<ReadonlyArray<UsageEntry>>
   readonly total: Effect.Effect<UsageTotals>
 }
@@ -42,6 +48,7 @@ const addCost = (a: number | undefined, b: number | undefined) =>
 
 export const makeRunUsage = (): RunUsageService => {
   const byLabel = new Map<string, UsageEntry>()
+  let cached = 0
   const entries = Effect.sync(() => [...byLabel.values()])
   return {
     record: (r) =>
@@ -57,9 +64,12 @@ export const makeRunUsage = (): RunUsageService => {
           costUsd: addCost(prev?.costUsd, cost)
         })
       }),
+    recordCacheHit: Effect.sync(() => {
+      cached++
+    }),
     entries,
-    total: Effect.map(entries, (all) =>
-      all.reduce<UsageTotals>(
+    total: Effect.map(entries, (all) => ({
+      ...all.reduce<UsageTotals>(
         (acc, e) => ({
           prompt: acc.prompt + e.prompt,
           completion: acc.completion + e.completion,
@@ -68,7 +78,9 @@ export const makeRunUsage = (): RunUsageService => {
           costUsd: addCost(acc.costUsd, e.costUsd)
         }),
         { prompt: 0, completion: 0, total: 0, requests: 0, costUsd: undefined }
-      ))
+      ),
+      ...(cached > 0 ? { cached } : {})
+    }))
   }
 }
 
@@ -82,9 +94,19 @@ const line = (t: UsageTotals) =>
   (t.requests > 1 ? ` (${t.requests} requests)` : "") +
   (t.costUsd !== undefined ? ` ($${t.costUsd.toFixed(4)})` : "")
 
-/** The `--show-usage` text (inventory §10), without a trailing newline. */
+const requests = (n: number) => `${n} request${n === 1 ? "" : "s"}`
+
+/**
+ * The `--show-usage` text (inventory §10), without a trailing newline; `total.cached` adds how many
+ * requests the cache answered.
+ */
 export const formatUsage = (entries: ReadonlyArray<UsageEntry>, total: UsageTotals): string => {
-  if (entries.length === 0) return "usage: (the server reported no usage)"
-  if (entries.length === 1) return `usage: ${line(entries[0]!)}`
-  return ["usage:", ...entries.map((e) => `  ${e.label}: ${line(e)}`), `  total: ${line(total)}`].join("\n")
+  const cached = total.cached ?? 0
+  const fromCache = `${requests(cached)} answered from the cache`
+  if (entries.length === 0) {
+    return cached === 0 ? "usage: (the server reported no usage)" : `usage: 0 tokens (${fromCache})`
+  }
+  const also = cached === 0 ? "" : `; ${fromCache}`
+  if (entries.length === 1) return `usage: ${line(entries[0]!)}${also}`
+  return ["usage:", ...entries.map((e) => `  ${e.label}: ${line(e)}`), `  total: ${line(total)}${also}`].join("\n")
 }

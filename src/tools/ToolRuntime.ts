@@ -5,7 +5,9 @@
 // messages are sent once more with `tools: []` and the schema. Each round is its own ModelClient call,
 // so cache, record and replay key every round. Tool calls of a round are decided one by one (policy,
 // then approval), run up to 8 at a time, and answered in the model's order; every call, denied ones
-// included, becomes an `execute_tool` event of the run's trace. With `default.compaction` set, the
+// included, becomes an `execute_tool` event of the run's trace. A call the model got wrong (a tool
+// name that is not offered, arguments that are not a JSON object) is answered with what is wrong, so
+// the model can correct itself, rather than ending the run. With `default.compaction` set, the
 // conversation may be summarised just before a round's request (src/tools/compaction.ts).
 //
 // One runtime per run context: it owns the run's MCP servers (stopped when the run's scope closes),
@@ -81,6 +83,34 @@ const pick = <K extends keyof LlmSettings>(key: K, chain: ReadonlyArray<LlmSetti
   return undefined
 }
 
+/** What the tool loop decided about one call: run it, refuse it (policy, approval), or answer that it is malformed. */
+type Verdict =
+  | { readonly allowed: true; readonly entry: ToolEntry }
+  | Exclude<Decision, { readonly allowed: true }>
+  | { readonly allowed: false; readonly error: string }
+
+/** The answer to a call of a tool that was not offered. */
+export const unknownToolAnswer = (name: string, offered: ReadonlyArray<string>): string =>
+  offered.length === 0
+    ? `unknown tool '${name}'; no tools are available`
+    : `unknown tool '${name}'; available: ${offered.join(", ")}`
+
+/** Why a call's raw arguments cannot be used (blank and `null` mean none), or undefined when they can. */
+export const argumentsProblem = (raw: string): string | undefined => {
+  if (raw.trim() === "") return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch (e) {
+    return `arguments are not valid JSON: ${e instanceof Error ? e.message : String(e)}`
+  }
+  if (value !== null && (typeof value !== "object" || Array.isArray(value))) {
+    const text = raw.trim()
+    return `arguments must be a JSON object, got ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`
+  }
+  return undefined
+}
+
 const assistantMessage = (result: ModelResult): ChatMessage => ({
   role: "assistant",
   ...(result.content !== null ? { content: result.content } : {}),
@@ -128,7 +158,7 @@ export const makeToolRuntime = (
         return [...fromMcp, ...fromSubagents, ...fromShell]
       }).pipe(Effect.provideService(FileLoader, files))
 
-    const record = (call: ToolCall, label: string, round: number, decision: Decision, start: Date) =>
+    const record = (call: ToolCall, label: string, round: number, decision: Verdict, start: Date) =>
       tracer.record({
         operation: "execute_tool",
         label: `tool '${call.function.name}'`,
@@ -139,42 +169,47 @@ export const makeToolRuntime = (
           "gen_ai.tool.arguments": call.function.arguments,
           "lait.step.label": label,
           "lait.tool.round": round,
-          "lait.tool.decision": decision.allowed ? "allowed" : "denied",
-          ...(decision.allowed ? {} : { "lait.tool.denial_reason": decision.reason })
+          ...(decision.allowed
+            ? { "lait.tool.decision": "allowed" }
+            : "error" in decision
+            ? { "lait.tool.decision": "error", "lait.tool.error": decision.error }
+            : { "lait.tool.decision": "denied", "lait.tool.denial_reason": decision.reason })
         } satisfies Record<string, Json>
       })
 
-    const decide = (call: ToolCall, entry: ToolEntry | undefined): Effect.Effect<Decision, AnyLaitError> => {
+    const decide = (call: ToolCall, byName: ReadonlyMap<string, ToolEntry>): Effect.Effect<Verdict, AnyLaitError> => {
       const name = call.function.name
+      const entry = byName.get(name)
+      if (entry === undefined) return Effect.succeed({ allowed: false, error: unknownToolAnswer(name, [...byName.keys()]) })
       if (!policyAllows(config.config.tool_policy, name)) return Effect.succeed({ allowed: false, reason: POLICY_DENIAL })
-      return approve({
-        name,
-        arguments: call.function.arguments,
-        command: entry?.preview?.(call.function.arguments) ?? Effect.succeed(undefined),
-        always
-      })
+      // Checked before approval: nobody should be asked about a call that cannot run.
+      const problem = argumentsProblem(call.function.arguments)
+      if (problem !== undefined) return Effect.succeed({ allowed: false, error: problem })
+      return Effect.map(
+        approve({
+          name,
+          arguments: call.function.arguments,
+          command: entry.preview?.(call.function.arguments) ?? Effect.succeed(undefined),
+          always
+        }),
+        (decision): Verdict => (decision.allowed ? { allowed: true, entry } : decision)
+      )
     }
 
-    const dispatch = (
-      call: ToolCall,
-      decision: Decision,
-      entry: ToolEntry | undefined,
-      label: string,
-      round: number
-    ): Effect.Effect<ChatMessage, AnyLaitError> =>
+    const dispatch = (call: ToolCall, decision: Verdict, label: string, round: number): Effect.Effect<ChatMessage, AnyLaitError> =>
       Effect.gen(function*() {
         const name = call.function.name
         const start = new Date()
         if (!decision.allowed) {
-          yield* Effect.logDebug(`tool call '${name}' (round ${round}) denied: ${decision.reason}`)
+          const answer = "error" in decision ? decision.error : decision.reason
+          yield* Effect.logDebug(`tool call '${name}' (round ${round}) not run: ${answer}`)
           yield* record(call, label, round, decision, start)
-          return { role: "tool", content: decision.reason, tool_call_id: call.id } satisfies ChatMessage
+          return { role: "tool", content: answer, tool_call_id: call.id } satisfies ChatMessage
         }
         yield* Effect.logDebug(`calling tool '${name}' (round ${round}) with arguments ${call.function.arguments}`)
-        const run = entry === undefined
-          ? Effect.fail(new LaitError({ message: `model called unknown tool '${name}'` }))
-          : entry.call(call.function.arguments)
-        const content = yield* run.pipe(Effect.onExit(() => record(call, label, round, decision, start)))
+        const content = yield* decision.entry.call(call.function.arguments).pipe(
+          Effect.onExit(() => record(call, label, round, decision, start))
+        )
         return { role: "tool", content, tool_call_id: call.id } satisfies ChatMessage
       })
 
@@ -211,10 +246,10 @@ export const makeToolRuntime = (
             return yield* send(req.label, req.endpoints, { ...req.request, messages: [...messages], tools: [] })
           }
           messages.push(assistantMessage(reply))
-          const decisions = yield* Effect.forEach(reply.toolCalls, (call) => decide(call, byName.get(call.function.name)))
+          const decisions = yield* Effect.forEach(reply.toolCalls, (call) => decide(call, byName))
           const results = yield* Effect.forEach(
             reply.toolCalls,
-            (call, i) => dispatch(call, decisions[i]!, byName.get(call.function.name), req.label, round),
+            (call, i) => dispatch(call, decisions[i]!, req.label, round),
             { concurrency: MAX_CONCURRENT_TOOL_CALLS }
           )
           messages.push(...results)

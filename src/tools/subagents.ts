@@ -9,7 +9,7 @@ import { type AnyLaitError, LaitError, ValidationError, withContext } from "../c
 import { FileLoader } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
-import type { LaitConfigService } from "../config/LaitConfig.ts"
+import { type LaitConfigService, modelRequiredMessage } from "../config/LaitConfig.ts"
 import type { ChatMessage, ResponseFormat } from "../model/types.ts"
 import { loadAgentFile } from "../workflow/agentFile.ts"
 import { validateJson } from "../workflow/jsonschema.ts"
@@ -154,7 +154,8 @@ export class Subagents {
     activeAgentPaths: ReadonlyArray<string>
   ): Effect.Effect<SubagentRequest, AnyLaitError, FileLoader> {
     const { name, definition } = agent
-    const config = this.config.config
+    const service = this.config
+    const config = service.config
     return Effect.gen(function*() {
       if (activeAgentPaths.includes(agent.canonicalPath)) {
         return yield* new LaitError({
@@ -190,7 +191,7 @@ export class Subagents {
         const model = definition.model ?? config.default?.model
         if (model === undefined) {
           return yield* new LaitError({
-            message: `model is required for subagent '${name}'; set it in its frontmatter or default.model in lait.config.yml`
+            message: modelRequiredMessage(`subagent '${name}'`, ["it in its frontmatter"], service)
           })
         }
         const system = yield* renderTemplate(definition.system, { input, steps: {}, inputs: {}, loop: null })

@@ -4,6 +4,7 @@ import { Console, Duration, Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { type Env, expandVars } from "../core/env.ts"
 import { LaitError } from "../core/errors.ts"
+import { describeNetworkFailure } from "../core/network.ts"
 import { redactSecret } from "../core/secrets.ts"
 import { VERSION } from "../version.ts"
 import { readTraceFile } from "./file.ts"
@@ -60,18 +61,6 @@ export const parseHeaders = (
     )
   })
 
-const describeSendFailure = (error: unknown): string => {
-  const cause = typeof error === "object" && error !== null && "reason" in error
-    ? (error as { reason?: { cause?: unknown; description?: unknown; _tag?: string } }).reason
-    : undefined
-  const inner = cause?.cause ?? cause?.description ?? error
-  const code = typeof inner === "object" && inner !== null && "code" in inner ? String(inner.code) : undefined
-  if (code === "ConnectionRefused" || code === "ECONNREFUSED") return "connection refused"
-  if (cause?._tag === "InvalidUrlError") return "invalid URL"
-  if (inner instanceof Error) return inner.message
-  return typeof inner === "string" ? inner : String(inner)
-}
-
 /** Posts the spans of `options.file`; the notes (`nothing to export`, `exported N spans`) go to stderr. */
 export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOptions) {
   const { bytes, events } = yield* readTraceFile(options.file, { waitForWriter: true })
@@ -103,9 +92,9 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
       duration: timeout,
       orElse: () => Effect.fail(sendFailure(`no answer within ${Duration.format(timeout)}`))
     }),
-    Effect.mapError((e) => (e instanceof LaitError ? e : sendFailure(describeSendFailure(e)))),
-    // Upstream reports Ctrl-C here as a typed cancellation; main exits 128 + signo and prints no
-    // error for an interruption, so the line is written on the way out.
+    Effect.mapError((e) => (e instanceof LaitError ? e : sendFailure(describeNetworkFailure(e)))),
+    // Upstream reports Ctrl-C here as a typed cancellation; main exits 128 + signo and prints no error
+    // for an interruption, so the line is written on the way out.
     Effect.onInterrupt(() => Console.error("lait: trace export was cancelled"))
   )
   if (response.status < 200 || response.status >= 300) {

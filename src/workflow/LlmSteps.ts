@@ -15,9 +15,13 @@ export type AgentKind = Extract<StepKind, { readonly type: "agent" }>
 export type PromptStep = Step & { readonly kind: PromptKind }
 export type AgentStep = Step & { readonly kind: AgentKind }
 
+/** Where a model step's model can be set, for `model is required` messages (run and dry run alike). */
+export const stepModelPlaces = (hasAgent: boolean): ReadonlyArray<string> =>
+  ["'model' on the step", ...(hasAgent ? ["its agent definition"] : []), "the workflow's default.model"]
+
 /** What a model step needs from the run it belongs to. Values are snapshots for this attempt. */
 export interface LlmStepContext {
-  /** The progress label (`id`, else `step-<n> (<kind>)`); also the usage/trace label of the request. */
+  /** The step label (`id`, else `step-<position> (<kind>)`, see ./positions.ts); also the usage/trace label of the request. */
   readonly label: string
   /** The file the step belongs to: `dir` resolves agent paths and `{file:}` schemas, `agents:`/`schemas:` are looked up here. */
   readonly workflow: Workflow

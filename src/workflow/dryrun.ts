@@ -8,11 +8,13 @@ import type { AnyLaitError } from "../core/errors.ts"
 import { LaitError } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
-import { LaitConfig, type LaitConfigService } from "../config/LaitConfig.ts"
+import { LaitConfig, type LaitConfigService, modelRequiredMessage } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
 import { loadAgentFile } from "./agentFile.ts"
 import { effectiveRetry, effectiveTimeout } from "./engine.ts"
+import { stepModelPlaces } from "./LlmSteps.ts"
 import type { AgentDefinition, AgentRef, LlmSettings, SchemaRef, Step, Workflow, WorkflowRef } from "./model.ts"
+import { listAt, positionIn, stepName } from "./positions.ts"
 import { renderTemplateWith } from "./template.ts"
 
 const describeSchema = (ref: SchemaRef): string =>
@@ -63,9 +65,7 @@ const modelLines: (
     const model = chain.map((layer) => layer?.model).find((m) => m !== undefined)
     if (model === undefined) {
       return yield* new LaitError({
-        message: `model is required for step '${label}'; set 'model' on the step,${
-          agent !== undefined ? " its agent definition," : ""
-        } the workflow's default.model, or default.model in lait.config.yml`
+        message: modelRequiredMessage(`step '${label}'`, stepModelPlaces(agent !== undefined), ctx.config)
       })
     }
     if (ctx.config === undefined) {
@@ -104,40 +104,45 @@ const loadAgent = (ref: AgentRef, ctx: Context, label: string, inner: string) =>
     )
   })
 
+/** `list`: where these steps are in the file (see ./positions.ts); undefined for the top level. */
 const planSteps: (
   steps: ReadonlyArray<Step>,
   ctx: Context,
   indent: string,
-  firstInput: Json | undefined
+  firstInput: Json | undefined,
+  list: string | undefined
 ) => Effect.Effect<void, AnyLaitError, FileLoader> = Effect.fnUntraced(function*(
   steps: ReadonlyArray<Step>,
   ctx: Context,
   indent: string,
-  firstInput: Json | undefined
+  firstInput: Json | undefined,
+  list: string | undefined
 ) {
     for (const [index, step] of steps.entries()) {
       const known = index === 0 && step.input === undefined ? firstInput : undefined
-      yield* planStep(step, index + 1, ctx, indent, known)
+      yield* planStep(step, index + 1, positionIn(list, index), ctx, indent, known)
     }
   })
 
 const planStep: (
   step: Step,
-  position: number,
+  place: number,
+  position: string,
   ctx: Context,
   indent: string,
   known: Json | undefined
 ) => Effect.Effect<void, AnyLaitError, FileLoader> = Effect.fnUntraced(function*(
   step: Step,
-  position: number,
+  place: number,
+  position: string,
   ctx: Context,
   indent: string,
   known: Json | undefined
 ) {
     const out = ctx.out
-    const label = step.id ?? `step-${position}`
+    const label = stepName(step, position)
     const kind = step.kind
-    out.push(`${indent}[${position}] ${label}  (${kind.type})`)
+    out.push(`${indent}[${place}] ${label}  (${kind.type})`)
     const inner = `${indent}    `
     const body = `${inner}    `
     if (step.when !== undefined) out.push(`${inner}when: ${step.when}`)
@@ -191,16 +196,16 @@ const planStep: (
         out.push(`${inner}write: ${yield* preview(kind.path, known, ctx)}`)
         break
       case "group":
-        yield* planSteps(kind.steps, ctx, inner, known)
+        yield* planSteps(kind.steps, ctx, inner, known, listAt(position))
         break
       case "switch":
         for (const [index, c] of kind.cases.entries()) {
           out.push(`${inner}case ${index + 1}: when ${c.when}`)
-          yield* planSteps(c.steps, ctx, body, undefined)
+          yield* planSteps(c.steps, ctx, body, undefined, listAt(position, `case${index + 1}`))
         }
         if (kind.else !== undefined) {
           out.push(`${inner}else:`)
-          yield* planSteps(kind.else, ctx, body, undefined)
+          yield* planSteps(kind.else, ctx, body, undefined, listAt(position, "else"))
         } else {
           out.push(`${inner}else: (none; no matching case is a runtime error)`)
         }
@@ -208,18 +213,18 @@ const planStep: (
       case "parallel":
         for (const branch of kind.branches) {
           out.push(`${inner}branch '${branch.name}':`)
-          yield* planSteps(branch.steps, ctx, body, undefined)
+          yield* planSteps(branch.steps, ctx, body, undefined, listAt(position, branch.name))
         }
         break
       case "for_each":
         out.push(`${inner}items: ${kind.items}`)
         if (kind.maxConcurrency > 1) out.push(`${inner}max_concurrency: ${kind.maxConcurrency}`)
-        yield* planSteps(kind.steps, ctx, body, undefined)
+        yield* planSteps(kind.steps, ctx, body, undefined, listAt(position))
         break
       case "while":
       case "until":
         out.push(`${inner}${kind.type} ${kind.condition}, max_iterations: ${kind.maxIterations}`)
-        yield* planSteps(kind.steps, ctx, body, undefined)
+        yield* planSteps(kind.steps, ctx, body, undefined, listAt(position))
         break
       case "stop":
         out.push(`${inner}-> ends the workflow with the current value`)
@@ -240,7 +245,7 @@ const planStep: (
     if (timeout !== undefined) out.push(`${inner}timeout: ${timeout}s`)
     if (step.onError !== undefined) {
       out.push(`${inner}on_error:`)
-      yield* planSteps(step.onError, ctx, body, undefined)
+      yield* planSteps(step.onError, ctx, body, undefined, listAt(position, "on_error"))
     }
   })
 
@@ -269,7 +274,7 @@ export const dryRunPlan: (
     }
     if (workflow.inputSchema !== undefined) ctx.out.push(`input_schema: ${describeSchema(workflow.inputSchema)}`)
     if (Object.keys(inputs).length > 0) ctx.out.push(`inputs: ${JSON.stringify(inputs)}`)
-    yield* planSteps(workflow.steps, ctx, "", initial)
+    yield* planSteps(workflow.steps, ctx, "", initial, undefined)
     if (workflow.output !== undefined) ctx.out.push(`output: ${workflow.output}`)
     if (workflow.timeout !== undefined) ctx.out.push(`timeout: ${workflow.timeout}s (whole workflow)`)
     return ctx.out

@@ -29,6 +29,7 @@ import { evalJqOne, isTruthy, loadJq } from "./jq.ts"
 import { loadWorkflow } from "./load.ts"
 import { type AgentStep, type LlmStepContext, LlmSteps, type LlmStepsService, type PromptStep } from "./LlmSteps.ts"
 import type { ModelDefinition, RetryPolicy, Step, StepKind, Workflow, WorkflowDefaults } from "./model.ts"
+import { listAt, positionIn, stepLabel } from "./positions.ts"
 import { Progress, ProgressWriter } from "./progress.ts"
 import { renderTemplate, renderTemplateParts } from "./template.ts"
 import { type Answerer, ask, terminalAnswerer } from "./engine/ask.ts"
@@ -154,8 +155,6 @@ const observeCancel = <A, E, R>(
       Effect.andThen(Deferred.await(frame.run.cancel), Effect.fail(new InterruptedError({ message })))
     )
 
-const progressLabel = (step: Step, counter: number): string => step.id ?? `step-${counter} (${step.kind.type})`
-
 const jqVars = (frame: Frame, steps: Steps) => ({ steps, inputs: frame.scope.inputs, loop: frame.loop })
 
 const templateData = (frame: Frame, input: Json, steps: Steps) => ({
@@ -200,10 +199,11 @@ export const mergeDefaults = (child: WorkflowDefaults, caller: WorkflowDefaults)
 // ---------------------------------------------------------------------------------------------------
 // step lists and the common step protocol
 
-const runSteps: (steps: ReadonlyArray<Step>, initial: State, frame: Frame) => EngineEffect<Outcome> = Effect.fnUntraced(function*(steps: ReadonlyArray<Step>, initial: State, frame: Frame) {
+/** `list`: where these steps are in the file (see ./positions.ts); undefined for the top level. */
+const runSteps: (steps: ReadonlyArray<Step>, initial: State, frame: Frame, list: string | undefined) => EngineEffect<Outcome> = Effect.fnUntraced(function*(steps: ReadonlyArray<Step>, initial: State, frame: Frame, list: string | undefined) {
     let state = initial
-    for (const step of steps) {
-      const outcome = yield* runStep(step, state, frame)
+    for (const [index, step] of steps.entries()) {
+      const outcome = yield* runStep(step, state, frame, positionIn(list, index))
       state = outcome.state
       if (outcome.flow !== "continue") return { state, flow: outcome.flow }
     }
@@ -211,10 +211,11 @@ const runSteps: (steps: ReadonlyArray<Step>, initial: State, frame: Frame) => En
   })
 
 /** `when` → retried/timed unit (`input` → kind → `output`) → `on_error` → record under `id`. */
-const runStep: (step: Step, incoming: State, frame: Frame) => EngineEffect<Outcome> = Effect.fnUntraced(function*(step: Step, incoming: State, frame: Frame) {
+const runStep: (step: Step, incoming: State, frame: Frame, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(step: Step, incoming: State, frame: Frame, position: string) {
     yield* checkCancelled(frame)
     const state: State = { ...incoming, counter: incoming.counter + 1 }
-    const label = progressLabel(step, state.counter)
+    // The counter says how many steps ran; the label must not depend on that (see ./positions.ts).
+    const label = stepLabel(step, position)
     if (step.when !== undefined) {
       const truthy = yield* evalCondition(frame, step.when, state.value, state.steps).pipe(
         Effect.mapError(wrap(`step '${label}': 'when'`))
@@ -227,7 +228,7 @@ const runStep: (step: Step, incoming: State, frame: Frame) => EngineEffect<Outco
     yield* frame.progress.line(`[${state.counter}] ${label}`)
 
     // All attempts of the step are one trace span; its on_error steps are spans of their own.
-    const attempts = stepSpan(label, step.kind.type, runWithPolicy(step, state, frame, label))
+    const attempts = stepSpan(label, step.kind.type, runWithPolicy(step, state, frame, label, position))
     let outcome: Outcome
     if (step.onError === undefined) {
       outcome = yield* attempts
@@ -243,7 +244,8 @@ const runStep: (step: Step, incoming: State, frame: Frame) => EngineEffect<Outco
         outcome = yield* runSteps(
           step.onError,
           { value: { error, input: state.value }, counter: state.counter, steps: state.steps },
-          frame
+          frame,
+          listAt(position, "on_error")
         )
       }
     }
@@ -253,7 +255,7 @@ const runStep: (step: Step, incoming: State, frame: Frame) => EngineEffect<Outco
     }
   })
 
-const runWithPolicy: (step: Step, state: State, frame: Frame, label: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(step: Step, state: State, frame: Frame, label: string) {
+const runWithPolicy: (step: Step, state: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(step: Step, state: State, frame: Frame, label: string, position: string) {
     const retry = effectiveRetry(step, frame.scope.defaults)
     const timeout = effectiveTimeout(step, frame.scope.defaults)
     const maxAttempts = Math.max(1, retry?.maxAttempts ?? 1)
@@ -261,7 +263,7 @@ const runWithPolicy: (step: Step, state: State, frame: Frame, label: string) => 
     let delay = Math.min(retry?.delaySeconds ?? 0, MAX_RETRY_DELAY_SECONDS)
     for (let attempt = 1;; attempt++) {
       yield* checkCancelled(frame)
-      const unit = runUnit(step, state, frame, label)
+      const unit = runUnit(step, state, frame, label, position)
       const timed = timeout === undefined ? unit : unit.pipe(
         Effect.timeoutOrElse({
           duration: timeout * 1000,
@@ -286,7 +288,7 @@ const runWithPolicy: (step: Step, state: State, frame: Frame, label: string) => 
   })
 
 /** One attempt: `input` → the kind → `output`. */
-const runUnit: (step: Step, state: State, frame: Frame, label: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(step: Step, state: State, frame: Frame, label: string) {
+const runUnit: (step: Step, state: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(step: Step, state: State, frame: Frame, label: string, position: string) {
     const input = step.input === undefined
       ? state.value
       : yield* evalFilter(frame, step.input, state.value, state.steps).pipe(
@@ -297,20 +299,20 @@ const runUnit: (step: Step, state: State, frame: Frame, label: string) => Engine
     let outcome: Outcome
     switch (kind.type) {
       case "group":
-        outcome = yield* runSteps(kind.steps, withInput, frame)
+        outcome = yield* runSteps(kind.steps, withInput, frame, listAt(position))
         break
       case "switch":
-        outcome = yield* runSwitch(kind, withInput, frame, label)
+        outcome = yield* runSwitch(kind, withInput, frame, label, position)
         break
       case "parallel":
-        outcome = { state: { ...withInput, value: yield* runParallel(kind, withInput, frame) }, flow: "continue" }
+        outcome = { state: { ...withInput, value: yield* runParallel(kind, withInput, frame, position) }, flow: "continue" }
         break
       case "for_each":
-        outcome = yield* runForEach(kind, withInput, frame, label)
+        outcome = yield* runForEach(kind, withInput, frame, label, position)
         break
       case "while":
       case "until":
-        outcome = yield* runLoop(kind, withInput, frame, label)
+        outcome = yield* runLoop(kind, withInput, frame, label, position)
         break
       case "stop":
         outcome = { state: withInput, flow: "stop" }
@@ -338,28 +340,28 @@ const runUnit: (step: Step, state: State, frame: Frame, label: string) => Engine
 // ---------------------------------------------------------------------------------------------------
 // control steps
 
-const runSwitch: (kind: Kind<"switch">, state: State, frame: Frame, label: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(kind: Kind<"switch">, state: State, frame: Frame, label: string) {
+const runSwitch: (kind: Kind<"switch">, state: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(kind: Kind<"switch">, state: State, frame: Frame, label: string, position: string) {
     for (const [index, c] of kind.cases.entries()) {
       const matched = yield* evalCondition(frame, c.when, state.value, state.steps).pipe(
         Effect.mapError(wrap(`step '${label}': case ${index + 1} 'when'`))
       )
       if (matched) {
         yield* frame.progress.detail(`case ${index + 1} matched`)
-        return yield* runSteps(c.steps, state, frame)
+        return yield* runSteps(c.steps, state, frame, listAt(position, `case${index + 1}`))
       }
     }
     if (kind.else === undefined) {
       return yield* new LaitError({ message: `step '${label}': no case matched and no 'else' is defined` })
     }
     yield* frame.progress.detail("no case matched, running 'else'")
-    return yield* runSteps(kind.else, state, frame)
+    return yield* runSteps(kind.else, state, frame, listAt(position, "else"))
   })
 
 const enterBranch = (placement: Placement): Placement =>
   placement === "concurrent-items" ? placement : "parallel"
 
 /** Every branch gets the same input, a counter from 0 and its own copy of `$steps` (never merged back). */
-const runParallel: (kind: Kind<"parallel">, state: State, frame: Frame) => EngineEffect<Json> = Effect.fnUntraced(function*(kind: Kind<"parallel">, state: State, frame: Frame) {
+const runParallel: (kind: Kind<"parallel">, state: State, frame: Frame, position: string) => EngineEffect<Json> = Effect.fnUntraced(function*(kind: Kind<"parallel">, state: State, frame: Frame, position: string) {
     yield* frame.progress.detail(`running ${kind.branches.length} branches concurrently`)
     const placement = enterBranch(frame.placement)
     const values = yield* Effect.forEach(
@@ -370,7 +372,7 @@ const runParallel: (kind: Kind<"parallel">, state: State, frame: Frame) => Engin
             ...frame,
             placement,
             progress: frame.progress.nested(`[${branch.name}] `)
-          }),
+          }, listAt(position, branch.name)),
           (outcome) => outcome.state.value
         ),
       { concurrency: "unbounded" }
@@ -383,7 +385,7 @@ const runParallel: (kind: Kind<"parallel">, state: State, frame: Frame) => Engin
     return joined
   })
 
-const runForEach: (kind: Kind<"for_each">, state: State, frame: Frame, label: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(kind: Kind<"for_each">, state: State, frame: Frame, label: string) {
+const runForEach: (kind: Kind<"for_each">, state: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(kind: Kind<"for_each">, state: State, frame: Frame, label: string, position: string) {
     const items = yield* evalFilter(frame, kind.items, state.value, state.steps).pipe(
       Effect.mapError(wrap(`step '${label}': 'for_each'`))
     )
@@ -406,7 +408,7 @@ const runForEach: (kind: Kind<"for_each">, state: State, frame: Frame, label: st
               placement: "concurrent-items",
               progress: frame.progress.nested(`[item-${index + 1}] `),
               loop: { index, item }
-            }),
+            }, listAt(position)),
             (outcome) => outcome.state.value
           ),
         { concurrency: kind.maxConcurrency }
@@ -423,7 +425,7 @@ const runForEach: (kind: Kind<"for_each">, state: State, frame: Frame, label: st
       const outcome = yield* runSteps(kind.steps, { value: item, counter, steps }, {
         ...frame,
         loop: { index, item }
-      })
+      }, listAt(position))
       counter = outcome.state.counter
       steps = outcome.state.steps
       if (outcome.flow === "stop") {
@@ -435,7 +437,7 @@ const runForEach: (kind: Kind<"for_each">, state: State, frame: Frame, label: st
     return { state: { value: results, counter, steps }, flow: "continue" as Flow }
   })
 
-const runLoop: (kind: Kind<"while" | "until">, initial: State, frame: Frame, label: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(kind: Kind<"while" | "until">, initial: State, frame: Frame, label: string) {
+const runLoop: (kind: Kind<"while" | "until">, initial: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(kind: Kind<"while" | "until">, initial: State, frame: Frame, label: string, position: string) {
     const keyword = kind.type
     const max = kind.maxIterations
     let state = initial
@@ -452,7 +454,7 @@ const runLoop: (kind: Kind<"while" | "until">, initial: State, frame: Frame, lab
         })
       }
       yield* frame.progress.detail(`iteration ${iteration + 1}/${max}`)
-      const outcome = yield* runSteps(kind.steps, state, { ...frame, loop: { index: iteration } })
+      const outcome = yield* runSteps(kind.steps, state, { ...frame, loop: { index: iteration } }, listAt(position))
       state = outcome.state
       if (outcome.flow === "stop") return { state, flow: "stop" as Flow }
       if (outcome.flow === "break") return { state, flow: "continue" as Flow }
@@ -563,10 +565,11 @@ const canonicalize = (path: string): Effect.Effect<string, LaitError> =>
  * Rejects, before any of a child's steps run, an `ask` under concurrency or a fixed-path `write` in
  * concurrent items — restrictions the child inherits from where it is called.
  */
-const checkPlacement: (steps: ReadonlyArray<Step>, placement: Placement) => Effect.Effect<void, LaitError> = Effect.fnUntraced(function*(steps: ReadonlyArray<Step>, placement: Placement) {
+const checkPlacement: (steps: ReadonlyArray<Step>, placement: Placement, list?: string) => Effect.Effect<void, LaitError> = Effect.fnUntraced(function*(steps: ReadonlyArray<Step>, placement: Placement, list?: string) {
     if (placement === "sequential") return
-    for (const step of steps) {
-      const label = step.id ?? step.kind.type
+    for (const [index, step] of steps.entries()) {
+      const position = positionIn(list, index)
+      const label = stepLabel(step, position)
       const kind = step.kind
       if (kind.type === "ask") {
         return yield* new LaitError({
@@ -579,24 +582,24 @@ const checkPlacement: (steps: ReadonlyArray<Step>, placement: Placement) => Effe
             `step '${label}' writes a fixed path inside a concurrent 'for_each', including a nested workflow; add a placeholder to the path or move the write after the loop`
         })
       }
-      if (step.onError !== undefined) yield* checkPlacement(step.onError, placement)
+      if (step.onError !== undefined) yield* checkPlacement(step.onError, placement, listAt(position, "on_error"))
       switch (kind.type) {
         case "group":
-          yield* checkPlacement(kind.steps, placement)
+          yield* checkPlacement(kind.steps, placement, listAt(position))
           break
         case "switch":
-          for (const c of kind.cases) yield* checkPlacement(c.steps, placement)
-          if (kind.else !== undefined) yield* checkPlacement(kind.else, placement)
+          for (const [i, c] of kind.cases.entries()) yield* checkPlacement(c.steps, placement, listAt(position, `case${i + 1}`))
+          if (kind.else !== undefined) yield* checkPlacement(kind.else, placement, listAt(position, "else"))
           break
         case "parallel":
-          for (const b of kind.branches) yield* checkPlacement(b.steps, enterBranch(placement))
+          for (const b of kind.branches) yield* checkPlacement(b.steps, enterBranch(placement), listAt(position, b.name))
           break
         case "for_each":
-          yield* checkPlacement(kind.steps, kind.maxConcurrency > 1 ? "concurrent-items" : placement)
+          yield* checkPlacement(kind.steps, kind.maxConcurrency > 1 ? "concurrent-items" : placement, listAt(position))
           break
         case "while":
         case "until":
-          yield* checkPlacement(kind.steps, placement)
+          yield* checkPlacement(kind.steps, placement, listAt(position))
           break
         default:
           break
@@ -697,7 +700,7 @@ const runDocument = (
   timeoutMode: "fail" | "cancel"
 ): EngineEffect<RunResult> => {
   const body = workflowSpan(workflow, Effect.gen(function*() {
-    const outcome = yield* runSteps(workflow.steps, { value: initial, counter: 0, steps: {} }, frame)
+    const outcome = yield* runSteps(workflow.steps, { value: initial, counter: 0, steps: {} }, frame, undefined)
     const output = yield* finishOutput(workflow, outcome.state, frame)
     return { output, steps: outcome.state.steps }
   }))

@@ -3,6 +3,7 @@
 // so both formats always show the same graph. A `workflow:` step is one node naming its child file;
 // children are never opened here.
 import type { AgentRef, Step, Workflow, WorkflowRef } from "./model.ts"
+import { listAt, positionIn, stepName } from "./positions.ts"
 
 export type GraphFormat = "mermaid" | "dot"
 export const GRAPH_FORMATS: ReadonlyArray<GraphFormat> = ["mermaid", "dot"]
@@ -69,11 +70,12 @@ class Builder {
     this.subgraphs.push({ title, members })
   }
 
-  chain(steps: ReadonlyArray<Step>): Fragment {
+  /** `list`: where these steps are in the file (see ./positions.ts); undefined for the top level. */
+  chain(steps: ReadonlyArray<Step>, list: string | undefined): Fragment {
     let entry: string | undefined
     let previous: ReadonlyArray<string> = []
     steps.forEach((step, index) => {
-      const fragment = this.step(step, step.id ?? `step-${index + 1}`)
+      const fragment = this.step(step, positionIn(list, index))
       if (fragment.entry !== undefined) {
         entry ??= fragment.entry
         for (const exit of previous) this.edge(exit, fragment.entry)
@@ -83,15 +85,16 @@ class Builder {
     return { entry, exits: previous }
   }
 
-  private step(step: Step, label: string): { readonly entry: string; readonly exits: ReadonlyArray<string> } {
+  private step(step: Step, position: string): { readonly entry: string; readonly exits: ReadonlyArray<string> } {
+    const label = stepName(step, position)
     const when = step.when === undefined ? "" : `\nwhen: ${step.when}`
-    const { entry, exits } = this.kind(step, label, when)
+    const { entry, exits } = this.kind(step, label, position, when)
     // A guarded step may be skipped, so what follows is also reachable from its entry; this is what
     // gives a guarded stop/break an exit at all.
     const out = step.when !== undefined && !exits.includes(entry) ? [...exits, entry] : [...exits]
     if (step.onError !== undefined) {
       const mark = this.nodes.length
-      const handler = this.chain(step.onError)
+      const handler = this.chain(step.onError, listAt(position, "on_error"))
       if (handler.entry !== undefined) this.edge(entry, handler.entry, "on_error")
       this.enclose(`${label}: on_error`, mark)
       out.push(...handler.exits)
@@ -99,9 +102,9 @@ class Builder {
     return { entry, exits: out }
   }
 
-  private body(head: string, steps: ReadonlyArray<Step>, title: string, enter: string, again: string): void {
+  private body(head: string, steps: ReadonlyArray<Step>, list: string, title: string, enter: string, again: string): void {
     const mark = this.nodes.length
-    const inner = this.chain(steps)
+    const inner = this.chain(steps, list)
     if (inner.entry !== undefined) {
       this.edge(head, inner.entry, enter)
       for (const exit of inner.exits) this.edge(exit, head, again)
@@ -109,7 +112,7 @@ class Builder {
     this.enclose(title, mark)
   }
 
-  private kind(step: Step, label: string, when: string): { readonly entry: string; readonly exits: ReadonlyArray<string> } {
+  private kind(step: Step, label: string, position: string, when: string): { readonly entry: string; readonly exits: ReadonlyArray<string> } {
     const k = step.kind
     switch (k.type) {
       case "stop":
@@ -118,7 +121,7 @@ class Builder {
       case "group": {
         const head = this.node(`[${label}]\ngroup${when}`, "decision")
         const mark = this.nodes.length
-        const inner = this.chain(k.steps)
+        const inner = this.chain(k.steps, listAt(position))
         this.enclose(`[${label}] group`, mark)
         if (inner.entry === undefined) return { entry: head, exits: [head] }
         this.edge(head, inner.entry)
@@ -128,12 +131,12 @@ class Builder {
         const head = this.node(`[${label}]\nswitch${when}`, "decision")
         const exits: Array<string> = []
         k.cases.forEach((c, index) => {
-          const inner = this.chain(c.steps)
+          const inner = this.chain(c.steps, listAt(position, `case${index + 1}`))
           if (inner.entry !== undefined) this.edge(head, inner.entry, `case ${index + 1}: ${c.when}`)
           exits.push(...inner.exits)
         })
         if (k.else !== undefined) {
-          const inner = this.chain(k.else)
+          const inner = this.chain(k.else, listAt(position, "else"))
           if (inner.entry !== undefined) this.edge(head, inner.entry, "else")
           exits.push(...inner.exits)
         }
@@ -144,7 +147,7 @@ class Builder {
         const join = this.node("join", "decision")
         for (const branch of k.branches) {
           const mark = this.nodes.length
-          const inner = this.chain(branch.steps)
+          const inner = this.chain(branch.steps, listAt(position, branch.name))
           if (inner.entry === undefined) {
             this.edge(fork, join)
           } else {
@@ -161,13 +164,13 @@ class Builder {
           `[${label}]\n${k.type} ${k.condition}\nmax_iterations: ${k.maxIterations}${when}`,
           "decision"
         )
-        this.body(head, k.steps, `[${label}] loop body`, "iterate", "next iteration")
+        this.body(head, k.steps, listAt(position), `[${label}] loop body`, "iterate", "next iteration")
         return { entry: head, exits: [head] }
       }
       case "for_each": {
         const concurrency = k.maxConcurrency > 1 ? `\nmax_concurrency: ${k.maxConcurrency}` : ""
         const head = this.node(`[${label}]\nfor_each: ${k.items}${concurrency}${when}`, "decision")
-        this.body(head, k.steps, `[${label}] for_each body`, "per item", "next item")
+        this.body(head, k.steps, listAt(position), `[${label}] for_each body`, "per item", "next item")
         return { entry: head, exits: [head] }
       }
       default: {
@@ -216,7 +219,7 @@ class Builder {
 export const buildGraph = (workflow: Workflow, options?: GraphOptions): GraphModel => {
   const builder = new Builder(options?.displayPath ?? ((p) => p))
   const start = builder.node("start", "terminal")
-  const body = builder.chain(workflow.steps)
+  const body = builder.chain(workflow.steps, undefined)
   if (body.entry !== undefined) builder.edge(start, body.entry)
   const end = builder.node("end", "terminal")
   for (const exit of body.exits) builder.edge(exit, end)

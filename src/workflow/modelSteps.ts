@@ -8,13 +8,13 @@ import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader, READ_LIMIT } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
-import { LaitConfig } from "../config/LaitConfig.ts"
+import { LaitConfig, modelRequiredMessage } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
 import { makeToolRuntime } from "../tools/ToolRuntime.ts"
 import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat } from "../model/types.ts"
 import { loadAgentFile } from "./agentFile.ts"
 import { validateJson } from "./jsonschema.ts"
-import type { AgentStep, LlmStepContext, LlmStepsService, PromptStep } from "./LlmSteps.ts"
+import { type AgentStep, type LlmStepContext, type LlmStepsService, type PromptStep, stepModelPlaces } from "./LlmSteps.ts"
 import type { AgentDefinition, LlmSettings, SchemaRef } from "./model.ts"
 import { renderTemplate } from "./template.ts"
 
@@ -194,10 +194,7 @@ export const makeModelSteps = Effect.gen(function*() {
       }
       const model = pick("model", chain)
       if (model === undefined) {
-        return yield* new LaitError({
-          message: `model is required for step '${label}'; set 'model' on the step,${options.hasAgent ? " its agent definition," : ""} ` +
-            `the workflow's default.model, or default.model in lait.config.yml`
-        })
+        return yield* new LaitError({ message: modelRequiredMessage(`step '${label}'`, stepModelPlaces(options.hasAgent), config) })
       }
       const endpoints = yield* config.resolveEndpoints(model, { workflowModels: options.ctx.models as ModelMap })
       const sampling = endpoints[0].sampling

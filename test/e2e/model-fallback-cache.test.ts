@@ -66,7 +66,7 @@ describe("fallbacks", () => {
       code: 0,
       stdout: "from the backup\n",
       stderr: "[1] answer\n" +
-        `warning: model 'primary-model' at '${refused}' failed (failed to reach '${refused}'); ` +
+        `warning: model 'primary-model' at '${refused}' failed (failed to reach '${refused}': connection refused); ` +
         `falling back to 'backup-model' at '${backup.baseUrl}'\n`
     })
     const key = keyFor(refused, "primary-model", "Answer: x")
@@ -230,7 +230,7 @@ describe("response cache", () => {
     expect(outcome(second)).toEqual({
       code: 0,
       stdout: "{\"content\":\"cached answer\",\"reasoning\":null,\"usage\":null}\n",
-      stderr: "[1] answer\nnote: cache hit for answer\nusage: (the server reported no usage)\n"
+      stderr: "[1] answer\nnote: cache hit for answer\nusage: 0 tokens (1 request answered from the cache)\n"
     })
     expect(s.requests).toHaveLength(1)
 

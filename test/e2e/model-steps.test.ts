@@ -423,13 +423,13 @@ steps:
       code: 1,
       stdout: "",
       stderr: "[1] p\nlait: model is required for step 'p'; set 'model' on the step, the workflow's default.model, " +
-        "or default.model in lait.config.yml\n"
+        `or default.model in '${path.join(p.dir, "lait.config.yml")}'\n`
     })
     expect(outcome(await p.lait(["run", "agent.yml", "x"]))).toEqual({
       code: 1,
       stdout: "",
       stderr: "[1] q\nlait: model is required for step 'q'; set 'model' on the step, its agent definition, the " +
-        "workflow's default.model, or default.model in lait.config.yml\n"
+        `workflow's default.model, or default.model in '${path.join(p.dir, "lait.config.yml")}'\n`
     })
   })
 

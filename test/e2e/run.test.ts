@@ -91,11 +91,11 @@ describe("the examples", () => {
       "==> control-flow: classifies a number, then halves it down to 1, then counts up until a break",
       "[1] kind",
       "    -> no case matched, running 'else'",
-      "[2] step-2 (jq)"
+      "[2] step-1.else.1 (jq)"
     ])
     expect(lines).toContain("    -> iteration 9/20")
     expect(lines).not.toContain("    -> iteration 10/20")
-    expect(lines.slice(-3)).toEqual(["[20] step-20 (group)", "[21] step-21 (jq)", "[22] step-22 (stop)"])
+    expect(lines.slice(-3)).toEqual(["[20] step-4 (group)", "[21] step-4.1 (jq)", "[22] step-4.2 (stop)"])
   })
 
   test("fan-out: parallel and for_each, sequential and concurrent", async () => {
@@ -107,9 +107,9 @@ describe("the examples", () => {
       labelled: ["item 0 of the loop: 3", "item 1 of the loop: 1", "item 2 of the loop: 2"]
     })
     expect(r.stderr).toContain("    -> running 3 branches concurrently\n")
-    expect(r.stderr).toContain("[sum] [1] step-1 (jq)\n")
+    expect(r.stderr).toContain("[sum] [1] step-2.sum.1 (jq)\n")
     expect(r.stderr).toContain("    -> iterating over 3 item(s), up to 4 concurrently\n")
-    expect(r.stderr).toContain("[item-3] [1] step-1 (run)\n")
+    expect(r.stderr).toContain("[item-3] [1] step-4.1 (run)\n")
   })
 
   test("nested: a child workflow per item, inputs bound by with:", async () => {
@@ -122,14 +122,14 @@ describe("the examples", () => {
         "[1] step-1 (for_each)",
         "    -> iterating over 2 item(s)",
         "    -> item 1/2",
-        "[2] step-2 (workflow)",
+        "[2] step-1.1 (workflow)",
         "    -> greet-child: formats one greeting",
         "    [1] step-1 (jq)",
         "    -> item 2/2",
-        "[3] step-3 (workflow)",
+        "[3] step-1.1 (workflow)",
         "    -> greet-child: formats one greeting",
         "    [1] step-1 (jq)",
-        "[4] step-4 (jq)",
+        "[4] step-2 (jq)",
         ""
       ].join("\n")
     })
@@ -156,7 +156,7 @@ describe("the examples", () => {
       code: 0,
       stdout: "cancelled\n",
       stderr: "==> ask: asks for confirmation before doing anything\n[1] answer\n[2] step-2 (switch)\n" +
-        "    -> no case matched, running 'else'\n[3] step-3 (jq)\n"
+        "    -> no case matched, running 'else'\n[3] step-2.else.1 (jq)\n"
     })
   })
 
@@ -356,25 +356,25 @@ output: '.'
         "    write: {{ steps.first }}.txt  [unrendered: depends on a value not known before the run]",
         "[3] step-3  (switch)",
         "    case 1: when . == \"a\"",
-        "        [1] step-1  (stop)",
+        "        [1] step-3.case1.1  (stop)",
         "            -> ends the workflow with the current value",
         "    else: (none; no matching case is a runtime error)",
         "[4] step-4  (parallel)",
         "    branch 'left':",
-        "        [1] step-1  (jq)",
+        "        [1] step-4.left.1  (jq)",
         "            jq: .",
         "[5] step-5  (for_each)",
         "    items: .",
         "    max_concurrency: 2",
-        `        [1] step-1  (workflow)`,
+        `        [1] step-5.1  (workflow)`,
         `            workflow: ${path.join(cwd, "other.yml")} (not expanded; run 'lait run --dry-run' on it directly)`,
         "            with: {}",
         "[6] step-6  (until)",
         "    until . > 3, max_iterations: 5",
-        "        [1] step-1  (break)",
+        "        [1] step-6.1  (break)",
         "            -> ends the innermost loop with the current value",
         "    on_error:",
-        "        [1] step-1  (ask)",
+        "        [1] step-6.on_error.1  (ask)",
         "            ask: Continue {{ input }}?  [unrendered: depends on a value not known before the run]",
         "            default: no  (used when stdin is not an interactive terminal)",
         "output: .",
@@ -434,8 +434,8 @@ steps:
     expect({ code: missing.code, stdout: missing.stdout, stderr: missing.stderr }).toEqual({
       code: 1,
       stdout: "",
-      stderr:
-        "lait: model is required for step 'p'; set 'model' on the step, the workflow's default.model, or default.model in lait.config.yml\n"
+      stderr: `lait: model is required for step 'p' (no lait.config.yml found from '${cwd}' upward); ` +
+        "set 'model' on the step or the workflow's default.model\n"
     })
   })
 
@@ -461,7 +461,7 @@ describe("runtime errors through the CLI", () => {
     ["write into a missing directory", "steps:\n  - id: w\n    write: nowhere/x.txt\n", "step 'w': failed to write output to 'nowhere/x.txt': No such file or directory (os error 2)", 1],
     ["ask without terminal or default", "steps:\n  - id: a\n    ask: 'Name?'\n", "step 'a': stdin is not an interactive terminal and no 'default:' is set; an 'ask' step has no way to get an answer", 1],
     ["step timeout", "steps:\n  - id: t\n    run: [sleep, '5']\n    timeout: 1\n", "step 't' timed out after 1s (attempt 1/1)", 5],
-    ["model step without a model", "steps:\n  - id: m\n    prompt: 'hi'\n", "model is required for step 'm'; set 'model' on the step, the workflow's default.model, or default.model in lait.config.yml", 1]
+    ["model step without a model", "steps:\n  - id: m\n    prompt: 'hi'\n", "model is required for step 'm' (no lait.config.yml found from '<cwd>' upward); set 'model' on the step or the workflow's default.model", 1]
   ]
   for (const [title, yaml, message, code] of cases) {
     test(title, async () => {
@@ -471,7 +471,7 @@ describe("runtime errors through the CLI", () => {
       expect({ code: r.code, stdout: r.stdout, last: r.stderr.trimEnd().split("\n").at(-1) }).toEqual({
         code,
         stdout: "",
-        last: `lait: ${message}`
+        last: `lait: ${message.replace("<cwd>", cwd)}`
       })
     })
   }

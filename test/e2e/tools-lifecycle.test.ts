@@ -78,13 +78,17 @@ describe("no MCP server process outlives the run", () => {
 
   test("after a failed run", async () => {
     const marker = newMarker("fail")
-    const server = model([{ tool_calls: [call("c", "everything__nope", {})], delay_ms: 300 }])
+    // The server is started for the first round, then the model server fails the second one.
+    const server = model([
+      { tool_calls: [call("c", "everything__nope", {})], delay_ms: 300 },
+      { status: 400, body: { error: { message: "gone away" } } }
+    ])
     const dir = project(server, { mcp_servers: { everything: wrappedEverything(marker) } }, "steps:\n  - prompt: 'go'\n    mcp: [everything]\n")
     const watch = watchProcesses(marker)
     const r = await lait(dir, ["run", "wf.yml", "x"])
     const seen = watch.stop()
-    expect(r.code).toBe(1)
-    expect(r.stderr).toEndWith("lait: model called unknown tool 'everything__nope'\n")
+    expect(r.code).toBe(4)
+    expect(r.stderr).toEndWith(`lait: the model server at '${server.baseUrl}' answered HTTP 400: gone away\n`)
     expect(seen.length).toBeGreaterThanOrEqual(2)
     expect(seen.filter(alive)).toEqual([])
   }, 60_000)

@@ -265,7 +265,7 @@ describe("lait run with tools", () => {
     ])
   }, 60_000)
 
-  test("max_tool_rounds from the step; an unknown tool; a collision", async () => {
+  test("max_tool_rounds from the step; an unknown tool is answered; a collision", async () => {
     const looping: ScriptedReply = { tool_calls: [call("l", "tool__echo", { text: "again" })], repeat: true }
     const server = model([looping])
     const dir = project(server, { tools: { echo: echoTool } }, {
@@ -278,13 +278,13 @@ describe("lait run with tools", () => {
     })
     expect(server.requests).toHaveLength(3)
 
-    const unknown = model([{ tool_calls: [call("u", "tool__nope", {})] }])
+    const unknown = model([{ tool_calls: [call("u", "tool__nope", {})] }, { content: "corrected" }])
     const dir2 = project(unknown, { tools: { echo: echoTool } }, { "wf.yml": "steps:\n  - prompt: 'x'\n    tools: [echo]\n" })
     const r2 = await lait(dir2, ["run", "wf.yml", "x"])
-    expect({ code: r2.code, stderr: r2.stderr }).toEqual({
-      code: 1,
-      stderr: "[1] step-1 (prompt)\nlait: model called unknown tool 'tool__nope'\n"
-    })
+    expect({ code: r2.code, stdout: r2.stdout }).toEqual({ code: 0, stdout: "corrected\n" })
+    expect(toolMessages(bodies(unknown)[1]!)).toEqual([
+      { role: "tool", content: "unknown tool 'tool__nope'; available: tool__echo", tool_call_id: "u" }
+    ])
 
     const collide = model([])
     const dir3 = project(collide, {

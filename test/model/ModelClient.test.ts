@@ -114,6 +114,35 @@ describe("Live layer", () => {
     expect(ok(exit).value.endpoint.modelId).toBe("backup")
   })
 
+  test("a server that cannot be reached is named with the reason in plain words", async () => {
+    const port = await closedPort()
+    const refused = `http://127.0.0.1:${port}/v1`
+    expect(failure(await run(live, (m) => m.complete(call([endpoint(refused)]))))).toBe(
+      `failed to reach '${refused}': connection refused`
+    )
+    // Accepts, reads the request, then resets the connection without a word.
+    const resetting = net.createServer((socket) => socket.once("data", () => socket.resetAndDestroy())).listen(0, "127.0.0.1")
+    // Accepts and never answers.
+    const held: Array<net.Socket> = []
+    const silent = net.createServer((socket) => void held.push(socket)).listen(0, "127.0.0.1")
+    await Promise.all([resetting, silent].map((s) => new Promise((r) => s.once("listening", r))))
+    try {
+      const resetUrl = `http://127.0.0.1:${(resetting.address() as net.AddressInfo).port}/v1`
+      expect(failure(await run(live, (m) => m.complete(call([endpoint(resetUrl)]))))).toBe(
+        `failed to reach '${resetUrl}': connection reset`
+      )
+      const silentUrl = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/v1`
+      const impatient = ModelClient.layerLive({ attempts: 1, timeout: "300 millis" }).pipe(Layer.provide(FetchHttpClient.layer))
+      expect(failure(await run(impatient, (m) => m.complete(call([endpoint(silentUrl)]))))).toBe(
+        `failed to reach '${silentUrl}': timed out after 0.3s`
+      )
+    } finally {
+      for (const socket of held) socket.destroy()
+      resetting.close()
+      silent.close()
+    }
+  })
+
   test("a 400 is not retried and does not fall back", async () => {
     server = startOpenAiServer({ script: [{ status: 400, body: { error: { message: "bad request body" } } }] })
     const exit = await run(live, (m) => m.complete(call([endpoint(server.baseUrl), endpoint(server.baseUrl)])))

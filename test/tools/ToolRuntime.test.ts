@@ -174,12 +174,43 @@ describe("the loop", () => {
     expect(model.calls).toHaveLength(8)
   })
 
-  test("a call to a tool that was not offered is an error", async () => {
-    const model = scriptedModel({ step1: [{ calls: [["c1", "tool__nope", "{}"]] }] })
-    const config = baseConfig({ tools: { echo: echoTool } })
-    expect((await failureOf(runStep(config, model, { names: { tools: ["echo"] } }))).message).toBe(
-      "model called unknown tool 'tool__nope'"
+  test("a call the model got wrong (unknown name, broken or non-object arguments) is answered, not fatal", async () => {
+    const model = scriptedModel({
+      step1: [
+        {
+          calls: [
+            ["c1", "tool__nope", "{}"],
+            ["c2", "tool__echo", `{"text":`],
+            ["c3", "tool__echo", "[1]"],
+            ["c4", "tool__echo", `{"text":"fine"}`]
+          ]
+        },
+        { content: "recovered" }
+      ]
+    })
+    // The policy would deny tool__nope if it existed; an unknown name is still reported as unknown.
+    const config = baseConfig({ tools: { echo: echoTool, date: { command: ["date"], parameters: { type: "object", properties: {} }, timeout: 30 } }, tool_policy: { allow: [], deny: ["*nope"] } })
+    const { result, events } = await Effect.runPromise(runStep(config, model, { names: { tools: ["echo", "date"] } }))
+    expect(result.content).toBe("recovered")
+    const answers = toolMessages(model.calls[1]!)
+    expect(answers.map((m) => [m.tool_call_id, m.content])).toEqual([
+      ["c1", "unknown tool 'tool__nope'; available: tool__echo, tool__date"],
+      ["c2", expect.stringMatching(/^arguments are not valid JSON: \S/)],
+      ["c3", "arguments must be a JSON object, got [1]"],
+      ["c4", "fine"]
+    ])
+    const tools = events.filter((e: TraceEvent) => e.operation === "execute_tool")
+    // Calls of a round run concurrently: compare by arguments, not by the order events were recorded.
+    const byArgs = Object.fromEntries(
+      tools.map((e) => [e.attributes["gen_ai.tool.arguments"], [e.attributes["gen_ai.tool.name"], e.attributes["lait.tool.decision"]]])
     )
+    expect(byArgs).toEqual({
+      "{}": ["tool__nope", "error"],
+      [`{"text":`]: ["tool__echo", "error"],
+      "[1]": ["tool__echo", "error"],
+      [`{"text":"fine"}`]: ["tool__echo", "allowed"]
+    })
+    expect(tools.find((e) => e.attributes["gen_ai.tool.name"] === "tool__nope")!.attributes["lait.tool.error"]).toBe("unknown tool 'tool__nope'; available: tool__echo, tool__date")
   })
 
   test("tool_policy denials become the tool result; every call is an execute_tool event", async () => {
@@ -394,7 +425,7 @@ describe("subagents", () => {
     )
     const noModel = scriptedModel({ step1: [{ calls: [["c", "agent__bare", `{"input":"x"}`]] }] })
     expect((await failureOf(runStep(config, noModel, { names: { subagents: ["bare"] } }))).message).toBe(
-      "subagent 'bare': model is required for subagent 'bare'; set it in its frontmatter or default.model in lait.config.yml"
+      `subagent 'bare': model is required for subagent 'bare' (no lait.config.yml found from '${dir}' upward); set it in its frontmatter`
     )
     const noInput = scriptedModel({ step1: [{ calls: [["c", "agent__bare", `{"task":"x"}`]] }] })
     expect(

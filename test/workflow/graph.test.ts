@@ -58,23 +58,23 @@ steps:
 const MERMAID = `flowchart TD
     n1(("start"))
     n2["[fetch]<br/>run<br/>curl -s {{input}}"]
-    n3["[step-1]<br/>jq<br/>#quot;offline#quot;"]
+    n3["[step-1.on_error.1]<br/>jq<br/>#quot;offline#quot;"]
     n4{"[route]<br/>switch<br/>when: . != #quot;#quot;"}
-    n5["[step-1]<br/>jq<br/>fromjson"]
+    n5["[step-2.case1.1]<br/>jq<br/>fromjson"]
     n6(("stop"))
-    n7["[step-1]<br/>jq<br/>{text: .}"]
+    n7["[step-2.else.1]<br/>jq<br/>{text: .}"]
     n8{"[fan]<br/>parallel"}
     n9{"join"}
-    n10["[step-1]<br/>agent<br/>critic (lait.config.yml agents)"]
-    n11["[step-1]<br/>workflow<br/>child.yml"]
+    n10["[step-3.a.1]<br/>agent<br/>critic (lait.config.yml agents)"]
+    n11["[step-3.b.1]<br/>workflow<br/>child.yml"]
     n12{"[items]<br/>for_each: [.a, .b]<br/>max_concurrency: 2"}
-    n13["[step-1]<br/>write<br/>out/{{loop.index}}.txt"]
+    n13["[step-4.1]<br/>write<br/>out/{{loop.index}}.txt"]
     n14{"[loop]<br/>while length < 3<br/>max_iterations: 5"}
-    n15["[step-1]<br/>jq<br/>. + [#quot;x#quot;]"]
+    n15["[step-5.1]<br/>jq<br/>. + [#quot;x#quot;]"]
     n16(("break<br/>when: length == 2"))
     n17{"[wrap]<br/>group"}
-    n18{"[step-1]<br/>until . > 2<br/>max_iterations: 3"}
-    n19["[step-1]<br/>prompt"]
+    n18{"[step-6.1]<br/>until . > 2<br/>max_iterations: 3"}
+    n19["[step-6.1.1]<br/>prompt"]
     n20(("end"))
     subgraph sg0["fetch: on_error"]
         n3
@@ -92,7 +92,7 @@ const MERMAID = `flowchart TD
         n15
         n16
     end
-    subgraph sg5["[step-1] loop body"]
+    subgraph sg5["[step-6.1] loop body"]
         n19
     end
     subgraph sg6["[wrap] group"]
@@ -130,23 +130,23 @@ const DOT = `digraph workflow {
     rankdir=TB;
     n1 [shape=ellipse, label="start"];
     n2 [shape=box, label="[fetch]\\lrun\\lcurl -s {{input}}"];
-    n3 [shape=box, label="[step-1]\\ljq\\l\\"offline\\""];
+    n3 [shape=box, label="[step-1.on_error.1]\\ljq\\l\\"offline\\""];
     n4 [shape=diamond, label="[route]\\lswitch\\lwhen: . != \\"\\""];
-    n5 [shape=box, label="[step-1]\\ljq\\lfromjson"];
+    n5 [shape=box, label="[step-2.case1.1]\\ljq\\lfromjson"];
     n6 [shape=ellipse, label="stop"];
-    n7 [shape=box, label="[step-1]\\ljq\\l{text: .}"];
+    n7 [shape=box, label="[step-2.else.1]\\ljq\\l{text: .}"];
     n8 [shape=diamond, label="[fan]\\lparallel"];
     n9 [shape=diamond, label="join"];
-    n10 [shape=box, label="[step-1]\\lagent\\lcritic (lait.config.yml agents)"];
-    n11 [shape=box, label="[step-1]\\lworkflow\\lchild.yml"];
+    n10 [shape=box, label="[step-3.a.1]\\lagent\\lcritic (lait.config.yml agents)"];
+    n11 [shape=box, label="[step-3.b.1]\\lworkflow\\lchild.yml"];
     n12 [shape=diamond, label="[items]\\lfor_each: [.a, .b]\\lmax_concurrency: 2"];
-    n13 [shape=box, label="[step-1]\\lwrite\\lout/{{loop.index}}.txt"];
+    n13 [shape=box, label="[step-4.1]\\lwrite\\lout/{{loop.index}}.txt"];
     n14 [shape=diamond, label="[loop]\\lwhile length < 3\\lmax_iterations: 5"];
-    n15 [shape=box, label="[step-1]\\ljq\\l. + [\\"x\\"]"];
+    n15 [shape=box, label="[step-5.1]\\ljq\\l. + [\\"x\\"]"];
     n16 [shape=ellipse, label="break\\lwhen: length == 2"];
     n17 [shape=diamond, label="[wrap]\\lgroup"];
-    n18 [shape=diamond, label="[step-1]\\luntil . > 2\\lmax_iterations: 3"];
-    n19 [shape=box, label="[step-1]\\lprompt"];
+    n18 [shape=diamond, label="[step-6.1]\\luntil . > 2\\lmax_iterations: 3"];
+    n19 [shape=box, label="[step-6.1.1]\\lprompt"];
     n20 [shape=ellipse, label="end"];
     subgraph cluster_0 {
         label="fetch: on_error";
@@ -170,7 +170,7 @@ const DOT = `digraph workflow {
         n16;
     }
     subgraph cluster_5 {
-        label="[step-1] loop body";
+        label="[step-6.1] loop body";
         n19;
     }
     subgraph cluster_6 {

@@ -5,6 +5,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { describeNetworkFailure } from "../../core/network.ts"
 import { VERSION } from "../../version.ts"
 import { GroupStdioTransport, type StdioServerParameters } from "./stdio.ts"
 
@@ -33,9 +34,26 @@ class BodyTooLarge extends Error {
   }
 }
 
-/** `fetch` with redirects left unfollowed (an error) and every body capped at MAX_HTTP_BODY_BYTES. */
+/** A configured URL may carry a `${TOKEN}` in its query or user part; the message shows neither. */
+const withoutCredentials = (url: string | URL): string => {
+  try {
+    const parsed = new URL(String(url))
+    return `${parsed.origin}${parsed.pathname}`
+  } catch {
+    return "the server's URL"
+  }
+}
+
+/**
+ * `fetch` with redirects left unfollowed (an error), every body capped at MAX_HTTP_BODY_BYTES, and a
+ * server that cannot be reached reported as model requests report it.
+ */
 export const limitedFetch = (base: FetchLike = fetch): FetchLike => async (url, init) => {
-  const response = await base(url, { ...init, redirect: "manual" })
+  const response = await base(url, { ...init, redirect: "manual" }).catch((error: unknown) => {
+    // An abort is the SDK's own timeout or shutdown, which it reports itself.
+    if (error instanceof Error && error.name === "AbortError") throw error
+    throw new Error(`failed to reach '${withoutCredentials(url)}': ${describeNetworkFailure(error)}`, { cause: error })
+  })
   if (response.status >= 300 && response.status < 400 && response.status !== 304) {
     const location = response.headers.get("location")
     await response.body?.cancel().catch(() => undefined)

@@ -161,7 +161,7 @@ describe("cycles, depth and timeouts", () => {
       null
     )
     expect(errorOf(ran)).toBe(
-      `step 'call': workflow '${dir}/writes.yml': step 'write' writes a fixed path inside a concurrent 'for_each', including a nested workflow; add a placeholder to the path or move the write after the loop`
+      `step 'call': workflow '${dir}/writes.yml': step 'step-1 (write)' writes a fixed path inside a concurrent 'for_each', including a nested workflow; add a placeholder to the path or move the write after the loop`
     )
   })
 })

@@ -29,7 +29,7 @@ steps:
       1
     )
     expect(valueOf(ran)).toEqual({ g: 4, inner: 2 })
-    expect(ran.lines).toEqual(["[1] g", "[2] inner", "[3] step-3 (jq)"])
+    expect(ran.lines).toEqual(["[1] g", "[2] inner", "[3] step-1.2 (jq)"])
   })
 
   const switchYaml = `
@@ -49,13 +49,13 @@ steps:
   test("the first truthy case runs", async () => {
     const ran = await runYaml(dir, switchYaml, "b")
     expect(valueOf(ran)).toBe("case two")
-    expect(ran.lines).toEqual(["[1] route", "    -> case 2 matched", "[2] step-2 (jq)"])
+    expect(ran.lines).toEqual(["[1] route", "    -> case 2 matched", "[2] step-1.case2.1 (jq)"])
   })
 
   test("no matching case runs else", async () => {
     const ran = await runYaml(dir, switchYaml, "z")
     expect(valueOf(ran)).toBe("fallback")
-    expect(ran.lines).toEqual(["[1] route", "    -> no case matched, running 'else'", "[2] step-2 (jq)"])
+    expect(ran.lines).toEqual(["[1] route", "    -> no case matched, running 'else'", "[2] step-1.else.1 (jq)"])
   })
 
   test("no matching case and no else is an error", async () => {
@@ -93,7 +93,7 @@ steps:
     expect(value).toEqual({ fan: { zeta: { v: 11, before: 10, inner: 11 }, alpha: 30 }, inner_after: null })
     expect(Object.keys(value.fan)).toEqual(["zeta", "alpha"])
     expect(ran.lines.slice(0, 3)).toEqual(["[1] before", "[2] fan", "    -> running 2 branches concurrently"])
-    expect([...ran.lines.slice(3, 6)].sort()).toEqual(["[alpha] [1] step-1 (jq)", "[zeta] [1] inner", "[zeta] [2] step-2 (jq)"])
+    expect([...ran.lines.slice(3, 6)].sort()).toEqual(["[alpha] [1] step-2.alpha.1 (jq)", "[zeta] [1] inner", "[zeta] [2] step-2.zeta.2 (jq)"])
     expect(ran.lines.slice(6)).toEqual(["    -> branches joined", "[3] step-3 (jq)"])
   })
 
@@ -123,7 +123,7 @@ steps:
 `,
       null
     )
-    expect(errorOf(ran)).toBe("step 'step-1 (run)': command 'sh' exited with exit status: 1: nope")
+    expect(errorOf(ran)).toBe("step 'step-1.fast.1 (run)': command 'sh' exited with exit status: 1: nope")
     const pid = Number(fs.readFileSync(pidFile, "utf8").trim())
     expect(await waitFor(() => !alive(pid))).toBe(true)
   })
@@ -210,14 +210,14 @@ steps:
     expect(ran.lines.at(-1)).toBe("[2] step-2 (jq)")
     expect([...ran.lines.slice(2, -1)].sort()).toEqual([
       "[item-1] [1] mine",
-      "[item-1] [2] step-2 (jq)",
+      "[item-1] [2] step-1.2 (jq)",
       "[item-2] [1] mine",
-      "[item-2] [2] step-2 (jq)",
+      "[item-2] [2] step-1.2 (jq)",
       "[item-3] [1] mine",
-      "[item-3] [2] step-2 (jq)"
+      "[item-3] [2] step-1.2 (jq)"
     ])
     // The fast item finished first, so its lines came before the slow one's second step.
-    expect(ran.lines.indexOf("[item-2] [2] step-2 (jq)")).toBeLessThan(ran.lines.indexOf("[item-1] [2] step-2 (jq)"))
+    expect(ran.lines.indexOf("[item-2] [2] step-1.2 (jq)")).toBeLessThan(ran.lines.indexOf("[item-1] [2] step-1.2 (jq)"))
   })
 
   test("concurrent items are limited to max_concurrency at a time", async () => {
@@ -259,11 +259,11 @@ describe("while and until", () => {
     expect(ran.lines).toEqual([
       "[1] w",
       "    -> iteration 1/10",
-      "[2] step-2 (jq)",
+      "[2] step-1.1 (jq)",
       "    -> iteration 2/10",
-      "[3] step-3 (jq)",
+      "[3] step-1.1 (jq)",
       "    -> iteration 3/10",
-      "[4] step-4 (jq)"
+      "[4] step-1.1 (jq)"
     ])
     const zero = await runYaml(dir, "steps:\n  - while: 'false'\n    max_iterations: 1\n    steps:\n      - jq: '\"ran\"'\n", "kept")
     expect(valueOf(zero)).toBe("kept")
@@ -314,6 +314,6 @@ describe("stop", () => {
       1
     )
     expect(valueOf(ran)).toEqual({ out: 4 })
-    expect(ran.lines).toEqual(["[1] step-1 (jq)", "[2] step-2 (group)", "[3] step-3 (stop)"])
+    expect(ran.lines).toEqual(["[1] step-1 (jq)", "[2] step-2 (group)", "[3] step-2.1 (stop)"])
   })
 })

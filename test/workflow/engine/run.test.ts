@@ -57,7 +57,7 @@ describe("the file's timeout", () => {
       null,
       { options: { timeoutMode: "cancel" } }
     )
-    expect(errorOf(ran)).toBe("step 'step-1 (run)': command 'sleep' was cancelled")
+    expect(errorOf(ran)).toBe("step 'step-1.b.1 (run)': command 'sleep' was cancelled")
   })
 })
 

@@ -9,7 +9,7 @@ const dir = makeDir("engine-steps")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 describe("labels, counter and when", () => {
-  test("steps are numbered file-wide and labelled by id or step-<n> (<kind>)", async () => {
+  test("steps are numbered file-wide and labelled by id or step-<position> (<kind>)", async () => {
     const ran = await runYaml(
       dir,
       `
@@ -23,7 +23,7 @@ steps:
       1
     )
     expect(valueOf(ran)).toBe(22)
-    expect(ran.lines).toEqual(["[1] first", "[2] step-2 (jq)", "[3] step-3 (group)", "[4] step-4 (jq)"])
+    expect(ran.lines).toEqual(["[1] first", "[2] step-2 (jq)", "[3] step-3 (group)", "[4] step-3.1 (jq)"])
   })
 
   test("a falsy when skips the step: the value passes through and nothing is recorded", async () => {
@@ -213,8 +213,8 @@ steps:
     expect(ran.lines).toEqual([
       "[1] risky",
       "    -> step failed, running 'on_error': step 'risky': command 'sh' exited with exit status: 3: disk full",
-      "[2] step-2 (jq)",
-      "[3] step-3 (jq)"
+      "[2] step-1.on_error.1 (jq)",
+      "[3] step-2 (jq)"
     ])
   })
 

@@ -1,4 +1,5 @@
-// Hostile-input corpus (issue 12): every case in hostile/cases.ts runs the compiled binary in a fresh
+// Hostile-input corpus (issue 12): every case in hostile/cases.ts (inputs) and hostile/processes.ts
+// (misbehaving MCP servers and `run:` commands, with a time limit) runs the compiled binary in a fresh
 // workspace (a copy of hostile/files/, which is also HOME, XDG_CONFIG_HOME and TMPDIR) under a hang
 // guard, and must end with its documented exit code and exactly its one `lait: ` error line on stderr
 // (after progress lines), no stack trace, nothing on stdout (except the documented per-file report of
@@ -8,7 +9,10 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ensureBinary } from "../e2e/util.ts"
-import { cases, type HostileCase, type Workspace } from "./hostile/cases.ts"
+import { cases as inputCases, type HostileCase, type Workspace } from "./hostile/cases.ts"
+import { processCases } from "./hostile/processes.ts"
+
+const cases: ReadonlyArray<HostileCase> = [...inputCases, ...processCases]
 
 const FILES = path.join(import.meta.dir, "hostile", "files")
 /** The hang guard: a case still running after this long is killed and fails. */
@@ -92,6 +96,7 @@ interface Outcome {
   readonly stdout: string
   readonly stderr: string
   readonly timedOut: boolean
+  readonly elapsedMs: number
   readonly writes: ReadonlyArray<string>
   readonly ws: string
 }
@@ -114,6 +119,7 @@ const runCase = async (c: HostileCase): Promise<Outcome> => {
       for (const d of [root, ws]) fs.chmodSync(d, 0o755)
       command.unshift("setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--")
     }
+    const started = performance.now()
     const child = Bun.spawn(command, {
       cwd: path.join(ws, c.cwd ?? ""),
       env: {
@@ -147,6 +153,7 @@ const runCase = async (c: HostileCase): Promise<Outcome> => {
         c.during?.({ pid: child.pid, ws: workspace, stderr: () => stderr })
       ])
       await child.exited
+      const elapsedMs = performance.now() - started
       const after = snapshot(ws)
       c.after?.(workspace)
       return {
@@ -155,6 +162,7 @@ const runCase = async (c: HostileCase): Promise<Outcome> => {
         stdout,
         stderr,
         timedOut,
+        elapsedMs,
         writes: changes(before, after, c.writes ?? []),
         ws
       }
@@ -171,6 +179,7 @@ const runCase = async (c: HostileCase): Promise<Outcome> => {
 const check = (c: HostileCase, o: Outcome) => {
   const shown = `exit ${o.code} (signal ${o.signal})\n--- stdout\n${o.stdout}--- stderr\n${o.stderr}`
   expect(o.timedOut, `hung for ${HANG_GUARD_MS} ms\n${shown}`).toBe(false)
+  if (c.maxMs !== undefined) expect(o.elapsedMs, `took ${Math.round(o.elapsedMs)} ms\n${shown}`).toBeLessThan(c.maxMs)
   expect(o.code, shown).toBe(c.exit)
   if (c.report !== undefined) {
     // The documented per-file report of `lait test` / `lait lint`: on stdout, line for line.

@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import type { McpServer } from "../../src/config/schema.ts"
 import { MAX_HTTP_BODY_BYTES } from "../../src/tools/mcp/client.ts"
 import { McpRegistry, renderToolResult } from "../../src/tools/mcp/registry.ts"
+import { type JunkOptions, startJunkMcpServer } from "../fixtures/mcp/junk-http-server.ts"
 import { alive, bun, everythingBin, failureOf, filesystemBin, pidsIn, processesWith, scriptedServer, tempDir, waitFor } from "./helpers.ts"
 
 const dir = tempDir("mcp")
@@ -265,6 +266,56 @@ describe("limits", () => {
     })
     await run(silent.shutdown)
   }, 20_000)
+})
+
+describe("servers that break the protocol fail the request at once, not at the I/O timeout", () => {
+  const stdioCases = [
+    ["close-stdout-on-call", "MCP error -32000: Connection closed: the server closed its stdout"],
+    ["wrong-id-on-call", "MCP error -32000: Connection closed: the server answered with id 1002, which matches no request lait sent"]
+  ] as const
+  for (const [mode, detail] of stdioCases) {
+    test(`stdio: ${mode}; the server is stopped`, async () => {
+      const pids = pidFile()
+      const mcp = registry({ s: scripted({ MCP_FIXTURE_MODE: mode, MCP_FIXTURE_PID_FILE: pids }) }, 60_000)
+      const [ping] = await run(mcp.entries(["s"]))
+      const started = performance.now()
+      expect(await failureOf(ping!.call(""))).toEqual({
+        message: `MCP server 's' failed while running tool 'ping': ${detail}`,
+        tag: "LaitError"
+      })
+      expect(performance.now() - started).toBeLessThan(5000)
+      expect(pidsIn(pids).filter(alive)).toEqual([])
+      await run(mcp.shutdown)
+    }, 20_000)
+  }
+
+  const notJsonRpc = "MCP error -32000: Connection closed: the server answered with something that is not a JSON-RPC message"
+  const httpCases: ReadonlyArray<readonly [string, JunkOptions, string]> = [
+    ["JSON at initialize", { junkOn: "initialize" }, `failed to initialize MCP server 'h': ${notJsonRpc}`],
+    ["JSON at tools/call", { junkOn: "tools/call" }, `MCP server 'h' failed while running tool 'ping': ${notJsonRpc}`],
+    ["an SSE event at tools/call", { junkOn: "tools/call", sse: true }, `MCP server 'h' failed while running tool 'ping': ${notJsonRpc}`],
+    [
+      "a result that is not a tool result",
+      { junkOn: "tools/call", badResult: true },
+      "MCP server 'h' failed while running tool 'ping': the server's answer does not have the shape MCP requires " +
+        "at 'content': Invalid input: expected array, received string (and 1 more problem)"
+    ]
+  ]
+  for (const [title, options, message] of httpCases) {
+    test(`HTTP: ${title} gives one line`, async () => {
+      const junk = startJunkMcpServer(options)
+      try {
+        const mcp = registry({ h: { url: junk.url } }, 60_000)
+        const started = performance.now()
+        const failure = await failureOf(Effect.flatMap(mcp.entries(["h"]), (entries) => entries[0]!.call("")))
+        expect(failure.message).toBe(message)
+        expect(performance.now() - started).toBeLessThan(5000)
+        await run(mcp.shutdown)
+      } finally {
+        await junk.stop()
+      }
+    }, 20_000)
+  }
 })
 
 test("renderToolResult: text as is, other blocks as JSON, structured content labelled", () => {

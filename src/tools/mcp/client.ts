@@ -1,12 +1,15 @@
 // Opening an MCP connection with @modelcontextprotocol/sdk (loaded only when a step first uses an MCP
 // server). stdio servers run in their own process group (./stdio.ts); streamable HTTP goes through a
 // fetch that never follows redirects (a server must not send lait's headers elsewhere) and reads at
-// most 16 MiB of any response body, a long-lived SSE stream included.
+// most 16 MiB of any response body, a long-lived SSE stream included. An HTTP answer that is not a
+// JSON-RPC message breaks the connection, so the request it answered fails at once with one line.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { FetchLike, Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { describeNetworkFailure } from "../../core/network.ts"
 import { VERSION } from "../../version.ts"
+import { isSchemaError } from "./registry.ts"
 import { GroupStdioTransport, type StdioServerParameters } from "./stdio.ts"
 
 export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024
@@ -81,6 +84,60 @@ export const limitedFetch = (base: FetchLike = fetch): FetchLike => async (url, 
   return new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
+const NOT_JSON_RPC = "the server answered with something that is not a JSON-RPC message"
+
+/**
+ * The HTTP transport with answers checked. The SDK reports a JSON body or SSE event that is not
+ * JSON-RPC (or not JSON) through onerror and drops it, so the request it answered would wait for the
+ * I/O timeout (an SSE event) or fail with the schema's multi-line issue list (a JSON body). Here it
+ * closes the connection instead: every pending request fails with "Connection closed" and `failure`
+ * says why.
+ */
+class CheckedTransport implements Transport {
+  onclose?: (() => void) | undefined
+  onerror?: ((error: Error) => void) | undefined
+  onmessage?: Transport["onmessage"]
+  failure: string | undefined
+
+  constructor(private readonly inner: StreamableHTTPClientTransport) {}
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion(version)
+  }
+
+  start(): Promise<void> {
+    this.inner.onmessage = (message: JSONRPCMessage) => this.onmessage?.(message)
+    this.inner.onclose = () => this.onclose?.()
+    this.inner.onerror = (error) => {
+      if ((isSchemaError(error) || error instanceof SyntaxError) && this.failure === undefined) {
+        this.failure = NOT_JSON_RPC
+        this.onerror?.(new Error(NOT_JSON_RPC))
+        void this.inner.close()
+        return
+      }
+      this.onerror?.(error)
+    }
+    return this.inner.start()
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    // The same object the SDK hands any transport; exactOptionalPropertyTypes only sees different spellings.
+    return this.inner.send(message, options as Parameters<StreamableHTTPClientTransport["send"]>[1])
+  }
+
+  close(): Promise<void> {
+    return this.inner.close()
+  }
+}
+
+/** `error` with the reason the transport broke, when there is one. */
+const withFailure = (error: unknown, failure: string | undefined): unknown =>
+  failure !== undefined && error instanceof Error ? new Error(`${error.message}: ${failure}`, { cause: error }) : error
+
 const newClient = () => new Client({ name: "lait", version: VERSION }, { capabilities: {} })
 
 const settle = (p: Promise<unknown>): Promise<void> => p.then(() => undefined, () => undefined)
@@ -95,9 +152,7 @@ export const connectStdio = async (params: StdioServerParameters, options: Conne
     await client.connect(transport, { timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) })
   } catch (error) {
     await close()
-    throw transport.failure !== undefined && error instanceof Error
-      ? new Error(`${error.message}: ${transport.failure}`, { cause: error })
-      : error
+    throw withFailure(error, transport.failure)
   }
   return { client, close, failure: () => transport.failure, pid: transport.pid }
 }
@@ -107,7 +162,7 @@ export const connectHttp = async (
   headers: Readonly<Record<string, string>>,
   options: ConnectOptions
 ): Promise<McpConnection> => {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
+  const http = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { ...headers } },
     fetch: limitedFetch(),
     // Redirects are ours to refuse (limitedFetch), not the SDK's to follow within the origin.
@@ -119,11 +174,12 @@ export const connectHttp = async (
       reconnectionDelayGrowFactor: 1
     }
   })
+  const transport = new CheckedTransport(http)
   const client = newClient()
   const close = async () => {
-    // Ending the session lets the server free it; a server that is gone or slow must not hold us up.
-    if (transport.sessionId !== undefined) {
-      await Promise.race([settle(transport.terminateSession()), new Promise((done) => setTimeout(done, 2000).unref?.())])
+    // Ending the session lets the server free it; a server that is gone, slow or broken must not hold us up.
+    if (transport.failure === undefined && http.sessionId !== undefined) {
+      await Promise.race([settle(http.terminateSession()), new Promise((done) => setTimeout(done, 2000).unref?.())])
     }
     await settle(client.close())
   }
@@ -132,7 +188,7 @@ export const connectHttp = async (
     await client.connect(transport, { timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) })
   } catch (error) {
     await close()
-    throw error
+    throw withFailure(error, transport.failure)
   }
-  return { client, close, failure: () => undefined, pid: undefined }
+  return { client, close, failure: () => transport.failure, pid: undefined }
 }

@@ -47,7 +47,23 @@ type Spec =
   }
   | { readonly kind: "http"; readonly url: string; readonly headers: Readonly<Record<string, string>> }
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+/**
+ * The SDK's schema check of a message or result failed: a zod error (`$ZodError` when it comes from
+ * zod/mini), whose own message is the whole issue list as indented JSON.
+ */
+export const isSchemaError = (error: unknown): error is Error & { readonly issues: ReadonlyArray<unknown> } =>
+  error instanceof Error && /^\$?ZodError$/.test(error.name) && Array.isArray((error as { issues?: unknown }).issues)
+
+/** The first problem of a schema error, on one line (its own message is dozens of lines of JSON). */
+const schemaErrorText = (issues: ReadonlyArray<unknown>): string => {
+  const first = (issues[0] ?? {}) as { path?: ReadonlyArray<unknown>; message?: unknown }
+  const at = Array.isArray(first.path) && first.path.length > 0 ? ` at '${first.path.join(".")}'` : ""
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : ""
+  return `the server's answer does not have the shape MCP requires${at}: ${String(first.message ?? "invalid")}${more}`
+}
+
+const errorText = (error: unknown): string =>
+  isSchemaError(error) ? schemaErrorText(error.issues) : error instanceof Error ? error.message : String(error)
 
 /** The SDK's request-timeout error (JSON-RPC code -32001). */
 const isTimeout = (error: unknown): boolean =>

@@ -3,7 +3,10 @@
 // would leave its real process behind. Here the server leads its own process group, shutdown signals
 // the whole group, and a process-wide exit hook kills any group still alive when lait exits without
 // running finalizers (a second Ctrl-C, SIGTERM or SIGHUP). Incoming frames are capped, so a runaway
-// server cannot grow the line buffer without bound.
+// server cannot grow the line buffer without bound. A server that can no longer answer breaks the connection at once, so
+// pending requests fail instead of waiting for the I/O timeout: when it closes its stdout (no answer
+// can arrive any more) and when it answers with an id lait never sent (the request that answer was
+// meant for will never be answered).
 import { type ChildProcess, spawn } from "node:child_process"
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
@@ -54,6 +57,8 @@ export class GroupStdioTransport implements Transport {
   private chunks: Array<Buffer> = []
   private frameBytes = 0
   private closing: Promise<void> | undefined
+  /** The ids of the requests sent, as numbers: the SDK matches an answer by Number(id) ("1" is 1). */
+  private readonly sent = new Set<number>()
   /** Why the connection broke, for messages that would otherwise only say "Connection closed". */
   failure: string | undefined
 
@@ -84,6 +89,14 @@ export class GroupStdioTransport implements Transport {
         child.on("error", (error) => this.onerror?.(error))
         child.stdin!.on("error", (error) => this.onerror?.(error))
         child.stdout!.on("data", (chunk: Buffer) => this.receive(chunk))
+        child.stdout!.once("end", () => {
+          // A server that is exiting closes stdout first: give its exit status a moment to be the reason.
+          void Promise.race([this.exited, new Promise((done) => setTimeout(done, 100))]).then(() => {
+            if (this.closing !== undefined || child.exitCode !== null || child.signalCode !== null) return
+            this.failure ??= "the server closed its stdout"
+            void this.close()
+          })
+        })
         child.once("exit", (code, signal) => {
           if (this.closing === undefined) {
             this.failure ??= `the server process exited (${code !== null ? `exit status: ${code}` : `signal: ${signal}`})`
@@ -126,9 +139,21 @@ export class GroupStdioTransport implements Transport {
         this.onerror?.(error instanceof Error ? error : new Error(String(error)))
         continue
       }
+      if (!this.expected(message)) return
       this.onmessage?.(message)
     }
     this.grow(chunk.subarray(start))
+  }
+
+  /** False (and the connection is closing) for a response to a request that was never sent. */
+  private expected(message: JSONRPCMessage): boolean {
+    if ("method" in message || !("id" in message) || message.id === undefined) return true
+    // A late answer to a cancelled request stays expected: its id was sent.
+    if (this.sent.has(Number(message.id))) return true
+    this.failure = `the server answered with id ${JSON.stringify(message.id)}, which matches no request lait sent`
+    this.onerror?.(new Error(this.failure))
+    void this.close()
+    return false
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -136,6 +161,7 @@ export class GroupStdioTransport implements Transport {
     if (stdin === undefined || stdin === null || this.closing !== undefined) {
       return Promise.reject(new Error(this.failure ?? "Not connected"))
     }
+    if ("method" in message && "id" in message && message.id !== undefined) this.sent.add(Number(message.id))
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve()
       else stdin.once("drain", () => resolve())

@@ -60,6 +60,17 @@ const signalGroup = (pid: number, signal: "SIGTERM" | "SIGKILL"): void => {
  */
 export const TERMINATION_GRACE_MS = 2000
 
+/**
+ * How long lait still waits for the end of a command's output once the command itself has exited.
+ * Output pipes held open by something it left running (`sh -c 'server & echo started'`) would
+ * otherwise keep the step waiting as long as that runs; when the time is up, lait keeps what it read
+ * and kills the command's process group, which stops those leftovers.
+ */
+export const OUTPUT_EOF_GRACE_MS = 1000
+
+/** A failed command's error message carries at most this much of the end of its stderr (-v logs all of it). */
+export const STDERR_TAIL_BYTES = 2048
+
 class StreamOverflow extends Error {
   constructor(readonly stream: "stdout" | "stderr") {
     super(`command ${stream} output exceeds the configured limit of ${COMMAND_OUTPUT_LIMIT} bytes`)
@@ -87,6 +98,19 @@ export const stripOneLineEnding = (text: string): string => {
   if (text.endsWith("\r\n")) return text.slice(0, -2)
   if (text.endsWith("\n") || text.endsWith("\r")) return text.slice(0, -1)
   return text
+}
+
+/**
+ * The end of a failed command's stderr for its error message: all of it up to STDERR_TAIL_BYTES, else
+ * the last STDERR_TAIL_BYTES (from a character boundary) after a note of what was left out.
+ */
+const stderrTail = (stderr: string): string => {
+  const bytes = Buffer.from(stderr, "utf8")
+  if (bytes.length <= STDERR_TAIL_BYTES) return stderr
+  let start = bytes.length - STDERR_TAIL_BYTES
+  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++
+  const tail = bytes.subarray(start).toString("utf8").trimStart()
+  return `[last ${Buffer.byteLength(tail, "utf8")} of ${bytes.length} bytes of stderr; -v shows all] ${tail}`
 }
 
 /** A started command: its process group leader and what it produced. */
@@ -135,7 +159,20 @@ const start = (request: CommandRequest): Promise<Running> =>
         }
         child.stdout!.on("data", collect("stdout"))
         child.stderr!.on("data", collect("stderr"))
+        let lingering: ReturnType<typeof setTimeout> | undefined
+        let closed = false
+        void exited.then(() => {
+          if (closed) return
+          lingering = setTimeout(() => {
+            killGroup(pid)
+            // A process that left the group may still hold a pipe: stop reading rather than wait for it.
+            child.stdout!.destroy()
+            child.stderr!.destroy()
+          }, OUTPUT_EOF_GRACE_MS)
+        })
         child.once("close", (code, signal) => {
+          closed = true
+          clearTimeout(lingering)
           if (overflowed) return
           done({
             status: exitStatusText(code, signal),
@@ -153,7 +190,8 @@ const start = (request: CommandRequest): Promise<Running> =>
   })
 
 /**
- * A finished command keeps whatever it left running in the background, as upstream does. A failed
+ * A finished command keeps whatever it left running in the background, as upstream does (except what
+ * still held its output pipes OUTPUT_EOF_GRACE_MS after it exited: that was killed already). A failed
  * one (output over the cap) is killed outright; an interrupted one is asked to stop first.
  */
 const release = (running: Running, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
@@ -200,9 +238,11 @@ export const runCommand = (request: CommandRequest): Effect.Effect<string, LaitE
     Effect.flatMap((captured) => {
       if (!captured.success) {
         const stderr = lossy.decode(captured.stderr).trim()
-        return Effect.fail(
-          new LaitError({ message: `command '${program}' exited with ${captured.status}: ${stderr}` })
-        )
+        const shown = stderrTail(stderr)
+        const failure = new LaitError({ message: `command '${program}' exited with ${captured.status}: ${shown}` })
+        return shown === stderr
+          ? Effect.fail(failure)
+          : Effect.logDebug(`stderr of command '${program}':\n${stderr}`).pipe(Effect.andThen(Effect.fail(failure)))
       }
       return Effect.try({
         try: () => stripOneLineEnding(utf8.decode(captured.stdout)),

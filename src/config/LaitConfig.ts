@@ -4,7 +4,6 @@ import { Context, Effect, Layer, LogLevel } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
 import type { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
-import { REDACTED } from "../core/secrets.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { describeEndpointSources, type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
 import type { LoadedConfig, LoadOptions } from "./load.ts"
@@ -104,21 +103,4 @@ export class LaitConfig extends Context.Service<LaitConfig, LaitConfigService>()
         make({ config, env: options?.env ?? {}, cwd: options?.cwd ?? process.cwd(), files: options?.files ?? [] })
       )
     )
-}
-
-const redactProvider = <T extends { readonly api_key?: string }>(layer: T): T =>
-  layer.api_key === undefined ? layer : { ...layer, api_key: REDACTED }
-
-/** The config with every `api_key` value (top level, providers, jev) replaced by `<redacted>`. */
-export const redactedConfig = (config: ConfigFile): ConfigFile => {
-  const out: { -readonly [K in keyof ConfigFile]: ConfigFile[K] } = redactProvider({ ...config })
-  if (config.models !== undefined) {
-    out.models = Object.fromEntries(
-      Object.entries(config.models).map((
-        [alias, definitions]
-      ) => [alias, definitions.map((d) => ({ ...d, provider: redactProvider(d.provider) }))])
-    )
-  }
-  if (config.jev !== undefined) out.jev = redactProvider(config.jev)
-  return out
 }

@@ -2,7 +2,8 @@
 // global flags (--config, --no-config, --no-env).
 import { Console, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
-import { LaitConfig, redactedConfig } from "../config/LaitConfig.ts"
+import { LaitConfig } from "../config/LaitConfig.ts"
+import { redactedConfig } from "../config/redacted.ts"
 import { globalOptions } from "./global.ts"
 import { printLine } from "./output.ts"
 
@@ -48,7 +49,7 @@ const show = Command.make("show", {
     yield* printLine(yaml.stringify(shown).trimEnd())
   }
 })).pipe(
-  Command.withDescription("Print the merged configuration (files on stderr, api keys redacted)"),
+  Command.withDescription("Print the merged configuration (files on stderr, api keys, header and env values, URL credentials redacted)"),
   Command.provide(configLayer({ waitForWriter: true }))
 )
 

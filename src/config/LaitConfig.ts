@@ -4,7 +4,6 @@ import { Context, Effect, Layer, LogLevel } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
 import type { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
-import { REDACTED } from "../core/secrets.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { describeEndpointSources, type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
 import type { LoadedConfig, LoadOptions } from "./load.ts"
@@ -130,21 +129,4 @@ export const modelRequiredMessage = (
   if (file !== undefined) return `model is required for ${subject}; set ${alternatives([...places, `default.model in '${file}'`])}`
   const why = config.noConfig ? "--no-config: no config file was read" : `no lait.config.yml found from '${config.cwd}' upward`
   return `model is required for ${subject} (${why}); set ${alternatives(places)}`
-}
-
-const redactProvider = <T extends { readonly api_key?: string }>(layer: T): T =>
-  layer.api_key === undefined ? layer : { ...layer, api_key: REDACTED }
-
-/** The config with every `api_key` value (top level, providers, jev) replaced by `<redacted>`. */
-export const redactedConfig = (config: ConfigFile): ConfigFile => {
-  const out: { -readonly [K in keyof ConfigFile]: ConfigFile[K] } = redactProvider({ ...config })
-  if (config.models !== undefined) {
-    out.models = Object.fromEntries(
-      Object.entries(config.models).map((
-        [alias, definitions]
-      ) => [alias, definitions.map((d) => ({ ...d, provider: redactProvider(d.provider) }))])
-    )
-  }
-  if (config.jev !== undefined) out.jev = redactProvider(config.jev)
-  return out
 }

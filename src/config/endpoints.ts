@@ -14,6 +14,7 @@
 import { Effect, Redacted } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
 import { LaitError, ValidationError } from "../core/errors.ts"
+import { displayUrl } from "../core/urls.ts"
 import { type ApiKeyCmdOptions, resolveApiKeyCmd } from "./apiKeyCmd.ts"
 import type {
   CommandSpec,
@@ -271,6 +272,6 @@ const API_KEY_SOURCES: Record<ApiKeySource, string> = {
 /** For `-v`: where endpoint `endpoint` of model `name` took its base URL and key from (never the key). */
 export const describeEndpointSources = (name: string, endpoint: Endpoint): string => {
   const role = endpoint.index === 0 ? "primary" : `fallback #${endpoint.index}`
-  return `model '${name}': ${role} '${endpoint.modelId}' at '${endpoint.baseUrl}': base URL from ` +
+  return `model '${name}': ${role} '${endpoint.modelId}' at '${displayUrl(endpoint.baseUrl)}': base URL from ` +
     `${BASE_URL_SOURCES[endpoint.baseUrlSource]}, API key from ${API_KEY_SOURCES[endpoint.apiKeySource]}`
 }

@@ -1,13 +1,14 @@
 // Finding, parsing, checking and merging config files (global < project).
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { Cause, Effect, Exit, SchemaIssue } from "effect"
+import { Cause, Console, Effect, Exit, SchemaIssue } from "effect"
 import type { Document, LineCounter } from "yaml"
 import { type Env, loadDotenv } from "../core/env.ts"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { errnoOf, FileLoader } from "../core/FileLoader.ts"
 import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
 import { yamlErrorMessage } from "../core/yamlErrors.ts"
+import { dotenvBaseUrlWarning } from "./dotenvRisk.ts"
 import { type CommandSpec, type ConfigFile, decodeConfigFile, type DefaultSettings } from "./schema.ts"
 
 export const CONFIG_FILE_NAME = "lait.config.yml"
@@ -333,7 +334,14 @@ export const loadConfig = Effect.fn("config.loadConfig")(function*(options: Load
   const env = options.env ?? process.env
   const cwd = nodePath.resolve(options.cwd)
   const waitForWriter = options.waitForWriter ?? false
-  if (!options.noEnv) yield* loadDotenv({ cwd, env, waitForWriter })
+  const setByDotenv = options.noEnv ? [] : yield* loadDotenv({ cwd, env, waitForWriter })
+  const loaded = yield* loadFiles(options, env, cwd, waitForWriter)
+  const warning = dotenvBaseUrlWarning(cwd, setByDotenv, loaded.config, env)
+  if (warning !== undefined) yield* Console.error(warning)
+  return loaded
+})
+
+const loadFiles = Effect.fn("config.loadFiles")(function*(options: LoadOptions, env: Env, cwd: string, waitForWriter: boolean) {
   if (options.noConfig) {
     const none: LoadedConfig = { config: {}, files: [], env, cwd, noConfig: true }
     return none

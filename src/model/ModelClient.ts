@@ -12,11 +12,12 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { LaitError, ModelApiError } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
-import { containsSecret, redactSecret } from "../core/secrets.ts"
+import { displayUrl, joinUrl } from "../core/urls.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { recordChat, traceChat } from "../trace/chat.ts"
 import type { RunTracer } from "../trace/RunTracer.ts"
 import { closestRecording } from "./cassetteDiff.ts"
+import { endpointRedactor, holdsEndpointSecret } from "./endpointSecrets.ts"
 import { keyMaterial, requestKey, type KeyInput } from "./requestKey.ts"
 import { type Pricing, RunUsage } from "./RunUsage.ts"
 import { ChatCompletion, type ChatRequest, type ToolCall } from "./types.ts"
@@ -144,7 +145,7 @@ export const interpret = (raw: unknown, endpoint: Endpoint, source: Source): Eff
   const read = readCompletion(raw, endpoint, source)
   return "result" in read
     ? Effect.succeed(read.result)
-    : Effect.fail(new ModelApiError({ message: serverProblem(endpoint.baseUrl, read.problem) }))
+    : Effect.fail(new ModelApiError({ message: serverProblem(displayUrl(endpoint.baseUrl), read.problem) }))
 }
 
 const recordUsage = (label: string, result: ModelResult) =>
@@ -207,9 +208,6 @@ const traceDump = (message: () => string): Effect.Effect<void> =>
 
 const isRetryableStatus = (status: number) => status >= 500 || status === 429 || status === 408
 
-const secretRedactor = (secret: string | undefined) => (text: string): string =>
-  redactSecret(text, secret, [DUMMY_API_KEY])
-
 export interface LiveOptions {
   /** Attempts per endpoint before falling back (the first try included). */
   readonly attempts?: number
@@ -231,7 +229,7 @@ const makeLive = (options: LiveOptions) =>
       Effect.gen(function*() {
         const key = yield* endpoint.apiKey
         // Some servers echo the bearer token in error bodies; nothing they send may print it.
-        const redact = secretRedactor(key === undefined ? undefined : Redacted.value(key))
+        const redact = endpointRedactor(key === undefined ? undefined : Redacted.value(key), endpoint.baseUrl)
         const unsupported = endpoint.api === "responses" ? responsesUnsupported(request) : undefined
         if (unsupported !== undefined) {
           return yield* new LaitError({
@@ -243,9 +241,10 @@ const makeLive = (options: LiveOptions) =>
         const body = endpoint.api === "responses"
           ? chatToResponsesBody(endpoint.modelId, request)
           : chatBody(endpoint.modelId, request)
-        yield* Effect.logDebug(`POST ${endpoint.baseUrl}${path} model=${endpoint.modelId}`)
-        yield* traceDump(() => `request body: ${JSON.stringify(body)}`)
-        const req = HttpClientRequest.post(`${endpoint.baseUrl}${path}`).pipe(
+        yield* Effect.logDebug(`POST ${displayUrl(joinUrl(endpoint.baseUrl, path))} model=${endpoint.modelId}`)
+        // A tool's output (say, a printed environment) can put the key into the conversation itself.
+        yield* traceDump(() => `request body: ${redact(JSON.stringify(body))}`)
+        const req = HttpClientRequest.post(joinUrl(endpoint.baseUrl, path)).pipe(
           HttpClientRequest.setHeader("authorization", `Bearer ${key === undefined ? DUMMY_API_KEY : Redacted.value(key)}`),
           HttpClientRequest.bodyJsonUnsafe(body)
         )
@@ -255,8 +254,8 @@ const makeLive = (options: LiveOptions) =>
           Effect.mapError((e): Attempt => ({
             retryable: true,
             error: new ModelApiError({
-              message: `failed to reach '${endpoint.baseUrl}': ${
-                e._tag === "TimeoutError" ? `timed out after ${timeoutText}` : describeNetworkFailure(e)
+              message: `failed to reach '${displayUrl(endpoint.baseUrl)}': ${
+                e._tag === "TimeoutError" ? `timed out after ${timeoutText}` : redact(describeNetworkFailure(e))
               }`
             })
           }))
@@ -266,7 +265,7 @@ const makeLive = (options: LiveOptions) =>
           return yield* Effect.fail<Attempt>({
             retryable: isRetryableStatus(response.status),
             error: new ModelApiError({
-              message: `the model server at '${endpoint.baseUrl}' answered ${describeStatus(response.status, response.text, redact)}`,
+              message: `the model server at '${displayUrl(endpoint.baseUrl)}' answered ${describeStatus(response.status, response.text, redact)}`,
               status: response.status
             })
           })
@@ -275,7 +274,7 @@ const makeLive = (options: LiveOptions) =>
           try: () => JSON.parse(response.text) as unknown,
           catch: (): Attempt => ({
             retryable: false,
-            error: new ModelApiError({ message: `the model server at '${endpoint.baseUrl}' returned invalid JSON` })
+            error: new ModelApiError({ message: `the model server at '${displayUrl(endpoint.baseUrl)}' returned invalid JSON` })
           })
         })
       })
@@ -289,7 +288,7 @@ const makeLive = (options: LiveOptions) =>
           const failure = outcome.failure
           if (failure instanceof LaitError) return yield* Effect.fail(failure)
           if (!failure.retryable || attempt >= attempts) return yield* Effect.fail(failure)
-          yield* Effect.logDebug(`attempt ${attempt}/${attempts} against '${endpoint.baseUrl}' failed; retrying`)
+          yield* Effect.logDebug(`attempt ${attempt}/${attempts} against '${displayUrl(endpoint.baseUrl)}' failed; retrying`)
           yield* Effect.sleep(delay)
           delay = Duration.times(delay, 2)
         }
@@ -309,8 +308,8 @@ const makeLive = (options: LiveOptions) =>
         const next = call.endpoints[i + 1]
         if (!failure.retryable || next === undefined) return yield* Effect.fail(failure.error)
         yield* Console.error(
-          `warning: model '${endpoint.modelId}' at '${endpoint.baseUrl}' failed (${failure.error.message}); ` +
-            `falling back to '${next.modelId}' at '${next.baseUrl}'`
+          `warning: model '${endpoint.modelId}' at '${displayUrl(endpoint.baseUrl)}' failed (${failure.error.message}); ` +
+            `falling back to '${next.modelId}' at '${displayUrl(next.baseUrl)}'`
         )
       }
     }, (effect, call) => traceChat(call, "live", effect))
@@ -324,8 +323,8 @@ const assertNoSecret = (text: string, endpoint: Endpoint, what: string) =>
   Effect.gen(function*() {
     const key = yield* endpoint.apiKey
     const secret = key === undefined ? undefined : Redacted.value(key)
-    // `text` is JSON: a key holding a quote or a backslash appears escaped there; containsSecret finds that too.
-    if (containsSecret(text, secret, [DUMMY_API_KEY])) {
+    // `text` is JSON: a key holding a quote or a backslash appears escaped there; this finds that too.
+    if (holdsEndpointSecret(text, secret, endpoint.baseUrl)) {
       return yield* new LaitError({
         message: `refusing to write ${what}: the response contains the API key in use`
       })
@@ -339,7 +338,8 @@ export const cassetteBody = (call: ModelCall, result: ModelResult): string =>
         recorded_at: nowRfc3339(),
         request: {
           ...JSON.parse(keyMaterial(keyInputOf(call, result.endpoint))),
-          base_url: result.endpoint.baseUrl,
+          // Masked for the file only: the request key above still hashes the URL as written.
+          base_url: displayUrl(result.endpoint.baseUrl),
           model_id: result.endpoint.modelId
         },
         response: result.raw

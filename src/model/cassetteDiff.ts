@@ -3,6 +3,7 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { errnoOf, READ_LIMIT } from "../core/FileLoader.ts"
+import { displayUrl } from "../core/urls.ts"
 import { keyMaterial, type KeyInput } from "./requestKey.ts"
 
 const MAX_FILES = 5000
@@ -78,7 +79,8 @@ export const closestRecording = (dir: string, current: KeyInput): string | undef
     return `the cassette directory '${dir}' does not exist or cannot be read`
   }
   if (names.length === 0) return `'${dir}' holds no recordings`
-  const requested = JSON.parse(keyMaterial(current)) as Record<string, unknown>
+  // Cassettes store the base URL with its credentials masked; compare (and show) both sides that way.
+  const requested = { ...JSON.parse(keyMaterial(current)), base_url: displayUrl(current.base_url) } as Record<string, unknown>
   let best: { name: string; diffs: Array<string> } | undefined
   for (const name of names) {
     const file = nodePath.join(dir, name)
@@ -89,7 +91,9 @@ export const closestRecording = (dir: string, current: KeyInput): string | undef
       const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { request?: Record<string, unknown> }
       if (parsed.request === undefined) continue
       // Cassettes from the Rust lait record only these fields; compare what both sides have.
-      const recorded = parsed.request
+      const recorded = typeof parsed.request.base_url === "string"
+        ? { ...parsed.request, base_url: displayUrl(parsed.request.base_url) }
+        : parsed.request
       const comparable = Object.fromEntries(Object.keys(requested).filter((k) => k in recorded).map((k) => [k, requested[k]]))
       const diffs = requestDiff(recorded, comparable)
       if (best === undefined || diffs.length < best.diffs.length) best = { name, diffs }
@@ -98,6 +102,10 @@ export const closestRecording = (dir: string, current: KeyInput): string | undef
     }
   }
   if (best === undefined) return undefined
+  if (best.diffs.length === 0) {
+    return `the closest recording, '${nodePath.join(dir, best.name)}', matches in every field it stores ` +
+      "(a base URL's credentials are stored masked, yet a different one is a different request)"
+  }
   const shown = best.diffs.slice(0, MAX_DIFFS_SHOWN).join(", ")
   const more = best.diffs.length > MAX_DIFFS_SHOWN ? ` and ${best.diffs.length - MAX_DIFFS_SHOWN} more` : ""
   return `the closest recording, '${nodePath.join(dir, best.name)}', differs at ${shown}${more}`

@@ -5,7 +5,8 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import { type Env, expandVars } from "../core/env.ts"
 import { LaitError } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
-import { redactSecret } from "../core/secrets.ts"
+import { headerSecrets, redactSecrets } from "../core/secrets.ts"
+import { displayUrl, urlCredentials } from "../core/urls.ts"
 import { VERSION } from "../version.ts"
 import { readTraceFile } from "./file.ts"
 import { otlpBody, statusText } from "./otlp.ts"
@@ -39,13 +40,6 @@ const quoteMalformed = (header: string): string => {
   return cut === -1 ? header : `${header.slice(0, cut + 1).trimEnd()} …`
 }
 
-/** Collectors and proxies may repeat the token they rejected; each value, and its credential part, is masked. */
-const redactHeaderValues = (text: string, headers: ReadonlyArray<readonly [string, string]>): string =>
-  headers.reduce((out, [, value]) => {
-    const credential = value.trim().split(/\s+/).at(-1) ?? ""
-    return redactSecret(redactSecret(out, value.trim()), credential.length >= 8 ? credential : undefined)
-  }, text)
-
 /** `--header NAME=VALUE` list → headers; split at the first `=`, name trimmed, value `${VAR}`-expanded. */
 export const parseHeaders = (
   headers: ReadonlyArray<string>,
@@ -70,7 +64,10 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
   }
   const body = otlpBody(events, bytes, { serviceName: options.serviceName, scopeVersion: VERSION })
   const headers = yield* parseHeaders(options.headers, options.env)
-  const sendFailure = (cause: string) => new LaitError({ message: `failed to send spans to '${options.url}'`, cause })
+  // The collector's URL may hold a key (`?api-key=…`, `user:pass@`): printed masked, masked in its answers.
+  const url = displayUrl(options.url)
+  const sendFailure = (cause: string) =>
+    new LaitError({ message: `failed to send spans to '${url}'`, cause: redactSecrets(cause, urlCredentials(options.url)) })
   for (const [name, value] of headers) {
     // `Authorization: Basic dXNlcjpwYXNz==` splits at the padding's `=`: the "name" holds the credential.
     if (!TOKEN.test(name)) return yield* sendFailure(`invalid header name '${quoteMalformed(name)}'`)
@@ -82,7 +79,7 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
     HttpClientRequest.bodyText(body, "application/json"),
     HttpClientRequest.setHeaders(Object.fromEntries(headers))
   )
-  yield* Effect.logDebug(`POST ${options.url} (${events.length} span(s), ${body.length} bytes)`)
+  yield* Effect.logDebug(`POST ${url} (${events.length} span(s), ${body.length} bytes)`)
   const timeout = Duration.fromInputUnsafe(options.timeout ?? EXPORT_TIMEOUT)
   const response = yield* http.execute(request).pipe(
     Effect.flatMap((res) => Effect.map(res.text, (text) => ({ status: res.status, text }))),
@@ -98,11 +95,13 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
     Effect.onInterrupt(() => Console.error("lait: trace export was cancelled"))
   )
   if (response.status < 200 || response.status >= 300) {
-    let detail = redactHeaderValues(response.text, headers).trim()
+    // Collectors and proxies may repeat the token they rejected.
+    const secrets = [...headerSecrets(headers.map(([, value]) => value)), ...urlCredentials(options.url)]
+    let detail = redactSecrets(response.text, secrets).trim()
     if (detail.length > MAX_BODY_IN_MESSAGE) detail = `${detail.slice(0, MAX_BODY_IN_MESSAGE)}…`
     return yield* new LaitError({
-      message: `OTLP endpoint '${options.url}' answered ${statusText(response.status)}${detail === "" ? "" : `: ${detail}`}`
+      message: `OTLP endpoint '${url}' answered ${statusText(response.status)}${detail === "" ? "" : `: ${detail}`}`
     })
   }
-  yield* Console.error(`note: exported ${events.length} span${events.length === 1 ? "" : "s"} to '${options.url}'`)
+  yield* Console.error(`note: exported ${events.length} span${events.length === 1 ? "" : "s"} to '${url}'`)
 })

@@ -8,6 +8,7 @@ import type { AnyLaitError } from "../core/errors.ts"
 import { LaitError } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
+import { displayUrl } from "../core/urls.ts"
 import { LaitConfig, type LaitConfigService, modelRequiredMessage } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
 import { loadAgentFile } from "./agentFile.ts"
@@ -74,7 +75,7 @@ const modelLines: (
       const endpoints = yield* ctx.config.resolveEndpoints(model, {
         workflowModels: ctx.workflow.models as unknown as ModelMap
       })
-      ctx.out.push(`${inner}model: ${endpoints[0].modelId} @ ${endpoints[0].baseUrl}`)
+      ctx.out.push(`${inner}model: ${endpoints[0].modelId} @ ${displayUrl(endpoints[0].baseUrl)}`)
     }
     for (const field of TOOL_FIELDS) {
       const values = chain.map((layer) => layer?.[field]).find((v) => v !== undefined)

@@ -1,7 +1,8 @@
 import * as nodePath from "node:path"
 import { describe, expect, test } from "bun:test"
 import { Effect, Layer, Redacted } from "effect"
-import { LaitConfig, redactedConfig } from "../../src/config/LaitConfig.ts"
+import { LaitConfig } from "../../src/config/LaitConfig.ts"
+import { redactedConfig } from "../../src/config/redacted.ts"
 import type { ConfigFile } from "../../src/config/schema.ts"
 import type { Env } from "../../src/core/env.ts"
 import { renderChain } from "../../src/core/errors.ts"
@@ -115,4 +116,30 @@ test("redactedConfig replaces every api_key and nothing else", () => {
   })
   expect(config.api_key).toBe("top-secret")
   expect(redactedConfig({})).toEqual({})
+})
+
+test("redactedConfig masks MCP header and env values, tool env values and URL credentials, keeping ${VAR}s unexpanded", () => {
+  const config: ConfigFile = {
+    base_url: "https://me:pw-top@h/v1?api-version=1&api-key=k-top",
+    models: { a: [{ provider: { base_url: "https://h/v1?key=${AZ_KEY}" }, model_id: "a" }] },
+    mcp_servers: {
+      web: { url: "https://h/mcp?token=t-mcp", headers: { Authorization: "Bearer lit-header", "X-Env": "${TOK}" } },
+      local: { command: "srv", args: ["--port", "1"], env: { SECRET: "lit-env", OTHER: "${TOK}" } }
+    },
+    tools: { t: { command: ["echo"], parameters: {}, timeout: 30, env: { TOOL_SECRET: "lit-tool" } } },
+    jev: { base_url: "https://u:pw-jev@j" }
+  }
+  const shown = redactedConfig(config)
+  expect(JSON.stringify(shown)).not.toMatch(/pw-top|k-top|t-mcp|lit-header|lit-env|lit-tool|pw-jev/)
+  expect(shown).toEqual({
+    base_url: "https://me:<redacted>@h/v1?api-version=1&api-key=<redacted>",
+    models: { a: [{ provider: { base_url: "https://h/v1?key=<redacted>" }, model_id: "a" }] },
+    mcp_servers: {
+      web: { url: "https://h/mcp?token=<redacted>", headers: { Authorization: "<redacted>", "X-Env": "<redacted>" } },
+      local: { command: "srv", args: ["--port", "1"], env: { SECRET: "<redacted>", OTHER: "<redacted>" } }
+    },
+    tools: { t: { command: ["echo"], parameters: {}, timeout: 30, env: { TOOL_SECRET: "<redacted>" } } },
+    jev: { base_url: "https://u:<redacted>@j" }
+  })
+  expect(config.mcp_servers?.["web"]?.headers?.["Authorization"]).toBe("Bearer lit-header")
 })

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test"
-import { containsSecret, redactSecret } from "../../src/core/secrets.ts"
+import { hitsIn } from "../hardening/secrets-util.ts"
+import { containsAnySecret, containsSecret, headerSecrets, redactSecret, redactSecrets } from "../../src/core/secrets.ts"
 
 const KEY = "sk-\"q\"\\b/1234"
 
@@ -24,4 +25,41 @@ test("text without the key, short keys and ignored values are left alone", () =>
   expect(redactSecret("lm-studio", "lm-studio", ["lm-studio"])).toBe("lm-studio")
   expect(containsSecret("lm-studio", "lm-studio", ["lm-studio"])).toBe(false)
   expect(redactSecret("anything", undefined)).toBe("anything")
+})
+
+test("the key percent-encoded (either hex case, any mix, `+` for a space) is masked", () => {
+  const encoded = encodeURIComponent(KEY)
+  expect(encoded).not.toBe(KEY)
+  expect(redactSecret(`?api-key=${encoded}&x=1`, KEY)).toBe("?api-key=<redacted>&x=1")
+  expect(redactSecret(`k=${encoded.toLowerCase()}`, KEY)).toBe("k=<redacted>")
+  expect(redactSecret(`k=${encodeURI(KEY)}`, KEY)).toBe("k=<redacted>")
+  expect(redactSecret("k=my+pass+word!", "my pass word!")).toBe("k=<redacted>")
+  expect(containsSecret(JSON.stringify({ url: `https://h/?key=${encoded}` }), KEY)).toBe(true)
+})
+
+test("the key base64-encoded at any offset of a larger blob, in both alphabets, is masked", () => {
+  for (const prefix of ["", "u", "us", "user:"]) {
+    for (const alphabet of ["base64", "base64url"] as const) {
+      const blob = Buffer.from(`${prefix}${KEY}-tail`).toString(alphabet)
+      const text = `{"error":"bad credentials: Basic ${blob}"}`
+      expect(containsSecret(text, KEY)).toBe(true)
+      expect(redactSecret(text, KEY)).toContain("<redacted>")
+      // No alignment of the key's encoding is left in the blob.
+      expect(hitsIn(KEY, "redacted", redactSecret(text, KEY))).toEqual([])
+    }
+  }
+  // Short keys are not searched for in base64 (their encodings are too short to be telling).
+  expect(redactSecret(Buffer.from("abcd").toString("base64"), "abcd")).toBe("YWJjZA==")
+})
+
+test("redactSecrets masks several secrets, the longer first; containsAnySecret finds any", () => {
+  expect(redactSecrets("a=sk-long-secret b=long-secret", ["long-secret", "sk-long-secret"])).toBe("a=<redacted> b=<redacted>")
+  expect(containsAnySecret("x sk-other-1 y", [undefined, "sk-none-000", "sk-other-1"])).toBe(true)
+  expect(containsAnySecret("x y", ["sk-none-000"])).toBe(false)
+  expect(headerSecrets(["Bearer sk-abcdefgh", " plain-value ", "Basic ab"])).toEqual([
+    "Bearer sk-abcdefgh",
+    "sk-abcdefgh",
+    "plain-value",
+    "Basic ab"
+  ])
 })

@@ -13,7 +13,7 @@ import * as path from "node:path"
 export const makeKey = (tag: string): string => `sk-hard-${tag}-"q"\\b/${crypto.randomUUID()}`
 
 export interface Needle {
-  /** How the key was encoded: raw, json, json-slash, base64@0..2, base64url@0..2. */
+  /** How the key was encoded: raw, json, json-slash, url, url-lower, base64@0..2, base64url@0..2. */
   readonly form: string
   readonly text: string
 }
@@ -34,7 +34,10 @@ export const needlesOf = (key: string): ReadonlyArray<Needle> => {
   const forms: Array<Needle> = [
     { form: "raw", text: key },
     { form: "json", text: json },
-    { form: "json-slash", text: json.replaceAll("/", "\\/") }
+    { form: "json-slash", text: json.replaceAll("/", "\\/") },
+    // Percent-encoded, as in a URL's userinfo or query, or a server's echo of one (either hex case).
+    { form: "url", text: encodeURIComponent(key) },
+    { form: "url-lower", text: encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()) }
   ]
   for (const shift of [0, 1, 2]) {
     forms.push({ form: `base64@${shift}`, text: base64Core(bytes, shift, false) })

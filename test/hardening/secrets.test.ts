@@ -7,8 +7,12 @@
 // key, connection refused, a failing step, a replay miss, failing api_key_cmd, `${VAR}` errors, a
 // collector echoing the token). Then every byte written — all files under the workspace, which is
 // also HOME, XDG_CONFIG_HOME and TMPDIR of every run, stdout and stderr of every run, every body the
-// OTLP receivers got — is searched for the key raw, JSON-escaped and base64-encoded: zero hits,
-// except in the files the user put it in. Each test also proves the key was really sent.
+// OTLP receivers got — is searched for the key raw, JSON-escaped, percent-encoded and base64-encoded:
+// zero hits, except in the files the user put it in. Each test also proves the key was really sent.
+// Then the other channels (issue 20): a tool that prints the key into the conversation (-vv request
+// bodies), a key inside a base URL (userinfo, `?api-key=`), echoes of the key percent- or
+// base64-encoded, MCP header/env values in `config show` and in MCP errors, and a `.env` that moves the
+// base URL while the key comes from the user's environment.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -16,6 +20,7 @@ import { startOpenAiServer, type OpenAiServer, type ScriptedReply } from "../fix
 import { startOtlpReceiver } from "../fixtures/otlp-receiver.ts"
 import { prepareCli, refusedBaseUrl, workspace } from "../e2e/model-harness.ts"
 import type { RunResult } from "../e2e/util.ts"
+import { requestKey } from "../../src/model/requestKey.ts"
 import { findLeaks, hitsIn, makeKey, needlesOf, startEchoCollector } from "./secrets-util.ts"
 
 const ws = workspace("hardening-secrets")
@@ -68,6 +73,8 @@ test("the search finds the key in each form it looks for (so a clean sweep means
   }
   expect(hitsIn(key, "json", JSON.stringify({ message: `bad key ${key}` }))).toEqual(["json: json"])
   expect(hitsIn(key, "slash", JSON.stringify({ k: key }).replaceAll("/", "\\/"))).toEqual(["slash: json-slash"])
+  expect(hitsIn(key, "url", `https://h/v1?api-key=${encodeURIComponent(key)}`)).toEqual(["url: url"])
+  expect(hitsIn(key, "url", `k=${encodeURIComponent(key).toLowerCase()}`)).toEqual(["url: url-lower"])
   expect(hitsIn(key, "none", `sk-hard-self "q" ${Buffer.from("unrelated").toString("base64")}`)).toEqual([])
   expect(needlesOf(key).every((n) => n.text.length >= 20)).toBe(true)
 })
@@ -470,4 +477,302 @@ describe("a key source that fails never prints the key", () => {
       await s.stop()
     }
   }, 120_000)
+})
+
+// ---------------------------------------------------------------------------------------------------
+// Issue 20: the other channels a secret can take
+
+/** A workflow with alias `m` on `baseUrl` and one step; `tools` adds the shell tool `echo`. */
+const oneStep = (baseUrl: string, prompt: string, extra = "") =>
+  `${modelsBlock({ m: baseUrl }, undefined)}default: { model: m }\nsteps:\n  - id: ask\n    prompt: '${prompt}'\n${extra}`
+
+describe("-vv request bodies", () => {
+  test.concurrent("a tool that prints the key puts it into the conversation: the -vv request body shows <redacted>", async () => {
+    const key = makeKey("tool-env")
+    const p = project("tool-env")
+    const s = startOpenAiServer({ script: SCRIPT })
+    try {
+      // No `env:` allowlist: the tool inherits lait's environment, OPENAI_API_KEY included.
+      p.write(
+        "lait.config.yml",
+        TOOLS.replace(`'printf "echoed %s" "$1"', echo, '{{ input.text }}'`, `'printf "env: %s" "$OPENAI_API_KEY"'`)
+      )
+      p.write("wf.yml", oneStep(s.baseUrl, "Use the tool on it", "    tools: [echo]\n"))
+      const runs = new Runs(p.dir, { OPENAI_API_KEY: key, TMPDIR: p.tmp })
+      const r = await runs.lait(["run", "wf.yml", "x", "-vv"])
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "the answer\n" })
+      const bodies = r.stderr.split("\n").filter((l) => l.startsWith("lait: [trace] request body: "))
+      expect(bodies).toHaveLength(2)
+      expect(bodies[1]).toContain("\"role\":\"tool\",\"content\":\"env: <redacted>\"")
+      // The key really was in the conversation: the server got it in the tool message.
+      const toolMessages = s.requests.flatMap((q) =>
+        ((q.body as { messages: Array<{ role: string; content: string }> }).messages).filter((m) => m.role === "tool")
+      )
+      expect(toolMessages.map((m) => m.content)).toEqual([`env: ${key}`])
+      // A cassette would hold the conversation: it is refused, not written.
+      const recorded = await runs.lait(["run", "wf.yml", "x", "--record", "cassettes", "-vv"])
+      expect({ code: recorded.code, line: errorLine(recorded)?.replace(/'[^']*'/, "'…'") }).toEqual({
+        code: 1,
+        line: "lait: refusing to write cassette '…': the response contains the API key in use"
+      })
+      expect(findLeaks(key, { roots: [ws.dir], owned: [], texts: runs.texts() })).toEqual([])
+    } finally {
+      await s.stop()
+    }
+  }, 60_000)
+})
+
+describe("a key inside a base URL", () => {
+  test.concurrent("userinfo and ?api-key=: requests reach /openai/v1/chat/completions?api-version=…; nothing printed or stored holds the key", async () => {
+    const key = makeKey("in-url")
+    const enc = encodeURIComponent(key)
+    const p = project("in-url")
+    const s = startOpenAiServer({ script: SCRIPT })
+    const bad = startOpenAiServer({
+      script: [{ match: "four-oh-one", status: 401, body: { error: { message: `key ${enc} (${key}) is not allowed` } }, repeat: true }]
+    })
+    const receiver = startOtlpReceiver()
+    const refused = await refusedBaseUrl()
+    // The fixture's `/v1` replaced by an Azure-style path and query, credentials in the userinfo too.
+    const withKey = (base: string) =>
+      `${base.replace("http://", `http://me:${enc}@`).replace(/\/v1$/, "/openai/v1")}?api-version=2024-06-01&api-key=${enc}`
+    const masked = (base: string) =>
+      `${base.replace("http://", "http://me:<redacted>@").replace(/\/v1$/, "/openai/v1")}?api-version=2024-06-01&api-key=<redacted>`
+    try {
+      const literal = withKey(s.baseUrl)
+      p.write("lait.config.yml", `base_url: '${literal}'\n${TOOLS}`)
+      p.write(
+        "wf.yml",
+        `models:\n  m:\n    - provider: { base_url: '\${MAIN_URL}' }\n      model_id: fixture-model\n` +
+          `  fb:\n    - provider: { base_url: '\${DOWN_URL}' }\n      model_id: down-model\n` +
+          `    - provider: { base_url: '\${MAIN_URL}' }\n      model_id: fixture-model\n` +
+          "default: { model: m }\nsteps:\n  - id: ask\n    prompt: 'hello'\n  - id: again\n    model: fb\n    prompt: 'once more'\n"
+      )
+      p.write("bad.yml", oneStep("${BAD_URL}", "four-oh-one"))
+      p.write("down.yml", oneStep("${DOWN_URL}", "hello"))
+      const runs = new Runs(p.dir, {
+        MAIN_URL: withKey(s.baseUrl),
+        BAD_URL: withKey(bad.baseUrl),
+        DOWN_URL: withKey(refused),
+        TMPDIR: p.tmp,
+        LAIT_HTTP_ATTEMPTS: "1"
+      })
+      const expectRun = async (args: ReadonlyArray<string>, code: number) => {
+        const r = await runs.lait(args)
+        expect({ args: args.join(" "), code: r.code, output: r.code === code ? "" : `${r.stdout}${r.stderr}` })
+          .toEqual({ args: args.join(" "), code, output: "" })
+        return r
+      }
+
+      const recorded = await expectRun(["run", "wf.yml", "x", "--record", "cassettes", "--trace-file", "traces/run.jsonl", "-vv"], 0)
+      expect(recorded.stdout).toBe("ok\n")
+      // The path goes before the query string; the server got the query (and so the key) intact.
+      expect(s.requests.map((q) => [q.method, q.path, q.query])).toEqual(
+        Array(2).fill(["POST", "/openai/v1/chat/completions", `?api-version=2024-06-01&api-key=${enc}`])
+      )
+      const shownMain = masked(s.baseUrl)
+      expect(recorded.stderr).toContain(
+        `lait: [debug] POST ${shownMain.replace("/openai/v1?", "/openai/v1/chat/completions?")} model=fixture-model\n`
+      )
+      expect(recorded.stderr).toContain(`lait: [debug] model 'm': primary 'fixture-model' at '${shownMain}': base URL from provider.base_url`)
+      expect(recorded.stderr).toContain(
+        `warning: model 'down-model' at '${masked(refused)}' failed (failed to reach '${masked(refused)}'`
+      )
+      expect(recorded.stderr).toContain(`falling back to 'fixture-model' at '${shownMain}'`)
+      // The cassettes store the base URL masked, under the key of the URL as written (old cassettes still replay).
+      const name = requestKey({
+        base_url: withKey(s.baseUrl),
+        model_id: "fixture-model",
+        messages: [{ role: "user", content: "hello" }],
+        tools: [],
+        response_format: null
+      })
+      const cassette = JSON.parse(fs.readFileSync(path.join(p.dir, "cassettes", `${name}.json`), "utf8")) as {
+        request: { base_url: string }
+      }
+      expect(cassette.request.base_url).toBe(shownMain)
+      expect((await expectRun(["run", "wf.yml", "x", "--replay", "cassettes"], 0)).stdout).toBe("ok\n")
+      // A miss names the closest recording's differences, the base URLs among them (masked: the sweep below).
+      const miss = await expectRun(["run", "bad.yml", "x", "--replay", "cassettes"], 1)
+      expect(errorLine(miss)).toContain("differs at base_url (recorded \"")
+
+      expect((await expectRun(["run", "wf.yml", "x", "--dry-run"], 0)).stdout).toContain(`fixture-model @ ${shownMain}`)
+      const denied = await expectRun(["run", "bad.yml", "x", "-vv"], 4)
+      expect(errorLine(denied)).toBe(
+        `lait: the model server at '${masked(bad.baseUrl)}' answered HTTP 401: key <redacted> (<redacted>) is not allowed`
+      )
+      const down = await expectRun(["run", "down.yml", "x", "-v"], 4)
+      expect(errorLine(down)).toStartWith(`lait: failed to reach '${masked(refused)}'`)
+
+      // config show: a literal URL in the config, masked.
+      expect((await expectRun(["config", "show"], 0)).stdout).toContain(`base_url: ${masked(s.baseUrl)}\n`)
+      expect((await expectRun(["config", "show", "--json"], 0)).stdout).toContain(`"base_url": "${masked(s.baseUrl)}"`)
+      // A raw model id uses the config's literal base_url: masked on that path too.
+      p.write("raw.yml", "default: { model: raw-model }\nsteps:\n  - id: ask\n    prompt: 'hello'\n")
+      expect((await expectRun(["run", "raw.yml", "x", "--dry-run"], 0)).stdout).toContain(`raw-model @ ${masked(s.baseUrl)}`)
+      expect((await expectRun(["run", "down.yml", "x", "--dry-run"], 0)).stdout).toContain(`fixture-model @ ${masked(refused)}`)
+
+      // The trace, exported to a collector whose URL holds the key too.
+      await expectRun(["trace", "export", "traces/run.jsonl", "--otlp", `${receiver.url}/v1/traces?api-key=${enc}`], 0)
+      const missing = await expectRun(["trace", "export", "traces/run.jsonl", "--otlp", `${receiver.url}/missing?api-key=${enc}`], 1)
+      expect(errorLine(missing)).toBe(`lait: OTLP endpoint '${receiver.url}/missing?api-key=<redacted>' answered 404 Not Found: no such route: /missing`)
+      expect(runs.all.some(([, r]) => r.stderr.includes(`to '${receiver.url}/v1/traces?api-key=<redacted>'`))).toBe(true)
+
+      expect(
+        findLeaks(key, {
+          roots: [ws.dir],
+          owned: [path.join(p.dir, "lait.config.yml")],
+          texts: [...runs.texts(), ...receiver.requests.map((q, i) => [`OTLP body #${i + 1}`, q.body] as const)]
+        })
+      ).toEqual([])
+    } finally {
+      await Promise.all([s.stop(), bad.stop(), receiver.stop()])
+    }
+  }, 120_000)
+})
+
+describe("echoes of the key, encoded", () => {
+  test.concurrent("a server repeating the key percent-encoded or base64-encoded: masked in the error and the -vv dump", async () => {
+    const key = makeKey("encoded-echo")
+    const p = project("encoded-echo")
+    const enc = encodeURIComponent(key)
+    const basic = (user: string) => Buffer.from(`${user}:${key}`).toString("base64")
+    const bad = startOpenAiServer({
+      script: [
+        { match: "url-upper", status: 401, body: { error: { message: `no such key: ${enc}` } }, repeat: true },
+        {
+          match: "url-lower",
+          status: 401,
+          body: { error: { message: `no such key: ${enc.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase())}` } },
+          repeat: true
+        },
+        { match: "basic-a", status: 403, body: { error: { message: `denied: Basic ${basic("a")}` } }, repeat: true },
+        { match: "basic-ab", status: 403, body: { error: { message: `denied: Basic ${basic("ab")}` } }, repeat: true },
+        { match: "basic-abc", status: 403, body: { error: { message: `denied: Basic ${basic("abc")}` } }, repeat: true },
+        {
+          match: "b64url",
+          status: 403,
+          body: { error: { message: `token ${Buffer.from(`session=${key}`).toString("base64url")}` } },
+          repeat: true
+        }
+      ]
+    })
+    try {
+      p.write("wf.yml", oneStep(bad.baseUrl, "{{ input }}"))
+      const runs = new Runs(p.dir, { OPENAI_API_KEY: key, TMPDIR: p.tmp })
+      const lines: Array<string | undefined> = []
+      for (const input of ["url-upper", "url-lower", "basic-abc", "basic-ab", "basic-a", "b64url"]) {
+        for (const verbosity of [[], ["-vv"]]) {
+          const r = await runs.lait(["run", "wf.yml", input, ...verbosity])
+          expect({ input, code: r.code }).toEqual({ input, code: 4 })
+          lines.push(errorLine(r))
+        }
+      }
+      const at = `lait: the model server at '${bad.baseUrl}' answered`
+      expect(lines.slice(0, 4)).toEqual(Array(4).fill(`${at} HTTP 401: no such key: <redacted>`))
+      for (const line of lines.slice(4)) expect(line).toMatch(new RegExp(`^${at.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} HTTP 403: .*<redacted>`))
+      expect(requestsWith(bad, key)).toEqual({ count: 12, withKey: 12 })
+      expect(findLeaks(key, { roots: [ws.dir], owned: [], texts: runs.texts() })).toEqual([])
+    } finally {
+      await bad.stop()
+    }
+  }, 60_000)
+})
+
+describe("MCP header and env values", () => {
+  test.concurrent("config show masks MCP headers, MCP and tool env, URL credentials; an MCP error repeating a header is masked", async () => {
+    const key = makeKey("mcp")
+    const p = project("mcp")
+    const s = startOpenAiServer({ script: SCRIPT })
+    const seen: Array<Record<string, string>> = []
+    // An MCP endpoint that refuses every request and repeats the credentials it got.
+    const mcp = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => {
+        const headers = Object.fromEntries(request.headers.entries())
+        seen.push(headers)
+        return new Response(`unauthorized: ${headers["authorization"]} / ${headers["x-api-key"]} / ${request.url}`, { status: 401 })
+      }
+    })
+    try {
+      const enc = encodeURIComponent(key)
+      p.write(
+        "lait.config.yml",
+        `mcp_servers:\n` +
+          `  web:\n    url: 'http://127.0.0.1:${mcp.port}/mcp?token=\${TOKEN_ENC}'\n` +
+          `    headers: { Authorization: 'Bearer \${TOKEN}', X-Api-Key: '${key}' }\n` +
+          `  local:\n    command: srv\n    env: { SECRET: '${key}', FROM_VAR: '\${TOKEN}' }\n` +
+          `${TOOLS.replace("    parameters:", `    env: { TOOL_SECRET: '${key}' }\n    parameters:`)}`
+      )
+      p.write("wf.yml", oneStep(s.baseUrl, "hello", "    mcp: [web]\n"))
+      const runs = new Runs(p.dir, { TOKEN: key, TOKEN_ENC: enc, TMPDIR: p.tmp })
+
+      const yaml = await runs.lait(["config", "show"])
+      const json = await runs.lait(["config", "show", "--json"])
+      expect([yaml.code, json.code]).toEqual([0, 0])
+      expect(yaml.stdout).toContain(
+        `    url: http://127.0.0.1:${mcp.port}/mcp?token=<redacted>\n    headers:\n      Authorization: <redacted>\n      X-Api-Key: <redacted>\n`
+      )
+      expect(yaml.stdout).toContain("    env:\n      SECRET: <redacted>\n      FROM_VAR: <redacted>\n")
+      expect(yaml.stdout).toContain("    env:\n      TOOL_SECRET: <redacted>\n")
+      expect(JSON.parse(json.stdout).mcp_servers.web.headers).toEqual({ Authorization: "<redacted>", "X-Api-Key": "<redacted>" })
+
+      for (const verbosity of [[], ["-vv"]]) {
+        const r = await runs.lait(["run", "wf.yml", "x", ...verbosity])
+        expect({ code: r.code, line: errorLine(r)?.startsWith("lait: failed to initialize MCP server 'web': ") }).toEqual({ code: 1, line: true })
+        expect(errorLine(r)).toEndWith(`unauthorized: <redacted> / <redacted> / http://127.0.0.1:${mcp.port}/mcp?token=<redacted>`)
+      }
+      // The server did get the credentials.
+      expect(seen.length).toBeGreaterThan(0)
+      expect(seen.every((h) => h["authorization"] === `Bearer ${key}` && h["x-api-key"] === key)).toBe(true)
+      expect(
+        findLeaks(key, { roots: [ws.dir], owned: [path.join(p.dir, "lait.config.yml")], texts: runs.texts() })
+      ).toEqual([])
+    } finally {
+      await Promise.all([s.stop(), mcp.stop(true)])
+    }
+  }, 60_000)
+})
+
+describe("a .env that moves the base URL", () => {
+  test.concurrent("with the key from the environment: a warning naming both; none with --no-env or a key of its own", async () => {
+    const key = makeKey("dotenv-url")
+    const p = project("dotenv-url")
+    const s = startOpenAiServer({ script: SCRIPT })
+    const dir = (name: string, files: Readonly<Record<string, string>>) => {
+      for (const [file, text] of Object.entries(files)) p.write(`${name}/${file}`, text)
+      return path.join(p.dir, name)
+    }
+    const risk = (cwd: string) => `warning: '${path.join(cwd, ".env")}' sets `
+    try {
+      // OPENAI_BASE_URL from .env, OPENAI_API_KEY from the environment.
+      const a = dir("a", { ".env": `OPENAI_BASE_URL=${s.baseUrl}\n`, "wf.yml": "default: { model: fixture-model }\nsteps:\n  - id: ask\n    prompt: 'hello'\n" })
+      const inA = new Runs(a, { OPENAI_API_KEY: key, TMPDIR: p.tmp })
+      const run = await inA.lait(["run", "wf.yml", "x"])
+      expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 0, stdout: "ok\n" })
+      expect(run.stderr).toStartWith(
+        `${risk(a)}OPENAI_BASE_URL ('${s.baseUrl}') while the API key comes from OPENAI_API_KEY in your environment: ` +
+          "requests carry that key there (use --no-env if this '.env' is not yours)\n"
+      )
+      expect(requestsWith(s, key)).toEqual({ count: 1, withKey: 1 })
+      const noEnv = await inA.lait(["config", "show", "--no-env"])
+      expect({ code: noEnv.code, stderr: noEnv.stderr }).toEqual({ code: 0, stderr: "note: no config file loaded\n" })
+
+      // A variable a config base_url expands, and a key a config api_key expands from the environment.
+      const b = dir("b", { ".env": `HOST_URL=${s.url}\n`, "lait.config.yml": "base_url: '${HOST_URL}/v1'\napi_key: '${MY_KEY}'\n" })
+      const inB = new Runs(b, { MY_KEY: key, TMPDIR: p.tmp })
+      const shown = await inB.lait(["config", "show"])
+      expect(shown.stderr).toStartWith(`${risk(b)}HOST_URL ('${s.url}') while the API key comes from MY_KEY in your environment`)
+
+      // The .env brings its own key: its URL and its key go together, nothing to warn about.
+      const c = dir("c", { ".env": `OPENAI_BASE_URL=${s.baseUrl}\nOPENAI_API_KEY=sk-the-checkouts-own\n` })
+      const inC = await new Runs(c, { TMPDIR: p.tmp }).lait(["config", "show"])
+      expect({ code: inC.code, stderr: inC.stderr }).toEqual({ code: 0, stderr: "note: no config file loaded\n" })
+
+      expect(findLeaks(key, { roots: [ws.dir], owned: [], texts: [...inA.texts(), ...inB.texts()] })).toEqual([])
+    } finally {
+      await s.stop()
+    }
+  }, 60_000)
 })

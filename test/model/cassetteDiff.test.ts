@@ -40,4 +40,21 @@ describe("closestRecording", () => {
     const missing = path.join(dir, "nowhere")
     expect(closestRecording(missing, request)).toBe(`the cassette directory '${missing}' does not exist or cannot be read`)
   })
+
+  test("base URL credentials are compared and shown masked on both sides; a difference only there is explained", () => {
+    const cassettes = path.join(dir, "credentials")
+    fs.mkdirSync(cassettes)
+    const recorded = (base_url: string) => JSON.stringify({ request: { base_url, model_id: "fake", messages: [{ role: "user", content: "hi" }] } })
+    fs.writeFileSync(path.join(cassettes, "a.json"), recorded("https://me:<redacted>@h/v1?api-key=<redacted>"))
+    // Same URL, another key: nothing to show but why the key still differs.
+    const otherKey = closestRecording(cassettes, { ...request, base_url: "https://me:pw2@h/v1?api-key=k2" })
+    expect(otherKey).toBe(
+      `the closest recording, '${path.join(cassettes, "a.json")}', matches in every field it stores ` +
+        "(a base URL's credentials are stored masked, yet a different one is a different request)"
+    )
+    // An older cassette holding the credentials as written: shown masked too.
+    fs.writeFileSync(path.join(cassettes, "a.json"), recorded("https://me:old-password@h/v1"))
+    const hint = closestRecording(cassettes, { ...request, base_url: "https://me:new-password@g/v1" })
+    expect(hint).toContain(`differs at base_url (recorded "https://me:<redacted>@h/v1", requested "https://me:<redacted>@g/v1")`)
+  })
 })

@@ -396,6 +396,34 @@ describe("streamable HTTP", () => {
     }
   }, 20_000)
 
+  test("an HTTP error that repeats a header value or the URL's token is masked in the failure", async () => {
+    const token = "tok-4b1d-secret-value"
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (r) => new Response(`denied ${r.headers.get("authorization")} ${r.headers.get("x-key")} ${new URL(r.url).search}`, { status: 403 })
+    })
+    try {
+      const mcp = registry(
+        {
+          h: {
+            url: `http://127.0.0.1:${server.port}/mcp?token=url-${token}`,
+            headers: { Authorization: "Bearer ${MCP_TOKEN}", "X-Key": `raw-${token}` }
+          }
+        },
+        undefined,
+        { ...process.env, MCP_TOKEN: token }
+      )
+      const failure = await failureOf(mcp.entries(["h"]))
+      expect(failure.message).toStartWith("failed to initialize MCP server 'h': ")
+      expect(failure.message).toEndWith("denied <redacted> <redacted> ?token=<redacted>")
+      expect(failure.message).not.toContain(token)
+      await run(mcp.shutdown)
+    } finally {
+      server.stop(true)
+    }
+  }, 20_000)
+
   test("a response body over 16 MiB is refused, with or without a content-length", async () => {
     const big = "x".repeat(MAX_HTTP_BODY_BYTES + 1)
     for (const chunked of [false, true]) {

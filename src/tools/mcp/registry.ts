@@ -9,6 +9,8 @@ import { Effect } from "effect"
 import { type Env, expandVars } from "../../core/env.ts"
 import { type AnyLaitError, InterruptedError, LaitError, withContext } from "../../core/errors.ts"
 import type { McpServer } from "../../config/schema.ts"
+import { headerSecrets, redactSecrets } from "../../core/secrets.ts"
+import { urlCredentials } from "../../core/urls.ts"
 import { osErrorText } from "../../workflow/engine/process.ts"
 import { qualifyToolName } from "../names.ts"
 import { type ToolEntry, toolDefinition } from "../types.ts"
@@ -113,6 +115,8 @@ export class McpRegistry {
   private readonly connections = new Map<string, Promise<McpConnection>>()
   private readonly resolved = new Map<string, McpConnection>()
   private readonly toolLists = new Map<string, Promise<ReadonlyArray<McpTool>>>()
+  /** Per HTTP server: its header values and URL credentials, which its error answers may repeat. */
+  private readonly secrets = new Map<string, ReadonlyArray<string>>()
   /** Everything shutdown must close, registered before each handshake starts. */
   private readonly open = new Set<() => Promise<void>>()
   private closed = false
@@ -173,6 +177,11 @@ export class McpRegistry {
     }).pipe(Effect.mapError(withContext(`MCP server '${name}'`)))
   }
 
+  /** `errorText` of a failure of server `name`, with its secrets masked. */
+  private failureText(name: string, error: unknown): string {
+    return redactSecrets(errorText(error), this.secrets.get(name) ?? [])
+  }
+
   private async connect(name: string, spec: Spec): Promise<McpConnection> {
     if (this.closed) throw new InterruptedError({ message: `MCP server '${name}' was not started: the run is ending` })
     const client = await import("./client.ts")
@@ -198,7 +207,7 @@ export class McpRegistry {
       if (isTimeout(error)) {
         throw new InterruptedError({ message: `timed out after ${this.timeoutText} while initializing MCP server '${name}'` })
       }
-      throw new LaitError({ message: `failed to initialize MCP server '${name}'`, cause: errorText(error) })
+      throw new LaitError({ message: `failed to initialize MCP server '${name}'`, cause: this.failureText(name, error) })
     }
   }
 
@@ -210,6 +219,9 @@ export class McpRegistry {
         const server = this.server(name)
         if (server instanceof LaitError) return yield* server
         const spec = yield* this.resolveSpec(name, server)
+        if (spec.kind === "http") {
+          this.secrets.set(name, [...headerSecrets(Object.values(spec.headers)), ...urlCredentials(spec.url)])
+        }
         pending = this.connections.get(name)
         if (pending === undefined) {
           yield* Effect.logDebug(`starting MCP server '${name}'`)
@@ -297,7 +309,7 @@ export class McpRegistry {
           const listing = this.listAll(name, connection).catch(async (error: unknown) => {
             if (this.toolLists.get(name) === listing) this.toolLists.delete(name)
             await Effect.runPromise(this.invalidate(name, connection))
-            throw new LaitError({ message: `failed to list tools for MCP server '${name}'`, cause: errorText(error) })
+            throw new LaitError({ message: `failed to list tools for MCP server '${name}'`, cause: this.failureText(name, error) })
           })
           pending = listing
           this.toolLists.set(name, listing)
@@ -337,7 +349,7 @@ export class McpRegistry {
           const failure = connection.failure()
           return new LaitError({
             message: `MCP server '${server}' failed while running tool '${tool}'`,
-            cause: failure === undefined ? errorText(error) : `${errorText(error)}: ${failure}`
+            cause: this.failureText(server, failure === undefined ? error : `${errorText(error)}: ${failure}`)
           })
         }
       }).pipe(

@@ -1,0 +1,35 @@
+// A `.env` belongs to the checkout it sits in; the API key in the process environment belongs to the
+// user. A `.env` that decides where requests go (OPENAI_BASE_URL, or a variable a base_url expands)
+// while the key comes from the user's environment would send that key to a server the checkout
+// chose, without a word. It still works (that may well be the user's own setup), with a warning.
+import * as nodePath from "node:path"
+import { type Env, DOTENV_FILE } from "../core/env.ts"
+import { displayUrl } from "../core/urls.ts"
+import type { ConfigFile } from "./schema.ts"
+
+const PLACEHOLDER = /\$\{([A-Za-z0-9_]+)\}/g
+
+const placeholders = (values: ReadonlyArray<string | undefined>): Set<string> =>
+  new Set(values.flatMap((v) => (v === undefined ? [] : [...v.matchAll(PLACEHOLDER)].map((m) => m[1]!))))
+
+const providers = (config: ConfigFile) => Object.values(config.models ?? {}).flat().map((d) => d.provider)
+
+/** The `warning:` line for this `.env` (`setByDotenv`: the variables it set), if it steers a key. */
+export const dotenvBaseUrlWarning = (
+  cwd: string,
+  setByDotenv: ReadonlyArray<string>,
+  config: ConfigFile,
+  env: Env
+): string | undefined => {
+  const fromDotenv = new Set(setByDotenv)
+  const fromProcess = (name: string) => !fromDotenv.has(name) && env[name] !== undefined && env[name] !== ""
+  const urlVars = ["OPENAI_BASE_URL", ...placeholders([config.base_url, ...providers(config).map((p) => p.base_url)])]
+    .filter((name) => fromDotenv.has(name) && env[name] !== "")
+  const keyVars = ["OPENAI_API_KEY", ...placeholders([config.api_key, ...providers(config).map((p) => p.api_key)])]
+    .filter(fromProcess)
+  if (urlVars.length === 0 || keyVars.length === 0) return undefined
+  const urls = [...new Set(urlVars)].map((name) => `${name} ('${displayUrl(env[name] ?? "")}')`).join(", ")
+  return `warning: '${nodePath.join(cwd, DOTENV_FILE)}' sets ${urls} while the API key comes from ` +
+    `${[...new Set(keyVars)].join(", ")} in your environment: requests carry that key there ` +
+    "(use --no-env if this '.env' is not yours)"
+}

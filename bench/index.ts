@@ -4,23 +4,24 @@
 //
 //   bun bench/index.ts [--quick] [--only NAME[,NAME]]... [--binary PATH] [--promptfoo PATH | --no-promptfoo] [--json]
 //
-// NAME: startup, engine, test-suite, eval. Without --binary, dist/lait is rebuilt first when it is
-// missing or older than its sources, and copied to a private temporary file so that a rebuild by
-// someone else during the run cannot swap binaries half-way. --quick: few rounds and small sizes, a
-// smoke check of the harness (its figures are not worth quoting); it skips promptfoo unless
-// --promptfoo is given. Exit 1 when a benchmark's own correctness check fails (a run exits non-zero,
+// NAME: startup, engine, test-suite, eval, responses. Without --binary, dist/lait is rebuilt first
+// when it is missing or older than its sources, and copied to a private temporary file so that a
+// rebuild by someone else during the run cannot swap binaries half-way. --quick: few rounds and
+// small sizes, a smoke check of the harness (its figures are not worth quoting); it skips promptfoo
+// unless --promptfoo is given. Exit 1 when a benchmark's own correctness check fails (a run exits non-zero,
 // a test suite does not pass, the server sees the wrong number of requests), 2 on bad flags.
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type EngineFigures, runEngineBench } from "./engine/index.ts"
 import { defaultPromptfoo, type EvalFigures, runEvalBench } from "./eval/index.ts"
+import { type ResponsesFigures, runResponsesBench } from "./responses/index.ts"
 import { runStartupBench, type StartupFigures } from "./startup/index.ts"
 import { runTestSuiteBench, type TestSuiteFigures } from "./test-suite/index.ts"
 import { newestSourceMtime } from "../test/e2e/util.ts"
 import { defaultBinary, repoRoot } from "./util.ts"
 
-export const benchNames = ["startup", "engine", "test-suite", "eval"] as const
+export const benchNames = ["startup", "engine", "test-suite", "eval", "responses"] as const
 export type BenchName = (typeof benchNames)[number]
 
 const usage =
@@ -99,7 +100,7 @@ export interface BenchResult {
   readonly ok: boolean
   readonly rows: ReadonlyArray<Row>
   /** The benchmark's figures, or the error that stopped it. */
-  readonly figures?: StartupFigures | EngineFigures | TestSuiteFigures | EvalFigures
+  readonly figures?: StartupFigures | EngineFigures | TestSuiteFigures | EvalFigures | ResponsesFigures
   readonly error?: string
   readonly seconds: number
 }
@@ -186,6 +187,18 @@ const evalRows = (f: EvalFigures): ReadonlyArray<Row> => {
   ]
 }
 
+const responsesRows = (f: ResponsesFigures): ReadonlyArray<Row> => [
+  {
+    benchmark: "endless response body (16 MiB cap)",
+    lait: ms(f.endlessMs, 0),
+    baseline: `${ms(f.smallMs, 0)} (one small answer)`,
+    ratio: times(f.endlessMs / f.smallMs),
+    peakRss: mib(f.endlessMaxRss),
+    notes: `median of ${f.runs}; RSS vs one small answer ${mib(f.smallMaxRss)} = ${times(f.endlessMaxRss / f.smallMaxRss)}; ` +
+      `server sent ${mib(f.sentBytes)} before lait hung up`
+  }
+]
+
 export interface RunOptions {
   readonly quick: boolean
   readonly only: ReadonlyArray<BenchName>
@@ -222,6 +235,10 @@ export const runBenchmarks = async (options: RunOptions): Promise<ReadonlyArray<
         quick ? { binary, rounds: 1, cases: 4, repeat: 2, ...promptfoo } : { binary, rounds: 3, ...promptfoo }
       )
       return { figures: f, rows: evalRows(f) }
+    },
+    responses: async () => {
+      const f = await runResponsesBench({ binary, runs: quick ? 1 : 10 })
+      return { figures: f, rows: responsesRows(f) }
     }
   }
   const results: Array<BenchResult> = []

@@ -4,7 +4,9 @@
 //   --cache/default.cache → Cache ∘ Live
 //   otherwise             → Live
 // Live retries each endpoint before falling back: LAIT_HTTP_ATTEMPTS tries (default 3), waiting
-// LAIT_HTTP_BACKOFF_MS (default 250) and doubling after each failure.
+// LAIT_HTTP_BACKOFF_MS (default 250) and doubling after each failure. Each try may take
+// LAIT_HTTP_TIMEOUT_MS (else `default.request_timeout` seconds, else 300 s); a response body may be
+// LAIT_MAX_RESPONSE_BYTES long (default 16 MiB, the file read limit).
 import * as nodePath from "node:path"
 import { Duration, Effect, Layer } from "effect"
 import type { Env } from "../core/env.ts"
@@ -32,12 +34,22 @@ const envInteger = (env: Env, name: string, min: number, max: number) =>
   })
 
 const liveOptions = Effect.gen(function*() {
-  const { env } = yield* LaitConfig
+  const { config, env } = yield* LaitConfig
   const attempts = yield* envInteger(env, "LAIT_HTTP_ATTEMPTS", 1, 10)
   const backoffMs = yield* envInteger(env, "LAIT_HTTP_BACKOFF_MS", 0, 60_000)
+  const timeoutMs = yield* envInteger(env, "LAIT_HTTP_TIMEOUT_MS", 1, 86_400_000)
+  const maxResponseBytes = yield* envInteger(env, "LAIT_MAX_RESPONSE_BYTES", 1, 1024 ** 3)
+  const timeoutSeconds = config.default?.request_timeout
+  const timeout = timeoutMs !== undefined
+    ? Duration.millis(timeoutMs)
+    : timeoutSeconds !== undefined
+    ? Duration.seconds(timeoutSeconds)
+    : undefined
   return {
     ...(attempts !== undefined ? { attempts } : {}),
-    ...(backoffMs !== undefined ? { backoff: Duration.millis(backoffMs) } : {})
+    ...(backoffMs !== undefined ? { backoff: Duration.millis(backoffMs) } : {}),
+    ...(timeout !== undefined ? { timeout } : {}),
+    ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {})
   } satisfies LiveOptions
 })
 

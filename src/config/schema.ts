@@ -60,6 +60,11 @@ export const DefaultSettings = Schema.Struct({
   cache_ttl: Schema.optionalKey(
     NonNegativeInt.annotate({ description: "Seconds; absent = cached responses never expire" })
   ),
+  request_timeout: Schema.optionalKey(
+    PositiveInt.annotate({
+      description: "Seconds one HTTP attempt of a model request may take (default 300); LAIT_HTTP_TIMEOUT_MS overrides it"
+    })
+  ),
   compaction: Schema.optionalKey(Compaction),
   skill_progressive_disclosure: Schema.optionalKey(Schema.Boolean),
   trace_spans: Schema.optionalKey(

@@ -8,7 +8,7 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { Console, Context, Duration, Effect, Layer, LogLevel, Redacted, Schema } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { type Headers, HttpClient, HttpClientRequest } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { LaitError, ModelApiError } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
@@ -18,11 +18,14 @@ import { recordChat, traceChat } from "../trace/chat.ts"
 import type { RunTracer } from "../trace/RunTracer.ts"
 import { closestRecording } from "./cassetteDiff.ts"
 import { endpointRedactor, holdsEndpointSecret } from "./endpointSecrets.ts"
+import { entryBody } from "./entryText.ts"
+import { DEFAULT_RESPONSE_LIMIT, formatBytes, readCapped } from "./httpBody.ts"
 import { keyMaterial, requestKey, type KeyInput } from "./requestKey.ts"
 import { type Pricing, RunUsage } from "./RunUsage.ts"
 import { ChatCompletion, type ChatRequest, type ToolCall } from "./types.ts"
 import { readUsage, type Usage } from "./usage.ts"
 import { chatToResponsesBody, responsesFailure, responsesToChat, responsesUnsupported } from "./responsesApi.ts"
+import { type Attempt, formatDuration, retryAfter, retrying } from "./retry.ts"
 
 export interface Endpoint {
   readonly baseUrl: string
@@ -61,7 +64,8 @@ export interface ModelClientService {
   readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelApiError | LaitError, RunUsage | RunTracer>
 }
 
-const REQUEST_TIMEOUT = Duration.seconds(300)
+/** Per attempt: headers and the whole body. Reasoning models can think for minutes before answering. */
+export const DEFAULT_REQUEST_TIMEOUT = Duration.seconds(300)
 
 /** The key input of a call: always the primary endpoint's base URL and model id. */
 export const keyInputOf = (call: ModelCall, endpoint: Endpoint = call.endpoints[0]): KeyInput => ({
@@ -178,11 +182,6 @@ export const chatBody = (modelId: string, r: ChatRequest): Record<string, unknow
   ...(r.reasoning_effort !== undefined ? { reasoning_effort: r.reasoning_effort } : {})
 })
 
-interface Attempt {
-  readonly retryable: boolean
-  readonly error: ModelApiError
-}
-
 const describeStatus = (status: number, body: string, redact: (text: string) => string): string => {
   let detail = body.trim()
   try {
@@ -208,13 +207,21 @@ const traceDump = (message: () => string): Effect.Effect<void> =>
 
 const isRetryableStatus = (status: number) => status >= 500 || status === 429 || status === 408
 
+const statusFailure = (endpoint: Endpoint, status: number, headers: Headers.Headers, described: string): Attempt => ({
+  retryable: isRetryableStatus(status),
+  retryAfter: retryAfter(status, headers),
+  error: new ModelApiError({ message: `the model server at '${displayUrl(endpoint.baseUrl)}' answered ${described}`, status })
+})
+
 export interface LiveOptions {
   /** Attempts per endpoint before falling back (the first try included). */
   readonly attempts?: number
   /** First backoff delay; doubled after each failed attempt. */
   readonly backoff?: Duration.Input
-  /** How long one attempt may wait for the whole answer (default 300 s). */
+  /** Per attempt, from sending the request to the last byte of the answer. */
   readonly timeout?: Duration.Input
+  /** Bytes of one response body (error bodies too) beyond which the request fails. */
+  readonly maxResponseBytes?: number
 }
 
 const makeLive = (options: LiveOptions) =>
@@ -222,8 +229,8 @@ const makeLive = (options: LiveOptions) =>
     const http = yield* HttpClient.HttpClient
     const attempts = Math.max(1, options.attempts ?? 3)
     const backoff = Duration.fromInputUnsafe(options.backoff ?? "250 millis")
-    const timeout = Duration.fromInputUnsafe(options.timeout ?? REQUEST_TIMEOUT)
-    const timeoutText = `${Duration.toSeconds(timeout)}s`
+    const timeout = Duration.fromInputUnsafe(options.timeout ?? DEFAULT_REQUEST_TIMEOUT)
+    const maxBytes = options.maxResponseBytes ?? DEFAULT_RESPONSE_LIMIT
 
     const sendOnce = (endpoint: Endpoint, request: ChatRequest): Effect.Effect<unknown, Attempt | LaitError> =>
       Effect.gen(function*() {
@@ -249,29 +256,40 @@ const makeLive = (options: LiveOptions) =>
           HttpClientRequest.bodyJsonUnsafe(body)
         )
         const response = yield* http.execute(req).pipe(
-          Effect.flatMap((res) => Effect.map(res.text, (text) => ({ status: res.status, text }))),
+          Effect.flatMap((res) =>
+            Effect.map(readCapped(res, maxBytes), (body) => ({ status: res.status, headers: res.headers, body }))
+          ),
           Effect.timeout(timeout),
           Effect.mapError((e): Attempt => ({
             retryable: true,
+            timedOut: e._tag === "TimeoutError",
             error: new ModelApiError({
               message: `failed to reach '${displayUrl(endpoint.baseUrl)}': ${
-                e._tag === "TimeoutError" ? `timed out after ${timeoutText}` : redact(describeNetworkFailure(e))
+                e._tag === "TimeoutError" ? `timed out after ${formatDuration(timeout)}` : redact(describeNetworkFailure(e))
               }`
             })
           }))
         )
-        yield* traceDump(() => `response ${response.status}: ${redact(response.text)}`)
-        if (response.status < 200 || response.status >= 300) {
-          return yield* Effect.fail<Attempt>({
-            retryable: isRetryableStatus(response.status),
-            error: new ModelApiError({
-              message: `the model server at '${displayUrl(endpoint.baseUrl)}' answered ${describeStatus(response.status, response.text, redact)}`,
-              status: response.status
-            })
-          })
+        const ok = response.status >= 200 && response.status < 300
+        if (response.body._tag === "TooLarge") {
+          const exceeds = `response from '${displayUrl(endpoint.baseUrl)}' exceeds ${formatBytes(maxBytes)}`
+          yield* traceDump(() => `response ${response.status}: ${exceeds}`)
+          return yield* Effect.fail<Attempt>(
+            ok
+              // The same request would get the same flood: neither retried nor a reason to fall back.
+              ? { retryable: false, error: new ModelApiError({ message: exceeds }) }
+              : statusFailure(endpoint, response.status, response.headers, `HTTP ${response.status} (${exceeds})`)
+          )
+        }
+        const text = response.body.text
+        yield* traceDump(() => `response ${response.status}: ${redact(text)}`)
+        if (!ok) {
+          return yield* Effect.fail(
+            statusFailure(endpoint, response.status, response.headers, describeStatus(response.status, text, redact))
+          )
         }
         return yield* Effect.try({
-          try: () => JSON.parse(response.text) as unknown,
+          try: () => JSON.parse(text) as unknown,
           catch: (): Attempt => ({
             retryable: false,
             error: new ModelApiError({ message: `the model server at '${displayUrl(endpoint.baseUrl)}' returned invalid JSON` })
@@ -280,19 +298,7 @@ const makeLive = (options: LiveOptions) =>
       })
 
     const withRetries = (endpoint: Endpoint, request: ChatRequest) =>
-      Effect.gen(function*() {
-        let delay = backoff
-        for (let attempt = 1;; attempt++) {
-          const outcome = yield* Effect.result(sendOnce(endpoint, request))
-          if (outcome._tag === "Success") return outcome.success
-          const failure = outcome.failure
-          if (failure instanceof LaitError) return yield* Effect.fail(failure)
-          if (!failure.retryable || attempt >= attempts) return yield* Effect.fail(failure)
-          yield* Effect.logDebug(`attempt ${attempt}/${attempts} against '${displayUrl(endpoint.baseUrl)}' failed; retrying`)
-          yield* Effect.sleep(delay)
-          delay = Duration.times(delay, 2)
-        }
-      })
+      retrying(sendOnce(endpoint, request), { attempts, backoff })
 
     const complete = Effect.fn("ModelClient.live")(function*(call: ModelCall) {
       for (let i = 0;; i++) {
@@ -331,23 +337,20 @@ const assertNoSecret = (text: string, endpoint: Endpoint, what: string) =>
     }
   })
 
-export const cassetteBody = (call: ModelCall, result: ModelResult): string =>
-  `${
-    JSON.stringify(
-      {
-        recorded_at: nowRfc3339(),
-        request: {
-          ...JSON.parse(keyMaterial(keyInputOf(call, result.endpoint))),
-          // Masked for the file only: the request key above still hashes the URL as written.
-          base_url: displayUrl(result.endpoint.baseUrl),
-          model_id: result.endpoint.modelId
-        },
-        response: result.raw
-      },
-      null,
-      2
-    )
-  }\n`
+export const cassetteBody = (call: ModelCall, result: ModelResult, what = "a cassette"): Effect.Effect<string, LaitError> =>
+  entryBody(
+    {
+      recorded_at: nowRfc3339(),
+      request: {
+        ...JSON.parse(keyMaterial(keyInputOf(call, result.endpoint))),
+        // Masked for the file only: the request key above still hashes the URL as written.
+        base_url: displayUrl(result.endpoint.baseUrl),
+        model_id: result.endpoint.modelId
+      }
+    },
+    result.raw,
+    what
+  )
 
 const CachedEntry = Schema.Struct({ created_at: Schema.String, response: Schema.Unknown })
 const Cassette = Schema.Struct({ response: Schema.Unknown })
@@ -411,9 +414,9 @@ export class ModelClient extends Context.Service<ModelClient, ModelClientService
               return hit
             }
             const result = yield* inner.complete(call)
-            const body = `${JSON.stringify({ created_at: nowRfc3339(), response: result.raw }, null, 2)}\n`
-            yield* assertNoSecret(body, result.endpoint, "a cache entry").pipe(
-              Effect.andThen(files.writeAtomic(path, body)),
+            yield* entryBody({ created_at: nowRfc3339() }, result.raw, "a cache entry").pipe(
+              Effect.tap((body) => assertNoSecret(body, result.endpoint, "a cache entry")),
+              Effect.flatMap((body) => files.writeAtomic(path, body)),
               Effect.catch((e) => Effect.logDebug(`cache write skipped: ${e.message}`))
             )
             return result
@@ -432,7 +435,7 @@ export class ModelClient extends Context.Service<ModelClient, ModelClientService
           complete: Effect.fn("ModelClient.record")(function*(call: ModelCall) {
             const result = yield* inner.complete(call)
             const path = nodePath.join(dir, `${callKey(call)}.json`)
-            const body = cassetteBody(call, result)
+            const body = yield* cassetteBody(call, result, `cassette '${path}'`)
             yield* assertNoSecret(body, result.endpoint, `cassette '${path}'`)
             yield* files.writeAtomic(path, body)
             return result

@@ -35,7 +35,8 @@ describe("bench/index.ts", () => {
       ["startup", true],
       ["engine", true],
       ["test-suite", true],
-      ["eval", true]
+      ["eval", true],
+      ["responses", true]
     ])
     const rows = report.results.flatMap((x) => x.rows)
     expect(rows.map((row) => row.benchmark)).toEqual([
@@ -44,11 +45,16 @@ describe("bench/index.ts", () => {
       "run step (10 `run: [true]` steps)",
       "replay test suite (`lait test`, 6 files)",
       "eval throughput (8 requests, 50 ms latency)",
-      "eval vs promptfoo"
+      "eval vs promptfoo",
+      "endless response body (16 MiB cap)"
     ])
     // Every measured comparison has a finite ratio; only the skipped promptfoo row has none.
     for (const row of rows.slice(0, 5)) expect(Number.isFinite(Number.parseFloat(row.ratio))).toBe(true)
     expect(rows[5]).toMatchObject({ baseline: "unavailable", ratio: "-", notes: "skipped (--no-promptfoo)" })
+    expect(Number.isFinite(Number.parseFloat(rows[6]!.ratio))).toBe(true)
+    // The endless body is dropped at the cap: its run stays within tens of MiB of a small one.
+    const responses = report.results[4]!.figures as { endlessMaxRss: number; smallMaxRss: number }
+    expect(responses.endlessMaxRss).toBeLessThan(responses.smallMaxRss + 128 * 2 ** 20)
     // Peak RSS is the measured process's own (tens of MiB), not the harness's.
     expect(rows[0]!.peakRss).toMatch(/^\d+\.\d MiB$/)
     const suite = report.results[2]!.figures as { files: number; suiteMaxRss: number; baselineMaxRss: number }
@@ -77,7 +83,7 @@ describe("bench/index.ts", () => {
   test("bad flags exit 2 with the usage", async () => {
     const r = await run([process.execPath, bench, "--only", "nope"], { cwd: repoRoot, timeoutMs: 30_000 })
     expect(r.code).toBe(2)
-    expect(r.stderr).toStartWith("bench: --only: unknown benchmark 'nope' (one of startup, engine, test-suite, eval)\nusage: bun bench/index.ts")
+    expect(r.stderr).toStartWith("bench: --only: unknown benchmark 'nope' (one of startup, engine, test-suite, eval, responses)\nusage: bun bench/index.ts")
     expect(r.stdout).toBe("")
   })
 

@@ -41,6 +41,7 @@ describe("config schema", () => {
         history: false,
         cache: true,
         cache_ttl: 0,
+        request_timeout: 30,
         compaction: { trigger_rounds: 2, model: "fast" },
         skill_progressive_disclosure: true,
         trace_spans: true
@@ -74,6 +75,7 @@ describe("config schema", () => {
     })
     expect(config.default?.compaction).toEqual({ trigger_rounds: 2, model: "fast", keep_last_n: 4 })
     expect(config.default?.trace_spans).toBe(true)
+    expect(config.default?.request_timeout).toBe(30)
     expect(config.tool_policy).toEqual({ allow: [], deny: ["*rm*"] })
     expect(config.tools?.["rg"]?.timeout).toBe(30)
     expect(config.tools?.["rg"]?.parameters).toEqual({ type: "object", properties: {} })
@@ -112,6 +114,9 @@ describe("config schema", () => {
     expect(issues({ default: { max_tool_rounds: 1.5 } })).toEqual(["default.max_tool_rounds: Expected an integer"])
     expect(issues({ default: { cache_ttl: -1 } })).toEqual([
       "default.cache_ttl: Expected a value greater than or equal to 0"
+    ])
+    expect(issues({ default: { request_timeout: 0 } })).toEqual([
+      "default.request_timeout: Expected a value greater than or equal to 1"
     ])
     expect(issues({ default: { compaction: { trigger_tokens: 0 } } })).toEqual([
       "default.compaction.trigger_tokens: Expected a value greater than or equal to 1"

@@ -33,6 +33,11 @@ ${configExtra}`
 
 const fast = { LAIT_HTTP_BACKOFF_MS: "0" }
 
+/** The `warning:` lines printed before the 2nd and 3rd attempt at one endpoint. */
+const retried = (reason: string, waits: readonly [string, string] = ["0 ms", "0 ms"]) =>
+  `warning: ${reason} (attempt 1/3); retrying in ${waits[0]}\n` +
+  `warning: ${reason} (attempt 2/3); retrying in ${waits[1]}\n`
+
 const keyFor = (baseUrl: string, modelId: string, prompt: string) =>
   requestKey({ base_url: baseUrl, model_id: modelId, messages: [{ role: "user", content: prompt }], tools: [], response_format: null })
 
@@ -48,6 +53,7 @@ describe("fallbacks", () => {
       code: 0,
       stdout: "from the backup\n",
       stderr: "[1] answer\n" +
+        retried(`the model server at '${primary.baseUrl}' answered HTTP 503: scripted 503`, ["250 ms", "500 ms"]) +
         `warning: model 'primary-model' at '${primary.baseUrl}' failed (the model server at '${primary.baseUrl}' ` +
         `answered HTTP 503: scripted 503); falling back to 'backup-model' at '${backup.baseUrl}'\n`
     })
@@ -62,7 +68,13 @@ describe("fallbacks", () => {
     const backup = server({ script: [{ content: "from the backup", repeat: true }] })
     const dir = project("fbrefused", refused, backup.baseUrl)
     const r = await ws.lait(["run", "wf.yml", "x", "--record", "c"], { cwd: dir, env: fast })
-    expect(outcome(r)).toEqual({
+    // Each retry says why first (the reason's wording is the final error line's).
+    const lines = r.stderr.split("\n")
+    for (const [i, attempt] of [[1, 1], [2, 2]] as const) {
+      expect(lines[i]).toStartWith(`warning: failed to reach '${refused}'`)
+      expect(lines[i]).toEndWith(` (attempt ${attempt}/3); retrying in 0 ms`)
+    }
+    expect(outcome({ ...r, stderr: lines.filter((_, i) => i !== 1 && i !== 2).join("\n") })).toEqual({
       code: 0,
       stdout: "from the backup\n",
       stderr: "[1] answer\n" +
@@ -104,8 +116,10 @@ describe("fallbacks", () => {
       code: 4,
       stdout: "",
       stderr: "[1] answer\n" +
+        retried(`the model server at '${primary.baseUrl}' answered HTTP 429: scripted 429`) +
         `warning: model 'primary-model' at '${primary.baseUrl}' failed (the model server at '${primary.baseUrl}' ` +
         `answered HTTP 429: scripted 429); falling back to 'backup-model' at '${backup.baseUrl}'\n` +
+        retried(`the model server at '${backup.baseUrl}' answered HTTP 408: scripted 408`) +
         `lait: the model server at '${backup.baseUrl}' answered HTTP 408: scripted 408\n`
     })
     expect([primary.requests.length, backup.requests.length]).toEqual([3, 3])
@@ -152,6 +166,7 @@ describe("fallbacks with OPENAI_API_KEY / OPENAI_BASE_URL exported", () => {
       code: 0,
       stdout: "from the backup\n",
       stderr: "[1] answer\n" +
+        retried(`the model server at '${primary.baseUrl}' answered HTTP 503: scripted 503`) +
         `warning: model 'primary-model' at '${primary.baseUrl}' failed (the model server at '${primary.baseUrl}' ` +
         `answered HTTP 503: scripted 503); falling back to 'backup-model' at '${backup.baseUrl}'\n`
     })

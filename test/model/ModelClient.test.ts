@@ -134,7 +134,7 @@ describe("Live layer", () => {
       const silentUrl = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/v1`
       const impatient = ModelClient.layerLive({ attempts: 1, timeout: "300 millis" }).pipe(Layer.provide(FetchHttpClient.layer))
       expect(failure(await run(impatient, (m) => m.complete(call([endpoint(silentUrl)]))))).toBe(
-        `failed to reach '${silentUrl}': timed out after 0.3s`
+        `failed to reach '${silentUrl}': timed out after 300 ms`
       )
     } finally {
       for (const socket of held) socket.destroy()

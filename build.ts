@@ -73,7 +73,9 @@ const parseTarget = (target: string): Platform => {
     else if (token === "modern") baseline = false
     else if (/^v\d/.test(token)) {
       // The bytecode cache is only valid for the Bun that produced it, i.e. this one.
-      throw new UsageError(`target '${target}': a Bun version in the target is not supported; build.ts always uses Bun ${Bun.version}`)
+      throw new UsageError(
+        `target '${target}': a Bun version in the target is not supported; build.ts always uses Bun ${Bun.version}`
+      )
     } else throw new UsageError(`target '${target}': unknown part '${token}'`)
   }
   if (os === undefined) throw new UsageError(`target '${target}' names no OS (linux, darwin, windows, freebsd)`)
@@ -92,7 +94,11 @@ const exists = async (path: string): Promise<boolean> => (await stat(path).catch
 /** stdout of `npm <args> --json`; on failure, npm's own one-line summary of the error. */
 const npmJson = async (npm: string, args: ReadonlyArray<string>, cwd: string): Promise<unknown> => {
   const proc = Bun.spawn([npm, ...args, "--json"], { cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe" })
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited
+  ])
   let parsed: unknown
   try {
     parsed = JSON.parse(out)
@@ -129,8 +135,11 @@ const crossRuntime = async (platform: Platform): Promise<string> => {
   await mkdir(staging, { recursive: true })
   process.stderr.write(`build.ts: fetching ${pkg}@${Bun.version} with npm\n`)
   try {
-    const packed = (await npmJson(npm, ["pack", `${pkg}@${Bun.version}`, "--prefer-offline", "--pack-destination", staging], staging)) as
-      Array<{ filename: string }>
+    const packed = (await npmJson(
+      npm,
+      ["pack", `${pkg}@${Bun.version}`, "--prefer-offline", "--pack-destination", staging],
+      staging
+    )) as Array<{ filename: string }>
     const tarball = join(staging, packed[0]!.filename)
     await new Bun.Archive(await Bun.file(tarball).bytes()).extract(staging, { glob: `package/bin/${exe}` })
     await rm(tarball, { force: true })
@@ -199,7 +208,9 @@ const main = async () => {
   await rename(tmp, outfile)
   const size = (await stat(outfile)).size
   const seconds = ((performance.now() - started) / 1000).toFixed(1)
-  process.stdout.write(`built ${join("dist", name)} (${target ?? "host"}, ${(size / 2 ** 20).toFixed(0)} MiB) in ${seconds}s\n`)
+  process.stdout.write(
+    `built ${join("dist", name)} (${target ?? "host"}, ${(size / 2 ** 20).toFixed(0)} MiB) in ${seconds}s\n`
+  )
 }
 
 await main().catch((error: unknown) => {

@@ -1,10 +1,10 @@
 // `lait cache clear`: deletes `.lait/cache/` under the current directory (a missing one is fine).
 // A symlinked `.lait` or `.lait/cache` is refused: a recursive delete through it would empty whatever
 // directory the link points at, which is not the cache lait wrote.
-import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
 import { LaitError } from "../core/errors.ts"
 import { printLine } from "./output.ts"
 
@@ -31,7 +31,8 @@ const clear = Command.make("clear", {}, () =>
     }
     yield* Effect.try({
       try: () => fs.rmSync(dir, { recursive: true, force: true }),
-      catch: (e) => new LaitError({ message: `failed to remove '${dir}'`, cause: e instanceof Error ? e.message : String(e) })
+      catch: (e) =>
+        new LaitError({ message: `failed to remove '${dir}'`, cause: e instanceof Error ? e.message : String(e) })
     })
     yield* printLine("cache cleared")
   })).pipe(Command.withDescription("Delete the response cache (.lait/cache/ in the current directory)"))

@@ -15,7 +15,9 @@ import { printLine } from "./output.ts"
 export const configLayer = (options?: { readonly waitForWriter?: boolean }) =>
   Layer.effectDiscard(
     Effect.flatMap(LaitConfig, ({ files }) =>
-      Effect.logDebug(files.length === 0 ? "config: no file loaded" : `config: loaded ${files.map((f) => `'${f}'`).join(", ")}`))
+      Effect.logDebug(
+        files.length === 0 ? "config: no file loaded" : `config: loaded ${files.map((f) => `'${f}'`).join(", ")}`
+      ))
   ).pipe(
     Layer.provideMerge(
       LaitConfig.layerFrom(
@@ -35,21 +37,27 @@ export const configLayer = (options?: { readonly waitForWriter?: boolean }) =>
     )
   )
 
-const show = Command.make("show", {
-  json: Flag.Boolean("json").pipe(Flag.withDescription("Print JSON instead of YAML"), Flag.withDefault(false))
-}, Effect.fn("cli.config.show")(function*({ json }) {
-  const { config, files } = yield* LaitConfig
-  if (files.length === 0) yield* Console.error("note: no config file loaded")
-  for (const file of files) yield* Console.error(`note: loaded config '${file}'`)
-  const shown = redactedConfig(config)
-  if (json) {
-    yield* printLine(JSON.stringify(shown, null, 2))
-  } else {
-    const yaml = yield* Effect.promise(() => import("yaml"))
-    yield* printLine(yaml.stringify(shown).trimEnd())
-  }
-})).pipe(
-  Command.withDescription("Print the merged configuration (files on stderr, api keys, header and env values, URL credentials redacted)"),
+const show = Command.make(
+  "show",
+  {
+    json: Flag.Boolean("json").pipe(Flag.withDescription("Print JSON instead of YAML"), Flag.withDefault(false))
+  },
+  Effect.fn("cli.config.show")(function*({ json }) {
+    const { config, files } = yield* LaitConfig
+    if (files.length === 0) yield* Console.error("note: no config file loaded")
+    for (const file of files) yield* Console.error(`note: loaded config '${file}'`)
+    const shown = redactedConfig(config)
+    if (json) {
+      yield* printLine(JSON.stringify(shown, null, 2))
+    } else {
+      const yaml = yield* Effect.promise(() => import("yaml"))
+      yield* printLine(yaml.stringify(shown).trimEnd())
+    }
+  })
+).pipe(
+  Command.withDescription(
+    "Print the merged configuration (files on stderr, api keys, header and env values, URL credentials redacted)"
+  ),
   Command.provide(configLayer({ waitForWriter: true }))
 )
 

@@ -5,9 +5,9 @@
 // reproducible, judges included. The report is the only thing on stdout.
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { LaitConfig } from "../config/LaitConfig.ts"
 import { LaitError, UsageError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
-import { LaitConfig } from "../config/LaitConfig.ts"
 import { formatUsage } from "../model/RunUsage.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
@@ -22,131 +22,143 @@ const invalid = (flag: string, value: number, expected: string) =>
 /** The config as modelClientLayer should see it for an eval: `default.cache` switched off. */
 const withoutDefaultCache = Layer.effect(
   LaitConfig,
-  Effect.map(LaitConfig, (service) =>
-    LaitConfig.of({ ...service, config: { ...service.config, default: { ...service.config.default, cache: false } } }))
+  Effect.map(
+    LaitConfig,
+    (service) =>
+      LaitConfig.of({ ...service, config: { ...service.config, default: { ...service.config.default, cache: false } } })
+  )
 )
 
-export const evalCommand = Command.make("eval", {
-  file: Argument.String("file").pipe(Argument.withDescription("Eval definition (target + cases)")),
-  repeat: Flag.Int("repeat").pipe(
-    Flag.withMetavar("N"),
-    Flag.withDescription(`Run each case N times (0 behaves as 1, at most ${MAX_REPEAT}) and report its pass rate`),
-    Flag.withDefault(1)
-  ),
-  format: Flag.Literals("format", ["text", "json", "junit"]).pipe(
-    Flag.withDescription("Report format on stdout"),
-    Flag.withDefault("text" as const)
-  ),
-  minPassRate: Flag.Finite("min-pass-rate").pipe(
-    Flag.withMetavar("R"),
-    Flag.withDescription("Accept a flaky case whose pass rate is at least R (0 to 1); the exit code follows"),
-    Flag.optional
-  ),
-  maxCost: Flag.Finite("max-cost").pipe(
-    Flag.withMetavar("USD"),
-    Flag.withDescription("Stop starting runs once the cost from 'pricing:' would pass USD; exit 1"),
-    Flag.optional
-  ),
-  showUsage: Flag.Boolean("show-usage").pipe(
-    Flag.withDescription("Print token usage (and cost, with pricing:) of all runs to stderr, by label"),
-    Flag.withDefault(false)
-  ),
-  dryRun: Flag.Boolean("dry-run").pipe(
-    Flag.withDescription("Print how many requests the eval would send (and their prompt cost, with pricing:)"),
-    Flag.withDefault(false)
-  ),
-  record: Flag.String("record").pipe(
-    Flag.withMetavar("DIR"),
-    Flag.withDescription("Save every request/response (judges included) as a cassette <DIR>/<key>.json"),
-    Flag.optional
-  ),
-  replay: Flag.String("replay").pipe(
-    Flag.withMetavar("DIR"),
-    Flag.withDescription("Answer every request from cassettes in DIR; never touch the network"),
-    Flag.optional
-  )
-}, Effect.fn("cli.eval")(function*({ file, repeat, format, minPassRate, maxCost, showUsage, dryRun }) {
-  if (repeat < 0 || repeat > MAX_REPEAT) {
-    return yield* invalid("--repeat <N>", repeat, `an integer from 0 to ${MAX_REPEAT}`)
-  }
-  const minRate = Option.getOrUndefined(minPassRate)
-  if (minRate !== undefined && (minRate < 0 || minRate > 1)) {
-    return yield* invalid("--min-pass-rate <R>", minRate, "a number from 0 to 1")
-  }
-  const budget = Option.getOrUndefined(maxCost)
-  if (budget !== undefined && budget < 0) return yield* invalid("--max-cost <USD>", budget, "a non-negative amount")
-  const k = Math.max(repeat, 1)
+export const evalCommand = Command.make(
+  "eval",
+  {
+    file: Argument.String("file").pipe(Argument.withDescription("Eval definition (target + cases)")),
+    repeat: Flag.Int("repeat").pipe(
+      Flag.withMetavar("N"),
+      Flag.withDescription(`Run each case N times (0 behaves as 1, at most ${MAX_REPEAT}) and report its pass rate`),
+      Flag.withDefault(1)
+    ),
+    format: Flag.Literals("format", ["text", "json", "junit"]).pipe(
+      Flag.withDescription("Report format on stdout"),
+      Flag.withDefault("text" as const)
+    ),
+    minPassRate: Flag.Finite("min-pass-rate").pipe(
+      Flag.withMetavar("R"),
+      Flag.withDescription("Accept a flaky case whose pass rate is at least R (0 to 1); the exit code follows"),
+      Flag.optional
+    ),
+    maxCost: Flag.Finite("max-cost").pipe(
+      Flag.withMetavar("USD"),
+      Flag.withDescription("Stop starting runs once the cost from 'pricing:' would pass USD; exit 1"),
+      Flag.optional
+    ),
+    showUsage: Flag.Boolean("show-usage").pipe(
+      Flag.withDescription("Print token usage (and cost, with pricing:) of all runs to stderr, by label"),
+      Flag.withDefault(false)
+    ),
+    dryRun: Flag.Boolean("dry-run").pipe(
+      Flag.withDescription("Print how many requests the eval would send (and their prompt cost, with pricing:)"),
+      Flag.withDefault(false)
+    ),
+    record: Flag.String("record").pipe(
+      Flag.withMetavar("DIR"),
+      Flag.withDescription("Save every request/response (judges included) as a cassette <DIR>/<key>.json"),
+      Flag.optional
+    ),
+    replay: Flag.String("replay").pipe(
+      Flag.withMetavar("DIR"),
+      Flag.withDescription("Answer every request from cassettes in DIR; never touch the network"),
+      Flag.optional
+    )
+  },
+  Effect.fn("cli.eval")(function*({ file, repeat, format, minPassRate, maxCost, showUsage, dryRun }) {
+    if (repeat < 0 || repeat > MAX_REPEAT) {
+      return yield* invalid("--repeat <N>", repeat, `an integer from 0 to ${MAX_REPEAT}`)
+    }
+    const minRate = Option.getOrUndefined(minPassRate)
+    if (minRate !== undefined && (minRate < 0 || minRate > 1)) {
+      return yield* invalid("--min-pass-rate <R>", minRate, "a number from 0 to 1")
+    }
+    const budget = Option.getOrUndefined(maxCost)
+    if (budget !== undefined && budget < 0) return yield* invalid("--max-cost <USD>", budget, "a non-negative amount")
+    const k = Math.max(repeat, 1)
 
-  // Loaded on demand so that other commands never pay for the engine, jq, YAML or Ajv.
-  const [{ loadEvalDefinition }, { loadTarget }, { EVAL_CONCURRENCY, runEval, totalUsage }, reports, dry, {
-    makeEvalProgress
-  }, { AssertionEvaluator }] = yield* Effect.promise(() =>
-    Promise.all([
-      import("../eval/schema.ts"),
-      import("../eval/target.ts"),
-      import("../eval/runner.ts"),
-      import("../eval/report.ts"),
-      import("../eval/dryrun.ts"),
-      import("../eval/progress.ts"),
-      import("../testing/AssertionEvaluator.ts")
-    ])
-  )
+    // Loaded on demand so that other commands never pay for the engine, jq, YAML or Ajv.
+    const [{ loadEvalDefinition }, { loadTarget }, { EVAL_CONCURRENCY, runEval, totalUsage }, reports, dry, {
+      makeEvalProgress
+    }, { AssertionEvaluator }] = yield* Effect.promise(() =>
+      Promise.all([
+        import("../eval/schema.ts"),
+        import("../eval/target.ts"),
+        import("../eval/runner.ts"),
+        import("../eval/report.ts"),
+        import("../eval/dryrun.ts"),
+        import("../eval/progress.ts"),
+        import("../testing/AssertionEvaluator.ts")
+      ])
+    )
 
-  const definition = yield* loadEvalDefinition(file)
-  const target = yield* loadTarget(definition.target, file)
+    const definition = yield* loadEvalDefinition(file)
+    const target = yield* loadTarget(definition.target, file)
 
-  if (dryRun) {
-    const plan = yield* dry.planEval(target, definition.cases, k)
-    yield* printLine(dry.formatDryRun(plan, definition.cases.length, k))
-    return
-  }
+    if (dryRun) {
+      const plan = yield* dry.planEval(target, definition.cases, k)
+      yield* printLine(dry.formatDryRun(plan, definition.cases.length, k))
+      return
+    }
 
-  // The prompt-size estimate of one run, so that not even a first run starts past the budget.
-  const firstRunEstimateUsd = budget === undefined ? undefined : yield* dry.planEval(target, definition.cases, k).pipe(
-    Effect.map((plan) => (plan.costUsd === undefined || plan.runs === 0 ? 0 : plan.costUsd / plan.runs))
-  )
-  const progress = makeEvalProgress()
-  yield* progress.start(definition.cases.length, k, EVAL_CONCURRENCY)
-  const outcome = yield* runEval(target, definition.cases, {
-    repeat: k,
-    maxCostUsd: budget,
-    firstRunEstimateUsd,
-    onProgress: progress.update
-  }).pipe(
-    Effect.ensuring(progress.end),
-    Effect.provide(AssertionEvaluator.layer)
-  )
-  const report = reports.buildReport(outcome, { minPassRate: minRate })
-  yield* printLine(
-    format === "json"
-      ? reports.jsonReport(report)
-      : format === "junit"
-      ? reports.junitReport(report, { file })
-      : reports.textReport(report)
-  )
+    // The prompt-size estimate of one run, so that not even a first run starts past the budget.
+    const firstRunEstimateUsd = budget === undefined ?
+      undefined :
+      yield* dry.planEval(target, definition.cases, k).pipe(
+        Effect.map((plan) => (plan.costUsd === undefined || plan.runs === 0 ? 0 : plan.costUsd / plan.runs))
+      )
+    const progress = makeEvalProgress()
+    yield* progress.start(definition.cases.length, k, EVAL_CONCURRENCY)
+    const outcome = yield* runEval(target, definition.cases, {
+      repeat: k,
+      maxCostUsd: budget,
+      firstRunEstimateUsd,
+      onProgress: progress.update
+    }).pipe(
+      Effect.ensuring(progress.end),
+      Effect.provide(AssertionEvaluator.layer)
+    )
+    const report = reports.buildReport(outcome, { minPassRate: minRate })
+    yield* printLine(
+      format === "json"
+        ? reports.jsonReport(report)
+        : format === "junit"
+        ? reports.junitReport(report, { file })
+        : reports.textReport(report)
+    )
 
-  if (showUsage) {
-    const usage = totalUsage(outcome)
-    yield* Console.error(formatUsage(usage.entries, usage.total))
-  }
-  if (budget !== undefined && outcome.costUsd === undefined && outcome.budgetStop === undefined) {
-    yield* Console.error("warning: --max-cost was not enforced: no request of this eval went to a model with 'pricing:'")
-  }
-  const stop = outcome.budgetStop
-  if (stop !== undefined) {
-    return yield* new LaitError({
-      message: `stopped at the --max-cost budget of $${stop.budgetUsd.toFixed(4)}: $${stop.spentUsd.toFixed(4)} spent on ` +
-        `${stop.started} of ${stop.total} run(s); ${stop.total - stop.started} run(s) not started`
-    })
-  }
-  if (!report.ok) {
-    return yield* new LaitError({
-      message: minRate === undefined
-        ? "one or more eval cases did not fully pass"
-        : `one or more eval cases did not pass (a flaky case needs a pass rate of at least ${minRate})`
-    })
-  }
-}, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))).pipe(
+    if (showUsage) {
+      const usage = totalUsage(outcome)
+      yield* Console.error(formatUsage(usage.entries, usage.total))
+    }
+    if (budget !== undefined && outcome.costUsd === undefined && outcome.budgetStop === undefined) {
+      yield* Console.error(
+        "warning: --max-cost was not enforced: no request of this eval went to a model with 'pricing:'"
+      )
+    }
+    const stop = outcome.budgetStop
+    if (stop !== undefined) {
+      return yield* new LaitError({
+        message:
+          `stopped at the --max-cost budget of $${stop.budgetUsd.toFixed(4)}: $${stop.spentUsd.toFixed(4)} spent on ` +
+          `${stop.started} of ${stop.total} run(s); ${stop.total - stop.started} run(s) not started`
+      })
+    }
+    if (!report.ok) {
+      return yield* new LaitError({
+        message: minRate === undefined
+          ? "one or more eval cases did not fully pass"
+          : `one or more eval cases did not pass (a flaky case needs a pass rate of at least ${minRate})`
+      })
+    }
+  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+).pipe(
   Command.withDescription("Run an eval definition live and report per-case pass rates and reliability"),
   Command.provide(({ record, replay }) =>
     modelClientLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay) }).pipe(

@@ -1,9 +1,9 @@
 // `lait graph FILE [--format mermaid|dot]`: load and check a workflow, then print its control
 // structure. The graph text already ends with a newline and is written as-is (nothing appended), so
 // `lait graph wf.yml > wf.mmd` is byte-for-byte the rendered document.
-import * as nodePath from "node:path"
 import { Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import * as nodePath from "node:path"
 import { FileLoader } from "../core/FileLoader.ts"
 import { writeStdout } from "./output.ts"
 
@@ -13,20 +13,24 @@ const fromCwd = (absolute: string): string => {
   return relative === "" || nodePath.isAbsolute(relative) ? absolute : relative
 }
 
-export const graphCommand = Command.make("graph", {
-  file: Argument.String("file").pipe(Argument.withDescription("Workflow file (version 2)")),
-  format: Flag.Literals("format", ["mermaid", "dot"]).pipe(
-    Flag.withDescription("Output format: a Mermaid flowchart or a Graphviz DOT digraph"),
-    Flag.withDefault("mermaid")
-  )
-}, Effect.fn("cli.graph")(function*({ file, format }) {
-  // Loaded on demand: other commands (and --version) never pay for YAML, jq or Ajv.
-  const [{ loadWorkflow }, { renderGraph }] = yield* Effect.promise(() =>
-    Promise.all([import("../workflow/load.ts"), import("../workflow/graph.ts")])
-  )
-  // Drawing never calls a model, so like lint it does not wait for a FIFO writer.
-  const workflow = yield* loadWorkflow(file, { waitForWriter: false })
-  yield* writeStdout(renderGraph(workflow, format, { displayPath: fromCwd }))
-}, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))).pipe(
+export const graphCommand = Command.make(
+  "graph",
+  {
+    file: Argument.String("file").pipe(Argument.withDescription("Workflow file (version 2)")),
+    format: Flag.Literals("format", ["mermaid", "dot"]).pipe(
+      Flag.withDescription("Output format: a Mermaid flowchart or a Graphviz DOT digraph"),
+      Flag.withDefault("mermaid")
+    )
+  },
+  Effect.fn("cli.graph")(function*({ file, format }) {
+    // Loaded on demand: other commands (and --version) never pay for YAML, jq or Ajv.
+    const [{ loadWorkflow }, { renderGraph }] = yield* Effect.promise(() =>
+      Promise.all([import("../workflow/load.ts"), import("../workflow/graph.ts")])
+    )
+    // Drawing never calls a model, so like lint it does not wait for a FIFO writer.
+    const workflow = yield* loadWorkflow(file, { waitForWriter: false })
+    yield* writeStdout(renderGraph(workflow, format, { displayPath: fromCwd }))
+  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+).pipe(
   Command.withDescription("Print a workflow's control structure as a Mermaid flowchart or a DOT graph")
 )

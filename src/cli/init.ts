@@ -3,10 +3,10 @@
 // test and eval starters point at `workflow.yml` in the current directory (the workflow starter's
 // default name), with paths computed relative to where they are written, and say on stderr what is
 // still missing (the workflow, the recorded answers) for them to pass `lait lint` and run.
-import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
 import { LaitError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { printLine } from "./output.ts"
@@ -206,7 +206,9 @@ export const planInit = (kind: InitKind, target: string | undefined, cwd: string
       const recordings = nodePath.join(dir, "recordings")
       const record = relativeRef(cwd, recordings) || "."
       if (!fs.existsSync(recordings)) {
-        notes.push(`note: record the answers it replays first: lait run ${DEFAULT_PATHS.workflow} '...' --record ${record}`)
+        notes.push(
+          `note: record the answers it replays first: lait run ${DEFAULT_PATHS.workflow} '...' --record ${record}`
+        )
       }
       return {
         path,
@@ -227,25 +229,31 @@ const exists = (path: string): boolean => {
   }
 }
 
-export const initCommand = Command.make("init", {
-  kind: Argument.Literals("kind", INIT_KINDS).pipe(
-    Argument.withDescription("What to create: workflow, test, eval or agent (none: lait.config.yml)"),
-    Argument.optional
-  ),
-  path: Argument.String("path").pipe(
-    Argument.withDescription("Where to write it (default: workflow.yml, workflow.test.yml, workflow.eval.yml, agent.md)"),
-    Argument.optional
-  )
-}, Effect.fn("cli.init")(function*({ kind, path }) {
-  const plan = planInit(Option.getOrElse(kind, () => "config" as const), Option.getOrUndefined(path))
-  if (exists(plan.path)) {
-    return yield* new LaitError({
-      message: `'${plan.path}' already exists; refusing to overwrite it (move it aside or pass another PATH)`
-    })
-  }
-  yield* FileLoader.use((files) => files.writeAtomic(plan.path, plan.contents))
-  yield* printLine(`created '${plan.path}'`)
-  for (const note of plan.notes) yield* Console.error(note)
-}, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))).pipe(
+export const initCommand = Command.make(
+  "init",
+  {
+    kind: Argument.Literals("kind", INIT_KINDS).pipe(
+      Argument.withDescription("What to create: workflow, test, eval or agent (none: lait.config.yml)"),
+      Argument.optional
+    ),
+    path: Argument.String("path").pipe(
+      Argument.withDescription(
+        "Where to write it (default: workflow.yml, workflow.test.yml, workflow.eval.yml, agent.md)"
+      ),
+      Argument.optional
+    )
+  },
+  Effect.fn("cli.init")(function*({ kind, path }) {
+    const plan = planInit(Option.getOrElse(kind, () => "config" as const), Option.getOrUndefined(path))
+    if (exists(plan.path)) {
+      return yield* new LaitError({
+        message: `'${plan.path}' already exists; refusing to overwrite it (move it aside or pass another PATH)`
+      })
+    }
+    yield* FileLoader.use((files) => files.writeAtomic(plan.path, plan.contents))
+    yield* printLine(`created '${plan.path}'`)
+    for (const note of plan.notes) yield* Console.error(note)
+  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+).pipe(
   Command.withDescription("Write a commented starter file (lait.config.yml, a workflow, test, eval or agent)")
 )

@@ -7,22 +7,26 @@ import { FileLoader } from "../core/FileLoader.ts"
 import { globalOptions } from "./global.ts"
 import { printLine } from "./output.ts"
 
-export const lintCommand = Command.make("lint", {
-  paths: Argument.String("path").pipe(
-    Argument.withDescription("Files or directories (walked for .yml/.yaml and agent .md files)"),
-    Argument.variadic({ min: 1 })
-  ),
-  format: Flag.Literals("format", ["text", "json", "github"]).pipe(
-    Flag.withDescription("Output: text, json (an array of findings) or github (Actions workflow commands)"),
-    Flag.withDefault("text")
-  )
-}, Effect.fn("cli.lint")(function*({ paths, format }) {
-  const options = yield* globalOptions
-  // Loaded on demand: YAML, jq, Ajv and Handlebars stay out of every other command's start-up.
-  const { lintReport } = yield* Effect.promise(() => import("../lint/run.ts"))
-  const { stdout, failure } = yield* lintReport(paths, format, options)
-  if (stdout !== undefined) yield* printLine(stdout)
-  if (failure !== undefined) return yield* failure
-}, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))).pipe(
+export const lintCommand = Command.make(
+  "lint",
+  {
+    paths: Argument.String("path").pipe(
+      Argument.withDescription("Files or directories (walked for .yml/.yaml and agent .md files)"),
+      Argument.variadic({ min: 1 })
+    ),
+    format: Flag.Literals("format", ["text", "json", "github"]).pipe(
+      Flag.withDescription("Output: text, json (an array of findings) or github (Actions workflow commands)"),
+      Flag.withDefault("text")
+    )
+  },
+  Effect.fn("cli.lint")(function*({ paths, format }) {
+    const options = yield* globalOptions
+    // Loaded on demand: YAML, jq, Ajv and Handlebars stay out of every other command's start-up.
+    const { lintReport } = yield* Effect.promise(() => import("../lint/run.ts"))
+    const { stdout, failure } = yield* lintReport(paths, format, options)
+    if (stdout !== undefined) yield* printLine(stdout)
+    if (failure !== undefined) return yield* failure
+  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+).pipe(
   Command.withDescription("Check workflow, test, eval, agent and config files without running them")
 )

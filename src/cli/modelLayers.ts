@@ -7,12 +7,12 @@
 // LAIT_HTTP_BACKOFF_MS (default 250) and doubling after each failure. Each try may take
 // LAIT_HTTP_TIMEOUT_MS (else `default.request_timeout` seconds, else 300 s); a response body may be
 // LAIT_MAX_RESPONSE_BYTES long (default 16 MiB, the file read limit).
-import * as nodePath from "node:path"
 import { Duration, Effect, Layer } from "effect"
+import * as nodePath from "node:path"
+import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
 import { UsageError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
-import { LaitConfig } from "../config/LaitConfig.ts"
 import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
 import { CACHE_DIR } from "./cache.ts"
 import { globalOptions } from "./global.ts"
@@ -74,7 +74,10 @@ export const modelClientLayer = (options: ModelModeOptions) =>
       if (flags.cache ?? config.default?.cache ?? false) {
         const dir = nodePath.resolve(CACHE_DIR)
         yield* Effect.logDebug(`model: response cache at '${dir}'`)
-        return ModelClient.layerCache({ dir, ttl: config.default?.cache_ttl }).pipe(Layer.provide(live), Layer.provide(files))
+        return ModelClient.layerCache({ dir, ttl: config.default?.cache_ttl }).pipe(
+          Layer.provide(live),
+          Layer.provide(files)
+        )
       }
       return live
     })

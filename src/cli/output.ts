@@ -3,9 +3,9 @@
 // `lait: failed to write output: <reason>` and exits 1, or exits quietly (141) when the reader of a
 // pipe went away. Also how effect/cli's help, version and usage errors reach the user: help asked for
 // goes to stdout, a usage error is one `lait: ...` line on stderr, colour only on a TTY.
-import * as fs from "node:fs"
 import { Console, Effect, Layer } from "effect"
 import { CliOutput } from "effect/cli"
+import * as fs from "node:fs"
 import { OutputError } from "../core/errors.ts"
 import { errnoOf } from "../core/FileLoader.ts"
 import { osReason } from "../core/osError.ts"

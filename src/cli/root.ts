@@ -16,7 +16,18 @@ export const root = Command.make("lait").pipe(
   Command.withDescription(
     "Run YAML LLM workflows against any OpenAI-compatible server, and test them: record/replay, evals, traces."
   ),
-  Command.withSubcommands([runCommand, cacheCommand, configCommand, graphCommand, testCommand, evalCommand, traceCommand, lintCommand, schemaCommand, initCommand]),
+  Command.withSubcommands([
+    runCommand,
+    cacheCommand,
+    configCommand,
+    graphCommand,
+    testCommand,
+    evalCommand,
+    traceCommand,
+    lintCommand,
+    schemaCommand,
+    initCommand
+  ]),
   // After the subcommands, so their handlers' reads of the global flags count as satisfied.
   Command.withGlobalFlags(globalFlags)
 )

@@ -1,25 +1,25 @@
 // `lait run FILE [PROMPT]`: load a workflow (or a `workflows:` registry entry), work out its initial
 // value and inputs, then print the plan (--dry-run) or run it and print the result. The result is the
 // only thing on stdout; the banner, progress lines and errors go to stderr.
-import * as fs from "node:fs"
 import { Console, Effect, Exit, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import * as fs from "node:fs"
+import { LaitConfig } from "../config/LaitConfig.ts"
 import { LaitError, type OutputError, primaryError, renderChain, UsageError } from "../core/errors.ts"
 import { FileLoader, READ_LIMIT, writeTargetProblem, writeUserFile } from "../core/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
-import { LaitConfig } from "../config/LaitConfig.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
 import { ApproveTools } from "../tools/ApproveTools.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
+import { osErrorText } from "../workflow/engine/process.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
-import { osErrorText } from "../workflow/engine/process.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
 
-export const PROMPT_REQUIRED =
-  "a PROMPT is required; provide one or pipe input via stdin (a workflow that declares 'inputs:' may be run without one)"
+export const PROMPT_REQUIRED = "a PROMPT is required; provide one or pipe input via stdin " +
+  "(a workflow that declares 'inputs:' may be run without one)"
 
 /**
  * All of stdin as UTF-8 (capped like any file read), without its trailing newlines. Not through
@@ -42,7 +42,8 @@ const readStdin: Effect.Effect<string, LaitError> = Effect.callback<string, Lait
     cleanup()
     resume(effect)
   }
-  const failWith = (cause: string) => settle(Effect.fail(new LaitError({ message: "failed to read from stdin", cause })))
+  const failWith = (cause: string) =>
+    settle(Effect.fail(new LaitError({ message: "failed to read from stdin", cause })))
   const onData = (chunk: Buffer | string) => {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
     total += bytes.length
@@ -82,12 +83,12 @@ export const resolvePromptText: (
   stdinIsTty: boolean,
   read: Effect.Effect<string, LaitError>
 ) {
-    const piped = prompt === "-" || !stdinIsTty ? yield* read : undefined
-    const usable = piped !== undefined && piped.trim() !== "" ? piped : undefined
-    if (prompt === "-") return usable
-    if (prompt !== undefined) return usable === undefined ? prompt : `${prompt}\n\n${usable}`
-    return usable
-  })
+  const piped = prompt === "-" || !stdinIsTty ? yield* read : undefined
+  const usable = piped !== undefined && piped.trim() !== "" ? piped : undefined
+  if (prompt === "-") return usable
+  if (prompt !== undefined) return usable === undefined ? prompt : `${prompt}\n\n${usable}`
+  return usable
+})
 
 const isFile = (path: string): boolean => {
   try {
@@ -135,143 +136,155 @@ const runLayers = LlmSteps.layerModel.pipe(
   Layer.provideMerge(Layer.mergeAll(RunUsage.layer, RunTracer.layer, FileLoader.layer, Progress.layerStderr))
 )
 
-export const runCommand = Command.make("run", {
-  file: Argument.String("file").pipe(
-    Argument.withDescription("Workflow file (version 2), or a 'workflows:' name from lait.config.yml")
-  ),
-  prompt: Argument.String("prompt").pipe(
-    Argument.withDescription("The initial value; '-' reads stdin (piped stdin is appended to PROMPT)"),
-    Argument.optional
-  ),
-  input: Flag.String("input").pipe(
-    Flag.withMetavar("KEY=VALUE"),
-    Flag.withDescription("Bind a declared input (repeatable; a later value for the same key wins)"),
-    Flag.atLeast(0)
-  ),
-  output: Flag.String("output").pipe(
-    Flag.withAlias("o"),
-    Flag.withMetavar("PATH"),
-    Flag.withDescription("Write the result to PATH instead of stdout ('-' is stdout)"),
-    Flag.optional
-  ),
-  json: Flag.Boolean("json").pipe(
-    Flag.withDescription("Print {\"content\",\"reasoning\",\"usage\"} instead of the bare result"),
-    Flag.withDefault(false)
-  ),
-  dryRun: Flag.Boolean("dry-run").pipe(
-    Flag.withDescription("Print the execution plan and exit; nothing is run"),
-    Flag.withDefault(false)
-  ),
-  record: Flag.String("record").pipe(
-    Flag.withMetavar("DIR"),
-    Flag.withDescription("Save every model request/response as a cassette <DIR>/<key>.json"),
-    Flag.optional
-  ),
-  replay: Flag.String("replay").pipe(
-    Flag.withMetavar("DIR"),
-    Flag.withDescription("Answer model requests only from cassettes in DIR; never touch the network"),
-    Flag.optional
-  ),
-  traceFile: Flag.String("trace-file").pipe(
-    Flag.withMetavar("PATH"),
-    Flag.withDescription("After a successful run, write every model request and tool call to PATH as JSONL (see lait trace)"),
-    Flag.optional
-  ),
-  traceSpans: Flag.Boolean("trace-spans").pipe(
-    Flag.withDescription("Also write the run and its steps as spans around them (a tree; overrides default.trace_spans)"),
-    Flag.optional
-  ),
-  showUsage: Flag.Boolean("show-usage").pipe(
-    Flag.withDescription("Print token usage (and cost, with pricing:) to stderr"),
-    Flag.withDefault(false)
-  ),
-  approveTools: Flag.Boolean("approve-tools").pipe(
-    Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
-    Flag.withDefault(false)
-  )
-}, Effect.fn("cli.run")(function*(
-  { file, prompt, input, output, json, dryRun, traceFile, traceSpans, showUsage, approveTools }
-) {
-  if (Option.getOrUndefined(traceSpans) === true && Option.isNone(traceFile)) {
-    return yield* new UsageError({ message: "the argument '--trace-spans' requires '--trace-file <PATH>'" })
-  }
-  // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
-  const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, engine, { dryRunPlan }, schemas] =
-    yield* Effect.promise(() =>
-      Promise.all([
-        import("../workflow/load.ts"),
-        import("../workflow/inputs.ts"),
-        import("../workflow/engine.ts"),
-        import("../workflow/dryrun.ts"),
-        import("../workflow/engine/schemas.ts")
-      ])
+export const runCommand = Command.make(
+  "run",
+  {
+    file: Argument.String("file").pipe(
+      Argument.withDescription("Workflow file (version 2), or a 'workflows:' name from lait.config.yml")
+    ),
+    prompt: Argument.String("prompt").pipe(
+      Argument.withDescription("The initial value; '-' reads stdin (piped stdin is appended to PROMPT)"),
+      Argument.optional
+    ),
+    input: Flag.String("input").pipe(
+      Flag.withMetavar("KEY=VALUE"),
+      Flag.withDescription("Bind a declared input (repeatable; a later value for the same key wins)"),
+      Flag.atLeast(0)
+    ),
+    output: Flag.String("output").pipe(
+      Flag.withAlias("o"),
+      Flag.withMetavar("PATH"),
+      Flag.withDescription("Write the result to PATH instead of stdout ('-' is stdout)"),
+      Flag.optional
+    ),
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("Print {\"content\",\"reasoning\",\"usage\"} instead of the bare result"),
+      Flag.withDefault(false)
+    ),
+    dryRun: Flag.Boolean("dry-run").pipe(
+      Flag.withDescription("Print the execution plan and exit; nothing is run"),
+      Flag.withDefault(false)
+    ),
+    record: Flag.String("record").pipe(
+      Flag.withMetavar("DIR"),
+      Flag.withDescription("Save every model request/response as a cassette <DIR>/<key>.json"),
+      Flag.optional
+    ),
+    replay: Flag.String("replay").pipe(
+      Flag.withMetavar("DIR"),
+      Flag.withDescription("Answer model requests only from cassettes in DIR; never touch the network"),
+      Flag.optional
+    ),
+    traceFile: Flag.String("trace-file").pipe(
+      Flag.withMetavar("PATH"),
+      Flag.withDescription(
+        "After a successful run, write every model request and tool call to PATH as JSONL (see lait trace)"
+      ),
+      Flag.optional
+    ),
+    traceSpans: Flag.Boolean("trace-spans").pipe(
+      Flag.withDescription(
+        "Also write the run and its steps as spans around them (a tree; overrides default.trace_spans)"
+      ),
+      Flag.optional
+    ),
+    showUsage: Flag.Boolean("show-usage").pipe(
+      Flag.withDescription("Print token usage (and cost, with pricing:) to stderr"),
+      Flag.withDefault(false)
+    ),
+    approveTools: Flag.Boolean("approve-tools").pipe(
+      Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
+      Flag.withDefault(false)
     )
-
-  const target = yield* resolveTarget(file)
-  const workflow = yield* loadWorkflow(target, { waitForWriter: true })
-  yield* engine.announce(workflow)
-
-  const text = yield* resolvePromptText(Option.getOrUndefined(prompt), process.stdin.isTTY === true, readStdin)
-  let initial: Json
-  if (text !== undefined) {
-    const schema = yield* schemas.loadSchemaRef(workflow.inputSchema)
-    initial = yield* resolveInitial(schema, { kind: "text", text })
-  } else if (workflow.inputs.length > 0) {
-    initial = null
-  } else {
-    return yield* new LaitError({ message: PROMPT_REQUIRED })
-  }
-  const provided = yield* Effect.forEach(input, (arg) =>
-    Effect.map(parseInputFlag(arg), ([key, value]) => [key, { kind: "text" as const, text: value }] as [
-      string,
-      { readonly kind: "text"; readonly text: string }
-    ]))
-  const inputs = yield* resolveInputs(workflow.inputs, provided)
-
-  if (dryRun) {
-    const plan = yield* dryRunPlan(workflow, inputs, initial)
-    yield* printLine(plan.join("\n"))
-    return
-  }
-
-  // Where the answer and the trace go is checked now: finding out after the run would waste its cost.
-  const path = Option.getOrUndefined(output)
-  if (path !== undefined && path !== "-") yield* checkResponseTarget(path)
-  const tracePath = Option.getOrUndefined(traceFile)
-  const trace = tracePath === undefined ? undefined : yield* Effect.promise(() => import("../trace/file.ts"))
-  if (trace !== undefined && tracePath !== undefined) yield* trace.checkTraceTarget(tracePath)
-
-  const result = yield* engine.runWorkflow(workflow, initial, inputs, { timeoutMode: "cancel" }).pipe(
-    Effect.provideService(ApproveTools, approveTools)
-  )
-  const content = textForm(result)
-  const usage = yield* RunUsage
-  const totals = yield* usage.total
-  const body = json
-    ? JSON.stringify({
-      content,
-      reasoning: null,
-      usage: totals.requests === 0
-        ? null
-        : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
-    })
-    : content
-  const emit: Effect.Effect<void, LaitError | OutputError> = path !== undefined && path !== "-"
-    ? writeResponse(path, body)
-    : printLine(body)
-  const emitted = yield* Effect.exit(emit)
-  if (showUsage) yield* Console.error(formatUsage(yield* usage.entries, totals))
-  // After the answer is out, so a trace that cannot be written never costs the answer.
-  if (trace !== undefined && tracePath !== undefined) {
-    const spans = Option.getOrUndefined(traceSpans) ?? (yield* LaitConfig).config.default?.trace_spans ?? false
-    const traced = yield* Effect.exit(trace.writeRunTrace(tracePath, { spans }))
-    if (Exit.isFailure(traced)) {
-      if (Exit.isSuccess(emitted)) return yield* traced
-      yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)
+  },
+  Effect.fn("cli.run")(function*(
+    { file, prompt, input, output, json, dryRun, traceFile, traceSpans, showUsage, approveTools }
+  ) {
+    if (Option.getOrUndefined(traceSpans) === true && Option.isNone(traceFile)) {
+      return yield* new UsageError({ message: "the argument '--trace-spans' requires '--trace-file <PATH>'" })
     }
-  }
-  return yield* emitted
-}, (effect) => effect.pipe(Effect.provide(runLayers)))).pipe(
+    // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
+    const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, engine, { dryRunPlan }, schemas] =
+      yield* Effect.promise(() =>
+        Promise.all([
+          import("../workflow/load.ts"),
+          import("../workflow/inputs.ts"),
+          import("../workflow/engine.ts"),
+          import("../workflow/dryrun.ts"),
+          import("../workflow/engine/schemas.ts")
+        ])
+      )
+
+    const target = yield* resolveTarget(file)
+    const workflow = yield* loadWorkflow(target, { waitForWriter: true })
+    yield* engine.announce(workflow)
+
+    const text = yield* resolvePromptText(Option.getOrUndefined(prompt), process.stdin.isTTY === true, readStdin)
+    let initial: Json
+    if (text !== undefined) {
+      const schema = yield* schemas.loadSchemaRef(workflow.inputSchema)
+      initial = yield* resolveInitial(schema, { kind: "text", text })
+    } else if (workflow.inputs.length > 0) {
+      initial = null
+    } else {
+      return yield* new LaitError({ message: PROMPT_REQUIRED })
+    }
+    const provided = yield* Effect.forEach(
+      input,
+      (arg) =>
+        Effect.map(parseInputFlag(arg), ([key, value]) =>
+          [key, { kind: "text" as const, text: value }] as [
+            string,
+            { readonly kind: "text"; readonly text: string }
+          ])
+    )
+    const inputs = yield* resolveInputs(workflow.inputs, provided)
+
+    if (dryRun) {
+      const plan = yield* dryRunPlan(workflow, inputs, initial)
+      yield* printLine(plan.join("\n"))
+      return
+    }
+
+    // Where the answer and the trace go is checked now: finding out after the run would waste its cost.
+    const path = Option.getOrUndefined(output)
+    if (path !== undefined && path !== "-") yield* checkResponseTarget(path)
+    const tracePath = Option.getOrUndefined(traceFile)
+    const trace = tracePath === undefined ? undefined : yield* Effect.promise(() => import("../trace/file.ts"))
+    if (trace !== undefined && tracePath !== undefined) yield* trace.checkTraceTarget(tracePath)
+
+    const result = yield* engine.runWorkflow(workflow, initial, inputs, { timeoutMode: "cancel" }).pipe(
+      Effect.provideService(ApproveTools, approveTools)
+    )
+    const content = textForm(result)
+    const usage = yield* RunUsage
+    const totals = yield* usage.total
+    const body = json
+      ? JSON.stringify({
+        content,
+        reasoning: null,
+        usage: totals.requests === 0
+          ? null
+          : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
+      })
+      : content
+    const emit: Effect.Effect<void, LaitError | OutputError> = path !== undefined && path !== "-"
+      ? writeResponse(path, body)
+      : printLine(body)
+    const emitted = yield* Effect.exit(emit)
+    if (showUsage) yield* Console.error(formatUsage(yield* usage.entries, totals))
+    // After the answer is out, so a trace that cannot be written never costs the answer.
+    if (trace !== undefined && tracePath !== undefined) {
+      const spans = Option.getOrUndefined(traceSpans) ?? (yield* LaitConfig).config.default?.trace_spans ?? false
+      const traced = yield* Effect.exit(trace.writeRunTrace(tracePath, { spans }))
+      if (Exit.isFailure(traced)) {
+        if (Exit.isSuccess(emitted)) return yield* traced
+        yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)
+      }
+    }
+    return yield* emitted
+  }, (effect) => effect.pipe(Effect.provide(runLayers)))
+).pipe(
   Command.withDescription("Run a workflow file (version 2)"),
   Command.provide(({ record, replay }) =>
     modelClientLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay) })

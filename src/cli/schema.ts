@@ -13,11 +13,15 @@ type Listed = (typeof KINDS)[number]
 const everyKindListed: ReadonlyArray<Listed> = [] as ReadonlyArray<SchemaKind>
 void everyKindListed
 
-export const schemaCommand = Command.make("schema", {
-  kind: Argument.Literals("kind", KINDS).pipe(
-    Argument.withDescription("workflow, config (lait.config.yml), test, eval, or agent (Markdown frontmatter)")
-  )
-}, Effect.fn("cli.schema")(function*({ kind }) {
-  const { jsonSchemaOf } = yield* Effect.promise(() => import("../lint/schemas.ts"))
-  yield* printLine(JSON.stringify(jsonSchemaOf(kind), null, 2))
-})).pipe(Command.withDescription("Print the JSON Schema (draft 2020-12) of a lait file, for editors and validators"))
+export const schemaCommand = Command.make(
+  "schema",
+  {
+    kind: Argument.Literals("kind", KINDS).pipe(
+      Argument.withDescription("workflow, config (lait.config.yml), test, eval, or agent (Markdown frontmatter)")
+    )
+  },
+  Effect.fn("cli.schema")(function*({ kind }) {
+    const { jsonSchemaOf } = yield* Effect.promise(() => import("../lint/schemas.ts"))
+    yield* printLine(JSON.stringify(jsonSchemaOf(kind), null, 2))
+  })
+).pipe(Command.withDescription("Print the JSON Schema (draft 2020-12) of a lait file, for editors and validators"))

@@ -14,76 +14,94 @@ const fileArgument = Argument.String("file").pipe(
 
 const OPERATIONS = ["chat", "execute_tool", "compact", "step", "invoke_workflow"] as const
 
-const show = Command.make("show", {
-  file: fileArgument,
-  json: Flag.Boolean("json").pipe(
-    Flag.withDescription("Print the events (or, with --summary, the totals) as a JSON array"),
-    Flag.withDefault(false)
-  ),
-  // A misspelt operation would otherwise match nothing and look like an empty trace.
-  operation: Flag.Literals("operation", OPERATIONS).pipe(
-    Flag.withDescription("Only events of this operation (step and invoke_workflow are in files written with --trace-spans)"),
-    Flag.optional
-  ),
-  label: Flag.String("label").pipe(
-    Flag.withMetavar("TEXT"),
-    Flag.withDescription("Only events whose label contains TEXT (a step id, a tool name, ...)"),
-    Flag.optional
-  ),
-  summary: Flag.Boolean("summary").pipe(
-    Flag.withDescription("Per-label counts, total duration and tokens, after --operation/--label"),
-    Flag.withDefault(false)
-  ),
-  tree: Flag.Boolean("tree").pipe(
-    Flag.withDescription("Indent each event under its parent span, in start order (files written with --trace-spans)"),
-    Flag.withDefault(false)
-  )
-}, Effect.fn("cli.trace.show")(function*({ file, json, operation, label, summary, tree }) {
-  for (const [given, other] of [[json, "--json"], [summary, "--summary"]] as const) {
-    if (tree && given) return yield* new UsageError({ message: `the argument '--tree' cannot be used with '${other}'` })
-  }
-  const [{ readTraceFile }, { renderShow }] = yield* Effect.promise(() =>
-    Promise.all([import("../trace/file.ts"), import("../trace/show.ts")])
-  )
-  const { events } = yield* readTraceFile(file, { waitForWriter: false })
-  yield* printLine(
-    renderShow(events, {
-      json,
-      summary,
-      tree,
-      operation: Option.getOrUndefined(operation),
-      label: Option.getOrUndefined(label)
-    })
-  )
-}, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))).pipe(
+const show = Command.make(
+  "show",
+  {
+    file: fileArgument,
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("Print the events (or, with --summary, the totals) as a JSON array"),
+      Flag.withDefault(false)
+    ),
+    // A misspelt operation would otherwise match nothing and look like an empty trace.
+    operation: Flag.Literals("operation", OPERATIONS).pipe(
+      Flag.withDescription(
+        "Only events of this operation (step and invoke_workflow are in files written with --trace-spans)"
+      ),
+      Flag.optional
+    ),
+    label: Flag.String("label").pipe(
+      Flag.withMetavar("TEXT"),
+      Flag.withDescription("Only events whose label contains TEXT (a step id, a tool name, ...)"),
+      Flag.optional
+    ),
+    summary: Flag.Boolean("summary").pipe(
+      Flag.withDescription("Per-label counts, total duration and tokens, after --operation/--label"),
+      Flag.withDefault(false)
+    ),
+    tree: Flag.Boolean("tree").pipe(
+      Flag.withDescription(
+        "Indent each event under its parent span, in start order (files written with --trace-spans)"
+      ),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fn("cli.trace.show")(function*({ file, json, operation, label, summary, tree }) {
+    for (const [given, other] of [[json, "--json"], [summary, "--summary"]] as const) {
+      if (tree && given) {
+        return yield* new UsageError({ message: `the argument '--tree' cannot be used with '${other}'` })
+      }
+    }
+    const [{ readTraceFile }, { renderShow }] = yield* Effect.promise(() =>
+      Promise.all([import("../trace/file.ts"), import("../trace/show.ts")])
+    )
+    const { events } = yield* readTraceFile(file, { waitForWriter: false })
+    yield* printLine(
+      renderShow(events, {
+        json,
+        summary,
+        tree,
+        operation: Option.getOrUndefined(operation),
+        label: Option.getOrUndefined(label)
+      })
+    )
+  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+).pipe(
   Command.withDescription("Print a trace file's events in recording order (or per-label totals)")
 )
 
-const exportCommand = Command.make("export", {
-  file: fileArgument,
-  otlp: Flag.String("otlp").pipe(
-    Flag.withMetavar("URL"),
-    Flag.withDescription("The OTLP/HTTP traces endpoint to POST to, used as given (e.g. http://localhost:4318/v1/traces)")
-  ),
-  header: Flag.String("header").pipe(
-    Flag.withMetavar("NAME=VALUE"),
-    Flag.withDescription("An extra request header (repeatable); VALUE may use ${VAR} so secrets stay off the command line"),
-    Flag.atLeast(0)
-  ),
-  serviceName: Flag.String("service-name").pipe(
-    Flag.withMetavar("NAME"),
-    Flag.withDescription("The service.name resource attribute"),
-    Flag.withDefault("lait")
-  )
-}, Effect.fn("cli.trace.export")(function*({ file, otlp, header, serviceName }) {
-  const [{ exportTrace }, { loadDotenv }] = yield* Effect.promise(() =>
-    Promise.all([import("../trace/export.ts"), import("../core/env.ts")])
-  )
-  const flags = yield* globalOptions
-  const env = { ...process.env }
-  if (!flags.noEnv) yield* loadDotenv({ cwd: process.cwd(), env, waitForWriter: true })
-  yield* exportTrace({ file, url: otlp, headers: header, serviceName, env })
-}, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))).pipe(
+const exportCommand = Command.make(
+  "export",
+  {
+    file: fileArgument,
+    otlp: Flag.String("otlp").pipe(
+      Flag.withMetavar("URL"),
+      Flag.withDescription(
+        "The OTLP/HTTP traces endpoint to POST to, used as given (e.g. http://localhost:4318/v1/traces)"
+      )
+    ),
+    header: Flag.String("header").pipe(
+      Flag.withMetavar("NAME=VALUE"),
+      Flag.withDescription(
+        "An extra request header (repeatable); VALUE may use ${VAR} so secrets stay off the command line"
+      ),
+      Flag.atLeast(0)
+    ),
+    serviceName: Flag.String("service-name").pipe(
+      Flag.withMetavar("NAME"),
+      Flag.withDescription("The service.name resource attribute"),
+      Flag.withDefault("lait")
+    )
+  },
+  Effect.fn("cli.trace.export")(function*({ file, otlp, header, serviceName }) {
+    const [{ exportTrace }, { loadDotenv }] = yield* Effect.promise(() =>
+      Promise.all([import("../trace/export.ts"), import("../core/env.ts")])
+    )
+    const flags = yield* globalOptions
+    const env = { ...process.env }
+    if (!flags.noEnv) yield* loadDotenv({ cwd: process.cwd(), env, waitForWriter: true })
+    yield* exportTrace({ file, url: otlp, headers: header, serviceName, env })
+  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+).pipe(
   Command.withDescription("Send a trace file to an OpenTelemetry collector as OTLP/HTTP JSON spans")
 )
 

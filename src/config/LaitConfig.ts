@@ -126,7 +126,11 @@ export const modelRequiredMessage = (
     return `model is required for ${subject}; set ${alternatives([...places, "default.model in lait.config.yml"])}`
   }
   const file = config.files.at(-1)
-  if (file !== undefined) return `model is required for ${subject}; set ${alternatives([...places, `default.model in '${file}'`])}`
-  const why = config.noConfig ? "--no-config: no config file was read" : `no lait.config.yml found from '${config.cwd}' upward`
+  if (file !== undefined) {
+    return `model is required for ${subject}; set ${alternatives([...places, `default.model in '${file}'`])}`
+  }
+  const why = config.noConfig
+    ? "--no-config: no config file was read"
+    : `no lait.config.yml found from '${config.cwd}' upward`
   return `model is required for ${subject} (${why}); set ${alternatives(places)}`
 }

@@ -3,8 +3,8 @@
 // enforce its size cap and is never kept, logged or put in an error. The child runs in its own process
 // group so a timeout, an output cap or an interruption kills the whole tree (`sh -c` plus whatever it
 // started), not just the shell.
-import { spawn } from "node:child_process"
 import { Effect, Redacted, Semaphore } from "effect"
+import { spawn } from "node:child_process"
 import type { Env } from "../core/env.ts"
 import { LaitError } from "../core/errors.ts"
 import type { CommandSpec } from "./schema.ts"

@@ -1,7 +1,7 @@
 // Finding, parsing, checking and merging config files (global < project).
+import { Cause, Console, Effect, Exit, SchemaIssue } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { Cause, Console, Effect, Exit, SchemaIssue } from "effect"
 import type { Document, LineCounter } from "yaml"
 import { type Env, loadDotenv } from "../core/env.ts"
 import { LaitError, ValidationError } from "../core/errors.ts"
@@ -216,8 +216,14 @@ export const checkConfigText = Effect.fn("config.checkConfigText")(function*(pat
   })
   // A top-level list would otherwise decode as an object with no known keys and pass unnoticed.
   if (raw !== null && raw !== undefined && (typeof raw !== "object" || Array.isArray(raw))) {
-    const line = yaml.isNode(doc.contents) && doc.contents.range ? counter.linePos(doc.contents.range[0]).line : undefined
-    return yield* parseFailure(path, withLine(`a configuration file must be a YAML mapping, got ${describeYamlValue(raw)}`, line), line)
+    const line = yaml.isNode(doc.contents) && doc.contents.range
+      ? counter.linePos(doc.contents.range[0]).line
+      : undefined
+    return yield* parseFailure(
+      path,
+      withLine(`a configuration file must be a YAML mapping, got ${describeYamlValue(raw)}`, line),
+      line
+    )
   }
   // An empty file (or one holding only comments) is an empty config.
   const decoded = decodeConfigFile(raw ?? {})
@@ -270,8 +276,7 @@ const mergeDefaults = (lower: DefaultSettings | undefined, upper: DefaultSetting
 const mergeMaps = <V>(
   lower: Readonly<Record<string, V>> | undefined,
   upper: Readonly<Record<string, V>> | undefined
-): Record<string, V> | undefined =>
-  lower === undefined && upper === undefined ? undefined : { ...lower, ...upper }
+): Record<string, V> | undefined => lower === undefined && upper === undefined ? undefined : { ...lower, ...upper }
 
 /**
  * `upper` (project) over `lower` (global): registries key by key, `default` field by field,
@@ -341,31 +346,39 @@ export const loadConfig = Effect.fn("config.loadConfig")(function*(options: Load
   return loaded
 })
 
-const loadFiles = Effect.fn("config.loadFiles")(function*(options: LoadOptions, env: Env, cwd: string, waitForWriter: boolean) {
-  if (options.noConfig) {
-    const none: LoadedConfig = { config: {}, files: [], env, cwd, noConfig: true }
-    return none
-  }
-  const paths: Array<string> = []
-  if (options.configPath !== undefined) {
-    paths.push(nodePath.resolve(cwd, options.configPath))
-  } else {
-    const globalPath = globalConfigPath(env)
-    if (globalPath !== undefined && !(yield* isAbsent(globalPath))) paths.push(globalPath)
-    const projectPath = yield* Effect.sync(() => findProjectConfig(cwd))
-    if (projectPath !== undefined) paths.push(projectPath)
-  }
-  const layers: Array<ConfigFile> = []
-  const invalid: Array<ValidationError> = []
-  for (const path of paths) {
-    const checked = yield* readConfigFile(path, waitForWriter)
-    if (checked.invalid !== undefined) {
-      if (options.keepInvalid !== true) return yield* checked.invalid
-      invalid.push(checked.invalid)
+const loadFiles = Effect.fn("config.loadFiles")(
+  function*(options: LoadOptions, env: Env, cwd: string, waitForWriter: boolean) {
+    if (options.noConfig) {
+      const none: LoadedConfig = { config: {}, files: [], env, cwd, noConfig: true }
+      return none
     }
-    layers.push(checked.config)
+    const paths: Array<string> = []
+    if (options.configPath !== undefined) {
+      paths.push(nodePath.resolve(cwd, options.configPath))
+    } else {
+      const globalPath = globalConfigPath(env)
+      if (globalPath !== undefined && !(yield* isAbsent(globalPath))) paths.push(globalPath)
+      const projectPath = yield* Effect.sync(() => findProjectConfig(cwd))
+      if (projectPath !== undefined) paths.push(projectPath)
+    }
+    const layers: Array<ConfigFile> = []
+    const invalid: Array<ValidationError> = []
+    for (const path of paths) {
+      const checked = yield* readConfigFile(path, waitForWriter)
+      if (checked.invalid !== undefined) {
+        if (options.keepInvalid !== true) return yield* checked.invalid
+        invalid.push(checked.invalid)
+      }
+      layers.push(checked.config)
+    }
+    // An explicit file is used as written; searched files merge over an empty config.
+    const config = options.configPath !== undefined ? layers[0]! : layers.reduce<ConfigFile>(mergeConfigs, {})
+    return {
+      config,
+      files: paths,
+      env,
+      cwd,
+      ...(options.keepInvalid === true ? { invalid } : {})
+    } satisfies LoadedConfig
   }
-  // An explicit file is used as written; searched files merge over an empty config.
-  const config = options.configPath !== undefined ? layers[0]! : layers.reduce<ConfigFile>(mergeConfigs, {})
-  return { config, files: paths, env, cwd, ...(options.keepInvalid === true ? { invalid } : {}) } satisfies LoadedConfig
-})
+)

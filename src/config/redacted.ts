@@ -22,7 +22,9 @@ const redactMcp = (server: McpServer): McpServer => ({
   ...(server.env === undefined ? {} : { env: maskValues(server.env) })
 })
 
-const redactTool = (tool: ShellTool): ShellTool => (tool.env === undefined ? tool : { ...tool, env: maskValues(tool.env) })
+const redactTool = (
+  tool: ShellTool
+): ShellTool => (tool.env === undefined ? tool : { ...tool, env: maskValues(tool.env) })
 
 const mapValues = <V>(map: Readonly<Record<string, V>>, f: (v: V) => V): Record<string, V> =>
   Object.fromEntries(Object.entries(map).map(([k, v]) => [k, f(v)]))
@@ -31,7 +33,10 @@ const mapValues = <V>(map: Readonly<Record<string, V>>, f: (v: V) => V): Record<
 export const redactedConfig = (config: ConfigFile): ConfigFile => {
   const out: { -readonly [K in keyof ConfigFile]: ConfigFile[K] } = redactProvider({ ...config })
   if (config.models !== undefined) {
-    out.models = mapValues(config.models, (definitions) => definitions.map((d) => ({ ...d, provider: redactProvider(d.provider) })))
+    out.models = mapValues(
+      config.models,
+      (definitions) => definitions.map((d) => ({ ...d, provider: redactProvider(d.provider) }))
+    )
   }
   if (config.mcp_servers !== undefined) out.mcp_servers = mapValues(config.mcp_servers, redactMcp)
   if (config.tools !== undefined) out.tools = mapValues(config.tools, redactTool)

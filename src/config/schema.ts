@@ -62,7 +62,8 @@ export const DefaultSettings = Schema.Struct({
   ),
   request_timeout: Schema.optionalKey(
     PositiveInt.annotate({
-      description: "Seconds one HTTP attempt of a model request may take (default 300); LAIT_HTTP_TIMEOUT_MS overrides it"
+      description:
+        "Seconds one HTTP attempt of a model request may take (default 300); LAIT_HTTP_TIMEOUT_MS overrides it"
     })
   ),
   compaction: Schema.optionalKey(Compaction),

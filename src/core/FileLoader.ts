@@ -2,9 +2,9 @@
 // Reads are capped (16 MiB) without loading more than cap+1 bytes, must be UTF-8, and never hang:
 // a FIFO is opened non-blocking and polled, so Ctrl-C (fiber interruption) stops a wait for a writer.
 // Writes go to a create-new temp file in the target's directory and are renamed into place.
+import { Context, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { Context, Effect, Layer } from "effect"
 import { LaitError } from "./errors.ts"
 
 export const READ_LIMIT = 16 * 1024 * 1024
@@ -56,7 +56,10 @@ export const describeOsError = (e: unknown): string => {
 }
 
 const readFailure = (path: string, cause: unknown) =>
-  new LaitError({ message: `failed to read '${path}'`, cause: typeof cause === "string" ? cause : describeOsError(cause) })
+  new LaitError({
+    message: `failed to read '${path}'`,
+    cause: typeof cause === "string" ? cause : describeOsError(cause)
+  })
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
@@ -152,7 +155,8 @@ const statOrUndefined = (path: string): fs.Stats | undefined => {
   }
 }
 
-const isStream = (stat: fs.Stats | undefined): boolean => stat !== undefined && (stat.isFIFO() || stat.isCharacterDevice())
+const isStream = (stat: fs.Stats | undefined): boolean =>
+  stat !== undefined && (stat.isFIFO() || stat.isCharacterDevice())
 
 /** A FIFO or a character device: written in place (renaming over it would replace it), not atomically. */
 export const isStreamTarget = (path: string): boolean => isStream(statOrUndefined(path))
@@ -168,7 +172,10 @@ export const writeStream = (path: string, data: string | Uint8Array): Effect.Eff
   const retrying = (code: string) => (e: unknown) => (errnoOf(e) === code ? Effect.succeed(-1) : Effect.fail(e))
   // One open attempt per acquire (acquisition is uninterruptible); the waiting happens between attempts.
   const attempt = Effect.acquireUseRelease(
-    Effect.try({ try: () => fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NONBLOCK), catch: (e) => e }).pipe(
+    Effect.try({
+      try: () => fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NONBLOCK),
+      catch: (e) => e
+    }).pipe(
       Effect.catch(retrying("ENXIO"))
     ),
     (fd) =>
@@ -279,7 +286,11 @@ const writeTarget = (path: string): string | undefined => {
  * file whole. A symlink is written through: its target is replaced, the link stays. Fails with the
  * OS error; callers word it.
  */
-export const writeUserFile = (path: string, data: string | Uint8Array, options: WriteOptions = {}): Effect.Effect<void, unknown> =>
+export const writeUserFile = (
+  path: string,
+  data: string | Uint8Array,
+  options: WriteOptions = {}
+): Effect.Effect<void, unknown> =>
   Effect.suspend(() => {
     const existing = statOrUndefined(path)
     if (isStream(existing)) return writeStream(path, data)

@@ -1,11 +1,11 @@
 // Environment handling shared by config, workflows and tools: `${VAR}` expansion and `.env` loading.
 // Both return tagged errors instead of throwing, and neither ever puts a variable's *value* in a message
 // (values are often API keys).
+import { Effect, Result } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { Effect, Result } from "effect"
-import { FileLoader } from "./FileLoader.ts"
 import { LaitError } from "./errors.ts"
+import { FileLoader } from "./FileLoader.ts"
 import { REDACTED } from "./secrets.ts"
 
 /** The environment lait reads: `process.env` in production, a plain object in tests. */

@@ -55,11 +55,20 @@ export class InterruptedError extends Data.TaggedError("InterruptedError")<Error
  * Writing the command's output to stdout failed (exit 1). `errno` is kept so that a reader that went
  * away (EPIPE) can end the process quietly instead of as an error.
  */
-export class OutputError extends Data.TaggedError("OutputError")<ErrorFields & { readonly errno?: string | undefined }> {}
+export class OutputError
+  extends Data.TaggedError("OutputError")<ErrorFields & { readonly errno?: string | undefined }>
+{}
 
 export type AnyLaitError = LaitError | UsageError | ValidationError | ModelApiError | InterruptedError | OutputError
 
-const laitTags = new Set(["LaitError", "UsageError", "ValidationError", "ModelApiError", "InterruptedError", "OutputError"])
+const laitTags = new Set([
+  "LaitError",
+  "UsageError",
+  "ValidationError",
+  "ModelApiError",
+  "InterruptedError",
+  "OutputError"
+])
 
 export const isLaitError = (u: unknown): u is AnyLaitError =>
   typeof u === "object" && u !== null && "_tag" in u && laitTags.has((u as { _tag: string })._tag)

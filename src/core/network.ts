@@ -30,7 +30,10 @@ const PLAIN: Readonly<Record<string, string>> = {
 }
 
 /** The runtime's advice to the programmer, cut from a message that has nothing better. */
-const RUNTIME_ADVICE = [/\s*Is the computer able to access the url\?/, /\s*For more information, pass `verbose: true`.*$/]
+const RUNTIME_ADVICE = [
+  /\s*Is the computer able to access the url\?/,
+  /\s*For more information, pass `verbose: true`.*$/
+]
 
 /** Effect's HttpClientError keeps the fetch error in `reason.cause`; SDKs wrap it in `cause`. */
 const causesOf = (error: unknown): ReadonlyArray<unknown> => {
@@ -39,7 +42,7 @@ const causesOf = (error: unknown): ReadonlyArray<unknown> => {
   for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
     out.push(current)
     if (typeof current !== "object") break
-    const next = (current as { reason?: unknown; cause?: unknown })
+    const next = current as { reason?: unknown; cause?: unknown }
     current = typeof next.reason === "object" && next.reason !== null ? next.reason : next.cause
   }
   return out
@@ -54,7 +57,9 @@ export const describeNetworkFailure = (error: unknown): string => {
   for (const e of chain) {
     const code = errnoOf(e)
     if (code !== undefined && PLAIN[code] !== undefined) return PLAIN[code]
-    if (typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "InvalidUrlError") return "invalid URL"
+    if (typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "InvalidUrlError") {
+      return "invalid URL"
+    }
   }
   const innermost = [...chain].reverse().find((e) => e instanceof Error || typeof e === "string")
   let text = innermost instanceof Error ? innermost.message : typeof innermost === "string" ? innermost : String(error)

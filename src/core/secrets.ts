@@ -66,7 +66,10 @@ interface Forms {
 let cached: { readonly secret: string; readonly forms: Forms } | undefined
 const formsOf = (secret: string): Forms => {
   if (cached?.secret !== secret) {
-    cached = { secret, forms: { json: jsonSpellings(secret), percent: percentPattern(secret), base64: base64Cores(secret) } }
+    cached = {
+      secret,
+      forms: { json: jsonSpellings(secret), percent: percentPattern(secret), base64: base64Cores(secret) }
+    }
   }
   return cached.forms
 }
@@ -125,8 +128,11 @@ export const redactSecret = (text: string, secret: string | undefined, ignored: 
 }
 
 /** Whether `text` holds `secret` in any spelling `redactSecret` masks. */
-export const containsSecret = (text: string, secret: string | undefined, ignored: ReadonlyArray<string> = []): boolean =>
-  searched(secret, ignored) && redactSecret(text, secret, ignored) !== text
+export const containsSecret = (
+  text: string,
+  secret: string | undefined,
+  ignored: ReadonlyArray<string> = []
+): boolean => searched(secret, ignored) && redactSecret(text, secret, ignored) !== text
 
 /** `redactSecret` for several secrets; a longer one first, so a secret inside another is masked whole. */
 export const redactSecrets = (

@@ -90,7 +90,11 @@ const params = (text: string): Array<Param> =>
 const maskParams = (section: string): string => {
   if (section.length <= 1) return section
   const masked = params(section.slice(1)).map(({ name, value }) =>
-    value !== undefined && value !== "" && isCredentialParam(name) ? `${name}=${REDACTED}` : value === undefined ? name : `${name}=${value}`
+    value !== undefined && value !== "" && isCredentialParam(name)
+      ? `${name}=${REDACTED}`
+      : value === undefined
+      ? name
+      : `${name}=${value}`
   )
   return `${section[0]}${masked.join("&")}`
 }

@@ -4,10 +4,10 @@
 // target's prompt is rendered per case, so its count is exact; a workflow's steps are counted once
 // each per run, which loops, untaken branches, retries and tool rounds make approximate.
 import { Effect } from "effect"
-import type { LaitError, ValidationError } from "../core/errors.ts"
 import type { Endpoint } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
+import type { LaitError, ValidationError } from "../core/errors.ts"
 import type { Assertion } from "../testing/assertions.ts"
 import { childStepLists, type Step, type Workflow } from "../workflow/model.ts"
 import { llmJudgePrompt } from "./judge.ts"
@@ -18,10 +18,10 @@ export const CHARS_PER_TOKEN = 4
 
 export const estimateTokens = (text: string): number => Math.ceil(text.length / CHARS_PER_TOKEN)
 
-const judgeAssertions = (assertions: ReadonlyArray<Assertion>): ReadonlyArray<Extract<Assertion, { type: "llm_judge" }>> =>
-  assertions.flatMap((a) =>
-    a.type === "llm_judge" ? [a] : a.type === "step_output" ? judgeAssertions(a.assert) : []
-  )
+const judgeAssertions = (
+  assertions: ReadonlyArray<Assertion>
+): ReadonlyArray<Extract<Assertion, { type: "llm_judge" }>> =>
+  assertions.flatMap((a) => a.type === "llm_judge" ? [a] : a.type === "step_output" ? judgeAssertions(a.assert) : [])
 
 interface ModelStep {
   readonly model: string | undefined
@@ -43,7 +43,10 @@ const modelSteps = (workflow: Workflow, defaultModel: string | undefined) => {
         if ((k.llm.tools ?? k.llm.mcp ?? k.llm.subagents ?? []).length > 0) exact = false
       } else if (k.type === "agent") {
         const inline = k.agent.kind === "inline" ? k.agent.definition : undefined
-        found.push({ model: k.llm.model ?? inline?.model ?? workflow.defaults.model ?? defaultModel, text: inline?.system ?? "" })
+        found.push({
+          model: k.llm.model ?? inline?.model ?? workflow.defaults.model ?? defaultModel,
+          text: inline?.system ?? ""
+        })
         exact = false
       } else if (["switch", "for_each", "while", "until", "workflow", "stop", "break"].includes(k.type)) {
         exact = false
@@ -138,10 +141,15 @@ export const formatDryRun = (plan: DryRunPlan, cases: number, repeat: number): s
   const lines = [
     "dry run: nothing is sent",
     `runs: ${cases} case(s) x ${repeat} repeat(s) = ${plan.runs}`,
-    `requests: ${plan.exact ? "" : "about "}${total} = ${plan.targetRequests} to the target + ${plan.judgeRequests} llm_judge`
+    `requests: ${
+      plan.exact ? "" : "about "
+    }${total} = ${plan.targetRequests} to the target + ${plan.judgeRequests} llm_judge`
   ]
   if (!plan.exact) {
-    lines.push("note: the target's conditions, loops, retries, agents and child workflows can change how many requests a run makes")
+    lines.push(
+      "note: the target's conditions, loops, retries, agents and child workflows " +
+        "can change how many requests a run makes"
+    )
   }
   if (plan.costUsd === undefined) {
     lines.push("estimated cost: unknown (no model involved has 'pricing:')")

@@ -4,21 +4,20 @@
 // usage, so --record/--replay capture judges and --max-cost counts them. The AssertionEvaluator turns
 // the score (or the error) into the assertion's verdict and message.
 import { Effect } from "effect"
-import { type AnyLaitError, LaitError } from "../core/errors.ts"
 import type { LaitConfigService } from "../config/LaitConfig.ts"
+import { type AnyLaitError, LaitError } from "../core/errors.ts"
 import type { ModelClientService } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest, ResponseFormat } from "../model/types.ts"
-import type { RunTracer } from "../trace/RunTracer.ts"
 import { type JudgeRequest, type JudgeService } from "../testing/AssertionEvaluator.ts"
 import { rustDebugString } from "../testing/rustFormat.ts"
+import type { RunTracer } from "../trace/RunTracer.ts"
 import { samplingFields } from "./sampling.ts"
 
 export const LLM_JUDGE_LABEL = "llm_judge"
 export const LLM_JUDGE_SCHEMA_NAME = "llm_judge_score"
 
-export const LLM_JUDGE_NO_MODEL =
-  "llm_judge requires a `model:` (no default model is available in this eval context)"
+export const LLM_JUDGE_NO_MODEL = "llm_judge requires a `model:` (no default model is available in this eval context)"
 
 // Keys in alphabetical order: serde_json's default map (a BTreeMap) serialises them so, and the
 // request key of a judge call then matches the Rust lait's.

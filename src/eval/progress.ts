@@ -40,7 +40,9 @@ export const makeEvalProgress = (sink: ProgressSink = stderrSink): EvalProgress 
         }
         if (event.caseDone !== undefined) {
           const c = event.caseDone
-          sink.write(`eval: case ${c.index} done: ${c.passed}/${c.total} passed [${event.runsDone}/${event.runsTotal}]\n`)
+          sink.write(
+            `eval: case ${c.index} done: ${c.passed}/${c.total} passed [${event.runsDone}/${event.runsTotal}]\n`
+          )
         }
       }),
     end: Effect.sync(() => {

@@ -56,7 +56,9 @@ const fullyPassed = (c: CaseReport) => c.stats.total > 0 && c.stats.passed === c
 const caseLine = (c: CaseReport): string => {
   const { index, notStarted } = c.outcome
   if (c.stats.total === 0) return `case ${index}: not run (stopped by --max-cost)`
-  const line = `case ${index}: ${c.stats.passed}/${c.stats.total} (${pct(c.stats)}%) ${fullyPassed(c) ? "PASS" : "FAIL"}`
+  const line = `case ${index}: ${c.stats.passed}/${c.stats.total} (${pct(c.stats)}%) ${
+    fullyPassed(c) ? "PASS" : "FAIL"
+  }`
   return notStarted > 0 ? `${line} (${notStarted} of ${c.stats.k} run(s) not started)` : line
 }
 
@@ -166,7 +168,9 @@ export const junitReport = (report: Report, options: JunitOptions): string => {
         const message = `${s.passed}/${s.total} runs passed (${pct(s)}%)` +
           (c.outcome.notStarted > 0 ? `; ${c.outcome.notStarted} not started` : "")
         body.push(
-          `      <failure message="${xmlEscape(message)}" type="${s.label}">${xmlEscape(runFailures.join("\n"))}</failure>`
+          `      <failure message="${xmlEscape(message)}" type="${s.label}">${
+            xmlEscape(runFailures.join("\n"))
+          }</failure>`
         )
       }
       if (s.label === "flaky") {

@@ -2,7 +2,8 @@
 // (8) at once, each in a run context of its own — usage meter, trace collector and model steps —
 // so concurrent runs never see each other's events or tokens; the ModelClient, config and caches
 // are shared. Pairs are produced one at a time as slots free up, never listed up front, so memory
-// follows the runs that finished, not --repeat. A run that fails is one failure (`<error chain>`); only an interruption stops the eval.
+// follows the runs that finished, not --repeat. A run that fails is one failure (`<error chain>`);
+// only an interruption stops the eval.
 //
 // With a budget (`--max-cost`), a pair starts only while the cost spent plus an estimate for the
 // runs in flight and this one stays within it. The estimate is the mean cost of the runs finished so
@@ -10,9 +11,9 @@
 // prompt-size one of --dry-run, a lower bound, and a guess that is too low would start eight runs at
 // once. That lower bound still keeps a first run that alone would pass the budget from starting.
 import { Cause, Deferred, Effect, Layer, Semaphore } from "effect"
+import { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
-import { LaitConfig } from "../config/LaitConfig.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
 import { AssertionEvaluator, failureLines, Judge } from "../testing/AssertionEvaluator.ts"

@@ -7,8 +7,8 @@ import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
-import { ASSERTION_FIELDS, ASSERTION_TYPES, type Assertion, AssertionSchema } from "../testing/assertions.ts"
-import { parseYaml, lineAtPath, runStatic, type Source } from "../workflow/load/yaml.ts"
+import { type Assertion, ASSERTION_FIELDS, ASSERTION_TYPES, AssertionSchema } from "../testing/assertions.ts"
+import { lineAtPath, parseYaml, runStatic } from "../workflow/load/yaml.ts"
 
 export const EVAL_FILE_KEYS = ["target", "cases"] as const
 export const WORKFLOW_TARGET_KEYS = ["workflow", "inputs"] as const
@@ -27,7 +27,9 @@ export const WorkflowTargetSchema = Schema.Struct({
 export const PromptTargetSchema = Schema.Struct({
   model: Schema.String.annotate({ description: "A lait.config.yml models: alias, or a raw model id" }),
   prompt: Schema.String.annotate({
-    description: "Handlebars template rendered per case with {{input}} (the case input, JSON-parsed when it is JSON); sent as one user message"
+    description:
+      "Handlebars template rendered per case with {{input}} (the case input, JSON-parsed when it is JSON); " +
+      "sent as one user message"
   })
 }).annotate({ title: "model + prompt target" })
 
@@ -103,12 +105,18 @@ const acceptedKeys = (raw: unknown, parentPath: ReadonlyArray<Segment>): string 
   if (parentPath.length === 2 && parentPath[0] === "cases") return `cases accept: ${CASE_KEYS.join(", ")}`
   const parent = valueAtPath(raw, parentPath) as { readonly type?: unknown } | undefined
   return typeof parent?.type === "string" && parent.type in ASSERTION_FIELDS
-    ? `'${parent.type}' assertions accept: type, ${ASSERTION_FIELDS[parent.type as keyof typeof ASSERTION_FIELDS].join(", ")}`
+    ? `'${parent.type}' assertions accept: type, ${
+      ASSERTION_FIELDS[parent.type as keyof typeof ASSERTION_FIELDS].join(", ")
+    }`
     : undefined
 }
 
 /** The schema's wording turned into the loader's: which key, what was expected. */
-const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string): { at: ReadonlyArray<Segment>; text: string } => {
+const explain = (
+  raw: unknown,
+  path: ReadonlyArray<Segment>,
+  message: string
+): { at: ReadonlyArray<Segment>; text: string } => {
   const last = path.at(-1)
   const parentPath = path.slice(0, -1)
   if (message === "Expected no excess property" && typeof last === "string") {
@@ -138,7 +146,9 @@ const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string): {
   }
   const text = message.length > 0 ? message[0]!.toLowerCase() + message.slice(1) : message
   // "Expected string" alone does not say what was there instead.
-  if (/^Expected [a-z]+$/.test(message)) return { at: path, text: `${text}, got ${describeYamlValue(valueAtPath(raw, path))}` }
+  if (/^Expected [a-z]+$/.test(message)) {
+    return { at: path, text: `${text}, got ${describeYamlValue(valueAtPath(raw, path))}` }
+  }
   return { at: path, text }
 }
 
@@ -214,7 +224,9 @@ export const loadEvalDefinition = (
   Effect.gen(function*() {
     const loader = yield* FileLoader
     const text = yield* loader.readText(path, { waitForWriter: true }).pipe(
-      Effect.mapError((e) => new LaitError({ message: `failed to read eval definition '${path}'`, cause: e.cause ?? e.message }))
+      Effect.mapError((e) =>
+        new LaitError({ message: `failed to read eval definition '${path}'`, cause: e.cause ?? e.message })
+      )
     )
     const parsed = parseEvalDefinition(text, path)
     return parsed instanceof ValidationError ? yield* parsed : parsed

@@ -3,13 +3,13 @@
 // workflow's `input_schema` and runs the workflow. A model target renders its prompt template with
 // the case input and sends one user message — no system message, no response format — labelled
 // `eval target '<model>'`. Its model resolves against lait.config.yml `models:` only.
-import * as nodePath from "node:path"
 import { Effect } from "effect"
+import * as nodePath from "node:path"
+import type { Endpoints } from "../config/endpoints.ts"
+import { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, ValidationError, withContext } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
 import { type Json, type JsonObject, textForm } from "../core/json.ts"
-import type { Endpoints } from "../config/endpoints.ts"
-import { LaitConfig } from "../config/LaitConfig.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest } from "../model/types.ts"

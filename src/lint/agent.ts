@@ -38,7 +38,11 @@ export const lintAgentFileContents = (
     const holder = frontmatter === undefined ? undefined : frontmatter.wrap(frontmatter.doc.contents, 1)
     const templateProblem = checkTemplateSyntax(agent.system)
     if (templateProblem !== undefined) {
-          emitter.emit("error", `${context} has an invalid system prompt template: ${templateProblem}`, where.fixedLine ?? bodyLine(where))
+      emitter.emit(
+        "error",
+        `${context} has an invalid system prompt template: ${templateProblem}`,
+        where.fixedLine ?? bodyLine(where)
+      )
     }
     for (const [field, ref] of [["input_schema", agent.inputSchema], ["output_schema", agent.outputSchema]] as const) {
       if (ref === undefined) continue
@@ -89,7 +93,11 @@ export const lintAgentText = (
     const parsed = yield* Effect.result(parseAgentText(text, path))
     if (parsed._tag === "Failure") {
       const structural = typeof splitFrontmatter(text) === "string"
-      emitter.emit("error", renderChain(parsed.failure), yamlError ?? (structural ? 1 : lineOfNamedKey(parsed.failure, src)))
+      emitter.emit(
+        "error",
+        renderChain(parsed.failure),
+        yamlError ?? (structural ? 1 : lineOfNamedKey(parsed.failure, src))
+      )
       return
     }
     yield* lintAgentFileContents("the agent", parsed.success, src, { src }, state, emitter)

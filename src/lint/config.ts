@@ -4,13 +4,13 @@
 // like the loader checks it (every key, value and rule, with its line) plus whether the files its
 // `workflows:`/`agents:`/`skills:` entries name exist, and whether a shell tool puts a template in a
 // `sh -c` script.
+import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { Effect } from "effect"
-import { checkConfigText, CONFIG_FILE_NAME, type LoadedConfig, loadConfig } from "../config/load.ts"
+import type { GlobalOptions } from "../cli/global.ts"
+import { checkConfigText, CONFIG_FILE_NAME, loadConfig, type LoadedConfig } from "../config/load.ts"
 import type { ConfigFile } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
-import type { GlobalOptions } from "../cli/global.ts"
 import { parseYaml, type Y } from "../workflow/load/yaml.ts"
 import {
   BROKEN_CONFIG_REASON,
@@ -157,7 +157,11 @@ export const lintConfigText = (
         const problem = registryProblem(section, target)
         if (problem === undefined) continue
         const shown = display(target)
-        emitter.emit("error", `${section}.${name} resolves to '${shown}', ${problem}`, fieldOf(where, holder, name)?.keyLine)
+        emitter.emit(
+          "error",
+          `${section}.${name} resolves to '${shown}', ${problem}`,
+          fieldOf(where, holder, name)?.keyLine
+        )
       }
     }
   })

@@ -3,11 +3,11 @@
 // current `workflow:` chain (cycles), and how paths are shown.
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import type { ConfigFile } from "../config/schema.ts"
 import { CONFIG_FILE_NAME } from "../config/load.ts"
+import type { ConfigFile } from "../config/schema.ts"
+import { describeOsError } from "../core/FileLoader.ts"
 import { entries, items, type Source, type Y } from "../workflow/load/yaml.ts"
 import type { Emitter } from "./findings.ts"
-import { describeOsError } from "../core/FileLoader.ts"
 
 export interface LintEnv {
   /** The merged active configuration; undefined when none was loaded (names are then not checked). */
@@ -49,7 +49,6 @@ export const display = (path: string): string => {
   const relative = nodePath.relative(process.cwd(), absolute)
   return relative === "" || relative.startsWith("..") || nodePath.isAbsolute(relative) ? absolute : relative
 }
-
 
 export const realpath = (path: string): { readonly ok: true; readonly path: string } | {
   readonly ok: false

@@ -8,9 +8,9 @@
 //   - jq in `jq` and `tool_called.args_jq` assertions compiles, `min` <= `max`, `step_output` names a
 //     step id the workflow has (and needs a workflow target), `llm_judge` is not used in a test file
 //     (where it always fails), an eval prompt target's template parses.
+import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { Effect } from "effect"
 import { renderChain } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"

@@ -169,7 +169,7 @@ const jqStringAt = (s: string, start: number): { readonly value: string | undefi
       i += 2
       continue
     }
-    if (c === '"') {
+    if (c === "\"") {
       if (interpolated) return { value: undefined, end: i + 1 }
       try {
         return { value: JSON.parse(`"${raw}"`) as string, end: i + 1 }
@@ -190,12 +190,12 @@ const fieldAfter = (s: string, i: number): { readonly name: string; readonly end
     j++
     const ident = IDENT.exec(s.slice(j))
     if (ident !== null) return { name: ident[0], end: j + ident[0].length }
-    if (s[j] === '"') {
+    if (s[j] === "\"") {
       const str = jqStringAt(s, j)
       return str.value === undefined ? undefined : { name: str.value, end: str.end }
     }
   }
-  if (s[j] === "[" && s[j + 1] === '"') {
+  if (s[j] === "[" && s[j + 1] === "\"") {
     const str = jqStringAt(s, j + 1)
     if (str.value !== undefined && s[str.end] === "]") return { name: str.value, end: str.end + 1 }
   }
@@ -223,11 +223,11 @@ export const jqReferences = (filter: string): ReadonlyArray<Reference> => {
         }
         continue
       }
-      if (c === '"') stack.pop()
+      if (c === "\"") stack.pop()
       i++
       continue
     }
-    if (c === '"') {
+    if (c === "\"") {
       stack.push({ kind: "string" })
       i++
       continue

@@ -81,7 +81,12 @@ export const findings = (run: LintRun, configFile: (absolute: string) => string)
     })
   }
   for (const problem of run.config.problems) {
-    out.push({ file: configFile(problem.file), line: problem.line ?? null, severity: "error", message: problem.message })
+    out.push({
+      file: configFile(problem.file),
+      line: problem.line ?? null,
+      severity: "error",
+      message: problem.message
+    })
   }
   return out
 }
@@ -98,7 +103,9 @@ export const escapeProperty = (text: string): string => escapeData(text).replace
 
 export const renderGithub = (list: ReadonlyArray<Finding>): ReadonlyArray<string> =>
   list.map((f) =>
-    `::${f.severity} file=${escapeProperty(f.file)}${f.line === null ? "" : `,line=${f.line}`}::${escapeData(f.message)}`
+    `::${f.severity} file=${escapeProperty(f.file)}${f.line === null ? "" : `,line=${f.line}`}::${
+      escapeData(f.message)
+    }`
   )
 
 export const structuredSummary = (run: LintRun, list: ReadonlyArray<Finding>): string | undefined => {

@@ -1,8 +1,8 @@
 // `lait lint PATH...` end to end: the active config, the files (directories walked), one report per
 // file in order, then the chosen rendering on stdout. Lint never calls a model and never waits on a
 // FIFO. It fails (exit 3, the summary on stderr) when anything had an error; warnings alone pass.
-import * as nodePath from "node:path"
 import { Effect } from "effect"
+import * as nodePath from "node:path"
 import type { GlobalOptions } from "../cli/global.ts"
 import { renderChain, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
@@ -102,7 +102,11 @@ export const lintReport = (
   paths: ReadonlyArray<string>,
   format: LintFormat,
   options: GlobalOptions
-): Effect.Effect<{ readonly stdout: string | undefined; readonly failure: ValidationError | undefined }, ValidationError, FileLoader> =>
+): Effect.Effect<
+  { readonly stdout: string | undefined; readonly failure: ValidationError | undefined },
+  ValidationError,
+  FileLoader
+> =>
   Effect.gen(function*() {
     const run = yield* collectLint(paths, options)
     const { stdout, failure } = render(run, format)

@@ -2,16 +2,16 @@
 // order, names starting with '.' skipped, symlinks and special files (FIFOs, sockets, devices) never
 // followed or opened, directories named `target`/`node_modules` skipped, each directory walked once
 // (by real path) however often it is reached. Inside a walk only `.yml`/`.yaml` files and `.md` files
-// whose first line is `---` (agent files; a skill's SKILL.md is not one) count. Any other path is checked as given, in the order given, so a file
+// whose first line is `---` (agent files; a skill's SKILL.md is not one) count. Any other path is
+// checked as given, in the order given, so a file
 // named twice is checked twice and a dot-file named explicitly is checked too.
+import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { Effect } from "effect"
 import { LaitError } from "../core/errors.ts"
 import { describeOsError } from "../core/FileLoader.ts"
 
 const SKIPPED_DIRECTORIES = new Set(["target", "node_modules"])
-
 
 /** Reads only the first line (at most 8 bytes are needed) of a regular file. */
 const startsWithFrontmatter = (path: string): boolean => {

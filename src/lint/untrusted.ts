@@ -67,7 +67,10 @@ const printing = (source: string): ReadonlyArray<{ readonly node: Mustache; read
   const lineStarts = [0]
   for (let i = 0; i < source.length; i++) if (source[i] === "\n") lineStarts.push(i + 1)
   const offset = (p: hbs.AST.Position) => (lineStarts[p.line - 1] ?? 0) + p.column
-  return mustaches(program, []).map((node) => ({ node, text: source.slice(offset(node.loc.start), offset(node.loc.end)) }))
+  return mustaches(program, []).map((node) => ({
+    node,
+    text: source.slice(offset(node.loc.start), offset(node.loc.end))
+  }))
 }
 
 const headedBy = (node: Mustache, names: ReadonlyArray<string>): boolean => {
@@ -110,8 +113,10 @@ const COUNTERS = new Set(["loop.index", "@index"])
 
 /** The first template of a `write:` path that prints a value other than a loop counter, as written. */
 export const writePathTemplate = (path: string): string | undefined =>
-  printing(path).find((m) => !(m.node.params.length === 0 && m.node.path.type === "PathExpression" &&
-    COUNTERS.has((m.node.path as hbs.AST.PathExpression).original)))?.text
+  printing(path).find((m) =>
+    !(m.node.params.length === 0 && m.node.path.type === "PathExpression" &&
+      COUNTERS.has((m.node.path as hbs.AST.PathExpression).original))
+  )?.text
 
 export const writePathMessage = (context: string, template: string): string =>
   `${context} fills its 'write' path from the template '${template}': a value holding '/' or '..' is refused ` +

@@ -20,8 +20,8 @@ import type { Step, Workflow } from "../workflow/model.ts"
 import { lintAgentFileContents, loadAgentForLint } from "./agent.ts"
 import {
   display,
-  type FileState,
   fieldOf,
+  type FileState,
   itemOf,
   keyLine,
   lineOfText,
@@ -118,7 +118,9 @@ const childLists = (
       break
     case "switch": {
       const cases = valueOf(where, y, "switch")
-      k.cases.forEach((c, index) => out.push({ steps: c.steps, y: valueOf(where, itemOf(where, cases, index), "steps") }))
+      k.cases.forEach((c, index) =>
+        out.push({ steps: c.steps, y: valueOf(where, itemOf(where, cases, index), "steps") })
+      )
       if (k.else !== undefined) out.push({ steps: k.else, y: valueOf(where, y, "else") })
       break
     }
@@ -138,12 +140,21 @@ const childLists = (
   return out
 }
 
-const lintSteps = (scope: Scope, steps: ReadonlyArray<Step>, list: Y | undefined): Effect.Effect<void, never, FileLoader> =>
+const lintSteps = (
+  scope: Scope,
+  steps: ReadonlyArray<Step>,
+  list: Y | undefined
+): Effect.Effect<void, never, FileLoader> =>
   Effect.forEach(steps, (step, index) => lintStep(scope, step, index + 1, itemOf(scope.where, list, index)), {
     discard: true
   })
 
-const lintStep = (scope: Scope, step: Step, position: number, y: Y | undefined): Effect.Effect<void, never, FileLoader> =>
+const lintStep = (
+  scope: Scope,
+  step: Step,
+  position: number,
+  y: Y | undefined
+): Effect.Effect<void, never, FileLoader> =>
   Effect.gen(function*() {
     const { where } = scope
     const context = step.id !== undefined ? `step '${step.id}'` : `step ${position} (${step.kind.type})`
@@ -241,7 +252,11 @@ const lintStep = (scope: Scope, step: Step, position: number, y: Y | undefined):
         checkTemplate(scope, context, k.path, value("write"))
         const template = writePathTemplate(k.path)
         if (template !== undefined) {
-          scope.emitter.emit("warning", writePathMessage(context, template), lineOfText(where, value("write"), template))
+          scope.emitter.emit(
+            "warning",
+            writePathMessage(context, template),
+            lineOfText(where, value("write"), template)
+          )
         }
         break
       }
@@ -284,10 +299,17 @@ const lintAgentPath = (scope: Scope, context: string, path: string, line: number
       )
       return
     }
-    yield* lintAgentFileContents(`${context}'s agent`, loaded.success.agent, undefined, {
-      src: undefined,
-      fixedLine: line
-    }, scope.state, scope.emitter)
+    yield* lintAgentFileContents(
+      `${context}'s agent`,
+      loaded.success.agent,
+      undefined,
+      {
+        src: undefined,
+        fixedLine: line
+      },
+      scope.state,
+      scope.emitter
+    )
   })
 
 const lintChildWorkflow = (scope: Scope, context: string, path: string, line: number | undefined) =>
@@ -295,14 +317,20 @@ const lintChildWorkflow = (scope: Scope, context: string, path: string, line: nu
     const shown = display(path)
     const canonical = realpath(path)
     if (!canonical.ok) {
-      scope.emitter.emit("error", `${context} runs workflow '${shown}', which could not be resolved: ${canonical.reason}`, line)
+      scope.emitter.emit(
+        "error",
+        `${context} runs workflow '${shown}', which could not be resolved: ${canonical.reason}`,
+        line
+      )
       return
     }
     const { visited } = scope.state
     if (visited.includes(canonical.path)) {
       scope.emitter.emit(
         "error",
-        `${context} runs workflow '${shown}', which would create a cycle ('${display(canonical.path)}' is already being linted)`,
+        `${context} runs workflow '${shown}', which would create a cycle ('${
+          display(canonical.path)
+        }' is already being linted)`,
         line
       )
       return
@@ -310,7 +338,8 @@ const lintChildWorkflow = (scope: Scope, context: string, path: string, line: nu
     if (visited.length >= MAX_WORKFLOW_DEPTH) {
       scope.emitter.emit(
         "error",
-        `${context} runs workflow '${shown}', which exceeds the maximum 'workflow:' nesting depth of ${MAX_WORKFLOW_DEPTH}`,
+        `${context} runs workflow '${shown}', ` +
+          `which exceeds the maximum 'workflow:' nesting depth of ${MAX_WORKFLOW_DEPTH}`,
         line
       )
       return

@@ -5,27 +5,27 @@
 //   layerReplay  — answers only from `<dir>/<key>.json`; never touches the network
 // Per-run accounting (RunUsage) and tracing (RunTracer: one `chat` event per call, recorded by the
 // layer that answered) are required per call, so one client serves concurrent runs.
-import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import { Console, Context, Duration, Effect, Layer, LogLevel, Redacted, Schema } from "effect"
 import { type Headers, HttpClient, HttpClientRequest } from "effect/http"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { LaitError, ModelApiError } from "../core/errors.ts"
+import { FileLoader } from "../core/FileLoader.ts"
 import { describeNetworkFailure } from "../core/network.ts"
 import { displayUrl, joinUrl } from "../core/urls.ts"
-import { FileLoader } from "../core/FileLoader.ts"
 import { recordChat, traceChat } from "../trace/chat.ts"
 import type { RunTracer } from "../trace/RunTracer.ts"
 import { closestRecording } from "./cassetteDiff.ts"
 import { endpointRedactor, holdsEndpointSecret } from "./endpointSecrets.ts"
 import { entryBody } from "./entryText.ts"
 import { DEFAULT_RESPONSE_LIMIT, formatBytes, readCapped } from "./httpBody.ts"
-import { keyMaterial, requestKey, type KeyInput } from "./requestKey.ts"
+import { type KeyInput, keyMaterial, requestKey } from "./requestKey.ts"
+import { chatToResponsesBody, responsesFailure, responsesToChat, responsesUnsupported } from "./responsesApi.ts"
+import { type Attempt, formatDuration, retryAfter, retrying } from "./retry.ts"
 import { type Pricing, RunUsage } from "./RunUsage.ts"
 import { ChatCompletion, type ChatRequest, type ToolCall } from "./types.ts"
 import { readUsage, type Usage } from "./usage.ts"
-import { chatToResponsesBody, responsesFailure, responsesToChat, responsesUnsupported } from "./responsesApi.ts"
-import { type Attempt, formatDuration, retryAfter, retrying } from "./retry.ts"
 
 export interface Endpoint {
   readonly baseUrl: string
@@ -145,7 +145,11 @@ const recordedProblem = (problem: CompletionProblem): string => {
   }
 }
 
-export const interpret = (raw: unknown, endpoint: Endpoint, source: Source): Effect.Effect<ModelResult, ModelApiError> => {
+export const interpret = (
+  raw: unknown,
+  endpoint: Endpoint,
+  source: Source
+): Effect.Effect<ModelResult, ModelApiError> => {
   const read = readCompletion(raw, endpoint, source)
   return "result" in read
     ? Effect.succeed(read.result)
@@ -210,7 +214,10 @@ const isRetryableStatus = (status: number) => status >= 500 || status === 429 ||
 const statusFailure = (endpoint: Endpoint, status: number, headers: Headers.Headers, described: string): Attempt => ({
   retryable: isRetryableStatus(status),
   retryAfter: retryAfter(status, headers),
-  error: new ModelApiError({ message: `the model server at '${displayUrl(endpoint.baseUrl)}' answered ${described}`, status })
+  error: new ModelApiError({
+    message: `the model server at '${displayUrl(endpoint.baseUrl)}' answered ${described}`,
+    status
+  })
 })
 
 export interface LiveOptions {
@@ -252,7 +259,10 @@ const makeLive = (options: LiveOptions) =>
         // A tool's output (say, a printed environment) can put the key into the conversation itself.
         yield* traceDump(() => `request body: ${redact(JSON.stringify(body))}`)
         const req = HttpClientRequest.post(joinUrl(endpoint.baseUrl, path)).pipe(
-          HttpClientRequest.setHeader("authorization", `Bearer ${key === undefined ? DUMMY_API_KEY : Redacted.value(key)}`),
+          HttpClientRequest.setHeader(
+            "authorization",
+            `Bearer ${key === undefined ? DUMMY_API_KEY : Redacted.value(key)}`
+          ),
           HttpClientRequest.bodyJsonUnsafe(body)
         )
         const response = yield* http.execute(req).pipe(
@@ -265,7 +275,9 @@ const makeLive = (options: LiveOptions) =>
             timedOut: e._tag === "TimeoutError",
             error: new ModelApiError({
               message: `failed to reach '${displayUrl(endpoint.baseUrl)}': ${
-                e._tag === "TimeoutError" ? `timed out after ${formatDuration(timeout)}` : redact(describeNetworkFailure(e))
+                e._tag === "TimeoutError"
+                  ? `timed out after ${formatDuration(timeout)}`
+                  : redact(describeNetworkFailure(e))
               }`
             })
           }))
@@ -292,7 +304,9 @@ const makeLive = (options: LiveOptions) =>
           try: () => JSON.parse(text) as unknown,
           catch: (): Attempt => ({
             retryable: false,
-            error: new ModelApiError({ message: `the model server at '${displayUrl(endpoint.baseUrl)}' returned invalid JSON` })
+            error: new ModelApiError({
+              message: `the model server at '${displayUrl(endpoint.baseUrl)}' returned invalid JSON`
+            })
           })
         })
       })
@@ -314,7 +328,9 @@ const makeLive = (options: LiveOptions) =>
         const next = call.endpoints[i + 1]
         if (!failure.retryable || next === undefined) return yield* Effect.fail(failure.error)
         yield* Console.error(
-          `warning: model '${endpoint.modelId}' at '${displayUrl(endpoint.baseUrl)}' failed (${failure.error.message}); ` +
+          `warning: model '${endpoint.modelId}' at '${
+            displayUrl(endpoint.baseUrl)
+          }' failed (${failure.error.message}); ` +
             `falling back to '${next.modelId}' at '${displayUrl(next.baseUrl)}'`
         )
       }
@@ -337,7 +353,11 @@ const assertNoSecret = (text: string, endpoint: Endpoint, what: string) =>
     }
   })
 
-export const cassetteBody = (call: ModelCall, result: ModelResult, what = "a cassette"): Effect.Effect<string, LaitError> =>
+export const cassetteBody = (
+  call: ModelCall,
+  result: ModelResult,
+  what = "a cassette"
+): Effect.Effect<string, LaitError> =>
   entryBody(
     {
       recorded_at: nowRfc3339(),
@@ -464,11 +484,16 @@ export class ModelClient extends Context.Service<ModelClient, ModelClientService
               })
             }
             const text = yield* files.readText(path).pipe(
-              Effect.mapError((e) => new LaitError({ message: `failed to read cassette '${path}'`, cause: e.cause ?? e.message }))
+              Effect.mapError((e) =>
+                new LaitError({ message: `failed to read cassette '${path}'`, cause: e.cause ?? e.message })
+              )
             )
             const exit = decode(text)
             if (exit._tag === "Failure") {
-              return yield* new LaitError({ message: `failed to parse cassette entry '${path}'`, cause: cassetteProblem(text) })
+              return yield* new LaitError({
+                message: `failed to parse cassette entry '${path}'`,
+                cause: cassetteProblem(text)
+              })
             }
             // Nothing was asked of a server here: the file is at fault (exit 1, not a model API error's 4).
             const read = readCompletion(exit.value.response, call.endpoints[0], "replay")

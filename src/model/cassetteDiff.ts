@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { errnoOf, READ_LIMIT } from "../core/FileLoader.ts"
 import { displayUrl } from "../core/urls.ts"
-import { keyMaterial, type KeyInput } from "./requestKey.ts"
+import { type KeyInput, keyMaterial } from "./requestKey.ts"
 
 const MAX_FILES = 5000
 const MAX_DIFFS_SHOWN = 5
@@ -80,7 +80,10 @@ export const closestRecording = (dir: string, current: KeyInput): string | undef
   }
   if (names.length === 0) return `'${dir}' holds no recordings`
   // Cassettes store the base URL with its credentials masked; compare (and show) both sides that way.
-  const requested = { ...JSON.parse(keyMaterial(current)), base_url: displayUrl(current.base_url) } as Record<string, unknown>
+  const requested = { ...JSON.parse(keyMaterial(current)), base_url: displayUrl(current.base_url) } as Record<
+    string,
+    unknown
+  >
   let best: { name: string; diffs: Array<string> } | undefined
   for (const name of names) {
     const file = nodePath.join(dir, name)
@@ -94,7 +97,9 @@ export const closestRecording = (dir: string, current: KeyInput): string | undef
       const recorded = typeof parsed.request.base_url === "string"
         ? { ...parsed.request, base_url: displayUrl(parsed.request.base_url) }
         : parsed.request
-      const comparable = Object.fromEntries(Object.keys(requested).filter((k) => k in recorded).map((k) => [k, requested[k]]))
+      const comparable = Object.fromEntries(
+        Object.keys(requested).filter((k) => k in recorded).map((k) => [k, requested[k]])
+      )
       const diffs = requestDiff(recorded, comparable)
       if (best === undefined || diffs.length < best.diffs.length) best = { name, diffs }
     } catch {

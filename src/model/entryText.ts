@@ -106,7 +106,9 @@ export const unreadableSize = (text: string): string | undefined => {
   const size = Buffer.byteLength(text, "utf8")
   return size <= READ_LIMIT
     ? undefined
-    : `it would be ${formatBytes(size)} (${size} bytes), over the ${formatBytes(READ_LIMIT)} read limit, so it could never be read back`
+    : `it would be ${formatBytes(size)} (${size} bytes), over the ${
+      formatBytes(READ_LIMIT)
+    } read limit, so it could never be read back`
 }
 
 /**

@@ -14,7 +14,13 @@ const GIB = 1024 * MIB
 
 /** `16 MiB`, `512 KiB`, `1.5 MiB`, `1000 bytes`: sizes as people read them (two decimals at most). */
 export const formatBytes = (bytes: number): string => {
-  const unit = bytes >= GIB ? [GIB, "GiB"] as const : bytes >= MIB ? [MIB, "MiB"] as const : bytes >= KIB ? [KIB, "KiB"] as const : undefined
+  const unit = bytes >= GIB
+    ? [GIB, "GiB"] as const
+    : bytes >= MIB
+    ? [MIB, "MiB"] as const
+    : bytes >= KIB
+    ? [KIB, "KiB"] as const
+    : undefined
   if (unit === undefined) return `${bytes} ${bytes === 1 ? "byte" : "bytes"}`
   return `${Number((bytes / unit[0]).toFixed(2))} ${unit[1]}`
 }

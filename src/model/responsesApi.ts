@@ -26,7 +26,9 @@ export const responsesFailure = (raw: unknown): string | undefined => {
   if (typeof raw !== "object" || raw === null) return undefined
   const r = raw as { readonly status?: unknown; readonly error?: { readonly message?: unknown } | null }
   if (r.status !== "failed" && r.status !== "cancelled") return undefined
-  return typeof r.error?.message === "string" ? r.error.message : `Responses API request ended with status '${r.status}'`
+  return typeof r.error?.message === "string"
+    ? r.error.message
+    : `Responses API request ended with status '${r.status}'`
 }
 
 export const chatToResponsesBody = (modelId: string, r: ChatRequest): Record<string, unknown> => {
@@ -60,9 +62,15 @@ export const chatToResponsesBody = (modelId: string, r: ChatRequest): Record<str
 }
 
 interface ResponsesOutput {
-  readonly output?: ReadonlyArray<{ readonly type?: string; readonly content?: ReadonlyArray<{ readonly type?: string; readonly text?: string }> }>
+  readonly output?: ReadonlyArray<
+    { readonly type?: string; readonly content?: ReadonlyArray<{ readonly type?: string; readonly text?: string }> }
+  >
   readonly output_text?: string
-  readonly usage?: { readonly input_tokens?: unknown; readonly output_tokens?: unknown; readonly total_tokens?: unknown } | null
+  readonly usage?: {
+    readonly input_tokens?: unknown
+    readonly output_tokens?: unknown
+    readonly total_tokens?: unknown
+  } | null
 }
 
 /** A Responses API body in chat-completions shape (what `interpret` reads). */
@@ -79,7 +87,11 @@ export const responsesToChat = (raw: unknown): unknown => {
   // Renamed only: readUsage checks the values and fills in what is absent.
   const usage = typeof r.usage !== "object" || r.usage === null
     ? r.usage
-    : { prompt_tokens: r.usage.input_tokens, completion_tokens: r.usage.output_tokens, total_tokens: r.usage.total_tokens }
+    : {
+      prompt_tokens: r.usage.input_tokens,
+      completion_tokens: r.usage.output_tokens,
+      total_tokens: r.usage.total_tokens
+    }
   return {
     choices: [{ message: { role: "assistant", content: text } }],
     ...(usage !== undefined ? { usage } : {})

@@ -66,7 +66,9 @@ export const retryWarning = (n: RetryNotice): string => {
     : n.retryAfter.askedMillis === undefined
     ? " (Retry-After)"
     : ` (Retry-After asked for ${formatWait(n.retryAfter.askedMillis)}; capped)`
-  return `warning: ${n.reason} (attempt ${n.attempt}/${n.attempts}${took}); retrying in ${formatWait(n.waitMillis)}${why}`
+  return `warning: ${n.reason} (attempt ${n.attempt}/${n.attempts}${took}); retrying in ${
+    formatWait(n.waitMillis)
+  }${why}`
 }
 
 /** How one failed attempt at an endpoint ended, as far as retrying it is concerned. */

@@ -45,7 +45,11 @@ export const readUsage = (raw: unknown): UsageReading => {
   const prompt = counts.prompt_tokens ?? 0
   const completion = counts.completion_tokens ?? 0
   return {
-    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: counts.total_tokens ?? prompt + completion },
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: counts.total_tokens ?? prompt + completion
+    },
     ignored
   }
 }

@@ -22,8 +22,8 @@ export const DEFAULT_LLM_JUDGE_THRESHOLD = 0.7
 
 export const LLM_JUDGE_UNSUPPORTED =
   "llm_judge assertions are not supported here (no judge model available in this context; use `lait eval`)"
-export const TRAJECTORY_UNSUPPORTED =
-  "trajectory assertions (tool_called/usage/step_output) are not supported here (no per-run trace context is available in this context)"
+export const TRAJECTORY_UNSUPPORTED = "trajectory assertions (tool_called/usage/step_output) are not supported here " +
+  "(no per-run trace context is available in this context)"
 
 export interface JudgeRequest {
   readonly criteria: string
@@ -112,8 +112,7 @@ export const jqInputOf = (text: string): Json => parseTextInput(text)
 
 const NO_VARS = { steps: {}, inputs: {}, loop: null } as const
 
-const jqHolds = (expr: string, input: Json) =>
-  Effect.map(evalJqOne(expr, input, NO_VARS, "condition"), isTruthy)
+const jqHolds = (expr: string, input: Json) => Effect.map(evalJqOne(expr, input, NO_VARS, "condition"), isTruthy)
 
 const toolNameMatches = (wanted: string, recorded: Json | undefined): boolean =>
   typeof recorded === "string" &&
@@ -154,7 +153,10 @@ const checkToolCalled = (
 
 const formatCost = (usd: number) => `$${rustFixed(usd, 4)}`
 
-const checkUsage = (assertion: Extract<Assertion, { readonly type: "usage" }>, usage: UsageTotals): string | undefined => {
+const checkUsage = (
+  assertion: Extract<Assertion, { readonly type: "usage" }>,
+  usage: UsageTotals
+): string | undefined => {
   const limit = (value: number | null | undefined) => (value === null ? undefined : value)
   const maxPrompt = limit(assertion.max_prompt_tokens)
   if (maxPrompt !== undefined && usage.prompt > maxPrompt) {
@@ -231,9 +233,13 @@ const evaluateList = (
       case "jq":
         return jqHolds(assertion.expr, input).pipe(
           Effect.map((holds) =>
-            done(holds ? undefined : `jq expression \`${assertion.expr}\` was false for output ${rustDebugString(output)}`)
+            done(
+              holds ? undefined : `jq expression \`${assertion.expr}\` was false for output ${rustDebugString(output)}`
+            )
           ),
-          Effect.catch((error) => Effect.succeed(done(`jq expression \`${assertion.expr}\` failed: ${renderChain(error)}`)))
+          Effect.catch((error) =>
+            Effect.succeed(done(`jq expression \`${assertion.expr}\` failed: ${renderChain(error)}`))
+          )
         )
       case "llm_judge":
         return Effect.map(checkLlmJudge(assertion, output, context.input), (message) => done(message))
@@ -242,7 +248,9 @@ const evaluateList = (
           ? Effect.succeed(done(TRAJECTORY_UNSUPPORTED))
           : Effect.map(checkToolCalled(assertion, trajectory), (message) => done(message))
       case "usage":
-        return Effect.succeed(done(trajectory === undefined ? TRAJECTORY_UNSUPPORTED : checkUsage(assertion, trajectory.usage)))
+        return Effect.succeed(
+          done(trajectory === undefined ? TRAJECTORY_UNSUPPORTED : checkUsage(assertion, trajectory.usage))
+        )
       case "step_output": {
         if (trajectory === undefined) return Effect.succeed(done(TRAJECTORY_UNSUPPORTED))
         const { id } = assertion

@@ -89,7 +89,8 @@ export const JqSchema = Schema.Struct({
   type: Schema.Literal("jq"),
   expr: described(
     Schema.String,
-    "A jq expression over the output (parsed as JSON when it is JSON text, else a JSON string); it must produce exactly one truthy value"
+    "A jq expression over the output (parsed as JSON when it is JSON text, else a JSON string); " +
+      "it must produce exactly one truthy value"
   )
 })
 export const LlmJudgeSchema = Schema.Struct({

@@ -5,14 +5,13 @@
 // and a FIFO or socket is never read as a test. Dot entries and `target`/`node_modules` directories
 // are skipped, and only `.yml`/`.yaml` files are kept. A file reached under two spellings runs once
 // (the first spelling is kept), and the result is sorted the way Rust sorts paths (component-wise).
-import * as fs from "node:fs"
-import { Buffer } from "node:buffer"
 import { Effect } from "effect"
+import { Buffer } from "node:buffer"
+import * as fs from "node:fs"
 import { LaitError } from "../core/errors.ts"
 import { describeOsError } from "../core/FileLoader.ts"
 
 export const SKIPPED_DIR_NAMES: ReadonlyArray<string> = ["target", "node_modules"]
-
 
 /** `dir` joined with `name` the way Rust's `Path::join` spells it (no normalisation). */
 export const joinPath = (dir: string, name: string): string => {

@@ -27,10 +27,16 @@ export const jsonReport = (outcomes: ReadonlyArray<TestOutcome>): string =>
   JSON.stringify(outcomes.map((o) => ({ file: o.file, status: o.status, failures: o.failures })))
 
 // XML 1.0 cannot carry these at all, not even as character references.
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+const NOT_XML = new RegExp(
+  [
+    "[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]", // control characters XML 1.0 forbids
+    "[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])", // a high surrogate without its low half
+    "(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]" // a low surrogate without its high half
+  ].join("|"),
+  "g"
+)
 
-const xmlSafe = (text: string): string =>
-  text.replace(NOT_XML, (ch) => `\\u{${ch.charCodeAt(0).toString(16)}}`)
+const xmlSafe = (text: string): string => text.replace(NOT_XML, (ch) => `\\u{${ch.charCodeAt(0).toString(16)}}`)
 
 const escapeText = (text: string): string =>
   xmlSafe(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
@@ -74,9 +80,9 @@ export const junitReport = (outcomes: ReadonlyArray<TestOutcome>, options: Junit
     }">`
   ]
   for (const outcome of outcomes) {
-    const attributes = `name="${escapeAttribute(outcome.file)}" classname="${escapeAttribute(classNameOf(outcome.file))}" file="${
-      escapeAttribute(outcome.file)
-    }" time="${seconds(outcome.durationMs)}"`
+    const attributes = `name="${escapeAttribute(outcome.file)}" classname="${
+      escapeAttribute(classNameOf(outcome.file))
+    }" file="${escapeAttribute(outcome.file)}" time="${seconds(outcome.durationMs)}"`
     if (outcome.status === "pass") {
       out.push(`    <testcase ${attributes}/>`)
       continue

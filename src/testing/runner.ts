@@ -5,16 +5,16 @@
 // that cannot be read, parsed, loaded or run fails alone with its error chain as the one reason;
 // only a real interruption (Ctrl-C) stops the suite.
 import { Cause, Effect, Layer } from "effect"
+import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { textForm } from "../core/json.ts"
-import type { LaitConfig } from "../config/LaitConfig.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
+import { runWorkflowDetailed } from "../workflow/engine.ts"
 import type { Answerer } from "../workflow/engine/ask.ts"
 import { loadSchemaRef } from "../workflow/engine/schemas.ts"
-import { runWorkflowDetailed } from "../workflow/engine.ts"
 import { resolveInitial, resolveInputs } from "../workflow/inputs.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { loadWorkflow } from "../workflow/load.ts"
@@ -83,7 +83,9 @@ const readDefinition = (file: string) =>
   Effect.gen(function*() {
     const loader = yield* FileLoader
     const text = yield* loader.readText(file, { waitForWriter: true }).pipe(
-      Effect.mapError((e) => new LaitError({ message: `failed to read test definition '${file}'`, cause: e.cause ?? e }))
+      Effect.mapError((e) =>
+        new LaitError({ message: `failed to read test definition '${file}'`, cause: e.cause ?? e })
+      )
     )
     const definition = parseTestDefinition(text, file)
     if (definition instanceof Error) return yield* Effect.fail(definition)
@@ -130,9 +132,12 @@ export const runTestFile = (
       const { text, definition } = yield* readDefinition(file)
       const base = parentPath(file)
       const checks = yield* runDefinition(definition, joinPath(base, definition.workflow)).pipe(
-        Effect.provide(fileContext(joinPath(base, definition.replay), progress, options.llmSteps ?? LlmSteps.layerModel), {
-          local: true
-        })
+        Effect.provide(
+          fileContext(joinPath(base, definition.replay), progress, options.llmSteps ?? LlmSteps.layerModel),
+          {
+            local: true
+          }
+        )
       )
       const failures = failureLines(checks)
       return {

@@ -5,23 +5,27 @@ import { Cause, Exit, Schema, SchemaIssue } from "effect"
 import { ValidationError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
-import { describeY, entries, parseYaml, lineAtPath, runStatic, type Source } from "../workflow/load/yaml.ts"
-import { ASSERTION_FIELDS, ASSERTION_TYPES, type Assertion, AssertionSchema } from "./assertions.ts"
+import { describeY, entries, lineAtPath, parseYaml, runStatic } from "../workflow/load/yaml.ts"
+import { type Assertion, ASSERTION_FIELDS, ASSERTION_TYPES, AssertionSchema } from "./assertions.ts"
 
 export const TEST_FILE_KEYS = ["workflow", "input", "inputs", "replay", "assert"] as const
 
 export const TestFileSchema = Schema.Struct({
   workflow: Schema.String.annotate({ description: "The workflow under test, relative to this file" }),
   input: Schema.optionalKey(
-    Schema.Json.annotate({ description: "The workflow's first input (typed; default null), checked against its input_schema" })
+    Schema.Json.annotate({
+      description: "The workflow's first input (typed; default null), checked against its input_schema"
+    })
   ),
   inputs: Schema.optionalKey(
     Schema.NullOr(Schema.Record(Schema.String, Schema.Json)).annotate({
-      description: "Values for the inputs the workflow declares under `inputs:` (typed YAML values, checked against their schemas)"
+      description:
+        "Values for the inputs the workflow declares under `inputs:` (typed YAML values, checked against their schemas)"
     })
   ),
   replay: Schema.String.annotate({
-    description: "Cassette directory made by `lait run --record`, relative to this file; every model request is answered from it"
+    description:
+      "Cassette directory made by `lait run --record`, relative to this file; every model request is answered from it"
   }),
   assert: Schema.optionalKey(
     Schema.NullOr(Schema.Array(AssertionSchema)).annotate({
@@ -56,7 +60,11 @@ type Segment = string | number
 const knownTypes = ASSERTION_TYPES.join(", ")
 
 /** The schema's wording turned into the loader's: which key, what was expected. */
-const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string): { at: ReadonlyArray<Segment>; text: string } => {
+const explain = (
+  raw: unknown,
+  path: ReadonlyArray<Segment>,
+  message: string
+): { at: ReadonlyArray<Segment>; text: string } => {
   const last = path.at(-1)
   const parentPath = path.slice(0, -1)
   if (message === "Expected no excess property" && typeof last === "string") {
@@ -64,7 +72,9 @@ const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string): {
     const accepted = parentPath.length === 0
       ? `test definitions accept: ${TEST_FILE_KEYS.join(", ")}`
       : typeof parent?.type === "string" && parent.type in ASSERTION_FIELDS
-      ? `'${parent.type}' assertions accept: type, ${ASSERTION_FIELDS[parent.type as keyof typeof ASSERTION_FIELDS].join(", ")}`
+      ? `'${parent.type}' assertions accept: type, ${
+        ASSERTION_FIELDS[parent.type as keyof typeof ASSERTION_FIELDS].join(", ")
+      }`
       : undefined
     return { at: parentPath, text: `unknown key '${last}'${accepted === undefined ? "" : `; ${accepted}`}` }
   }
@@ -109,7 +119,10 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
   const root = src.wrap(src.doc.contents, 1)
   const fields = entries(src, root)
   if (fields === undefined) {
-    return failure(`a test definition must be a YAML mapping, got ${describeY(src, root)}`, root.node === null ? undefined : root.line)
+    return failure(
+      `a test definition must be a YAML mapping, got ${describeY(src, root)}`,
+      root.node === null ? undefined : root.line
+    )
   }
   // Key by key, so a value JSON cannot hold (`.inf`) is reported at its own key and line.
   const converted = runStatic(() => {
@@ -123,9 +136,7 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
   if (Exit.isFailure(exit)) {
     const error = Cause.squash(exit.cause)
     const issue = Schema.isSchemaError(error) ? formatIssues(error.issue).issues[0] : undefined
-    const path = ((issue?.path ?? []) as ReadonlyArray<PropertyKey>).map((s) =>
-      typeof s === "number" ? s : String(s)
-    )
+    const path = ((issue?.path ?? []) as ReadonlyArray<PropertyKey>).map((s) => typeof s === "number" ? s : String(s))
     const { at, text } = explain(raw, path, issue?.message ?? String(error))
     const where = formatPath(at)
     return failure(where === "" ? text : `${where}: ${text}`, lineAtPath(src, path))

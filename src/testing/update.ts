@@ -16,7 +16,10 @@ export interface EqualsUpdate {
 }
 
 /** Every failing `equals` under `checks` whose actual text is known, in document order. */
-export const failingEquals = (checks: ReadonlyArray<Check>, parents: ReadonlyArray<Check> = []): Array<EqualsUpdate> => {
+export const failingEquals = (
+  checks: ReadonlyArray<Check>,
+  parents: ReadonlyArray<Check> = []
+): Array<EqualsUpdate> => {
   const out: Array<EqualsUpdate> = []
   for (const check of checks) {
     if (check.message === undefined) continue
@@ -116,7 +119,10 @@ const valueNodeAt = (doc: Document.Parsed, trail: ReadonlyArray<Check>) => {
  * The test file's text with every update applied, or an error message when a value's place in
  * the YAML cannot be found (the file no longer matches what was run).
  */
-export const applyUpdates = (text: string, updates: ReadonlyArray<EqualsUpdate>): string | { readonly error: string } => {
+export const applyUpdates = (
+  text: string,
+  updates: ReadonlyArray<EqualsUpdate>
+): string | { readonly error: string } => {
   const doc = parseYamlDocument(text)
   const invalid = doc.errors[0]
   if (invalid !== undefined) return { error: `the file is no longer valid YAML: ${yamlErrorMessage(invalid)}` }

@@ -13,12 +13,12 @@
 // One runtime per run context: it owns the run's MCP servers (stopped when the run's scope closes),
 // the subagent cache and the `a` (always) answers of --approve-tools.
 import { Effect, type Scope } from "effect"
-import { type AnyLaitError, InterruptedError, LaitError, withContext } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
-import type { Json } from "../core/json.ts"
 import type { Endpoints } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { DEFAULT_MAX_TOOL_ROUNDS } from "../config/schema.ts"
+import { type AnyLaitError, InterruptedError, LaitError, withContext } from "../core/errors.ts"
+import { FileLoader } from "../core/FileLoader.ts"
+import type { Json } from "../core/json.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import type { ChatMessage, ChatRequest, ToolCall } from "../model/types.ts"
@@ -75,7 +75,10 @@ export const maxToolRoundsError = (max: number) =>
   })
 
 /** First defined value along a settings chain. */
-const pick = <K extends keyof LlmSettings>(key: K, chain: ReadonlyArray<LlmSettings | undefined>): LlmSettings[K] | undefined => {
+const pick = <K extends keyof LlmSettings>(
+  key: K,
+  chain: ReadonlyArray<LlmSettings | undefined>
+): LlmSettings[K] | undefined => {
   for (const layer of chain) {
     const value = layer?.[key]
     if (value !== undefined) return value
@@ -119,7 +122,11 @@ const assistantMessage = (result: ModelResult): ChatMessage => ({
 
 export const makeToolRuntime = (
   options: ToolRuntimeOptions = {}
-): Effect.Effect<ToolRuntimeService, never, LaitConfig | ModelClient | FileLoader | RunUsage | RunTracer | Scope.Scope> =>
+): Effect.Effect<
+  ToolRuntimeService,
+  never,
+  LaitConfig | ModelClient | FileLoader | RunUsage | RunTracer | Scope.Scope
+> =>
   Effect.gen(function*() {
     const config = yield* LaitConfig
     const client = yield* ModelClient
@@ -180,11 +187,17 @@ export const makeToolRuntime = (
     const decide = (call: ToolCall, byName: ReadonlyMap<string, ToolEntry>): Effect.Effect<Verdict, AnyLaitError> => {
       const name = call.function.name
       const entry = byName.get(name)
-      if (entry === undefined) return Effect.succeed({ allowed: false, error: unknownToolAnswer(name, [...byName.keys()]) })
-      if (!policyAllows(config.config.tool_policy, name)) return Effect.succeed({ allowed: false, reason: POLICY_DENIAL })
+      if (entry === undefined) {
+        return Effect.succeed({ allowed: false, error: unknownToolAnswer(name, [...byName.keys()]) })
+      }
+      if (!policyAllows(config.config.tool_policy, name)) {
+        return Effect.succeed({ allowed: false, reason: POLICY_DENIAL })
+      }
       // Checked before approval: nobody should be asked about a call that cannot run.
       const problem = argumentsProblem(call.function.arguments)
-      if (problem !== undefined) return Effect.succeed({ allowed: false, error: problem })
+      if (problem !== undefined) {
+        return Effect.succeed({ allowed: false, error: problem })
+      }
       return Effect.map(
         approve({
           name,
@@ -196,7 +209,12 @@ export const makeToolRuntime = (
       )
     }
 
-    const dispatch = (call: ToolCall, decision: Verdict, label: string, round: number): Effect.Effect<ChatMessage, AnyLaitError> =>
+    const dispatch = (
+      call: ToolCall,
+      decision: Verdict,
+      label: string,
+      round: number
+    ): Effect.Effect<ChatMessage, AnyLaitError> =>
       Effect.gen(function*() {
         const name = call.function.name
         const start = new Date()
@@ -272,7 +290,9 @@ export const makeToolRuntime = (
       activeAgentPaths: ReadonlyArray<string>
     ): Effect.Effect<string, AnyLaitError> =>
       Effect.gen(function*() {
-        const sub = yield* subagents.request(agent, args, activeAgentPaths).pipe(Effect.provideService(FileLoader, files))
+        const sub = yield* subagents.request(agent, args, activeAgentPaths).pipe(
+          Effect.provideService(FileLoader, files)
+        )
         const chain = sub.settings
         const result = yield* Effect.gen(function*() {
           const endpoints = yield* config.resolveEndpoints(sub.model)
@@ -307,5 +327,7 @@ export const makeToolRuntime = (
 /** `subagent '<name>': …`, keeping an interruption an interruption and the error class otherwise. */
 const wrapSubagent = (name: string, error: AnyLaitError): AnyLaitError => {
   const message = `subagent '${name}'`
-  return error._tag === "InterruptedError" ? new InterruptedError({ message, cause: error }) : withContext(message)(error)
+  return error._tag === "InterruptedError"
+    ? new InterruptedError({ message, cause: error })
+    : withContext(message)(error)
 }

@@ -8,9 +8,9 @@
 // can be tested without a model; `makeCompactor` holds the one piece of state a loop needs: the
 // previous round's prompt_tokens.
 import { Effect } from "effect"
-import { type AnyLaitError, LaitError } from "../core/errors.ts"
 import type { Endpoints } from "../config/endpoints.ts"
 import type { Compaction } from "../config/schema.ts"
+import { type AnyLaitError, LaitError } from "../core/errors.ts"
 import type { ModelResult } from "../model/ModelClient.ts"
 import type { ChatMessage, ChatRequest } from "../model/types.ts"
 import type { RunTracerService } from "../trace/RunTracer.ts"
@@ -145,7 +145,9 @@ export const makeCompactor = (options: CompactorOptions): Compactor => {
       const before = messages.length
       messages.splice(0, messages.length, ...compacted)
       previousPromptTokens = undefined
-      yield* Effect.logDebug(`compacted the conversation before round ${round}: ${before} -> ${messages.length} messages`)
+      yield* Effect.logDebug(
+        `compacted the conversation before round ${round}: ${before} -> ${messages.length} messages`
+      )
       yield* options.tracer.record({
         operation: "compact",
         label: options.label,

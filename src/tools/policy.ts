@@ -6,7 +6,9 @@ import type { ToolPolicy } from "../config/schema.ts"
 
 export const matchesPattern = (pattern: string, name: string): boolean => {
   if (pattern === "*") return true
-  if (pattern.length >= 2 && pattern.startsWith("*") && pattern.endsWith("*")) return name.includes(pattern.slice(1, -1))
+  if (pattern.length >= 2 && pattern.startsWith("*") && pattern.endsWith("*")) {
+    return name.includes(pattern.slice(1, -1))
+  }
   if (pattern.endsWith("*")) return name.startsWith(pattern.slice(0, -1))
   if (pattern.startsWith("*")) return name.endsWith(pattern.slice(1))
   return pattern === name

@@ -5,15 +5,15 @@
 // timeout) is returned to the model as the tool result so it can try again; malformed arguments and
 // configuration errors stop the run.
 import { Duration, Effect } from "effect"
-import { expandMap, expandVars, type Env } from "../core/env.ts"
+import type { ShellTool } from "../config/schema.ts"
+import { type Env, expandMap, expandVars } from "../core/env.ts"
 import { type AnyLaitError, LaitError, renderChain, withContext } from "../core/errors.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
-import type { ShellTool } from "../config/schema.ts"
 import { runCommand } from "../workflow/engine/process.ts"
 import { validateJson } from "../workflow/jsonschema.ts"
 import { renderTemplate } from "../workflow/template.ts"
 import { qualifyToolName } from "./names.ts"
-import { type ToolEntry, toolDefinition } from "./types.ts"
+import { toolDefinition, type ToolEntry } from "./types.ts"
 
 export const DEFAULT_SHELL_TOOL_TIMEOUT_SECONDS = 30
 
@@ -129,4 +129,3 @@ export const shellToolEntries = (
     }
     return entries
   })
-

@@ -3,20 +3,20 @@
 // `default:` only (not the calling step's or workflow's), through the same tool loop, so a subagent
 // may have tools and subagents of its own. The chain of running agent files is carried along: calling
 // one that is already running is a cycle, and more than 16 nested agents is an error.
-import * as fs from "node:fs"
 import { Effect } from "effect"
+import * as fs from "node:fs"
+import { type LaitConfigService, modelRequiredMessage } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, ValidationError, withContext } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
-import { type LaitConfigService, modelRequiredMessage } from "../config/LaitConfig.ts"
 import type { ChatMessage, ResponseFormat } from "../model/types.ts"
 import { loadAgentFile } from "../workflow/agentFile.ts"
 import { validateJson } from "../workflow/jsonschema.ts"
 import type { AgentDefinition, LlmSettings, SchemaRef } from "../workflow/model.ts"
 import { renderTemplate } from "../workflow/template.ts"
 import { qualifyToolName } from "./names.ts"
-import { type ToolEntry, toolDefinition } from "./types.ts"
+import { toolDefinition, type ToolEntry } from "./types.ts"
 
 export const MAX_SUBAGENT_DEPTH = 16
 export const DEFAULT_SCHEMA_NAME = "structured_output"

@@ -84,7 +84,8 @@ const newSpanId = (): string => {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 }
 
-export const isTraceOperation = (e: RecordedEvent): e is TraceEvent => e.operation !== "invoke_workflow" && e.operation !== "step"
+export const isTraceOperation = (e: RecordedEvent): e is TraceEvent =>
+  e.operation !== "invoke_workflow" && e.operation !== "step"
 
 /**
  * The OTel `error.type` of a failed call: the HTTP status when there was one, `cancelled` for an
@@ -128,8 +129,10 @@ export const makeRunTracer = (): RunTracerService => {
 
   return {
     record: (e) =>
-      Effect.flatMap(CurrentSpan, (parent) =>
-        Effect.sync(() => push(e.operation, e.label, e.start, e.end, e.attributes, newSpanId(), parent))),
+      Effect.flatMap(
+        CurrentSpan,
+        (parent) => Effect.sync(() => push(e.operation, e.label, e.start, e.end, e.attributes, newSpanId(), parent))
+      ),
     events: Effect.sync(() => recorded.filter(isTraceOperation)),
     all: Effect.sync(() => [...recorded]),
     span: (spec, effect) =>

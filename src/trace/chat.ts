@@ -16,7 +16,13 @@ export const PROVIDER_NAME = "openai"
 const serverOf = (endpoint: Endpoint): Record<string, Json> => {
   try {
     const url = new URL(endpoint.baseUrl)
-    const port = url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : url.protocol === "http:" ? 80 : undefined
+    const port = url.port !== ""
+      ? Number(url.port)
+      : url.protocol === "https:"
+      ? 443
+      : url.protocol === "http:"
+      ? 80
+      : undefined
     return {
       "server.address": url.hostname.replace(/^\[(.*)\]$/, "$1"),
       ...(port !== undefined ? { "server.port": port } : {})

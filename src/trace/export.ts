@@ -47,7 +47,9 @@ export const parseHeaders = (
 ): Effect.Effect<ReadonlyArray<readonly [string, string]>, LaitError> =>
   Effect.forEach(headers, (header) => {
     const eq = header.indexOf("=")
-    if (eq === -1) return Effect.fail(new LaitError({ message: `--header '${quoteMalformed(header)}' must be NAME=VALUE` }))
+    if (eq === -1) {
+      return Effect.fail(new LaitError({ message: `--header '${quoteMalformed(header)}' must be NAME=VALUE` }))
+    }
     const name = header.slice(0, eq)
     return expandVars(header.slice(eq + 1), env, { secret: true }).pipe(
       Effect.mapError((cause) => new LaitError({ message: `--header '${quoteMalformed(name)}'`, cause })),
@@ -67,7 +69,10 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
   // The collector's URL may hold a key (`?api-key=…`, `user:pass@`): printed masked, masked in its answers.
   const url = displayUrl(options.url)
   const sendFailure = (cause: string) =>
-    new LaitError({ message: `failed to send spans to '${url}'`, cause: redactSecrets(cause, urlCredentials(options.url)) })
+    new LaitError({
+      message: `failed to send spans to '${url}'`,
+      cause: redactSecrets(cause, urlCredentials(options.url))
+    })
   for (const [name, value] of headers) {
     // `Authorization: Basic dXNlcjpwYXNz==` splits at the padding's `=`: the "name" holds the credential.
     if (!TOKEN.test(name)) return yield* sendFailure(`invalid header name '${quoteMalformed(name)}'`)

@@ -4,7 +4,16 @@
 import { Console, Effect } from "effect"
 import { LaitError } from "../core/errors.ts"
 import { describeOsError, FileLoader, writeTargetProblem } from "../core/FileLoader.ts"
-import { compactJson, fromJs, JsonSyntaxError, parseJson, prettyJson, TraceNumber, TraceObject, type TraceValue } from "./json.ts"
+import {
+  compactJson,
+  fromJs,
+  JsonSyntaxError,
+  parseJson,
+  prettyJson,
+  TraceNumber,
+  TraceObject,
+  type TraceValue
+} from "./json.ts"
 import { isTraceOperation, type RecordedEvent, RunTracer } from "./RunTracer.ts"
 import { formatTimestamp, parseTimestamp } from "./time.ts"
 
@@ -128,7 +137,8 @@ export const readTraceFile = (path: string, options: { readonly waitForWriter: b
     const bytes = yield* files.readBytes(path, options).pipe(Effect.mapError(readFailure(path)))
     const text = yield* Effect.try({
       try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
-      catch: () => new LaitError({ message: `failed to read trace file '${path}'`, cause: "stream did not contain valid UTF-8" })
+      catch: () =>
+        new LaitError({ message: `failed to read trace file '${path}'`, cause: "stream did not contain valid UTF-8" })
     })
     const events = yield* parseTraceText(text, path)
     return { bytes, events }
@@ -188,7 +198,8 @@ export const toJsonl = (events: ReadonlyArray<FileEvent>): string =>
 /** `trace show --json`. */
 export const eventsAsPrettyJson = (events: ReadonlyArray<FileEvent>): string => prettyJson(events.map(eventObject))
 
-const writeFailure = (path: string, cause: unknown) => new LaitError({ message: `failed to write trace file '${path}'`, cause })
+const writeFailure = (path: string, cause: unknown) =>
+  new LaitError({ message: `failed to write trace file '${path}'`, cause })
 
 /** Writes the whole trace atomically (parent directories created); the path is reported as given. */
 export const writeTraceFile = (path: string, events: ReadonlyArray<FileEvent>) =>

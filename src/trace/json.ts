@@ -222,10 +222,14 @@ class Parser {
     }
     while (true) {
       this.skipWhitespace()
-      if (this.text[this.pos] !== "\"") this.fail(this.pos >= this.text.length ? "EOF while parsing an object" : "key must be a string")
+      if (this.text[this.pos] !== "\"") {
+        this.fail(this.pos >= this.text.length ? "EOF while parsing an object" : "key must be a string")
+      }
       const key = this.parseString()
       this.skipWhitespace()
-      if (this.text[this.pos] !== ":") this.fail(this.pos >= this.text.length ? "EOF while parsing an object" : "expected `:`")
+      if (this.text[this.pos] !== ":") {
+        this.fail(this.pos >= this.text.length ? "EOF while parsing an object" : "expected `:`")
+      }
       this.pos++
       this.skipWhitespace()
       entries.push([key, this.parseValue(depth)])

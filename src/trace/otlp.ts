@@ -16,8 +16,8 @@
 // lait's own spans are INTERNAL, and a span whose attributes carry `error.type` has status ERROR.
 import { Buffer } from "node:buffer"
 import { createHash } from "node:crypto"
-import { compactJson, TraceNumber, TraceObject, type TraceValue } from "./json.ts"
 import { type FileEvent, hasSpanTree } from "./file.ts"
+import { compactJson, TraceNumber, TraceObject, type TraceValue } from "./json.ts"
 import { unixNanosText } from "./time.ts"
 
 export const SPAN_KIND_INTERNAL = 1
@@ -82,7 +82,11 @@ export interface OtlpOptions {
 }
 
 /** The ExportTraceServiceRequest for `events` (sorted by seq) of the file whose bytes are `fileBytes`. */
-export const encodeOtlp = (events: ReadonlyArray<FileEvent>, fileBytes: Uint8Array, options: OtlpOptions): TraceObject => {
+export const encodeOtlp = (
+  events: ReadonlyArray<FileEvent>,
+  fileBytes: Uint8Array,
+  options: OtlpOptions
+): TraceObject => {
   const traceId = traceIdOf(fileBytes)
   const ids = events.map((e) => spanIdOf(traceId, e.seq))
   const tree = hasSpanTree(events)
@@ -125,7 +129,12 @@ export const encodeOtlp = (events: ReadonlyArray<FileEvent>, fileBytes: Uint8Arr
         ["resource", new TraceObject([["attributes", [keyValue("service.name", options.serviceName)]]])],
         [
           "scopeSpans",
-          [new TraceObject([["scope", new TraceObject([["name", "lait"], ["version", options.scopeVersion]])], ["spans", spans]])]
+          [
+            new TraceObject([["scope", new TraceObject([["name", "lait"], ["version", options.scopeVersion]])], [
+              "spans",
+              spans
+            ]])
+          ]
         ]
       ])
     ]

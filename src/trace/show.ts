@@ -1,7 +1,7 @@
 // `lait trace show` output (inventory §8.3): one line per event, per-label summaries, and their JSON
 // forms. Each returns the complete stdout text without the final newline.
-import { compactJson, prettyJson, TraceNumber, TraceObject, type TraceValue } from "./json.ts"
 import { eventsAsPrettyJson, type FileEvent, isStructure } from "./file.ts"
+import { compactJson, prettyJson, TraceNumber, TraceObject, type TraceValue } from "./json.ts"
 import { formatClock } from "./time.ts"
 
 export interface ShowOptions {
@@ -21,9 +21,9 @@ const displayValue = (value: TraceValue): string => (typeof value === "string" ?
 /** `[    42ms] chat         summarize — 14:03:11.204  (k=v k=v)` */
 export const formatEventLine = (e: FileEvent): string => {
   const attributes = e.attributes.entries.map(([k, v]) => `${k}=${displayValue(v)}`).join(" ")
-  return `[${e.duration_ms.toString().padStart(6)}ms] ${e.operation.padEnd(12)} ${e.label} \u2014 ${formatClock(e.start)}${
-    attributes === "" ? "" : `  (${attributes})`
-  }`
+  return `[${e.duration_ms.toString().padStart(6)}ms] ${e.operation.padEnd(12)} ${e.label} \u2014 ${
+    formatClock(e.start)
+  }${attributes === "" ? "" : `  (${attributes})`}`
 }
 
 export interface LabelSummary {
@@ -50,7 +50,15 @@ export const summarize = (events: ReadonlyArray<FileEvent>): ReadonlyArray<Label
     if (isStructure(e)) continue
     let s = byLabel.get(e.label)
     if (s === undefined) {
-      s = { label: e.label, chat: 0n, execute_tool: 0n, compact: 0n, duration_ms: 0n, input_tokens: 0n, output_tokens: 0n }
+      s = {
+        label: e.label,
+        chat: 0n,
+        execute_tool: 0n,
+        compact: 0n,
+        duration_ms: 0n,
+        input_tokens: 0n,
+        output_tokens: 0n
+      }
       byLabel.set(e.label, s)
     }
     if (e.operation === "chat") s.chat++

@@ -1,7 +1,7 @@
 // The engine's two tracing hooks. Each is a no-op unless a RunTracer is in context, so the engine
 // needs no new service and runs without a tracer (engine tests, `lait graph`) are unchanged.
-import * as nodePath from "node:path"
 import type { Effect } from "effect"
+import * as nodePath from "node:path"
 import type { Workflow } from "../workflow/model.ts"
 import { withSpan } from "./RunTracer.ts"
 
@@ -12,10 +12,17 @@ export const workflowDisplayName = (workflow: Pick<Workflow, "name" | "path">): 
 /** One workflow file's run (`lait run`'s root, or a `workflow:` step's child) as `invoke_workflow <name>`. */
 export const workflowSpan = <A, E, R>(workflow: Workflow, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   withSpan(
-    { operation: "invoke_workflow", label: workflowDisplayName(workflow), attributes: { "lait.workflow.path": workflow.path } },
+    {
+      operation: "invoke_workflow",
+      label: workflowDisplayName(workflow),
+      attributes: { "lait.workflow.path": workflow.path }
+    },
     effect
   )
 
 /** One step (all its attempts) under its progress label, which is also the label of its model calls. */
-export const stepSpan = <A, E, R>(label: string, kind: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  withSpan({ operation: "step", label, attributes: { "lait.step.kind": kind } }, effect)
+export const stepSpan = <A, E, R>(
+  label: string,
+  kind: string,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => withSpan({ operation: "step", label, attributes: { "lait.step.kind": kind } }, effect)

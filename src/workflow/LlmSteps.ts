@@ -16,14 +16,25 @@ export type PromptStep = Step & { readonly kind: PromptKind }
 export type AgentStep = Step & { readonly kind: AgentKind }
 
 /** Where a model step's model can be set, for `model is required` messages (run and dry run alike). */
-export const stepModelPlaces = (hasAgent: boolean): ReadonlyArray<string> =>
-  ["'model' on the step", ...(hasAgent ? ["its agent definition"] : []), "the workflow's default.model"]
+export const stepModelPlaces = (
+  hasAgent: boolean
+): ReadonlyArray<string> => [
+  "'model' on the step",
+  ...(hasAgent ? ["its agent definition"] : []),
+  "the workflow's default.model"
+]
 
 /** What a model step needs from the run it belongs to. Values are snapshots for this attempt. */
 export interface LlmStepContext {
-  /** The step label (`id`, else `step-<position> (<kind>)`, see ./positions.ts); also the usage/trace label of the request. */
+  /**
+   * The step label (`id`, else `step-<position> (<kind>)`, see ./positions.ts); also the usage/trace
+   * label of the request.
+   */
   readonly label: string
-  /** The file the step belongs to: `dir` resolves agent paths and `{file:}` schemas, `agents:`/`schemas:` are looked up here. */
+  /**
+   * The file the step belongs to: `dir` resolves agent paths and `{file:}` schemas, `agents:`/`schemas:`
+   * are looked up here.
+   */
   readonly workflow: Workflow
   /** This file's `default:` merged field by field over its callers' (`retry` as a whole block). */
   readonly defaults: WorkflowDefaults
@@ -52,9 +63,17 @@ export interface LlmStepsService {
    * context, so an implementation prefixes its own messages the way upstream does
    * (`step '<label>': ...`, or `model is required for step '<label>'; ...`).
    */
-  readonly runPrompt: (step: PromptStep, input: Json, ctx: LlmStepContext) => Effect.Effect<Json, AnyLaitError, FileLoader>
+  readonly runPrompt: (
+    step: PromptStep,
+    input: Json,
+    ctx: LlmStepContext
+  ) => Effect.Effect<Json, AnyLaitError, FileLoader>
   /** The same for an `agent:` step; the user message is the text form of `input`. */
-  readonly runAgent: (step: AgentStep, input: Json, ctx: LlmStepContext) => Effect.Effect<Json, AnyLaitError, FileLoader>
+  readonly runAgent: (
+    step: AgentStep,
+    input: Json,
+    ctx: LlmStepContext
+  ) => Effect.Effect<Json, AnyLaitError, FileLoader>
 }
 
 export class LlmSteps extends Context.Service<LlmSteps, LlmStepsService>()("lait/workflow/LlmSteps") {

@@ -1,7 +1,7 @@
 // Agent Markdown files (inventory §2.10): `---` frontmatter with model settings and schemas, then
 // the system-prompt template. In version 2, `output_schema` alone turns on structured output.
-import * as nodePath from "node:path"
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
+import * as nodePath from "node:path"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
@@ -15,7 +15,9 @@ export const AGENT_FIELDS: ReadonlyArray<string> = AGENT_FILE_KEYS
 const EFFORTS: ReadonlyArray<ReasoningEffort> = ["none", "minimal", "low", "medium", "high", "xhigh"]
 
 /** Splits `---\n<yaml>\n---\n<body>`; the frontmatter ends at the next line that is exactly `---`. */
-export const splitFrontmatter = (contents: string): { readonly frontmatter: string; readonly body: string } | string => {
+export const splitFrontmatter = (
+  contents: string
+): { readonly frontmatter: string; readonly body: string } | string => {
   const lines = contents.split(/(?<=\n)/)
   const first = lines[0] ?? ""
   if (first.replace(/\r?\n$/, "") !== "---") return "agent file must start with a '---' frontmatter delimiter"

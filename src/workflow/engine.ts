@@ -9,9 +9,10 @@
 // failing, a child file's `timeout`) stops fibers and runs finalizers; the interrupted work reports
 // nothing. The run-level cancel signal (the `lait run` deadline, or a caller's) is cooperative: work
 // in flight observes it and fails with a typed message naming what was cut short, as upstream does.
-import * as nodePath from "node:path"
-import * as fs from "node:fs"
 import { Deferred, Effect, Fiber } from "effect"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { LaitConfig } from "../config/LaitConfig.ts"
 import { type Env, expandMap, expandVars } from "../core/env.ts"
 import {
   type AnyLaitError,
@@ -23,20 +24,19 @@ import {
 } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { describeJsonType, isJsonObject, type Json, textForm } from "../core/json.ts"
-import { LaitConfig } from "../config/LaitConfig.ts"
-import { resolveInitial, resolveInputs } from "./inputs.ts"
-import { evalJqOne, isTruthy, loadJq } from "./jq.ts"
-import { loadWorkflow } from "./load.ts"
-import { type AgentStep, type LlmStepContext, LlmSteps, type LlmStepsService, type PromptStep } from "./LlmSteps.ts"
-import type { ModelDefinition, RetryPolicy, Step, StepKind, Workflow, WorkflowDefaults } from "./model.ts"
-import { listAt, positionIn, stepLabel } from "./positions.ts"
-import { Progress, ProgressWriter } from "./progress.ts"
-import { renderTemplate, renderTemplateParts } from "./template.ts"
+import { stepSpan, workflowSpan } from "../trace/spans.ts"
 import { type Answerer, ask, terminalAnswerer } from "./engine/ask.ts"
 import { osErrorText, runCommand } from "./engine/process.ts"
 import { loadSchemaRef } from "./engine/schemas.ts"
 import { unsafeWritePath, writeOutputFile } from "./engine/write.ts"
-import { stepSpan, workflowSpan } from "../trace/spans.ts"
+import { resolveInitial, resolveInputs } from "./inputs.ts"
+import { evalJqOne, isTruthy, loadJq } from "./jq.ts"
+import { type AgentStep, type LlmStepContext, LlmSteps, type LlmStepsService, type PromptStep } from "./LlmSteps.ts"
+import { loadWorkflow } from "./load.ts"
+import type { ModelDefinition, RetryPolicy, Step, StepKind, Workflow, WorkflowDefaults } from "./model.ts"
+import { listAt, positionIn, stepLabel } from "./positions.ts"
+import { Progress, ProgressWriter } from "./progress.ts"
+import { renderTemplate, renderTemplateParts } from "./template.ts"
 
 /** Upstream's limit on `workflow:` nesting (files on the call stack). */
 export const MAX_WORKFLOW_DEPTH = 32
@@ -200,7 +200,13 @@ export const mergeDefaults = (child: WorkflowDefaults, caller: WorkflowDefaults)
 // step lists and the common step protocol
 
 /** `list`: where these steps are in the file (see ./positions.ts); undefined for the top level. */
-const runSteps: (steps: ReadonlyArray<Step>, initial: State, frame: Frame, list: string | undefined) => EngineEffect<Outcome> = Effect.fnUntraced(function*(steps: ReadonlyArray<Step>, initial: State, frame: Frame, list: string | undefined) {
+const runSteps: (
+  steps: ReadonlyArray<Step>,
+  initial: State,
+  frame: Frame,
+  list: string | undefined
+) => EngineEffect<Outcome> = Effect.fnUntraced(
+  function*(steps: ReadonlyArray<Step>, initial: State, frame: Frame, list: string | undefined) {
     let state = initial
     for (const [index, step] of steps.entries()) {
       const outcome = yield* runStep(step, state, frame, positionIn(list, index))
@@ -208,10 +214,12 @@ const runSteps: (steps: ReadonlyArray<Step>, initial: State, frame: Frame, list:
       if (outcome.flow !== "continue") return { state, flow: outcome.flow }
     }
     return { state, flow: "continue" as Flow }
-  })
+  }
+)
 
 /** `when` → retried/timed unit (`input` → kind → `output`) → `on_error` → record under `id`. */
-const runStep: (step: Step, incoming: State, frame: Frame, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(step: Step, incoming: State, frame: Frame, position: string) {
+const runStep: (step: Step, incoming: State, frame: Frame, position: string) => EngineEffect<Outcome> = Effect
+  .fnUntraced(function*(step: Step, incoming: State, frame: Frame, position: string) {
     yield* checkCancelled(frame)
     const state: State = { ...incoming, counter: incoming.counter + 1 }
     // The counter says how many steps ran; the label must not depend on that (see ./positions.ts).
@@ -255,7 +263,14 @@ const runStep: (step: Step, incoming: State, frame: Frame, position: string) => 
     }
   })
 
-const runWithPolicy: (step: Step, state: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(step: Step, state: State, frame: Frame, label: string, position: string) {
+const runWithPolicy: (
+  step: Step,
+  state: State,
+  frame: Frame,
+  label: string,
+  position: string
+) => EngineEffect<Outcome> = Effect.fnUntraced(
+  function*(step: Step, state: State, frame: Frame, label: string, position: string) {
     const retry = effectiveRetry(step, frame.scope.defaults)
     const timeout = effectiveTimeout(step, frame.scope.defaults)
     const maxAttempts = Math.max(1, retry?.maxAttempts ?? 1)
@@ -285,10 +300,12 @@ const runWithPolicy: (step: Step, state: State, frame: Frame, label: string, pos
       yield* observeCancel(frame, Effect.sleep(delay * 1000), "workflow execution was cancelled")
       delay = nextRetryDelay(delay, backoff)
     }
-  })
+  }
+)
 
 /** One attempt: `input` → the kind → `output`. */
-const runUnit: (step: Step, state: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(step: Step, state: State, frame: Frame, label: string, position: string) {
+const runUnit: (step: Step, state: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> =
+  Effect.fnUntraced(function*(step: Step, state: State, frame: Frame, label: string, position: string) {
     const input = step.input === undefined
       ? state.value
       : yield* evalFilter(frame, step.input, state.value, state.steps).pipe(
@@ -305,7 +322,10 @@ const runUnit: (step: Step, state: State, frame: Frame, label: string, position:
         outcome = yield* runSwitch(kind, withInput, frame, label, position)
         break
       case "parallel":
-        outcome = { state: { ...withInput, value: yield* runParallel(kind, withInput, frame, position) }, flow: "continue" }
+        outcome = {
+          state: { ...withInput, value: yield* runParallel(kind, withInput, frame, position) },
+          flow: "continue"
+        }
         break
       case "for_each":
         outcome = yield* runForEach(kind, withInput, frame, label, position)
@@ -340,7 +360,14 @@ const runUnit: (step: Step, state: State, frame: Frame, label: string, position:
 // ---------------------------------------------------------------------------------------------------
 // control steps
 
-const runSwitch: (kind: Kind<"switch">, state: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(kind: Kind<"switch">, state: State, frame: Frame, label: string, position: string) {
+const runSwitch: (
+  kind: Kind<"switch">,
+  state: State,
+  frame: Frame,
+  label: string,
+  position: string
+) => EngineEffect<Outcome> = Effect.fnUntraced(
+  function*(kind: Kind<"switch">, state: State, frame: Frame, label: string, position: string) {
     for (const [index, c] of kind.cases.entries()) {
       const matched = yield* evalCondition(frame, c.when, state.value, state.steps).pipe(
         Effect.mapError(wrap(`step '${label}': case ${index + 1} 'when'`))
@@ -355,13 +382,14 @@ const runSwitch: (kind: Kind<"switch">, state: State, frame: Frame, label: strin
     }
     yield* frame.progress.detail("no case matched, running 'else'")
     return yield* runSteps(kind.else, state, frame, listAt(position, "else"))
-  })
+  }
+)
 
-const enterBranch = (placement: Placement): Placement =>
-  placement === "concurrent-items" ? placement : "parallel"
+const enterBranch = (placement: Placement): Placement => placement === "concurrent-items" ? placement : "parallel"
 
 /** Every branch gets the same input, a counter from 0 and its own copy of `$steps` (never merged back). */
-const runParallel: (kind: Kind<"parallel">, state: State, frame: Frame, position: string) => EngineEffect<Json> = Effect.fnUntraced(function*(kind: Kind<"parallel">, state: State, frame: Frame, position: string) {
+const runParallel: (kind: Kind<"parallel">, state: State, frame: Frame, position: string) => EngineEffect<Json> = Effect
+  .fnUntraced(function*(kind: Kind<"parallel">, state: State, frame: Frame, position: string) {
     yield* frame.progress.detail(`running ${kind.branches.length} branches concurrently`)
     const placement = enterBranch(frame.placement)
     const values = yield* Effect.forEach(
@@ -385,7 +413,14 @@ const runParallel: (kind: Kind<"parallel">, state: State, frame: Frame, position
     return joined
   })
 
-const runForEach: (kind: Kind<"for_each">, state: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(kind: Kind<"for_each">, state: State, frame: Frame, label: string, position: string) {
+const runForEach: (
+  kind: Kind<"for_each">,
+  state: State,
+  frame: Frame,
+  label: string,
+  position: string
+) => EngineEffect<Outcome> = Effect.fnUntraced(
+  function*(kind: Kind<"for_each">, state: State, frame: Frame, label: string, position: string) {
     const items = yield* evalFilter(frame, kind.items, state.value, state.steps).pipe(
       Effect.mapError(wrap(`step '${label}': 'for_each'`))
     )
@@ -435,9 +470,17 @@ const runForEach: (kind: Kind<"for_each">, state: State, frame: Frame, label: st
       if (outcome.flow === "break") break
     }
     return { state: { value: results, counter, steps }, flow: "continue" as Flow }
-  })
+  }
+)
 
-const runLoop: (kind: Kind<"while" | "until">, initial: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> = Effect.fnUntraced(function*(kind: Kind<"while" | "until">, initial: State, frame: Frame, label: string, position: string) {
+const runLoop: (
+  kind: Kind<"while" | "until">,
+  initial: State,
+  frame: Frame,
+  label: string,
+  position: string
+) => EngineEffect<Outcome> = Effect.fnUntraced(
+  function*(kind: Kind<"while" | "until">, initial: State, frame: Frame, label: string, position: string) {
     const keyword = kind.type
     const max = kind.maxIterations
     let state = initial
@@ -465,7 +508,8 @@ const runLoop: (kind: Kind<"while" | "until">, initial: State, frame: Frame, lab
         if (done) return { state, flow: "continue" as Flow }
       }
     }
-  })
+  }
+)
 
 // ---------------------------------------------------------------------------------------------------
 // actions
@@ -484,7 +528,10 @@ const llmContext = (frame: Frame, steps: Steps, label: string): LlmStepContext =
 
 const runAction = (
   step: Step,
-  kind: Exclude<StepKind, { readonly type: "group" | "switch" | "parallel" | "for_each" | "while" | "until" | "stop" | "break" }>,
+  kind: Exclude<
+    StepKind,
+    { readonly type: "group" | "switch" | "parallel" | "for_each" | "while" | "until" | "stop" | "break" }
+  >,
   input: Json,
   steps: Steps,
   frame: Frame,
@@ -565,7 +612,12 @@ const canonicalize = (path: string): Effect.Effect<string, LaitError> =>
  * Rejects, before any of a child's steps run, an `ask` under concurrency or a fixed-path `write` in
  * concurrent items — restrictions the child inherits from where it is called.
  */
-const checkPlacement: (steps: ReadonlyArray<Step>, placement: Placement, list?: string) => Effect.Effect<void, LaitError> = Effect.fnUntraced(function*(steps: ReadonlyArray<Step>, placement: Placement, list?: string) {
+const checkPlacement: (
+  steps: ReadonlyArray<Step>,
+  placement: Placement,
+  list?: string
+) => Effect.Effect<void, LaitError> = Effect.fnUntraced(
+  function*(steps: ReadonlyArray<Step>, placement: Placement, list?: string) {
     if (placement === "sequential") return
     for (const [index, step] of steps.entries()) {
       const position = positionIn(list, index)
@@ -578,8 +630,8 @@ const checkPlacement: (steps: ReadonlyArray<Step>, placement: Placement, list?: 
       }
       if (kind.type === "write" && placement === "concurrent-items" && !kind.path.includes("{{")) {
         return yield* new LaitError({
-          message:
-            `step '${label}' writes a fixed path inside a concurrent 'for_each', including a nested workflow; add a placeholder to the path or move the write after the loop`
+          message: `step '${label}' writes a fixed path inside a concurrent 'for_each', including a nested workflow; ` +
+            "add a placeholder to the path or move the write after the loop"
         })
       }
       if (step.onError !== undefined) yield* checkPlacement(step.onError, placement, listAt(position, "on_error"))
@@ -588,11 +640,15 @@ const checkPlacement: (steps: ReadonlyArray<Step>, placement: Placement, list?: 
           yield* checkPlacement(kind.steps, placement, listAt(position))
           break
         case "switch":
-          for (const [i, c] of kind.cases.entries()) yield* checkPlacement(c.steps, placement, listAt(position, `case${i + 1}`))
+          for (const [i, c] of kind.cases.entries()) {
+            yield* checkPlacement(c.steps, placement, listAt(position, `case${i + 1}`))
+          }
           if (kind.else !== undefined) yield* checkPlacement(kind.else, placement, listAt(position, "else"))
           break
         case "parallel":
-          for (const b of kind.branches) yield* checkPlacement(b.steps, enterBranch(placement), listAt(position, b.name))
+          for (const b of kind.branches) {
+            yield* checkPlacement(b.steps, enterBranch(placement), listAt(position, b.name))
+          }
           break
         case "for_each":
           yield* checkPlacement(kind.steps, kind.maxConcurrency > 1 ? "concurrent-items" : placement, listAt(position))
@@ -605,9 +661,11 @@ const checkPlacement: (steps: ReadonlyArray<Step>, placement: Placement, list?: 
           break
       }
     }
-  })
+  }
+)
 
-const loadChild: (canonical: string, frame: Frame) => EngineEffect<Workflow> = Effect.fnUntraced(function*(canonical: string, frame: Frame) {
+const loadChild: (canonical: string, frame: Frame) => EngineEffect<Workflow> = Effect.fnUntraced(
+  function*(canonical: string, frame: Frame) {
     const cached = frame.run.children.get(canonical)
     if (cached !== undefined) return cached
     const child = yield* observeCancel(
@@ -617,9 +675,11 @@ const loadChild: (canonical: string, frame: Frame) => EngineEffect<Workflow> = E
     )
     frame.run.children.set(canonical, child)
     return child
-  })
+  }
+)
 
-const runChild: (kind: Kind<"workflow">, input: Json, steps: Steps, frame: Frame) => EngineEffect<Json> = Effect.fnUntraced(function*(kind: Kind<"workflow">, input: Json, steps: Steps, frame: Frame) {
+const runChild: (kind: Kind<"workflow">, input: Json, steps: Steps, frame: Frame) => EngineEffect<Json> = Effect
+  .fnUntraced(function*(kind: Kind<"workflow">, input: Json, steps: Steps, frame: Frame) {
     const ref = kind.workflow
     let target: string
     if (ref.kind === "path") {
@@ -628,8 +688,8 @@ const runChild: (kind: Kind<"workflow">, input: Json, steps: Steps, frame: Frame
       const registered = frame.run.registry(ref.name)
       if (registered === undefined) {
         return yield* new LaitError({
-          message:
-            `workflow '${ref.name}' is not registered under 'workflows:' in lait.config.yml; use a path such as './${ref.name}.yml' for a file`
+          message: `workflow '${ref.name}' is not registered under 'workflows:' in lait.config.yml; ` +
+            `use a path such as './${ref.name}.yml' for a file`
         })
       }
       target = registered
@@ -699,11 +759,14 @@ const runDocument = (
   frame: Frame,
   timeoutMode: "fail" | "cancel"
 ): EngineEffect<RunResult> => {
-  const body = workflowSpan(workflow, Effect.gen(function*() {
-    const outcome = yield* runSteps(workflow.steps, { value: initial, counter: 0, steps: {} }, frame, undefined)
-    const output = yield* finishOutput(workflow, outcome.state, frame)
-    return { output, steps: outcome.state.steps }
-  }))
+  const body = workflowSpan(
+    workflow,
+    Effect.gen(function*() {
+      const outcome = yield* runSteps(workflow.steps, { value: initial, counter: 0, steps: {} }, frame, undefined)
+      const output = yield* finishOutput(workflow, outcome.state, frame)
+      return { output, steps: outcome.state.steps }
+    })
+  )
   const seconds = workflow.timeout
   if (seconds === undefined) return body
   if (timeoutMode === "fail") {
@@ -739,35 +802,35 @@ export const runWorkflowDetailed: (
   inputs: Readonly<Record<string, Json>>,
   options?: RunOptions
 ) {
-    yield* loadJq
-    const llm = yield* LlmSteps
-    const progress = new ProgressWriter(yield* Progress)
-    const config = yield* Effect.serviceOption(LaitConfig)
-    const registered = config._tag === "Some" ? (config.value.config.workflows ?? {}) : {}
-    const canonical = yield* canonicalize(workflow.path)
-    const run: RunContext = {
-      cancel: options?.cancel ?? (yield* Deferred.make<void>()),
-      llm,
-      registry: options?.workflowRegistry ?? ((name) => registered[name]),
-      env: options?.env ?? (config._tag === "Some" ? config.value.env : process.env),
-      answerer: options?.answerer ?? terminalAnswerer,
-      children: new Map()
-    }
-    const frame: Frame = {
-      run,
-      scope: {
-        workflow,
-        defaults: workflow.defaults,
-        models: workflow.models,
-        inputs,
-        activePaths: [canonical]
-      },
-      placement: "sequential",
-      progress,
-      loop: null
-    }
-    return yield* runDocument(workflow, initial, frame, options?.timeoutMode ?? "fail")
-  })
+  yield* loadJq
+  const llm = yield* LlmSteps
+  const progress = new ProgressWriter(yield* Progress)
+  const config = yield* Effect.serviceOption(LaitConfig)
+  const registered = config._tag === "Some" ? (config.value.config.workflows ?? {}) : {}
+  const canonical = yield* canonicalize(workflow.path)
+  const run: RunContext = {
+    cancel: options?.cancel ?? (yield* Deferred.make<void>()),
+    llm,
+    registry: options?.workflowRegistry ?? ((name) => registered[name]),
+    env: options?.env ?? (config._tag === "Some" ? config.value.env : process.env),
+    answerer: options?.answerer ?? terminalAnswerer,
+    children: new Map()
+  }
+  const frame: Frame = {
+    run,
+    scope: {
+      workflow,
+      defaults: workflow.defaults,
+      models: workflow.models,
+      inputs,
+      activePaths: [canonical]
+    },
+    placement: "sequential",
+    progress,
+    loop: null
+  }
+  return yield* runDocument(workflow, initial, frame, options?.timeoutMode ?? "fail")
+})
 
 /** `runWorkflowDetailed` for callers that only want the result. */
 export const runWorkflow = (
@@ -783,5 +846,7 @@ export const announce = (workflow: Workflow): Effect.Effect<void, never, Progres
   workflow.name === undefined
     ? Effect.void
     : Progress.use((sink) =>
-      sink.line(workflow.description === undefined ? `==> ${workflow.name}` : `==> ${workflow.name}: ${workflow.description}`)
+      sink.line(
+        workflow.description === undefined ? `==> ${workflow.name}` : `==> ${workflow.name}: ${workflow.description}`
+      )
     )

@@ -177,7 +177,9 @@ const pick = <K extends string>(
 const Retry = pick(RETRY_KEYS, {
   max_attempts: PositiveInt.pipe(describe("Attempts in total, including the first")),
   delay_seconds: NonNegativeInt.pipe(describe("Wait before the first retry (default 0)")),
-  backoff: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)).pipe(describe("Multiplier applied to the wait (default 1)"))
+  backoff: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)).pipe(
+    describe("Multiplier applied to the wait (default 1)")
+  )
 }, ["max_attempts"])
 
 const llmFieldSchemas = {

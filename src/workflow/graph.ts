@@ -9,7 +9,10 @@ export type GraphFormat = "mermaid" | "dot"
 export const GRAPH_FORMATS: ReadonlyArray<GraphFormat> = ["mermaid", "dot"]
 
 export interface GraphOptions {
-  /** How absolute agent file paths appear in labels; default: as stored. A child workflow's path is shown as written. */
+  /**
+   * How absolute agent file paths appear in labels; default: as stored. A child workflow's path is
+   * shown as written.
+   */
   readonly displayPath?: (absolute: string) => string
 }
 
@@ -102,7 +105,14 @@ class Builder {
     return { entry, exits: out }
   }
 
-  private body(head: string, steps: ReadonlyArray<Step>, list: string, title: string, enter: string, again: string): void {
+  private body(
+    head: string,
+    steps: ReadonlyArray<Step>,
+    list: string,
+    title: string,
+    enter: string,
+    again: string
+  ): void {
     const mark = this.nodes.length
     const inner = this.chain(steps, list)
     if (inner.entry !== undefined) {
@@ -112,7 +122,12 @@ class Builder {
     this.enclose(title, mark)
   }
 
-  private kind(step: Step, label: string, position: string, when: string): { readonly entry: string; readonly exits: ReadonlyArray<string> } {
+  private kind(
+    step: Step,
+    label: string,
+    position: string,
+    when: string
+  ): { readonly entry: string; readonly exits: ReadonlyArray<string> } {
     const k = step.kind
     switch (k.type) {
       case "stop":
@@ -228,11 +243,10 @@ export const buildGraph = (workflow: Workflow, options?: GraphOptions): GraphMod
 
 // Inside a quoted Mermaid label a `"` would end the label and a raw newline the statement:
 // `#quot;` is Mermaid's entity for the quote (shown as `"`), `<br/>` its line break.
-const mermaidText = (text: string): string => text.replaceAll('"', "#quot;").replaceAll("\n", "<br/>")
+const mermaidText = (text: string): string => text.replaceAll("\"", "#quot;").replaceAll("\n", "<br/>")
 
 // DOT quoted strings: escape `\` and `"`; `\l` ends a left-aligned line (easier to read than `\n`).
-const dotText = (text: string): string =>
-  text.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\l")
+const dotText = (text: string): string => text.replaceAll("\\", "\\\\").replaceAll("\"", "\\\"").replaceAll("\n", "\\l")
 
 export const renderMermaid = (model: GraphModel): string => {
   const lines = ["flowchart TD"]

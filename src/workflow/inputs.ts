@@ -42,8 +42,12 @@ export const parseTextInput = (text: string): Json => {
 /** `KEY=VALUE` (split at the first `=`; the value may be empty or contain `=`). */
 export const parseInputFlag = (arg: string): Effect.Effect<readonly [key: string, value: string], UsageError> => {
   const eq = arg.indexOf("=")
-  if (eq < 0) return Effect.fail(new UsageError({ message: `invalid --input ${JSON.stringify(arg)}: expected KEY=VALUE` }))
-  if (eq === 0) return Effect.fail(new UsageError({ message: `invalid --input ${JSON.stringify(arg)}: the key is empty` }))
+  if (eq < 0) {
+    return Effect.fail(new UsageError({ message: `invalid --input ${JSON.stringify(arg)}: expected KEY=VALUE` }))
+  }
+  if (eq === 0) {
+    return Effect.fail(new UsageError({ message: `invalid --input ${JSON.stringify(arg)}: the key is empty` }))
+  }
   return Effect.succeed([arg.slice(0, eq), arg.slice(eq + 1)] as const)
 }
 

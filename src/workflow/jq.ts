@@ -23,9 +23,9 @@
 // on the main thread, on an instance that never evaluates anything: compiling always terminates (the
 // 64 KiB and nesting limits bound it; the slowest construct found, thousands of nested `label`s,
 // compiles or fails in about 2.5 s).
-import { Buffer } from "node:buffer"
 import { Effect } from "effect"
 import type { Jq } from "jq-wasm/inline"
+import { Buffer } from "node:buffer"
 import { LaitError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import { captureAborts } from "./jqAbort.ts"
@@ -454,7 +454,10 @@ export const jqEngineState = (): { readonly workersStarted: number; readonly las
 
 type Outcome = ReadonlyArray<Json> | LaitError
 
-const inWorker = (request: Job["request"], finish: (reply: JqReply) => Outcome): Effect.Effect<ReadonlyArray<Json>, LaitError> =>
+const inWorker = (
+  request: Job["request"],
+  finish: (reply: JqReply) => Outcome
+): Effect.Effect<ReadonlyArray<Json>, LaitError> =>
   Effect.callback<ReadonlyArray<Json>, LaitError>((resume) => {
     const job: Job = {
       request,
@@ -541,7 +544,9 @@ const interpret = (filter: string, mode: Mode, reply: JqReply): Outcome => {
     return context(new LaitError({ message: `jq produced more than ${MAX_OUTPUTS} outputs, the configured limit` }))
   }
   if (exceedsBytes(reply.stdout, MAX_OUTPUT_BYTES)) {
-    return context(new LaitError({ message: `jq rendered output exceeds the configured limit of ${MAX_OUTPUT_BYTES} bytes` }))
+    return context(
+      new LaitError({ message: `jq rendered output exceeds the configured limit of ${MAX_OUTPUT_BYTES} bytes` })
+    )
   }
   const values: Array<Json> = []
   for (const line of lines) {
@@ -550,7 +555,9 @@ const interpret = (filter: string, mode: Mode, reply: JqReply): Outcome => {
       value = JSON.parse(line) as Json
     } catch (e) {
       freshNext = true
-      return context(new LaitError({ message: `jq produced output that is not JSON: ${e instanceof Error ? e.message : String(e)}` }))
+      return context(
+        new LaitError({ message: `jq produced output that is not JSON: ${e instanceof Error ? e.message : String(e)}` })
+      )
     }
     const depth = nestingDepth(value, MAX_NESTING)
     if (depth > SAFE_DEPTH) freshNext = true
@@ -560,7 +567,12 @@ const interpret = (filter: string, mode: Mode, reply: JqReply): Outcome => {
   return values
 }
 
-const evaluate = (filter: string, input: Json, vars: JqVars, mode: Mode): Effect.Effect<ReadonlyArray<Json>, LaitError> => {
+const evaluate = (
+  filter: string,
+  input: Json,
+  vars: JqVars,
+  mode: Mode
+): Effect.Effect<ReadonlyArray<Json>, LaitError> => {
   const attempt: Effect.Effect<ReadonlyArray<Json>, LaitError> = Effect.suspend(() => {
     // The checker is gone after a syntax check trapped, or was never loaded.
     if (checker === undefined) return Effect.andThen(loadJq, attempt)

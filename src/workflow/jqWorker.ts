@@ -58,7 +58,13 @@ const evaluate = async (request: JqRequest): Promise<JqReply> => {
   }
   if (request.retire) jq = undefined
   const result = captured.value
-  return { kind: "result", stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode, instance: instances }
+  return {
+    kind: "result",
+    stdout: result.stdout,
+    stderr: result.stderr,
+    exitCode: result.exitCode,
+    instance: instances
+  }
 }
 
 // Registered before anything is awaited: a message that arrives while the module is still loading

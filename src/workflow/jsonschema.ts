@@ -12,9 +12,9 @@
 // - the first failure is reported (allErrors off), with the label and the path of the failing value:
 //   `inputs.cfg.items[0] must be of type integer (got string)`.
 import Ajv07 from "ajv"
+import type { ErrorObject, Options, ValidateFunction } from "ajv"
 import Ajv2019 from "ajv/dist/2019.js"
 import Ajv2020 from "ajv/dist/2020.js"
-import type { ErrorObject, Options, ValidateFunction } from "ajv"
 import { LaitError } from "../core/errors.ts"
 import { type Json, type JsonObject, jsonTypeName } from "../core/json.ts"
 
@@ -37,7 +37,11 @@ const instances = new Map<Dialect, AjvInstance>()
 const ajvFor = (dialect: Dialect): AjvInstance => {
   let ajv = instances.get(dialect)
   if (ajv === undefined) {
-    ajv = dialect === "07" ? new Ajv07(AJV_OPTIONS) : dialect === "2019" ? new Ajv2019(AJV_OPTIONS) : new Ajv2020(AJV_OPTIONS)
+    ajv = dialect === "07"
+      ? new Ajv07(AJV_OPTIONS)
+      : dialect === "2019"
+      ? new Ajv2019(AJV_OPTIONS)
+      : new Ajv2020(AJV_OPTIONS)
     instances.set(dialect, ajv)
   }
   return ajv
@@ -153,5 +157,7 @@ export const validateJson = (schema: JsonObject, value: Json, label: string): La
 /** Checks that `schema` compiles (at load time): undefined, or `<label>: invalid JSON Schema: <reason>`. */
 export const validateSchemaDocument = (schema: JsonObject, label: string): LaitError | undefined => {
   const compiled = compile(schema)
-  return "invalid" in compiled ? new LaitError({ message: `${label}: invalid JSON Schema: ${compiled.invalid}` }) : undefined
+  return "invalid" in compiled
+    ? new LaitError({ message: `${label}: invalid JSON Schema: ${compiled.invalid}` })
+    : undefined
 }

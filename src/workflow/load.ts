@@ -3,8 +3,8 @@
 // Nothing runs before all of that passed. Errors read
 //   failed to load workflow '<path>': <specific message>
 // and are ValidationErrors (exit 3) carrying the file and, when known, the 1-based line.
-import * as nodePath from "node:path"
 import { Effect } from "effect"
+import * as nodePath from "node:path"
 import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
 import { FileLoader, type ReadOptions } from "../core/FileLoader.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
@@ -39,7 +39,9 @@ const inWorkflow = (path: string) => (error: LaitError | ValidationError): LaitE
   if (error._tag === "LaitError") return new LaitError({ message: `failed to load workflow '${path}'`, cause: error })
   // Point at the line, unless the YAML parser's own message already does (`at line L, column C`); a
   // jq or template message's `line 1` is about the expression, not the file.
-  const line = error.line !== undefined && !/\bat line \d+, column \d+/.test(renderChain(error)) ? ` (line ${error.line})` : ""
+  const line = error.line !== undefined && !/\bat line \d+, column \d+/.test(renderChain(error))
+    ? ` (line ${error.line})`
+    : ""
   const message = `failed to load workflow '${path}'${line}`
   return new ValidationError({
     message,

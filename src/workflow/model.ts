@@ -174,7 +174,11 @@ export interface Step {
 
 /** One `models:` alias entry (same shape as lait.config.yml `models:`). */
 export interface ModelDefinition {
-  readonly provider: { readonly base_url: string; readonly api_key?: string; readonly api_key_cmd?: string | ReadonlyArray<string> }
+  readonly provider: {
+    readonly base_url: string
+    readonly api_key?: string
+    readonly api_key_cmd?: string | ReadonlyArray<string>
+  }
   readonly model_id: string
   readonly default_reasoning_effort?: ReasoningEffort
   readonly default_temperature?: number
@@ -208,7 +212,9 @@ export interface Workflow {
 /** Child step lists of a step, with how they relate to it (for placement rules, ids, graphs). */
 export type ChildKind = "on_error" | "group" | "case" | "loop_body" | "branch" | "concurrent_item"
 
-export const childStepLists = (step: Step): ReadonlyArray<{ readonly kind: ChildKind; readonly steps: ReadonlyArray<Step> }> => {
+export const childStepLists = (
+  step: Step
+): ReadonlyArray<{ readonly kind: ChildKind; readonly steps: ReadonlyArray<Step> }> => {
   const out: Array<{ kind: ChildKind; steps: ReadonlyArray<Step> }> = []
   if (step.onError !== undefined) out.push({ kind: "on_error", steps: step.onError })
   const k = step.kind

@@ -2,19 +2,25 @@
 // `default:` → config `default:`, messages built from templates and attachments, requests through
 // the tool loop (src/tools: one ModelClient call per round, so cache/record/replay/usage apply),
 // structured output parsed and validated.
-import * as nodePath from "node:path"
 import { Effect } from "effect"
+import * as nodePath from "node:path"
+import { LaitConfig, modelRequiredMessage } from "../config/LaitConfig.ts"
+import type { ModelMap } from "../config/schema.ts"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader, READ_LIMIT } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
-import { LaitConfig, modelRequiredMessage } from "../config/LaitConfig.ts"
-import type { ModelMap } from "../config/schema.ts"
-import { makeToolRuntime } from "../tools/ToolRuntime.ts"
 import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat } from "../model/types.ts"
+import { makeToolRuntime } from "../tools/ToolRuntime.ts"
 import { loadAgentFile } from "./agentFile.ts"
 import { validateJson } from "./jsonschema.ts"
-import { type AgentStep, type LlmStepContext, type LlmStepsService, type PromptStep, stepModelPlaces } from "./LlmSteps.ts"
+import {
+  type AgentStep,
+  type LlmStepContext,
+  type LlmStepsService,
+  type PromptStep,
+  stepModelPlaces
+} from "./LlmSteps.ts"
 import type { AgentDefinition, LlmSettings, SchemaRef } from "./model.ts"
 import { renderTemplate } from "./template.ts"
 
@@ -66,7 +72,13 @@ const sniffImageMime = (bytes: Uint8Array, path: string): string | undefined => 
   if (head.startsWith("GIF87a") || head.startsWith("GIF89a")) return "image/gif"
   if (head.startsWith("RIFF") && head.slice(8, 12) === "WEBP") return "image/webp"
   const ext = nodePath.extname(path).toLowerCase()
-  return ({ ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp" } as Record<string, string>)[ext]
+  return ({
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp"
+  } as Record<string, string>)[ext]
 }
 
 export const makeModelSteps = Effect.gen(function*() {
@@ -107,7 +119,8 @@ export const makeModelSteps = Effect.gen(function*() {
       const path = ref.kind === "path" ? ref.path : config.config.agents?.[ref.name]
       if (path === undefined) {
         return yield* new LaitError({
-          message: `agent '${ref.kind === "registry" ? ref.name : ""}' is neither defined in this workflow's 'agents:' ` +
+          message:
+            `agent '${ref.kind === "registry" ? ref.name : ""}' is neither defined in this workflow's 'agents:' ` +
             `nor registered under 'agents:' in lait.config.yml`
         })
       }
@@ -141,7 +154,8 @@ export const makeModelSteps = Effect.gen(function*() {
         yield* spend(bytes.length)
         const text = yield* Effect.try({
           try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
-          catch: () => new LaitError({ message: `attachment '${path}' is not valid UTF-8 text; binary files are not supported` })
+          catch: () =>
+            new LaitError({ message: `attachment '${path}' is not valid UTF-8 text; binary files are not supported` })
         })
         blocks.push(fencedBlock(path, text))
       }
@@ -162,12 +176,19 @@ export const makeModelSteps = Effect.gen(function*() {
             message: `could not determine the image format of '${value}'; supported formats are PNG/JPEG/WebP/GIF`
           })
         }
-        images.push({ type: "image_url", image_url: { url: `data:${mime};base64,${Buffer.from(bytes).toString("base64")}` } })
+        images.push({
+          type: "image_url",
+          image_url: { url: `data:${mime};base64,${Buffer.from(bytes).toString("base64")}` }
+        })
       }
       return { blocks, images }
     })
 
-  const userMessage = (text: string, blocks: ReadonlyArray<string>, images: ReadonlyArray<ContentPart>): ChatMessage => {
+  const userMessage = (
+    text: string,
+    blocks: ReadonlyArray<string>,
+    images: ReadonlyArray<ContentPart>
+  ): ChatMessage => {
     const full = blocks.length === 0 ? text : `${text}\n\n${blocks.join("\n\n")}`
     return images.length === 0
       ? { role: "user", content: full }
@@ -194,7 +215,9 @@ export const makeModelSteps = Effect.gen(function*() {
       }
       const model = pick("model", chain)
       if (model === undefined) {
-        return yield* new LaitError({ message: modelRequiredMessage(`step '${label}'`, stepModelPlaces(options.hasAgent), config) })
+        return yield* new LaitError({
+          message: modelRequiredMessage(`step '${label}'`, stepModelPlaces(options.hasAgent), config)
+        })
       }
       const endpoints = yield* config.resolveEndpoints(model, { workflowModels: options.ctx.models as ModelMap })
       const sampling = endpoints[0].sampling
@@ -204,7 +227,10 @@ export const makeModelSteps = Effect.gen(function*() {
       const maxTokens = pick("max_tokens", chain) ?? sampling.maxTokens
       const responseFormat: ResponseFormat | null = options.outputSchema === undefined
         ? null
-        : { type: "json_schema", json_schema: { name: options.outputSchema.name, schema: options.outputSchema.schema, strict: true } }
+        : {
+          type: "json_schema",
+          json_schema: { name: options.outputSchema.name, schema: options.outputSchema.schema, strict: true }
+        }
       const request: ChatRequest = {
         messages: options.messages,
         tools: [],
@@ -228,13 +254,18 @@ export const makeModelSteps = Effect.gen(function*() {
         try: () => JSON.parse(stripFence(content)) as Json,
         catch: () =>
           new LaitError({
-            message: `step '${label}': the model's response is not valid JSON for output schema '${options.outputSchema!.name}'`,
+            message: `step '${label}': the model's response is not valid JSON for output schema '${
+              options.outputSchema!.name
+            }'`,
             cause: content.length > 200 ? `${content.slice(0, 200)}…` : content
           })
       })
       const invalid = validateJson(options.outputSchema.schema, parsed, "output")
       if (invalid !== undefined) {
-        return yield* new LaitError({ message: `step '${label}': the model's response does not match its output schema`, cause: invalid })
+        return yield* new LaitError({
+          message: `step '${label}': the model's response does not match its output schema`,
+          cause: invalid
+        })
       }
       return parsed
     })

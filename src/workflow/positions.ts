@@ -13,12 +13,10 @@ export const positionIn = (list: string | undefined, index: number): string =>
   list === undefined ? `${index + 1}` : `${list}.${index + 1}`
 
 /** A list nested in the step at `position`: its body (no `name`), or `caseN`, `else`, a branch, `on_error`. */
-export const listAt = (position: string, name?: string): string =>
-  name === undefined ? position : `${position}.${name}`
+export const listAt = (position: string, name?: string): string => name === undefined ? position : `${position}.${name}`
 
 /** `id`, else `step-<position>` (dry run and graph). */
 export const stepName = (step: Step, position: string): string => step.id ?? `step-${position}`
 
 /** `id`, else `step-<position> (<kind>)`: progress, errors, traces and usage. */
-export const stepLabel = (step: Step, position: string): string =>
-  step.id ?? `step-${position} (${step.kind.type})`
+export const stepLabel = (step: Step, position: string): string => step.id ?? `step-${position} (${step.kind.type})`

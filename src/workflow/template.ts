@@ -16,8 +16,8 @@
 // helper instead (also for `shq`). Block helpers keep Handlebars' behaviour on purpose: `{{#if input.optional}}`,
 // `{{#each}}`, `{{#with}}`, `{{#unless}}` and `lookup` treat a missing value as empty/false, which is
 // how optional fields are tested.
-import Handlebars from "handlebars"
 import { Effect } from "effect"
+import Handlebars from "handlebars"
 import { LaitError } from "../core/errors.ts"
 import { type Json, textForm } from "../core/json.ts"
 
@@ -40,7 +40,9 @@ class TemplateFailure extends Error {}
 
 const locationOf = (options: Handlebars.HelperOptions): string => {
   const start = (options as { loc?: { start?: { line?: number; column?: number } } }).loc?.start
-  return start?.line !== undefined && start.column !== undefined ? ` at line ${start.line}, column ${start.column + 1}` : ""
+  return start?.line !== undefined && start.column !== undefined
+    ? ` at line ${start.line}, column ${start.column + 1}`
+    : ""
 }
 
 /** Splits `(...params, options)` as Handlebars calls helpers, insisting on exactly one argument. */
@@ -123,7 +125,11 @@ const strictArgument = (param: Expression): Expression => {
   const call: hbs.AST.SubExpression = {
     type: "SubExpression",
     path: helperPath(PATH_HELPER, param.loc),
-    params: [first, stringLiteral(param.original, param.loc), ...param.parts.slice(1).map((s) => stringLiteral(s, param.loc))],
+    params: [
+      first,
+      stringLiteral(param.original, param.loc),
+      ...param.parts.slice(1).map((s) => stringLiteral(s, param.loc))
+    ],
     hash: undefined as unknown as Hash,
     loc: param.loc
   }
@@ -295,7 +301,10 @@ const render = (source: string, data: unknown, printing: boolean): Effect.Effect
     const result = compile(source, printing)
     if (!result.ok) {
       return Effect.fail(
-        new LaitError({ message: `failed to parse template: ${quote(source)}`, cause: new LaitError({ message: result.reason }) })
+        new LaitError({
+          message: `failed to parse template: ${quote(source)}`,
+          cause: new LaitError({ message: result.reason })
+        })
       )
     }
     // Rendering is synchronous, so no other template can render while `printed` is set.

@@ -149,7 +149,10 @@ export const connectStdio = async (params: StdioServerParameters, options: Conne
   // Spawning happens inside connect(); register first so a shutdown racing the handshake still stops it.
   options.onOpen(close)
   try {
-    await client.connect(transport, { timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) })
+    await client.connect(transport, {
+      timeout: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {})
+    })
   } catch (error) {
     await close()
     throw withFailure(error, transport.failure)
@@ -185,7 +188,10 @@ export const connectHttp = async (
   }
   options.onOpen(close)
   try {
-    await client.connect(transport, { timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) })
+    await client.connect(transport, {
+      timeout: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {})
+    })
   } catch (error) {
     await close()
     throw withFailure(error, transport.failure)

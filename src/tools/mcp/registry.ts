@@ -4,16 +4,16 @@
 // resource of the run: its finalizer stops every server (the whole process tree for stdio) when the
 // run ends, fails or is interrupted by Ctrl-C. A call that fails, times out or is interrupted drops
 // its connection, so a retry never shares a server with a call that may still be running.
-import * as nodePath from "node:path"
 import { Effect } from "effect"
+import * as nodePath from "node:path"
+import type { McpServer } from "../../config/schema.ts"
 import { type Env, expandVars } from "../../core/env.ts"
 import { type AnyLaitError, InterruptedError, LaitError, withContext } from "../../core/errors.ts"
-import type { McpServer } from "../../config/schema.ts"
 import { headerSecrets, redactSecrets } from "../../core/secrets.ts"
 import { urlCredentials } from "../../core/urls.ts"
 import { osErrorText } from "../../workflow/engine/process.ts"
 import { qualifyToolName } from "../names.ts"
-import { type ToolEntry, toolDefinition } from "../types.ts"
+import { toolDefinition, type ToolEntry } from "../types.ts"
 import type { McpConnection } from "./client.ts"
 
 export const MCP_IO_TIMEOUT_MS = 300_000
@@ -89,7 +89,9 @@ export const renderToolResult = (result: {
       ? (block as { text: string }).text
       : JSON.stringify(block)
   )
-  if (result.structuredContent !== undefined) parts.push(`structuredContent:\n${JSON.stringify(result.structuredContent)}`)
+  if (result.structuredContent !== undefined) {
+    parts.push(`structuredContent:\n${JSON.stringify(result.structuredContent)}`)
+  }
   if (result.isError === true) parts.unshift("isError: true")
   return parts.join("\n\n")
 }
@@ -101,11 +103,16 @@ const parseArguments = (qualified: string, raw: string): Record<string, unknown>
   try {
     value = JSON.parse(raw)
   } catch (e) {
-    return new LaitError({ message: `failed to parse arguments for tool call '${qualified}' as JSON`, cause: errorText(e) })
+    return new LaitError({
+      message: `failed to parse arguments for tool call '${qualified}' as JSON`,
+      cause: errorText(e)
+    })
   }
   if (value === null) return undefined
   if (typeof value !== "object" || Array.isArray(value)) {
-    return new LaitError({ message: `arguments for tool call '${qualified}' must be a JSON object, got ${JSON.stringify(value)}` })
+    return new LaitError({
+      message: `arguments for tool call '${qualified}' must be a JSON object, got ${JSON.stringify(value)}`
+    })
   }
   return value as Record<string, unknown>
 }
@@ -131,7 +138,8 @@ export class McpRegistry {
 
   private server(name: string): McpServer | LaitError {
     const server = this.options.servers?.[name]
-    return server ?? new LaitError({ message: `unknown MCP server '${name}'; define it under 'mcp_servers:' in lait.config.yml` })
+    return server ??
+      new LaitError({ message: `unknown MCP server '${name}'; define it under 'mcp_servers:' in lait.config.yml` })
   }
 
   private resolveSpec(name: string, server: McpServer): Effect.Effect<Spec, AnyLaitError> {
@@ -166,7 +174,9 @@ export class McpRegistry {
           try {
             new Headers([[key, headers[key]!]])
           } catch {
-            return yield* new LaitError({ message: `mcp_servers.${name} has an invalid header name or value for '${key}'` })
+            return yield* new LaitError({
+              message: `mcp_servers.${name} has an invalid header name or value for '${key}'`
+            })
           }
         }
         return { kind: "http" as const, url: yield* expand(server.url), headers }
@@ -205,9 +215,14 @@ export class McpRegistry {
         })
       }
       if (isTimeout(error)) {
-        throw new InterruptedError({ message: `timed out after ${this.timeoutText} while initializing MCP server '${name}'` })
+        throw new InterruptedError({
+          message: `timed out after ${this.timeoutText} while initializing MCP server '${name}'`
+        })
       }
-      throw new LaitError({ message: `failed to initialize MCP server '${name}'`, cause: this.failureText(name, error) })
+      throw new LaitError({
+        message: `failed to initialize MCP server '${name}'`,
+        cause: this.failureText(name, error)
+      })
     }
   }
 
@@ -261,10 +276,14 @@ export class McpRegistry {
     let cursor: string | undefined
     let metadata = 0
     for (let pages = 1;; pages++) {
-      if (pages > MAX_TOOL_LIST_PAGES) throw new Error(`MCP server returned more than ${MAX_TOOL_LIST_PAGES} pages from 'tools/list'`)
+      if (pages > MAX_TOOL_LIST_PAGES) {
+        throw new Error(`MCP server returned more than ${MAX_TOOL_LIST_PAGES} pages from 'tools/list'`)
+      }
       let result: Awaited<ReturnType<McpConnection["client"]["listTools"]>>
       try {
-        result = await connection.client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.timeoutMs })
+        result = await connection.client.listTools(cursor === undefined ? undefined : { cursor }, {
+          timeout: this.timeoutMs
+        })
       } catch (error) {
         if (isTimeout(error)) {
           throw new Error(`MCP server timed out after ${this.timeoutText} while listing tools (page ${pages})`)
@@ -274,7 +293,8 @@ export class McpRegistry {
       }
       if (result.tools.length > MAX_TOOLS_PER_PAGE) {
         throw new Error(
-          `MCP server returned ${result.tools.length} tools in one 'tools/list' page; the maximum is ${MAX_TOOLS_PER_PAGE}`
+          `MCP server returned ${result.tools.length} tools in one 'tools/list' page; ` +
+            `the maximum is ${MAX_TOOLS_PER_PAGE}`
         )
       }
       if (tools.length + result.tools.length > MAX_TOTAL_TOOLS) {
@@ -309,7 +329,10 @@ export class McpRegistry {
           const listing = this.listAll(name, connection).catch(async (error: unknown) => {
             if (this.toolLists.get(name) === listing) this.toolLists.delete(name)
             await Effect.runPromise(this.invalidate(name, connection))
-            throw new LaitError({ message: `failed to list tools for MCP server '${name}'`, cause: this.failureText(name, error) })
+            throw new LaitError({
+              message: `failed to list tools for MCP server '${name}'`,
+              cause: this.failureText(name, error)
+            })
           })
           pending = listing
           this.toolLists.set(name, listing)

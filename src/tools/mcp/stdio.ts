@@ -3,14 +3,15 @@
 // would leave its real process behind. Here the server leads its own process group, shutdown signals
 // the whole group, and a process-wide exit hook kills any group still alive when lait exits without
 // running finalizers (a second Ctrl-C, SIGTERM or SIGHUP). Incoming frames are capped, so a runaway
-// server cannot grow the line buffer without bound. A server that can no longer answer breaks the connection at once, so
-// pending requests fail instead of waiting for the I/O timeout: when it closes its stdout (no answer
+// server cannot grow the line buffer without bound. A server that can no longer answer breaks the
+// connection at once, so pending requests fail instead of waiting for the I/O timeout: when it closes
+// its stdout (no answer
 // can arrive any more) and when it answers with an id lait never sent (the request that answer was
 // meant for will never be answered).
-import { type ChildProcess, spawn } from "node:child_process"
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { type ChildProcess, spawn } from "node:child_process"
 
 /** One newline-delimited JSON-RPC message from a server may be at most this long. */
 export const MAX_STDIO_FRAME_BYTES = 16 * 1024 * 1024
@@ -99,7 +100,9 @@ export class GroupStdioTransport implements Transport {
         })
         child.once("exit", (code, signal) => {
           if (this.closing === undefined) {
-            this.failure ??= `the server process exited (${code !== null ? `exit status: ${code}` : `signal: ${signal}`})`
+            this.failure ??= `the server process exited (${
+              code !== null ? `exit status: ${code}` : `signal: ${signal}`
+            })`
             void this.close()
           }
         })

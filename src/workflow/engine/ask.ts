@@ -89,19 +89,19 @@ export const ask: (
   progress: ProgressWriter,
   answerer: Answerer
 ) {
-    if (!answerer.interactive()) {
-      if (request.default === undefined) {
-        return yield* new LaitError({
-          message:
-            "stdin is not an interactive terminal and no 'default:' is set; an 'ask' step has no way to get an answer"
-        })
-      }
-      // The default stands in for an answer, so it is held to the same choices.
-      return yield* checkChoice(request.default, request.choices)
+  if (!answerer.interactive()) {
+    if (request.default === undefined) {
+      return yield* new LaitError({
+        message:
+          "stdin is not an interactive terminal and no 'default:' is set; an 'ask' step has no way to get an answer"
+      })
     }
-    // The question is not progress, but it shares stderr with it so stdout stays the result alone.
-    yield* progress.raw(request.question)
-    if (request.choices !== undefined) yield* progress.raw(`choices: ${request.choices.join(", ")}`)
-    const answer = stripOneLineEnding(yield* answerer.read(request.multiline))
-    return yield* checkChoice(answer, request.choices)
-  })
+    // The default stands in for an answer, so it is held to the same choices.
+    return yield* checkChoice(request.default, request.choices)
+  }
+  // The question is not progress, but it shares stderr with it so stdout stays the result alone.
+  yield* progress.raw(request.question)
+  if (request.choices !== undefined) yield* progress.raw(`choices: ${request.choices.join(", ")}`)
+  const answer = stripOneLineEnding(yield* answerer.read(request.multiline))
+  return yield* checkChoice(answer, request.choices)
+})

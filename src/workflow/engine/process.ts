@@ -1,9 +1,9 @@
 // Runs the program of a `run:` step. No shell: argv goes to posix_spawn as is. The child gets its own
 // process group so that a failure, a step timeout, a cancelled run or Ctrl-C can kill the whole tree
 // it started (a `sh -c` that forked workers included), not just the direct child.
+import { Effect, Exit } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as os from "node:os"
-import { Effect, Exit } from "effect"
 import { LaitError } from "../../core/errors.ts"
 import { osErrorText } from "../../core/osError.ts"
 

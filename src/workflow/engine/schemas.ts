@@ -11,26 +11,26 @@ export const loadSchemaRef: (
 ) => Effect.Effect<JsonObject | undefined, LaitError, FileLoader> = Effect.fnUntraced(function*(
   ref: SchemaRef | undefined
 ) {
-    if (ref === undefined) return undefined
-    const source = ref.source
-    if (source.kind === "inline") return source.schema
-    const loader = yield* FileLoader
-    const text = yield* loader.readText(source.path, { waitForWriter: true }).pipe(
-      Effect.mapError((cause) => new LaitError({ message: `failed to read JSON schema file '${source.path}'`, cause }))
-    )
-    const parsed = yield* Effect.try({
-      try: () => JSON.parse(text) as Json,
-      catch: (e) =>
-        new LaitError({
-          message: `failed to parse JSON schema file '${source.path}'`,
-          cause: e instanceof Error ? e.message : String(e)
-        })
-    })
-    if (!isJsonObject(parsed)) {
-      return yield* new LaitError({
+  if (ref === undefined) return undefined
+  const source = ref.source
+  if (source.kind === "inline") return source.schema
+  const loader = yield* FileLoader
+  const text = yield* loader.readText(source.path, { waitForWriter: true }).pipe(
+    Effect.mapError((cause) => new LaitError({ message: `failed to read JSON schema file '${source.path}'`, cause }))
+  )
+  const parsed = yield* Effect.try({
+    try: () => JSON.parse(text) as Json,
+    catch: (e) =>
+      new LaitError({
         message: `failed to parse JSON schema file '${source.path}'`,
-        cause: "a JSON Schema must be an object"
+        cause: e instanceof Error ? e.message : String(e)
       })
-    }
-    return parsed
   })
+  if (!isJsonObject(parsed)) {
+    return yield* new LaitError({
+      message: `failed to parse JSON schema file '${source.path}'`,
+      cause: "a JSON Schema must be an object"
+    })
+  }
+  return parsed
+})

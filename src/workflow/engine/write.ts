@@ -21,7 +21,8 @@ export const unsafeWritePath = (path: string, printed: ReadonlyArray<string>): L
   if (value === undefined) return undefined
   const what = value.includes("/") ? "'/'" : "'..'"
   return new LaitError({
-    message: `refusing to write ${JSON.stringify(path)}: the templated value ${JSON.stringify(value)} contains ${what}; ` +
+    message:
+      `refusing to write ${JSON.stringify(path)}: the templated value ${JSON.stringify(value)} contains ${what}; ` +
       "a value in a 'write' path may only fill in a file name"
   })
 }

@@ -1,8 +1,8 @@
 // Static rules shared by the loader's parts, with upstream lait's wording. Each returns a message (or
 // undefined when the value is fine) so callers decide which line to blame.
 import { ValidationError } from "../../core/errors.ts"
-import { childStepLists, type Step } from "../model.ts"
 import { NAME_PATTERN, SCHEMA_NAME_PATTERN } from "../fileSchema.ts"
+import { childStepLists, type Step } from "../model.ts"
 
 /** Rust's `{:?}` of a string, which upstream messages use to quote names. */
 export const debugQuote = (s: string): string => JSON.stringify(s)
@@ -48,7 +48,9 @@ export const checkSampling = (
   if (top_p !== undefined && !(top_p >= 0 && top_p <= 1)) {
     return { key: "top_p", message: `${description} has 'top_p: ${top_p}'; it must be between 0.0 and 1.0` }
   }
-  if (max_tokens === 0) return { key: "max_tokens", message: `${description} has 'max_tokens: 0'; it must be at least 1` }
+  if (max_tokens === 0) {
+    return { key: "max_tokens", message: `${description} has 'max_tokens: 0'; it must be at least 1` }
+  }
   if (max_tool_rounds === 0) {
     return { key: "max_tool_rounds", message: `${description} has 'max_tool_rounds: 0'; it must be at least 1` }
   }

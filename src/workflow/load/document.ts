@@ -1,16 +1,12 @@
 // The top level of a workflow file: version detection, the top-level keys, `schemas:`, `agents:`,
 // `default:`, `models:`, `inputs:`, then the steps and the whole-file rules (unique ids, placement).
 // Synchronous: `{file:}` schemas are only collected here and read afterwards by load.ts.
-import * as nodePath from "node:path"
 import { Cause, Exit, Schema, SchemaIssue } from "effect"
+import * as nodePath from "node:path"
 import { ModelMap } from "../../config/schema.ts"
 import { renderChain } from "../../core/errors.ts"
 import type { JsonObject } from "../../core/json.ts"
-import {
-  AGENT_KEYS,
-  DEFAULT_KEYS,
-  TOP_LEVEL_KEYS
-} from "../fileSchema.ts"
+import { AGENT_KEYS, DEFAULT_KEYS, TOP_LEVEL_KEYS } from "../fileSchema.ts"
 import type {
   AgentDefinition,
   InputDefinition,
@@ -34,7 +30,18 @@ import {
   schemaSource,
   type Syntax
 } from "./steps.ts"
-import { describeY, type Entry, entries, fail, Fields, items, scalarValue, type Source, stringOf, type Y } from "./yaml.ts"
+import {
+  describeY,
+  entries,
+  type Entry,
+  fail,
+  Fields,
+  items,
+  scalarValue,
+  type Source,
+  stringOf,
+  type Y
+} from "./yaml.ts"
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
@@ -159,7 +166,9 @@ const parseAgents = (ctx: ParseContext, entry: Entry | undefined): Readonly<Reco
 const parseInlineAgent = (ctx: ParseContext, entry: Entry): AgentDefinition => {
   const at = `agents.${entry.key}`
   const list = entries(ctx.src, entry.value)
-  if (list === undefined) return fail(`${at}: expected a mapping, got ${describeY(ctx.src, entry.value)}`, entry.keyLine)
+  if (list === undefined) {
+    return fail(`${at}: expected a mapping, got ${describeY(ctx.src, entry.value)}`, entry.keyLine)
+  }
   const fields = new Fields(ctx.src, at, entry.value.line, list)
   const name = fields.string("name")
   const description = fields.string("description")

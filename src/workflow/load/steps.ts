@@ -28,16 +28,16 @@ import type {
 } from "../model.ts"
 import { checkName, checkRetryValues, checkSampling, checkSchemaName, checkTimeoutValue, debugQuote } from "./checks.ts"
 import {
-  type Entry,
+  describeY,
   entries,
+  type Entry,
   fail,
   Fields,
   items,
   type Source,
   StaticError,
   stringOf,
-  type Y,
-  describeY
+  type Y
 } from "./yaml.ts"
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
@@ -315,7 +315,9 @@ const parseKind = (ctx: ParseContext, kind: KindKey, fields: Fields, at: string)
       }
       if (outputSchema !== undefined && schemaName === undefined) {
         const problem = checkSchemaName(outputSchema.name ?? DEFAULT_SCHEMA_NAME)
-        if (problem !== undefined) fail(`${at}: the schema name (set 'schema_name' to override it): ${problem}`, fields.line)
+        if (problem !== undefined) {
+          fail(`${at}: the schema name (set 'schema_name' to override it): ${problem}`, fields.line)
+        }
       }
       return {
         type: "prompt",

@@ -4,13 +4,13 @@
 // their process groups killed, MCP servers stopped). A second one, of any of the three, exits at
 // once. Either way the exit code is 128 + the first signal's number: 130, 143 or 129.
 // First import on purpose: it catches a signal that arrives while the others are still loading.
+import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "./core/earlySignals.ts"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { CliError, Command } from "effect/cli"
 import { CliConfigLayer } from "./cli/global.ts"
 import { countVerbosity, levelFor, loggingLayer } from "./cli/logging.ts"
 import { PresenterLayer } from "./cli/output.ts"
 import { root } from "./cli/root.ts"
-import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "./core/earlySignals.ts"
 import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "./core/errors.ts"
 import { PlatformLayer } from "./platform.ts"
 import { VERSION } from "./version.ts"

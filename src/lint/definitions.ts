@@ -72,7 +72,9 @@ const lintAssertions = (
         break
       case "tool_called": {
         if (assertion.args_jq !== undefined && assertion.args_jq !== null) jq("args_jq", assertion.args_jq)
-        const min = assertion.min ?? 1
+        // A bare `max` is an upper bound only (min 0), as the evaluator reads it (docs/testing.md#assertions).
+        const hasMax = assertion.max !== undefined && assertion.max !== null
+        const min = assertion.min ?? (hasMax ? 0 : 1)
         if (assertion.max !== undefined && assertion.max !== null && min > assertion.max) {
           emitter.emit(
             "error",

@@ -366,6 +366,7 @@ export const CORPUS_ENTRIES: ReadonlyArray<CorpusEntry> = [
     check: "test: tool_called min > max",
     findings: [error(9, "assert[0]: 'min' (3) is greater than 'max' (1); the assertion can never pass")]
   },
+  { file: "tests/max-only.test.yml", check: "test: tool_called with only max (min 0) is valid", findings: [] },
   // Eval files ------------------------------------------------------------------------------------
   {
     file: "evals/bad-shape.eval.yml",

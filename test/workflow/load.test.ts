@@ -552,7 +552,7 @@ describe("parseWorkflowText", () => {
       "failed to load workflow '/virtual/bomb.yml' (line 3): Excessive alias count indicates a resource exhaustion attack"
     )
     expect(exitCodeOf(error)).toBe(3)
-  })
+  }, 60_000)
 
   test("resolves {file:} schemas against the directory of the given path and checks them", async () => {
     const text = "schemas:\n  answer: {file: schemas/answer.json}\nsteps:\n  - jq: .\n"

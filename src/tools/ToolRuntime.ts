@@ -146,7 +146,7 @@ export const makeToolRuntime = (
     const send = (label: string, endpoints: Endpoints, request: ChatRequest) =>
       client.complete({ label, endpoints, request }).pipe(
         Effect.provideService(RunUsage, usage),
-        Effect.provideService(RunTracer, tracer)
+        Effect.withTracer(tracer.tracer)
       )
 
     const toolSet = (names: ToolNames, activeAgentPaths: ReadonlyArray<string>) =>

@@ -27,6 +27,7 @@ import { formatTimestamp } from "./time.ts"
 
 export type { RecordedOperation, SpanOperation, TraceOperation } from "../core/tracing.ts"
 export { errorTypeOf, traceSpan as withSpan } from "../core/tracing.ts"
+
 export interface RecordedEvent {
   readonly seq: number
   readonly operation: RecordedOperation
@@ -71,8 +72,9 @@ export interface RunTracerService {
   /** Everything recorded so far, spans included, by `seq` (what `--trace-file --trace-spans` writes). */
   readonly all: Effect.Effect<ReadonlyArray<RecordedEvent>>
   /**
-   * Runs `effect` as a span: what it records nests under it, and the span itself is recorded when
-   * it ends (so after its children), with `error.type` when it failed or was interrupted.
+   * Runs `effect` as a span of this collector whatever the current Tracer (the engine's spans use
+   * the current one): what it records nests under it, and the span itself is recorded when it ends
+   * (so after its children), with `error.type` when it failed or was interrupted.
    */
   readonly span: <A, E, R>(spec: SpanSpec, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
@@ -158,7 +160,10 @@ export const makeRunTracer = (): RunTracerService => {
 }
 
 export class RunTracer extends Context.Service<RunTracer, RunTracerService>()("lait/trace/RunTracer") {
-  /** A fresh collector, installed as the Tracer of what it is provided to: one per run context. */
+  /**
+   * A fresh collector, installed as the Tracer of what it is provided to: one per run context
+   * (`Layer.fresh` or `{ local: true }` when nesting, or an enclosing run's collector is reused).
+   */
   static readonly layer = Layer.effectContext(Effect.sync(() => {
     const collector = makeRunTracer()
     return Context.make(RunTracer, collector).pipe(Context.add(Tracer.Tracer, collector.tracer))

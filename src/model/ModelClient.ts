@@ -3,8 +3,8 @@
 //   layerCache   — `.lait/cache/<key>.json` in front of another ModelClient (hits skip usage)
 //   layerRecord  — writes every answer of another ModelClient as `<dir>/<key>.json`
 //   layerReplay  — answers only from `<dir>/<key>.json`; never touches the network
-// Per-run accounting (RunUsage) and tracing (RunTracer: one `chat` event per call, recorded by the
-// layer that answered) are required per call, so one client serves concurrent runs.
+// Per-run accounting (RunUsage) is required per call, so one client serves concurrent runs; each call
+// is one `chat` span (./chatSpan.ts, created by the layer that answered), which the run's Tracer records.
 import { Console, Context, Duration, Effect, Layer, LogLevel, Redacted, Schema } from "effect"
 import { type Headers, HttpClient, HttpClientRequest } from "effect/http"
 import * as fs from "node:fs"
@@ -14,9 +14,8 @@ import { LaitError, ModelApiError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { describeNetworkFailure } from "../core/network.ts"
 import { displayUrl, joinUrl } from "../core/urls.ts"
-import { recordChat, traceChat } from "../trace/chat.ts"
-import type { RunTracer } from "../trace/RunTracer.ts"
 import { closestRecording } from "./cassetteDiff.ts"
+import { recordChat, traceChat } from "./chatSpan.ts"
 import { endpointRedactor, holdsEndpointSecret } from "./endpointSecrets.ts"
 import { entryBody } from "./entryText.ts"
 import { DEFAULT_RESPONSE_LIMIT, formatBytes, readCapped } from "./httpBody.ts"
@@ -61,7 +60,7 @@ export interface ModelResult {
 }
 
 export interface ModelClientService {
-  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelApiError | LaitError, RunUsage | RunTracer>
+  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelApiError | LaitError, RunUsage>
 }
 
 /** Per attempt: headers and the whole body. Reasoning models can think for minutes before answering. */

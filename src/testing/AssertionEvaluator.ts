@@ -9,6 +9,7 @@
 import { Context, Effect, Layer } from "effect"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import { type Json, textForm } from "../core/json.ts"
+import { Attr } from "../core/tracing.ts"
 import type { UsageTotals } from "../model/RunUsage.ts"
 import type { TraceEvent } from "../trace/RunTracer.ts"
 import { parseTextInput } from "../workflow/inputs.ts"
@@ -126,7 +127,7 @@ const checkToolCalled = (
   Effect.gen(function*() {
     const { name } = assertion
     const calls = trajectory.events.filter((event) =>
-      event.operation === "execute_tool" && toolNameMatches(name, event.attributes["gen_ai.tool.name"])
+      event.operation === "execute_tool" && toolNameMatches(name, event.attributes[Attr.toolName])
     )
     const count = calls.length
     const max = assertion.max ?? undefined
@@ -142,7 +143,7 @@ const checkToolCalled = (
     const expr = assertion.args_jq
     if (expr === undefined || expr === null) return undefined
     for (const call of calls) {
-      const args = call.attributes["gen_ai.tool.arguments"]
+      const args = call.attributes[Attr.toolArguments]
       if (typeof args !== "string") continue
       // An evaluation error only means this call does not satisfy the expression.
       const holds = yield* jqHolds(expr, jqInputOf(args)).pipe(Effect.orElseSucceed(() => false))

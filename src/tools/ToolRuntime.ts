@@ -19,6 +19,7 @@ import { DEFAULT_MAX_TOOL_ROUNDS } from "../config/schema.ts"
 import { type AnyLaitError, InterruptedError, LaitError, withContext } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
+import { Attr } from "../core/tracing.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import type { ChatMessage, ChatRequest, ToolCall } from "../model/types.ts"
@@ -146,7 +147,7 @@ export const makeToolRuntime = (
     const send = (label: string, endpoints: Endpoints, request: ChatRequest) =>
       client.complete({ label, endpoints, request }).pipe(
         Effect.provideService(RunUsage, usage),
-        Effect.provideService(RunTracer, tracer)
+        Effect.withTracer(tracer.tracer)
       )
 
     const toolSet = (names: ToolNames, activeAgentPaths: ReadonlyArray<string>) =>
@@ -172,8 +173,8 @@ export const makeToolRuntime = (
         start,
         end: new Date(),
         attributes: {
-          "gen_ai.tool.name": call.function.name,
-          "gen_ai.tool.arguments": call.function.arguments,
+          [Attr.toolName]: call.function.name,
+          [Attr.toolArguments]: call.function.arguments,
           "lait.step.label": label,
           "lait.tool.round": round,
           ...(decision.allowed

@@ -2,22 +2,31 @@
 // (`execute_tool`) and compactions (`compact`), in recording order. Trajectory assertions of
 // `lait test`/`lait eval` and `--trace-file` read from it; provide a fresh one per run context.
 //
+// It is an Effect Tracer (RunTracer.layer installs it as the run's `Tracer`), so the trace is made
+// of the spans the run creates: those annotated as trace spans (src/core/tracing.ts) are recorded
+// when they end, everything else (`Effect.fn` spans, ...) only links them together. Spans created
+// outside the run go to whatever tracer is current there and are never seen here.
+//
 // Beyond upstream, every event carries `span_id`/`parent_span_id`, and the run itself
 // (`invoke_workflow`) and each step (`step`) are recorded as spans around the events they contain.
 // The trace file holds only the seed's events unless spans are asked for (`--trace-spans`); then
-// it is a tree. The parent of whatever is recorded is the innermost span open on the recording
-// fiber (a fiber-local reference, so parallel branches and concurrent for_each items each nest
-// under their own step).
-import { Cause, Context, Effect, Exit, Layer } from "effect"
-import { isLaitError, primaryError } from "../core/errors.ts"
+// it is a tree. The parent of an event is its nearest enclosing trace span, when that span belongs
+// to this run (another run's span is never a parent).
+import { Context, Effect, type Exit, Layer, Option, Tracer } from "effect"
 import type { Json } from "../core/json.ts"
-import { formatTimestamp, nanosOfDate } from "./time.ts"
+import {
+  recordSpan,
+  type RecordedOperation,
+  type SpanOperation,
+  type TraceEntry,
+  traceEntryOf,
+  type TraceOperation,
+  traceSpan
+} from "../core/tracing.ts"
+import { formatTimestamp } from "./time.ts"
 
-/** What model and tool activity records (`events`). */
-export type TraceOperation = "chat" | "execute_tool" | "compact"
-/** The structure around it: the run (or a child workflow file) and its steps. */
-export type SpanOperation = "invoke_workflow" | "step"
-export type RecordedOperation = TraceOperation | SpanOperation
+export type { RecordedOperation, SpanOperation, TraceOperation } from "../core/tracing.ts"
+export { errorTypeOf, traceSpan as withSpan } from "../core/tracing.ts"
 
 export interface RecordedEvent {
   readonly seq: number
@@ -54,114 +63,109 @@ export interface SpanSpec {
 }
 
 export interface RunTracerService {
-  /** Records one finished call under the innermost open span of the calling fiber. */
+  /** The Effect Tracer that records the run's trace spans (RunTracer.layer installs it). */
+  readonly tracer: Tracer.Tracer
+  /** Records one finished call under the current span of the calling fiber. */
   readonly record: (event: TraceRecord) => Effect.Effect<void>
   /** The chat/execute_tool/compact events recorded so far, by `seq`. */
   readonly events: Effect.Effect<ReadonlyArray<TraceEvent>>
   /** Everything recorded so far, spans included, by `seq` (what `--trace-file --trace-spans` writes). */
   readonly all: Effect.Effect<ReadonlyArray<RecordedEvent>>
   /**
-   * Runs `effect` as a span: what it records nests under it, and the span itself is recorded when
-   * it ends (so after its children), with `error.type` when it failed or was interrupted.
+   * Runs `effect` as a span of this collector whatever the current Tracer (the engine's spans use
+   * the current one): what it records nests under it, and the span itself is recorded when it ends
+   * (so after its children), with `error.type` when it failed or was interrupted.
    */
   readonly span: <A, E, R>(spec: SpanSpec, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-}
-
-interface OpenSpan {
-  /** The collector that opened it: another run's span is never a parent here. */
-  readonly owner: object
-  readonly id: string
-}
-
-/** The innermost span open on this fiber (inherited by forked fibers). */
-export const CurrentSpan = Context.Reference<OpenSpan | undefined>("lait/trace/CurrentSpan", {
-  defaultValue: () => undefined
-})
-
-const newSpanId = (): string => {
-  const bytes = new Uint8Array(8)
-  crypto.getRandomValues(bytes)
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 }
 
 export const isTraceOperation = (e: RecordedEvent): e is TraceEvent =>
   e.operation !== "invoke_workflow" && e.operation !== "step"
 
-/**
- * The OTel `error.type` of a failed call: the HTTP status when there was one, `cancelled` for an
- * interruption, else the error class (LaitError, ModelApiError, InterruptedError, ...).
- */
-export const errorTypeOf = (cause: Cause.Cause<unknown>): string => {
-  if (Cause.hasInterruptsOnly(cause)) return "cancelled"
-  const error = primaryError(cause)
-  if (typeof error === "object" && error !== null && "status" in error && typeof error.status === "number") {
-    return String(error.status)
+type SpanOptions = Parameters<Tracer.Tracer["span"]>[0]
+
+/** A trace span of one collector: recorded when it ends. */
+class RunSpan extends Tracer.NativeSpan {
+  constructor(
+    options: SpanOptions,
+    readonly owner: object,
+    readonly entry: TraceEntry,
+    readonly parentId: string | null,
+    private readonly onEnd: (span: RunSpan) => void
+  ) {
+    super(options)
   }
-  if (isLaitError(error)) return error._tag
-  return error instanceof Error ? error.name : "_OTHER"
+
+  override end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
+    if (this.status._tag === "Ended") return
+    super.end(endTime, exit)
+    this.onEnd(this)
+  }
 }
+
+// Events keep the millisecond times they always had; Effect's clock has nanoseconds.
+const NANOS_PER_MILLI = 1_000_000n
 
 export const makeRunTracer = (): RunTracerService => {
   const recorded: Array<RecordedEvent> = []
   const owner = {}
 
-  const push = (
-    operation: RecordedOperation,
-    label: string,
-    start: Date,
-    end: Date,
-    attributes: Readonly<Record<string, Json>>,
-    spanId: string,
-    parent: OpenSpan | undefined
-  ) => {
+  /** The nearest enclosing trace span, when it is one of this run's. */
+  const parentIdOf = (parent: Option.Option<Tracer.AnySpan>): string | null => {
+    let span = Option.getOrUndefined(parent)
+    while (span !== undefined) {
+      if (span instanceof RunSpan) return span.owner === owner ? span.spanId : null
+      if (traceEntryOf(span) !== undefined) return null
+      span = span._tag === "Span" ? Option.getOrUndefined(span.parent) : undefined
+    }
+    return null
+  }
+
+  const push = (span: RunSpan) => {
+    if (span.status._tag !== "Ended") return
+    const start = span.status.startTime / NANOS_PER_MILLI
+    const end = span.status.endTime / NANOS_PER_MILLI
     recorded.push({
       seq: recorded.length,
-      operation,
-      label,
-      start: formatTimestamp(nanosOfDate(start)),
-      end: formatTimestamp(nanosOfDate(end)),
-      duration_ms: Math.max(0, Math.trunc(end.getTime() - start.getTime())),
-      attributes,
-      span_id: spanId,
-      parent_span_id: parent !== undefined && parent.owner === owner ? parent.id : null
+      operation: span.entry.operation,
+      label: span.entry.label,
+      start: formatTimestamp(start * NANOS_PER_MILLI),
+      end: formatTimestamp(end * NANOS_PER_MILLI),
+      duration_ms: end > start ? Number(end - start) : 0,
+      attributes: Object.fromEntries(span.attributes) as Record<string, Json>,
+      span_id: span.spanId,
+      parent_span_id: span.parentId
     })
   }
 
+  const tracer = Tracer.make({
+    span: (options) => {
+      const entry = traceEntryOf(options)
+      return entry === undefined
+        ? new Tracer.NativeSpan(options)
+        : new RunSpan(options, owner, entry, parentIdOf(options.parent), push)
+    }
+  })
+
   return {
-    record: (e) =>
-      Effect.flatMap(
-        CurrentSpan,
-        (parent) => Effect.sync(() => push(e.operation, e.label, e.start, e.end, e.attributes, newSpanId(), parent))
-      ),
+    tracer,
+    record: (e) => Effect.withTracer(recordSpan(e, e.start, e.end), tracer),
     events: Effect.sync(() => recorded.filter(isTraceOperation)),
     all: Effect.sync(() => [...recorded]),
+    // Only the span itself is this collector's: what runs inside keeps the current tracer.
     span: (spec, effect) =>
-      Effect.flatMap(CurrentSpan, (parent) => {
-        const id = newSpanId()
-        const start = new Date()
-        return effect.pipe(
-          Effect.provideService(CurrentSpan, { owner, id }),
-          Effect.onExit((exit) =>
-            Effect.sync(() => {
-              const attributes = Exit.isFailure(exit)
-                ? { ...spec.attributes, "error.type": errorTypeOf(exit.cause) }
-                : (spec.attributes ?? {})
-              push(spec.operation, spec.label, start, new Date(), attributes, id, parent)
-            })
-          )
-        )
-      })
+      Effect.flatMap(Effect.tracer, (current) =>
+        traceSpan(spec, Effect.withTracer(effect, current)).pipe(Effect.withTracer(tracer)))
   }
 }
 
 export class RunTracer extends Context.Service<RunTracer, RunTracerService>()("lait/trace/RunTracer") {
-  /** A fresh collector: provide one per run context (Layer.fresh when nesting). */
-  static readonly layer = Layer.sync(RunTracer, makeRunTracer)
+  /**
+   * A fresh collector, installed as the Tracer of what it is provided to: one per run context
+   * (`Layer.fresh` or `{ local: true }` when nesting, or an enclosing run's collector is reused).
+   */
+  static readonly layer = Layer.effectContext(Effect.sync(() => {
+    const collector = makeRunTracer()
+    return Context.make(RunTracer, collector).pipe(Context.add(Tracer.Tracer, collector.tracer))
+  }))
 }
-
-/** `effect` as a span of the RunTracer in context; just `effect` when there is none. */
-export const withSpan = <A, E, R>(spec: SpanSpec, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(
-    Effect.serviceOption(RunTracer),
-    (tracer) => (tracer._tag === "Some" ? tracer.value.span(spec, effect) : effect)
-  )

@@ -16,6 +16,7 @@
 // lait's own spans are INTERNAL, and a span whose attributes carry `error.type` has status ERROR.
 import { Buffer } from "node:buffer"
 import { createHash } from "node:crypto"
+import { Attr } from "../core/tracing.ts"
 import { type FileEvent, hasSpanTree } from "./file.ts"
 import { compactJson, TraceNumber, TraceObject, type TraceValue } from "./json.ts"
 import { unixNanosText } from "./time.ts"
@@ -64,9 +65,9 @@ const stringAttribute = (e: FileEvent, key: string): string | undefined => {
 const spanName = (e: FileEvent, tree: boolean): string => {
   if (!tree) return `${e.operation} ${e.label}`
   const subject = e.operation === "chat"
-    ? stringAttribute(e, "gen_ai.request.model")
+    ? stringAttribute(e, Attr.requestModel)
     : e.operation === "execute_tool"
-    ? stringAttribute(e, "gen_ai.tool.name")
+    ? stringAttribute(e, Attr.toolName)
     : undefined
   return `${e.operation} ${subject ?? e.label}`
 }
@@ -113,7 +114,7 @@ export const encodeOtlp = (
       [
         "attributes",
         [
-          keyValue("gen_ai.operation.name", e.operation),
+          keyValue(Attr.operationName, e.operation),
           keyValue("lait.label", e.label),
           keyValue("lait.seq", TraceNumber.int(e.seq)),
           ...e.attributes.entries.map(([k, v]) => keyValue(k, v))

@@ -1,5 +1,6 @@
 // `lait trace show` output (inventory §8.3): one line per event, per-label summaries, and their JSON
 // forms. Each returns the complete stdout text without the final newline.
+import { Attr } from "../core/tracing.ts"
 import { eventsAsPrettyJson, type FileEvent, isStructure } from "./file.ts"
 import { compactJson, prettyJson, TraceNumber, TraceObject, type TraceValue } from "./json.ts"
 import { formatClock } from "./time.ts"
@@ -69,8 +70,8 @@ export const summarize = (events: ReadonlyArray<FileEvent>): ReadonlyArray<Label
       const v = e.attributes.get(key)
       return v instanceof TraceNumber ? (v.asU64 ?? 0n) : 0n
     }
-    s.input_tokens = saturateU64(s.input_tokens + tokens("gen_ai.usage.input_tokens"))
-    s.output_tokens = saturateU64(s.output_tokens + tokens("gen_ai.usage.output_tokens"))
+    s.input_tokens = saturateU64(s.input_tokens + tokens(Attr.inputTokens))
+    s.output_tokens = saturateU64(s.output_tokens + tokens(Attr.outputTokens))
   }
   return [...byLabel.values()]
 }

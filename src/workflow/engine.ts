@@ -24,7 +24,7 @@ import {
 } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { describeJsonType, isJsonObject, type Json, textForm } from "../core/json.ts"
-import { stepSpan, workflowSpan } from "../trace/spans.ts"
+import { stepSpan, workflowSpan } from "../core/tracing.ts"
 import { type Answerer, ask, terminalAnswerer } from "./engine/ask.ts"
 import { osErrorText, runCommand } from "./engine/process.ts"
 import { loadSchemaRef } from "./engine/schemas.ts"

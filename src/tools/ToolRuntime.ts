@@ -26,7 +26,7 @@ import { RunTracer } from "../trace/RunTracer.ts"
 import type { LlmSettings } from "../workflow/model.ts"
 import { approve, type Decision } from "./approval.ts"
 import { makeCompactor } from "./compaction.ts"
-import { McpRegistry, type McpRegistryOptions } from "./mcp/registry.ts"
+import { makeMcpRegistry, type McpRegistryOptions } from "./mcp/registry.ts"
 import { findCollision } from "./names.ts"
 import { POLICY_DENIAL, policyAllows } from "./policy.ts"
 import { shellToolEntries } from "./shell.ts"
@@ -139,7 +139,7 @@ export const makeToolRuntime = (
       cwd: config.cwd,
       ...(options.mcpTimeoutMs !== undefined ? { timeoutMs: options.mcpTimeoutMs } : {})
     }
-    const mcp = yield* Effect.acquireRelease(Effect.sync(() => new McpRegistry(registryOptions)), (r) => r.shutdown)
+    const mcp = yield* makeMcpRegistry(registryOptions)
     const subagents = new Subagents(config)
     const always = new Set<string>()
 

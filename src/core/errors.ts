@@ -2,7 +2,7 @@
 // the whole cause chain in one place (`exitCodeOf`), the way upstream lait does it: a YAML/validation
 // error anywhere in the chain means 3, a model API error means 4, a typed interruption at the top 5.
 import { Cause, Data } from "effect"
-import type { McpError } from "./mcpError.ts"
+import type { McpError, ToolError } from "./toolErrors.ts"
 
 export const ExitCode = {
   ok: 0,
@@ -62,6 +62,7 @@ export class OutputError
 
 export type AnyLaitError = LaitError | UsageError | ValidationError | ModelApiError | InterruptedError | OutputError
   | McpError
+  | ToolError
 
 const laitTags = new Set([
   "LaitError",
@@ -70,7 +71,8 @@ const laitTags = new Set([
   "ModelApiError",
   "InterruptedError",
   "OutputError",
-  "McpError"
+  "McpError",
+  "ToolError"
 ])
 
 export const isLaitError = (u: unknown): u is AnyLaitError =>

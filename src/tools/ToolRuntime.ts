@@ -16,9 +16,10 @@ import { Effect, type Scope } from "effect"
 import type { Endpoints } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { DEFAULT_MAX_TOOL_ROUNDS } from "../config/schema.ts"
-import { type AnyLaitError, InterruptedError, LaitError, withContext } from "../core/errors.ts"
+import { type AnyLaitError, InterruptedError, withContext } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
+import { ToolError } from "../core/toolErrors.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import type { ChatMessage, ChatRequest, ToolCall } from "../model/types.ts"
@@ -69,10 +70,7 @@ export interface ToolRuntimeOptions {
 const usesTools = (names: ToolNames): boolean =>
   (names.mcp?.length ?? 0) + (names.subagents?.length ?? 0) + (names.tools?.length ?? 0) > 0
 
-export const maxToolRoundsError = (max: number) =>
-  new LaitError({
-    message: `tool loop exceeded max_tool_rounds (${max}) without the model producing a final response`
-  })
+export const maxToolRoundsError = (max: number) => new ToolError({ reason: { _tag: "MaxRounds", max } })
 
 /** First defined value along a settings chain. */
 const pick = <K extends keyof LlmSettings>(

@@ -11,7 +11,7 @@ import {
   ValidationError,
   withContext
 } from "../../src/core/errors.ts"
-import { McpError } from "../../src/core/mcpError.ts"
+import { McpError, ToolError } from "../../src/core/toolErrors.ts"
 
 describe("error chains", () => {
   test("render outer to inner, joined by ': ', skipping repeats", () => {
@@ -77,5 +77,18 @@ describe("McpError", () => {
       Effect.fail(timeout).pipe(Effect.catchReason("McpError", "Timeout", (r) => Effect.succeed(r.timeoutMs)))
     )
     expect(handled).toBe(300_000)
+  })
+})
+
+describe("ToolError", () => {
+  test("its message is the line the user reads; every reason exits 1, under context too", () => {
+    const collision = new ToolError({ reason: { _tag: "NameCollision", name: "x", first: "mcp", second: "shell" } })
+    expect(renderChain(collision)).toBe("tool name collision: an MCP tool and a shell tool both qualify to 'x'")
+    expect(new ToolError({ reason: { _tag: "ArgumentsNotJson", detail: "JSON Parse error" } }).message).toBe(
+      "tool call arguments must be a JSON object: JSON Parse error"
+    )
+    expect(exitCodeOf(collision)).toBe(ExitCode.general)
+    const inStep = withContext("step 'a'")(collision)
+    expect({ tag: inStep._tag, code: exitCodeOf(inStep) }).toEqual({ tag: "LaitError", code: ExitCode.general })
   })
 })

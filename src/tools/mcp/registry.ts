@@ -10,7 +10,7 @@ import * as nodePath from "node:path"
 import type { McpServer } from "../../config/schema.ts"
 import { type Env, expandList, expandMap, expandVars } from "../../core/env.ts"
 import { type AnyLaitError, LaitError, renderChain } from "../../core/errors.ts"
-import { McpError, type McpErrorReason } from "../../core/mcpError.ts"
+import { McpError, type McpErrorReason, ToolError } from "../../core/toolErrors.ts"
 import { osErrorText } from "../../core/osError.ts"
 import { headerSecrets, redactSecrets } from "../../core/secrets.ts"
 import { urlCredentials } from "../../core/urls.ts"
@@ -286,7 +286,7 @@ export const makeMcpRegistry = (options: McpRegistryOptions): Effect.Effect<McpR
           }
           for (const tool of list) {
             const qualified = qualifyToolName("MCP tool", server, tool.name)
-            if (qualified instanceof LaitError) return yield* qualified
+            if (qualified instanceof ToolError) return yield* qualified
             const earlier = origin.get(qualified)
             if (earlier !== undefined) {
               return yield* fail({

@@ -1,6 +1,7 @@
-// Failures of MCP servers and their tools. One class whose `reason` says what went wrong, so callers
-// can `catchReason("McpError", "Timeout", ...)` instead of matching text; `message` is the one line
-// the user reads. A timeout, and a server asked for while the run is ending, are typed interruptions
+// Failures of the tools domain: McpError for MCP servers and their tools, ToolError for the tool loop,
+// shell tools, tool names and --approve-tools. The `reason` says what went wrong, so callers can
+// `catchReason("McpError", "Timeout", ...)` instead of matching text; `message` is the one line the
+// user reads. An MCP timeout, and a server asked for while the run is ending, are typed interruptions
 // (exit 5), which context wrapping keeps as it keeps an InterruptedError; every other reason exits 1.
 import { Schema } from "effect"
 
@@ -87,5 +88,72 @@ export class McpError extends Schema.TaggedError<McpError>()("McpError", { reaso
   /** A typed interruption (exit 5) rather than a failure (exit 1). */
   get interrupted(): boolean {
     return this.reason._tag === "Timeout" || this.reason._tag === "Stopping"
+  }
+}
+
+const ToolSource = Schema.Literals(["mcp", "subagent", "shell"])
+const article: Record<typeof ToolSource.Type, string> = {
+  mcp: "an MCP tool",
+  subagent: "a subagent",
+  shell: "a shell tool"
+}
+
+const ToolReason = Schema.Union([
+  /** A tool call's arguments (shell tools) are not JSON. */
+  Schema.TaggedStruct("ArgumentsNotJson", { detail: Schema.String }),
+  Schema.TaggedStruct("ArgumentsNotObject", { got: Schema.String }),
+  /** A shell tool's command outlived its `timeout:`; `argv` as upstream prints it. */
+  Schema.TaggedStruct("CommandTimeout", { seconds: Schema.Number, argv: Schema.String }),
+  Schema.TaggedStruct("UnknownTool", { name: Schema.String }),
+  Schema.TaggedStruct("DuplicateTool", { name: Schema.String }),
+  /** `kind` names what was qualified (`MCP tool`, `shell tool`, `subagent tool`). */
+  Schema.TaggedStruct("NameTooLong", {
+    kind: Schema.String,
+    qualified: Schema.String,
+    prefix: Schema.String,
+    name: Schema.String,
+    limit: Schema.Number
+  }),
+  /** Two tool sources offer the same qualified name; `first` is the one sent first. */
+  Schema.TaggedStruct("NameCollision", { name: Schema.String, first: ToolSource, second: ToolSource }),
+  Schema.TaggedStruct("NoTerminal", { tool: Schema.String }),
+  Schema.TaggedStruct("UnrecognizedAnswer", { tool: Schema.String, answer: Schema.String }),
+  Schema.TaggedStruct("MaxRounds", { max: Schema.Number })
+])
+export type ToolErrorReason = typeof ToolReason.Type
+
+const describeTool = (reason: ToolErrorReason): string => {
+  switch (reason._tag) {
+    case "ArgumentsNotJson":
+      return withDetail("tool call arguments must be a JSON object", reason.detail)
+    case "ArgumentsNotObject":
+      return `tool call arguments must be a JSON object, got ${reason.got}`
+    case "CommandTimeout":
+      return `command timed out after ${reason.seconds}s: ${reason.argv}`
+    case "UnknownTool":
+      return `unknown tool '${reason.name}'; define it under 'tools:' in lait.config.yml`
+    case "DuplicateTool":
+      return `duplicate tool name '${reason.name}' in 'tools:'`
+    case "NameTooLong":
+      return `${reason.kind} name '${reason.qualified}' (from '${reason.prefix}', '${reason.name}') is empty or ` +
+        `exceeds OpenAI's ${reason.limit}-character function name limit`
+    case "NameCollision":
+      return `tool name collision: ${article[reason.first]} and ${article[reason.second]} both qualify to ` +
+        `'${reason.name}'`
+    case "NoTerminal":
+      return `'--approve-tools' requires an interactive stdin to confirm calling '${reason.tool}', ` +
+        "but stdin is not a terminal"
+    case "UnrecognizedAnswer":
+      return `unrecognized answer ${JSON.stringify(reason.answer)} to 'allow this call?' for tool ` +
+        `'${reason.tool}'; expected 'y', 'n', or 'a'`
+    case "MaxRounds":
+      return `tool loop exceeded max_tool_rounds (${reason.max}) without the model producing a final response`
+  }
+}
+
+/** Every reason exits 1. */
+export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", { reason: ToolReason }) {
+  override get message(): string {
+    return describeTool(this.reason)
   }
 }

@@ -2,6 +2,7 @@
 // the whole cause chain in one place (`exitCodeOf`), the way upstream lait does it: a YAML/validation
 // error anywhere in the chain means 3, a model API error means 4, a typed interruption at the top 5.
 import { Cause, Data } from "effect"
+import type { McpError, ToolError } from "./toolErrors.ts"
 
 export const ExitCode = {
   ok: 0,
@@ -60,6 +61,8 @@ export class OutputError
 {}
 
 export type AnyLaitError = LaitError | UsageError | ValidationError | ModelApiError | InterruptedError | OutputError
+  | McpError
+  | ToolError
 
 const laitTags = new Set([
   "LaitError",
@@ -67,7 +70,9 @@ const laitTags = new Set([
   "ValidationError",
   "ModelApiError",
   "InterruptedError",
-  "OutputError"
+  "OutputError",
+  "McpError",
+  "ToolError"
 ])
 
 export const isLaitError = (u: unknown): u is AnyLaitError =>
@@ -102,10 +107,14 @@ export const renderChain = (error: unknown): string => {
   return parts.length > 0 ? parts.join(": ") : "unknown error"
 }
 
+/** A typed cancellation or timeout: exit 5 at the top of a chain. */
+const isInterruption = (u: unknown): boolean =>
+  isLaitError(u) && (u._tag === "InterruptedError" || (u._tag === "McpError" && u.interrupted))
+
 export const exitCodeOf = (error: unknown): ExitCode => {
   const chain = causeChain(error)
   const tagOf = (u: unknown) => (isLaitError(u) ? u._tag : undefined)
-  if (tagOf(chain[0]) === "InterruptedError") return ExitCode.interrupted
+  if (isInterruption(chain[0])) return ExitCode.interrupted
   if (chain.some((u) => tagOf(u) === "ValidationError")) return ExitCode.validation
   if (chain.some((u) => tagOf(u) === "ModelApiError")) return ExitCode.modelApi
   if (tagOf(chain[0]) === "UsageError") return ExitCode.usage
@@ -134,6 +143,10 @@ export const withContext = (message: string) => (cause: unknown): AnyLaitError =
         return new ModelApiError({ message, cause })
       case "UsageError":
         return new UsageError({ message, cause })
+      // An MCP timeout stays an interruption, as the engine's and the subagents' wrapping keep an
+      // InterruptedError; any other MCP failure is a general one.
+      case "McpError":
+        return cause.interrupted ? new InterruptedError({ message, cause }) : new LaitError({ message, cause })
       default:
         return new LaitError({ message, cause })
     }

@@ -3,7 +3,7 @@
 // as upstream (serde_yaml) does — `duplicate entry with key "jq"` — where the yaml package only says
 // `Map keys must be unique`. The position suffix the package appends is kept.
 import { type Document, isScalar, type LineCounter, type ParsedNode, parseDocument } from "yaml"
-import { rustDebugString } from "../testing/rustFormat.ts"
+import { rustDebugString } from "./rustFormat.ts"
 import { yamlErrorMessage } from "./yamlErrors.ts"
 
 const PACKAGE_WORDING = "Map keys must be unique"

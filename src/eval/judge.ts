@@ -6,11 +6,11 @@
 import { Effect } from "effect"
 import type { LaitConfigService } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError } from "../core/errors.ts"
+import { rustDebugString } from "../core/rustFormat.ts"
 import type { ModelClientService } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest, ResponseFormat } from "../model/types.ts"
 import { type JudgeRequest, type JudgeService } from "../testing/AssertionEvaluator.ts"
-import { rustDebugString } from "../testing/rustFormat.ts"
 import type { RunTracer } from "../trace/RunTracer.ts"
 import { samplingFields } from "./sampling.ts"
 

@@ -4,8 +4,8 @@
 //   json  — upstream's compact array, each case extended with its statistics;
 //   junit — one testcase per case; flaky cases carry a <flakyFailure> per failed run (the
 //           Surefire rerun extension that Jenkins, GitLab and GitHub reporters read).
+import { rustFixed } from "../core/rustFormat.ts"
 import { RustFloat, rustJson } from "../model/rustJson.ts"
-import { rustFixed } from "../testing/rustFormat.ts"
 import type { CaseOutcome, EvalOutcome } from "./runner.ts"
 import { type CaseStats, caseStats, type SuiteStats, suiteStats } from "./stats.ts"
 

@@ -7,7 +7,6 @@
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import type { GlobalOptions } from "../cli/global.ts"
 import { checkConfigText, CONFIG_FILE_NAME, loadConfig, type LoadedConfig } from "../config/load.ts"
 import type { ConfigFile } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
@@ -51,12 +50,19 @@ const problemOf = (error: unknown, fallbackFile: string): ConfigProblem => ({
   line: errorLine(error)
 })
 
+/** The global flags lint reads: which configuration is active (`--config`, `--no-config`, `--no-env`). */
+export interface LintOptions {
+  readonly configPath: string | undefined
+  readonly noConfig: boolean
+  readonly noEnv: boolean
+}
+
 /**
  * Loads the active configuration. A file that cannot be decoded becomes a finding and names are then
  * not checked; a file that decodes but breaks a rule (both `api_key` and `api_key_cmd`) is a finding
  * too, and its registry and names are still checked.
  */
-export const loadActiveConfig = (options: GlobalOptions) =>
+export const loadActiveConfig = (options: LintOptions) =>
   Effect.gen(function*() {
     const cwd = process.cwd()
     const loaded = yield* Effect.result(

@@ -3,11 +3,10 @@
 // FIFO. It fails (exit 3, the summary on stderr) when anything had an error; warnings alone pass.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
-import type { GlobalOptions } from "../cli/global.ts"
 import { renderChain, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { lintAgentText } from "./agent.ts"
-import { type ActiveConfig, lintConfigText, loadActiveConfig } from "./config.ts"
+import { type ActiveConfig, lintConfigText, loadActiveConfig, type LintOptions } from "./config.ts"
 import { display, newFileState, reportSkipped } from "./context.ts"
 import { lintEvalText, lintTestText } from "./definitions.ts"
 import { collector, type FileReport, type LintRun } from "./findings.ts"
@@ -66,7 +65,7 @@ export const lintFile = (path: string, active: ActiveConfig): Effect.Effect<File
 /** Everything lint found, before rendering. */
 export const collectLint = (
   paths: ReadonlyArray<string>,
-  options: GlobalOptions
+  options: LintOptions
 ): Effect.Effect<LintRun, ValidationError, FileLoader> =>
   Effect.gen(function*() {
     const active = yield* loadActiveConfig(options)
@@ -101,7 +100,7 @@ export const render = (run: LintRun, format: LintFormat): Rendered => {
 export const lintReport = (
   paths: ReadonlyArray<string>,
   format: LintFormat,
-  options: GlobalOptions
+  options: LintOptions
 ): Effect.Effect<
   { readonly stdout: string | undefined; readonly failure: ValidationError | undefined },
   ValidationError,

@@ -10,12 +10,12 @@ import { Context, Effect, Layer } from "effect"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { Attr } from "../core/tracing.ts"
+import { rustDebugString, rustFixed } from "../core/rustFormat.ts"
 import type { UsageTotals } from "../model/RunUsage.ts"
 import type { TraceEvent } from "../trace/RunTracer.ts"
 import { parseTextInput } from "../workflow/inputs.ts"
 import { evalJqOne, isTruthy, loadJq } from "../workflow/jq.ts"
 import type { Assertion } from "./assertions.ts"
-import { rustDebugString, rustFixed } from "./rustFormat.ts"
 
 /** Upstream evaluates at most this many assertions of one list at once. */
 export const MAX_CONCURRENT_ASSERTIONS = 4

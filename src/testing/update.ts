@@ -3,10 +3,10 @@
 // quoting and layout of everything else stay exactly as written — and the file is replaced
 // atomically. A value written as a block scalar stays a block scalar when the new text allows it.
 import { type Document, isMap, isScalar, isSeq, type Node, Scalar } from "yaml"
+import { rustDebugString } from "../core/rustFormat.ts"
 import { parseYamlDocument } from "../core/yamlDocument.ts"
 import { yamlErrorMessage } from "../core/yamlErrors.ts"
 import type { Check } from "./AssertionEvaluator.ts"
-import { rustDebugString } from "./rustFormat.ts"
 
 export interface EqualsUpdate {
   /** The checks from the top-level list down to the `equals` itself (step_output parents first). */

@@ -16,10 +16,11 @@ import { Effect, type Scope } from "effect"
 import type { Endpoints } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { DEFAULT_MAX_TOOL_ROUNDS } from "../config/schema.ts"
-import { type AnyLaitError, InterruptedError, LaitError, withContext } from "../core/errors.ts"
+import { type AnyLaitError, InterruptedError, withContext } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { Attr } from "../core/tracing.ts"
+import { ToolError } from "../core/toolErrors.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import type { ChatMessage, ChatRequest, ToolCall } from "../model/types.ts"
@@ -27,7 +28,7 @@ import { RunTracer } from "../trace/RunTracer.ts"
 import type { LlmSettings } from "../workflow/model.ts"
 import { approve, type Decision } from "./approval.ts"
 import { makeCompactor } from "./compaction.ts"
-import { McpRegistry, type McpRegistryOptions } from "./mcp/registry.ts"
+import { makeMcpRegistry, type McpRegistryOptions } from "./mcp/registry.ts"
 import { findCollision } from "./names.ts"
 import { POLICY_DENIAL, policyAllows } from "./policy.ts"
 import { shellToolEntries } from "./shell.ts"
@@ -70,10 +71,7 @@ export interface ToolRuntimeOptions {
 const usesTools = (names: ToolNames): boolean =>
   (names.mcp?.length ?? 0) + (names.subagents?.length ?? 0) + (names.tools?.length ?? 0) > 0
 
-export const maxToolRoundsError = (max: number) =>
-  new LaitError({
-    message: `tool loop exceeded max_tool_rounds (${max}) without the model producing a final response`
-  })
+export const maxToolRoundsError = (max: number) => new ToolError({ reason: { _tag: "MaxRounds", max } })
 
 /** First defined value along a settings chain. */
 const pick = <K extends keyof LlmSettings>(
@@ -140,7 +138,7 @@ export const makeToolRuntime = (
       cwd: config.cwd,
       ...(options.mcpTimeoutMs !== undefined ? { timeoutMs: options.mcpTimeoutMs } : {})
     }
-    const mcp = yield* Effect.acquireRelease(Effect.sync(() => new McpRegistry(registryOptions)), (r) => r.shutdown)
+    const mcp = yield* makeMcpRegistry(registryOptions)
     const subagents = new Subagents(config)
     const always = new Set<string>()
 

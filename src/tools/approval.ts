@@ -4,7 +4,8 @@
 // Without a terminal there is nobody to ask (and a closed pipe looks like a slow human), so that is an
 // error rather than a silent denial.
 import { Context, Effect, Semaphore } from "effect"
-import { LaitError } from "../core/errors.ts"
+import type { LaitError } from "../core/errors.ts"
+import { ToolError } from "../core/toolErrors.ts"
 import { terminalAnswerer } from "../workflow/engine/ask.ts"
 import { stripOneLineEnding } from "../workflow/engine/process.ts"
 import { ApproveTools } from "./ApproveTools.ts"
@@ -49,17 +50,14 @@ const allow: Decision = { allowed: true }
  * to `always`, which is checked again once the gate is held: another loop may have answered `a` for
  * the same tool while this one waited.
  */
-export const approve = (request: ApprovalRequest): Effect.Effect<Decision, LaitError> =>
+export const approve = (request: ApprovalRequest): Effect.Effect<Decision, ToolError | LaitError> =>
   Effect.gen(function*() {
     if (!(yield* ApproveTools) || request.always.has(request.name)) return allow
     const terminal = yield* ApprovalTerminal
     return yield* gate.withPermits(1)(Effect.gen(function*() {
       if (request.always.has(request.name)) return allow
       if (!terminal.interactive()) {
-        return yield* new LaitError({
-          message: `'--approve-tools' requires an interactive stdin to confirm calling '${request.name}', ` +
-            "but stdin is not a terminal"
-        })
+        return yield* new ToolError({ reason: { _tag: "NoTerminal", tool: request.name } })
       }
       const command = yield* request.command
       yield* terminal.write(
@@ -80,10 +78,7 @@ export const approve = (request: ApprovalRequest): Effect.Effect<Decision, LaitE
         case "N":
           return { allowed: false, reason: INTERACTIVE_DENIAL } satisfies Decision
         default:
-          return yield* new LaitError({
-            message: `unrecognized answer ${JSON.stringify(answer)} to 'allow this call?' for tool ` +
-              `'${request.name}'; expected 'y', 'n', or 'a'`
-          })
+          return yield* new ToolError({ reason: { _tag: "UnrecognizedAnswer", tool: request.name, answer } })
       }
     }))
   })

@@ -2,25 +2,21 @@
 // its names: `<server>__<tool>` for MCP, `agent__<name>` for subagents, `tool__<name>` for shell tools.
 // OpenAI function names must match ^[A-Za-z0-9_-]{1,64}$: other characters become `_`, and a name that
 // is still too long is an error rather than a truncation, which could silently create a collision.
-import { LaitError } from "../core/errors.ts"
+import { ToolError } from "../core/toolErrors.ts"
 
 export const MAX_TOOL_NAME_LENGTH = 64
 
-/** `prefix__name` sanitised, or a LaitError naming what was being qualified (`MCP tool`, `shell tool`, ...). */
-export const qualifyToolName = (kind: string, prefix: string, name: string): string | LaitError => {
+/** `prefix__name` sanitised, or a ToolError naming what was being qualified (`MCP tool`, `shell tool`, ...). */
+export const qualifyToolName = (kind: string, prefix: string, name: string): string | ToolError => {
   const qualified = `${prefix}__${name}`.replace(/[^A-Za-z0-9_-]/gu, "_")
   if (qualified.length === 0 || qualified.length > MAX_TOOL_NAME_LENGTH) {
-    return new LaitError({
-      message: `${kind} name '${qualified}' (from '${prefix}', '${name}') is empty or exceeds OpenAI's ` +
-        `${MAX_TOOL_NAME_LENGTH}-character function name limit`
-    })
+    const limit = MAX_TOOL_NAME_LENGTH
+    return new ToolError({ reason: { _tag: "NameTooLong", kind, qualified, prefix, name, limit } })
   }
   return qualified
 }
 
 export type ToolSource = "mcp" | "subagent" | "shell"
-
-const article: Record<ToolSource, string> = { mcp: "an MCP tool", subagent: "a subagent", shell: "a shell tool" }
 
 /**
  * The first name two sources both claim, as upstream words it
@@ -29,15 +25,13 @@ const article: Record<ToolSource, string> = { mcp: "an MCP tool", subagent: "a s
  */
 export const findCollision = (
   sets: ReadonlyArray<{ readonly source: ToolSource; readonly names: ReadonlyArray<string> }>
-): LaitError | undefined => {
+): ToolError | undefined => {
   const owner = new Map<string, ToolSource>()
   for (const { source, names } of sets) {
     for (const name of names) {
       const earlier = owner.get(name)
       if (earlier !== undefined && earlier !== source) {
-        return new LaitError({
-          message: `tool name collision: ${article[earlier]} and ${article[source]} both qualify to '${name}'`
-        })
+        return new ToolError({ reason: { _tag: "NameCollision", name, first: earlier, second: source } })
       }
       owner.set(name, source)
     }

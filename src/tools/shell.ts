@@ -7,8 +7,9 @@
 import { Duration, Effect } from "effect"
 import type { ShellTool } from "../config/schema.ts"
 import { type Env, expandMap, expandVars } from "../core/env.ts"
-import { type AnyLaitError, LaitError, renderChain, withContext } from "../core/errors.ts"
+import { type AnyLaitError, renderChain, withContext } from "../core/errors.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
+import { ToolError } from "../core/toolErrors.ts"
 import { runCommand } from "../workflow/engine/process.ts"
 import { validateJson } from "../workflow/jsonschema.ts"
 import { renderTemplate } from "../workflow/template.ts"
@@ -24,20 +25,17 @@ export const formatArgv = (argv: ReadonlyArray<string>): string => `[${argv.map(
  * The call's arguments as the `input` of the templates: blank and `null` mean `{}`; anything else must
  * be a JSON object, or nothing runs.
  */
-export const parseToolArguments = (raw: string): JsonObject | LaitError => {
+export const parseToolArguments = (raw: string): JsonObject | ToolError => {
   if (raw.trim() === "") return {}
   let value: Json
   try {
     value = JSON.parse(raw) as Json
   } catch (e) {
-    return new LaitError({
-      message: "tool call arguments must be a JSON object",
-      cause: e instanceof Error ? e.message : String(e)
-    })
+    return new ToolError({ reason: { _tag: "ArgumentsNotJson", detail: e instanceof Error ? e.message : String(e) } })
   }
   if (value === null) return {}
   if (!isJsonObject(value)) {
-    return new LaitError({ message: `tool call arguments must be a JSON object, got ${JSON.stringify(value)}` })
+    return new ToolError({ reason: { _tag: "ArgumentsNotObject", got: JSON.stringify(value) } })
   }
   return value
 }
@@ -61,7 +59,7 @@ export const callShellTool = (
 ): Effect.Effect<string, AnyLaitError> =>
   Effect.gen(function*() {
     const input = parseToolArguments(args)
-    if (input instanceof LaitError) return yield* input
+    if (input instanceof ToolError) return yield* input
     const invalid = validateJson(tool.parameters as JsonObject, input, "arguments")
     if (invalid !== undefined) return `tool arguments failed validation: ${invalid.message}`
     const argv = yield* Effect.result(renderArgv(tool, input))
@@ -84,7 +82,9 @@ export const callShellTool = (
       Effect.timeoutOrElse({
         duration: Duration.seconds(seconds),
         orElse: () =>
-          Effect.fail(new LaitError({ message: `command timed out after ${seconds}s: ${formatArgv(argv.success)}` }))
+          Effect.fail(
+            new ToolError({ reason: { _tag: "CommandTimeout", seconds, argv: formatArgv(argv.success) } })
+          )
       }),
       Effect.result
     )
@@ -94,7 +94,7 @@ export const callShellTool = (
 /** The argv a call would run, or undefined when the arguments or templates do not allow rendering it. */
 export const previewShellTool = (tool: ShellTool, args: string): Effect.Effect<string | undefined> => {
   const input = parseToolArguments(args)
-  if (input instanceof LaitError) return Effect.succeed(undefined)
+  if (input instanceof ToolError) return Effect.succeed(undefined)
   return renderArgv(tool, input).pipe(
     Effect.map(formatArgv),
     Effect.orElseSucceed(() => undefined)
@@ -106,18 +106,18 @@ export const shellToolEntries = (
   names: ReadonlyArray<string>,
   registry: Readonly<Record<string, ShellTool>> | undefined,
   options: ShellToolOptions
-): Effect.Effect<ReadonlyArray<ToolEntry>, LaitError> =>
+): Effect.Effect<ReadonlyArray<ToolEntry>, ToolError> =>
   Effect.gen(function*() {
     const entries: Array<ToolEntry> = []
     const seen = new Set<string>()
     for (const name of names) {
       const tool = registry?.[name]
       if (tool === undefined) {
-        return yield* new LaitError({ message: `unknown tool '${name}'; define it under 'tools:' in lait.config.yml` })
+        return yield* new ToolError({ reason: { _tag: "UnknownTool", name } })
       }
       const qualified = qualifyToolName("shell tool", "tool", name)
-      if (qualified instanceof LaitError) return yield* qualified
-      if (seen.has(qualified)) return yield* new LaitError({ message: `duplicate tool name '${name}' in 'tools:'` })
+      if (qualified instanceof ToolError) return yield* qualified
+      if (seen.has(qualified)) return yield* new ToolError({ reason: { _tag: "DuplicateTool", name } })
       seen.add(qualified)
       entries.push({
         name: qualified,

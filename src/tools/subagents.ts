@@ -9,6 +9,7 @@ import { type LaitConfigService, modelRequiredMessage } from "../config/LaitConf
 import { type AnyLaitError, LaitError, ValidationError, withContext } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
+import { ToolError } from "../core/toolErrors.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
 import type { ChatMessage, ResponseFormat } from "../model/types.ts"
 import { loadAgentFile } from "../workflow/agentFile.ts"
@@ -127,7 +128,7 @@ export class Subagents {
       const seen = new Set<string>()
       for (const agent of loaded) {
         const qualified = qualifyToolName("subagent tool", "agent", agent.name)
-        if (qualified instanceof LaitError) return yield* qualified
+        if (qualified instanceof ToolError) return yield* qualified
         if (seen.has(qualified)) {
           return yield* new LaitError({ message: `duplicate subagent name '${agent.name}' in 'subagents:'` })
         }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
 import {
   ExitCode,
   exitCodeOf,
@@ -10,6 +11,7 @@ import {
   ValidationError,
   withContext
 } from "../../src/core/errors.ts"
+import { McpError, ToolError } from "../../src/core/toolErrors.ts"
 
 describe("error chains", () => {
   test("render outer to inner, joined by ': ', skipping repeats", () => {
@@ -36,5 +38,57 @@ describe("error chains", () => {
     expect(withContext("calling")(new ModelApiError({ message: "bad" }))._tag).toBe("ModelApiError")
     expect(withContext("x")(new Error("boom"))._tag).toBe("LaitError")
     expect(renderChain(withContext("loading config")(new Error("boom")))).toBe("loading config: boom")
+  })
+})
+
+describe("McpError", () => {
+  const timeout = new McpError({ reason: { _tag: "Timeout", server: "s", timeoutMs: 300_000, tool: "ping" } })
+  const closed = new McpError({
+    reason: { _tag: "CallFailed", server: "s", tool: "ping", detail: "MCP error -32000: Connection closed" }
+  })
+
+  test("its message is the line the user reads; an empty detail adds nothing", () => {
+    expect(renderChain(timeout)).toBe("MCP server 's' timed out after 300s while running tool 'ping'")
+    expect(renderChain(closed)).toBe("MCP server 's' failed while running tool 'ping': MCP error -32000: Connection closed")
+    expect(new McpError({ reason: { _tag: "Timeout", server: "s", timeoutMs: 300 } }).message).toBe(
+      "timed out after 0.3s while initializing MCP server 's'"
+    )
+    expect(new McpError({ reason: { _tag: "ListFailed", server: "s", detail: " " } }).message).toBe(
+      "failed to list tools for MCP server 's'"
+    )
+  })
+
+  test("a timeout is an interruption (exit 5), kept through context as an InterruptedError is; other reasons exit 1", () => {
+    expect(exitCodeOf(timeout)).toBe(ExitCode.interrupted)
+    const inStep = withContext("step 'a'")(timeout)
+    expect({ tag: inStep._tag, code: exitCodeOf(inStep), line: renderChain(inStep) }).toEqual({
+      tag: "InterruptedError",
+      code: ExitCode.interrupted,
+      line: "step 'a': MCP server 's' timed out after 300s while running tool 'ping'"
+    })
+    expect(exitCodeOf(new LaitError({ message: "a", cause: timeout }))).toBe(ExitCode.general)
+    expect(exitCodeOf(closed)).toBe(ExitCode.general)
+    expect(withContext("step 'a'")(closed)._tag).toBe("LaitError")
+    expect(exitCodeOf(new McpError({ reason: { _tag: "Stopping", server: "s" } }))).toBe(ExitCode.interrupted)
+  })
+
+  test("callers handle a reason, not a message", async () => {
+    const handled = await Effect.runPromise(
+      Effect.fail(timeout).pipe(Effect.catchReason("McpError", "Timeout", (r) => Effect.succeed(r.timeoutMs)))
+    )
+    expect(handled).toBe(300_000)
+  })
+})
+
+describe("ToolError", () => {
+  test("its message is the line the user reads; every reason exits 1, under context too", () => {
+    const collision = new ToolError({ reason: { _tag: "NameCollision", name: "x", first: "mcp", second: "shell" } })
+    expect(renderChain(collision)).toBe("tool name collision: an MCP tool and a shell tool both qualify to 'x'")
+    expect(new ToolError({ reason: { _tag: "ArgumentsNotJson", detail: "JSON Parse error" } }).message).toBe(
+      "tool call arguments must be a JSON object: JSON Parse error"
+    )
+    expect(exitCodeOf(collision)).toBe(ExitCode.general)
+    const inStep = withContext("step 'a'")(collision)
+    expect({ tag: inStep._tag, code: exitCodeOf(inStep) }).toEqual({ tag: "LaitError", code: ExitCode.general })
   })
 })

@@ -34,9 +34,7 @@ const lintIn = async (dir: string, file: string) => {
         const active = yield* loadActiveConfig({
           configPath: undefined,
           noConfig: false,
-          noEnv: true,
-          verbosity: 0,
-          cache: undefined
+          noEnv: true
         })
         return yield* lintFile(file, active)
       }).pipe(Effect.provide(FileLoader.layer))

@@ -19,9 +19,7 @@ const lintIn = async (dir: string, file: string, config = true) => {
         const active = yield* loadActiveConfig({
           configPath: config ? "lait.config.yml" : undefined,
           noConfig: !config,
-          noEnv: true,
-          verbosity: 0,
-          cache: undefined
+          noEnv: true
         })
         const report = yield* lintFile(file, active)
         return report.issues.map((i) => [i.severity, i.line ?? null, i.message])

@@ -160,7 +160,7 @@ describe("the loop", () => {
     const failure = await failureOf(runStep(config, model, { names: { tools: ["echo"] }, maxToolRounds: 2 }))
     expect(failure).toEqual({
       message: "tool loop exceeded max_tool_rounds (2) without the model producing a final response",
-      tag: "LaitError"
+      tag: "ToolError"
     })
     expect(model.calls).toHaveLength(2)
   })

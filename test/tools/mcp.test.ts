@@ -5,10 +5,12 @@ import { afterAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
-import { Effect } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import type { McpServer } from "../../src/config/schema.ts"
 import { MAX_HTTP_BODY_BYTES } from "../../src/tools/mcp/client.ts"
-import { McpRegistry, renderToolResult } from "../../src/tools/mcp/registry.ts"
+import { exitCodeOf, primaryError } from "../../src/core/errors.ts"
+import { renderToolResult } from "../../src/tools/mcp/protocol.ts"
+import { makeMcpRegistry } from "../../src/tools/mcp/registry.ts"
 import { type JunkOptions, startJunkMcpServer } from "../fixtures/mcp/junk-http-server.ts"
 import { alive, bun, everythingBin, failureOf, filesystemBin, pidsIn, processesWith, scriptedServer, tempDir, waitFor } from "./helpers.ts"
 
@@ -22,8 +24,21 @@ const scripted = (env: Record<string, string> = {}, extra: Partial<McpServer> = 
   ...extra
 })
 
-const registry = (servers: Record<string, McpServer>, timeoutMs?: number, env: Record<string, string | undefined> = process.env) =>
-  new McpRegistry({ servers, env, cwd: dir, ...(timeoutMs !== undefined ? { timeoutMs } : {}) })
+/** A registry in its own scope; `shutdown` closes that scope, as the end of a run does. */
+const registry = (servers: Record<string, McpServer>, timeoutMs?: number, env: Record<string, string | undefined> = process.env) => {
+  const scope = Scope.makeUnsafe()
+  const mcp = Effect.runSync(
+    Scope.provide(makeMcpRegistry({ servers, env, cwd: dir, ...(timeoutMs !== undefined ? { timeoutMs } : {}) }), scope)
+  )
+  return { ...mcp, shutdown: Scope.close(scope, Exit.void) }
+}
+
+/** The failure of `effect` as the CLI prints it, with its tag and the exit code it would end lait with. */
+const failureWithCode = async <A, E>(effect: Effect.Effect<A, E>) => {
+  const exit = await Effect.runPromiseExit(effect)
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  return { ...(await failureOf(Effect.failCause(exit.cause))), code: exitCodeOf(primaryError(exit.cause)) as number }
+}
 
 const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
 
@@ -171,6 +186,46 @@ describe("stdio servers", () => {
     await run(mcp.shutdown)
   }, 20_000)
 
+  test("a failed start or listing is not kept: the next user starts the server again", async () => {
+    const dying = pidFile()
+    const mcp = registry({
+      dies: scripted({ MCP_FIXTURE_MODE: "exit-on-init", MCP_FIXTURE_PID_FILE: dying }),
+      repeats: scripted({ MCP_FIXTURE_MODE: "repeat-cursor" })
+    })
+    const [first, second] = await Promise.all([failureOf(mcp.entries(["dies"])), failureOf(mcp.tools("dies"))])
+    expect(first.message).toMatch(/^failed to initialize MCP server 'dies': /)
+    expect(second).toEqual(first)
+    expect(pidsIn(dying)).toHaveLength(1) // concurrent users share one (failed) start
+    await failureOf(mcp.entries(["dies"]))
+    expect(pidsIn(dying)).toHaveLength(2)
+    const listing = "failed to list tools for MCP server 'repeats': MCP server repeated a 'tools/list' pagination cursor 'again'"
+    expect((await failureOf(mcp.entries(["repeats"]))).message).toBe(listing)
+    expect((await failureOf(mcp.entries(["repeats"]))).message).toBe(listing)
+    await run(mcp.shutdown)
+  }, 20_000)
+
+  test("once the run's scope has closed, no server starts (exit class: interrupted)", async () => {
+    const pids = pidFile()
+    const mcp = registry({ s: scripted({ MCP_FIXTURE_PID_FILE: pids }) })
+    await run(mcp.shutdown)
+    const expected = { message: "MCP server 's' was not started: the run is ending", tag: "McpError", code: 5 }
+    expect(await failureWithCode(mcp.entries(["s"]))).toEqual(expected)
+    expect(await failureWithCode(mcp.connection("s"))).toEqual(expected)
+    expect(pidsIn(pids)).toEqual([])
+  }, 20_000)
+
+  test("a user that gives up while its server starts leaves the start running for the next user", async () => {
+    const pids = pidFile()
+    const mcp = registry({ s: scripted({ MCP_FIXTURE_MODE: "slow-init", MCP_FIXTURE_SLEEP_MS: "1500", MCP_FIXTURE_PID_FILE: pids }) })
+    const gaveUp = await Effect.runPromiseExit(mcp.entries(["s"]).pipe(Effect.timeout("500 millis")))
+    expect(Exit.isFailure(gaveUp)).toBe(true)
+    const [ping] = await run(mcp.entries(["s"]))
+    expect(await run(ping!.call(""))).toBe("ping: null")
+    expect(pidsIn(pids)).toHaveLength(1)
+    await run(mcp.shutdown)
+    expect(pidsIn(pids).filter(alive)).toEqual([])
+  }, 20_000)
+
   test("qualified names are sanitised and limited to 64 characters; two servers may not produce the same name", async () => {
     const mcp = registry({
       "my.srv": scripted({ MCP_FIXTURE_TOOLS: "t.x" }),
@@ -251,8 +306,8 @@ describe("limits", () => {
     const pids = pidFile()
     const mcp = registry({ s: scripted({ MCP_FIXTURE_MODE: "slow-call", MCP_FIXTURE_PID_FILE: pids }) }, 300)
     const [ping] = await run(mcp.entries(["s"]))
-    const failure = await failureOf(ping!.call(""))
-    expect(failure).toEqual({ message: "MCP server 's' timed out after 0.3s while running tool 'ping'", tag: "InterruptedError" })
+    const failure = await failureWithCode(ping!.call(""))
+    expect(failure).toEqual({ message: "MCP server 's' timed out after 0.3s while running tool 'ping'", tag: "McpError", code: 5 })
     // The timed-out server may still be working on that call: it is stopped, and a retry gets a new one.
     expect(await waitFor(() => pidsIn(pids).filter(alive).length === 0, 3000)).toBe(true)
     await failureOf(ping!.call(""))
@@ -260,9 +315,10 @@ describe("limits", () => {
     await run(mcp.shutdown)
     expect(pidsIn(pids).filter(alive)).toEqual([])
     const silent = registry({ s: scripted({ MCP_FIXTURE_MODE: "silent" }) }, 300)
-    expect(await failureOf(silent.entries(["s"]))).toEqual({
+    expect(await failureWithCode(silent.entries(["s"]))).toEqual({
       message: "timed out after 0.3s while initializing MCP server 's'",
-      tag: "InterruptedError"
+      tag: "McpError",
+      code: 5
     })
     await run(silent.shutdown)
   }, 20_000)
@@ -279,9 +335,10 @@ describe("servers that break the protocol fail the request at once, not at the I
       const mcp = registry({ s: scripted({ MCP_FIXTURE_MODE: mode, MCP_FIXTURE_PID_FILE: pids }) }, 60_000)
       const [ping] = await run(mcp.entries(["s"]))
       const started = performance.now()
-      expect(await failureOf(ping!.call(""))).toEqual({
+      expect(await failureWithCode(ping!.call(""))).toEqual({
         message: `MCP server 's' failed while running tool 'ping': ${detail}`,
-        tag: "LaitError"
+        tag: "McpError",
+        code: 1
       })
       expect(performance.now() - started).toBeLessThan(5000)
       expect(pidsIn(pids).filter(alive)).toEqual([])

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { LaitError } from "../../src/core/errors.ts"
+import { ToolError } from "../../src/core/toolErrors.ts"
 import { findCollision, qualifyToolName } from "../../src/tools/names.ts"
 import { matchesPattern, policyAllows } from "../../src/tools/policy.ts"
 
@@ -14,8 +14,8 @@ describe("qualifyToolName", () => {
   test("64 characters at most, without truncating", () => {
     expect(qualifyToolName("MCP tool", "server", "a".repeat(56))).toBe(`server__${"a".repeat(56)}`)
     const error = qualifyToolName("MCP tool", "server", "a".repeat(57))
-    expect(error).toBeInstanceOf(LaitError)
-    expect((error as LaitError).message).toBe(
+    expect(error).toBeInstanceOf(ToolError)
+    expect((error as ToolError).message).toBe(
       `MCP tool name 'server__${"a".repeat(57)}' (from 'server', '${"a".repeat(57)}') is empty or exceeds OpenAI's ` +
         "64-character function name limit"
     )

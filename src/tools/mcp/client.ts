@@ -9,7 +9,7 @@ import type { FetchLike, Transport, TransportSendOptions } from "@modelcontextpr
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { describeNetworkFailure } from "../../core/network.ts"
 import { VERSION } from "../../version.ts"
-import { isSchemaError } from "./registry.ts"
+import { isSchemaError } from "./protocol.ts"
 import { GroupStdioTransport, type StdioServerParameters } from "./stdio.ts"
 
 export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024

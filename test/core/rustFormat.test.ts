@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { rustDebugString, rustFixed } from "../../src/testing/rustFormat.ts"
+import { rustDebugString, rustFixed } from "../../src/core/rustFormat.ts"
 
 describe("rustDebugString (Rust {:?} of a str)", () => {
   test("escapes quotes, backslashes and the usual control characters", () => {

@@ -14,10 +14,10 @@ import { Effect, Layer } from "effect"
 import { loadJq as loadJqWasm } from "jq-wasm/inline"
 import { FileLoader } from "../../src/core/FileLoader.ts"
 import type { Json } from "../../src/core/json.ts"
+import { loadWorkflow } from "../../src/lang/load.ts"
+import type { Workflow } from "../../src/lang/model.ts"
 import { runWorkflow } from "../../src/workflow/engine.ts"
 import { LlmSteps } from "../../src/workflow/LlmSteps.ts"
-import { loadWorkflow } from "../../src/workflow/load.ts"
-import type { Workflow } from "../../src/workflow/model.ts"
 import { Progress } from "../../src/workflow/progress.ts"
 
 export interface EngineOptions {

@@ -9,9 +9,9 @@ import { LaitError, type OutputError, primaryError, renderChain, UsageError } fr
 import { FileLoader, READ_LIMIT, writeTargetProblem, writeUserFile } from "../core/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
+import { osErrorText } from "../platform/process.ts"
 import { ApproveTools } from "../tools/ApproveTools.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
-import { osErrorText } from "../workflow/engine/process.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { configLayer } from "./config.ts"
@@ -207,11 +207,11 @@ export const runCommand = Command.make(
     const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, engine, { dryRunPlan }, schemas] =
       yield* Effect.promise(() =>
         Promise.all([
-          import("../workflow/load.ts"),
-          import("../workflow/inputs.ts"),
+          import("../lang/load.ts"),
+          import("../lang/inputs.ts"),
           import("../workflow/engine.ts"),
           import("../workflow/dryrun.ts"),
-          import("../workflow/engine/schemas.ts")
+          import("../lang/schemaRef.ts")
         ])
       )
 

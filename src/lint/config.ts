@@ -11,7 +11,7 @@ import type { GlobalOptions } from "../cli/global.ts"
 import { checkConfigText, CONFIG_FILE_NAME, loadConfig, type LoadedConfig } from "../config/load.ts"
 import type { ConfigFile } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
-import { parseYaml, type Y } from "../workflow/load/yaml.ts"
+import { parseYaml, type Y } from "../lang/load/yaml.ts"
 import {
   BROKEN_CONFIG_REASON,
   display,

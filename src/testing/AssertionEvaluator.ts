@@ -9,10 +9,10 @@
 import { Context, Effect, Layer } from "effect"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import { type Json, textForm } from "../core/json.ts"
+import { parseTextInput } from "../lang/inputs.ts"
+import { evalJqOne, isTruthy, loadJq } from "../lang/jq.ts"
 import type { UsageTotals } from "../model/RunUsage.ts"
 import type { TraceEvent } from "../trace/RunTracer.ts"
-import { parseTextInput } from "../workflow/inputs.ts"
-import { evalJqOne, isTruthy, loadJq } from "../workflow/jq.ts"
 import type { Assertion } from "./assertions.ts"
 import { rustDebugString, rustFixed } from "./rustFormat.ts"
 

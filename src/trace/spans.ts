@@ -2,7 +2,7 @@
 // needs no new service and runs without a tracer (engine tests, `lait graph`) are unchanged.
 import type { Effect } from "effect"
 import * as nodePath from "node:path"
-import type { Workflow } from "../workflow/model.ts"
+import type { Workflow } from "../lang/model.ts"
 import { withSpan } from "./RunTracer.ts"
 
 /** The root span's name: the file's `name:`, else its file name without the extension. */

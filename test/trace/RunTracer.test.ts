@@ -6,10 +6,10 @@ import { Effect, Fiber, Layer } from "effect"
 import { LaitError, ModelApiError } from "../../src/core/errors.ts"
 import { FileLoader } from "../../src/core/FileLoader.ts"
 import type { Json } from "../../src/core/json.ts"
+import { loadWorkflow } from "../../src/lang/load.ts"
 import { type RecordedEvent, RunTracer, withSpan } from "../../src/trace/RunTracer.ts"
 import { runWorkflowDetailed } from "../../src/workflow/engine.ts"
 import { LlmSteps } from "../../src/workflow/LlmSteps.ts"
-import { loadWorkflow } from "../../src/workflow/load.ts"
 import { Progress } from "../../src/workflow/progress.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-tracer-"))

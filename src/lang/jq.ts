@@ -327,12 +327,12 @@ let instanceCalls = 0
 let lastIdentity: string | undefined
 
 // In the compiled binary every module shares the entry's URL (`…/$bunfs/root/lait`) and build.ts embeds
-// this worker as a second entrypoint rooted, like the entry, at src/: it sits at workflow/jqWorker.ts
+// this worker as a second entrypoint rooted, like the entry, at src/: it sits at lang/jqWorker.ts
 // beside it. From source, it sits beside this file.
 const workerUrl = (): string =>
-  import.meta.url.endsWith("/workflow/jq.ts")
+  import.meta.url.endsWith("/lang/jq.ts")
     ? new URL("./jqWorker.ts", import.meta.url).href
-    : new URL("./workflow/jqWorker.ts", import.meta.url).href
+    : new URL("./lang/jqWorker.ts", import.meta.url).href
 
 // Bun's extension; Deno's workers have neither (there, lait's explicit exit ends an idle worker).
 const setReferenced = (target: Worker, referenced: boolean): void => {

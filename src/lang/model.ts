@@ -1,7 +1,7 @@
 // The parsed, statically checked workflow (version 2) that the engine runs. The loader
-// (src/workflow/load.ts) turns YAML into this; the engine (src/workflow/engine.ts) only reads it.
+// (src/lang/load.ts) turns YAML into this; the engine (src/workflow/engine.ts) only reads it.
 // Templates and jq filters are kept as source strings: both are syntax-checked at load time and
-// compiled/cached by src/workflow/template.ts and src/workflow/jq.ts when used.
+// compiled/cached by src/lang/template.ts and src/lang/jq.ts when used.
 import type { Json, JsonObject } from "../core/json.ts"
 
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh"

@@ -19,7 +19,7 @@ import { ModelClient } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest } from "../model/types.ts"
 import type { RunTracer } from "../trace/RunTracer.ts"
-import { runWorkflowDetailed } from "../workflow/engine.ts"
+import { Engine } from "../workflow/Engine.ts"
 import type { LlmSteps } from "../workflow/LlmSteps.ts"
 import type { Progress } from "../workflow/progress.ts"
 import { samplingFields } from "./sampling.ts"
@@ -107,10 +107,11 @@ export interface TargetRun {
 export const runWorkflowTarget = (
   target: Extract<LoadedTarget, { readonly kind: "workflow" }>,
   input: string
-): Effect.Effect<TargetRun, AnyLaitError, FileLoader | LlmSteps | Progress> =>
+): Effect.Effect<TargetRun, AnyLaitError, Engine | FileLoader | LlmSteps | Progress> =>
   Effect.gen(function*() {
     const initial = yield* resolveInitial(target.inputSchema, { kind: "text", text: input })
-    const result = yield* runWorkflowDetailed(target.workflow, initial, target.inputs)
+    const engine = yield* Engine
+    const result = yield* engine.run(target.workflow, initial, target.inputs)
     return { output: textForm(result.output), steps: result.steps }
   })
 

@@ -15,7 +15,7 @@ import { loadAgentFile } from "../lang/agentFile.ts"
 import type { AgentDefinition, AgentRef, LlmSettings, SchemaRef, Step, Workflow, WorkflowRef } from "../lang/model.ts"
 import { listAt, positionIn, stepName } from "../lang/positions.ts"
 import { renderTemplateWith } from "../lang/template.ts"
-import { effectiveRetry, effectiveTimeout } from "./engine.ts"
+import { effectiveRetry, effectiveTimeout } from "./engine/policy.ts"
 import { stepModelPlaces } from "./LlmSteps.ts"
 
 const describeSchema = (ref: SchemaRef): string =>

@@ -11,7 +11,7 @@ import { join } from "node:path"
 const root = import.meta.dir
 const entry = join(root, "src", "main.ts")
 // Bun does not follow `new Worker(url)`: a worker is embedded only when named as an entrypoint. With
-// `root` at src/ it lands at lang/jqWorker.ts beside the entry, where src/lang/jq.ts looks.
+// `root` at src/ it lands at lang/jqWorker.ts beside the entry, where src/lang/jqRunner.ts looks.
 const workers = [join(root, "src", "lang", "jqWorker.ts")]
 const distDir = join(root, "dist")
 const runtimeCache = join(root, "node_modules", ".cache", "lait-build")

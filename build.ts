@@ -11,8 +11,8 @@ import { join } from "node:path"
 const root = import.meta.dir
 const entry = join(root, "src", "main.ts")
 // Bun does not follow `new Worker(url)`: a worker is embedded only when named as an entrypoint. With
-// `root` at src/ it lands at workflow/jqWorker.ts beside the entry, where src/workflow/jq.ts looks.
-const workers = [join(root, "src", "workflow", "jqWorker.ts")]
+// `root` at src/ it lands at lang/jqWorker.ts beside the entry, where src/lang/jqRunner.ts looks.
+const workers = [join(root, "src", "lang", "jqWorker.ts")]
 const distDir = join(root, "dist")
 const runtimeCache = join(root, "node_modules", ".cache", "lait-build")
 const usage = "usage: bun build.ts [--target <bun-target>]   e.g. --target bun-linux-arm64"

@@ -14,10 +14,10 @@ import { Effect, Layer } from "effect"
 import { loadJq as loadJqWasm } from "jq-wasm/inline"
 import { FileLoader } from "../../src/core/FileLoader.ts"
 import type { Json } from "../../src/core/json.ts"
-import { runWorkflow } from "../../src/workflow/engine.ts"
+import { loadWorkflow } from "../../src/lang/load.ts"
+import type { Workflow } from "../../src/lang/model.ts"
+import { Engine } from "../../src/workflow/Engine.ts"
 import { LlmSteps } from "../../src/workflow/LlmSteps.ts"
-import { loadWorkflow } from "../../src/workflow/load.ts"
-import type { Workflow } from "../../src/workflow/model.ts"
 import { Progress } from "../../src/workflow/progress.ts"
 
 export interface EngineOptions {
@@ -57,11 +57,16 @@ const noModel = Layer.succeed(
     runAgent: () => Effect.die("unexpected model call")
   })
 )
-const layer = Layer.mergeAll(FileLoader.layer, Progress.layerSilent, noModel)
+const layer = Layer.mergeAll(Engine.layer, FileLoader.layer, Progress.layerSilent, noModel)
 
 const load = (file: string) => Effect.runPromise(loadWorkflow(file).pipe(Effect.provide(FileLoader.layer)))
 const run = (workflow: Workflow, initial: Json) =>
-  Effect.runPromise(runWorkflow(workflow, initial, {}).pipe(Effect.provide(layer)))
+  Effect.runPromise(
+    Engine.use((engine) => engine.run(workflow, initial, {})).pipe(
+      Effect.map((result) => result.output),
+      Effect.provide(layer)
+    )
+  )
 
 const repeat = (n: number, step: string) => Array.from({ length: n }, () => step).join("")
 

@@ -25,7 +25,7 @@ export const graphCommand = Command.make(
   Effect.fn("cli.graph")(function*({ file, format }) {
     // Loaded on demand: other commands (and --version) never pay for YAML, jq or Ajv.
     const [{ loadWorkflow }, { renderGraph }] = yield* Effect.promise(() =>
-      Promise.all([import("../workflow/load.ts"), import("../workflow/graph.ts")])
+      Promise.all([import("../lang/load.ts"), import("../lang/graph.ts")])
     )
     // Drawing never calls a model, so like lint it does not wait for a FIFO writer.
     const workflow = yield* loadWorkflow(file, { waitForWriter: false })

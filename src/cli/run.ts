@@ -9,9 +9,10 @@ import { LaitError, type OutputError, primaryError, renderChain, UsageError } fr
 import { FileLoader, READ_LIMIT, writeTargetProblem, writeUserFile } from "../core/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
+import { osErrorText } from "../platform/process.ts"
 import { ApproveTools } from "../tools/ApproveTools.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
-import { osErrorText } from "../workflow/engine/process.ts"
+import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { configLayer } from "./config.ts"
@@ -133,7 +134,9 @@ const checkResponseTarget = (path: string) =>
 
 /** One run context: its own usage meter, the model steps bound to it, progress on stderr. */
 const runLayers = LlmSteps.layerModel.pipe(
-  Layer.provideMerge(Layer.mergeAll(RunUsage.layer, RunTracer.layer, FileLoader.layer, Progress.layerStderr))
+  Layer.provideMerge(
+    Layer.mergeAll(Engine.layer, RunUsage.layer, RunTracer.layer, FileLoader.layer, Progress.layerStderr)
+  )
 )
 
 export const runCommand = Command.make(
@@ -204,16 +207,16 @@ export const runCommand = Command.make(
       return yield* new UsageError({ message: "the argument '--trace-spans' requires '--trace-file <PATH>'" })
     }
     // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
-    const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, engine, { dryRunPlan }, schemas] =
+    const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, { dryRunPlan }, schemas] =
       yield* Effect.promise(() =>
         Promise.all([
-          import("../workflow/load.ts"),
-          import("../workflow/inputs.ts"),
-          import("../workflow/engine.ts"),
+          import("../lang/load.ts"),
+          import("../lang/inputs.ts"),
           import("../workflow/dryrun.ts"),
-          import("../workflow/engine/schemas.ts")
+          import("../lang/schemaRef.ts")
         ])
       )
+    const engine = yield* Engine
 
     const target = yield* resolveTarget(file)
     const workflow = yield* loadWorkflow(target, { waitForWriter: true })
@@ -253,10 +256,10 @@ export const runCommand = Command.make(
     const trace = tracePath === undefined ? undefined : yield* Effect.promise(() => import("../trace/file.ts"))
     if (trace !== undefined && tracePath !== undefined) yield* trace.checkTraceTarget(tracePath)
 
-    const result = yield* engine.runWorkflow(workflow, initial, inputs, { timeoutMode: "cancel" }).pipe(
+    const result = yield* engine.run(workflow, initial, inputs, { timeoutMode: "cancel" }).pipe(
       Effect.provideService(ApproveTools, approveTools)
     )
-    const content = textForm(result)
+    const content = textForm(result.output)
     const usage = yield* RunUsage
     const totals = yield* usage.total
     const body = json

@@ -18,6 +18,7 @@ import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
 import { AssertionEvaluator, failureLines, Judge } from "../testing/AssertionEvaluator.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
+import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { makeLlmJudge } from "./judge.ts"
@@ -91,7 +92,7 @@ const BUDGET_SLACK = 1e-9
 // shared, and with them the usage and trace of another run. A model target needs no model steps.
 const promptRunContext = Layer.mergeAll(RunUsage.layer, RunTracer.layer)
 const workflowRunContext = LlmSteps.layerModel.pipe(
-  Layer.provideMerge(Layer.mergeAll(RunUsage.layer, RunTracer.layer, Progress.layerSilent))
+  Layer.provideMerge(Layer.mergeAll(Engine.layer, RunUsage.layer, RunTracer.layer, Progress.layerSilent))
 )
 
 const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.Effect<TargetRun, AnyLaitError, R>) =>

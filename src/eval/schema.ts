@@ -7,8 +7,8 @@ import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
+import { lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
 import { type Assertion, ASSERTION_FIELDS, ASSERTION_TYPES, AssertionSchema } from "../testing/assertions.ts"
-import { lineAtPath, parseYaml, runStatic } from "../workflow/load/yaml.ts"
 
 export const EVAL_FILE_KEYS = ["target", "cases"] as const
 export const WORKFLOW_TARGET_KEYS = ["workflow", "inputs"] as const

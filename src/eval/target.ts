@@ -10,18 +10,18 @@ import { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, ValidationError, withContext } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
 import { type Json, type JsonObject, textForm } from "../core/json.ts"
+import { parseTextInput, resolveInitial, resolveInputs } from "../lang/inputs.ts"
+import { loadWorkflow } from "../lang/load.ts"
+import type { Workflow } from "../lang/model.ts"
+import { loadSchemaRef } from "../lang/schemaRef.ts"
+import { checkTemplateSyntax, renderTemplateWith } from "../lang/template.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest } from "../model/types.ts"
 import type { RunTracer } from "../trace/RunTracer.ts"
-import { runWorkflowDetailed } from "../workflow/engine.ts"
-import { loadSchemaRef } from "../workflow/engine/schemas.ts"
-import { parseTextInput, resolveInitial, resolveInputs } from "../workflow/inputs.ts"
+import { Engine } from "../workflow/Engine.ts"
 import type { LlmSteps } from "../workflow/LlmSteps.ts"
-import { loadWorkflow } from "../workflow/load.ts"
-import type { Workflow } from "../workflow/model.ts"
 import type { Progress } from "../workflow/progress.ts"
-import { checkTemplateSyntax, renderTemplateWith } from "../workflow/template.ts"
 import { samplingFields } from "./sampling.ts"
 import type { EvalTarget } from "./schema.ts"
 
@@ -107,10 +107,11 @@ export interface TargetRun {
 export const runWorkflowTarget = (
   target: Extract<LoadedTarget, { readonly kind: "workflow" }>,
   input: string
-): Effect.Effect<TargetRun, AnyLaitError, FileLoader | LlmSteps | Progress> =>
+): Effect.Effect<TargetRun, AnyLaitError, Engine | FileLoader | LlmSteps | Progress> =>
   Effect.gen(function*() {
     const initial = yield* resolveInitial(target.inputSchema, { kind: "text", text: input })
-    const result = yield* runWorkflowDetailed(target.workflow, initial, target.inputs)
+    const engine = yield* Engine
+    const result = yield* engine.run(target.workflow, initial, target.inputs)
     return { output: textForm(result.output), steps: result.steps }
   })
 

@@ -10,7 +10,7 @@ import * as nodePath from "node:path"
 import { checkConfigText, CONFIG_FILE_NAME, loadConfig, type LoadedConfig } from "../config/load.ts"
 import type { ConfigFile } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
-import { parseYaml, type Y } from "../workflow/load/yaml.ts"
+import { parseYaml, type Y } from "../lang/load/yaml.ts"
 import {
   BROKEN_CONFIG_REASON,
   display,

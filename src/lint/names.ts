@@ -1,8 +1,8 @@
 // Names a step, an agent or `default:` takes from lait.config.yml: `mcp` (mcp_servers), `skills`,
 // `subagents` (agents) and `tools`. Without a config they are not checked; the file then gets one
 // warning saying so instead of an error per name.
-import type { Y } from "../workflow/load/yaml.ts"
-import type { LlmSettings } from "../workflow/model.ts"
+import type { Y } from "../lang/load/yaml.ts"
+import type { LlmSettings } from "../lang/model.ts"
 import { type FileState, itemOf, keyLine, lineOfY, noteSkipped, valueOf, type Where } from "./context.ts"
 import type { Emitter } from "./findings.ts"
 

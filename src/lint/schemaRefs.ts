@@ -4,8 +4,8 @@ import { Effect } from "effect"
 import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
-import { validateSchemaDocument } from "../workflow/jsonschema.ts"
-import type { SchemaRef } from "../workflow/model.ts"
+import { validateSchemaDocument } from "../lang/jsonschema.ts"
+import type { SchemaRef } from "../lang/model.ts"
 import { display } from "./context.ts"
 
 export type SchemaResult = { readonly ok: true; readonly schema: JsonObject } | {

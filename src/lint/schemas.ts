@@ -3,8 +3,8 @@
 // published schema and what lait accepts cannot drift apart.
 import { configJsonSchema } from "../config/schema.ts"
 import { evalFileJsonSchema } from "../eval/schema.ts"
+import { agentJsonSchema, workflowJsonSchema } from "../lang/fileSchema.ts"
 import { testFileJsonSchema } from "../testing/testFile.ts"
-import { agentJsonSchema, workflowJsonSchema } from "../workflow/fileSchema.ts"
 
 export const SCHEMA_KINDS = ["workflow", "config", "test", "eval", "agent"] as const
 export type SchemaKind = (typeof SCHEMA_KINDS)[number]

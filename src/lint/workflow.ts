@@ -13,10 +13,9 @@
 import { Effect } from "effect"
 import { causeChain, renderChain } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
-import { MAX_WORKFLOW_DEPTH } from "../workflow/engine.ts"
-import { parseWorkflowText } from "../workflow/load.ts"
-import { parseYaml, type Source, type Y } from "../workflow/load/yaml.ts"
-import type { Step, Workflow } from "../workflow/model.ts"
+import { parseWorkflowText } from "../lang/load.ts"
+import { parseYaml, type Source, type Y } from "../lang/load/yaml.ts"
+import { MAX_WORKFLOW_DEPTH, type Step, type Workflow } from "../lang/model.ts"
 import { lintAgentFileContents, loadAgentForLint } from "./agent.ts"
 import {
   display,

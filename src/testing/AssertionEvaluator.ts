@@ -11,10 +11,10 @@ import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { Attr } from "../core/tracing.ts"
 import { rustDebugString, rustFixed } from "../core/rustFormat.ts"
+import { parseTextInput } from "../lang/inputs.ts"
+import { evalJqOne, isTruthy, loadJq } from "../lang/jq.ts"
 import type { UsageTotals } from "../model/RunUsage.ts"
 import type { TraceEvent } from "../trace/RunTracer.ts"
-import { parseTextInput } from "../workflow/inputs.ts"
-import { evalJqOne, isTruthy, loadJq } from "../workflow/jq.ts"
 import type { Assertion } from "./assertions.ts"
 
 /** Upstream evaluates at most this many assertions of one list at once. */

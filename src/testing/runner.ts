@@ -9,15 +9,15 @@ import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { textForm } from "../core/json.ts"
+import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
+import { loadWorkflow } from "../lang/load.ts"
+import { loadSchemaRef } from "../lang/schemaRef.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
+import type { Answerer } from "../platform/terminal.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
-import { runWorkflowDetailed } from "../workflow/engine.ts"
-import type { Answerer } from "../workflow/engine/ask.ts"
-import { loadSchemaRef } from "../workflow/engine/schemas.ts"
-import { resolveInitial, resolveInputs } from "../workflow/inputs.ts"
+import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
-import { loadWorkflow } from "../workflow/load.ts"
 import { Progress } from "../workflow/progress.ts"
 import { AssertionEvaluator, type Check, failureLines } from "./AssertionEvaluator.ts"
 import { joinPath, parentPath } from "./discovery.ts"
@@ -101,7 +101,8 @@ const runDefinition = (definition: TestDefinition, workflowPath: string) =>
       workflow.inputs,
       Object.entries(definition.inputs).map(([key, value]) => [key, { kind: "typed", value }] as const)
     )
-    const result = yield* runWorkflowDetailed(workflow, initial, inputs, { timeoutMode: "fail", answerer: noTerminal })
+    const engine = yield* Engine
+    const result = yield* engine.run(workflow, initial, inputs, { timeoutMode: "fail", answerer: noTerminal })
       .pipe(Effect.mapError(withContext(`workflow '${workflowPath}'`)))
     const events = yield* RunTracer.use((tracer) => tracer.events)
     const usage = yield* RunUsage.use((meter) => meter.total)
@@ -148,7 +149,7 @@ export const runTestFile = (
         durationMs: elapsed(),
         evaluated: { text, definition, checks }
       } satisfies TestOutcome
-    }).pipe(Effect.provide(FileLoader.layer))
+    }).pipe(Effect.provide(Layer.mergeAll(FileLoader.layer, Engine.layer)))
     const outcome = yield* attempt.pipe(
       Effect.catchCause((cause) =>
         // A Ctrl-C stops the whole suite; anything else (a defect included) fails this file only.

@@ -5,7 +5,7 @@ import { Cause, Exit, Schema, SchemaIssue } from "effect"
 import { ValidationError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
-import { describeY, entries, lineAtPath, parseYaml, runStatic } from "../workflow/load/yaml.ts"
+import { describeY, entries, lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
 import { type Assertion, ASSERTION_FIELDS, ASSERTION_TYPES, AssertionSchema } from "./assertions.ts"
 
 export const TEST_FILE_KEYS = ["workflow", "input", "inputs", "replay", "assert"] as const

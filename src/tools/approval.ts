@@ -6,8 +6,8 @@
 import { Context, Effect, Semaphore } from "effect"
 import type { LaitError } from "../core/errors.ts"
 import { ToolError } from "../core/toolErrors.ts"
-import { terminalAnswerer } from "../workflow/engine/ask.ts"
-import { stripOneLineEnding } from "../workflow/engine/process.ts"
+import { stripOneLineEnding } from "../platform/process.ts"
+import { terminalAnswerer } from "../platform/terminal.ts"
 import { ApproveTools } from "./ApproveTools.ts"
 
 export const INTERACTIVE_DENIAL = "denied interactively (--approve-tools)"

@@ -7,7 +7,7 @@ import { Context, Effect, Layer } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
-import type { ModelDefinition, Step, StepKind, Workflow, WorkflowDefaults } from "./model.ts"
+import type { ModelDefinition, Step, StepKind, Workflow, WorkflowDefaults } from "../lang/model.ts"
 import type { ProgressWriter } from "./progress.ts"
 
 export type PromptKind = Extract<StepKind, { readonly type: "prompt" }>

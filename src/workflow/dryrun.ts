@@ -11,12 +11,12 @@ import { LaitError } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { displayUrl } from "../core/urls.ts"
-import { loadAgentFile } from "./agentFile.ts"
-import { effectiveRetry, effectiveTimeout } from "./engine.ts"
+import { loadAgentFile } from "../lang/agentFile.ts"
+import type { AgentDefinition, AgentRef, LlmSettings, SchemaRef, Step, Workflow, WorkflowRef } from "../lang/model.ts"
+import { listAt, positionIn, stepName } from "../lang/positions.ts"
+import { renderTemplateWith } from "../lang/template.ts"
+import { effectiveRetry, effectiveTimeout } from "./engine/policy.ts"
 import { stepModelPlaces } from "./LlmSteps.ts"
-import type { AgentDefinition, AgentRef, LlmSettings, SchemaRef, Step, Workflow, WorkflowRef } from "./model.ts"
-import { listAt, positionIn, stepName } from "./positions.ts"
-import { renderTemplateWith } from "./template.ts"
 
 const describeSchema = (ref: SchemaRef): string =>
   ref.name !== undefined

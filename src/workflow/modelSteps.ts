@@ -10,10 +10,12 @@ import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader, READ_LIMIT } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
+import { loadAgentFile } from "../lang/agentFile.ts"
+import { validateJson } from "../lang/jsonschema.ts"
+import type { AgentDefinition, LlmSettings, SchemaRef } from "../lang/model.ts"
+import { renderTemplate } from "../lang/template.ts"
 import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat } from "../model/types.ts"
 import { makeToolRuntime } from "../tools/ToolRuntime.ts"
-import { loadAgentFile } from "./agentFile.ts"
-import { validateJson } from "./jsonschema.ts"
 import {
   type AgentStep,
   type LlmStepContext,
@@ -21,8 +23,6 @@ import {
   type PromptStep,
   stepModelPlaces
 } from "./LlmSteps.ts"
-import type { AgentDefinition, LlmSettings, SchemaRef } from "./model.ts"
-import { renderTemplate } from "./template.ts"
 
 export const DEFAULT_SCHEMA_NAME = "structured_output"
 

@@ -331,8 +331,8 @@ tools: [grep]
     )
     fs.writeFileSync(path.join(dir, "reviewer.md"), `---\n${all}---\n${system}\n`)
     const [{ loadWorkflow }, { parseAgentText }] = await Promise.all([
-      import("../../src/workflow/load.ts"),
-      import("../../src/workflow/agentFile.ts")
+      import("../../src/lang/load.ts"),
+      import("../../src/lang/agentFile.ts")
     ])
     const inline = await Effect.runPromise(
       loadWorkflow(path.join(dir, "wf.yml")).pipe(Effect.provide(FileLoader.layer))

@@ -9,10 +9,10 @@ import { Effect } from "effect"
 import { parse } from "yaml"
 import { DEFAULT_PATHS, type InitKind, planInit } from "../../src/cli/init.ts"
 import { FileLoader } from "../../src/core/FileLoader.ts"
+import { splitFrontmatter } from "../../src/lang/agentFile.ts"
 import { loadActiveConfig } from "../../src/lint/config.ts"
 import { lintFile } from "../../src/lint/run.ts"
 import { jsonSchemaOf, type SchemaKind } from "../../src/lint/schemas.ts"
-import { splitFrontmatter } from "../../src/workflow/agentFile.ts"
 import { makeTempDir } from "../e2e/util.ts"
 
 const ajv = new Ajv2020({ allErrors: true, strict: false })

@@ -8,10 +8,10 @@ import * as path from "node:path"
 import Ajv2020 from "ajv/dist/2020.js"
 import { Effect, Exit } from "effect"
 import { parse } from "yaml"
+import { parseAgentText, splitFrontmatter } from "../../src/lang/agentFile.ts"
 import { detectKind } from "../../src/lint/kind.ts"
 import { jsonSchemaOf, SCHEMA_KINDS, type SchemaKind } from "../../src/lint/schemas.ts"
 import { expandTargets } from "../../src/lint/targets.ts"
-import { parseAgentText, splitFrontmatter } from "../../src/workflow/agentFile.ts"
 import { CORPUS } from "./corpus.ts"
 
 const repoRoot = path.resolve(import.meta.dir, "../..")

@@ -5,9 +5,9 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
 import { FileLoader } from "../../src/core/FileLoader.ts"
+import { MAX_WORKFLOW_DEPTH } from "../../src/lang/model.ts"
 import { loadActiveConfig } from "../../src/lint/config.ts"
 import { lintFile } from "../../src/lint/run.ts"
-import { MAX_WORKFLOW_DEPTH } from "../../src/workflow/engine.ts"
 import { makeTempDir } from "../e2e/util.ts"
 
 const lintIn = async (dir: string, file: string, config = true) => {

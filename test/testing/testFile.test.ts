@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { renderChain, ValidationError } from "../../src/core/errors.ts"
+import { validateJson } from "../../src/lang/jsonschema.ts"
 import { parseTestDefinition, testFileJsonSchema } from "../../src/testing/testFile.ts"
-import { validateJson } from "../../src/workflow/jsonschema.ts"
 
 const parse = (text: string) => parseTestDefinition(text, "tests/case.yml")
 const error = (text: string) => {

@@ -6,10 +6,10 @@ import { Effect, Fiber, Layer } from "effect"
 import { LaitError, ModelApiError } from "../../src/core/errors.ts"
 import { FileLoader } from "../../src/core/FileLoader.ts"
 import type { Json } from "../../src/core/json.ts"
+import { loadWorkflow } from "../../src/lang/load.ts"
 import { type RecordedEvent, RunTracer, withSpan } from "../../src/trace/RunTracer.ts"
-import { runWorkflowDetailed } from "../../src/workflow/engine.ts"
+import { Engine } from "../../src/workflow/Engine.ts"
 import { LlmSteps } from "../../src/workflow/LlmSteps.ts"
-import { loadWorkflow } from "../../src/workflow/load.ts"
 import { Progress } from "../../src/workflow/progress.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-tracer-"))
@@ -170,9 +170,9 @@ describe("the engine's spans", () => {
     Effect.runPromise(
       Effect.gen(function*() {
         const workflow = yield* loadWorkflow(file)
-        yield* runWorkflowDetailed(workflow, "go", {})
+        yield* (yield* Engine).run(workflow, "go", {})
         return yield* (yield* RunTracer).all
-      }).pipe(Effect.provide(fakeModelSteps.pipe(Layer.provideMerge(Layer.mergeAll(RunTracer.layer, FileLoader.layer, Progress.layerSilent)))))
+      }).pipe(Effect.provide(fakeModelSteps.pipe(Layer.provideMerge(Layer.mergeAll(Engine.layer, RunTracer.layer, FileLoader.layer, Progress.layerSilent)))))
     )
 
   test("run → steps → model calls, through for_each, parallel, on_error and a child workflow", async () => {

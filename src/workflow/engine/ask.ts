@@ -3,8 +3,9 @@
 // fails. A wrong answer fails the step instead of re-prompting, which could loop forever on scripted input.
 import { Effect } from "effect"
 import { LaitError } from "../../core/errors.ts"
+import { stripOneLineEnding } from "../../platform/process.ts"
+import type { Answerer } from "../../platform/terminal.ts"
 import type { ProgressWriter } from "../progress.ts"
-import { osErrorText, stripOneLineEnding } from "./process.ts"
 
 export interface AskRequest {
   /** The rendered question. */
@@ -12,63 +13,6 @@ export interface AskRequest {
   readonly choices?: ReadonlyArray<string>
   readonly default?: string
   readonly multiline: boolean
-}
-
-/** How an answer is obtained; the engine uses `terminalAnswerer`, tests substitute their own. */
-export interface Answerer {
-  readonly interactive: () => boolean
-  /** One line, or everything up to EOF when `multiline`; a trailing line ending is removed later. */
-  readonly read: (multiline: boolean) => Effect.Effect<string, LaitError>
-}
-
-const readStdin = (multiline: boolean): Effect.Effect<string, LaitError> =>
-  Effect.callback<string, LaitError>((resume) => {
-    const stdin = process.stdin
-    let buffer = ""
-    let done = false
-    const cleanup = () => {
-      stdin.off("data", onData)
-      stdin.off("end", onEnd)
-      stdin.off("error", onError)
-      stdin.pause()
-    }
-    const finish = (answer: string) => {
-      if (done) return
-      done = true
-      cleanup()
-      resume(Effect.succeed(answer))
-    }
-    const onData = (chunk: string | Buffer) => {
-      buffer += typeof chunk === "string" ? chunk : chunk.toString("utf8")
-      if (multiline) return
-      const newline = buffer.indexOf("\n")
-      if (newline >= 0) {
-        // Whatever was typed ahead belongs to the next `ask`.
-        const rest = buffer.slice(newline + 1)
-        if (rest.length > 0) stdin.unshift(Buffer.from(rest, "utf8"))
-        finish(buffer.slice(0, newline + 1))
-      }
-    }
-    const onEnd = () => finish(buffer)
-    const onError = (error: unknown) => {
-      if (done) return
-      done = true
-      cleanup()
-      resume(Effect.fail(new LaitError({ message: "failed to read from stdin", cause: osErrorText(error) })))
-    }
-    stdin.on("data", onData)
-    stdin.on("end", onEnd)
-    stdin.on("error", onError)
-    stdin.resume()
-    return Effect.sync(() => {
-      done = true
-      cleanup()
-    })
-  })
-
-export const terminalAnswerer: Answerer = {
-  interactive: () => process.stdin.isTTY === true,
-  read: readStdin
 }
 
 const checkChoice = (answer: string, choices: ReadonlyArray<string> | undefined) =>

@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import { LaitError } from "../../core/errors.ts"
 import { writeUserFile } from "../../core/FileLoader.ts"
-import { osErrorText } from "./process.ts"
+import { osErrorText } from "../../platform/process.ts"
 
 export const writeOutputFile = (path: string, text: string): Effect.Effect<void, LaitError> =>
   writeUserFile(path, text, { createDirs: false }).pipe(

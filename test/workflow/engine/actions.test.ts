@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
 import { LaitError } from "../../../src/core/errors.ts"
-import type { Answerer } from "../../../src/workflow/engine/ask.ts"
+import type { Answerer } from "../../../src/platform/terminal.ts"
 import { alive, errorOf, makeDir, runYaml, valueOf } from "./harness.ts"
 
 const dir = makeDir("engine-actions")

@@ -7,9 +7,9 @@ import { Effect, Exit, Layer } from "effect"
 import { type ExitCode, exitCodeOf, LaitError, primaryError, renderChain } from "../../../src/core/errors.ts"
 import { FileLoader } from "../../../src/core/FileLoader.ts"
 import type { Json } from "../../../src/core/json.ts"
-import { type RunOptions, runWorkflowDetailed, type Steps } from "../../../src/workflow/engine.ts"
+import { loadWorkflow } from "../../../src/lang/load.ts"
+import { Engine, type RunOptions, type Steps } from "../../../src/workflow/Engine.ts"
 import { LlmSteps } from "../../../src/workflow/LlmSteps.ts"
-import { loadWorkflow } from "../../../src/workflow/load.ts"
 import { Progress } from "../../../src/workflow/progress.ts"
 export { alive } from "../../e2e/util.ts"
 
@@ -55,9 +55,11 @@ export const runFile = async (file: string, initial: Json = null, opts: RunYamlO
   const lines: Array<string> = []
   const program = Effect.gen(function*() {
     const workflow = yield* loadWorkflow(file)
-    return yield* runWorkflowDetailed(workflow, initial, opts.inputs ?? {}, opts.options)
+    return yield* (yield* Engine).run(workflow, initial, opts.inputs ?? {}, opts.options)
   }).pipe(
-    Effect.provide(Layer.mergeAll(FileLoader.layer, Progress.layerCapture(lines), opts.llm ?? noModelSteps))
+    Effect.provide(
+      Layer.mergeAll(Engine.layer, FileLoader.layer, Progress.layerCapture(lines), opts.llm ?? noModelSteps)
+    )
   )
   const exit = await Effect.runPromiseExit(program)
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value.output, steps: exit.value.steps, lines }

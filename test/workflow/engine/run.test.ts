@@ -4,12 +4,12 @@ import { afterAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Deferred, Effect, Exit, Layer } from "effect"
-import { FileLoader } from "../../../src/core/FileLoader.ts"
 import { LaitError, primaryError, renderChain } from "../../../src/core/errors.ts"
+import { FileLoader } from "../../../src/core/FileLoader.ts"
 import type { Json } from "../../../src/core/json.ts"
-import { runWorkflowDetailed } from "../../../src/workflow/engine.ts"
+import { loadWorkflow } from "../../../src/lang/load.ts"
+import { Engine } from "../../../src/workflow/Engine.ts"
 import { LlmSteps } from "../../../src/workflow/LlmSteps.ts"
-import { loadWorkflow } from "../../../src/workflow/load.ts"
 import { Progress } from "../../../src/workflow/progress.ts"
 import { alive, errorOf, makeDir, noModelSteps, runYaml, valueOf, writeFile } from "./harness.ts"
 
@@ -59,6 +59,35 @@ describe("the file's timeout", () => {
     )
     expect(errorOf(ran)).toBe("step 'step-1.b.1 (run)': command 'sleep' was cancelled")
   })
+
+  test("cancel mode cuts a wait between retries short", async () => {
+    const started = Date.now()
+    const ran = await runYaml(
+      dir,
+      "timeout: 1\nsteps:\n  - id: s\n    run: [sh, -c, 'echo no >&2; exit 3']\n    retry:\n      max_attempts: 3\n      delay_seconds: 30\n",
+      null,
+      { options: { timeoutMode: "cancel" } }
+    )
+    expect(Date.now() - started).toBeLessThan(4000)
+    expect(errorOf(ran)).toBe("workflow execution was cancelled")
+    if (!ran.ok) expect(ran.code).toBe(5)
+    expect(ran.lines).toEqual([
+      "[1] s",
+      "    -> attempt 1/3 failed: step 's': command 'sh' exited with exit status: 3: no; retrying in 30.0s",
+      "lait: the workflow's 'timeout' (1s) was exceeded; cancelling the run"
+    ])
+  })
+
+  test("cancel mode: an attempt cut short is not retried, and the run's cancellation is the error", async () => {
+    const ran = await runYaml(
+      dir,
+      "timeout: 1\nsteps:\n  - id: s\n    run: [sleep, '10']\n    retry:\n      max_attempts: 3\n",
+      null,
+      { options: { timeoutMode: "cancel" } }
+    )
+    expect(errorOf(ran)).toBe("workflow execution was cancelled")
+    expect(ran.lines).toEqual(["[1] s", "lait: the workflow's 'timeout' (1s) was exceeded; cancelling the run"])
+  })
 })
 
 describe("cancellation from the caller", () => {
@@ -70,8 +99,8 @@ describe("cancellation from the caller", () => {
         const cancel = yield* Deferred.make<void>()
         const workflow = yield* loadWorkflow(file)
         yield* Effect.forkChild(Effect.andThen(Effect.sleep(200), Deferred.succeed(cancel, undefined)))
-        return yield* runWorkflowDetailed(workflow, null, {}, { cancel })
-      }).pipe(Effect.provide(Layer.mergeAll(FileLoader.layer, Progress.layerCapture(lines), noModelSteps)))
+        return yield* (yield* Engine).run(workflow, null, {}, { cancel })
+      }).pipe(Effect.provide(Layer.mergeAll(Engine.layer, FileLoader.layer, Progress.layerCapture(lines), noModelSteps)))
     )
     expect(Exit.isFailure(exit)).toBe(true)
     if (Exit.isFailure(exit)) expect(renderChain(primaryError(exit.cause))).toBe("step 'wait': command 'sleep' was cancelled")
@@ -140,9 +169,9 @@ describe("isolation", () => {
       const lines: Array<string> = []
       return Effect.gen(function*() {
         const workflow = yield* loadWorkflow(file)
-        const result = yield* runWorkflowDetailed(workflow, null, {})
+        const result = yield* (yield* Engine).run(workflow, null, {})
         return { value: result.output, lines }
-      }).pipe(Effect.provide(Layer.mergeAll(FileLoader.layer, Progress.layerCapture(lines), noModelSteps)))
+      }).pipe(Effect.provide(Layer.mergeAll(Engine.layer, FileLoader.layer, Progress.layerCapture(lines), noModelSteps)))
     }
     const [a, b] = await Effect.runPromise(Effect.all([one(fileA), one(fileB)], { concurrency: "unbounded" }))
     expect(a).toEqual({ value: ["a1"], lines: ["[1] a1", "[2] a2"] })

@@ -2,7 +2,9 @@
 // timeout and `on_error`, plus the top-level `output:`.
 import { afterAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
-import { nextRetryDelay } from "../../../src/workflow/engine.ts"
+import { Duration, Effect, Exit, Schedule } from "effect"
+import type { RetryPolicy } from "../../../src/lang/model.ts"
+import { retryDelays } from "../../../src/workflow/engine/policy.ts"
 import { errorOf, makeDir, runYaml, valueOf } from "./harness.ts"
 
 const dir = makeDir("engine-steps")
@@ -143,11 +145,25 @@ steps:
     ])
   })
 
-  test("retry delays grow by backoff and are capped at 3600 s", () => {
-    expect(nextRetryDelay(2, 2)).toBe(4)
-    expect(nextRetryDelay(2, 0)).toBe(0)
-    expect(nextRetryDelay(3000, 1.5)).toBe(3600)
-    expect(nextRetryDelay(1, Number.MAX_VALUE)).toBe(3600)
+  test("retry delays grow by backoff, are capped at 3600 s and number one fewer than the attempts", () => {
+    /** Every wait the schedule gives, in seconds, until it is done. */
+    const delays = (policy: RetryPolicy): Array<number> =>
+      Effect.runSync(Effect.gen(function*() {
+        const step = yield* Schedule.toStep(retryDelays(policy))
+        const seconds: Array<number> = []
+        for (;;) {
+          const next = yield* Effect.exit(step(0, undefined))
+          if (Exit.isFailure(next)) return seconds
+          seconds.push(Duration.toSeconds(next.value[1]))
+        }
+      }))
+    expect(delays({ maxAttempts: 4, delaySeconds: 2, backoff: 2 })).toEqual([2, 4, 8])
+    expect(delays({ maxAttempts: 3, delaySeconds: 2, backoff: 0 })).toEqual([2, 0])
+    expect(delays({ maxAttempts: 3, delaySeconds: 3000, backoff: 1.5 })).toEqual([3000, 3600])
+    expect(delays({ maxAttempts: 2, delaySeconds: 7200, backoff: 1 })).toEqual([3600])
+    expect(delays({ maxAttempts: 3, delaySeconds: 1, backoff: Number.MAX_VALUE })).toEqual([1, 3600])
+    expect(delays({ maxAttempts: 4, delaySeconds: 0, backoff: Number.MAX_VALUE })).toEqual([0, 0, 0])
+    expect(delays({ maxAttempts: 1, delaySeconds: 5, backoff: 2 })).toEqual([])
   })
 
   test("a delay is waited and announced with one decimal", async () => {

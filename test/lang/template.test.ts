@@ -8,7 +8,7 @@ import {
   renderTemplateParts,
   renderTemplateWith,
   type TemplateData
-} from "../../src/workflow/template.ts"
+} from "../../src/lang/template.ts"
 
 const data = (over: Partial<TemplateData> = {}): TemplateData => ({
   input: { city: "Tokyo", population: 37400000, tags: ["a", "b"], html: "<b>&</b>", nothing: null, flag: true },

@@ -7,11 +7,11 @@ import * as path from "node:path"
 import { Effect, Exit } from "effect"
 import { exitCodeOf, renderChain, ValidationError } from "../../src/core/errors.ts"
 import { FileLoader, READ_LIMIT } from "../../src/core/FileLoader.ts"
-import { checkJqSyntax, loadJq } from "../../src/workflow/jq.ts"
-import { validateJson, validateSchemaDocument } from "../../src/workflow/jsonschema.ts"
-import { loadWorkflow, parseWorkflowText } from "../../src/workflow/load.ts"
-import type { Step, StepKind, Workflow } from "../../src/workflow/model.ts"
-import { checkTemplateSyntax } from "../../src/workflow/template.ts"
+import { checkJqSyntax, loadJq } from "../../src/lang/jq.ts"
+import { validateJson, validateSchemaDocument } from "../../src/lang/jsonschema.ts"
+import { loadWorkflow, parseWorkflowText } from "../../src/lang/load.ts"
+import type { Step, StepKind, Workflow } from "../../src/lang/model.ts"
+import { checkTemplateSyntax } from "../../src/lang/template.ts"
 
 const invalidDir = path.resolve(import.meta.dir, "../fixtures/workflows/invalid")
 const validDir = path.resolve(import.meta.dir, "load/fixtures")

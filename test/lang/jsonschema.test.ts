@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { LaitError } from "../../src/core/errors.ts"
 import type { Json, JsonObject } from "../../src/core/json.ts"
-import { validateJson, validateSchemaDocument } from "../../src/workflow/jsonschema.ts"
+import { validateJson, validateSchemaDocument } from "../../src/lang/jsonschema.ts"
 
 const check = (schema: JsonObject, value: Json, label = "inputs.cfg"): string | undefined => {
   const error = validateJson(schema, value, label)

@@ -1,212 +1,28 @@
-// Step lists, steps and the references they make (schemas, agents, child workflows), parsed in the
-// order upstream lait checks them so the first problem reported is the same one.
+// Step lists and steps, with the references they make (agents, child workflows), parsed in the order
+// upstream lait checks them so the first problem reported is the same one.
 import * as nodePath from "node:path"
-import { ReasoningEffort as ReasoningEffortSchema } from "../../config/schema.ts"
-import { type LaitError, renderChain, ValidationError } from "../../core/errors.ts"
-import type { Json, JsonObject } from "../../core/json.ts"
 import {
   CASE_KEYS,
   DEFAULT_SCHEMA_NAME,
   KIND_KEYS,
   type KindKey,
-  RETRY_KEYS,
   stepAcceptedKeys,
   TERMINAL_KINDS
 } from "../fileSchema.ts"
-import type {
-  AgentDefinition,
-  AgentRef,
-  Branch,
-  Case,
-  LlmSettings,
-  ReasoningEffort,
-  RetryPolicy,
-  SchemaRef,
-  SchemaSource,
-  Step,
-  StepKind
-} from "../model.ts"
-import { checkName, checkRetryValues, checkSampling, checkSchemaName, checkTimeoutValue, debugQuote } from "./checks.ts"
+import type { AgentRef, Branch, Case, Step, StepKind } from "../model.ts"
+import { checkName, checkSchemaName, debugQuote } from "./checks.ts"
 import {
-  describeY,
-  entries,
-  type Entry,
-  fail,
-  Fields,
-  items,
-  type Source,
-  StaticError,
-  stringOf,
-  type Y
-} from "./yaml.ts"
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
-
-const REASONING_EFFORTS: ReadonlyArray<ReasoningEffort> = ReasoningEffortSchema.literals
-
-/** A `{file:}` schema seen while parsing, loaded and checked once parsing is done. */
-export interface FileSchemaUse {
-  /** Message prefix naming the reference, e.g. `steps[0]: 'output_schema'`. */
-  readonly where: string
-  readonly line: number | undefined
-}
-
-export interface Syntax {
-  readonly jq: (filter: string) => string | undefined
-  readonly template: (source: string) => string | undefined
-  /** Why a JSON Schema document does not compile (`<label>: invalid JSON Schema: ...`), or undefined. */
-  readonly schemaDocument: (schema: JsonObject, label: string) => LaitError | undefined
-  /** Why `value` does not match `schema` (the message names `label`), or undefined. */
-  readonly validate: (schema: JsonObject, value: Json, label: string) => LaitError | undefined
-}
-
-export interface ParseContext {
-  readonly src: Source
-  /** Directory `{file:}` schemas and `agent:`/`workflow:` paths are relative to. */
-  readonly dir: string
-  readonly schemas: Readonly<Record<string, SchemaSource>>
-  readonly agents: Readonly<Record<string, AgentDefinition>>
-  /** Absolute path → first place that referenced it. */
-  readonly fileSchemas: Map<string, FileSchemaUse>
-  readonly syntax: Syntax
-}
-
-// ---------------------------------------------------------------------------------------------
-// Syntax checks with upstream's context prefixes
-
-export const checkJq = (ctx: ParseContext, filter: string, context: string, line: number | undefined): void => {
-  const problem = ctx.syntax.jq(filter)
-  if (problem !== undefined) fail(`${context}: ${problem}`, line)
-}
-
-export const checkTemplate = (ctx: ParseContext, source: string, context: string, line: number | undefined): void => {
-  const problem = ctx.syntax.template(source)
-  if (problem !== undefined) fail(`${context}: ${problem}`, line)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Schemas
-
-/** An inline schema or `{file: path}`; `where` prefixes messages (`schemas.x`, `steps[0]: 'output_schema'`). */
-export const schemaSource = (ctx: ParseContext, y: Y, where: string, what: string): SchemaSource => {
-  const list = entries(ctx.src, y)
-  if (list === undefined) {
-    return fail(`${where}: expected ${what}, got ${describeY(ctx.src, y)}`, y.line)
-  }
-  const only = list.length === 1 ? list[0] : undefined
-  if (only !== undefined && only.key === "file") {
-    const file = stringOf(only.value)
-    if (file === undefined || file.trim() === "") {
-      return fail(`${where}: 'file' must be a non-empty path, got ${describeY(ctx.src, only.value)}`, only.keyLine)
-    }
-    const path = nodePath.resolve(ctx.dir, file)
-    if (!ctx.fileSchemas.has(path)) ctx.fileSchemas.set(path, { where, line: only.keyLine })
-    return { kind: "file", path }
-  }
-  const schema = ctx.src.json(y, where) as JsonObject
-  const problem = ctx.syntax.schemaDocument(schema, where)
-  if (problem !== undefined) fail(renderChain(problem), y.line)
-  return { kind: "inline", schema }
-}
-
-const SCHEMA_REF_EXPECTED = "a 'schemas:' name, an inline JSON Schema or {file: path}"
-
-/** A schema reference: a `schemas:` name, an inline schema, or `{file: path}`. */
-export const schemaRef = (ctx: ParseContext, entry: Entry, at: string): SchemaRef => {
-  const key = entry.key
-  const name = stringOf(entry.value)
-  if (name !== undefined) {
-    const source = Object.hasOwn(ctx.schemas, name) ? ctx.schemas[name] : undefined
-    if (source === undefined) {
-      return fail(`${at}: '${key}' refers to schema '${name}', which is not defined in 'schemas:'`, entry.keyLine)
-    }
-    return { name, source }
-  }
-  return { source: schemaSource(ctx, entry.value, `${at}: '${key}'`, SCHEMA_REF_EXPECTED) }
-}
-
-const takeSchema = (ctx: ParseContext, fields: Fields, key: string): SchemaRef | undefined => {
-  const entry = fields.take(key)
-  return entry === undefined ? undefined : schemaRef(ctx, entry, fields.at)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Shared field groups
-
-export const parseRetry = (ctx: ParseContext, entry: Entry, context: string): RetryPolicy => {
-  const list = entries(ctx.src, entry.value)
-  if (list === undefined) {
-    return fail(`${context}: expected a mapping, got ${describeY(ctx.src, entry.value)}`, entry.keyLine)
-  }
-  const fields = new Fields(ctx.src, context, entry.keyLine, list)
-  const maxAttempts = fields.count("max_attempts")
-  const delay = fields.count("delay_seconds")
-  const backoff = fields.number("backoff")
-  fields.finish("retry policies", RETRY_KEYS)
-  if (maxAttempts === undefined) return fail(`${context}: a retry policy requires 'max_attempts'`, entry.keyLine)
-  const problem = checkRetryValues(maxAttempts.value, backoff?.value ?? 1)
-  if (problem !== undefined) fail(`${context}: ${problem}`, entry.keyLine)
-  return { maxAttempts: maxAttempts.value, delaySeconds: delay?.value ?? 0, backoff: backoff?.value ?? 1 }
-}
-
-/** Seconds ≥ 1; `context` is the message prefix (`steps[0]: 'timeout'`, `'default.timeout'`). */
-export const parseTimeout = (fields: Fields, key: string, context: string): number | undefined => {
-  const timeout = fields.count(key)
-  if (timeout === undefined) return undefined
-  const problem = checkTimeoutValue(timeout.value)
-  if (problem !== undefined) fail(`${context}: ${problem}`, timeout.line)
-  return timeout.value
-}
-
-/**
- * The model settings of a step, an inline agent or `default:`. `owner` is how range messages name
- * the holder (`steps[0]`, `the workflow's 'default'`).
- */
-export const parseLlm = (fields: Fields, owner: string): LlmSettings => {
-  const llm: Mutable<LlmSettings> = {}
-  const lines: Partial<Record<string, number | undefined>> = {}
-  const model = fields.string("model")
-  if (model !== undefined) llm.model = model.value
-  const effortEntry = fields.take("reasoning_effort")
-  if (effortEntry !== undefined) {
-    const effort = stringOf(effortEntry.value)
-    if (effort === undefined || !REASONING_EFFORTS.includes(effort as ReasoningEffort)) {
-      fields.invalid(
-        effortEntry,
-        `one of ${REASONING_EFFORTS.join(", ")}`,
-        effort === undefined ? undefined : debugQuote(effort)
-      )
-    }
-    llm.reasoning_effort = effort as ReasoningEffort
-  }
-  for (const key of ["temperature", "top_p"] as const) {
-    const value = fields.number(key)
-    if (value !== undefined) {
-      llm[key] = value.value
-      lines[key] = value.line
-    }
-  }
-  for (const key of ["max_tokens", "max_tool_rounds"] as const) {
-    const value = fields.count(key)
-    if (value !== undefined) {
-      llm[key] = value.value
-      lines[key] = value.line
-    }
-  }
-  for (const key of ["mcp", "skills", "subagents", "tools"] as const) {
-    const value = fields.strings(key)
-    if (value !== undefined) llm[key] = value.value
-  }
-  const problem = checkSampling(llm, owner)
-  if (problem !== undefined) fail(problem.message, lines[problem.key] ?? fields.line)
-  return llm
-}
-
-const looksLikePath = (reference: string, extensions: ReadonlyArray<string>): boolean =>
-  reference.includes("/") || extensions.some((ext) => reference.endsWith(`.${ext}`))
-
-// ---------------------------------------------------------------------------------------------
-// Steps
+  checkJq,
+  checkTemplate,
+  looksLikePath,
+  type Mutable,
+  type ParseContext,
+  parseLlm,
+  parseRetry,
+  parseTimeout,
+  takeSchema
+} from "./fields.ts"
+import { describeY, entries, type Entry, fail, Fields, items, stringOf, type Y } from "./yaml.ts"
 
 /** A list of steps at `at` (`steps`, `steps[0].on_error`, `steps[2].parallel.a`). */
 export const parseStepList = (ctx: ParseContext, y: Y, at: string): ReadonlyArray<Step> => {
@@ -509,12 +325,3 @@ const resolveAgent = (ctx: ParseContext, reference: string, at: string, line: nu
   if (reference === "") return fail(`${at}: 'agent' must not be empty`, line)
   return { kind: "registry", name: reference }
 }
-
-/** Turns a StaticError into the ValidationError the loader reports. */
-export const toValidationError = (error: StaticError, file: string): ValidationError =>
-  new ValidationError({
-    message: error.message,
-    file,
-    ...(error.line !== undefined ? { line: error.line } : {}),
-    ...(error.cause !== undefined ? { cause: error.cause } : {})
-  })

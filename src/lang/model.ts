@@ -1,7 +1,7 @@
 // The parsed, statically checked workflow (version 2) that the engine runs. The loader
-// (src/workflow/load.ts) turns YAML into this; the engine (src/workflow/engine.ts) only reads it.
+// (src/lang/load.ts) turns YAML into this; the engine (src/workflow/engine/) only reads it.
 // Templates and jq filters are kept as source strings: both are syntax-checked at load time and
-// compiled/cached by src/workflow/template.ts and src/workflow/jq.ts when used.
+// compiled/cached by src/lang/template.ts and src/lang/jq.ts when used.
 import type { Json, JsonObject } from "../core/json.ts"
 
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh"
@@ -187,6 +187,9 @@ export interface ModelDefinition {
   readonly pricing?: { readonly input_per_1m: number; readonly output_per_1m: number }
   readonly api?: "chat_completions" | "responses"
 }
+
+/** Upstream's limit on `workflow:` nesting (files on the call stack); lint checks it statically. */
+export const MAX_WORKFLOW_DEPTH = 32
 
 export interface Workflow {
   /** Absolute path of the workflow file. */

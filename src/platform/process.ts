@@ -4,8 +4,8 @@
 import { Effect, Exit } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as os from "node:os"
-import { LaitError } from "../../core/errors.ts"
-import { osErrorText } from "../../core/osError.ts"
+import { LaitError } from "../core/errors.ts"
+import { osErrorText } from "../core/osError.ts"
 
 /** Per stream; the same budget as file reads (upstream MAX_COMMAND_OUTPUT_BYTES). */
 export const COMMAND_OUTPUT_LIMIT = 16 * 1024 * 1024

@@ -1,10 +1,10 @@
 // Resolves a schema reference of a workflow file to its JSON Schema object when a step needs it
 // (a child workflow's `input_schema`). `{file:}` paths were made absolute by the loader.
 import { Effect } from "effect"
-import { LaitError } from "../../core/errors.ts"
-import { FileLoader } from "../../core/FileLoader.ts"
-import { isJsonObject, type Json, type JsonObject } from "../../core/json.ts"
-import type { SchemaRef } from "../model.ts"
+import { LaitError } from "../core/errors.ts"
+import { FileLoader } from "../core/FileLoader.ts"
+import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
+import type { SchemaRef } from "./model.ts"
 
 export const loadSchemaRef: (
   ref: SchemaRef | undefined

@@ -6,9 +6,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit } from "effect"
 import { FileLoader } from "../../src/core/FileLoader.ts"
-import { renderGraph } from "../../src/workflow/graph.ts"
-import { parseWorkflowText } from "../../src/workflow/load.ts"
-import type { Workflow } from "../../src/workflow/model.ts"
+import { renderGraph } from "../../src/lang/graph.ts"
+import { parseWorkflowText } from "../../src/lang/load.ts"
+import type { Workflow } from "../../src/lang/model.ts"
 import { runCli } from "../e2e/util.ts"
 
 const WORKFLOW = `name: graph demo

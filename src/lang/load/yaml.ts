@@ -1,7 +1,7 @@
 // YAML access for the workflow loader: one parsed document whose nodes keep their source ranges, so
 // every static-check message can point at a 1-based line. The checks themselves are synchronous and
 // stop at the first problem; they report it by throwing a `StaticError`, which `runStatic` turns
-// into a value at the loader's boundary (nothing outside src/workflow/load* ever sees the throw).
+// into a value at the loader's boundary (nothing outside src/lang/load* ever sees the throw).
 import { type Document, isAlias, isMap, isNode, isScalar, isSeq, LineCounter, type Node } from "yaml"
 import { describeJsonType, type Json } from "../../core/json.ts"
 import { parseYamlDocument } from "../../core/yamlDocument.ts"

@@ -14,8 +14,8 @@ import {
   stepAcceptedKeys,
   TOP_LEVEL_KEYS,
   workflowJsonSchema
-} from "../../../src/workflow/fileSchema.ts"
-import { parseWorkflowText } from "../../../src/workflow/load.ts"
+} from "../../../src/lang/fileSchema.ts"
+import { parseWorkflowText } from "../../../src/lang/load.ts"
 
 const fixtures = path.join(import.meta.dir, "fixtures")
 const invalidDir = path.resolve(import.meta.dir, "../../fixtures/workflows/invalid")

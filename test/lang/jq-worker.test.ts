@@ -11,7 +11,8 @@ import * as path from "node:path"
 import { Effect, Exit, Fiber, Option } from "effect"
 import { renderChain } from "../../src/core/errors.ts"
 import type { Json } from "../../src/core/json.ts"
-import { evalJqAll, evalJqOne, jqEngineState, type JqVars, loadJq, RUNNER_CALL_BUDGET } from "../../src/workflow/jq.ts"
+import { evalJqAll, evalJqOne, type JqVars, loadJq } from "../../src/lang/jq.ts"
+import { jqEngineState, RUNNER_CALL_BUDGET } from "../../src/lang/jqRunner.ts"
 
 const repoRoot = path.resolve(import.meta.dir, "../..")
 const vars: JqVars = { steps: {}, inputs: {}, loop: null }
@@ -58,7 +59,8 @@ describe("a filter that never terminates", () => {
     // `def f: f; f` never leaves wasm, so its thread outlives terminate(); a child process contains it.
     const script = `
       import { Effect, Option } from "effect"
-      import { evalJqOne, jqEngineState } from ${JSON.stringify(path.join(repoRoot, "src/workflow/jq.ts"))}
+      import { evalJqOne } from ${JSON.stringify(path.join(repoRoot, "src/lang/jq.ts"))}
+      import { jqEngineState } from ${JSON.stringify(path.join(repoRoot, "src/lang/jqRunner.ts"))}
       const vars = { steps: {}, inputs: {}, loop: null }
       const endless = await Effect.runPromise(Effect.timeoutOption(evalJqOne("def f: f; f", null, vars, "filter"), "500 millis"))
       const next = await Effect.runPromise(evalJqOne(". * 2", 21, vars, "filter"))
@@ -213,7 +215,8 @@ describe("process lifetime", () => {
     clearTimeout(killer)
     return { stdout, stderr, code, signal: child.signalCode }
   }
-  const jqModule = JSON.stringify(path.join(repoRoot, "src/workflow/jq.ts"))
+  const jqModule = JSON.stringify(path.join(repoRoot, "src/lang/jq.ts"))
+  const runnerModule = JSON.stringify(path.join(repoRoot, "src/lang/jqRunner.ts"))
 
   test("an idle worker does not keep the process alive", async () => {
     // No process.exit: the script ends when its event loop is empty.
@@ -232,12 +235,12 @@ describe("process lifetime", () => {
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), "lait-jq-noworker-"))
     try {
       fs.cpSync(path.join(repoRoot, "src"), path.join(copy, "src"), { recursive: true })
-      fs.rmSync(path.join(copy, "src/workflow/jqWorker.ts"))
+      fs.rmSync(path.join(copy, "src/lang/jqWorker.ts"))
       fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(copy, "node_modules"))
       const r = await runScript(`
         import { Effect, Exit } from "effect"
         import { renderChain } from ${JSON.stringify(path.join(copy, "src/core/errors.ts"))}
-        import { evalJqOne } from ${JSON.stringify(path.join(copy, "src/workflow/jq.ts"))}
+        import { evalJqOne } from ${JSON.stringify(path.join(copy, "src/lang/jq.ts"))}
         const vars = { steps: {}, inputs: {}, loop: null }
         const exits = await Effect.runPromise(
           Effect.all([1, 2].map((i) => Effect.exit(evalJqOne(". + 1", i, vars, "filter"))), { concurrency: "unbounded" })
@@ -262,7 +265,8 @@ describe("process lifetime", () => {
   test("loading jq and checking syntax start no worker; the first evaluation starts one", async () => {
     const r = await runScript(`
       import { Effect } from "effect"
-      import { checkJqSyntax, evalJqOne, jqEngineState, loadJq } from ${jqModule}
+      import { checkJqSyntax, evalJqOne, loadJq } from ${jqModule}
+      import { jqEngineState } from ${runnerModule}
       await Effect.runPromise(loadJq)
       const checked = checkJqSyntax(".a | def f: f; f")
       const before = jqEngineState().workersStarted

@@ -1,6 +1,6 @@
 // The workflow file (version 2) as written in YAML, for `lait schema workflow` and editors.
 // The key tables below are the single source of truth for which keys each mapping accepts: the
-// loader (src/workflow/load/*) builds its "unknown field ...; X accept: ..." checks from the same
+// loader (src/lang/load/*) builds its "unknown field ...; X accept: ..." checks from the same
 // tables, and the Effect Schema structs are generated from them, so the two cannot drift apart.
 // Semantic rules the JSON Schema cannot express (unique ids, placement of break/stop/ask/write,
 // jq/template syntax, schema references) are enforced by the loader only.
@@ -295,7 +295,7 @@ export const AGENT_FILE_KEYS = AGENT_KEYS.filter((key): key is Exclude<(typeof A
 )
 const InlineOrFileSchema = Schema.Union([FileRef, JsonObject.pipe(describe("An inline JSON Schema"))])
 
-/** The frontmatter as written; src/workflow/agentFile.ts checks every parsed agent file against it. */
+/** The frontmatter as written; src/lang/agentFile.ts checks every parsed agent file against it. */
 export const agentFileSchema = pick(AGENT_FILE_KEYS, {
   ...llmFieldSchemas,
   name: Schema.String,

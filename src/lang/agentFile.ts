@@ -9,7 +9,7 @@ import { parseYamlValue } from "../core/yamlDocument.ts"
 import { AGENT_FILE_KEYS, agentFileSchema } from "./fileSchema.ts"
 import type { AgentDefinition, ReasoningEffort, SchemaRef } from "./model.ts"
 
-/** The frontmatter keys, from the same table as `lait schema agent` (src/workflow/fileSchema.ts). */
+/** The frontmatter keys, from the same table as `lait schema agent` (src/lang/fileSchema.ts). */
 export const AGENT_FIELDS: ReadonlyArray<string> = AGENT_FILE_KEYS
 
 const EFFORTS: ReadonlyArray<ReasoningEffort> = ["none", "minimal", "low", "medium", "high", "xhigh"]

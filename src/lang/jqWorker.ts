@@ -2,8 +2,8 @@
 // that never ends blocks whichever thread runs it: here that is this worker, and the main thread keeps
 // its timers and Ctrl-C, and simply abandons the worker.
 //
-// This file only runs jq. Every rule (limits, exactly-one, when to replace the instance) lives in
-// jq.ts, which sends one request at a time and waits for its reply before sending the next.
+// This file only runs jq. Every rule (limits, exactly-one, when to replace the instance) lives in jq.ts
+// and jqRunner.ts, which sends one request at a time and waits for its reply before sending the next.
 import { type Jq, loadJq } from "jq-wasm/inline"
 import { captureAborts } from "./jqAbort.ts"
 

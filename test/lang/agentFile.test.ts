@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test"
 import { Effect, Exit } from "effect"
 import { renderChain } from "../../src/core/errors.ts"
-import { parseAgentText } from "../../src/workflow/agentFile.ts"
+import { parseAgentText } from "../../src/lang/agentFile.ts"
 
 const parse = (text: string) => Effect.runSyncExit(parseAgentText(text, "/agents/city.md"))
 const error = (text: string) => {

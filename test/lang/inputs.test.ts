@@ -8,8 +8,8 @@ import {
   type ProvidedValue,
   resolveInitial,
   resolveInputs
-} from "../../src/workflow/inputs.ts"
-import type { InputDefinition } from "../../src/workflow/model.ts"
+} from "../../src/lang/inputs.ts"
+import type { InputDefinition } from "../../src/lang/model.ts"
 
 const def = (name: string, schema: JsonObject, extra: Partial<Omit<InputDefinition, "name" | "schema">> = {}): InputDefinition => ({
   name,

@@ -24,12 +24,12 @@ import {
   type ParseContext,
   parseLlm,
   parseRetry,
-  parseStepList,
   parseTimeout,
   schemaRef,
   schemaSource,
   type Syntax
-} from "./steps.ts"
+} from "./fields.ts"
+import { parseStepList } from "./steps.ts"
 import {
   describeY,
   entries,

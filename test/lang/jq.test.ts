@@ -13,7 +13,7 @@ import {
   MAX_INPUT_BYTES,
   MAX_OUTPUT_BYTES,
   MAX_OUTPUTS
-} from "../../src/workflow/jq.ts"
+} from "../../src/lang/jq.ts"
 
 const vars = (over: Partial<JqVars> = {}): JqVars => ({ steps: {}, inputs: {}, loop: null, ...over })
 

@@ -1,0 +1,272 @@
+// jq for every jq-valued workflow field (`when`, `input`, `output`, `jq`, `for_each`, `while`/`until`,
+// switch cases, the top-level `output`) and for test assertions, on jq-wasm (jq 1.8.2).
+//
+// jq-wasm runs jq's `main()` once per call, so every evaluation is one synchronous, self-contained jq
+// invocation (~1 ms plus the cost of jq parsing its input). Values travel as JSON text on stdin, never
+// as `--argjson` arguments: jq-wasm copies argv onto its 1 MiB C stack, and a large argument silently
+// overwrites the memory below it. The globals are read with `input as $steps | …` from the same stream,
+// and only the globals the filter text mentions are sent, so an evaluation that does not use `$steps`
+// does not pay for serialising and parsing it.
+//
+// Evaluations run in a Worker (jqWorker.ts, driven by jqRunner.ts), one at a time in arrival order: a
+// filter that never terminates (`def f: f; f`) would otherwise block the event loop, and with it step
+// timeouts and Ctrl-C. An interrupted evaluation abandons its worker (the next one starts lazily);
+// queued ones go to the next worker. JavaScriptCore cannot stop a thread that is inside wasm code, so an
+// abandoned worker stuck in an endless jq loop keeps one core busy until lait exits (terminate() still
+// ends one that returns to JavaScript). Everything crosses the thread boundary as strings; the worker
+// only runs jq.
+//
+// The same 1 MiB stack limits how deeply nested a value jq can print or compare: printing a value
+// nested about 640 levels deep (or `del(..)` at about 400) overflows it, either trapping or quietly
+// corrupting the instance. The evaluating instance is therefore thrown away (and lazily reloaded)
+// after any call that trapped or that saw a value nested more than SAFE_DEPTH levels (a filter that
+// builds such a value only internally goes unnoticed unless it traps). Syntax checks stay synchronous
+// on the main thread, on an instance that never evaluates anything: compiling always terminates (the
+// 64 KiB and nesting limits bound it; the slowest construct found, thousands of nested `label`s,
+// compiles or fails in about 2.5 s).
+import { Effect } from "effect"
+import type { Jq } from "jq-wasm/inline"
+import { LaitError } from "../core/errors.ts"
+import type { Json } from "../core/json.ts"
+import { captureAborts } from "./jqAbort.ts"
+import { inWorker, type Outcome, retireInstance, type RunnerRequest } from "./jqRunner.ts"
+import {
+  abortReason,
+  compileReason,
+  encodeRecord,
+  encodeValue,
+  exceedsBytes,
+  filterNesting,
+  MAX_FILTER_BYTES,
+  MAX_NESTING,
+  MAX_OUTPUT_BYTES,
+  MAX_OUTPUTS,
+  nestingDepth,
+  quote,
+  runtimeReason,
+  SAFE_DEPTH,
+  tooDeep
+} from "./jqText.ts"
+import type { JqReply } from "./jqWorker.ts"
+
+export { MAX_FILTER_BYTES, MAX_INPUT_BYTES, MAX_NESTING, MAX_OUTPUT_BYTES, MAX_OUTPUTS } from "./jqText.ts"
+
+/** `$steps`, `$inputs` and `$loop` for one evaluation; `$loop` is null outside loops. */
+export interface JqVars {
+  readonly steps: Readonly<Record<string, Json>>
+  readonly inputs: Readonly<Record<string, Json>>
+  readonly loop: Json
+}
+
+export type JqWhat = "filter" | "condition"
+
+const GLOBALS = ["steps", "inputs", "loop"] as const
+type GlobalName = (typeof GLOBALS)[number]
+
+// ---------------------------------------------------------------------------------------------------
+// Loading
+
+let checker: Jq | undefined
+let loading: Promise<void> | undefined
+
+const ensureLoaded = (): Promise<void> => {
+  loading ??= (async () => {
+    // Imported lazily: the inline build embeds the 1 MB wasm, which commands without jq never need.
+    const { loadJq: load } = await import("jq-wasm/inline")
+    checker ??= await load()
+  })().finally(() => {
+    loading = undefined
+  })
+  return loading
+}
+
+/**
+ * Loads the syntax checker once per process (about 20–30 ms the first time; free afterwards). Run it
+ * before `checkJqSyntax`, which is synchronous and cannot load anything itself. The evaluation
+ * functions call it on their own; they start the evaluating worker only when first used.
+ */
+export const loadJq: Effect.Effect<void, LaitError> = Effect.suspend(() =>
+  checker !== undefined
+    ? Effect.void
+    : Effect.tryPromise({
+      try: ensureLoaded,
+      catch: (cause) => new LaitError({ message: "failed to load the jq engine", cause })
+    })
+)
+
+// ---------------------------------------------------------------------------------------------------
+// Syntax checks
+
+interface SyntaxVerdict {
+  readonly message: string | undefined
+}
+
+const syntaxCache = new Map<string, SyntaxVerdict>()
+
+// No input on stdin and no `-n`: jq compiles the program and then has nothing to run it on, so a
+// filter such as `error("boom")` is checked without being executed. The globals are bound (to null)
+// only so that references to them compile.
+const CHECK_FLAGS = GLOBALS.flatMap((name) => ["--argjson", name, "null"])
+
+const filterLimitMessage = (filter: string): string | undefined => {
+  if (exceedsBytes(filter, MAX_FILTER_BYTES)) {
+    return `jq filter exceeds the configured limit of ${MAX_FILTER_BYTES} bytes`
+  }
+  if (filterNesting(filter) > MAX_NESTING) return `jq filter exceeds the configured nesting limit of ${MAX_NESTING}`
+  return undefined
+}
+
+/**
+ * Checks a filter's syntax (and the 64 KiB / nesting limits) without running it. References to
+ * `$steps`, `$inputs`, `$loop` and jq's own `$__loc__`/`$ENV` are accepted. Returns undefined when it
+ * compiles, else the one-line message `failed to parse jq filter "<src>": <reason>`.
+ * Synchronous: `yield* loadJq` first (it throws a defect when jq was never loaded). Results are cached.
+ */
+export const checkJqSyntax = (filter: string): string | undefined => {
+  const cached = syntaxCache.get(filter)
+  if (cached !== undefined) return cached.message
+  const limit = filterLimitMessage(filter)
+  if (limit !== undefined) {
+    syntaxCache.set(filter, { message: limit })
+    return limit
+  }
+  const jq = checker
+  if (jq === undefined) throw new Error("jq is not loaded: run `yield* loadJq` before checkJqSyntax")
+  const captured = captureAborts(() => jq.raw("", filter, CHECK_FLAGS))
+  if (captured.value === undefined) {
+    checker = undefined
+    const thrown = captured.thrown instanceof Error ? captured.thrown.message : String(captured.thrown)
+    return `failed to parse jq filter ${quote(filter)}: ${abortReason([...captured.printed, thrown])}`
+  }
+  const message = captured.value.exitCode === 0
+    ? undefined
+    : `failed to parse jq filter ${quote(filter)}: ${compileReason(captured.value.stderr)}`
+  syntaxCache.set(filter, { message })
+  return message
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Evaluation
+
+type Mode = { readonly kind: "one"; readonly what: JqWhat } | { readonly kind: "all" }
+
+// `limit` stops the stream early: for the exactly-one rule a second value is all it takes to fail,
+// and it bounds an endless stream for `evalJqAll`. The filter goes on the same line as the prelude so
+// `$__loc__` keeps its line numbers; the blank line before `))` ends a comment that continues with a
+// trailing backslash (jq 1.8). `input`/`inputs` are redefined because our stream has been consumed.
+const program = (filter: string, globals: ReadonlyArray<GlobalName>, limit: number): string =>
+  globals.map((name) => `input as $${name} | `).join("") +
+  "input | def input: error(\"No more inputs\"); def inputs: empty; " +
+  `limit(${limit}; (${filter}\n\n))`
+
+const usedGlobals = (filter: string): ReadonlyArray<GlobalName> => GLOBALS.filter((name) => filter.includes(`$${name}`))
+
+/** Everything up to running jq, on the main thread: syntax, limits and the JSON text on stdin. */
+const prepare = (filter: string, input: Json, vars: JqVars, mode: Mode): RunnerRequest | LaitError => {
+  const what = mode.kind === "one" ? mode.what : "filter"
+  const context = (cause: LaitError) => new LaitError({ message: `jq ${what} ${quote(filter)}`, cause })
+
+  const syntax = checkJqSyntax(filter)
+  if (syntax !== undefined) return new LaitError({ message: syntax })
+
+  const globals = usedGlobals(filter)
+  const stream: Array<string> = []
+  let inputDepth = 0
+  for (const name of globals) {
+    const label = `jq '$${name}'`
+    const encoded = name === "loop" ? encodeValue(vars.loop, label) : encodeRecord(vars[name], label)
+    if (encoded instanceof LaitError) return context(encoded)
+    stream.push(encoded.text)
+    inputDepth = Math.max(inputDepth, encoded.depth)
+  }
+  const encodedInput = encodeValue(input, "jq input")
+  if (encodedInput instanceof LaitError) return context(encodedInput)
+  stream.push(encodedInput.text)
+  inputDepth = Math.max(inputDepth, encodedInput.depth)
+
+  const limit = mode.kind === "one" ? 2 : MAX_OUTPUTS + 1
+  return { stdin: stream.join("\n"), program: program(filter, globals, limit), retire: inputDepth > SAFE_DEPTH }
+}
+
+/** The worker's reply as values or the error callers see. Runs before the next request is sent. */
+const interpret = (filter: string, mode: Mode, reply: JqReply): Outcome => {
+  const what = mode.kind === "one" ? mode.what : "filter"
+  const context = (cause: LaitError) => new LaitError({ message: `jq ${what} ${quote(filter)}`, cause })
+  if (reply.kind === "unavailable") {
+    return new LaitError({ message: "failed to load the jq engine", cause: new Error(reply.message) })
+  }
+  if (reply.kind === "aborted") {
+    return new LaitError({ message: `jq ${what} ${quote(filter)} failed: ${abortReason(reply.detail)}` })
+  }
+  if (reply.exitCode !== 0) {
+    const reason = reply.exitCode === 3 ? compileReason(reply.stderr) : runtimeReason(reply.stderr, reply.exitCode)
+    return new LaitError({ message: `jq ${what} ${quote(filter)} failed: ${reason}` })
+  }
+
+  const lines = reply.stdout.length === 0 ? [] : reply.stdout.split("\n")
+  if (mode.kind === "one") {
+    if (lines.length === 0) {
+      return new LaitError({ message: `jq ${what} ${quote(filter)} produced no output; expected exactly one value` })
+    }
+    if (lines.length > 1) {
+      return new LaitError({
+        message: `jq ${what} ${quote(filter)} produced ${lines.length} outputs; expected exactly one value ` +
+          "(wrap a stream in '[...]' to collect it into an array)"
+      })
+    }
+  } else if (lines.length > MAX_OUTPUTS) {
+    return context(new LaitError({ message: `jq produced more than ${MAX_OUTPUTS} outputs, the configured limit` }))
+  }
+  if (exceedsBytes(reply.stdout, MAX_OUTPUT_BYTES)) {
+    return context(
+      new LaitError({ message: `jq rendered output exceeds the configured limit of ${MAX_OUTPUT_BYTES} bytes` })
+    )
+  }
+  const values: Array<Json> = []
+  for (const line of lines) {
+    let value: Json
+    try {
+      value = JSON.parse(line) as Json
+    } catch (e) {
+      retireInstance()
+      return context(
+        new LaitError({ message: `jq produced output that is not JSON: ${e instanceof Error ? e.message : String(e)}` })
+      )
+    }
+    const depth = nestingDepth(value, MAX_NESTING)
+    if (depth > SAFE_DEPTH) retireInstance()
+    if (depth > MAX_NESTING) return context(tooDeep("jq output"))
+    values.push(value)
+  }
+  return values
+}
+
+const evaluate = (
+  filter: string,
+  input: Json,
+  vars: JqVars,
+  mode: Mode
+): Effect.Effect<ReadonlyArray<Json>, LaitError> => {
+  const attempt: Effect.Effect<ReadonlyArray<Json>, LaitError> = Effect.suspend(() => {
+    // The checker is gone after a syntax check trapped, or was never loaded.
+    if (checker === undefined) return Effect.andThen(loadJq, attempt)
+    const request = prepare(filter, input, vars, mode)
+    if (request instanceof LaitError) return Effect.fail(request)
+    return inWorker(request, (reply) => interpret(filter, mode, reply))
+  })
+  return attempt
+}
+
+/**
+ * Runs `filter` on `input` with `$steps`/`$inputs`/`$loop` bound and requires exactly one value.
+ * `what` names the field kind in messages (`jq condition "…" produced no output; …`).
+ */
+export const evalJqOne = (filter: string, input: Json, vars: JqVars, what: JqWhat): Effect.Effect<Json, LaitError> =>
+  Effect.map(evaluate(filter, input, vars, { kind: "one", what }), (values) => values[0] ?? null)
+
+/** Every value `filter` produces (at most MAX_OUTPUTS), in order. */
+export const evalJqAll = (filter: string, input: Json, vars: JqVars): Effect.Effect<ReadonlyArray<Json>, LaitError> =>
+  evaluate(filter, input, vars, { kind: "all" })
+
+/** jq truthiness: only `false` and `null` are falsy. */
+export const isTruthy = (value: Json): boolean => value !== false && value !== null

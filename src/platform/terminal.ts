@@ -1,0 +1,62 @@
+// Answers typed at the terminal: one line, or everything up to EOF. The `ask:` step
+// (src/workflow/engine/ask.ts) and --approve-tools (src/tools/approval.ts) both read through this.
+import { Effect } from "effect"
+import { LaitError } from "../core/errors.ts"
+import { osErrorText } from "./process.ts"
+
+/** How an answer is obtained; the engine uses `terminalAnswerer`, tests substitute their own. */
+export interface Answerer {
+  readonly interactive: () => boolean
+  /** One line, or everything up to EOF when `multiline`; a trailing line ending is removed later. */
+  readonly read: (multiline: boolean) => Effect.Effect<string, LaitError>
+}
+
+const readStdin = (multiline: boolean): Effect.Effect<string, LaitError> =>
+  Effect.callback<string, LaitError>((resume) => {
+    const stdin = process.stdin
+    let buffer = ""
+    let done = false
+    const cleanup = () => {
+      stdin.off("data", onData)
+      stdin.off("end", onEnd)
+      stdin.off("error", onError)
+      stdin.pause()
+    }
+    const finish = (answer: string) => {
+      if (done) return
+      done = true
+      cleanup()
+      resume(Effect.succeed(answer))
+    }
+    const onData = (chunk: string | Buffer) => {
+      buffer += typeof chunk === "string" ? chunk : chunk.toString("utf8")
+      if (multiline) return
+      const newline = buffer.indexOf("\n")
+      if (newline >= 0) {
+        // Whatever was typed ahead belongs to the next `ask`.
+        const rest = buffer.slice(newline + 1)
+        if (rest.length > 0) stdin.unshift(Buffer.from(rest, "utf8"))
+        finish(buffer.slice(0, newline + 1))
+      }
+    }
+    const onEnd = () => finish(buffer)
+    const onError = (error: unknown) => {
+      if (done) return
+      done = true
+      cleanup()
+      resume(Effect.fail(new LaitError({ message: "failed to read from stdin", cause: osErrorText(error) })))
+    }
+    stdin.on("data", onData)
+    stdin.on("end", onEnd)
+    stdin.on("error", onError)
+    stdin.resume()
+    return Effect.sync(() => {
+      done = true
+      cleanup()
+    })
+  })
+
+export const terminalAnswerer: Answerer = {
+  interactive: () => process.stdin.isTTY === true,
+  read: readStdin
+}

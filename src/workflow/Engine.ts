@@ -1,0 +1,76 @@
+// The workflow engine as a service: `lait run`, `lait test` and `lait eval` run workflows through this
+// tag, and src/workflow/engine/ holds the interpreter behind it, one module per step family.
+//
+// A run's own services (LlmSteps, Progress, FileLoader) stay requirements of `run` rather than being
+// captured when the layer is built: `lait test` and `lait eval` provide them afresh around every run,
+// and a captured copy would share one run's usage, trace and progress with the next.
+import { Context, Deferred, Effect, Layer } from "effect"
+import type { Env } from "../core/env.ts"
+import type { AnyLaitError } from "../core/errors.ts"
+import type { FileLoader } from "../core/FileLoader.ts"
+import type { Json } from "../core/json.ts"
+import type { Workflow } from "../lang/model.ts"
+import type { Answerer } from "../platform/terminal.ts"
+import type { LlmSteps } from "./LlmSteps.ts"
+import { Progress } from "./progress.ts"
+
+export type Steps = Readonly<Record<string, Json>>
+
+export interface RunOptions {
+  /**
+   * What the file's own `timeout:` does. `"fail"` (the default; child files, `lait test`/`eval`):
+   * the run fails with `workflow timed out after Ns ('timeout')`. `"cancel"` (`lait run`): a line
+   * `lait: the workflow's 'timeout' (Ns) was exceeded; cancelling the run` goes to the progress sink
+   * and the run is cancelled, so whatever was running fails with its own cancellation message.
+   */
+  readonly timeoutMode?: "fail" | "cancel"
+  /** Cancels the run when completed (another deadline of the caller's). */
+  readonly cancel?: Deferred.Deferred<void>
+  /** `workflows:` registry lookup (absolute paths); defaults to LaitConfig when one is provided. */
+  readonly workflowRegistry?: (name: string) => string | undefined
+  /** Where `${VAR}` in `run:` `env`/`cwd` is looked up; defaults to LaitConfig's env, else process.env. */
+  readonly env?: Env
+  /** How `ask:` steps get their answer; defaults to the terminal on stdin. */
+  readonly answerer?: Answerer
+}
+
+export interface RunResult {
+  /** The workflow's result: the last value, through the top-level `output:` when set. */
+  readonly output: Json
+  /** Values recorded by `id` in the top-level file (for trajectory assertions). */
+  readonly steps: Steps
+}
+
+export interface EngineService {
+  /**
+   * Runs a loaded workflow against `initial` with its resolved `inputs`. Progress goes to the Progress
+   * service; prompt/agent steps go to LlmSteps; child files are read through FileLoader.
+   */
+  readonly run: (
+    workflow: Workflow,
+    initial: Json,
+    inputs: Readonly<Record<string, Json>>,
+    options?: RunOptions
+  ) => Effect.Effect<RunResult, AnyLaitError, FileLoader | LlmSteps | Progress>
+  /** `==> name: description` (or `==> name`); nothing for a file without a name. */
+  readonly announce: (workflow: Workflow) => Effect.Effect<void, never, Progress>
+}
+
+const announce = (workflow: Workflow): Effect.Effect<void, never, Progress> =>
+  workflow.name === undefined
+    ? Effect.void
+    : Progress.use((sink) =>
+      sink.line(
+        workflow.description === undefined ? `==> ${workflow.name}` : `==> ${workflow.name}: ${workflow.description}`
+      )
+    )
+
+export class Engine extends Context.Service<Engine, EngineService>()("lait/workflow/Engine") {
+  /** The interpreter is loaded when a run starts, so jq and templates stay out of every command's start-up. */
+  static readonly layer = Layer.effect(
+    Engine,
+    Effect.promise(() => import("./engine/run.ts")).pipe(
+      Effect.map(({ runWorkflow }) => Engine.of({ run: runWorkflow, announce }))
+    )
+  )
+}

@@ -1,0 +1,76 @@
+// The kinds that do one thing with the value: `jq`, `run` (a command, see src/platform/process.ts),
+// `write` (./write.ts), `ask` (./ask.ts) and `workflow` (./children.ts). Their errors carry
+// `step '<label>'`.
+import { Effect } from "effect"
+import { expandMap, expandVars } from "../../core/env.ts"
+import { type Json, textForm } from "../../core/json.ts"
+import { evalJqOne } from "../../lang/jq.ts"
+import { renderTemplate, renderTemplateParts } from "../../lang/template.ts"
+import { runCommand } from "../../platform/process.ts"
+import type { Steps } from "../Engine.ts"
+import { ask } from "./ask.ts"
+import { runChild } from "./children.ts"
+import { type EngineEffect, type Frame, jqVars, type Kind, observeCancel, templateData, wrap } from "./frame.ts"
+import { unsafeWritePath, writeOutputFile } from "./write.ts"
+
+export const runAction = (
+  kind: Kind<"jq" | "run" | "write" | "ask" | "workflow">,
+  input: Json,
+  steps: Steps,
+  frame: Frame,
+  label: string
+): EngineEffect<Json> => {
+  const action: EngineEffect<Json> = Effect.gen(function*() {
+    switch (kind.type) {
+      case "jq":
+        return yield* evalJqOne(kind.filter, input, jqVars(frame, steps), "filter")
+      case "run": {
+        const data = templateData(frame, input, steps)
+        const argv = yield* Effect.forEach(kind.argv, (arg) => renderTemplate(arg, data))
+        const env = kind.env === undefined
+          ? undefined
+          : yield* expandMap(kind.env, frame.run.env).pipe(Effect.mapError(wrap("'env'")))
+        const cwd = kind.cwd === undefined
+          ? undefined
+          : yield* expandVars(kind.cwd, frame.run.env).pipe(Effect.mapError(wrap("'cwd'")))
+        return yield* observeCancel(
+          frame,
+          runCommand({
+            argv,
+            stdin: textForm(input),
+            ...(env !== undefined ? { env } : {}),
+            ...(cwd !== undefined ? { cwd } : {})
+          }),
+          `command '${argv[0] ?? ""}' was cancelled`
+        )
+      }
+      case "write": {
+        const { text: path, printed } = yield* renderTemplateParts(kind.path, templateData(frame, input, steps))
+        const unsafe = unsafeWritePath(path, printed)
+        if (unsafe !== undefined) return yield* unsafe
+        yield* observeCancel(frame, writeOutputFile(path, textForm(input)), "output file write was cancelled")
+        return input
+      }
+      case "ask": {
+        const question = yield* renderTemplate(kind.prompt, templateData(frame, input, steps))
+        return yield* observeCancel(
+          frame,
+          ask(
+            {
+              question,
+              multiline: kind.multiline,
+              ...(kind.choices !== undefined ? { choices: kind.choices } : {}),
+              ...(kind.default !== undefined ? { default: kind.default } : {})
+            },
+            frame.progress,
+            frame.run.answerer
+          ),
+          "reading the answer to 'ask' was cancelled"
+        )
+      }
+      case "workflow":
+        return yield* runChild(kind, input, steps, frame)
+    }
+  })
+  return action.pipe(Effect.mapError(wrap(`step '${label}'`)))
+}

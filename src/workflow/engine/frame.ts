@@ -1,0 +1,134 @@
+// What every step family shares. A step list is run by threading a State — the current value, the
+// file-wide progress counter and the values recorded by `id` — through each step, and a Flow says
+// whether the list ended normally, by `break` (caught by the innermost loop) or by `stop` (caught by
+// the running file). Everything a run owns (counter, $steps, the call stack of files, the cache of
+// loaded children, cancellation) lives in these values and frames, never in module state, so any
+// number of runs can share a process.
+//
+// Two kinds of cancellation exist. Interruption (Ctrl-C, a step's own `timeout`, a sibling branch
+// failing, a child file's `timeout`) stops fibers and runs finalizers; the interrupted work reports
+// nothing. The run-level cancel signal (the `lait run` deadline, or a caller's) is cooperative: work
+// in flight observes it and fails with a typed message naming what was cut short, as upstream does.
+import { Deferred, Effect } from "effect"
+import type { Env } from "../../core/env.ts"
+import { type AnyLaitError, InterruptedError, isLaitError, withContext } from "../../core/errors.ts"
+import type { FileLoader } from "../../core/FileLoader.ts"
+import type { Json } from "../../core/json.ts"
+import { evalJqOne, isTruthy } from "../../lang/jq.ts"
+import type { ModelDefinition, Step, StepKind, Workflow, WorkflowDefaults } from "../../lang/model.ts"
+import type { Answerer } from "../../platform/terminal.ts"
+import type { Steps } from "../Engine.ts"
+import type { LlmStepsService } from "../LlmSteps.ts"
+import type { ProgressWriter } from "../progress.ts"
+
+export type Flow = "continue" | "break" | "stop"
+
+export interface State {
+  readonly value: Json
+  readonly counter: number
+  readonly steps: Steps
+}
+
+export interface Outcome {
+  readonly state: State
+  readonly flow: Flow
+}
+
+/**
+ * Concurrency inherited across files, so that a child file called from a parallel branch or a
+ * concurrent for_each item still cannot `ask`, or `write` a fixed path from several items at once.
+ */
+export type Placement = "sequential" | "parallel" | "concurrent-items"
+
+export type EngineEffect<A> = Effect.Effect<A, AnyLaitError, FileLoader>
+
+/** `list`: where these steps are in the file (see src/lang/positions.ts); undefined for the top level. */
+export type RunSteps = (
+  steps: ReadonlyArray<Step>,
+  initial: State,
+  frame: Frame,
+  list: string | undefined
+) => EngineEffect<Outcome>
+
+export interface RunContext {
+  readonly cancel: Deferred.Deferred<void>
+  readonly llm: LlmStepsService
+  readonly registry: (name: string) => string | undefined
+  readonly env: Env
+  readonly answerer: Answerer
+  /** Child files loaded during this run, by canonical path. */
+  readonly children: Map<string, Workflow>
+  /**
+   * The step-list interpreter (./flow.ts). Reached through the run so that the step families, which
+   * run nested step lists, need not import the module that dispatches to them.
+   */
+  readonly runSteps: RunSteps
+}
+
+/** What is in effect for one file's steps. */
+export interface Scope {
+  readonly workflow: Workflow
+  /** This file's `default:` over its callers', field by field. */
+  readonly defaults: WorkflowDefaults
+  readonly models: Readonly<Record<string, ReadonlyArray<ModelDefinition>>>
+  readonly inputs: Readonly<Record<string, Json>>
+  /** Canonical paths of the files on the call stack, this one last. */
+  readonly activePaths: ReadonlyArray<string>
+}
+
+export interface Frame {
+  readonly run: RunContext
+  readonly scope: Scope
+  readonly placement: Placement
+  readonly progress: ProgressWriter
+  /** `$loop`: `{index, item}` in a for_each body, `{index}` in while/until, else null. */
+  readonly loop: Json
+}
+
+export type Kind<T extends StepKind["type"]> = Extract<StepKind, { readonly type: T }>
+
+/**
+ * Adds a context message above `cause`. An interruption stays an interruption (exit 5) however deep
+ * it sits, as upstream's typed-interruption check sees through context; other classes keep theirs.
+ */
+export const wrap = (message: string) => (cause: unknown): AnyLaitError =>
+  isLaitError(cause) && cause._tag === "InterruptedError"
+    ? new InterruptedError({ message, cause })
+    : withContext(message)(cause)
+
+export const CANCELLED = "workflow execution was cancelled"
+
+export const cancelledError = () => new InterruptedError({ message: CANCELLED })
+
+export const isCancelled = (frame: Frame): boolean => Deferred.isDoneUnsafe(frame.run.cancel)
+
+export const checkCancelled = (frame: Frame): Effect.Effect<void, InterruptedError> =>
+  isCancelled(frame) ? Effect.fail(cancelledError()) : Effect.void
+
+/** Runs `effect` until it ends or the run is cancelled, whichever is first; then it fails with `message`. */
+export const observeCancel = <A, E, R>(
+  frame: Frame,
+  effect: Effect.Effect<A, E, R>,
+  message: string
+): Effect.Effect<A, E | InterruptedError, R> =>
+  isCancelled(frame)
+    ? Effect.fail(new InterruptedError({ message }))
+    : Effect.raceFirst(
+      effect,
+      Effect.andThen(Deferred.await(frame.run.cancel), Effect.fail(new InterruptedError({ message })))
+    )
+
+export const jqVars = (frame: Frame, steps: Steps) => ({ steps, inputs: frame.scope.inputs, loop: frame.loop })
+
+export const templateData = (frame: Frame, input: Json, steps: Steps) => ({
+  input,
+  steps: steps as Record<string, Json>,
+  inputs: frame.scope.inputs as Record<string, Json>,
+  loop: frame.loop
+})
+
+export const evalFilter = (frame: Frame, filter: string, value: Json, steps: Steps) =>
+  evalJqOne(filter, value, jqVars(frame, steps), "filter")
+
+export const evalCondition = (frame: Frame, condition: string, value: Json, steps: Steps) =>
+  Effect.map(evalJqOne(condition, value, jqVars(frame, steps), "condition"), isTruthy)

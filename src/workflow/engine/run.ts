@@ -1,0 +1,59 @@
+// The entry of a run, behind the Engine service (src/workflow/Engine.ts): builds the run's context and
+// the top-level frame, then runs the file.
+import { Deferred, Effect } from "effect"
+import { LaitConfig } from "../../config/LaitConfig.ts"
+import type { AnyLaitError } from "../../core/errors.ts"
+import type { FileLoader } from "../../core/FileLoader.ts"
+import type { Json } from "../../core/json.ts"
+import { loadJq } from "../../lang/jq.ts"
+import type { Workflow } from "../../lang/model.ts"
+import { terminalAnswerer } from "../../platform/terminal.ts"
+import type { RunOptions, RunResult } from "../Engine.ts"
+import { LlmSteps } from "../LlmSteps.ts"
+import { Progress, ProgressWriter } from "../progress.ts"
+import { canonicalize } from "./children.ts"
+import { runDocument } from "./document.ts"
+import { runSteps } from "./flow.ts"
+import type { Frame, RunContext } from "./frame.ts"
+
+export const runWorkflow: (
+  workflow: Workflow,
+  initial: Json,
+  inputs: Readonly<Record<string, Json>>,
+  options?: RunOptions
+) => Effect.Effect<RunResult, AnyLaitError, FileLoader | LlmSteps | Progress> = Effect.fnUntraced(function*(
+  workflow: Workflow,
+  initial: Json,
+  inputs: Readonly<Record<string, Json>>,
+  options?: RunOptions
+) {
+  yield* loadJq
+  const llm = yield* LlmSteps
+  const progress = new ProgressWriter(yield* Progress)
+  const config = yield* Effect.serviceOption(LaitConfig)
+  const registered = config._tag === "Some" ? (config.value.config.workflows ?? {}) : {}
+  const canonical = yield* canonicalize(workflow.path)
+  const run: RunContext = {
+    cancel: options?.cancel ?? (yield* Deferred.make<void>()),
+    llm,
+    registry: options?.workflowRegistry ?? ((name) => registered[name]),
+    env: options?.env ?? (config._tag === "Some" ? config.value.env : process.env),
+    answerer: options?.answerer ?? terminalAnswerer,
+    children: new Map(),
+    runSteps
+  }
+  const frame: Frame = {
+    run,
+    scope: {
+      workflow,
+      defaults: workflow.defaults,
+      models: workflow.models,
+      inputs,
+      activePaths: [canonical]
+    },
+    placement: "sequential",
+    progress,
+    loop: null
+  }
+  return yield* runDocument(workflow, initial, frame, options?.timeoutMode ?? "fail")
+})

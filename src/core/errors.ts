@@ -1,6 +1,7 @@
-// Every error the tool reports travels as one of these tagged classes. The exit code is derived from
-// the whole cause chain in one place (`exitCodeOf`), the way upstream lait does it: a YAML/validation
-// error anywhere in the chain means 3, a model API error means 4, a typed interruption at the top 5.
+// Every error the tool reports travels as one of these tagged classes, or as a domain's own class with
+// a `reason` (src/model/ModelError.ts). Each class's exit code is in one table (`exitCodeByTag`); the
+// run's is derived from the whole cause chain (`exitCodeOf`), the way upstream lait does it: a
+// YAML/validation error anywhere in the chain means 3, a model API error 4, a typed interruption at the top 5.
 import { Cause, Data } from "effect"
 
 export const ExitCode = {
@@ -59,19 +60,57 @@ export class OutputError
   extends Data.TaggedError("OutputError")<ErrorFields & { readonly errno?: string | undefined }>
 {}
 
-export type AnyLaitError = LaitError | UsageError | ValidationError | ModelApiError | InterruptedError | OutputError
+/**
+ * Each domain's own error class (`ModelError`, ...), added by its module with
+ * `declare module "../core/errors.ts" { interface DomainErrors { ... } }`, so that every error lait
+ * reports is one type here without this module importing the domains.
+ */
+export interface DomainErrors {}
 
-const laitTags = new Set([
-  "LaitError",
-  "UsageError",
-  "ValidationError",
-  "ModelApiError",
-  "InterruptedError",
-  "OutputError"
-])
+export type AnyLaitError =
+  | LaitError
+  | UsageError
+  | ValidationError
+  | ModelApiError
+  | InterruptedError
+  | OutputError
+  | DomainErrors[keyof DomainErrors]
+
+/**
+ * The exit code of every error class, and the one place they are assigned. A class whose reasons end
+ * differently maps each reason's `_tag`.
+ */
+export const exitCodeByTag = {
+  LaitError: ExitCode.general,
+  OutputError: ExitCode.general,
+  UsageError: ExitCode.usage,
+  ValidationError: ExitCode.validation,
+  ModelApiError: ExitCode.modelApi,
+  InterruptedError: ExitCode.interrupted,
+  ModelError: {
+    Unreachable: ExitCode.modelApi,
+    Timeout: ExitCode.modelApi,
+    HttpStatus: ExitCode.modelApi,
+    BadResponse: ExitCode.modelApi,
+    ResponseTooLarge: ExitCode.modelApi,
+    // A cassette is a local file: no model server was asked.
+    CassetteMissing: ExitCode.general,
+    CassetteInvalid: ExitCode.general
+  }
+} as const satisfies Readonly<Record<string, ExitCode | Readonly<Record<string, ExitCode>>>>
 
 export const isLaitError = (u: unknown): u is AnyLaitError =>
-  typeof u === "object" && u !== null && "_tag" in u && laitTags.has((u as { _tag: string })._tag)
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" &&
+  Object.hasOwn(exitCodeByTag, u._tag)
+
+/** The exit code of one error on its own (its causes aside); undefined for anything not lait's. */
+const ownExitCode = (u: unknown): ExitCode | undefined => {
+  if (!isLaitError(u)) return undefined
+  const entry: ExitCode | Readonly<Record<string, ExitCode>> = exitCodeByTag[u._tag]
+  if (typeof entry === "number") return entry
+  const reason = "reason" in u ? (u.reason as { readonly _tag?: unknown } | undefined)?._tag : undefined
+  return (typeof reason === "string" ? entry[reason] : undefined) ?? ExitCode.general
+}
 
 /** Walks `cause` links: the error itself first, then what caused it. */
 export const causeChain = (error: unknown): ReadonlyArray<unknown> => {
@@ -102,15 +141,41 @@ export const renderChain = (error: unknown): string => {
   return parts.length > 0 ? parts.join(": ") : "unknown error"
 }
 
+/**
+ * A validation error anywhere in the chain means 3, then a model API error anywhere 4; an
+ * interruption or a usage error counts only at the top.
+ */
 export const exitCodeOf = (error: unknown): ExitCode => {
-  const chain = causeChain(error)
-  const tagOf = (u: unknown) => (isLaitError(u) ? u._tag : undefined)
-  if (tagOf(chain[0]) === "InterruptedError") return ExitCode.interrupted
-  if (chain.some((u) => tagOf(u) === "ValidationError")) return ExitCode.validation
-  if (chain.some((u) => tagOf(u) === "ModelApiError")) return ExitCode.modelApi
-  if (tagOf(chain[0]) === "UsageError") return ExitCode.usage
+  const codes = causeChain(error).map(ownExitCode)
+  if (codes[0] === ExitCode.interrupted) return ExitCode.interrupted
+  if (codes.includes(ExitCode.validation)) return ExitCode.validation
+  if (codes.includes(ExitCode.modelApi)) return ExitCode.modelApi
+  if (codes[0] === ExitCode.usage) return ExitCode.usage
   return ExitCode.general
 }
+
+type GeneralClass = "LaitError" | "UsageError" | "ValidationError" | "ModelApiError"
+
+/** The general class of each exit code: what `withContext` wraps an error of that code in. */
+const generalClassOf = (code: ExitCode | undefined): GeneralClass => {
+  switch (code) {
+    case ExitCode.validation:
+      return "ValidationError"
+    case ExitCode.modelApi:
+      return "ModelApiError"
+    case ExitCode.usage:
+      return "UsageError"
+    default:
+      return "LaitError"
+  }
+}
+
+/**
+ * The class name an error reports as (a trace's `error.type`): its own for the general classes, else
+ * the general class of its exit code, so that giving a domain its own class leaves traces as they were.
+ */
+export const errorClassOf = (error: AnyLaitError): string =>
+  error._tag === "InterruptedError" || error._tag === "OutputError" ? error._tag : generalClassOf(ownExitCode(error))
 
 /** stdout's reader is gone: nothing is left to tell, so lait exits quietly (ExitCode.brokenPipe). */
 export const isBrokenPipe = (error: unknown): boolean =>
@@ -126,17 +191,14 @@ export const primaryError = (cause: Cause.Cause<unknown>): unknown => {
 
 /** Wraps `cause` under a new top message, keeping its exit-code class (validation stays validation). */
 export const withContext = (message: string) => (cause: unknown): AnyLaitError => {
-  if (isLaitError(cause)) {
-    switch (cause._tag) {
-      case "ValidationError":
-        return new ValidationError({ message, cause })
-      case "ModelApiError":
-        return new ModelApiError({ message, cause })
-      case "UsageError":
-        return new UsageError({ message, cause })
-      default:
-        return new LaitError({ message, cause })
-    }
+  switch (generalClassOf(ownExitCode(cause))) {
+    case "ValidationError":
+      return new ValidationError({ message, cause })
+    case "ModelApiError":
+      return new ModelApiError({ message, cause })
+    case "UsageError":
+      return new UsageError({ message, cause })
+    case "LaitError":
+      return new LaitError({ message, cause })
   }
-  return new LaitError({ message, cause })
 }

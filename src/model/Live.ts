@@ -1,18 +1,26 @@
 // The live layer: HTTP to the OpenAI-compatible endpoints, each retried (src/model/retry.ts), then
 // the fallbacks in order. Every body is read capped (src/model/httpBody.ts) and every attempt timed.
 import { Console, Duration, Effect, LogLevel, Redacted } from "effect"
-import { type Headers, HttpClient, HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
-import { LaitError, ModelApiError } from "../core/errors.ts"
+import { LaitError, renderChain } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
 import { displayUrl, joinUrl } from "../core/urls.ts"
 import { traceChat } from "../trace/chat.ts"
 import type { Endpoint, ModelCall, ModelClientService } from "./call.ts"
 import { interpret, recordUsage } from "./completion.ts"
 import { endpointRedactor } from "./endpointSecrets.ts"
-import { DEFAULT_RESPONSE_LIMIT, formatBytes, readCapped } from "./httpBody.ts"
+import { DEFAULT_RESPONSE_LIMIT, readCapped } from "./httpBody.ts"
 import { chatToResponsesBody, responsesUnsupported } from "./responsesApi.ts"
-import { type Attempt, formatDuration, retryAfter, retrying } from "./retry.ts"
+import {
+  BadResponse,
+  HttpStatus,
+  ModelError,
+  ResponseTooLarge,
+  Timeout,
+  Unreachable
+} from "./ModelError.ts"
+import { retryAfter, type Retryable, retrying } from "./retry.ts"
 import type { ChatRequest } from "./types.ts"
 
 /** Per attempt: headers and the whole body. Reasoning models can think for minutes before answering. */
@@ -30,7 +38,8 @@ export const chatBody = (modelId: string, r: ChatRequest): Record<string, unknow
   ...(r.reasoning_effort !== undefined ? { reasoning_effort: r.reasoning_effort } : {})
 })
 
-const describeStatus = (status: number, body: string, redact: (text: string) => string): string => {
+/** The server's own words in an error body (its `error.message` when it sent JSON), or undefined. */
+const statusDetail = (body: string, redact: (text: string) => string): string | undefined => {
   let detail = body.trim()
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }
@@ -43,7 +52,7 @@ const describeStatus = (status: number, body: string, redact: (text: string) => 
   // The message was decoded from JSON, so an escaped key in the body is plain text now.
   detail = redact(detail)
   if (detail.length > 500) detail = `${detail.slice(0, 500)}…`
-  return detail.length > 0 ? `HTTP ${status}: ${detail}` : `HTTP ${status}`
+  return detail.length > 0 ? detail : undefined
 }
 
 /**
@@ -53,16 +62,15 @@ const describeStatus = (status: number, body: string, redact: (text: string) => 
 const traceDump = (message: () => string): Effect.Effect<void> =>
   Effect.flatMap(LogLevel.isEnabled("Trace"), (enabled) => (enabled ? Effect.logTrace(message()) : Effect.void))
 
-const isRetryableStatus = (status: number) => status >= 500 || status === 429 || status === 408
-
-const statusFailure = (endpoint: Endpoint, status: number, headers: Headers.Headers, described: string): Attempt => ({
-  retryable: isRetryableStatus(status),
-  retryAfter: retryAfter(status, headers),
-  error: new ModelApiError({
-    message: `the model server at '${displayUrl(endpoint.baseUrl)}' answered ${described}`,
-    status
-  })
-})
+/** How a failure is retried: only a ModelError that may go away (src/model/ModelError.ts) is. */
+const retryable = (e: ModelError | LaitError): Retryable | undefined =>
+  e instanceof ModelError && e.transient
+    ? {
+      reason: renderChain(e),
+      saysHowLong: e.reason._tag === "Timeout",
+      retryAfter: e.reason._tag === "HttpStatus" ? e.reason.retryAfter : undefined
+    }
+    : undefined
 
 export interface LiveOptions {
   /** Attempts per endpoint before falling back (the first try included). */
@@ -83,8 +91,9 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
     const timeout = Duration.fromInputUnsafe(options.timeout ?? DEFAULT_REQUEST_TIMEOUT)
     const maxBytes = options.maxResponseBytes ?? DEFAULT_RESPONSE_LIMIT
 
-    const sendOnce = (endpoint: Endpoint, request: ChatRequest): Effect.Effect<unknown, Attempt | LaitError> =>
+    const sendOnce = (endpoint: Endpoint, request: ChatRequest): Effect.Effect<unknown, ModelError | LaitError> =>
       Effect.gen(function*() {
+        const baseUrl = displayUrl(endpoint.baseUrl)
         const key = yield* endpoint.apiKey
         // Some servers echo the bearer token in error bodies; nothing they send may print it.
         const redact = endpointRedactor(key === undefined ? undefined : Redacted.value(key), endpoint.baseUrl)
@@ -114,49 +123,43 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
             Effect.map(readCapped(res, maxBytes), (body) => ({ status: res.status, headers: res.headers, body }))
           ),
           Effect.timeout(timeout),
-          Effect.mapError((e): Attempt => ({
-            retryable: true,
-            timedOut: e._tag === "TimeoutError",
-            error: new ModelApiError({
-              message: `failed to reach '${displayUrl(endpoint.baseUrl)}': ${
-                e._tag === "TimeoutError"
-                  ? `timed out after ${formatDuration(timeout)}`
-                  : redact(describeNetworkFailure(e))
-              }`
+          Effect.mapError((e) =>
+            new ModelError({
+              reason: e._tag === "TimeoutError"
+                ? new Timeout({ baseUrl, timeoutMillis: Duration.toMillis(timeout) })
+                : new Unreachable({ baseUrl, detail: redact(describeNetworkFailure(e)) })
             })
-          }))
-        )
-        const ok = response.status >= 200 && response.status < 300
-        if (response.body._tag === "TooLarge") {
-          const exceeds = `response from '${displayUrl(endpoint.baseUrl)}' exceeds ${formatBytes(maxBytes)}`
-          yield* traceDump(() => `response ${response.status}: ${exceeds}`)
-          return yield* Effect.fail<Attempt>(
-            ok
-              // The same request would get the same flood: neither retried nor a reason to fall back.
-              ? { retryable: false, error: new ModelApiError({ message: exceeds }) }
-              : statusFailure(endpoint, response.status, response.headers, `HTTP ${response.status} (${exceeds})`)
           )
+        )
+        const status = response.status
+        const ok = status >= 200 && status < 300
+        const wait = retryAfter(status, response.headers)
+        const statusFailure = (fields: { readonly detail?: string; readonly bodyLimit?: number }) =>
+          new ModelError({
+            reason: new HttpStatus({ baseUrl, status, ...fields, ...(wait === undefined ? {} : { retryAfter: wait }) })
+          })
+        if (response.body._tag === "TooLarge") {
+          yield* traceDump(() => `response ${status}: ${new ResponseTooLarge({ baseUrl, limit: maxBytes }).message}`)
+          // An ok flood is a ResponseTooLarge: the same request would get the same flood, so it is
+          // neither retried nor a reason to fall back.
+          return yield* ok
+            ? new ModelError({ reason: new ResponseTooLarge({ baseUrl, limit: maxBytes }) })
+            : statusFailure({ bodyLimit: maxBytes })
         }
         const text = response.body.text
-        yield* traceDump(() => `response ${response.status}: ${redact(text)}`)
+        yield* traceDump(() => `response ${status}: ${redact(text)}`)
         if (!ok) {
-          return yield* Effect.fail(
-            statusFailure(endpoint, response.status, response.headers, describeStatus(response.status, text, redact))
-          )
+          const detail = statusDetail(text, redact)
+          return yield* statusFailure(detail === undefined ? {} : { detail })
         }
         return yield* Effect.try({
           try: () => JSON.parse(text) as unknown,
-          catch: (): Attempt => ({
-            retryable: false,
-            error: new ModelApiError({
-              message: `the model server at '${displayUrl(endpoint.baseUrl)}' returned invalid JSON`
-            })
-          })
+          catch: () => new ModelError({ reason: new BadResponse({ baseUrl, problem: "invalid-json" }) })
         })
       })
 
     const withRetries = (endpoint: Endpoint, request: ChatRequest) =>
-      retrying(sendOnce(endpoint, request), { attempts, backoff })
+      retrying(sendOnce(endpoint, request), { attempts, backoff, retryable })
 
     const complete = Effect.fn("ModelClient.live")(function*(call: ModelCall) {
       for (let i = 0;; i++) {
@@ -168,13 +171,15 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
           return result
         }
         const failure = outcome.failure
-        if (failure instanceof LaitError) return yield* Effect.fail(failure)
         const next = call.endpoints[i + 1]
-        if (!failure.retryable || next === undefined) return yield* Effect.fail(failure.error)
+        // What is not the server's doing, or would fail the same anywhere, is not a reason to fall back.
+        if (!(failure instanceof ModelError) || !failure.transient || next === undefined) {
+          return yield* Effect.fail(failure)
+        }
         yield* Console.error(
           `warning: model '${endpoint.modelId}' at '${
             displayUrl(endpoint.baseUrl)
-          }' failed (${failure.error.message}); ` +
+          }' failed (${failure.message}); ` +
             `falling back to '${next.modelId}' at '${displayUrl(next.baseUrl)}'`
         )
       }

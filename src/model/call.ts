@@ -1,7 +1,8 @@
 // What one model request is and what it answers: the shapes every ModelClient layer shares.
 import type { Effect, Redacted } from "effect"
-import type { LaitError, ModelApiError } from "../core/errors.ts"
+import type { LaitError } from "../core/errors.ts"
 import type { RunTracer } from "../trace/RunTracer.ts"
+import type { ModelError } from "./ModelError.ts"
 import type { Pricing, RunUsage } from "./RunUsage.ts"
 import type { ChatRequest, ToolCall } from "./types.ts"
 import type { Usage } from "./usage.ts"
@@ -40,5 +41,5 @@ export interface ModelResult {
 }
 
 export interface ModelClientService {
-  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelApiError | LaitError, RunUsage | RunTracer>
+  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelError | LaitError, RunUsage | RunTracer>
 }

@@ -1,10 +1,10 @@
 // What an answer means, wherever it came from (a server, the cache, a cassette): the chat
 // completion lait reads out of it, or why there is none, and the usage it reports.
 import { Effect, Schema } from "effect"
-import { ModelApiError } from "../core/errors.ts"
 import { displayUrl } from "../core/urls.ts"
 import type { Endpoint, ModelResult, Source } from "./call.ts"
 import { responsesFailure, responsesToChat } from "./responsesApi.ts"
+import { BadResponse, ModelError } from "./ModelError.ts"
 import { RunUsage } from "./RunUsage.ts"
 import { ChatCompletion } from "./types.ts"
 import { readUsage } from "./usage.ts"
@@ -49,17 +49,6 @@ export const readCompletion = (
   }
 }
 
-const serverProblem = (baseUrl: string, problem: CompletionProblem): string => {
-  switch (problem.kind) {
-    case "reported":
-      return `the model server at '${baseUrl}' reported: ${problem.detail}`
-    case "unreadable":
-      return `the model server at '${baseUrl}' returned a response lait cannot read`
-    case "no-choices":
-      return `the model server at '${baseUrl}' returned no choices`
-  }
-}
-
 /** The same problems in a cassette: the file is at fault, no server was asked. */
 export const recordedProblem = (problem: CompletionProblem): string => {
   switch (problem.kind) {
@@ -76,11 +65,19 @@ export const interpret = (
   raw: unknown,
   endpoint: Endpoint,
   source: Source
-): Effect.Effect<ModelResult, ModelApiError> => {
+): Effect.Effect<ModelResult, ModelError> => {
   const read = readCompletion(raw, endpoint, source)
-  return "result" in read
-    ? Effect.succeed(read.result)
-    : Effect.fail(new ModelApiError({ message: serverProblem(displayUrl(endpoint.baseUrl), read.problem) }))
+  if ("result" in read) return Effect.succeed(read.result)
+  const problem = read.problem
+  return Effect.fail(
+    new ModelError({
+      reason: new BadResponse({
+        baseUrl: displayUrl(endpoint.baseUrl),
+        problem: problem.kind,
+        ...(problem.kind === "reported" ? { detail: problem.detail } : {})
+      })
+    })
+  )
 }
 
 /** Adds an answer's tokens to the run's usage; cache hits are counted by the cache instead. */

@@ -1,7 +1,6 @@
 // How the live layer waits between attempts at one endpoint, and what it tells the user before it
 // does: a retry can cost minutes (a stalled server times out per attempt), so none is silent.
 import { Console, Duration, Effect } from "effect"
-import { LaitError, type ModelApiError, renderChain } from "../core/errors.ts"
 
 /** A server's `Retry-After` is obeyed up to this; beyond it, waiting would look like a hang. */
 export const RETRY_AFTER_CAP_MS = 60_000
@@ -71,25 +70,29 @@ export const retryWarning = (n: RetryNotice): string => {
   }${why}`
 }
 
-/** How one failed attempt at an endpoint ended, as far as retrying it is concerned. */
-export interface Attempt {
-  readonly retryable: boolean
-  readonly error: ModelApiError
-  /** The attempt hit the request timeout (its message says how long it waited). */
-  readonly timedOut?: boolean
+/** A failure worth another attempt, as the warning before it tells it. */
+export interface Retryable {
+  /** The failure, as the final error line would say it. */
+  readonly reason: string
+  /** Whether `reason` already says how long the attempt waited (a timeout does). */
+  readonly saysHowLong: boolean
   /** The server's `Retry-After` on a 429/503, used instead of the backoff. */
   readonly retryAfter?: RetryAfter | undefined
 }
 
 /**
- * Runs `send` up to `attempts` times while it fails retryably, waiting `backoff` (doubled after each
- * failure) or the server's Retry-After in between, and saying so on stderr before each wait. A
- * LaitError (not the server's doing) is never retried.
+ * Runs `send` up to `attempts` times while `retryable` says its failure may go away, waiting
+ * `backoff` (doubled after each failure) or the server's Retry-After in between, and saying so on
+ * stderr before each wait.
  */
-export const retrying = <A, R>(
-  send: Effect.Effect<A, Attempt | LaitError, R>,
-  options: { readonly attempts: number; readonly backoff: Duration.Duration }
-): Effect.Effect<A, Attempt | LaitError, R> =>
+export const retrying = <A, E, R>(
+  send: Effect.Effect<A, E, R>,
+  options: {
+    readonly attempts: number
+    readonly backoff: Duration.Duration
+    readonly retryable: (error: E) => Retryable | undefined
+  }
+): Effect.Effect<A, E, R> =>
   Effect.gen(function*() {
     let delay = options.backoff
     for (let attempt = 1;; attempt++) {
@@ -97,17 +100,17 @@ export const retrying = <A, R>(
       const outcome = yield* Effect.result(send)
       if (outcome._tag === "Success") return outcome.success
       const failure = outcome.failure
-      if (failure instanceof LaitError) return yield* Effect.fail(failure)
-      if (!failure.retryable || attempt >= options.attempts) return yield* Effect.fail(failure)
-      const waitMillis = failure.retryAfter?.millis ?? Duration.toMillis(delay)
+      const retry = options.retryable(failure)
+      if (retry === undefined || attempt >= options.attempts) return yield* Effect.fail(failure)
+      const waitMillis = retry.retryAfter?.millis ?? Duration.toMillis(delay)
       yield* Console.error(retryWarning({
-        reason: renderChain(failure.error),
-        saysHowLong: failure.timedOut === true,
+        reason: retry.reason,
+        saysHowLong: retry.saysHowLong,
         attempt,
         attempts: options.attempts,
         elapsedMillis: Date.now() - started,
         waitMillis,
-        retryAfter: failure.retryAfter
+        retryAfter: retry.retryAfter
       }))
       yield* Effect.sleep(Duration.millis(waitMillis))
       delay = Duration.times(delay, 2)

@@ -9,7 +9,7 @@
 // fiber (a fiber-local reference, so parallel branches and concurrent for_each items each nest
 // under their own step).
 import { Cause, Context, Effect, Exit, Layer } from "effect"
-import { isLaitError, primaryError } from "../core/errors.ts"
+import { errorClassOf, isLaitError, primaryError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import { formatTimestamp, nanosOfDate } from "./time.ts"
 
@@ -97,7 +97,7 @@ export const errorTypeOf = (cause: Cause.Cause<unknown>): string => {
   if (typeof error === "object" && error !== null && "status" in error && typeof error.status === "number") {
     return String(error.status)
   }
-  if (isLaitError(error)) return error._tag
+  if (isLaitError(error)) return errorClassOf(error)
   return error instanceof Error ? error.name : "_OTHER"
 }
 

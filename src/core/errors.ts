@@ -1,6 +1,7 @@
-// Every error the tool reports travels as one of these tagged classes. The exit code is derived from
-// the whole cause chain in one place (`exitCodeOf`), the way upstream lait does it: a YAML/validation
-// error anywhere in the chain means 3, a model API error means 4, a typed interruption at the top 5.
+// Every error the tool reports travels as one of these tagged classes, or as a domain's own class with
+// a `reason` (src/model/ModelError.ts). Each class's exit code is in one table (`exitCodeByTag`); the
+// run's is derived from the whole cause chain (`exitCodeOf`), the way upstream lait does it: a
+// YAML/validation error anywhere in the chain means 3, a model API error 4, a typed interruption at the top 5.
 import { Cause, Data } from "effect"
 import type { McpError, ToolError } from "./toolErrors.ts"
 
@@ -60,23 +61,62 @@ export class OutputError
   extends Data.TaggedError("OutputError")<ErrorFields & { readonly errno?: string | undefined }>
 {}
 
-export type AnyLaitError = LaitError | UsageError | ValidationError | ModelApiError | InterruptedError | OutputError
+/**
+ * Each domain's own error class (`ModelError`, ...), added by its module with
+ * `declare module "../core/errors.ts" { interface DomainErrors { ... } }`, so that every error lait
+ * reports is one type here without this module importing the domains.
+ */
+export interface DomainErrors {}
+
+export type AnyLaitError =
+  | LaitError
+  | UsageError
+  | ValidationError
+  | ModelApiError
+  | InterruptedError
+  | OutputError
   | McpError
   | ToolError
+  | DomainErrors[keyof DomainErrors]
 
-const laitTags = new Set([
-  "LaitError",
-  "UsageError",
-  "ValidationError",
-  "ModelApiError",
-  "InterruptedError",
-  "OutputError",
-  "McpError",
-  "ToolError"
-])
+/**
+ * The exit code of every error class, and the one place they are assigned. A class whose reasons end
+ * differently maps each reason's `_tag`.
+ */
+export const exitCodeByTag = {
+  LaitError: ExitCode.general,
+  OutputError: ExitCode.general,
+  UsageError: ExitCode.usage,
+  ValidationError: ExitCode.validation,
+  ModelApiError: ExitCode.modelApi,
+  InterruptedError: ExitCode.interrupted,
+  ModelError: {
+    Unreachable: ExitCode.modelApi,
+    Timeout: ExitCode.modelApi,
+    HttpStatus: ExitCode.modelApi,
+    BadResponse: ExitCode.modelApi,
+    ResponseTooLarge: ExitCode.modelApi,
+    // A cassette is a local file: no model server was asked.
+    CassetteMissing: ExitCode.general,
+    CassetteInvalid: ExitCode.general
+  },
+  // An MCP timeout, or a server asked for after the run began to stop, is a typed interruption.
+  McpError: { Timeout: ExitCode.interrupted, Stopping: ExitCode.interrupted },
+  ToolError: ExitCode.general
+} as const satisfies Readonly<Record<string, ExitCode | Readonly<Record<string, ExitCode>>>>
 
 export const isLaitError = (u: unknown): u is AnyLaitError =>
-  typeof u === "object" && u !== null && "_tag" in u && laitTags.has((u as { _tag: string })._tag)
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" &&
+  Object.hasOwn(exitCodeByTag, u._tag)
+
+/** The exit code of one error on its own (its causes aside); undefined for anything not lait's. */
+const ownExitCode = (u: unknown): ExitCode | undefined => {
+  if (!isLaitError(u)) return undefined
+  const entry: ExitCode | Readonly<Record<string, ExitCode>> = exitCodeByTag[u._tag]
+  if (typeof entry === "number") return entry
+  const reason = "reason" in u ? (u.reason as { readonly _tag?: unknown } | undefined)?._tag : undefined
+  return (typeof reason === "string" ? entry[reason] : undefined) ?? ExitCode.general
+}
 
 /** Walks `cause` links: the error itself first, then what caused it. */
 export const causeChain = (error: unknown): ReadonlyArray<unknown> => {
@@ -107,19 +147,45 @@ export const renderChain = (error: unknown): string => {
   return parts.length > 0 ? parts.join(": ") : "unknown error"
 }
 
-/** A typed cancellation or timeout: exit 5 at the top of a chain. */
-const isInterruption = (u: unknown): boolean =>
-  isLaitError(u) && (u._tag === "InterruptedError" || (u._tag === "McpError" && u.interrupted))
-
+/**
+ * A validation error anywhere in the chain means 3, then a model API error anywhere 4; an
+ * interruption or a usage error counts only at the top.
+ */
 export const exitCodeOf = (error: unknown): ExitCode => {
-  const chain = causeChain(error)
-  const tagOf = (u: unknown) => (isLaitError(u) ? u._tag : undefined)
-  if (isInterruption(chain[0])) return ExitCode.interrupted
-  if (chain.some((u) => tagOf(u) === "ValidationError")) return ExitCode.validation
-  if (chain.some((u) => tagOf(u) === "ModelApiError")) return ExitCode.modelApi
-  if (tagOf(chain[0]) === "UsageError") return ExitCode.usage
+  const codes = causeChain(error).map(ownExitCode)
+  if (codes[0] === ExitCode.interrupted) return ExitCode.interrupted
+  if (codes.includes(ExitCode.validation)) return ExitCode.validation
+  if (codes.includes(ExitCode.modelApi)) return ExitCode.modelApi
+  if (codes[0] === ExitCode.usage) return ExitCode.usage
   return ExitCode.general
 }
+
+type GeneralClass = "LaitError" | "UsageError" | "ValidationError" | "ModelApiError"
+
+/** The general class of each exit code: what `withContext` wraps an error of that code in. */
+const generalClassOf = (code: ExitCode | undefined): GeneralClass => {
+  switch (code) {
+    case ExitCode.validation:
+      return "ValidationError"
+    case ExitCode.modelApi:
+      return "ModelApiError"
+    case ExitCode.usage:
+      return "UsageError"
+    default:
+      return "LaitError"
+  }
+}
+
+/**
+ * The class name an error reports as (a trace's `error.type`): its own for the general classes, else
+ * the general class of its exit code, so that giving a domain its own class leaves traces as they were.
+ */
+export const errorClassOf = (error: AnyLaitError): string =>
+  error._tag === "InterruptedError" || error._tag === "OutputError"
+    ? error._tag
+    : ownExitCode(error) === ExitCode.interrupted
+    ? "InterruptedError"
+    : generalClassOf(ownExitCode(error))
 
 /** stdout's reader is gone: nothing is left to tell, so lait exits quietly (ExitCode.brokenPipe). */
 export const isBrokenPipe = (error: unknown): boolean =>
@@ -135,21 +201,19 @@ export const primaryError = (cause: Cause.Cause<unknown>): unknown => {
 
 /** Wraps `cause` under a new top message, keeping its exit-code class (validation stays validation). */
 export const withContext = (message: string) => (cause: unknown): AnyLaitError => {
-  if (isLaitError(cause)) {
-    switch (cause._tag) {
-      case "ValidationError":
-        return new ValidationError({ message, cause })
-      case "ModelApiError":
-        return new ModelApiError({ message, cause })
-      case "UsageError":
-        return new UsageError({ message, cause })
-      // An MCP timeout stays an interruption, as the engine's and the subagents' wrapping keep an
-      // InterruptedError; any other MCP failure is a general one.
-      case "McpError":
-        return cause.interrupted ? new InterruptedError({ message, cause }) : new LaitError({ message, cause })
-      default:
-        return new LaitError({ message, cause })
-    }
+  // An MCP timeout stays an interruption, as the engine's and the subagents' wrapping keep an
+  // InterruptedError; any other MCP failure is a general one.
+  if (isLaitError(cause) && cause._tag === "McpError" && cause.interrupted) {
+    return new InterruptedError({ message, cause })
   }
-  return new LaitError({ message, cause })
+  switch (generalClassOf(ownExitCode(cause))) {
+    case "ValidationError":
+      return new ValidationError({ message, cause })
+    case "ModelApiError":
+      return new ModelApiError({ message, cause })
+    case "UsageError":
+      return new UsageError({ message, cause })
+    case "LaitError":
+      return new LaitError({ message, cause })
+  }
 }

@@ -5,7 +5,7 @@
 // engine and the model client need no service of their own: outside a run they are plain spans.
 import * as nodePath from "node:path"
 import { Cause, Context, Effect, Exit, type Tracer } from "effect"
-import { isLaitError, primaryError } from "./errors.ts"
+import { errorClassOf, isLaitError, primaryError } from "./errors.ts"
 import type { Json } from "./json.ts"
 
 /** What model and tool activity records. */
@@ -61,7 +61,8 @@ export const errorTypeOf = (cause: Cause.Cause<unknown>): string => {
   if (typeof error === "object" && error !== null && "status" in error && typeof error.status === "number") {
     return String(error.status)
   }
-  if (isLaitError(error)) return error._tag
+  // The general class, not the domain class: trace consumers see the names upstream writes.
+  if (isLaitError(error)) return errorClassOf(error)
   return error instanceof Error ? error.name : "_OTHER"
 }
 

@@ -1,7 +1,6 @@
 // How the live layer waits between attempts at one endpoint, and what it tells the user before it
 // does: a retry can cost minutes (a stalled server times out per attempt), so none is silent.
-import { Console, Duration, Effect } from "effect"
-import { LaitError, type ModelApiError, renderChain } from "../core/errors.ts"
+import { Console, Duration, Effect, Schedule } from "effect"
 
 /** A server's `Retry-After` is obeyed up to this; beyond it, waiting would look like a hang. */
 export const RETRY_AFTER_CAP_MS = 60_000
@@ -71,45 +70,63 @@ export const retryWarning = (n: RetryNotice): string => {
   }${why}`
 }
 
-/** How one failed attempt at an endpoint ended, as far as retrying it is concerned. */
-export interface Attempt {
-  readonly retryable: boolean
-  readonly error: ModelApiError
-  /** The attempt hit the request timeout (its message says how long it waited). */
-  readonly timedOut?: boolean
+/** A failure worth another attempt, as the warning before it tells it. */
+export interface Retryable {
+  /** The failure, as the final error line would say it. */
+  readonly reason: string
+  /** Whether `reason` already says how long the attempt waited (a timeout does). */
+  readonly saysHowLong: boolean
   /** The server's `Retry-After` on a 429/503, used instead of the backoff. */
   readonly retryAfter?: RetryAfter | undefined
 }
 
+/** A failed attempt and how long it took: the input of the retry schedule. */
+export interface FailedAttempt<E> {
+  readonly error: E
+  readonly elapsedMillis: number
+}
+
+export interface RetryOptions<E> {
+  /** Attempts in all, the first included. */
+  readonly attempts: number
+  /** The first wait; doubled after each failure. */
+  readonly backoff: Duration.Duration
+  /** Whether a failure may go away (undefined: it is final), and how the warning tells it. */
+  readonly retryable: (error: E) => Retryable | undefined
+}
+
 /**
- * Runs `send` up to `attempts` times while it fails retryably, waiting `backoff` (doubled after each
- * failure) or the server's Retry-After in between, and saying so on stderr before each wait. A
- * LaitError (not the server's doing) is never retried.
+ * When to try again: exponential backoff from `backoff`, at most `attempts - 1` times, only while the
+ * failure is retryable, waiting the server's Retry-After instead when it sent one, and saying so on
+ * stderr before each wait.
  */
-export const retrying = <A, R>(
-  send: Effect.Effect<A, Attempt | LaitError, R>,
-  options: { readonly attempts: number; readonly backoff: Duration.Duration }
-): Effect.Effect<A, Attempt | LaitError, R> =>
-  Effect.gen(function*() {
-    let delay = options.backoff
-    for (let attempt = 1;; attempt++) {
-      const started = Date.now()
-      const outcome = yield* Effect.result(send)
-      if (outcome._tag === "Success") return outcome.success
-      const failure = outcome.failure
-      if (failure instanceof LaitError) return yield* Effect.fail(failure)
-      if (!failure.retryable || attempt >= options.attempts) return yield* Effect.fail(failure)
-      const waitMillis = failure.retryAfter?.millis ?? Duration.toMillis(delay)
-      yield* Console.error(retryWarning({
-        reason: renderChain(failure.error),
-        saysHowLong: failure.timedOut === true,
+export const retryPolicy = <E>(options: RetryOptions<E>): Schedule.Schedule<Duration.Duration, FailedAttempt<E>> =>
+  Schedule.exponential(options.backoff, 2).pipe(
+    Schedule.setInputType<FailedAttempt<E>>(),
+    Schedule.upTo({ times: Math.max(0, options.attempts - 1) }),
+    Schedule.while(({ input }) => options.retryable(input.error) !== undefined),
+    Schedule.modifyDelay(({ input, duration }) =>
+      Effect.succeed(options.retryable(input.error)?.retryAfter?.millis ?? duration)
+    ),
+    Schedule.tap(({ attempt, duration, input }) => {
+      const retry = options.retryable(input.error)!
+      return Console.error(retryWarning({
+        reason: retry.reason,
+        saysHowLong: retry.saysHowLong,
         attempt,
         attempts: options.attempts,
-        elapsedMillis: Date.now() - started,
-        waitMillis,
-        retryAfter: failure.retryAfter
+        elapsedMillis: input.elapsedMillis,
+        waitMillis: Duration.toMillis(duration),
+        retryAfter: retry.retryAfter
       }))
-      yield* Effect.sleep(Duration.millis(waitMillis))
-      delay = Duration.times(delay, 2)
-    }
+    })
+  )
+
+/** Runs `send` and retries it by `retryPolicy`; fails with the last failure. */
+export const retrying = <A, E, R>(send: Effect.Effect<A, E, R>, options: RetryOptions<E>): Effect.Effect<A, E, R> => {
+  const timed = Effect.suspend(() => {
+    const started = Date.now()
+    return Effect.mapError(send, (error): FailedAttempt<E> => ({ error, elapsedMillis: Date.now() - started }))
   })
+  return Effect.retry(timed, retryPolicy(options)).pipe(Effect.mapError((failed) => failed.error))
+}

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { requestKey } from "../../src/model/requestKey.ts"
+import { requestKey } from "../../src/model/cassette/key.ts"
 import { bodies, outcome, prepareCli, refusedBaseUrl, server, stopServers, workspace } from "./model-harness.ts"
 
 const ws = workspace("e2e-model-fb")

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { requestKey } from "../../src/model/requestKey.ts"
+import { requestKey } from "../../src/model/cassette/key.ts"
 import { startOpenAiServer } from "../fixtures/openai-server.ts"
 import { bodies, modelsYaml, outcome, prepareCli, server, stopServers, workspace } from "./model-harness.ts"
 

@@ -13,7 +13,7 @@ import {
 } from "../../src/eval/judge.ts"
 import { ModelClient } from "../../src/model/ModelClient.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
-import { requestKey } from "../../src/model/requestKey.ts"
+import { requestKey } from "../../src/model/cassette/key.ts"
 import { RunTracer } from "../../src/trace/RunTracer.ts"
 import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
 

@@ -20,7 +20,7 @@ import { startOpenAiServer, type OpenAiServer, type ScriptedReply } from "../fix
 import { startOtlpReceiver } from "../fixtures/otlp-receiver.ts"
 import { prepareCli, refusedBaseUrl, workspace } from "../e2e/model-harness.ts"
 import type { RunResult } from "../e2e/util.ts"
-import { requestKey } from "../../src/model/requestKey.ts"
+import { requestKey } from "../../src/model/cassette/key.ts"
 import { findLeaks, hitsIn, makeKey, needlesOf, startEchoCollector } from "./secrets-util.ts"
 
 const ws = workspace("hardening-secrets")

@@ -2,7 +2,7 @@
 // answer it came with stays usable (chat completions and the Responses API alike).
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { interpret } from "../../src/model/ModelClient.ts"
+import { interpret } from "../../src/model/completion.ts"
 import { readUsage } from "../../src/model/usage.ts"
 
 describe("readUsage", () => {

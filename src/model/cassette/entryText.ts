@@ -5,9 +5,9 @@
 // JSON.stringify builds, grow with the square of the depth — gigabytes at 50,000 levels), or make a
 // file lait refuses to read back (pretty-printing can triple a 16 MiB answer).
 import { Effect } from "effect"
-import { LaitError } from "../core/errors.ts"
-import { READ_LIMIT } from "../core/FileLoader.ts"
-import { formatBytes } from "./httpBody.ts"
+import { LaitError } from "../../core/errors.ts"
+import { READ_LIMIT } from "../../core/FileLoader.ts"
+import { formatBytes } from "../httpBody.ts"
 
 type Frame =
   | { readonly kind: "array"; readonly items: ReadonlyArray<unknown>; index: number }

@@ -2,8 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { closestRecording } from "../../src/model/cassetteDiff.ts"
-import type { KeyInput } from "../../src/model/requestKey.ts"
+import { closestRecording } from "../../../src/model/cassette/diff.ts"
+import type { KeyInput } from "../../../src/model/cassette/key.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-cassette-diff-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { keyMaterial, requestKey } from "../../src/model/requestKey.ts"
-import { formatRustFloat, rustJson } from "../../src/model/rustJson.ts"
+import { keyMaterial, requestKey } from "../../../src/model/cassette/key.ts"
+import { formatRustFloat, rustJson } from "../../../src/model/rustJson.ts"
 
 describe("request key (compatible with the Rust lait)", () => {
   test("golden vector 1: empty request", () => {

@@ -2,9 +2,9 @@
 // from the current one in the fewest places, and name those places (`messages[2].content`, ...).
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { errnoOf, READ_LIMIT } from "../core/FileLoader.ts"
-import { displayUrl } from "../core/urls.ts"
-import { type KeyInput, keyMaterial } from "./requestKey.ts"
+import { errnoOf, READ_LIMIT } from "../../core/FileLoader.ts"
+import { displayUrl } from "../../core/urls.ts"
+import { type KeyInput, keyMaterial } from "./key.ts"
 
 const MAX_FILES = 5000
 const MAX_DIFFS_SHOWN = 5

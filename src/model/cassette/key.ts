@@ -1,8 +1,9 @@
 // The cache/cassette key: SHA-256 over serde_json's compact rendering of a fixed struct, so a
 // cassette recorded by the original Rust lait is found by this one and vice versa (inventory §5.1).
 import { createHash } from "node:crypto"
-import { RustFloat, rustJson } from "./rustJson.ts"
-import type { ChatMessage, ContentPart, ResponseFormat, ToolCall, ToolDefinition } from "./types.ts"
+import type { Endpoint, ModelCall } from "../call.ts"
+import { RustFloat, rustJson } from "../rustJson.ts"
+import type { ChatMessage, ContentPart, ResponseFormat, ToolCall, ToolDefinition } from "../types.ts"
 
 export interface KeyInput {
   /** The primary endpoint's values, even when a fallback answered. */
@@ -71,3 +72,19 @@ export const keyMaterial = (k: KeyInput): string =>
   })
 
 export const requestKey = (k: KeyInput): string => createHash("sha256").update(keyMaterial(k)).digest("hex")
+
+/** The key input of a call: always the primary endpoint's base URL and model id. */
+export const keyInputOf = (call: ModelCall, endpoint: Endpoint = call.endpoints[0]): KeyInput => ({
+  base_url: endpoint.baseUrl,
+  model_id: endpoint.modelId,
+  reasoning_effort: call.request.reasoning_effort,
+  temperature: call.request.temperature,
+  top_p: call.request.top_p,
+  max_tokens: call.request.max_tokens,
+  messages: call.request.messages,
+  tools: call.request.tools,
+  response_format: call.request.response_format
+})
+
+/** The file name (without `.json`) of a call's cassette or cache entry. */
+export const callKey = (call: ModelCall): string => requestKey(keyInputOf(call))

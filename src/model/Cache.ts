@@ -1,0 +1,64 @@
+// The cache layer: `.lait/cache/<key>.json` in front of another ModelClient. A hit answers without a
+// request and adds no tokens to the run's usage; any unreadable, stale or bad entry is a miss.
+import { Console, Effect, Schema } from "effect"
+import * as nodePath from "node:path"
+import { FileLoader } from "../core/FileLoader.ts"
+import { recordChat } from "./chatSpan.ts"
+import type { Endpoint, ModelCall, ModelClientService } from "./call.ts"
+import { assertNoSecret, CachedEntry, nowRfc3339 } from "./cassette/format.ts"
+import { entryBody } from "./cassette/entryText.ts"
+import { callKey } from "./cassette/key.ts"
+import { interpret } from "./completion.ts"
+import { RunUsage } from "./RunUsage.ts"
+
+export interface CacheOptions {
+  readonly dir: string
+  /** Seconds; undefined = never expires. */
+  readonly ttl?: number | undefined
+}
+
+/** Decorates `inner`. */
+export const makeCache = (
+  inner: ModelClientService,
+  options: CacheOptions
+): Effect.Effect<ModelClientService, never, FileLoader> =>
+  Effect.gen(function*() {
+    const files = yield* FileLoader
+    const decode = Schema.decodeUnknownExit(Schema.fromJsonString(CachedEntry))
+    const lookup = (path: string, endpoint: Endpoint) =>
+      files.readText(path).pipe(
+        Effect.flatMap((text) => {
+          const exit = decode(text)
+          if (exit._tag === "Failure") return Effect.succeed(undefined)
+          const created = Date.parse(exit.value.created_at)
+          if (Number.isNaN(created)) return Effect.succeed(undefined)
+          const age = (Date.now() - created) / 1000
+          if (age < 0 || (options.ttl !== undefined && Math.floor(age) > options.ttl)) {
+            return Effect.succeed(undefined)
+          }
+          return interpret(exit.value.response, endpoint, "cache").pipe(Effect.orElseSucceed(() => undefined))
+        }),
+        // Any read problem is a miss: the cache is an optimisation, never a reason to fail.
+        Effect.orElseSucceed(() => undefined)
+      )
+    return {
+      complete: Effect.fn("ModelClient.cache")(function*(call: ModelCall) {
+        const path = nodePath.join(options.dir, `${callKey(call)}.json`)
+        const started = new Date()
+        const hit = yield* lookup(path, call.endpoints[0])
+        if (hit !== undefined) {
+          yield* recordChat(call, hit, started)
+          yield* RunUsage.use((u) => u.recordCacheHit)
+          yield* Console.error(`note: cache hit for ${call.label}`)
+          return hit
+        }
+        const result = yield* inner.complete(call)
+        yield* entryBody({ created_at: nowRfc3339() }, result.raw, "a cache entry").pipe(
+          Effect.tap((body) => assertNoSecret(body, result.endpoint, "a cache entry")),
+          Effect.flatMap((body) => files.writeAtomic(path, body)),
+          Effect.catch((e) => Effect.logDebug(`cache write skipped: ${e.message}`))
+        )
+        return result
+      })
+    }
+  })

@@ -1,0 +1,188 @@
+// The live layer: HTTP to the OpenAI-compatible endpoints, each retried (src/model/retry.ts), then
+// the fallbacks in order. Every body is read capped (src/model/httpBody.ts) and every attempt timed.
+import { Console, Duration, Effect, LogLevel, Redacted } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { DUMMY_API_KEY } from "../config/endpoints.ts"
+import { LaitError, renderChain } from "../core/errors.ts"
+import { describeNetworkFailure } from "../core/network.ts"
+import { displayUrl, joinUrl } from "../core/urls.ts"
+import { traceChat } from "./chatSpan.ts"
+import type { Endpoint, ModelCall, ModelClientService } from "./call.ts"
+import { interpret, recordUsage } from "./completion.ts"
+import { endpointRedactor } from "./endpointSecrets.ts"
+import { DEFAULT_RESPONSE_LIMIT, readCapped } from "./httpBody.ts"
+import { chatToResponsesBody, responsesUnsupported } from "./responsesApi.ts"
+import {
+  BadResponse,
+  HttpStatus,
+  ModelError,
+  ResponseTooLarge,
+  Timeout,
+  Unreachable
+} from "./ModelError.ts"
+import { retryAfter, type Retryable, retrying } from "./retry.ts"
+import type { ChatRequest } from "./types.ts"
+
+/** Per attempt: headers and the whole body. Reasoning models can think for minutes before answering. */
+export const DEFAULT_REQUEST_TIMEOUT = Duration.seconds(300)
+
+/** The JSON body sent to `/chat/completions` (None fields omitted, as async-openai does). */
+export const chatBody = (modelId: string, r: ChatRequest): Record<string, unknown> => ({
+  model: modelId,
+  messages: r.messages,
+  ...(r.tools.length > 0 ? { tools: r.tools } : {}),
+  ...(r.response_format !== null ? { response_format: r.response_format } : {}),
+  ...(r.temperature !== undefined ? { temperature: r.temperature } : {}),
+  ...(r.top_p !== undefined ? { top_p: r.top_p } : {}),
+  ...(r.max_tokens !== undefined ? { max_completion_tokens: r.max_tokens } : {}),
+  ...(r.reasoning_effort !== undefined ? { reasoning_effort: r.reasoning_effort } : {})
+})
+
+/** The server's own words in an error body (its `error.message` when it sent JSON), or undefined. */
+const statusDetail = (body: string, redact: (text: string) => string): string | undefined => {
+  let detail = body.trim()
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }
+    const fromError = typeof parsed.error === "string" ? parsed.error : parsed.error?.message
+    const message = fromError ?? parsed.message
+    if (typeof message === "string") detail = message
+  } catch {
+    // not JSON: keep the text
+  }
+  // The message was decoded from JSON, so an escaped key in the body is plain text now.
+  detail = redact(detail)
+  if (detail.length > 500) detail = `${detail.slice(0, 500)}…`
+  return detail.length > 0 ? detail : undefined
+}
+
+/**
+ * A `-vv` dump of a whole request or response. Built only when trace logging is on: serialising and
+ * redacting every body would otherwise cost a parse and a stringify per request for a discarded line.
+ */
+const traceDump = (message: () => string): Effect.Effect<void> =>
+  Effect.flatMap(LogLevel.isEnabled("Trace"), (enabled) => (enabled ? Effect.logTrace(message()) : Effect.void))
+
+/** How a failure is retried: only a ModelError that may go away (src/model/ModelError.ts) is. */
+const retryable = (e: ModelError | LaitError): Retryable | undefined =>
+  e instanceof ModelError && e.transient
+    ? {
+      reason: renderChain(e),
+      saysHowLong: e.reason._tag === "Timeout",
+      retryAfter: e.reason._tag === "HttpStatus" ? e.reason.retryAfter : undefined
+    }
+    : undefined
+
+export interface LiveOptions {
+  /** Attempts per endpoint before falling back (the first try included). */
+  readonly attempts?: number
+  /** First backoff delay; doubled after each failed attempt. */
+  readonly backoff?: Duration.Input
+  /** Per attempt, from sending the request to the last byte of the answer. */
+  readonly timeout?: Duration.Input
+  /** Bytes of one response body (error bodies too) beyond which the request fails. */
+  readonly maxResponseBytes?: number
+}
+
+export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService, never, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const http = yield* HttpClient.HttpClient
+    const attempts = Math.max(1, options.attempts ?? 3)
+    const backoff = Duration.fromInputUnsafe(options.backoff ?? "250 millis")
+    const timeout = Duration.fromInputUnsafe(options.timeout ?? DEFAULT_REQUEST_TIMEOUT)
+    const maxBytes = options.maxResponseBytes ?? DEFAULT_RESPONSE_LIMIT
+
+    const sendOnce = (endpoint: Endpoint, request: ChatRequest): Effect.Effect<unknown, ModelError | LaitError> =>
+      Effect.gen(function*() {
+        const baseUrl = displayUrl(endpoint.baseUrl)
+        const key = yield* endpoint.apiKey
+        // Some servers echo the bearer token in error bodies; nothing they send may print it.
+        const redact = endpointRedactor(key === undefined ? undefined : Redacted.value(key), endpoint.baseUrl)
+        const unsupported = endpoint.api === "responses" ? responsesUnsupported(request) : undefined
+        if (unsupported !== undefined) {
+          return yield* new LaitError({
+            message: `model '${endpoint.modelId}' uses 'api: responses', which does not support ${unsupported}; ` +
+              `use a chat_completions model for this step`
+          })
+        }
+        const path = endpoint.api === "responses" ? "/responses" : "/chat/completions"
+        const body = endpoint.api === "responses"
+          ? chatToResponsesBody(endpoint.modelId, request)
+          : chatBody(endpoint.modelId, request)
+        yield* Effect.logDebug(`POST ${displayUrl(joinUrl(endpoint.baseUrl, path))} model=${endpoint.modelId}`)
+        // A tool's output (say, a printed environment) can put the key into the conversation itself.
+        yield* traceDump(() => `request body: ${redact(JSON.stringify(body))}`)
+        const req = HttpClientRequest.post(joinUrl(endpoint.baseUrl, path)).pipe(
+          HttpClientRequest.setHeader(
+            "authorization",
+            `Bearer ${key === undefined ? DUMMY_API_KEY : Redacted.value(key)}`
+          ),
+          HttpClientRequest.bodyJsonUnsafe(body)
+        )
+        const response = yield* http.execute(req).pipe(
+          Effect.flatMap((res) =>
+            Effect.map(readCapped(res, maxBytes), (body) => ({ status: res.status, headers: res.headers, body }))
+          ),
+          Effect.timeout(timeout),
+          Effect.mapError((e) =>
+            new ModelError({
+              reason: e._tag === "TimeoutError"
+                ? new Timeout({ baseUrl, timeoutMillis: Duration.toMillis(timeout) })
+                : new Unreachable({ baseUrl, detail: redact(describeNetworkFailure(e)) })
+            })
+          )
+        )
+        const status = response.status
+        const ok = status >= 200 && status < 300
+        const wait = retryAfter(status, response.headers)
+        const statusFailure = (fields: { readonly detail?: string; readonly bodyLimit?: number }) =>
+          new ModelError({
+            reason: new HttpStatus({ baseUrl, status, ...fields, ...(wait === undefined ? {} : { retryAfter: wait }) })
+          })
+        if (response.body._tag === "TooLarge") {
+          yield* traceDump(() => `response ${status}: ${new ResponseTooLarge({ baseUrl, limit: maxBytes }).message}`)
+          // An ok flood is a ResponseTooLarge: the same request would get the same flood, so it is
+          // neither retried nor a reason to fall back.
+          return yield* ok
+            ? new ModelError({ reason: new ResponseTooLarge({ baseUrl, limit: maxBytes }) })
+            : statusFailure({ bodyLimit: maxBytes })
+        }
+        const text = response.body.text
+        yield* traceDump(() => `response ${status}: ${redact(text)}`)
+        if (!ok) {
+          const detail = statusDetail(text, redact)
+          return yield* statusFailure(detail === undefined ? {} : { detail })
+        }
+        return yield* Effect.try({
+          try: () => JSON.parse(text) as unknown,
+          catch: () => new ModelError({ reason: new BadResponse({ baseUrl, problem: "invalid-json" }) })
+        })
+      })
+
+    const withRetries = (endpoint: Endpoint, request: ChatRequest) =>
+      retrying(sendOnce(endpoint, request), { attempts, backoff, retryable })
+
+    const complete = Effect.fn("ModelClient.live")(function*(call: ModelCall) {
+      for (let i = 0;; i++) {
+        const endpoint = call.endpoints[i]!
+        const outcome = yield* Effect.result(withRetries(endpoint, call.request))
+        if (outcome._tag === "Success") {
+          const result = yield* interpret(outcome.success, endpoint, "live")
+          yield* recordUsage(call.label, result)
+          return result
+        }
+        const failure = outcome.failure
+        const next = call.endpoints[i + 1]
+        // What is not the server's doing, or would fail the same anywhere, is not a reason to fall back.
+        if (!(failure instanceof ModelError) || !failure.transient || next === undefined) {
+          return yield* Effect.fail(failure)
+        }
+        yield* Console.error(
+          `warning: model '${endpoint.modelId}' at '${
+            displayUrl(endpoint.baseUrl)
+          }' failed (${failure.message}); ` +
+            `falling back to '${next.modelId}' at '${displayUrl(next.baseUrl)}'`
+        )
+      }
+    }, (effect, call) => traceChat(call, "live", effect))
+    return { complete }
+  })

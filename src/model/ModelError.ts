@@ -1,0 +1,157 @@
+// Every way a model request fails, as one error class with a `reason`. The text of each reason is
+// the one lait has always printed; its exit code is in core/errors.ts's table (`exitCodeByTag`):
+// 4 when a model server was asked (or could not be), 1 when a cassette on disk is at fault.
+import { Schema } from "effect"
+import { formatBytes } from "./httpBody.ts"
+import { formatWait } from "./retry.ts"
+
+/** The server could not be reached, or the connection broke before the whole answer arrived. */
+export class Unreachable extends Schema.TaggedClass<Unreachable>()("Unreachable", {
+  /** As displayed: credentials masked. */
+  baseUrl: Schema.String,
+  /** The network failure, redacted. */
+  detail: Schema.String
+}) {
+  get message(): string {
+    return `failed to reach '${this.baseUrl}': ${this.detail}`
+  }
+}
+
+/** One attempt (headers and the whole body) took longer than the request timeout. */
+export class Timeout extends Schema.TaggedClass<Timeout>()("Timeout", {
+  baseUrl: Schema.String,
+  timeoutMillis: Schema.Number
+}) {
+  get message(): string {
+    return `failed to reach '${this.baseUrl}': timed out after ${formatWait(this.timeoutMillis)}`
+  }
+}
+
+const RetryAfter = Schema.Struct({ millis: Schema.Number, askedMillis: Schema.optionalKey(Schema.Number) })
+
+/** The server answered with a status other than 2xx. */
+export class HttpStatus extends Schema.TaggedClass<HttpStatus>()("HttpStatus", {
+  baseUrl: Schema.String,
+  status: Schema.Number,
+  /** The server's error message (or body), redacted and shortened; absent when it sent none. */
+  detail: Schema.optionalKey(Schema.String),
+  /** Set when the error body itself passed the response limit (then it was not read). */
+  bodyLimit: Schema.optionalKey(Schema.Number),
+  /** What a 429 or 503 asked to wait, capped (src/model/retry.ts). */
+  retryAfter: Schema.optionalKey(RetryAfter)
+}) {
+  get message(): string {
+    const answered = `the model server at '${this.baseUrl}' answered HTTP ${this.status}`
+    if (this.bodyLimit !== undefined) {
+      return `${answered} (response from '${this.baseUrl}' exceeds ${formatBytes(this.bodyLimit)})`
+    }
+    return this.detail === undefined ? answered : `${answered}: ${this.detail}`
+  }
+}
+
+/** A 2xx answer lait cannot use. */
+export class BadResponse extends Schema.TaggedClass<BadResponse>()("BadResponse", {
+  baseUrl: Schema.String,
+  problem: Schema.Literals(["invalid-json", "reported", "unreadable", "no-choices"]),
+  /** What the server reported (`reported` only). */
+  detail: Schema.optionalKey(Schema.String)
+}) {
+  get message(): string {
+    const server = `the model server at '${this.baseUrl}'`
+    switch (this.problem) {
+      case "invalid-json":
+        return `${server} returned invalid JSON`
+      case "reported":
+        return `${server} reported: ${this.detail ?? ""}`
+      case "unreadable":
+        return `${server} returned a response lait cannot read`
+      case "no-choices":
+        return `${server} returned no choices`
+    }
+  }
+}
+
+/** A 2xx answer longer than the response limit: the same request would get the same flood. */
+export class ResponseTooLarge extends Schema.TaggedClass<ResponseTooLarge>()("ResponseTooLarge", {
+  baseUrl: Schema.String,
+  limit: Schema.Number
+}) {
+  get message(): string {
+    return `response from '${this.baseUrl}' exceeds ${formatBytes(this.limit)}`
+  }
+}
+
+/** Replay found no cassette for the request. */
+export class CassetteMissing extends Schema.TaggedClass<CassetteMissing>()("CassetteMissing", {
+  path: Schema.String,
+  dir: Schema.String,
+  modelId: Schema.String,
+  /** The closest recording and where it differs (src/model/cassette/diff.ts), when there is one. */
+  hint: Schema.optionalKey(Schema.String)
+}) {
+  get message(): string {
+    return `no recorded cassette for this request (model '${this.modelId}') at '${this.path}'; ` +
+      `run \`lait run --record ${this.dir}\` first against the same workflow/input/vars, ` +
+      `or check that they still match this recording` + (this.hint === undefined ? "" : `; ${this.hint}`)
+  }
+}
+
+/** The cassette for the request exists but cannot be read, or does not hold a usable answer. */
+export class CassetteInvalid extends Schema.TaggedClass<CassetteInvalid>()("CassetteInvalid", {
+  path: Schema.String,
+  stage: Schema.Literals(["read", "parse"]),
+  /** What is wrong, in one clause (printed after the message). */
+  problem: Schema.String
+}) {
+  get message(): string {
+    return this.stage === "read"
+      ? `failed to read cassette '${this.path}'`
+      : `failed to parse cassette entry '${this.path}'`
+  }
+}
+
+export const ModelErrorReason = Schema.Union([
+  Unreachable,
+  Timeout,
+  HttpStatus,
+  BadResponse,
+  ResponseTooLarge,
+  CassetteMissing,
+  CassetteInvalid
+])
+export type ModelErrorReason = typeof ModelErrorReason.Type
+
+export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", { reason: ModelErrorReason }) {
+  override get message(): string {
+    return this.reason.message
+  }
+
+  /** What `renderChain` prints after the message: a cassette's problem. */
+  override get cause(): unknown {
+    return this.reason._tag === "CassetteInvalid" ? this.reason.problem : undefined
+  }
+
+  /** The HTTP status the server answered, if any (a trace's `error.type`). */
+  get status(): number | undefined {
+    return this.reason._tag === "HttpStatus" ? this.reason.status : undefined
+  }
+
+  /** Whether the same request may succeed later: worth a retry, and a reason to fall back. */
+  get transient(): boolean {
+    switch (this.reason._tag) {
+      case "Unreachable":
+      case "Timeout":
+        return true
+      case "HttpStatus":
+        return this.reason.status >= 500 || this.reason.status === 429 || this.reason.status === 408
+      default:
+        return false
+    }
+  }
+}
+
+declare module "../core/errors.ts" {
+  interface DomainErrors {
+    readonly ModelError: ModelError
+  }
+}

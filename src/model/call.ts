@@ -1,0 +1,44 @@
+// What one model request is and what it answers: the shapes every ModelClient layer shares.
+import type { Effect, Redacted } from "effect"
+import type { LaitError } from "../core/errors.ts"
+import type { ModelError } from "./ModelError.ts"
+import type { Pricing, RunUsage } from "./RunUsage.ts"
+import type { ChatRequest, ToolCall } from "./types.ts"
+import type { Usage } from "./usage.ts"
+
+export interface Endpoint {
+  readonly baseUrl: string
+  readonly modelId: string
+  readonly api: "chat_completions" | "responses"
+  /** Resolved lazily (api_key_cmd runs just before the first request). */
+  readonly apiKey: Effect.Effect<Redacted.Redacted<string> | undefined, LaitError>
+  readonly pricing?: Pricing | undefined
+}
+
+export interface ModelCall {
+  /** Usage and trace label: the step's progress label, `llm_judge`, `eval target 'm'`, ... */
+  readonly label: string
+  /** Primary first, then fallbacks. */
+  readonly endpoints: readonly [Endpoint, ...Array<Endpoint>]
+  readonly request: ChatRequest
+}
+
+export type Source = "live" | "cache" | "replay"
+
+export interface ModelResult {
+  readonly content: string | null
+  readonly reasoning: string | null
+  readonly toolCalls: ReadonlyArray<ToolCall>
+  readonly usage: Usage | undefined
+  /** Reported usage values that were not token counts (see src/model/usage.ts), noted at -v. */
+  readonly usageIgnored?: ReadonlyArray<string>
+  readonly source: Source
+  /** The endpoint that answered (a fallback, possibly). */
+  readonly endpoint: Endpoint
+  /** The response JSON exactly as received (what cassettes and the cache store). */
+  readonly raw: unknown
+}
+
+export interface ModelClientService {
+  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelError | LaitError, RunUsage>
+}

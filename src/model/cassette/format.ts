@@ -1,0 +1,62 @@
+// Cassette and cache entry files: what is written (the request as keyed, the raw answer last), what
+// must never be written (the API key in use), and how a file that does not read is described.
+import { Effect, Redacted, Schema } from "effect"
+import { LaitError } from "../../core/errors.ts"
+import { displayUrl } from "../../core/urls.ts"
+import type { Endpoint, ModelCall, ModelResult } from "../call.ts"
+import { holdsEndpointSecret } from "../endpointSecrets.ts"
+import { entryBody } from "./entryText.ts"
+import { keyInputOf, keyMaterial } from "./key.ts"
+
+export const nowRfc3339 = () => new Date().toISOString()
+
+/** `.lait/cache/<key>.json`: the answer and when it was stored (for the TTL). */
+export const CachedEntry = Schema.Struct({ created_at: Schema.String, response: Schema.Unknown })
+
+/** `<dir>/<key>.json`: only the answer is read back; the request is there for people and diffs. */
+export const Cassette = Schema.Struct({ response: Schema.Unknown })
+
+/** Fails if `text` contains the API key in use: a cassette or cache entry must never hold a secret. */
+export const assertNoSecret = (text: string, endpoint: Endpoint, what: string) =>
+  Effect.gen(function*() {
+    const key = yield* endpoint.apiKey
+    const secret = key === undefined ? undefined : Redacted.value(key)
+    // `text` is JSON: a key holding a quote or a backslash appears escaped there; this finds that too.
+    if (holdsEndpointSecret(text, secret, endpoint.baseUrl)) {
+      return yield* new LaitError({
+        message: `refusing to write ${what}: the response contains the API key in use`
+      })
+    }
+  })
+
+export const cassetteBody = (
+  call: ModelCall,
+  result: ModelResult,
+  what = "a cassette"
+): Effect.Effect<string, LaitError> =>
+  entryBody(
+    {
+      recorded_at: nowRfc3339(),
+      request: {
+        ...JSON.parse(keyMaterial(keyInputOf(call, result.endpoint))),
+        // Masked for the file only: the request key above still hashes the URL as written.
+        base_url: displayUrl(result.endpoint.baseUrl),
+        model_id: result.endpoint.modelId
+      }
+    },
+    result.raw,
+    what
+  )
+
+/** Why a cassette's text did not decode as a `Cassette`, in one clause. */
+export const cassetteProblem = (text: string): string => {
+  if (text.trim() === "") return "the file is empty"
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (e) {
+    return `not valid JSON (${e instanceof Error ? e.message : String(e)})`
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "expected a JSON object"
+  return "missing field 'response'"
+}

@@ -1,0 +1,100 @@
+// What an answer means, wherever it came from (a server, the cache, a cassette): the chat
+// completion lait reads out of it, or why there is none, and the usage it reports.
+import { Effect, Schema } from "effect"
+import { displayUrl } from "../core/urls.ts"
+import type { Endpoint, ModelResult, Source } from "./call.ts"
+import { responsesFailure, responsesToChat } from "./responsesApi.ts"
+import { BadResponse, ModelError } from "./ModelError.ts"
+import { RunUsage } from "./RunUsage.ts"
+import { ChatCompletion } from "./types.ts"
+import { readUsage } from "./usage.ts"
+
+const decodeCompletion = Schema.decodeUnknownExit(ChatCompletion)
+
+/** Why an answer (live, cached or recorded) is not a chat completion lait can use. */
+export type CompletionProblem =
+  | { readonly kind: "reported"; readonly detail: string }
+  | { readonly kind: "unreadable" }
+  | { readonly kind: "no-choices" }
+
+/** Reads what lait needs from a chat-completions JSON body. */
+export const readCompletion = (
+  raw: unknown,
+  endpoint: Endpoint,
+  source: Source
+): { readonly result: ModelResult } | { readonly problem: CompletionProblem } => {
+  const failed = endpoint.api === "responses" ? responsesFailure(raw) : undefined
+  if (failed !== undefined) return { problem: { kind: "reported", detail: failed } }
+  const exit = decodeCompletion(endpoint.api === "responses" ? responsesToChat(raw) : raw)
+  if (exit._tag === "Failure") return { problem: { kind: "unreadable" } }
+  const completion = exit.value
+  const message = completion.choices[0]?.message
+  if (message === undefined) return { problem: { kind: "no-choices" } }
+  const usage = readUsage(completion.usage)
+  return {
+    result: {
+      content: message.content ?? null,
+      reasoning: message.reasoning_content ?? null,
+      toolCalls: (message.tool_calls ?? []).map((c) => ({
+        id: c.id,
+        type: "function" as const,
+        function: { name: c.function.name, arguments: c.function.arguments }
+      })),
+      usage: usage.usage,
+      ...(usage.ignored.length > 0 ? { usageIgnored: usage.ignored } : {}),
+      source,
+      endpoint,
+      raw
+    }
+  }
+}
+
+/** The same problems in a cassette: the file is at fault, no server was asked. */
+export const recordedProblem = (problem: CompletionProblem): string => {
+  switch (problem.kind) {
+    case "reported":
+      return `its 'response' records a failure: ${problem.detail}`
+    case "unreadable":
+      return "its 'response' is not a chat completion lait can read"
+    case "no-choices":
+      return "its 'response' has no choices"
+  }
+}
+
+export const interpret = (
+  raw: unknown,
+  endpoint: Endpoint,
+  source: Source
+): Effect.Effect<ModelResult, ModelError> => {
+  const read = readCompletion(raw, endpoint, source)
+  if ("result" in read) return Effect.succeed(read.result)
+  const problem = read.problem
+  return Effect.fail(
+    new ModelError({
+      reason: new BadResponse({
+        baseUrl: displayUrl(endpoint.baseUrl),
+        problem: problem.kind,
+        ...(problem.kind === "reported" ? { detail: problem.detail } : {})
+      })
+    })
+  )
+}
+
+/** Adds an answer's tokens to the run's usage; cache hits are counted by the cache instead. */
+export const recordUsage = (label: string, result: ModelResult) =>
+  Effect.gen(function*() {
+    for (const reason of result.usageIgnored ?? []) {
+      yield* Effect.logDebug(`${label}: the reported ${reason}; treated as absent`)
+    }
+    if (result.usage === undefined) return
+    const usage = result.usage
+    yield* RunUsage.use((u) =>
+      u.record({
+        label,
+        prompt: usage.prompt_tokens,
+        completion: usage.completion_tokens,
+        total: usage.total_tokens,
+        pricing: result.endpoint.pricing
+      })
+    )
+  })

@@ -1,7 +1,7 @@
-// `lait eval FILE`: run a workflow or a model+prompt target live against every case of an eval file,
-// --repeat times, and report pass rates and reliability statistics (seed 001, inventory §7). Evals
-// measure the model as it is now, so responses are never served from the cache unless --cache is
-// given on this command line (`default.cache` does not apply); --record/--replay make a run
+// `lait eval FILE`: run a workflow or a model+prompt target live against every case of an eval
+// file, --repeat times, and report pass rates and reliability statistics (docs/evals.md).
+// Evals measure the model as it is now, so responses are never served from the cache unless --cache
+// is given on this command line (`default.cache` does not apply); --record/--replay make a run
 // reproducible, judges included. The report is the only thing on stdout.
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"

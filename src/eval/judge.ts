@@ -1,4 +1,4 @@
-// The `llm_judge` grader of `lait eval` (inventory §7.3): one request to a judge model asking for a
+// The `llm_judge` grader of `lait eval` (docs/evals.md#llm_judge): one request to a judge model asking for a
 // score from 0.0 to 1.0 as strict Structured Output `llm_judge_score` {score, reasoning}. It goes
 // through ModelClient like every other request, under the label `llm_judge`, into the run's own
 // usage, so --record/--replay capture judges and --max-cost counts them. The AssertionEvaluator turns

@@ -1,4 +1,4 @@
-// The three eval reports, all for stdout (inventory §7.4 plus the reliability statistics):
+// The three eval reports, all for stdout (docs/evals.md#reports plus the reliability statistics):
 //   text  — upstream's lines (`case i: p/t (pct%) PASS|FAIL`, `  run r: <failure>`, the footer), and
 //           with --repeat > 1 a reliability block after them, so the upstream lines stay a prefix;
 //   json  — upstream's compact array, each case extended with its statistics;

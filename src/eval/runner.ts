@@ -1,4 +1,4 @@
-// Runs every (case, repeat) pair of an eval (inventory §7.2): in case order, at most `concurrency`
+// Runs every (case, repeat) pair of an eval (docs/evals.md#how-an-eval-runs): in case order, at most `concurrency`
 // (8) at once, each in a run context of its own — usage meter, trace collector and model steps —
 // so concurrent runs never see each other's events or tokens; the ModelClient, config and caches
 // are shared. Pairs are produced one at a time as slots free up, never listed up front, so memory

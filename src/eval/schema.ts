@@ -1,7 +1,7 @@
-// An eval definition file (seed 001, inventory §7.1): what to run — a workflow file (with values for
-// its `inputs:`) or a model with a prompt template — and the cases, each an input text and the
-// assertions its output must satisfy (the `lait test` vocabulary). Unknown keys are rejected at
-// every level. `EvalFileSchema` is also the source of `lait schema eval`.
+// An eval definition file (docs/evals.md#eval-file-format): what to run — a workflow file
+// (with values for its `inputs:`) or a model with a prompt template — and the cases, each an input
+// text and the assertions its output must satisfy (the `lait test` vocabulary). Unknown keys are
+// rejected at every level. `EvalFileSchema` is also the source of `lait schema eval`.
 import { Cause, Effect, Exit, Schema, SchemaIssue } from "effect"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"

@@ -1,4 +1,4 @@
-// What an eval runs for each (case, repeat) (inventory §7.2). A workflow target is loaded, and its
+// What an eval runs for each (case, repeat) (docs/evals.md#how-an-eval-runs). A workflow target is loaded, and its
 // `inputs:` resolved, once for the whole eval; each run then reads the case input through the
 // workflow's `input_schema` and runs the workflow. A model target renders its prompt template with
 // the case input and sends one user message — no system message, no response format — labelled

@@ -1,4 +1,4 @@
-// Agent Markdown files (inventory §2.10): `---` frontmatter with model settings and schemas, then
+// Agent Markdown files (docs/workflows.md#agent-files): `---` frontmatter with model settings and schemas, then
 // the system-prompt template. In version 2, `output_schema` alone turns on structured output.
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import * as nodePath from "node:path"

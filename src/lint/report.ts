@@ -1,4 +1,4 @@
-// The three renderings of one LintRun (upstream src/lint/report.rs):
+// The three renderings of one LintRun (docs/cli.md#lait-lint):
 //   text   — config sections first (`lait.config.yml (workflows:):` with one line per entry, the
 //            active config file when it failed to load), then `<file>: OK` or `<file>:` followed by
 //            `  error: …` / `  warning: …`; on errors the summary

@@ -1,6 +1,6 @@
 // Linting a workflow file: the loader's full static validation first (its first problem, with its
 // line), then, on a file that loads, what only fails lazily at run time or is probably a mistake
-// (inventory §10, upstream src/lint/workflow_lint.rs):
+// (docs/cli.md#lait-lint):
 //   errors   — `inputs.x` / `$inputs.x` naming an undeclared input; agent and child workflow files
 //              that cannot be loaded; `workflow:` cycles and nesting depth; `mcp`, `skills`,
 //              `subagents`, `tools` and `agent:` names not registered in lait.config.yml;

@@ -97,7 +97,7 @@ const line = (t: UsageTotals) =>
 const requests = (n: number) => `${n} request${n === 1 ? "" : "s"}`
 
 /**
- * The `--show-usage` text (inventory §10), without a trailing newline; `total.cached` adds how many
+ * The `--show-usage` text (docs/cli.md#show-usage), without a trailing newline; `total.cached` adds how many
  * requests the cache answered.
  */
 export const formatUsage = (entries: ReadonlyArray<UsageEntry>, total: UsageTotals): string => {

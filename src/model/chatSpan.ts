@@ -1,4 +1,4 @@
-// The `chat` span of one model call (inventory §8.2), created by whichever ModelClient layer
+// The `chat` span of one model call (docs/traces.md#chat), created by whichever ModelClient layer
 // answered it: Live (`lait.source=live`, a cache miss included), Cache on a hit, Replay. It is part
 // of the run's trace through the run's Tracer (src/core/tracing.ts). Attributes start with
 // upstream's, in its order; the server and provider attributes and `error.type` (a call that failed,

@@ -1,4 +1,4 @@
-// Evaluates `assert:` lists (inventory §6.4) against one run: its output text and, for the trajectory
+// Evaluates `assert:` lists (docs/testing.md#assertions) against one run: its output text and, for the trajectory
 // assertions (tool_called, usage, step_output), the run's own trace events, usage totals and `$steps`.
 // Every assertion is evaluated — in order, at most four at once, never short-circuiting — and each
 // failure is reported as `assertion <k>: <message>` with upstream's exact wording.

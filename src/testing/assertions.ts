@@ -1,4 +1,4 @@
-// The `assert:` vocabulary shared by `lait test` files and `lait eval` cases (inventory §6.4), as an
+// The `assert:` vocabulary shared by `lait test` files and `lait eval` cases (docs/testing.md#assertions), as an
 // Effect Schema: it decodes the YAML (unknown fields rejected at every level) and emits the JSON
 // Schema for editors. Optional fields also accept an explicit `null`, as upstream's serde defaults do.
 import { Schema } from "effect"

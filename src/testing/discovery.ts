@@ -1,4 +1,4 @@
-// Which files `lait test PATH...` runs (inventory §6.1). Explicit paths must be regular files (any
+// Which files `lait test PATH...` runs (docs/testing.md#which-files-run). Explicit paths must be regular files (any
 // extension) or directories; a symlink or special file given explicitly is an error, so a typo never
 // quietly runs zero tests. Directories are walked in path order without ever following a symlink or
 // opening anything: only lstat and readdir are used, so a symlink loop cannot make the walk endless

@@ -1,4 +1,4 @@
-// How `lait test` prints its results on stdout (inventory §6.5): upstream's text and compact JSON,
+// How `lait test` prints its results on stdout (docs/testing.md#reports): upstream's text and compact JSON,
 // and JUnit XML for CI systems (GitHub/GitLab/Jenkins test reports): one <testcase> per test file, a
 // <failure> carrying its reasons, the time each file took.
 import type { TestOutcome } from "./runner.ts"

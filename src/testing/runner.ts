@@ -1,4 +1,4 @@
-// Running test files (inventory §6.2). Each file is one whole workflow run with its own run context —
+// Running test files (docs/testing.md#how-files-run). Each file is one whole workflow run with its own run context —
 // a replaying ModelClient over its cassette directory, a fresh RunUsage and RunTracer, LlmSteps built
 // for that context, its own `$steps` — so files running side by side never see each other's tool
 // calls or token counts. At most eight files run at once and results keep the discovery order. A file

@@ -1,4 +1,4 @@
-// A `lait test` definition file (inventory §6.3): the workflow under test, its first input and
+// A `lait test` definition file (docs/testing.md#test-file-format): the workflow under test, its first input and
 // `inputs:` (typed YAML values), the cassette directory it replays, and the assertions. Paths are
 // relative to the test file's directory. Unknown keys are rejected at every level.
 import { Cause, Exit, Schema, SchemaIssue } from "effect"

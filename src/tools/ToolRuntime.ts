@@ -1,14 +1,15 @@
-// The tool loop (inventory §4.2, §4.8). A request whose settings name no MCP server, subagent or shell
-// tool is sent once, with its response_format. Otherwise each round sends the conversation with the
-// tools and without response_format (a strict schema would stop many servers from ever calling a
-// tool); a reply without tool calls ends the loop, and when the step wants structured output the same
-// messages are sent once more with `tools: []` and the schema. Each round is its own ModelClient call,
-// so cache, record and replay key every round. Tool calls of a round are decided one by one (policy,
-// then approval), run up to 8 at a time, and answered in the model's order; every call, denied ones
-// included, becomes an `execute_tool` event of the run's trace. A call the model got wrong (a tool
-// name that is not offered, arguments that are not a JSON object) is answered with what is wrong, so
-// the model can correct itself, rather than ending the run. With `default.compaction` set, the
-// conversation may be summarised just before a round's request (src/tools/compaction.ts).
+// The tool loop (docs/workflows.md#the-tool-loop, docs/workflows.md#structured-output). A request
+// whose settings name no MCP server, subagent or shell tool is sent once, with its response_format.
+// Otherwise each round sends the conversation with the tools and without response_format (a strict
+// schema would stop many servers from ever calling a tool); a reply without tool calls ends the
+// loop, and when the step wants structured output the same messages are sent once more with `tools:
+// []` and the schema. Each round is its own ModelClient call, so cache, record and replay key every
+// round. Tool calls of a round are decided one by one (policy, then approval), run up to 8 at a
+// time, and answered in the model's order; every call, denied ones included, becomes an
+// `execute_tool` event of the run's trace. A call the model got wrong (a tool name that is not
+// offered, arguments that are not a JSON object) is answered with what is wrong, so the model can
+// correct itself, rather than ending the run. With `default.compaction` set, the conversation may
+// be summarised just before a round's request (src/tools/compaction.ts).
 //
 // One runtime per run context: it owns the run's MCP servers (stopped when the run's scope closes),
 // the subagent cache and the `a` (always) answers of --approve-tools.

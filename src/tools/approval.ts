@@ -1,8 +1,8 @@
-// Interactive approval of tool calls (`--approve-tools`, inventory §4.4). Decisions are made one call
-// at a time before any call of the round runs, and a process-wide gate serialises the prompts: tool
-// loops of parallel branches share one stdin, and interleaved questions could not be answered.
-// Without a terminal there is nobody to ask (and a closed pipe looks like a slow human), so that is an
-// error rather than a silent denial.
+// Interactive approval of tool calls (`--approve-tools`, docs/workflows.md#approving-tool-calls).
+// Decisions are made one call at a time before any call of the round runs, and a process-wide gate
+// serialises the prompts: tool loops of parallel branches share one stdin, and interleaved
+// questions could not be answered. Without a terminal there is nobody to ask (and a closed pipe
+// looks like a slow human), so that is an error rather than a silent denial.
 import { Context, Effect, Semaphore } from "effect"
 import type { LaitError } from "../core/errors.ts"
 import { ToolError } from "../core/toolErrors.ts"

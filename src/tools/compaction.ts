@@ -1,4 +1,4 @@
-// Tool-round compaction (inventory §4.5, `default.compaction` in lait.config.yml). Long tool loops
+// Tool-round compaction (docs/workflows.md#compaction, `default.compaction` in lait.config.yml). Long tool loops
 // overflow a local model's context, so before a round's request the conversation may be replaced by
 // a model-written summary plus its last `keep_last_n` messages. The summary request goes through the
 // same `send` as every round (ModelClient: cache, record and replay key it like any request, and it

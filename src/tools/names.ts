@@ -1,4 +1,4 @@
-// Qualified tool names (inventory §4.1). The model sees one flat namespace, so every source prefixes
+// Qualified tool names (docs/workflows.md#tool-names). The model sees one flat namespace, so every source prefixes
 // its names: `<server>__<tool>` for MCP, `agent__<name>` for subagents, `tool__<name>` for shell tools.
 // OpenAI function names must match ^[A-Za-z0-9_-]{1,64}$: other characters become `_`, and a name that
 // is still too long is an error rather than a truncation, which could silently create a collision.

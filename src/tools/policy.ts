@@ -1,4 +1,4 @@
-// `tool_policy` (inventory §4.3): `deny` is checked first and any match denies; an empty `allow`
+// `tool_policy` (docs/config.md#tool_policy): `deny` is checked first and any match denies; an empty `allow`
 // allows everything, a non-empty one requires a match. Patterns are deliberately not a general glob:
 // `*` (all), `*mid*` (contains), `pre*` (prefix), `*suf` (suffix), else an exact name. `*mid*` is
 // tested before the one-sided forms, or it would read as a prefix pattern starting with `*`.

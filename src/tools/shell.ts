@@ -1,4 +1,4 @@
-// Shell tools (config `tools:`, inventory §4.6): a local command offered to the model as `tool__<name>`.
+// Shell tools (config `tools:`, docs/workflows.md#shell-tools): a local command offered to the model as `tool__<name>`.
 // The argv is rendered from templates over the call's arguments and executed without a shell, so a
 // rendered value can never inject a second command. What goes wrong once the command is about to run
 // (arguments that fail the `parameters` schema, a template that cannot render, a non-zero exit, a

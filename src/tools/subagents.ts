@@ -1,4 +1,4 @@
-// Subagents (inventory §4.7): `agents:` entries of lait.config.yml offered to the model as
+// Subagents (docs/workflows.md#subagents): `agents:` entries of lait.config.yml offered to the model as
 // `agent__<name>` tools. A call runs the agent with its own frontmatter settings and the config's
 // `default:` only (not the calling step's or workflow's), through the same tool loop, so a subagent
 // may have tools and subagents of its own. The chain of running agent files is carried along: calling

@@ -1,4 +1,4 @@
-// The always-on, per-run trace collector (inventory §8.1–8.2): model requests (`chat`), tool calls
+// The always-on, per-run trace collector (docs/traces.md#event-format): model requests (`chat`), tool calls
 // (`execute_tool`) and compactions (`compact`), in recording order. Trajectory assertions of
 // `lait test`/`lait eval` and `--trace-file` read from it; provide a fresh one per run context.
 //

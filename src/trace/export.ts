@@ -1,5 +1,5 @@
 // Sending a trace file to an OTLP/HTTP collector: one POST, every outcome reported as upstream does
-// (inventory §8.4). Header values may hold secrets (`${TOKEN}`), so they are never printed or logged.
+// (docs/traces.md#lait-trace-export). Header values may hold secrets (`${TOKEN}`), so they are never printed or logged.
 import { Console, Duration, Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { type Env, expandVars } from "../core/env.ts"

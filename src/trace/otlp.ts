@@ -1,4 +1,4 @@
-// `lait trace export`: a trace file as one OTLP/HTTP JSON request (inventory §8.4).
+// `lait trace export`: a trace file as one OTLP/HTTP JSON request (docs/traces.md#lait-trace-export).
 //
 // A small encoder of our own rather than effect/observability: its OtlpSerialization.layerJson is a
 // JSON.stringify of a TraceData whose span type requires status, events, links and dropped counts

@@ -1,4 +1,4 @@
-// `lait trace show` output (inventory §8.3): one line per event, per-label summaries, and their JSON
+// `lait trace show` output (docs/traces.md#lait-trace-show): one line per event, per-label summaries, and their JSON
 // forms. Each returns the complete stdout text without the final newline.
 import { Attr } from "../core/tracing.ts"
 import { eventsAsPrettyJson, type FileEvent, isStructure } from "./file.ts"

@@ -1,7 +1,8 @@
-// prompt and agent steps (inventory §2.3, §2.9, §2.10): settings resolved step → agent → workflow
-// `default:` → config `default:`, messages built from templates and attachments, requests through
-// the tool loop (src/tools: one ModelClient call per round, so cache/record/replay/usage apply),
-// structured output parsed and validated.
+// prompt and agent steps (docs/workflows.md#prompt, docs/workflows.md#model-settings,
+// docs/workflows.md#agent-files): settings resolved step → agent → workflow `default:` → config
+// `default:`, messages built from templates and attachments, requests through the tool loop
+// (src/tools: one ModelClient call per round, so cache/record/replay/usage apply), structured
+// output parsed and validated.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { LaitConfig, modelRequiredMessage } from "../config/LaitConfig.ts"

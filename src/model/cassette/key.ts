@@ -1,5 +1,6 @@
 // The cache/cassette key: SHA-256 over serde_json's compact rendering of a fixed struct, so a
-// cassette recorded by the original Rust lait is found by this one and vice versa (inventory §5.1).
+// cassette recorded by the original Rust lait is found by this one and vice versa
+// (docs/record-replay.md#the-request-key).
 import { createHash } from "node:crypto"
 import type { Endpoint, ModelCall } from "../call.ts"
 import { RustFloat, rustJson } from "../rustJson.ts"

@@ -1,10 +1,11 @@
-// The MCP servers of one run (inventory §3.8, §9). A server is started the first time a step that
-// lists it needs its tools, so servers nobody references never start; its connection and its tool
-// list are then shared by every step, branch and subagent of the run. Both live in ScopedCaches
-// keyed by server name, owned by the run's scope: closing it stops every server (the whole process
-// tree for stdio) when the run ends, fails or is interrupted by Ctrl-C. A failed start or listing is
-// not cached, so the next user tries again. A call that fails, times out or is interrupted drops its
-// connection, so a retry never shares a server with a call that may still be running.
+// The MCP servers of one run (docs/config.md#mcp_servers, docs/workflows.md#mcp-servers). A server
+// is started the first time a step that lists it needs its tools, so servers nobody references
+// never start; its connection and its tool list are then shared by every step, branch and subagent
+// of the run. Both live in ScopedCaches keyed by server name, owned by the run's scope: closing it
+// stops every server (the whole process tree for stdio) when the run ends, fails or is interrupted
+// by Ctrl-C. A failed start or listing is not cached, so the next user tries again. A call that
+// fails, times out or is interrupted drops its connection, so a retry never shares a server with a
+// call that may still be running.
 import { Duration, Effect, Exit, Fiber, type Scope, ScopedCache } from "effect"
 import * as nodePath from "node:path"
 import type { McpServer } from "../../config/schema.ts"

@@ -1,9 +1,9 @@
 // Runs every (case, repeat) pair of an eval (docs/evals.md#how-an-eval-runs): in case order, at most `concurrency`
-// (8) at once, each in a run context of its own — usage meter, trace collector and model steps —
-// so concurrent runs never see each other's events or tokens; the ModelClient, config and caches
-// are shared. Pairs are produced one at a time as slots free up, never listed up front, so memory
-// follows the runs that finished, not --repeat. A run that fails is one failure (`<error chain>`);
-// only an interruption stops the eval.
+// (8) at once, each in a run context of its own — usage meter, trace collector, model steps and a
+// RunContext whose judge is metered in that run's usage — so concurrent runs never see each other's
+// events or tokens; the ModelClient, config and caches are shared. Pairs are produced one at a time
+// as slots free up, never listed up front, so memory follows the runs that finished, not --repeat.
+// A run that fails is one failure (`<error chain>`); only an interruption stops the eval.
 //
 // With a budget (`--max-cost`), a pair starts only while the cost spent plus an estimate for the
 // runs in flight and this one stays within it. The estimate is the mean cost of the runs finished so

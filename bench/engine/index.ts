@@ -19,6 +19,7 @@ import type { Workflow } from "../../src/lang/model.ts"
 import { Engine } from "../../src/workflow/Engine.ts"
 import { LlmSteps } from "../../src/workflow/LlmSteps.ts"
 import { Progress } from "../../src/workflow/progress.ts"
+import { RunContext } from "../../src/workflow/RunContext.ts"
 
 export interface EngineOptions {
   /** Timed rounds of each measurement (after one warm-up round). */
@@ -57,7 +58,13 @@ const noModel = Layer.succeed(
     runAgent: () => Effect.die("unexpected model call")
   })
 )
-const layer = Layer.mergeAll(Engine.layer, FileLoader.layer, Progress.layerSilent, noModel)
+const layer = Layer.mergeAll(
+  Engine.layer,
+  FileLoader.layer,
+  Progress.layerSilent,
+  noModel,
+  RunContext.layer({ env: process.env })
+)
 
 const load = (file: string) => Effect.runPromise(loadWorkflow(file).pipe(Effect.provide(FileLoader.layer)))
 const run = (workflow: Workflow, initial: Json) =>

@@ -15,6 +15,7 @@ import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
+import { RunContext } from "../workflow/RunContext.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
@@ -132,10 +133,20 @@ const checkResponseTarget = (path: string) =>
     return problem === undefined ? Effect.void : Effect.fail(responseWriteFailure(path, problem))
   })
 
-/** One run context: its own usage meter, the model steps bound to it, progress on stderr. */
+/**
+ * One run context: its own usage meter, the model steps bound to it, progress on stderr, and the
+ * config's environment and registry with `ask:` answered on the terminal.
+ */
 const runLayers = LlmSteps.layerModel.pipe(
   Layer.provideMerge(
-    Layer.mergeAll(Engine.layer, RunUsage.layer, RunTracer.layer, FileLoader.layer, Progress.layerStderr)
+    Layer.mergeAll(
+      Engine.layer,
+      RunUsage.layer,
+      RunTracer.layer,
+      FileLoader.layer,
+      Progress.layerStderr,
+      RunContext.layerConfig()
+    )
   )
 )
 

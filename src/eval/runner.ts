@@ -1,9 +1,9 @@
 // Runs every (case, repeat) pair of an eval (docs/evals.md#how-an-eval-runs): in case order, at most `concurrency`
-// (8) at once, each in a run context of its own — usage meter, trace collector and model steps —
-// so concurrent runs never see each other's events or tokens; the ModelClient, config and caches
-// are shared. Pairs are produced one at a time as slots free up, never listed up front, so memory
-// follows the runs that finished, not --repeat. A run that fails is one failure (`<error chain>`);
-// only an interruption stops the eval.
+// (8) at once, each in a run context of its own — usage meter, trace collector, model steps and a
+// RunContext whose judge is metered in that run's usage — so concurrent runs never see each other's
+// events or tokens; the ModelClient, config and caches are shared. Pairs are produced one at a time
+// as slots free up, never listed up front, so memory follows the runs that finished, not --repeat.
+// A run that fails is one failure (`<error chain>`); only an interruption stops the eval.
 //
 // With a budget (`--max-cost`), a pair starts only while the cost spent plus an estimate for the
 // runs in flight and this one stays within it. The estimate is the mean cost of the runs finished so
@@ -16,11 +16,12 @@ import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
-import { AssertionEvaluator, failureLines, Judge } from "../testing/AssertionEvaluator.ts"
+import { AssertionEvaluator, failureLines } from "../testing/AssertionEvaluator.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
+import { RunContext } from "../workflow/RunContext.ts"
 import { makeLlmJudge } from "./judge.ts"
 import type { EvalCase } from "./schema.ts"
 import { type LoadedTarget, runPromptTarget, runWorkflowTarget, type TargetRun } from "./target.ts"
@@ -90,16 +91,26 @@ const BUDGET_SLACK = 1e-9
 
 // One run's own services, provided `local`: layers built by an enclosing provide would otherwise be
 // shared, and with them the usage and trace of another run. A model target needs no model steps.
-const promptRunContext = Layer.mergeAll(RunUsage.layer, RunTracer.layer)
-const workflowRunContext = LlmSteps.layerModel.pipe(
+const promptRunServices = Layer.mergeAll(RunUsage.layer, RunTracer.layer)
+const workflowRunServices = LlmSteps.layerModel.pipe(
   Layer.provideMerge(Layer.mergeAll(Engine.layer, RunUsage.layer, RunTracer.layer, Progress.layerSilent))
 )
+
+/** The config's environment and registry, and a judge whose requests are metered in this run's usage. */
+const judgedRunContext = (target: LoadedTarget) =>
+  Layer.effect(
+    RunContext,
+    Effect.gen(function*() {
+      const config = yield* LaitConfig
+      const client = yield* ModelClient
+      const judge = yield* makeLlmJudge({ config, client, defaultModel: target.defaultModel })
+      return RunContext.fromConfig(config, { judge })
+    })
+  )
 
 const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.Effect<TargetRun, AnyLaitError, R>) =>
   Effect.gen(function*() {
     const started = Date.now()
-    const config = yield* LaitConfig
-    const client = yield* ModelClient
     const evaluator = yield* AssertionEvaluator
     const usage = yield* RunUsage
     const ran = yield* Effect.result(run)
@@ -107,18 +118,17 @@ const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.E
     if (ran._tag === "Failure") {
       failures = [renderChain(ran.failure)]
     } else {
-      // Usage assertions see the run itself; the judges' requests come after this snapshot.
+      // Usage assertions see the run itself; the judge's requests come after this snapshot.
       const trajectory = {
         events: yield* (yield* RunTracer).events,
         steps: ran.success.steps,
         usage: yield* usage.total
       }
-      const judge = yield* makeLlmJudge({ config, client, defaultModel: target.defaultModel })
       const checks = yield* evaluator.evaluate(evalCase.assert, {
         output: ran.success.output,
         trajectory,
         input: evalCase.input
-      }).pipe(Effect.provideService(Judge, Judge.of(judge)))
+      })
       failures = failureLines(checks)
     }
     return {
@@ -132,10 +142,10 @@ const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.E
 const runPair = (target: LoadedTarget, evalCase: EvalCase) =>
   target.kind === "workflow"
     ? evaluatePair(target, evalCase, runWorkflowTarget(target, evalCase.input)).pipe(
-      Effect.provide(workflowRunContext, { local: true })
+      Effect.provide(judgedRunContext(target).pipe(Layer.provideMerge(workflowRunServices)), { local: true })
     )
     : evaluatePair(target, evalCase, runPromptTarget(target, evalCase.input)).pipe(
-      Effect.provide(promptRunContext, { local: true })
+      Effect.provide(judgedRunContext(target).pipe(Layer.provideMerge(promptRunServices)), { local: true })
     )
 
 export interface ScheduledRun {

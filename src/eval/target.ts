@@ -22,6 +22,7 @@ import type { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import type { LlmSteps } from "../workflow/LlmSteps.ts"
 import type { Progress } from "../workflow/progress.ts"
+import type { RunContext } from "../workflow/RunContext.ts"
 import { samplingFields } from "./sampling.ts"
 import type { EvalTarget } from "./schema.ts"
 
@@ -107,7 +108,7 @@ export interface TargetRun {
 export const runWorkflowTarget = (
   target: Extract<LoadedTarget, { readonly kind: "workflow" }>,
   input: string
-): Effect.Effect<TargetRun, AnyLaitError, Engine | FileLoader | LlmSteps | Progress> =>
+): Effect.Effect<TargetRun, AnyLaitError, Engine | FileLoader | LlmSteps | Progress | RunContext> =>
   Effect.gen(function*() {
     const initial = yield* resolveInitial(target.inputSchema, { kind: "text", text: input })
     const engine = yield* Engine

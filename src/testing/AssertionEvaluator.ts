@@ -3,11 +3,11 @@
 // Every assertion is evaluated — in order, at most four at once, never short-circuiting — and each
 // failure is reported as `assertion <k>: <message>` with upstream's exact wording.
 //
-// `llm_judge` needs a model. `lait test` has none (it only replays), so there it always fails with
-// the documented message. `lait eval` provides a Judge service around the evaluation; the evaluator
-// looks it up at evaluation time, so each eval case can bring its own judge context.
+// `llm_judge` needs a model: the judge of the run's RunContext. `lait test` has none (it only
+// replays), so there it always fails with the documented message; `lait eval` gives each (case,
+// repeat) run a judge metered in that run's usage.
 import { Context, Effect, Layer } from "effect"
-import { type AnyLaitError, renderChain } from "../core/errors.ts"
+import { renderChain } from "../core/errors.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { Attr } from "../core/tracing.ts"
 import { rustDebugString, rustFixed } from "../core/rustFormat.ts"
@@ -15,6 +15,7 @@ import { parseTextInput } from "../lang/inputs.ts"
 import { evalJqOne, isTruthy, loadJq } from "../lang/jq.ts"
 import type { UsageTotals } from "../model/RunUsage.ts"
 import type { TraceEvent } from "../trace/RunTracer.ts"
+import { RunContext } from "../workflow/RunContext.ts"
 import type { Assertion } from "./assertions.ts"
 
 /** Upstream evaluates at most this many assertions of one list at once. */
@@ -25,24 +26,6 @@ export const LLM_JUDGE_UNSUPPORTED =
   "llm_judge assertions are not supported here (no judge model available in this context; use `lait eval`)"
 export const TRAJECTORY_UNSUPPORTED = "trajectory assertions (tool_called/usage/step_output) are not supported here " +
   "(no per-run trace context is available in this context)"
-
-export interface JudgeRequest {
-  readonly criteria: string
-  /** The text being graded. */
-  readonly output: string
-  /** What produced it (an eval case's input), shown to the judge when known. */
-  readonly input: string | undefined
-  /** The assertion's own `model:`; the judge picks its context's default when undefined. */
-  readonly model: string | undefined
-}
-
-export interface JudgeService {
-  /** The score from 0.0 to 1.0; an error becomes `llm_judge evaluation failed: <chain>`. */
-  readonly score: (request: JudgeRequest) => Effect.Effect<number, AnyLaitError>
-}
-
-/** A grading model for `llm_judge`; absent in `lait test`. */
-export class Judge extends Context.Service<Judge, JudgeService>()("lait/testing/Judge") {}
 
 /** What one run offers trajectory assertions. All of it belongs to that run alone. */
 export interface TrajectoryContext {
@@ -78,7 +61,7 @@ export interface AssertionEvaluatorService {
   readonly evaluate: (
     assertions: ReadonlyArray<Assertion>,
     context: EvaluationContext
-  ) => Effect.Effect<ReadonlyArray<Check>>
+  ) => Effect.Effect<ReadonlyArray<Check>, never, RunContext>
 }
 
 /** `step '<id>': assertion k: …; assertion j: …` from nested checks (skipping those `keep` rejects). */
@@ -183,13 +166,13 @@ const checkLlmJudge = (
   assertion: Extract<Assertion, { readonly type: "llm_judge" }>,
   output: string,
   input: string | undefined
-): Effect.Effect<string | undefined> =>
+): Effect.Effect<string | undefined, never, RunContext> =>
   Effect.gen(function*() {
-    const judge = yield* Effect.serviceOption(Judge)
-    if (judge._tag === "None") return LLM_JUDGE_UNSUPPORTED
+    const { judge } = yield* RunContext
+    if (judge === undefined) return LLM_JUDGE_UNSUPPORTED
     const threshold = assertion.threshold ?? DEFAULT_LLM_JUDGE_THRESHOLD
     const outcome = yield* Effect.result(
-      judge.value.score({ criteria: assertion.criteria, output, input, model: assertion.model ?? undefined })
+      judge.score({ criteria: assertion.criteria, output, input, model: assertion.model ?? undefined })
     )
     if (outcome._tag === "Failure") return `llm_judge evaluation failed: ${renderChain(outcome.failure)}`
     const score = outcome.success
@@ -202,10 +185,10 @@ const checkLlmJudge = (
 const evaluateList = (
   assertions: ReadonlyArray<Assertion>,
   context: EvaluationContext
-): Effect.Effect<ReadonlyArray<Check>> => {
+): Effect.Effect<ReadonlyArray<Check>, never, RunContext> => {
   const { output, trajectory } = context
   const input = jqInputOf(output)
-  const one = (assertion: Assertion, index: number): Effect.Effect<Check> => {
+  const one = (assertion: Assertion, index: number): Effect.Effect<Check, never, RunContext> => {
     const position = index + 1
     const done = (message: string | undefined, extra: Partial<Pick<Check, "actual" | "nested">> = {}): Check => ({
       position,
@@ -285,6 +268,6 @@ const evaluate = Effect.fn("AssertionEvaluator.evaluate")(function*(
 export class AssertionEvaluator extends Context.Service<AssertionEvaluator, AssertionEvaluatorService>()(
   "lait/testing/AssertionEvaluator"
 ) {
-  /** Stateless; `llm_judge` uses the Judge in the evaluating fiber's context, when there is one. */
+  /** Stateless; `llm_judge` uses the judge of the RunContext the evaluation runs in, when there is one. */
   static readonly layer = Layer.succeed(AssertionEvaluator, AssertionEvaluator.of({ evaluate }))
 }

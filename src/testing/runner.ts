@@ -1,9 +1,9 @@
 // Running test files (docs/testing.md#how-files-run). Each file is one whole workflow run with its own run context —
 // a replaying ModelClient over its cassette directory, a fresh RunUsage and RunTracer, LlmSteps built
-// for that context, its own `$steps` — so files running side by side never see each other's tool
-// calls or token counts. At most eight files run at once and results keep the discovery order. A file
-// that cannot be read, parsed, loaded or run fails alone with its error chain as the one reason;
-// only a real interruption (Ctrl-C) stops the suite.
+// for that context, a RunContext without a terminal or a judge, its own `$steps` — so files running
+// side by side never see each other's tool calls or token counts. At most eight files run at once and
+// results keep the discovery order. A file that cannot be read, parsed, loaded or run fails alone with
+// its error chain as the one reason; only a real interruption (Ctrl-C) stops the suite.
 import { Cause, Effect, Layer } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
@@ -19,6 +19,7 @@ import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
+import { RunContext } from "../workflow/RunContext.ts"
 import { AssertionEvaluator, type Check, failureLines } from "./AssertionEvaluator.ts"
 import { joinPath, parentPath } from "./discovery.ts"
 import { parseTestDefinition, type TestDefinition } from "./testFile.ts"
@@ -58,6 +59,7 @@ export interface SuiteOptions {
 }
 
 // A test must never wait for a person: `ask:` steps answer with their default, as without a terminal.
+// Nor does it grade with a model: a replay has none, so `llm_judge` fails with its documented message.
 const noTerminal: Answerer = {
   interactive: () => false,
   read: () => Effect.fail(new LaitError({ message: "lait test never reads answers from stdin" }))
@@ -74,7 +76,8 @@ const fileContext = (
     Layer.fresh(RunTracer.layer),
     Progress.layerCapture(progress),
     ModelClient.layerReplay(replayDir).pipe(Layer.provide(FileLoader.layer)),
-    FileLoader.layer
+    FileLoader.layer,
+    RunContext.layerConfig({ answerer: noTerminal })
   )
   return Layer.fresh(llmSteps).pipe(Layer.provideMerge(perRun))
 }
@@ -102,7 +105,7 @@ const runDefinition = (definition: TestDefinition, workflowPath: string) =>
       Object.entries(definition.inputs).map(([key, value]) => [key, { kind: "typed", value }] as const)
     )
     const engine = yield* Engine
-    const result = yield* engine.run(workflow, initial, inputs, { timeoutMode: "fail", answerer: noTerminal })
+    const result = yield* engine.run(workflow, initial, inputs, { timeoutMode: "fail" })
       .pipe(Effect.mapError(withContext(`workflow '${workflowPath}'`)))
     const events = yield* RunTracer.use((tracer) => tracer.events)
     const usage = yield* RunUsage.use((meter) => meter.total)

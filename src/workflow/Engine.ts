@@ -1,18 +1,17 @@
 // The workflow engine as a service: `lait run`, `lait test` and `lait eval` run workflows through this
 // tag, and src/workflow/engine/ holds the interpreter behind it, one module per step family.
 //
-// A run's own services (LlmSteps, Progress, FileLoader) stay requirements of `run` rather than being
+// A run's own services (LlmSteps, Progress, FileLoader, RunContext) stay requirements of `run` rather than being
 // captured when the layer is built: `lait test` and `lait eval` provide them afresh around every run,
 // and a captured copy would share one run's usage, trace and progress with the next.
 import { Context, Deferred, Effect, Layer } from "effect"
-import type { Env } from "../core/env.ts"
 import type { AnyLaitError } from "../core/errors.ts"
 import type { FileLoader } from "../core/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import type { Workflow } from "../lang/model.ts"
-import type { Answerer } from "../platform/terminal.ts"
 import type { LlmSteps } from "./LlmSteps.ts"
 import { Progress } from "./progress.ts"
+import type { RunContext } from "./RunContext.ts"
 
 export type Steps = Readonly<Record<string, Json>>
 
@@ -26,12 +25,6 @@ export interface RunOptions {
   readonly timeoutMode?: "fail" | "cancel"
   /** Cancels the run when completed (another deadline of the caller's). */
   readonly cancel?: Deferred.Deferred<void>
-  /** `workflows:` registry lookup (absolute paths); defaults to LaitConfig when one is provided. */
-  readonly workflowRegistry?: (name: string) => string | undefined
-  /** Where `${VAR}` in `run:` `env`/`cwd` is looked up; defaults to LaitConfig's env, else process.env. */
-  readonly env?: Env
-  /** How `ask:` steps get their answer; defaults to the terminal on stdin. */
-  readonly answerer?: Answerer
 }
 
 export interface RunResult {
@@ -44,14 +37,15 @@ export interface RunResult {
 export interface EngineService {
   /**
    * Runs a loaded workflow against `initial` with its resolved `inputs`. Progress goes to the Progress
-   * service; prompt/agent steps go to LlmSteps; child files are read through FileLoader.
+   * service; prompt/agent steps go to LlmSteps; child files are read through FileLoader; the
+   * environment, the `workflows:` registry and `ask:` answers come from RunContext.
    */
   readonly run: (
     workflow: Workflow,
     initial: Json,
     inputs: Readonly<Record<string, Json>>,
     options?: RunOptions
-  ) => Effect.Effect<RunResult, AnyLaitError, FileLoader | LlmSteps | Progress>
+  ) => Effect.Effect<RunResult, AnyLaitError, FileLoader | LlmSteps | Progress | RunContext>
   /** `==> name: description` (or `==> name`); nothing for a file without a name. */
   readonly announce: (workflow: Workflow) => Effect.Effect<void, never, Progress>
 }

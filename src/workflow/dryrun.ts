@@ -4,7 +4,7 @@
 // an agent step's model. Templates are rendered where their data is known before the run: `inputs`
 // always, `input` only for the very first step (the initial value); anything else is shown as is.
 import { Effect } from "effect"
-import { LaitConfig, type LaitConfigService, modelRequiredMessage } from "../config/LaitConfig.ts"
+import { type LaitConfigService, modelRequiredMessage } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
 import type { AnyLaitError } from "../core/errors.ts"
 import { LaitError } from "../core/errors.ts"
@@ -17,6 +17,7 @@ import { listAt, positionIn, stepName } from "../lang/positions.ts"
 import { renderTemplateWith } from "../lang/template.ts"
 import { effectiveRetry, effectiveTimeout } from "./engine/policy.ts"
 import { stepModelPlaces } from "./LlmSteps.ts"
+import { RunContext } from "./RunContext.ts"
 
 const describeSchema = (ref: SchemaRef): string =>
   ref.name !== undefined
@@ -256,23 +257,23 @@ const planStep: (
 
 /**
  * The plan as stdout lines. `initial` is the resolved initial value (null when the workflow runs on
- * `inputs:` alone); `inputs` are already resolved and validated. Uses LaitConfig, when provided, to
- * show which endpoint a model name resolves to.
+ * `inputs:` alone); `inputs` are already resolved and validated. Uses the RunContext's config, when
+ * there is one, to show which endpoint a model name resolves to.
  */
 export const dryRunPlan: (
   workflow: Workflow,
   inputs: Readonly<Record<string, Json>>,
   initial: Json
-) => Effect.Effect<ReadonlyArray<string>, AnyLaitError, FileLoader> = Effect.fnUntraced(function*(
+) => Effect.Effect<ReadonlyArray<string>, AnyLaitError, FileLoader | RunContext> = Effect.fnUntraced(function*(
   workflow: Workflow,
   inputs: Readonly<Record<string, Json>>,
   initial: Json
 ) {
-  const config = yield* Effect.serviceOption(LaitConfig)
+  const { config } = yield* RunContext
   const ctx: Context = {
     workflow,
     inputs,
-    config: config._tag === "Some" ? config.value : undefined,
+    config,
     out: [
       "dry run: showing the execution plan only; no model, MCP server, or command process will be invoked"
     ]

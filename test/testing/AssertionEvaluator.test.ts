@@ -9,25 +9,24 @@ import {
   type Check,
   type EvaluationContext,
   failureLines,
-  Judge,
-  type JudgeRequest,
   LLM_JUDGE_UNSUPPORTED,
   TRAJECTORY_UNSUPPORTED,
   type TrajectoryContext
 } from "../../src/testing/AssertionEvaluator.ts"
 import type { Assertion } from "../../src/testing/assertions.ts"
 import { makeRunTracer, type TraceEvent } from "../../src/trace/RunTracer.ts"
+import { type JudgeRequest, type JudgeService, RunContext } from "../../src/workflow/RunContext.ts"
 
 const noUsage: UsageTotals = { prompt: 0, completion: 0, total: 0, requests: 0, costUsd: undefined }
 
 const evaluate = (
   assertions: ReadonlyArray<Assertion>,
   context: EvaluationContext,
-  judge?: Layer.Layer<Judge>
+  judge?: JudgeService
 ): Promise<ReadonlyArray<Check>> =>
   Effect.runPromise(
     AssertionEvaluator.use((e) => e.evaluate(assertions, context)).pipe(
-      Effect.provide(judge === undefined ? AssertionEvaluator.layer : Layer.mergeAll(AssertionEvaluator.layer, judge))
+      Effect.provide(Layer.mergeAll(AssertionEvaluator.layer, RunContext.layer({ env: {}, judge })))
     )
   )
 
@@ -35,7 +34,7 @@ const failures = async (
   assertions: ReadonlyArray<Assertion>,
   output: string,
   trajectory?: TrajectoryContext,
-  judge?: Layer.Layer<Judge>
+  judge?: JudgeService
 ) => failureLines(await evaluate(assertions, { output, trajectory }, judge))
 
 /** Events recorded through a real RunTracer, as the tool loop records them. */
@@ -153,7 +152,7 @@ describe("llm_judge", () => {
   test("with a Judge: threshold (default 0.7), score and criteria in the message", async () => {
     const seen: Array<JudgeRequest> = []
     const judge = (score: number) =>
-      Layer.succeed(Judge, Judge.of({ score: (r) => Effect.sync(() => (seen.push(r), score)) }))
+      ({ score: (r: JudgeRequest) => Effect.sync(() => (seen.push(r), score)) })
     expect(await failures([{ type: "llm_judge", criteria: "polite" }], "hi", undefined, judge(0.7))).toEqual([])
     expect(await failures([{ type: "llm_judge", criteria: "polite \"enough\"" }], "hi", undefined, judge(0.125))).toEqual([
       "assertion 1: llm_judge score 0.12 is below threshold 0.70 for criteria \"polite \\\"enough\\\"\""
@@ -167,9 +166,9 @@ describe("llm_judge", () => {
     expect(seen.at(-1)).toEqual({ criteria: "c", output: "o", input: "the case", model: undefined })
   })
   test("a judge error is reported with its chain", async () => {
-    const failing = Layer.succeed(Judge, Judge.of({
+    const failing: JudgeService = {
       score: () => Effect.fail(new LaitError({ message: "llm_judge requires a `model:`", cause: "none configured" }))
-    }))
+    }
     expect(await failures([{ type: "llm_judge", criteria: "c" }], "o", undefined, failing)).toEqual([
       "assertion 1: llm_judge evaluation failed: llm_judge requires a `model:`: none configured"
     ])
@@ -341,7 +340,7 @@ describe("the list", () => {
   test("at most four assertions are evaluated at once", async () => {
     let inFlight = 0
     let peak = 0
-    const slow = Layer.succeed(Judge, Judge.of({
+    const slow: JudgeService = {
       score: () =>
         Effect.gen(function*() {
           inFlight++
@@ -350,7 +349,7 @@ describe("the list", () => {
           inFlight--
           return 1
         })
-    }))
+    }
     const checks = await evaluate(Array.from({ length: 10 }, () => ({ type: "llm_judge", criteria: "c" }) as const), { output: "o" }, slow)
     expect(checks.every((c) => c.message === undefined)).toBe(true)
     expect(peak).toBe(4)

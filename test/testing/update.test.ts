@@ -13,9 +13,10 @@ import { runTestSuite } from "../../src/testing/runner.ts"
 import { updateOutcome } from "../../src/testing/suite.ts"
 import { parseTestDefinition, type TestDefinition } from "../../src/testing/testFile.ts"
 import { applyUpdates, failingEquals, yamlDoubleQuoted, yamlLiteralBlock } from "../../src/testing/update.ts"
+import { RunContext } from "../../src/workflow/RunContext.ts"
 
 const checksFor = (assertions: ReadonlyArray<Assertion>, context: EvaluationContext) =>
-  Effect.runPromise(AssertionEvaluator.use((e) => e.evaluate(assertions, context)).pipe(Effect.provide(AssertionEvaluator.layer)))
+  Effect.runPromise(AssertionEvaluator.use((e) => e.evaluate(assertions, context)).pipe(Effect.provide(Layer.mergeAll(AssertionEvaluator.layer, RunContext.layer({ env: {} })))))
 
 const definition = (text: string): TestDefinition => {
   const parsed = parseTestDefinition(text, "t.yml")

@@ -11,6 +11,7 @@ import { type RecordedEvent, RunTracer, withSpan } from "../../src/trace/RunTrac
 import { Engine } from "../../src/workflow/Engine.ts"
 import { LlmSteps } from "../../src/workflow/LlmSteps.ts"
 import { Progress } from "../../src/workflow/progress.ts"
+import { RunContext } from "../../src/workflow/RunContext.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-tracer-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -172,7 +173,7 @@ describe("the engine's spans", () => {
         const workflow = yield* loadWorkflow(file)
         yield* (yield* Engine).run(workflow, "go", {})
         return yield* (yield* RunTracer).all
-      }).pipe(Effect.provide(fakeModelSteps.pipe(Layer.provideMerge(Layer.mergeAll(Engine.layer, RunTracer.layer, FileLoader.layer, Progress.layerSilent)))))
+      }).pipe(Effect.provide(fakeModelSteps.pipe(Layer.provideMerge(Layer.mergeAll(Engine.layer, RunTracer.layer, FileLoader.layer, Progress.layerSilent, RunContext.layer({ env: {} }))))))
     )
 
   test("run → steps → model calls, through for_each, parallel, on_error and a child workflow", async () => {

@@ -50,7 +50,8 @@ export type RunSteps = (
   list: string | undefined
 ) => EngineEffect<Outcome>
 
-export interface RunContext {
+/** One run in progress: its RunContext's values plus what the run itself owns. */
+export interface ActiveRun {
   readonly cancel: Deferred.Deferred<void>
   readonly llm: LlmStepsService
   readonly registry: (name: string) => string | undefined
@@ -77,7 +78,7 @@ export interface Scope {
 }
 
 export interface Frame {
-  readonly run: RunContext
+  readonly run: ActiveRun
   readonly scope: Scope
   readonly placement: Placement
   readonly progress: ProgressWriter

@@ -1,27 +1,28 @@
 // The entry of a run, behind the Engine service (src/workflow/Engine.ts): builds the run's context and
 // the top-level frame, then runs the file.
 import { Deferred, Effect } from "effect"
-import { LaitConfig } from "../../config/LaitConfig.ts"
 import type { AnyLaitError } from "../../core/errors.ts"
 import type { FileLoader } from "../../core/FileLoader.ts"
 import type { Json } from "../../core/json.ts"
 import { loadJq } from "../../lang/jq.ts"
 import type { Workflow } from "../../lang/model.ts"
-import { terminalAnswerer } from "../../platform/terminal.ts"
 import type { RunOptions, RunResult } from "../Engine.ts"
 import { LlmSteps } from "../LlmSteps.ts"
 import { Progress, ProgressWriter } from "../progress.ts"
+import { RunContext } from "../RunContext.ts"
 import { canonicalize } from "./children.ts"
 import { runDocument } from "./document.ts"
 import { runSteps } from "./flow.ts"
-import type { Frame, RunContext } from "./frame.ts"
+import type { ActiveRun, Frame } from "./frame.ts"
+
+type RunRequirements = FileLoader | LlmSteps | Progress | RunContext
 
 export const runWorkflow: (
   workflow: Workflow,
   initial: Json,
   inputs: Readonly<Record<string, Json>>,
   options?: RunOptions
-) => Effect.Effect<RunResult, AnyLaitError, FileLoader | LlmSteps | Progress> = Effect.fnUntraced(function*(
+) => Effect.Effect<RunResult, AnyLaitError, RunRequirements> = Effect.fnUntraced(function*(
   workflow: Workflow,
   initial: Json,
   inputs: Readonly<Record<string, Json>>,
@@ -30,15 +31,14 @@ export const runWorkflow: (
   yield* loadJq
   const llm = yield* LlmSteps
   const progress = new ProgressWriter(yield* Progress)
-  const config = yield* Effect.serviceOption(LaitConfig)
-  const registered = config._tag === "Some" ? (config.value.config.workflows ?? {}) : {}
+  const context = yield* RunContext
   const canonical = yield* canonicalize(workflow.path)
-  const run: RunContext = {
+  const run: ActiveRun = {
     cancel: options?.cancel ?? (yield* Deferred.make<void>()),
     llm,
-    registry: options?.workflowRegistry ?? ((name) => registered[name]),
-    env: options?.env ?? (config._tag === "Some" ? config.value.env : process.env),
-    answerer: options?.answerer ?? terminalAnswerer,
+    registry: context.workflowRegistry,
+    env: context.env,
+    answerer: context.answerer,
     children: new Map(),
     runSteps
   }

@@ -101,20 +101,20 @@ steps:
       dir,
       "steps:\n  - run: [env]\n    env:\n      GREETING: 'hello ${LAIT_TEST_WHO}'\n      PLAIN: '$NOT_EXPANDED'\n",
       null,
-      { options: { env: { LAIT_TEST_WHO: "ada" } } }
+      { context: { env: { LAIT_TEST_WHO: "ada" } } }
     )
     expect(String(valueOf(ran)).split("\n").sort()).toEqual(["GREETING=hello ada", "PLAIN=$NOT_EXPANDED"])
   })
 
   test("an unset variable in env or cwd fails the step before anything runs", async () => {
     const env = await runYaml(dir, "steps:\n  - id: e\n    run: [env]\n    env:\n      A: '${LAIT_UNSET_VAR}'\n", null, {
-      options: { env: {} }
+      context: { env: {} }
     })
     expect(errorOf(env)).toBe(
       "step 'e': 'env': environment variable 'LAIT_UNSET_VAR' referenced by '${LAIT_UNSET_VAR}' is not set"
     )
     const cwd = await runYaml(dir, "steps:\n  - id: c\n    run: [pwd]\n    cwd: '${LAIT_UNSET_DIR}/x'\n", null, {
-      options: { env: {} }
+      context: { env: {} }
     })
     expect(errorOf(cwd)).toBe(
       "step 'c': 'cwd': environment variable 'LAIT_UNSET_DIR' referenced by '${LAIT_UNSET_DIR}' is not set"
@@ -125,7 +125,7 @@ steps:
     const sub = path.join(dir, "sub")
     fs.mkdirSync(sub, { recursive: true })
     const ran = await runYaml(dir, "steps:\n  - run: [pwd]\n    cwd: '${LAIT_TEST_DIR}'\n", null, {
-      options: { env: { LAIT_TEST_DIR: sub } }
+      context: { env: { LAIT_TEST_DIR: sub } }
     })
     expect(valueOf(ran)).toBe(fs.realpathSync(sub))
   })
@@ -244,14 +244,14 @@ describe("ask", () => {
   test("without a terminal the default answers, and nothing is read", async () => {
     const answerer = scripted([], false)
     const ran = await runYaml(dir, "steps:\n  - ask: 'Proceed?'\n    choices: ['yes', 'no']\n    default: 'no'\n", null, {
-      options: { answerer }
+      context: { answerer }
     })
     expect(valueOf(ran)).toBe("no")
     expect(answerer.asked).toEqual([])
   })
 
   test("without a terminal and without a default the step fails", async () => {
-    const ran = await runYaml(dir, "steps:\n  - id: q\n    ask: 'Name?'\n", null, { options: { answerer: scripted([], false) } })
+    const ran = await runYaml(dir, "steps:\n  - id: q\n    ask: 'Name?'\n", null, { context: { answerer: scripted([], false) } })
     expect(errorOf(ran)).toBe(
       "step 'q': stdin is not an interactive terminal and no 'default:' is set; an 'ask' step has no way to get an answer"
     )
@@ -260,7 +260,7 @@ describe("ask", () => {
   test("on a terminal the rendered question and choices go to stderr and one line is read", async () => {
     const answerer = scripted(["yes\n"])
     const ran = await runYaml(dir, "steps:\n  - ask: 'Deploy {{ input }}?'\n    choices: ['yes', 'no']\n", "v2", {
-      options: { answerer }
+      context: { answerer }
     })
     expect(valueOf(ran)).toBe("yes")
     expect(ran.lines).toEqual(["[1] step-1 (ask)", "Deploy v2?", "choices: yes, no"])
@@ -270,7 +270,7 @@ describe("ask", () => {
   test("an answer outside the choices fails without asking again", async () => {
     const answerer = scripted(["Yes\n", "yes\n"])
     const ran = await runYaml(dir, "steps:\n  - id: confirm\n    ask: 'Sure?'\n    choices: ['yes', 'no']\n", null, {
-      options: { answerer }
+      context: { answerer }
     })
     expect(errorOf(ran)).toBe("step 'confirm': answer \"Yes\" is not one of the configured 'choices': yes, no")
     expect(answerer.asked).toEqual([false])
@@ -278,7 +278,7 @@ describe("ask", () => {
 
   test("multiline reads to EOF and keeps inner newlines", async () => {
     const answerer = scripted(["first\nsecond\n"])
-    const ran = await runYaml(dir, "steps:\n  - ask: 'Notes?'\n    multiline: true\n", null, { options: { answerer } })
+    const ran = await runYaml(dir, "steps:\n  - ask: 'Notes?'\n    multiline: true\n", null, { context: { answerer } })
     expect(valueOf(ran)).toBe("first\nsecond")
     expect(answerer.asked).toEqual([true])
   })

@@ -88,11 +88,11 @@ steps:
 
   test("a registry name resolves through the workflows: registry; an unknown one is an error", async () => {
     const ok = await runYaml(dir, "steps:\n  - workflow: greet\n    input: '{name: .}'\n", "Lin", {
-      options: { workflowRegistry: (name) => (name === "greet" ? path.join(dir, "greeter.yml") : undefined) }
+      context: { workflowRegistry: (name) => (name === "greet" ? path.join(dir, "greeter.yml") : undefined) }
     })
     expect(valueOf(ok)).toEqual({ greeting: "Hello, Lin!", saw_parent_steps: null })
     const missing = await runYaml(dir, "steps:\n  - id: call\n    workflow: nowhere\n", null, {
-      options: { workflowRegistry: () => undefined }
+      context: { workflowRegistry: () => undefined }
     })
     expect(errorOf(missing)).toBe(
       "step 'call': workflow 'nowhere' is not registered under 'workflows:' in lait.config.yml; use a path such as './nowhere.yml' for a file"

@@ -11,6 +11,7 @@ import { loadWorkflow } from "../../../src/lang/load.ts"
 import { Engine, type RunOptions, type Steps } from "../../../src/workflow/Engine.ts"
 import { LlmSteps } from "../../../src/workflow/LlmSteps.ts"
 import { Progress } from "../../../src/workflow/progress.ts"
+import { RunContext, type RunContextOptions } from "../../../src/workflow/RunContext.ts"
 export { alive } from "../../e2e/util.ts"
 
 /** For runs without model steps: a model call is a test failure, not a silent success. */
@@ -21,6 +22,10 @@ export const noModelSteps = Layer.succeed(
     runAgent: (_step, _input, ctx) => Effect.fail(new LaitError({ message: `unexpected model call in step '${ctx.label}'` }))
   })
 )
+
+/** What an engine test's run gets from outside: this process's environment unless `env` is given, no config. */
+export const runContext = (context: Partial<RunContextOptions> = {}) =>
+  RunContext.layer({ env: process.env, ...context })
 
 export const makeDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `lait-${prefix}-`))
 
@@ -46,6 +51,8 @@ export type Ran =
 export interface RunYamlOptions {
   readonly inputs?: Readonly<Record<string, Json>>
   readonly options?: RunOptions
+  /** The run's RunContext (environment, `workflows:` registry, answerer). */
+  readonly context?: Partial<RunContextOptions>
   readonly llm?: Layer.Layer<LlmSteps>
   /** Write the file under this name (for messages that show the path). */
   readonly name?: string
@@ -58,7 +65,13 @@ export const runFile = async (file: string, initial: Json = null, opts: RunYamlO
     return yield* (yield* Engine).run(workflow, initial, opts.inputs ?? {}, opts.options)
   }).pipe(
     Effect.provide(
-      Layer.mergeAll(Engine.layer, FileLoader.layer, Progress.layerCapture(lines), opts.llm ?? noModelSteps)
+      Layer.mergeAll(
+        Engine.layer,
+        FileLoader.layer,
+        Progress.layerCapture(lines),
+        opts.llm ?? noModelSteps,
+        runContext(opts.context)
+      )
     )
   )
   const exit = await Effect.runPromiseExit(program)

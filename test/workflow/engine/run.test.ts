@@ -11,7 +11,7 @@ import { loadWorkflow } from "../../../src/lang/load.ts"
 import { Engine } from "../../../src/workflow/Engine.ts"
 import { LlmSteps } from "../../../src/workflow/LlmSteps.ts"
 import { Progress } from "../../../src/workflow/progress.ts"
-import { alive, errorOf, makeDir, noModelSteps, runYaml, valueOf, writeFile } from "./harness.ts"
+import { alive, errorOf, makeDir, noModelSteps, runContext, runYaml, valueOf, writeFile } from "./harness.ts"
 
 const dir = makeDir("engine-run")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -100,7 +100,7 @@ describe("cancellation from the caller", () => {
         const workflow = yield* loadWorkflow(file)
         yield* Effect.forkChild(Effect.andThen(Effect.sleep(200), Deferred.succeed(cancel, undefined)))
         return yield* (yield* Engine).run(workflow, null, {}, { cancel })
-      }).pipe(Effect.provide(Layer.mergeAll(Engine.layer, FileLoader.layer, Progress.layerCapture(lines), noModelSteps)))
+      }).pipe(Effect.provide(Layer.mergeAll(Engine.layer, FileLoader.layer, Progress.layerCapture(lines), noModelSteps, runContext())))
     )
     expect(Exit.isFailure(exit)).toBe(true)
     if (Exit.isFailure(exit)) expect(renderChain(primaryError(exit.cause))).toBe("step 'wait': command 'sleep' was cancelled")
@@ -171,7 +171,7 @@ describe("isolation", () => {
         const workflow = yield* loadWorkflow(file)
         const result = yield* (yield* Engine).run(workflow, null, {})
         return { value: result.output, lines }
-      }).pipe(Effect.provide(Layer.mergeAll(Engine.layer, FileLoader.layer, Progress.layerCapture(lines), noModelSteps)))
+      }).pipe(Effect.provide(Layer.mergeAll(Engine.layer, FileLoader.layer, Progress.layerCapture(lines), noModelSteps, runContext())))
     }
     const [a, b] = await Effect.runPromise(Effect.all([one(fileA), one(fileB)], { concurrency: "unbounded" }))
     expect(a).toEqual({ value: ["a1"], lines: ["[1] a1", "[2] a2"] })

@@ -12,7 +12,7 @@ import { countVerbosity, levelFor, loggingLayer } from "./cli/logging.ts"
 import { PresenterLayer } from "./cli/output.ts"
 import { root } from "./cli/root.ts"
 import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "./core/errors.ts"
-import { PlatformLayer } from "./platform.ts"
+import { PlatformLayer } from "./platform/layer.ts"
 import { VERSION } from "./version.ts"
 
 const argv = process.argv.slice(2)

@@ -4,7 +4,7 @@
 import { Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as nodePath from "node:path"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { writeStdout } from "./output.ts"
 
 /** Paths in labels as the user would type them from here: relative to the current directory. */

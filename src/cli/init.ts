@@ -8,7 +8,7 @@ import { Argument, Command } from "effect/cli"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { LaitError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { printLine } from "./output.ts"
 
 export const INIT_KINDS = ["workflow", "test", "eval", "agent"] as const

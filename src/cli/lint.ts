@@ -3,7 +3,7 @@
 // with exit 3. Synchronous in spirit: no model, no waiting on FIFOs.
 import { Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { globalOptions } from "./global.ts"
 import { printLine } from "./output.ts"
 

@@ -7,7 +7,7 @@ import { Console, Effect, Layer } from "effect"
 import { CliOutput } from "effect/cli"
 import * as fs from "node:fs"
 import { OutputError } from "../core/errors.ts"
-import { errnoOf } from "../core/FileLoader.ts"
+import { errnoOf } from "../platform/FileLoader.ts"
 import { osReason } from "../core/osError.ts"
 
 // A failed write reaches the write's callback (below), and Bun emits it as an 'error' event as well,

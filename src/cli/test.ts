@@ -6,7 +6,7 @@ import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as os from "node:os"
 import { LaitError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { configLayer } from "./config.ts"
 import { printLine } from "./output.ts"
 

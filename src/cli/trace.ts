@@ -4,7 +4,7 @@
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { UsageError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { globalOptions } from "./global.ts"
 import { printLine } from "./output.ts"
 

@@ -3,7 +3,7 @@
 import { Context, Effect, Layer, LogLevel } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
 import type { LaitError, ValidationError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { describeEndpointSources, type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
 import type { LoadedConfig, LoadOptions } from "./load.ts"

@@ -5,7 +5,7 @@ import { Effect, Result } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { LaitError } from "./errors.ts"
-import { FileLoader } from "./FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { REDACTED } from "./secrets.ts"
 
 /** The environment lait reads: `process.env` in production, a plain object in tests. */

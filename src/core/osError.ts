@@ -1,6 +1,6 @@
 // OS errors in the words of strerror(3), as upstream (Rust's io::Error) prints them.
 import * as os from "node:os"
-import { errnoOf } from "./FileLoader.ts"
+import { errnoOf } from "../platform/FileLoader.ts"
 
 const strerror: Record<string, string> = {
   EPERM: "Operation not permitted",

@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { CONFIG_FILE_NAME } from "../config/load.ts"
 import type { ConfigFile } from "../config/schema.ts"
-import { describeOsError } from "../core/FileLoader.ts"
+import { describeOsError } from "../platform/FileLoader.ts"
 import { entries, items, type Source, type Y } from "../lang/load/yaml.ts"
 import type { Emitter } from "./findings.ts"
 

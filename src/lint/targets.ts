@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { LaitError } from "../core/errors.ts"
-import { describeOsError } from "../core/FileLoader.ts"
+import { describeOsError } from "../platform/FileLoader.ts"
 
 const SKIPPED_DIRECTORIES = new Set(["target", "node_modules"])
 

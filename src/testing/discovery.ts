@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { Buffer } from "node:buffer"
 import * as fs from "node:fs"
 import { LaitError } from "../core/errors.ts"
-import { describeOsError } from "../core/FileLoader.ts"
+import { describeOsError } from "../platform/FileLoader.ts"
 
 export const SKIPPED_DIR_NAMES: ReadonlyArray<string> = ["target", "node_modules"]
 

@@ -7,7 +7,7 @@
 import { Cause, Effect, Layer } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { textForm } from "../core/json.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
 import { loadWorkflow } from "../lang/load.ts"

@@ -7,7 +7,7 @@
 import { Context, Deferred, Effect, Layer } from "effect"
 import type { Env } from "../core/env.ts"
 import type { AnyLaitError } from "../core/errors.ts"
-import type { FileLoader } from "../core/FileLoader.ts"
+import type { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import type { Workflow } from "../lang/model.ts"
 import type { Answerer } from "../platform/terminal.ts"

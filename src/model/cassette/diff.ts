@@ -2,7 +2,7 @@
 // from the current one in the fewest places, and name those places (`messages[2].content`, ...).
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { errnoOf, READ_LIMIT } from "../../core/FileLoader.ts"
+import { errnoOf, READ_LIMIT } from "../../platform/FileLoader.ts"
 import { displayUrl } from "../../core/urls.ts"
 import { type KeyInput, keyMaterial } from "./key.ts"
 

@@ -3,7 +3,7 @@
 import { Deferred, Effect } from "effect"
 import { LaitConfig } from "../../config/LaitConfig.ts"
 import type { AnyLaitError } from "../../core/errors.ts"
-import type { FileLoader } from "../../core/FileLoader.ts"
+import type { FileLoader } from "../../platform/FileLoader.ts"
 import type { Json } from "../../core/json.ts"
 import { loadJq } from "../../lang/jq.ts"
 import type { Workflow } from "../../lang/model.ts"

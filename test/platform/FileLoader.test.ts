@@ -12,7 +12,7 @@ import {
   writeAtomicSync,
   writeStream,
   writeUserFile
-} from "../../src/core/FileLoader.ts"
+} from "../../src/platform/FileLoader.ts"
 
 let dir = ""
 beforeAll(() => {

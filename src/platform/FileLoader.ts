@@ -5,7 +5,7 @@
 import { Context, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { LaitError } from "./errors.ts"
+import { LaitError } from "../core/errors.ts"
 
 export const READ_LIMIT = 16 * 1024 * 1024
 

@@ -2,7 +2,7 @@
 // Both return tagged errors instead of throwing, and neither ever puts a variable's *value* in a message
 // (values are often API keys).
 import { Effect, Result } from "effect"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { LaitError } from "./errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -189,7 +189,7 @@ export const loadDotenv = Effect.fn("env.loadDotenv")(function*(options: DotenvO
   // without writer) is reported by FileLoader.
   const present = yield* Effect.sync(() => {
     try {
-      fs.statSync(path)
+      Files.stat(path)
       return true
     } catch (e) {
       return !(typeof e === "object" && e !== null && "code" in e && e.code === "ENOENT")

@@ -9,7 +9,7 @@
 //     step id the workflow has (and needs a workflow target), `llm_judge` is not used in a test file
 //     (where it always fails), an eval prompt target's template parses.
 import { Effect } from "effect"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { renderChain } from "../core/errors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
@@ -218,9 +218,9 @@ export const lintTestText = (path: string, text: string, emitter: Emitter): Effe
     }
 
     const replay = nodePath.resolve(base, definition.replay)
-    let replayStat: fs.Stats | undefined
+    let replayStat: Files.Stats | undefined
     try {
-      replayStat = fs.statSync(replay)
+      replayStat = Files.stat(replay)
     } catch {
       replayStat = undefined
     }

@@ -253,7 +253,7 @@ export const initCommand = Command.make(
     yield* FileLoader.use((files) => files.writeAtomic(plan.path, plan.contents))
     yield* printLine(`created '${plan.path}'`)
     for (const note of plan.notes) yield* Console.error(note)
-  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+  })
 ).pipe(
   Command.withDescription("Write a commented starter file (lait.config.yml, a workflow, test, eval or agent)")
 )

@@ -87,7 +87,7 @@ const checkResponseTarget = (path: string) =>
 /** One run context: its own usage meter, the model steps bound to it, progress on stderr. */
 const runLayers = LlmSteps.layerModel.pipe(
   Layer.provideMerge(
-    Layer.mergeAll(Engine.layer, RunUsage.layer, RunTracer.layer, FileLoader.layer, Progress.layerStderr)
+    Layer.mergeAll(Engine.layer, RunUsage.layer, RunTracer.layer, Progress.layerStderr)
   )
 )
 

@@ -73,8 +73,7 @@ const fileContext = (
     Layer.fresh(RunUsage.layer),
     Layer.fresh(RunTracer.layer),
     Progress.layerCapture(progress),
-    ModelClient.layerReplay(replayDir).pipe(Layer.provide(FileLoader.layer)),
-    FileLoader.layer
+    ModelClient.layerReplay(replayDir)
   )
   return Layer.fresh(llmSteps).pipe(Layer.provideMerge(perRun))
 }
@@ -117,7 +116,7 @@ const runDefinition = (definition: TestDefinition, workflowPath: string) =>
 export const runTestFile = (
   file: string,
   options: SuiteOptions = {}
-): Effect.Effect<TestOutcome, never, LaitConfig | AssertionEvaluator> =>
+): Effect.Effect<TestOutcome, never, LaitConfig | AssertionEvaluator | FileLoader> =>
   Effect.gen(function*() {
     const started = performance.now()
     const progress: Array<string> = []
@@ -149,7 +148,7 @@ export const runTestFile = (
         durationMs: elapsed(),
         evaluated: { text, definition, checks }
       } satisfies TestOutcome
-    }).pipe(Effect.provide(Layer.mergeAll(FileLoader.layer, Engine.layer)))
+    }).pipe(Effect.provide(Engine.layer))
     const outcome = yield* attempt.pipe(
       Effect.catchCause((cause) =>
         // A Ctrl-C stops the whole suite; anything else (a defect included) fails this file only.
@@ -166,7 +165,7 @@ export const runTestFile = (
 export const runTestSuite = (
   files: ReadonlyArray<string>,
   options: SuiteOptions = {}
-): Effect.Effect<ReadonlyArray<TestOutcome>, never, LaitConfig | AssertionEvaluator> =>
+): Effect.Effect<ReadonlyArray<TestOutcome>, never, LaitConfig | AssertionEvaluator | FileLoader> =>
   Effect.forEach(files, (file) => runTestFile(file, options), {
     concurrency: options.concurrency ?? SUITE_CONCURRENCY
   })

@@ -184,7 +184,7 @@ describe("updateOutcome", () => {
   test("a file changed during the run is not touched", async () => {
     const { file } = setup()
     const outcomes = await Effect.runPromise(
-      runTestSuite([file]).pipe(Effect.provide(Layer.mergeAll(LaitConfig.layerTest({}), AssertionEvaluator.layer)))
+      runTestSuite([file]).pipe(Effect.provide(Layer.mergeAll(LaitConfig.layerTest({}), AssertionEvaluator.layer, FileLoader.layer)))
     )
     fs.appendFileSync(file, "# edited meanwhile\n")
     const before = fs.readFileSync(file, "utf8")

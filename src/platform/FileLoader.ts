@@ -391,7 +391,7 @@ const readStdin: Effect.Effect<string, LaitError> = Effect.callback<string, Lait
   })
 })
 
-export class FileLoader extends Context.Service<FileLoader, FileLoaderService>()("lait/core/FileLoader") {
+export class FileLoader extends Context.Service<FileLoader, FileLoaderService>()("lait/platform/FileLoader") {
   static readonly layer = Layer.succeed(
     FileLoader,
     FileLoader.of({

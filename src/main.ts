@@ -12,7 +12,8 @@ import { countVerbosity, levelFor, loggingLayer } from "./cli/logging.ts"
 import { PresenterLayer } from "./cli/output.ts"
 import { root } from "./cli/root.ts"
 import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "./core/errors.ts"
-import { PlatformLayer } from "./platform.ts"
+import { FileLoader } from "./platform/FileLoader.ts"
+import { PlatformLayer } from "./platform/layer.ts"
 import { VERSION } from "./version.ts"
 
 const argv = process.argv.slice(2)
@@ -38,13 +39,17 @@ const usageConflict = (args: ReadonlyArray<string>): string | undefined => {
   return undefined
 }
 
+// Every service that lives as long as the process, provided once here. What is per run (usage, the
+// tracer, model steps, a test file's replay client) is built by the command for each run.
+const AppLayer = Layer.mergeAll(PlatformLayer, FileLoader.layer, CliConfigLayer, PresenterLayer)
+
 const conflict = usageConflict(argv)
 if (conflict !== undefined) {
   process.stderr.write(`lait: ${conflict}\n`)
   flushAndExit(ExitCode.usage)
 } else {
   const program = Command.runWith(root, { version: VERSION })(argv).pipe(
-    Effect.provide(Layer.mergeAll(PlatformLayer, CliConfigLayer, PresenterLayer)),
+    Effect.provide(AppLayer),
     Effect.provide(loggingLayer(levelFor(verbosity, process.env["LAIT_LOG"])))
   )
 

@@ -3,7 +3,7 @@
 // directory the link points at, which is not the cache lait wrote.
 import { Effect } from "effect"
 import { Command } from "effect/cli"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { LaitError } from "../core/errors.ts"
 import { printLine } from "./output.ts"
@@ -12,7 +12,7 @@ export const CACHE_DIR = nodePath.join(".lait", "cache")
 
 const isSymlink = (path: string): boolean => {
   try {
-    return fs.lstatSync(path).isSymbolicLink()
+    return Files.lstat(path).isSymbolicLink()
   } catch {
     // Missing (nothing to clear) or unreadable: rmSync below reports what matters.
     return false
@@ -30,7 +30,7 @@ const clear = Command.make("clear", {}, () =>
       }
     }
     yield* Effect.try({
-      try: () => fs.rmSync(dir, { recursive: true, force: true }),
+      try: () => Files.removeTree(dir),
       catch: (e) =>
         new LaitError({ message: `failed to remove '${dir}'`, cause: e instanceof Error ? e.message : String(e) })
     })

@@ -7,7 +7,6 @@ import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { LaitError, UsageError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
 import { formatUsage } from "../model/RunUsage.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
@@ -157,7 +156,7 @@ export const evalCommand = Command.make(
           : `one or more eval cases did not pass (a flaky case needs a pass rate of at least ${minRate})`
       })
     }
-  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+  })
 ).pipe(
   Command.withDescription("Run an eval definition live and report per-case pass rates and reliability"),
   Command.provide(({ record, replay }) =>

@@ -4,7 +4,6 @@
 import { Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as nodePath from "node:path"
-import { FileLoader } from "../core/FileLoader.ts"
 import { writeStdout } from "./output.ts"
 
 /** Paths in labels as the user would type them from here: relative to the current directory. */
@@ -30,7 +29,7 @@ export const graphCommand = Command.make(
     // Drawing never calls a model, so like lint it does not wait for a FIFO writer.
     const workflow = yield* loadWorkflow(file, { waitForWriter: false })
     yield* writeStdout(renderGraph(workflow, format, { displayPath: fromCwd }))
-  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+  })
 ).pipe(
   Command.withDescription("Print a workflow's control structure as a Mermaid flowchart or a DOT graph")
 )

@@ -5,10 +5,10 @@
 // still missing (the workflow, the recorded answers) for them to pass `lait lint` and run.
 import { Console, Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { LaitError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { printLine } from "./output.ts"
 
 export const INIT_KINDS = ["workflow", "test", "eval", "agent"] as const
@@ -187,7 +187,7 @@ export const planInit = (kind: InitKind, target: string | undefined, cwd: string
   const workflowRef = relativeRef(dir, workflowAbsolute)
   const notes: Array<string> = []
   const noteMissingWorkflow = () => {
-    if (!fs.existsSync(workflowAbsolute)) {
+    if (!Files.exists(workflowAbsolute)) {
       notes.push(`note: '${DEFAULT_PATHS.workflow}' does not exist yet; create it with 'lait init workflow'`)
     }
   }
@@ -205,7 +205,7 @@ export const planInit = (kind: InitKind, target: string | undefined, cwd: string
       noteMissingWorkflow()
       const recordings = nodePath.join(dir, "recordings")
       const record = relativeRef(cwd, recordings) || "."
-      if (!fs.existsSync(recordings)) {
+      if (!Files.exists(recordings)) {
         notes.push(
           `note: record the answers it replays first: lait run ${DEFAULT_PATHS.workflow} '...' --record ${record}`
         )
@@ -222,7 +222,7 @@ export const planInit = (kind: InitKind, target: string | undefined, cwd: string
 const exists = (path: string): boolean => {
   try {
     // lstat: a dangling symlink is still something we would overwrite.
-    fs.lstatSync(path)
+    Files.lstat(path)
     return true
   } catch {
     return false
@@ -253,7 +253,7 @@ export const initCommand = Command.make(
     yield* FileLoader.use((files) => files.writeAtomic(plan.path, plan.contents))
     yield* printLine(`created '${plan.path}'`)
     for (const note of plan.notes) yield* Console.error(note)
-  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+  })
 ).pipe(
   Command.withDescription("Write a commented starter file (lait.config.yml, a workflow, test, eval or agent)")
 )

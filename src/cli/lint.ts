@@ -3,7 +3,6 @@
 // with exit 3. Synchronous in spirit: no model, no waiting on FIFOs.
 import { Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { FileLoader } from "../core/FileLoader.ts"
 import { globalOptions } from "./global.ts"
 import { printLine } from "./output.ts"
 
@@ -26,7 +25,7 @@ export const lintCommand = Command.make(
     const { stdout, failure } = yield* lintReport(paths, format, options)
     if (stdout !== undefined) yield* printLine(stdout)
     if (failure !== undefined) return yield* failure
-  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+  })
 ).pipe(
   Command.withDescription("Check workflow, test, eval, agent and config files without running them")
 )

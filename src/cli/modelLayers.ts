@@ -12,7 +12,6 @@ import * as nodePath from "node:path"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
 import { UsageError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
 import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
 import { CACHE_DIR } from "./cache.ts"
 import { globalOptions } from "./global.ts"
@@ -59,25 +58,21 @@ export const modelClientLayer = (options: ModelModeOptions) =>
       if (options.record !== undefined && options.replay !== undefined) {
         return yield* new UsageError({ message: "the argument '--record <DIR>' cannot be used with '--replay <DIR>'" })
       }
-      const files = FileLoader.layer
       if (options.replay !== undefined) {
         yield* Effect.logDebug(`model: replaying from '${options.replay}'`)
-        return ModelClient.layerReplay(options.replay).pipe(Layer.provide(files))
+        return ModelClient.layerReplay(options.replay)
       }
       const live = ModelClient.layerLive(yield* liveOptions)
       if (options.record !== undefined) {
         yield* Effect.logDebug(`model: recording to '${options.record}'`)
-        return ModelClient.layerRecord(options.record).pipe(Layer.provide(live), Layer.provide(files))
+        return ModelClient.layerRecord(options.record).pipe(Layer.provide(live))
       }
       const { config } = yield* LaitConfig
       const flags = yield* globalOptions
       if (flags.cache ?? config.default?.cache ?? false) {
         const dir = nodePath.resolve(CACHE_DIR)
         yield* Effect.logDebug(`model: response cache at '${dir}'`)
-        return ModelClient.layerCache({ dir, ttl: config.default?.cache_ttl }).pipe(
-          Layer.provide(live),
-          Layer.provide(files)
-        )
+        return ModelClient.layerCache({ dir, ttl: config.default?.cache_ttl }).pipe(Layer.provide(live))
       }
       return live
     })

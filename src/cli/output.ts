@@ -5,32 +5,15 @@
 // goes to stdout, a usage error is one `lait: ...` line on stderr, colour only on a TTY.
 import { Console, Effect, Layer } from "effect"
 import { CliOutput } from "effect/cli"
-import * as fs from "node:fs"
 import { OutputError } from "../core/errors.ts"
-import { errnoOf } from "../core/FileLoader.ts"
+import { errnoOf } from "../platform/FileLoader.ts"
+import { stdoutWasClosed } from "../platform/files.ts"
 import { osReason } from "../core/osError.ts"
 
 // A failed write reaches the write's callback (below), and Bun emits it as an 'error' event as well,
 // which with no listener would end the process from the event loop with a stack trace.
 process.stdout.on("error", () => {})
 process.stderr.on("error", () => {})
-
-const O_CLOEXEC = 0o2000000
-
-/**
- * Whether fd 1 was closed when lait started (`lait ... >&-`). The runtime then opens /dev/null on it
- * with close-on-exec set, which an inherited descriptor cannot have (it survived an exec). Only Linux
- * shows a descriptor's flags (/proc/self/fdinfo); elsewhere such output goes to /dev/null unnoticed.
- */
-const stdoutWasClosed = (): boolean => {
-  try {
-    if (!fs.fstatSync(1).isCharacterDevice()) return false
-    const flags = /^flags:\s*([0-7]+)$/m.exec(fs.readFileSync("/proc/self/fdinfo/1", "utf8"))?.[1]
-    return flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) !== 0
-  } catch {
-    return false
-  }
-}
 
 const outputError = (error: unknown) =>
   new OutputError({ message: "failed to write output", cause: osReason(error), errno: errnoOf(error) })

@@ -3,10 +3,10 @@
 // only thing on stdout; the banner, progress lines and errors go to stderr.
 import { Console, Effect, Exit, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { LaitError, type OutputError, primaryError, renderChain, UsageError } from "../core/errors.ts"
-import { FileLoader, READ_LIMIT, writeTargetProblem, writeUserFile } from "../core/FileLoader.ts"
+import { FileLoader, writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
 import { osErrorText } from "../platform/process.ts"
@@ -22,54 +22,6 @@ import { printLine } from "./output.ts"
 
 export const PROMPT_REQUIRED = "a PROMPT is required; provide one or pipe input via stdin " +
   "(a workflow that declares 'inputs:' may be run without one)"
-
-/**
- * All of stdin as UTF-8 (capped like any file read), without its trailing newlines. Not through
- * FileLoader: an anonymous pipe whose writer already closed reads like a FIFO still waiting for one.
- */
-const readStdin: Effect.Effect<string, LaitError> = Effect.callback<string, LaitError>((resume) => {
-  const stdin = process.stdin
-  const chunks: Array<Buffer> = []
-  let total = 0
-  let settled = false
-  const cleanup = () => {
-    stdin.off("data", onData)
-    stdin.off("end", onEnd)
-    stdin.off("error", onError)
-    stdin.pause()
-  }
-  const settle = (effect: Effect.Effect<string, LaitError>) => {
-    if (settled) return
-    settled = true
-    cleanup()
-    resume(effect)
-  }
-  const failWith = (cause: string) =>
-    settle(Effect.fail(new LaitError({ message: "failed to read from stdin", cause })))
-  const onData = (chunk: Buffer | string) => {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
-    total += bytes.length
-    if (total > READ_LIMIT) return failWith(`stdin exceeds the configured read limit of ${READ_LIMIT} bytes`)
-    chunks.push(bytes)
-  }
-  const onEnd = () => {
-    try {
-      const text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks))
-      settle(Effect.succeed(text.replace(/[\r\n]+$/, "")))
-    } catch {
-      failWith("stream did not contain valid UTF-8")
-    }
-  }
-  const onError = (error: unknown) => failWith(error instanceof Error ? error.message : String(error))
-  stdin.on("data", onData)
-  stdin.on("end", onEnd)
-  stdin.on("error", onError)
-  stdin.resume()
-  return Effect.sync(() => {
-    settled = true
-    cleanup()
-  })
-})
 
 /**
  * PROMPT and piped stdin combined: `-` means stdin alone; otherwise a non-terminal stdin is read and
@@ -94,7 +46,7 @@ export const resolvePromptText: (
 
 const isFile = (path: string): boolean => {
   try {
-    return fs.statSync(path).isFile()
+    return Files.stat(path).isFile()
   } catch {
     return false
   }
@@ -139,14 +91,7 @@ const checkResponseTarget = (path: string) =>
  */
 const runLayers = LlmSteps.layerModel.pipe(
   Layer.provideMerge(
-    Layer.mergeAll(
-      Engine.layer,
-      RunUsage.layer,
-      RunTracer.layer,
-      FileLoader.layer,
-      Progress.layerStderr,
-      RunContext.layerConfig()
-    )
+    Layer.mergeAll(Engine.layer, RunUsage.layer, RunTracer.layer, Progress.layerStderr, RunContext.layerConfig())
   )
 )
 
@@ -228,12 +173,14 @@ export const runCommand = Command.make(
         ])
       )
     const engine = yield* Engine
+    const loader = yield* FileLoader
 
     const target = yield* resolveTarget(file)
     const workflow = yield* loadWorkflow(target, { waitForWriter: true })
     yield* engine.announce(workflow)
 
-    const text = yield* resolvePromptText(Option.getOrUndefined(prompt), process.stdin.isTTY === true, readStdin)
+    const stdinIsTty = process.stdin.isTTY === true
+    const text = yield* resolvePromptText(Option.getOrUndefined(prompt), stdinIsTty, loader.readStdin)
     let initial: Json
     if (text !== undefined) {
       const schema = yield* schemas.loadSchemaRef(workflow.inputSchema)

@@ -6,7 +6,6 @@ import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as os from "node:os"
 import { LaitError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
 import { configLayer } from "./config.ts"
 import { printLine } from "./output.ts"
 
@@ -65,7 +64,7 @@ export const testCommand = Command.make(
     const totalMs = performance.now() - started
 
     if (update) {
-      const results = yield* Effect.forEach(outcomes, suite.updateOutcome).pipe(Effect.provide(FileLoader.layer))
+      const results = yield* Effect.forEach(outcomes, suite.updateOutcome)
       for (const result of results) {
         yield* Effect.forEach(result.notes, (note) => Console.error(note), { discard: true })
       }

@@ -4,7 +4,6 @@
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { UsageError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
 import { globalOptions } from "./global.ts"
 import { printLine } from "./output.ts"
 
@@ -64,7 +63,7 @@ const show = Command.make(
         label: Option.getOrUndefined(label)
       })
     )
-  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+  })
 ).pipe(
   Command.withDescription("Print a trace file's events in recording order (or per-label totals)")
 )
@@ -94,13 +93,13 @@ const exportCommand = Command.make(
   },
   Effect.fn("cli.trace.export")(function*({ file, otlp, header, serviceName }) {
     const [{ exportTrace }, { loadDotenv }] = yield* Effect.promise(() =>
-      Promise.all([import("../trace/export.ts"), import("../core/env.ts")])
+      Promise.all([import("../trace/export.ts"), import("../config/dotenv.ts")])
     )
     const flags = yield* globalOptions
     const env = { ...process.env }
     if (!flags.noEnv) yield* loadDotenv({ cwd: process.cwd(), env, waitForWriter: true })
     yield* exportTrace({ file, url: otlp, headers: header, serviceName, env })
-  }, (effect) => effect.pipe(Effect.provide(FileLoader.layer)))
+  })
 ).pipe(
   Command.withDescription("Send a trace file to an OpenTelemetry collector as OTLP/HTTP JSON spans")
 )

@@ -3,7 +3,6 @@
 import { Context, Effect, Layer, LogLevel } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
 import type { LaitError, ValidationError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { describeEndpointSources, type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
 import type { LoadedConfig, LoadOptions } from "./load.ts"
@@ -74,15 +73,12 @@ const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigSer
 }
 
 export class LaitConfig extends Context.Service<LaitConfig, LaitConfigService>()("lait/config/LaitConfig") {
-  /** Loads `.env` and the config files; needs FileLoader. */
-  static readonly layerNoDeps = (options: LaitConfigOptions) =>
+  /** Loads `.env` and the config files; needs FileLoader (from the app layer). */
+  static readonly layer = (options: LaitConfigOptions) =>
     Layer.effect(
       LaitConfig,
       Effect.map(loadConfig(options), (loaded) => LaitConfig.of(make(loaded, options.apiKeyCmd)))
     )
-
-  static readonly layer = (options: LaitConfigOptions) =>
-    LaitConfig.layerNoDeps(options).pipe(Layer.provide(FileLoader.layer))
 
   /** Options computed by an effect (e.g. from the CLI's global flags). */
   static readonly layerFrom = <E, R>(options: Effect.Effect<LaitConfigOptions, E, R>) =>
@@ -93,7 +89,7 @@ export class LaitConfig extends Context.Service<LaitConfig, LaitConfigService>()
         const loaded = yield* loadConfig(resolved)
         return LaitConfig.of(make(loaded, resolved.apiKeyCmd))
       })
-    ).pipe(Layer.provide(FileLoader.layer))
+    )
 
   /** An in-memory config (no files, no `.env`), for other modules' tests. */
   static readonly layerTest = (

@@ -4,9 +4,9 @@
 // group so a timeout, an output cap or an interruption kills the whole tree (`sh -c` plus whatever it
 // started), not just the shell.
 import { Effect, Redacted, Semaphore } from "effect"
-import { spawn } from "node:child_process"
 import type { Env } from "../core/env.ts"
 import { LaitError } from "../core/errors.ts"
+import { type GroupChild, spawnGroup } from "../platform/process.ts"
 import type { CommandSpec } from "./schema.ts"
 
 export const API_KEY_CMD_TIMEOUT_MILLIS = 30_000
@@ -61,76 +61,61 @@ export const runApiKeyCmd = (
       if (timer !== undefined) clearTimeout(timer)
       resume(effect)
     }
-    let child: ReturnType<typeof spawn>
-    try {
-      child = spawn(program, argv.slice(1), {
-        cwd: options?.cwd ?? process.cwd(),
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-        detached: process.platform !== "win32"
-      })
-    } catch (e) {
-      settle(fail(`failed to run api_key_cmd '${program}': ${describeSpawnError(e)}`))
-      return
-    }
-    const killTree = () => {
-      const pid = child.pid
-      if (pid === undefined) return
-      try {
-        if (process.platform !== "win32") process.kill(-pid, "SIGKILL")
-        else child.kill("SIGKILL")
-      } catch {
-        try {
-          child.kill("SIGKILL")
-        } catch {
-          // already gone
+    let group: GroupChild | undefined
+    const killTree = () => group?.kill()
+    const started = (running: GroupChild) => {
+      group = running
+      // Interrupted or timed out while it was starting: nothing waits for it any more.
+      if (settled) return killTree()
+      const child = running.child
+      const stdout: Array<Buffer> = []
+      let stdoutBytes = 0
+      let stderrBytes = 0
+      child.stdout!.on("data", (chunk: Buffer) => {
+        stdoutBytes += chunk.length
+        if (stdoutBytes > maxBytes) {
+          killTree()
+          settle(fail(`api_key_cmd's stdout exceeded the limit of ${maxBytes} bytes`))
+        } else {
+          stdout.push(chunk)
         }
-      }
-    }
-    const stdout: Array<Buffer> = []
-    let stdoutBytes = 0
-    let stderrBytes = 0
-    child.stdout!.on("data", (chunk: Buffer) => {
-      stdoutBytes += chunk.length
-      if (stdoutBytes > maxBytes) {
+      })
+      child.stderr!.on("data", (chunk: Buffer) => {
+        stderrBytes += chunk.length
+        if (stderrBytes > maxBytes) {
+          killTree()
+          settle(fail(`api_key_cmd's stderr exceeded the limit of ${maxBytes} bytes`))
+        }
+      })
+      child.on("error", (e) => {
         killTree()
-        settle(fail(`api_key_cmd's stdout exceeded the limit of ${maxBytes} bytes`))
-      } else {
-        stdout.push(chunk)
-      }
-    })
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderrBytes += chunk.length
-      if (stderrBytes > maxBytes) {
-        killTree()
-        settle(fail(`api_key_cmd's stderr exceeded the limit of ${maxBytes} bytes`))
-      }
-    })
-    child.on("error", (e) => {
-      killTree()
-      settle(fail(`failed to run api_key_cmd '${program}': ${describeSpawnError(e)}`))
-    })
-    child.on("close", (code, signal) => {
-      if (code !== 0) {
-        settle(
-          fail(
-            code === null
-              ? `api_key_cmd was terminated by signal ${signal ?? "unknown"}`
-              : `api_key_cmd exited with status ${code}`
+        settle(fail(`failed to run api_key_cmd '${program}': ${describeSpawnError(e)}`))
+      })
+      child.on("close", (code, signal) => {
+        running.forget()
+        if (code !== 0) {
+          settle(
+            fail(
+              code === null
+                ? `api_key_cmd was terminated by signal ${signal ?? "unknown"}`
+                : `api_key_cmd exited with status ${code}`
+            )
           )
-        )
-        return
-      }
-      let text: string
-      try {
-        text = utf8.decode(Buffer.concat(stdout))
-      } catch {
-        settle(fail("api_key_cmd's output was not valid UTF-8"))
-        return
-      }
-      const key = text.replace(/\r?\n$/, "")
-      settle(key.length === 0 ? fail("api_key_cmd produced no output") : Effect.succeed(Redacted.make(key)))
-    })
+          return
+        }
+        let text: string
+        try {
+          text = utf8.decode(Buffer.concat(stdout))
+        } catch {
+          settle(fail("api_key_cmd's output was not valid UTF-8"))
+          return
+        }
+        const key = text.replace(/\r?\n$/, "")
+        settle(key.length === 0 ? fail("api_key_cmd produced no output") : Effect.succeed(Redacted.make(key)))
+      })
+    }
+    spawnGroup(program, argv.slice(1), { cwd: options?.cwd ?? process.cwd(), env, stdio: ["ignore", "pipe", "pipe"] })
+      .then(started, (e: unknown) => settle(fail(`failed to run api_key_cmd '${program}': ${describeSpawnError(e)}`)))
     // Detached children keep running when we stop waiting; every way out kills the group.
     timer = setTimeout(() => {
       killTree()

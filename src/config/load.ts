@@ -1,11 +1,12 @@
 // Finding, parsing, checking and merging config files (global < project).
 import { Cause, Console, Effect, Exit, SchemaIssue } from "effect"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import type { Document, LineCounter } from "yaml"
-import { type Env, loadDotenv } from "../core/env.ts"
+import type { Env } from "../core/env.ts"
+import { loadDotenv } from "./dotenv.ts"
 import { LaitError, ValidationError } from "../core/errors.ts"
-import { errnoOf, FileLoader } from "../core/FileLoader.ts"
+import { errnoOf, FileLoader } from "../platform/FileLoader.ts"
 import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
 import { yamlErrorMessage } from "../core/yamlErrors.ts"
 import { dotenvBaseUrlWarning } from "./dotenvRisk.ts"
@@ -62,7 +63,7 @@ export const findProjectConfig = (cwd: string): string | undefined => {
   while (true) {
     const candidate = nodePath.join(dir, CONFIG_FILE_NAME)
     try {
-      if (fs.statSync(candidate).isFile()) return candidate
+      if (Files.stat(candidate).isFile()) return candidate
     } catch {
       // not here (or unreadable metadata): keep walking, as upstream's is_file() does
     }
@@ -323,7 +324,7 @@ export const mergeConfigs = (lower: ConfigFile, upper: ConfigFile): ConfigFile =
 const isAbsent = (path: string) =>
   Effect.sync(() => {
     try {
-      fs.statSync(path)
+      Files.stat(path)
       return false
     } catch (e) {
       return errnoOf(e) === "ENOENT"

@@ -1,11 +1,9 @@
-// Environment handling shared by config, workflows and tools: `${VAR}` expansion and `.env` loading.
+// Environment handling shared by config, workflows and tools: `${VAR}` expansion and `.env` parsing
+// (loading the file is src/config/dotenv.ts).
 // Both return tagged errors instead of throwing, and neither ever puts a variable's *value* in a message
 // (values are often API keys).
 import { Effect, Result } from "effect"
-import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import { LaitError } from "./errors.ts"
-import { FileLoader } from "./FileLoader.ts"
 import { REDACTED } from "./secrets.ts"
 
 /** The environment lait reads: `process.env` in production, a plain object in tests. */
@@ -170,41 +168,3 @@ export const parseDotenv = (
   }
   return Result.succeed(pairs)
 }
-
-export interface DotenvOptions {
-  readonly cwd: string
-  /** Filled in place (only keys that are unset). Defaults to `process.env`. */
-  readonly env?: Env
-  readonly waitForWriter?: boolean
-}
-
-/**
- * Loads `<cwd>/.env` into `env`, setting only variables that are not already set (a variable set to
- * the empty string counts as set). A missing file is fine. Returns the names it set.
- */
-export const loadDotenv = Effect.fn("env.loadDotenv")(function*(options: DotenvOptions) {
-  const env = options.env ?? process.env
-  const path = nodePath.join(options.cwd, DOTENV_FILE)
-  // Absence is the common case and not an error; anything else (a directory, no permission, a FIFO
-  // without writer) is reported by FileLoader.
-  const present = yield* Effect.sync(() => {
-    try {
-      fs.statSync(path)
-      return true
-    } catch (e) {
-      return !(typeof e === "object" && e !== null && "code" in e && e.code === "ENOENT")
-    }
-  })
-  if (!present) return [] as ReadonlyArray<string>
-  const loader = yield* FileLoader
-  const text = yield* loader.readText(path, { waitForWriter: options.waitForWriter ?? false })
-  const pairs = yield* Effect.fromResult(parseDotenv(text))
-  const set: Array<string> = []
-  for (const [key, value] of pairs) {
-    if (env[key] === undefined) {
-      env[key] = value
-      set.push(key)
-    }
-  }
-  return set as ReadonlyArray<string>
-})

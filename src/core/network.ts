@@ -2,7 +2,7 @@
 // connect. Is the computer able to access the url?", "pass `verbose: true` to fetch()") are written
 // for the programmer holding the fetch call, not for someone running lait. Model requests, MCP servers
 // over HTTP and `lait trace export` all say it the same way.
-import { errnoOf } from "./FileLoader.ts"
+import { errnoOf } from "./osError.ts"
 
 const PLAIN: Readonly<Record<string, string>> = {
   ECONNREFUSED: "connection refused",

@@ -1,6 +1,9 @@
 // OS errors in the words of strerror(3), as upstream (Rust's io::Error) prints them.
 import * as os from "node:os"
-import { errnoOf } from "./FileLoader.ts"
+
+/** The OS error code (`ENOENT`, ...) of an error, when it has one. */
+export const errnoOf = (e: unknown): string | undefined =>
+  typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined
 
 const strerror: Record<string, string> = {
   EPERM: "Operation not permitted",

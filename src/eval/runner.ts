@@ -13,7 +13,7 @@
 import { Cause, Deferred, Effect, Layer, Semaphore } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
-import type { FileLoader } from "../core/FileLoader.ts"
+import type { FileLoader } from "../platform/FileLoader.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
 import { AssertionEvaluator, failureLines } from "../testing/AssertionEvaluator.ts"

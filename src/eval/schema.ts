@@ -4,7 +4,7 @@
 // rejected at every level. `EvalFileSchema` is also the source of `lait schema eval`.
 import { Cause, Effect, Exit, Schema, SchemaIssue } from "effect"
 import { LaitError, ValidationError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
 import { lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"

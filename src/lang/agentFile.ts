@@ -3,7 +3,7 @@
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import * as nodePath from "node:path"
 import { LaitError, ValidationError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
 import { AGENT_FILE_KEYS, agentFileSchema } from "./fileSchema.ts"

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
-import { FileLoader, type ReadOptions } from "../core/FileLoader.ts"
+import { FileLoader, type ReadOptions } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
 import { checkJqSyntax, loadJq } from "./jq.ts"
 import { validateJson, validateSchemaDocument } from "./jsonschema.ts"

@@ -2,7 +2,7 @@
 // (a child workflow's `input_schema`). `{file:}` paths were made absolute by the loader.
 import { Effect } from "effect"
 import { LaitError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
 import type { SchemaRef } from "./model.ts"
 

@@ -4,7 +4,7 @@
 // exists and parses, a schema Ajv compiles) and its registered names.
 import { Effect } from "effect"
 import { type LaitError, renderChain, type ValidationError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { parseAgentText, splitFrontmatter } from "../lang/agentFile.ts"
 import { parseYaml, type Source } from "../lang/load/yaml.ts"
 import type { AgentDefinition } from "../lang/model.ts"

@@ -5,7 +5,7 @@
 // `workflows:`/`agents:`/`skills:` entries name exist, and whether a shell tool puts a template in a
 // `sh -c` script.
 import { Effect } from "effect"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { checkConfigText, CONFIG_FILE_NAME, loadConfig, type LoadedConfig } from "../config/load.ts"
 import type { ConfigFile } from "../config/schema.ts"
@@ -29,7 +29,7 @@ import { errorLine } from "./workflow.ts"
 
 const isFile = (path: string): boolean => {
   try {
-    return fs.statSync(path).isFile()
+    return Files.stat(path).isFile()
   } catch {
     return false
   }
@@ -107,9 +107,9 @@ const SKILL_FILE = "SKILL.md"
 
 /** Why a registry entry's path does not work, or undefined. */
 const registryProblem = (section: "workflows" | "agents" | "skills", path: string): string | undefined => {
-  let stat: fs.Stats
+  let stat: Files.Stats
   try {
-    stat = fs.statSync(path)
+    stat = Files.stat(path)
   } catch {
     return "which does not exist"
   }

@@ -1,11 +1,11 @@
 // State shared by the checks of one linted file: the active configuration (absent = names are not
 // checked), where the first skipped name check was, which workflow files are being linted along the
 // current `workflow:` chain (cycles), and how paths are shown.
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { CONFIG_FILE_NAME } from "../config/load.ts"
 import type { ConfigFile } from "../config/schema.ts"
-import { describeOsError } from "../core/FileLoader.ts"
+import { describeOsError } from "../platform/FileLoader.ts"
 import { entries, items, type Source, type Y } from "../lang/load/yaml.ts"
 import type { Emitter } from "./findings.ts"
 
@@ -55,7 +55,7 @@ export const realpath = (path: string): { readonly ok: true; readonly path: stri
   readonly reason: string
 } => {
   try {
-    return { ok: true, path: fs.realpathSync(path) }
+    return { ok: true, path: Files.realPath(path) }
   } catch (e) {
     return { ok: false, reason: describeOsError(e) }
   }

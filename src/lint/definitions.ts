@@ -9,10 +9,10 @@
 //     step id the workflow has (and needs a workflow target), `llm_judge` is not used in a test file
 //     (where it always fails), an eval prompt target's template parses.
 import { Effect } from "effect"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { renderChain } from "../core/errors.ts"
-import type { FileLoader } from "../core/FileLoader.ts"
+import type { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { parseEvalDefinition } from "../eval/schema.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
@@ -218,9 +218,9 @@ export const lintTestText = (path: string, text: string, emitter: Emitter): Effe
     }
 
     const replay = nodePath.resolve(base, definition.replay)
-    let replayStat: fs.Stats | undefined
+    let replayStat: Files.Stats | undefined
     try {
-      replayStat = fs.statSync(replay)
+      replayStat = Files.stat(replay)
     } catch {
       replayStat = undefined
     }

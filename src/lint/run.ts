@@ -4,7 +4,7 @@
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { renderChain, ValidationError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { lintAgentText } from "./agent.ts"
 import { type ActiveConfig, lintConfigText, loadActiveConfig, type LintOptions } from "./config.ts"
 import { display, newFileState, reportSkipped } from "./context.ts"

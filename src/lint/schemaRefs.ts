@@ -2,7 +2,7 @@
 // reporting why it cannot be used in the loader's words.
 import { Effect } from "effect"
 import { renderChain } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
 import { validateSchemaDocument } from "../lang/jsonschema.ts"
 import type { SchemaRef } from "../lang/model.ts"

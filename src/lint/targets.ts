@@ -6,27 +6,21 @@
 // checked as given, in the order given, so a file
 // named twice is checked twice and a dot-file named explicitly is checked too.
 import { Effect } from "effect"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { LaitError } from "../core/errors.ts"
-import { describeOsError } from "../core/FileLoader.ts"
+import { describeOsError } from "../platform/FileLoader.ts"
 
 const SKIPPED_DIRECTORIES = new Set(["target", "node_modules"])
 
 /** Reads only the first line (at most 8 bytes are needed) of a regular file. */
 const startsWithFrontmatter = (path: string): boolean => {
-  let fd: number | undefined
   try {
-    fd = fs.openSync(path, "r")
-    const buffer = Buffer.alloc(5)
-    const n = fs.readSync(fd, buffer, 0, 5, 0)
-    const head = buffer.subarray(0, n).toString("utf8")
+    const head = Buffer.from(Files.readHead(path, 5)).toString("utf8")
     return head === "---" || head.startsWith("---\n") || head.startsWith("---\r\n")
   } catch {
     // Unreadable: let the checker report why, rather than silently skipping it.
     return true
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd)
   }
 }
 
@@ -41,7 +35,7 @@ const lintable = (path: string, name: string): boolean => {
 const walk = (dir: string, visited: Set<string>, out: Array<string>): void => {
   let identity: string
   try {
-    identity = fs.realpathSync(dir)
+    identity = Files.realPath(dir)
   } catch (e) {
     throw new LaitError({ message: `failed to resolve directory '${dir}'`, cause: describeOsError(e) })
   }
@@ -49,7 +43,7 @@ const walk = (dir: string, visited: Set<string>, out: Array<string>): void => {
   visited.add(identity)
   let names: Array<string>
   try {
-    names = fs.readdirSync(dir)
+    names = Files.list(dir)
   } catch (e) {
     throw new LaitError({ message: `failed to read directory '${dir}'`, cause: describeOsError(e) })
   }
@@ -58,9 +52,9 @@ const walk = (dir: string, visited: Set<string>, out: Array<string>): void => {
     if (name.startsWith(".")) continue
     // Joined as written (no normalisation), so `lait lint .` reports `./a.yml` like the path typed.
     const path = dir.endsWith(nodePath.sep) ? `${dir}${name}` : `${dir}${nodePath.sep}${name}`
-    let stat: fs.Stats
+    let stat: Files.Stats
     try {
-      stat = fs.lstatSync(path)
+      stat = Files.lstat(path)
     } catch {
       continue
     }
@@ -74,7 +68,7 @@ const walk = (dir: string, visited: Set<string>, out: Array<string>): void => {
 
 const isDirectory = (path: string): boolean => {
   try {
-    return fs.statSync(path).isDirectory()
+    return Files.stat(path).isDirectory()
   } catch {
     return false
   }

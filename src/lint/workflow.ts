@@ -12,7 +12,7 @@
 // refuses to compile them), not warnings as upstream, whose validator silently accepted them.
 import { Effect } from "effect"
 import { causeChain, renderChain } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { parseWorkflowText } from "../lang/load.ts"
 import { parseYaml, type Source, type Y } from "../lang/load/yaml.ts"
 import { MAX_WORKFLOW_DEPTH, type Step, type Workflow } from "../lang/model.ts"

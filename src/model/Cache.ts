@@ -2,7 +2,7 @@
 // request and adds no tokens to the run's usage; any unreadable, stale or bad entry is a miss.
 import { Console, Effect, Schema } from "effect"
 import * as nodePath from "node:path"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { recordChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService } from "./call.ts"
 import { assertNoSecret, CachedEntry, nowRfc3339 } from "./cassette/format.ts"

@@ -7,7 +7,7 @@
 // is one `chat` span (./chatSpan.ts, created by the layer that answered), which the run's Tracer records.
 import { Context, Layer } from "effect"
 import type { HttpClient } from "effect/http"
-import type { FileLoader } from "../core/FileLoader.ts"
+import type { FileLoader } from "../platform/FileLoader.ts"
 import { type CacheOptions, makeCache } from "./Cache.ts"
 import type { ModelClientService } from "./call.ts"
 import { type LiveOptions, makeLive } from "./Live.ts"

@@ -1,7 +1,7 @@
 // The record layer: writes every answer of another ModelClient as the cassette `<dir>/<key>.json`.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import type { ModelCall, ModelClientService } from "./call.ts"
 import { assertNoSecret, cassetteBody } from "./cassette/format.ts"
 import { callKey } from "./cassette/key.ts"

@@ -1,10 +1,10 @@
 // The replay layer: answers only from the cassettes `<dir>/<key>.json` and never touches the network.
 // A miss names the closest recording and where it differs (src/model/cassette/diff.ts).
 import { Effect, Schema } from "effect"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { renderChain } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { traceChat } from "./chatSpan.ts"
 import type { ModelCall, ModelClientService } from "./call.ts"
 import { closestRecording } from "./cassette/diff.ts"
@@ -21,7 +21,7 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
       complete: Effect.fn("ModelClient.replay")(function*(call: ModelCall) {
         const key = callKey(call)
         const path = nodePath.join(dir, `${key}.json`)
-        if (!fs.existsSync(path)) {
+        if (!Files.exists(path)) {
           const hint = closestRecording(dir, keyInputOf(call))
           return yield* new ModelError({
             reason: new CassetteMissing({

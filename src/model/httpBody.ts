@@ -4,7 +4,7 @@
 // a cassette of the same size.
 import { Effect, Stream } from "effect"
 import type { HttpClientError, HttpClientResponse } from "effect/http"
-import { READ_LIMIT } from "../core/FileLoader.ts"
+import { READ_LIMIT } from "../platform/FileLoader.ts"
 
 export const DEFAULT_RESPONSE_LIMIT = READ_LIMIT
 

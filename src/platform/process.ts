@@ -1,6 +1,9 @@
-// Runs the program of a `run:` step. No shell: argv goes to posix_spawn as is. The child gets its own
-// process group so that a failure, a step timeout, a cancelled run or Ctrl-C can kill the whole tree
-// it started (a `sh -c` that forked workers included), not just the direct child.
+// Every child process lait starts: `run:` steps and shell tools (`runCommand`), `api_key_cmd` and
+// stdio MCP servers (`spawnGroup`). Each child leads its own process group so that a failure, a
+// timeout, a cancelled run or Ctrl-C can kill the whole tree it started (a `sh -c` that forked
+// workers included), not just the direct child. No shell: argv goes to posix_spawn as is.
+// Not Effect's ChildProcessSpawner: it kills groups with a grace period, but only from a scope's
+// finalizer, and `process.exit` on a second shutdown signal runs none; the exit hook below does.
 import { Effect, Exit } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as os from "node:os"
@@ -22,18 +25,20 @@ export interface CommandRequest {
 export { osErrorText }
 
 // Process groups of children still running, killed when lait exits for any reason. The finalizers
-// below handle every orderly path; this covers `process.exit` on a second shutdown signal, which runs
-// no finalizers. It is process-wide on purpose (it mirrors the OS process table), not run state.
+// handle every orderly path; this covers `process.exit` on a second shutdown signal, which runs no
+// finalizers. It is process-wide on purpose (it mirrors the OS process table), not run state.
 const liveGroups = new Set<number>()
 let exitHookInstalled = false
 
-const killGroup = (pid: number): void => {
+const signalGroup = (pid: number, signal: "SIGTERM" | "SIGKILL"): void => {
   try {
-    process.kill(-pid, "SIGKILL")
+    process.kill(-pid, signal)
   } catch {
     // ESRCH: the group is already gone.
   }
 }
+
+const killGroup = (pid: number): void => signalGroup(pid, "SIGKILL")
 
 const trackGroup = (pid: number): void => {
   if (!exitHookInstalled) {
@@ -45,13 +50,63 @@ const trackGroup = (pid: number): void => {
   liveGroups.add(pid)
 }
 
-const signalGroup = (pid: number, signal: "SIGTERM" | "SIGKILL"): void => {
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // ESRCH: the group is already gone.
-  }
+export interface SpawnOptions {
+  /** When set, the child's whole environment. */
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly cwd?: string | undefined
+  readonly stdio: readonly ["pipe" | "ignore", "pipe", "pipe" | "inherit"]
 }
+
+/** A started child leading its own process group, tracked by the exit hook until stopped. */
+export interface GroupChild {
+  readonly child: ChildProcess
+  readonly pid: number
+  /** Resolves when the direct child has exited (its pipes may still be open). */
+  readonly exited: Promise<void>
+  /** SIGKILL to the whole group at once. */
+  readonly kill: () => void
+  /** SIGTERM to the group, up to `graceMs` for the child to exit, then SIGKILL to what is left. */
+  readonly terminate: (graceMs: number) => Promise<void>
+  /** Stops tracking a group left running on purpose (a finished command's background work). */
+  readonly forget: () => void
+}
+
+/**
+ * Starts `program` in its own process group. Rejects with the OS error when it cannot be started.
+ * node:child_process rather than Bun.spawn: the same sources also run under Deno.
+ */
+export const spawnGroup = (program: string, args: ReadonlyArray<string>, options: SpawnOptions): Promise<GroupChild> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(program, [...args], {
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      ...(options.env !== undefined ? { env: { ...options.env } } : {}),
+      stdio: [...options.stdio],
+      detached: true
+    })
+    child.once("error", reject)
+    child.once("spawn", () => {
+      child.off("error", reject)
+      const pid = child.pid!
+      trackGroup(pid)
+      const exited = new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) done()
+        else child.once("exit", () => done())
+      })
+      const kill = () => {
+        killGroup(pid)
+        liveGroups.delete(pid)
+      }
+      const terminate = async (graceMs: number) => {
+        signalGroup(pid, "SIGTERM")
+        let timer: ReturnType<typeof setTimeout> | undefined
+        await Promise.race([exited, new Promise((done) => (timer = setTimeout(done, graceMs)))])
+        clearTimeout(timer)
+        // Descendants that ignored SIGTERM, or outlived the direct child, go now.
+        kill()
+      }
+      resolve({ child, pid, exited, kill, terminate, forget: () => liveGroups.delete(pid) })
+    })
+  })
 
 /**
  * How long an interrupted command (Ctrl-C, a step timeout, a cancelled run, a failed sibling) gets
@@ -113,81 +168,65 @@ const stderrTail = (stderr: string): string => {
   return `[last ${Buffer.byteLength(tail, "utf8")} of ${bytes.length} bytes of stderr; -v shows all] ${tail}`
 }
 
-/** A started command: its process group leader and what it produced. */
-interface Running {
-  readonly child: ChildProcess
-  readonly pid: number
-  /** Resolves when the direct child has exited (its pipes may still be open). */
-  readonly exited: Promise<void>
+/** A started command: its process group and what it produced. */
+interface Running extends GroupChild {
   /** Resolves when it has exited and both pipes are closed; rejects on an overflowing stream. */
   readonly finished: Promise<Captured>
 }
 
-// node:child_process rather than Bun.spawn: the same sources also run under Deno.
-const start = (request: CommandRequest): Promise<Running> =>
-  new Promise((resolve, reject) => {
-    const [program = "", ...args] = request.argv
-    const child = spawn(program, args, {
-      ...(request.cwd !== undefined ? { cwd: request.cwd } : {}),
-      ...(request.env !== undefined ? { env: { ...request.env } } : {}),
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true
+const start = async (request: CommandRequest): Promise<Running> => {
+  const [program = "", ...args] = request.argv
+  const group = await spawnGroup(program, args, {
+    cwd: request.cwd,
+    env: request.env,
+    stdio: ["pipe", "pipe", "pipe"]
+  })
+  const { child, pid, exited } = group
+  const finished = new Promise<Captured>((done, fail) => {
+    const chunks = { stdout: [] as Array<Buffer>, stderr: [] as Array<Buffer> }
+    const sizes = { stdout: 0, stderr: 0 }
+    let overflowed = false
+    const collect = (name: "stdout" | "stderr") => (chunk: Buffer) => {
+      if (overflowed) return
+      sizes[name] += chunk.length
+      if (sizes[name] > COMMAND_OUTPUT_LIMIT) {
+        overflowed = true
+        killGroup(pid)
+        fail(new StreamOverflow(name))
+        return
+      }
+      chunks[name].push(chunk)
+    }
+    child.stdout!.on("data", collect("stdout"))
+    child.stderr!.on("data", collect("stderr"))
+    let lingering: ReturnType<typeof setTimeout> | undefined
+    let closed = false
+    void exited.then(() => {
+      if (closed) return
+      lingering = setTimeout(() => {
+        killGroup(pid)
+        // A process that left the group may still hold a pipe: stop reading rather than wait for it.
+        child.stdout!.destroy()
+        child.stderr!.destroy()
+      }, OUTPUT_EOF_GRACE_MS)
     })
-    child.once("error", reject)
-    child.once("spawn", () => {
-      child.off("error", reject)
-      const pid = child.pid!
-      trackGroup(pid)
-      const exited = new Promise<void>((done) => {
-        if (child.exitCode !== null || child.signalCode !== null) done()
-        else child.once("exit", () => done())
+    child.once("close", (code, signal) => {
+      closed = true
+      clearTimeout(lingering)
+      if (overflowed) return
+      done({
+        status: exitStatusText(code, signal),
+        success: code === 0,
+        stdout: Buffer.concat(chunks.stdout),
+        stderr: Buffer.concat(chunks.stderr)
       })
-      const finished = new Promise<Captured>((done, fail) => {
-        const chunks = { stdout: [] as Array<Buffer>, stderr: [] as Array<Buffer> }
-        const sizes = { stdout: 0, stderr: 0 }
-        let overflowed = false
-        const collect = (name: "stdout" | "stderr") => (chunk: Buffer) => {
-          if (overflowed) return
-          sizes[name] += chunk.length
-          if (sizes[name] > COMMAND_OUTPUT_LIMIT) {
-            overflowed = true
-            killGroup(pid)
-            fail(new StreamOverflow(name))
-            return
-          }
-          chunks[name].push(chunk)
-        }
-        child.stdout!.on("data", collect("stdout"))
-        child.stderr!.on("data", collect("stderr"))
-        let lingering: ReturnType<typeof setTimeout> | undefined
-        let closed = false
-        void exited.then(() => {
-          if (closed) return
-          lingering = setTimeout(() => {
-            killGroup(pid)
-            // A process that left the group may still hold a pipe: stop reading rather than wait for it.
-            child.stdout!.destroy()
-            child.stderr!.destroy()
-          }, OUTPUT_EOF_GRACE_MS)
-        })
-        child.once("close", (code, signal) => {
-          closed = true
-          clearTimeout(lingering)
-          if (overflowed) return
-          done({
-            status: exitStatusText(code, signal),
-            success: code === 0,
-            stdout: Buffer.concat(chunks.stdout),
-            stderr: Buffer.concat(chunks.stderr)
-          })
-        })
-      })
-      // A command that exits without reading its stdin closes the pipe under us (EPIPE): not an error.
-      child.stdin!.on("error", () => undefined)
-      child.stdin!.end(Buffer.from(request.stdin, "utf8"))
-      resolve({ child, pid, exited, finished })
     })
   })
+  // A command that exits without reading its stdin closes the pipe under us (EPIPE): not an error.
+  child.stdin!.on("error", () => undefined)
+  child.stdin!.end(Buffer.from(request.stdin, "utf8"))
+  return { ...group, finished }
+}
 
 /**
  * A finished command keeps whatever it left running in the background, as upstream does (except what
@@ -195,23 +234,10 @@ const start = (request: CommandRequest): Promise<Running> =>
  * one (output over the cap) is killed outright; an interrupted one is asked to stop first.
  */
 const release = (running: Running, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
-  const { child, pid } = running
-  if (Exit.isSuccess(exit)) return Effect.sync(() => liveGroups.delete(pid))
-  if (Exit.hasFails(exit) || child.exitCode !== null || child.signalCode !== null) {
-    return Effect.sync(() => {
-      killGroup(pid)
-      liveGroups.delete(pid)
-    })
-  }
-  return Effect.promise(async () => {
-    signalGroup(pid, "SIGTERM")
-    let timer: ReturnType<typeof setTimeout> | undefined
-    await Promise.race([running.exited, new Promise((done) => (timer = setTimeout(done, TERMINATION_GRACE_MS)))])
-    clearTimeout(timer)
-    // Descendants that ignored SIGTERM, or outlived the direct child, go now.
-    killGroup(pid)
-    liveGroups.delete(pid)
-  })
+  const { child } = running
+  if (Exit.isSuccess(exit)) return Effect.sync(running.forget)
+  if (Exit.hasFails(exit) || child.exitCode !== null || child.signalCode !== null) return Effect.sync(running.kill)
+  return Effect.promise(() => running.terminate(TERMINATION_GRACE_MS))
 }
 
 /**

@@ -7,9 +7,9 @@
 // (the first spelling is kept), and the result is sorted the way Rust sorts paths (component-wise).
 import { Effect } from "effect"
 import { Buffer } from "node:buffer"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import { LaitError } from "../core/errors.ts"
-import { describeOsError } from "../core/FileLoader.ts"
+import { describeOsError } from "../platform/FileLoader.ts"
 
 export const SKIPPED_DIR_NAMES: ReadonlyArray<string> = ["target", "node_modules"]
 
@@ -73,7 +73,7 @@ interface Walk {
 
 const realPath = (path: string, what: (p: string) => string) =>
   Effect.try({
-    try: () => fs.realpathSync(path),
+    try: () => Files.realPath(path),
     catch: (e) => new LaitError({ message: what(path), cause: describeOsError(e) })
   })
 
@@ -92,7 +92,7 @@ const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, LaitError> 
     if (walk.visitedDirs.has(identity)) return
     walk.visitedDirs.add(identity)
     const entries = yield* Effect.try({
-      try: () => fs.readdirSync(dir, { withFileTypes: true }),
+      try: () => Files.listEntries(dir),
       catch: (e) => new LaitError({ message: `failed to read directory '${dir}'`, cause: describeOsError(e) })
     })
     const named = entries.map((entry) => ({ entry, path: joinPath(dir, entry.name) }))
@@ -117,7 +117,7 @@ export const discoverTestFiles = (paths: ReadonlyArray<string>): Effect.Effect<R
     const walk: Walk = { files: [], seenFiles: new Set(), visitedDirs: new Set() }
     for (const path of paths) {
       const stat = yield* Effect.try({
-        try: () => fs.lstatSync(path),
+        try: () => Files.lstat(path),
         catch: (e) => new LaitError({ message: `failed to read test target '${path}'`, cause: describeOsError(e) })
       })
       if (stat.isSymbolicLink()) {

@@ -7,7 +7,7 @@
 import { Cause, Effect, Layer } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { textForm } from "../core/json.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
 import { loadWorkflow } from "../lang/load.ts"
@@ -75,8 +75,7 @@ const fileContext = (
     Layer.fresh(RunUsage.layer),
     Layer.fresh(RunTracer.layer),
     Progress.layerCapture(progress),
-    ModelClient.layerReplay(replayDir).pipe(Layer.provide(FileLoader.layer)),
-    FileLoader.layer,
+    ModelClient.layerReplay(replayDir),
     RunContext.layerConfig({ answerer: noTerminal })
   )
   return Layer.fresh(llmSteps).pipe(Layer.provideMerge(perRun))
@@ -120,7 +119,7 @@ const runDefinition = (definition: TestDefinition, workflowPath: string) =>
 export const runTestFile = (
   file: string,
   options: SuiteOptions = {}
-): Effect.Effect<TestOutcome, never, LaitConfig | AssertionEvaluator> =>
+): Effect.Effect<TestOutcome, never, LaitConfig | AssertionEvaluator | FileLoader> =>
   Effect.gen(function*() {
     const started = performance.now()
     const progress: Array<string> = []
@@ -152,7 +151,7 @@ export const runTestFile = (
         durationMs: elapsed(),
         evaluated: { text, definition, checks }
       } satisfies TestOutcome
-    }).pipe(Effect.provide(Layer.mergeAll(FileLoader.layer, Engine.layer)))
+    }).pipe(Effect.provide(Engine.layer))
     const outcome = yield* attempt.pipe(
       Effect.catchCause((cause) =>
         // A Ctrl-C stops the whole suite; anything else (a defect included) fails this file only.
@@ -169,7 +168,7 @@ export const runTestFile = (
 export const runTestSuite = (
   files: ReadonlyArray<string>,
   options: SuiteOptions = {}
-): Effect.Effect<ReadonlyArray<TestOutcome>, never, LaitConfig | AssertionEvaluator> =>
+): Effect.Effect<ReadonlyArray<TestOutcome>, never, LaitConfig | AssertionEvaluator | FileLoader> =>
   Effect.forEach(files, (file) => runTestFile(file, options), {
     concurrency: options.concurrency ?? SUITE_CONCURRENCY
   })

@@ -2,7 +2,7 @@
 // discovery, the runner, the reporters and `--update`.
 import { Effect } from "effect"
 import type { LaitError } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { type Check, failureLines } from "./AssertionEvaluator.ts"
 import type { TestOutcome } from "./runner.ts"
 import { applyUpdates, describeUpdate, failingEquals } from "./update.ts"

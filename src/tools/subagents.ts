@@ -4,10 +4,10 @@
 // may have tools and subagents of its own. The chain of running agent files is carried along: calling
 // one that is already running is a cycle, and more than 16 nested agents is an error.
 import { Effect } from "effect"
-import * as fs from "node:fs"
+import * as Files from "../platform/files.ts"
 import { type LaitConfigService, modelRequiredMessage } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, ValidationError, withContext } from "../core/errors.ts"
-import { FileLoader } from "../core/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
 import { ToolError } from "../core/toolErrors.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
@@ -94,7 +94,7 @@ export class Subagents {
       const loaded = yield* Effect.gen(function*() {
         const definition = yield* loadAgentFile(path)
         const canonicalPath = yield* Effect.try({
-          try: () => fs.realpathSync(path),
+          try: () => Files.realPath(path),
           catch: (e) =>
             new LaitError({
               message: `failed to resolve agent file path '${path}'`,

@@ -3,7 +3,7 @@
 // project's additive `span_id` and `parent_span_id`. Files of the original lait have neither.
 import { Console, Effect } from "effect"
 import { LaitError } from "../core/errors.ts"
-import { describeOsError, FileLoader, writeTargetProblem } from "../core/FileLoader.ts"
+import { describeOsError, FileLoader, writeTargetProblem } from "../platform/FileLoader.ts"
 import {
   compactJson,
   fromJs,

@@ -6,7 +6,7 @@
 // and a captured copy would share one run's usage, trace and progress with the next.
 import { Context, Deferred, Effect, Layer } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
-import type { FileLoader } from "../core/FileLoader.ts"
+import type { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import type { Workflow } from "../lang/model.ts"
 import type { LlmSteps } from "./LlmSteps.ts"

@@ -5,7 +5,7 @@
 // ModelClient and parses structured output. Tests substitute their own layer.
 import { Context, Effect, Layer } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
-import type { FileLoader } from "../core/FileLoader.ts"
+import type { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import type { ModelDefinition, Step, StepKind, Workflow, WorkflowDefaults } from "../lang/model.ts"
 import type { ProgressWriter } from "./progress.ts"

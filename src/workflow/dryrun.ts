@@ -8,7 +8,7 @@ import { type LaitConfigService, modelRequiredMessage } from "../config/LaitConf
 import type { ModelMap } from "../config/schema.ts"
 import type { AnyLaitError } from "../core/errors.ts"
 import { LaitError } from "../core/errors.ts"
-import type { FileLoader } from "../core/FileLoader.ts"
+import type { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { displayUrl } from "../core/urls.ts"
 import { loadAgentFile } from "../lang/agentFile.ts"

@@ -12,7 +12,7 @@ describe("start-up module graph of src/main.ts", () => {
     // Sanity: the closure was found (the entry and the command tree are in it).
     expect(paths).toContain("src/main.ts")
     expect(paths).toContain("src/cli/root.ts")
-    expect(paths).toContain("src/platform.ts")
+    expect(paths).toContain("src/platform/layer.ts")
     expect(paths.filter((p) => /effect\/dist\/crypto\//.test(p))).toEqual([])
     expect(paths.filter((p) => /platform-(bun|node-shared)\/dist\/(BunCrypto|NodeCrypto)\.js$/.test(p))).toEqual([])
     expect(paths).not.toContain("src/config/schema.ts")

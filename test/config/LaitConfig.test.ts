@@ -6,10 +6,13 @@ import { redactedConfig } from "../../src/config/redacted.ts"
 import type { ConfigFile } from "../../src/config/schema.ts"
 import type { Env } from "../../src/core/env.ts"
 import { renderChain } from "../../src/core/errors.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { tempDir, writeTree } from "./helpers.ts"
 
-const use = <A, E>(layer: Layer.Layer<LaitConfig, E>, f: (c: LaitConfig["Service"]) => Effect.Effect<A, E>) =>
-  Effect.runPromise(Effect.provide(LaitConfig.use(f), layer))
+const use = <A, E>(
+  layer: Layer.Layer<LaitConfig, E, FileLoader>,
+  f: (c: LaitConfig["Service"]) => Effect.Effect<A, E>
+) => Effect.runPromise(Effect.provide(LaitConfig.use(f), layer.pipe(Layer.provide(FileLoader.layer))))
 
 describe("LaitConfig service", () => {
   test("layer: loads .env then the files, and resolves endpoints with that environment", async () => {
@@ -46,7 +49,7 @@ describe("LaitConfig service", () => {
     const root = tempDir()
     writeTree(root, { "lait.config.yml": "default: { temperature: 9 }\n" })
     const layer = LaitConfig.layer({ cwd: root, noConfig: false, noEnv: true, env: {} })
-    const error = await Effect.runPromise(Effect.flip(Effect.provide(LaitConfig.use(() => Effect.void), layer)))
+    const error = await Effect.runPromise(Effect.flip(Effect.provide(LaitConfig.use(() => Effect.void), layer.pipe(Layer.provide(FileLoader.layer)))))
     expect(renderChain(error)).toContain("default.temperature: expected a value between 0 and 2 (line 1)")
   })
 

@@ -4,7 +4,7 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { afterAll } from "bun:test"
 import { Effect } from "effect"
-import { FileLoader } from "../../src/core/FileLoader.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 
 const roots: Array<string> = []
 afterAll(() => {

@@ -3,9 +3,10 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect, Result } from "effect"
-import { type Env, expandList, expandMap, expandVars, expandVarsResult, loadDotenv, parseDotenv } from "../../src/core/env.ts"
+import { type Env, expandList, expandMap, expandVars, expandVarsResult, parseDotenv } from "../../src/core/env.ts"
+import { loadDotenv } from "../../src/config/dotenv.ts"
 import { exitCodeOf, LaitError, renderChain } from "../../src/core/errors.ts"
-import { FileLoader } from "../../src/core/FileLoader.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 
 const dirs: Array<string> = []
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })))

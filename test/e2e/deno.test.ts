@@ -68,7 +68,7 @@ describe.skipIf(deno === "")("lait under Deno", () => {
       probe,
       `import { Effect, FileSystem, Path } from "effect"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
-import { PlatformLayer } from ${JSON.stringify(path.join(repoRoot, "src", "platform.ts"))}
+import { PlatformLayer } from ${JSON.stringify(path.join(repoRoot, "src", "platform", "layer.ts"))}
 const program = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const file = (yield* Path.Path).join(Deno.cwd(), "note.txt")

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
-import { FileLoader } from "../../src/core/FileLoader.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 import type { OpenAiServer } from "../fixtures/openai-server.ts"
 import { bodies, outcome, prepareCli, server, stopServers, workspace } from "./model-harness.ts"
 

@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { renderChain, ValidationError } from "../../src/core/errors.ts"
-import { FileLoader } from "../../src/core/FileLoader.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { evalFileJsonSchema, loadEvalDefinition, parseEvalDefinition } from "../../src/eval/schema.ts"
 
 const parse = (text: string) => parseEvalDefinition(text, "evals/e.yml")

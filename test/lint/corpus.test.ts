@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { Effect, Exit } from "effect"
 import { exitCodeOf, renderChain } from "../../src/core/errors.ts"
-import { FileLoader } from "../../src/core/FileLoader.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { type ActiveConfig, loadActiveConfig } from "../../src/lint/config.ts"
 import type { LintFormat } from "../../src/lint/report.ts"
 import { lintFile, lintReport, render } from "../../src/lint/run.ts"

@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { errorClassOf, exitCodeOf, renderChain, withContext } from "../../src/core/errors.ts"
-import { FileLoader } from "../../src/core/FileLoader.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { callKey } from "../../src/model/cassette/key.ts"
 import { type Endpoint, type ModelCall, ModelClient } from "../../src/model/ModelClient.ts"
 import {

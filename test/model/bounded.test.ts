@@ -1,7 +1,7 @@
 // The pieces behind bounded model responses (the binary is driven by test/hardening/responses.test.ts):
 // size and wait formatting, Retry-After parsing, and entry texts that survive any depth and size.
 import { describe, expect, test } from "bun:test"
-import { READ_LIMIT } from "../../src/core/FileLoader.ts"
+import { READ_LIMIT } from "../../src/platform/FileLoader.ts"
 import { deeperThan, entryText, PRETTY_DEPTH, stringifyDeep, unreadableSize } from "../../src/model/cassette/entryText.ts"
 import { formatBytes } from "../../src/model/httpBody.ts"
 import { formatWait, retryAfter, retryWarning } from "../../src/model/retry.ts"

@@ -12,6 +12,7 @@ import { AssertionEvaluator } from "../../src/testing/AssertionEvaluator.ts"
 import { discoverTestFiles } from "../../src/testing/discovery.ts"
 import { runTestSuite, type SuiteOptions, type TestOutcome } from "../../src/testing/runner.ts"
 import { RunTracer } from "../../src/trace/RunTracer.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { LlmSteps } from "../../src/workflow/LlmSteps.ts"
 
 const fixtures = path.resolve(import.meta.dir, "../fixtures/testing")
@@ -30,7 +31,7 @@ const configLayer = LaitConfig.layer({
 const runSuite = async (paths: ReadonlyArray<string>, options: SuiteOptions = {}) =>
   Effect.runPromise(
     Effect.flatMap(discoverTestFiles(paths), (files) => runTestSuite(files, options)).pipe(
-      Effect.provide(Layer.mergeAll(configLayer, AssertionEvaluator.layer))
+      Effect.provide(Layer.mergeAll(configLayer, AssertionEvaluator.layer).pipe(Layer.provideMerge(FileLoader.layer)))
     )
   )
 

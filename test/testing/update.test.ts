@@ -5,7 +5,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import { parse } from "yaml"
-import { FileLoader } from "../../src/core/FileLoader.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { LaitConfig } from "../../src/config/LaitConfig.ts"
 import { AssertionEvaluator, type EvaluationContext } from "../../src/testing/AssertionEvaluator.ts"
 import type { Assertion } from "../../src/testing/assertions.ts"
@@ -185,7 +185,7 @@ describe("updateOutcome", () => {
   test("a file changed during the run is not touched", async () => {
     const { file } = setup()
     const outcomes = await Effect.runPromise(
-      runTestSuite([file]).pipe(Effect.provide(Layer.mergeAll(LaitConfig.layerTest({}), AssertionEvaluator.layer)))
+      runTestSuite([file]).pipe(Effect.provide(Layer.mergeAll(LaitConfig.layerTest({}), AssertionEvaluator.layer, FileLoader.layer)))
     )
     fs.appendFileSync(file, "# edited meanwhile\n")
     const before = fs.readFileSync(file, "utf8")

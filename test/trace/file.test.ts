@@ -4,7 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit } from "effect"
 import { renderChain } from "../../src/core/errors.ts"
-import { FileLoader } from "../../src/core/FileLoader.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 import {
   checkTraceTarget,
   eventsAsPrettyJson,

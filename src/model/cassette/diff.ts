@@ -1,8 +1,8 @@
 // When a replay misses, say why: find the recorded request in the cassette directory that differs
 // from the current one in the fewest places, and name those places (`messages[2].content`, ...).
-import * as fs from "node:fs"
+import * as Files from "../../platform/files.ts"
 import * as nodePath from "node:path"
-import { errnoOf, READ_LIMIT } from "../../core/FileLoader.ts"
+import { errnoOf, READ_LIMIT } from "../../platform/FileLoader.ts"
 import { displayUrl } from "../../core/urls.ts"
 import { type KeyInput, keyMaterial } from "./key.ts"
 
@@ -73,7 +73,7 @@ export const requestDiff = (recorded: unknown, requested: unknown): Array<string
 export const closestRecording = (dir: string, current: KeyInput): string | undefined => {
   let names: Array<string>
   try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith(".json")).sort().slice(0, MAX_FILES)
+    names = Files.list(dir).filter((n) => n.endsWith(".json")).sort().slice(0, MAX_FILES)
   } catch (e) {
     if (errnoOf(e) === "ENOTDIR") return `'${dir}' is a file, not a cassette directory`
     return `the cassette directory '${dir}' does not exist or cannot be read`
@@ -89,9 +89,9 @@ export const closestRecording = (dir: string, current: KeyInput): string | undef
     const file = nodePath.join(dir, name)
     try {
       // Only regular files: a FIFO named *.json would block this synchronous read forever.
-      const stat = fs.statSync(file)
+      const stat = Files.stat(file)
       if (!stat.isFile() || stat.size > READ_LIMIT) continue
-      const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { request?: Record<string, unknown> }
+      const parsed = JSON.parse(Files.readOwnText(file)) as { request?: Record<string, unknown> }
       if (parsed.request === undefined) continue
       // Cassettes from the Rust lait record only these fields; compare what both sides have.
       const recorded = typeof parsed.request.base_url === "string"

@@ -6,7 +6,7 @@
 // file lait refuses to read back (pretty-printing can triple a 16 MiB answer).
 import { Effect } from "effect"
 import { LaitError } from "../../core/errors.ts"
-import { READ_LIMIT } from "../../core/FileLoader.ts"
+import { READ_LIMIT } from "../../platform/FileLoader.ts"
 import { formatBytes } from "../httpBody.ts"
 
 type Frame =

@@ -1,8 +1,8 @@
 // The stdio transport of an MCP server we start ourselves. Not the SDK's StdioClientTransport: that
 // one kills only the direct child, so a server started through a wrapper (`npx`, `uvx`, `sh -c`)
-// would leave its real process behind. Here the server leads its own process group, shutdown signals
-// the whole group, and a process-wide exit hook kills any group still alive when lait exits without
-// running finalizers (a second Ctrl-C, SIGTERM or SIGHUP). Incoming frames are capped, so a runaway
+// would leave its real process behind. Here the server leads its own process group (spawnGroup),
+// shutdown signals the whole group, and the process-wide exit hook kills any group still alive when
+// lait exits without running finalizers (a second Ctrl-C, SIGTERM or SIGHUP). Incoming frames are capped, so a runaway
 // server cannot grow the line buffer without bound. A server that can no longer answer breaks the
 // connection at once, so pending requests fail instead of waiting for the I/O timeout: when it closes
 // its stdout (no answer
@@ -11,34 +11,13 @@
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type GroupChild, spawnGroup, TERMINATION_GRACE_MS } from "../../platform/process.ts"
 
 /** One newline-delimited JSON-RPC message from a server may be at most this long. */
 export const MAX_STDIO_FRAME_BYTES = 16 * 1024 * 1024
 
 /** How long a server gets between SIGTERM and SIGKILL at shutdown. */
-export const STDIO_TERMINATION_GRACE_MS = 2000
-
-const liveGroups = new Set<number>()
-let exitHookInstalled = false
-
-const signalGroup = (pid: number, signal: "SIGTERM" | "SIGKILL"): void => {
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // ESRCH: the whole group is gone already.
-  }
-}
-
-const track = (pid: number): void => {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true
-    process.on("exit", () => {
-      for (const group of liveGroups) signalGroup(group, "SIGKILL")
-    })
-  }
-  liveGroups.add(pid)
-}
+export const STDIO_TERMINATION_GRACE_MS = TERMINATION_GRACE_MS
 
 export interface StdioServerParameters {
   readonly command: string
@@ -53,7 +32,7 @@ export class GroupStdioTransport implements Transport {
   onerror?: ((error: Error) => void) | undefined
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined
 
-  private child: ChildProcess | undefined
+  private group: GroupChild | undefined
   private exited: Promise<void> = Promise.resolve()
   private chunks: Array<Buffer> = []
   private frameBytes = 0
@@ -66,47 +45,34 @@ export class GroupStdioTransport implements Transport {
   constructor(private readonly params: StdioServerParameters) {}
 
   get pid(): number | undefined {
-    return this.child?.pid
+    return this.group?.pid
   }
 
   start(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(this.params.command, [...this.params.args], {
-        env: { ...this.params.env },
-        ...(this.params.cwd !== undefined ? { cwd: this.params.cwd } : {}),
-        // stderr is the server's own diagnostics: the user sees them, as with upstream lait.
-        stdio: ["pipe", "pipe", "inherit"],
-        detached: true
+    // stderr is the server's own diagnostics: the user sees them, as with upstream lait.
+    const options = { env: this.params.env, cwd: this.params.cwd, stdio: ["pipe", "pipe", "inherit"] } as const
+    return spawnGroup(this.params.command, this.params.args, options).then((group) => {
+      const child = group.child
+      this.group = group
+      this.exited = group.exited
+      child.on("error", (error) => this.onerror?.(error))
+      child.stdin!.on("error", (error) => this.onerror?.(error))
+      child.stdout!.on("data", (chunk: Buffer) => this.receive(chunk))
+      child.stdout!.once("end", () => {
+        // A server that is exiting closes stdout first: give its exit status a moment to be the reason.
+        void Promise.race([this.exited, new Promise((done) => setTimeout(done, 100))]).then(() => {
+          if (this.closing !== undefined || child.exitCode !== null || child.signalCode !== null) return
+          this.failure ??= "the server closed its stdout"
+          void this.close()
+        })
       })
-      child.once("error", reject)
-      child.once("spawn", () => {
-        child.off("error", reject)
-        this.child = child
-        track(child.pid!)
-        this.exited = new Promise((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) done()
-          else child.once("exit", () => done())
-        })
-        child.on("error", (error) => this.onerror?.(error))
-        child.stdin!.on("error", (error) => this.onerror?.(error))
-        child.stdout!.on("data", (chunk: Buffer) => this.receive(chunk))
-        child.stdout!.once("end", () => {
-          // A server that is exiting closes stdout first: give its exit status a moment to be the reason.
-          void Promise.race([this.exited, new Promise((done) => setTimeout(done, 100))]).then(() => {
-            if (this.closing !== undefined || child.exitCode !== null || child.signalCode !== null) return
-            this.failure ??= "the server closed its stdout"
-            void this.close()
-          })
-        })
-        child.once("exit", (code, signal) => {
-          if (this.closing === undefined) {
-            this.failure ??= `the server process exited (${
-              code !== null ? `exit status: ${code}` : `signal: ${signal}`
-            })`
-            void this.close()
-          }
-        })
-        resolve()
+      child.once("exit", (code, signal) => {
+        if (this.closing === undefined) {
+          this.failure ??= `the server process exited (${
+            code !== null ? `exit status: ${code}` : `signal: ${signal}`
+          })`
+          void this.close()
+        }
       })
     })
   }
@@ -160,7 +126,7 @@ export class GroupStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.child?.stdin
+    const stdin = this.group?.child.stdin
     if (stdin === undefined || stdin === null || this.closing !== undefined) {
       return Promise.reject(new Error(this.failure ?? "Not connected"))
     }
@@ -174,21 +140,15 @@ export class GroupStdioTransport implements Transport {
   /** Ends stdin (a cooperative server exits), then SIGTERM and, after the grace period, SIGKILL to the group. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      const child = this.child
-      if (child !== undefined && child.pid !== undefined) {
-        const pid = child.pid
+      const group = this.group
+      if (group !== undefined) {
         try {
-          child.stdin?.end()
+          group.child.stdin?.end()
         } catch {
           // already closed
         }
-        signalGroup(pid, "SIGTERM")
-        let timer: ReturnType<typeof setTimeout> | undefined
-        await Promise.race([this.exited, new Promise((done) => (timer = setTimeout(done, STDIO_TERMINATION_GRACE_MS)))])
-        clearTimeout(timer)
         // Whatever the server left in its group (workers, a wrapped real server) goes too.
-        signalGroup(pid, "SIGKILL")
-        liveGroups.delete(pid)
+        await group.terminate(STDIO_TERMINATION_GRACE_MS)
       }
       this.onclose?.()
     })()

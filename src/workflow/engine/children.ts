@@ -3,7 +3,7 @@
 // run, given its inputs and initial value, and run with the caller's placement and defaults beneath
 // its own.
 import { Effect } from "effect"
-import * as fs from "node:fs"
+import * as Files from "../../platform/files.ts"
 import * as nodePath from "node:path"
 import { LaitError } from "../../core/errors.ts"
 import { describeJsonType, isJsonObject, type Json } from "../../core/json.ts"
@@ -20,7 +20,7 @@ import { enterBranch } from "./parallel.ts"
 
 export const canonicalize = (path: string): Effect.Effect<string, LaitError> =>
   Effect.try({
-    try: () => fs.realpathSync(path),
+    try: () => Files.realPath(path),
     catch: (e) =>
       new LaitError({
         message: `failed to resolve workflow file path '${path}'`,

@@ -12,7 +12,7 @@
 import { Deferred, Effect } from "effect"
 import type { Env } from "../../core/env.ts"
 import { type AnyLaitError, InterruptedError, isLaitError, withContext } from "../../core/errors.ts"
-import type { FileLoader } from "../../core/FileLoader.ts"
+import type { FileLoader } from "../../platform/FileLoader.ts"
 import type { Json } from "../../core/json.ts"
 import { evalJqOne, isTruthy } from "../../lang/jq.ts"
 import type { ModelDefinition, Step, StepKind, Workflow, WorkflowDefaults } from "../../lang/model.ts"

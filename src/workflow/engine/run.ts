@@ -2,7 +2,7 @@
 // the top-level frame, then runs the file.
 import { Deferred, Effect } from "effect"
 import type { AnyLaitError } from "../../core/errors.ts"
-import type { FileLoader } from "../../core/FileLoader.ts"
+import type { FileLoader } from "../../platform/FileLoader.ts"
 import type { Json } from "../../core/json.ts"
 import { loadJq } from "../../lang/jq.ts"
 import type { Workflow } from "../../lang/model.ts"

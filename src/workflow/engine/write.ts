@@ -7,7 +7,7 @@
 // fill in a file name, so one that holds `/` or `..` is refused before anything is opened.
 import { Effect } from "effect"
 import { LaitError } from "../../core/errors.ts"
-import { writeUserFile } from "../../core/FileLoader.ts"
+import { writeUserFile } from "../../platform/FileLoader.ts"
 import { osErrorText } from "../../platform/process.ts"
 
 export const writeOutputFile = (path: string, text: string): Effect.Effect<void, LaitError> =>

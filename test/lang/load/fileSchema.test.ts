@@ -7,7 +7,7 @@ import Ajv2020 from "ajv/dist/2020.js"
 import { Effect, Exit } from "effect"
 import { parse } from "yaml"
 import { renderChain } from "../../../src/core/errors.ts"
-import { FileLoader } from "../../../src/core/FileLoader.ts"
+import { FileLoader } from "../../../src/platform/FileLoader.ts"
 import {
   KIND_KEYS,
   type KindKey,

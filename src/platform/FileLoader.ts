@@ -5,7 +5,9 @@
 import { Context, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { LaitError } from "./errors.ts"
+import * as Files from "./files.ts"
+import { statOrUndefined } from "./files.ts"
+import { LaitError } from "../core/errors.ts"
 
 export const READ_LIMIT = 16 * 1024 * 1024
 
@@ -24,11 +26,22 @@ export interface FileLoaderService {
   readonly readText: (path: string, options?: ReadOptions) => Effect.Effect<string, LaitError>
   readonly readBytes: (path: string, options?: ReadOptions) => Effect.Effect<Uint8Array, LaitError>
   readonly writeAtomic: (path: string, data: string | Uint8Array) => Effect.Effect<void, LaitError>
+  /** Into a FIFO, a device or an open descriptor's file, interruptibly (`writeStream`). */
+  readonly writeInPlace: (path: string, data: string | Uint8Array) => Effect.Effect<void, LaitError>
+  /** All of stdin, capped and UTF-8-checked, trailing newlines dropped. */
+  readonly readStdin: Effect.Effect<string, LaitError>
+  /** Metadata, following symlinks; fails with the OS error, for the caller to word. */
+  readonly stat: (path: string) => Effect.Effect<Files.Stats, unknown>
+  readonly realPath: (path: string) => Effect.Effect<string, unknown>
+  /** A directory's entries with their types. */
+  readonly list: (dir: string) => Effect.Effect<Array<Files.DirEntry>, unknown>
+  readonly exists: (path: string) => Effect.Effect<boolean>
 }
 
 /** The `code` of a Node/Bun system error (`ENOENT`, …). */
-export const errnoOf = (e: unknown): string | undefined =>
-  typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined
+import { errnoOf } from "../core/osError.ts"
+
+export { errnoOf }
 
 /** An error shaped like the one the OS would give, for failures found before making the call. */
 const osError = (code: string, text: string) => Object.assign(new Error(`${code}: ${text}`), { code })
@@ -147,15 +160,7 @@ const readText = Effect.fn("FileLoader.readText")(function*(path: string, option
   return yield* decodeUtf8(path, bytes)
 })
 
-const statOrUndefined = (path: string): fs.Stats | undefined => {
-  try {
-    return fs.statSync(path)
-  } catch {
-    return undefined
-  }
-}
-
-const isStream = (stat: fs.Stats | undefined): boolean =>
+const isStream = (stat: Files.Stats | undefined): boolean =>
   stat !== undefined && (stat.isFIFO() || stat.isCharacterDevice())
 
 /** A FIFO or a character device: written in place (renaming over it would replace it), not atomically. */
@@ -218,7 +223,7 @@ export interface WriteOptions {
 const replaceAtomically = (
   path: string,
   data: string | Uint8Array,
-  existing: fs.Stats | undefined,
+  existing: Files.Stats | undefined,
   options: WriteOptions
 ): void => {
   const dir = nodePath.dirname(path)
@@ -309,7 +314,7 @@ export const writeUserFile = (
  * change in between, so the write itself reports its own failure too.
  */
 export const writeTargetProblem = (path: string, options: WriteOptions = {}): unknown => {
-  let existing: fs.Stats | undefined
+  let existing: Files.Stats | undefined
   try {
     existing = fs.statSync(path)
   } catch (e) {
@@ -338,6 +343,71 @@ const writeAtomic = Effect.fn("FileLoader.writeAtomic")(function*(path: string, 
   )
 })
 
-export class FileLoader extends Context.Service<FileLoader, FileLoaderService>()("lait/core/FileLoader") {
-  static readonly layer = Layer.succeed(FileLoader, FileLoader.of({ readText, readBytes, writeAtomic }))
+/**
+ * All of stdin as UTF-8 (capped like any file read), without its trailing newlines. Not through the
+ * descriptor reads above: an anonymous pipe whose writer already closed reads like a FIFO still
+ * waiting for one.
+ */
+const readStdin: Effect.Effect<string, LaitError> = Effect.callback<string, LaitError>((resume) => {
+  const stdin = process.stdin
+  const chunks: Array<Buffer> = []
+  let total = 0
+  let settled = false
+  const cleanup = () => {
+    stdin.off("data", onData)
+    stdin.off("end", onEnd)
+    stdin.off("error", onError)
+    stdin.pause()
+  }
+  const settle = (effect: Effect.Effect<string, LaitError>) => {
+    if (settled) return
+    settled = true
+    cleanup()
+    resume(effect)
+  }
+  const failWith = (cause: string) =>
+    settle(Effect.fail(new LaitError({ message: "failed to read from stdin", cause })))
+  const onData = (chunk: Buffer | string) => {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
+    total += bytes.length
+    if (total > READ_LIMIT) return failWith(`stdin exceeds the configured read limit of ${READ_LIMIT} bytes`)
+    chunks.push(bytes)
+  }
+  const onEnd = () => {
+    try {
+      const text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks))
+      settle(Effect.succeed(text.replace(/[\r\n]+$/, "")))
+    } catch {
+      failWith("stream did not contain valid UTF-8")
+    }
+  }
+  const onError = (error: unknown) => failWith(error instanceof Error ? error.message : String(error))
+  stdin.on("data", onData)
+  stdin.on("end", onEnd)
+  stdin.on("error", onError)
+  stdin.resume()
+  return Effect.sync(() => {
+    settled = true
+    cleanup()
+  })
+})
+
+export class FileLoader extends Context.Service<FileLoader, FileLoaderService>()("lait/platform/FileLoader") {
+  static readonly layer = Layer.succeed(
+    FileLoader,
+    FileLoader.of({
+      readText,
+      readBytes,
+      writeAtomic,
+      writeInPlace: (path, data) =>
+        writeStream(path, data).pipe(
+          Effect.mapError((e) => new LaitError({ message: `failed to write '${path}'`, cause: describeOsError(e) }))
+        ),
+      readStdin,
+      stat: (path) => Effect.try({ try: () => Files.stat(path), catch: (e) => e }),
+      realPath: (path) => Effect.try({ try: () => Files.realPath(path), catch: (e) => e }),
+      list: (dir) => Effect.try({ try: () => Files.listEntries(dir), catch: (e) => e }),
+      exists: (path) => Effect.sync(() => Files.exists(path))
+    })
+  )
 }

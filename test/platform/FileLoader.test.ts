@@ -12,7 +12,7 @@ import {
   writeAtomicSync,
   writeStream,
   writeUserFile
-} from "../../src/core/FileLoader.ts"
+} from "../../src/platform/FileLoader.ts"
 
 let dir = ""
 beforeAll(() => {
@@ -271,5 +271,47 @@ describe("writing into a FIFO (issue 12)", () => {
       })
     )
     expect(Exit.isFailure(exit) && exit.cause.reasons.every((r) => r._tag === "Interrupt")).toBe(true)
+  })
+})
+
+describe("FileLoader metadata and listings", () => {
+  test("stat, realPath, list and exists describe the file system; failures carry the OS error", async () => {
+    const sub = path.join(dir, "meta")
+    fs.mkdirSync(sub)
+    fs.writeFileSync(path.join(sub, "a.txt"), "abc")
+    fs.symlinkSync(path.join(sub, "a.txt"), path.join(sub, "link"))
+    const exit = await run(FileLoader.use((f) =>
+      Effect.gen(function*() {
+        const stat = yield* f.stat(path.join(sub, "link"))
+        const real = yield* f.realPath(path.join(sub, "link"))
+        const names = (yield* f.list(sub)).map((e) => `${e.name}:${e.isSymbolicLink() ? "l" : "f"}`).sort()
+        const missing = yield* f.stat(path.join(sub, "nope")).pipe(Effect.flip)
+        return {
+          size: stat.size,
+          real,
+          names,
+          there: yield* f.exists(path.join(sub, "a.txt")),
+          gone: yield* f.exists(path.join(sub, "nope")),
+          code: (missing as { code?: string }).code
+        }
+      })
+    ))
+    expect(Exit.isSuccess(exit) ? exit.value : exit).toEqual({
+      size: 3,
+      real: fs.realpathSync(path.join(sub, "a.txt")),
+      names: ["a.txt:f", "link:l"],
+      there: true,
+      gone: false,
+      code: "ENOENT"
+    })
+  })
+
+  test("writeInPlace appends to an existing file instead of replacing it", async () => {
+    const target = path.join(dir, "inplace.txt")
+    fs.writeFileSync(target, "one\n")
+    const before = fs.statSync(target).ino
+    expect(Exit.isSuccess(await run(FileLoader.use((f) => f.writeInPlace(target, "two\n"))))).toBe(true)
+    expect(fs.readFileSync(target, "utf8")).toBe("one\ntwo\n")
+    expect(fs.statSync(target).ino).toBe(before)
   })
 })

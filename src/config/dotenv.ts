@@ -1,0 +1,45 @@
+// Loading `<cwd>/.env` into the environment (the format is parsed by src/core/env.ts). Values are
+// never put in a message: they are often API keys.
+import { Effect } from "effect"
+import * as nodePath from "node:path"
+import { DOTENV_FILE, type Env, parseDotenv } from "../core/env.ts"
+import * as Files from "../platform/files.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
+
+export interface DotenvOptions {
+  readonly cwd: string
+  /** Filled in place (only keys that are unset). Defaults to `process.env`. */
+  readonly env?: Env
+  readonly waitForWriter?: boolean
+}
+
+/**
+ * Loads `<cwd>/.env` into `env`, setting only variables that are not already set (a variable set to
+ * the empty string counts as set). A missing file is fine. Returns the names it set.
+ */
+export const loadDotenv = Effect.fn("env.loadDotenv")(function*(options: DotenvOptions) {
+  const env = options.env ?? process.env
+  const path = nodePath.join(options.cwd, DOTENV_FILE)
+  // Absence is the common case and not an error; anything else (a directory, no permission, a FIFO
+  // without writer) is reported by FileLoader.
+  const present = yield* Effect.sync(() => {
+    try {
+      Files.stat(path)
+      return true
+    } catch (e) {
+      return !(typeof e === "object" && e !== null && "code" in e && e.code === "ENOENT")
+    }
+  })
+  if (!present) return [] as ReadonlyArray<string>
+  const loader = yield* FileLoader
+  const text = yield* loader.readText(path, { waitForWriter: options.waitForWriter ?? false })
+  const pairs = yield* Effect.fromResult(parseDotenv(text))
+  const set: Array<string> = []
+  for (const [key, value] of pairs) {
+    if (env[key] === undefined) {
+      env[key] = value
+      set.push(key)
+    }
+  }
+  return set as ReadonlyArray<string>
+})

@@ -1,0 +1,72 @@
+// The file-system calls lait makes outside FileLoader's reads and writes: metadata, directory
+// listings, path resolution. Synchronous on purpose: their callers (lint, discovery, config
+// look-ups) run them between other synchronous steps and report the thrown OS error themselves.
+// FileLoader's service offers the same calls as effects.
+import * as fs from "node:fs"
+
+export type Stats = fs.Stats
+export type DirEntry = fs.Dirent
+
+/** stat(2), following symlinks; throws the OS error. */
+export const stat = (path: string): Stats => fs.statSync(path)
+
+/** lstat(2): a symlink is described, not followed; throws the OS error. */
+export const lstat = (path: string): Stats => fs.lstatSync(path)
+
+export const statOrUndefined = (path: string): Stats | undefined => {
+  try {
+    return fs.statSync(path)
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether the path names anything (a dangling symlink does not). */
+export const exists = (path: string): boolean => fs.existsSync(path)
+
+/** The canonical absolute path: symlinks resolved; throws the OS error. */
+export const realPath = (path: string): string => fs.realpathSync(path)
+
+/** The names in a directory, in the order the OS gives them; throws the OS error. */
+export const list = (dir: string): Array<string> => fs.readdirSync(dir)
+
+/** A directory's entries with their types (not following symlinks); throws the OS error. */
+export const listEntries = (dir: string): Array<DirEntry> => fs.readdirSync(dir, { withFileTypes: true })
+
+/** The first `length` bytes (fewer if the file is shorter); throws the OS error. */
+export const readHead = (path: string, length: number): Uint8Array => {
+  const fd = fs.openSync(path, "r")
+  try {
+    const buffer = new Uint8Array(length)
+    const n = fs.readSync(fd, buffer, 0, length, 0)
+    return buffer.subarray(0, n)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * A small file lait itself wrote (a cassette entry), whole and unchecked; throws the OS error.
+ * User files go through FileLoader's capped, UTF-8-checked reads instead.
+ */
+export const readOwnText = (path: string): string => fs.readFileSync(path, "utf8")
+
+/** `rm -rf`: a missing path is fine; throws the OS error otherwise. */
+export const removeTree = (path: string): void => fs.rmSync(path, { recursive: true, force: true })
+
+const O_CLOEXEC = 0o2000000
+
+/**
+ * Whether fd 1 was closed when lait started (`lait ... >&-`). The runtime then opens /dev/null on it
+ * with close-on-exec set, which an inherited descriptor cannot have (it survived an exec). Only Linux
+ * shows a descriptor's flags (/proc/self/fdinfo); elsewhere such output goes to /dev/null unnoticed.
+ */
+export const stdoutWasClosed = (): boolean => {
+  try {
+    if (!fs.fstatSync(1).isCharacterDevice()) return false
+    const flags = /^flags:\s*([0-7]+)$/m.exec(fs.readFileSync("/proc/self/fdinfo/1", "utf8"))?.[1]
+    return flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) !== 0
+  } catch {
+    return false
+  }
+}

@@ -102,7 +102,8 @@ export const exitCodeByTag = {
   },
   // An MCP timeout, or a server asked for after the run began to stop, is a typed interruption.
   McpError: { Timeout: ExitCode.interrupted, Stopping: ExitCode.interrupted },
-  ToolError: ExitCode.general
+  ToolError: ExitCode.general,
+  FileError: ExitCode.general
 } as const satisfies Readonly<Record<string, ExitCode | Readonly<Record<string, ExitCode>>>>
 
 export const isLaitError = (u: unknown): u is AnyLaitError =>

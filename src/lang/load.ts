@@ -3,6 +3,7 @@
 // Nothing runs before all of that passed. Errors read
 //   failed to load workflow '<path>': <specific message>
 // and are ValidationErrors (exit 3) carrying the file and, when known, the 1-based line.
+import type { FileError } from "../core/fileErrors.ts"
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
@@ -35,8 +36,12 @@ const readOptions = (options: LoadOptions | undefined): ReadOptions => ({
 })
 
 /** Wraps a failure under `failed to load workflow '<path>'`, keeping its class, file and line. */
-const inWorkflow = (path: string) => (error: LaitError | ValidationError): LaitError | ValidationError => {
-  if (error._tag === "LaitError") return new LaitError({ message: `failed to load workflow '${path}'`, cause: error })
+type LoadFailure = LaitError | FileError | ValidationError
+
+const inWorkflow = (path: string) => (error: LoadFailure): LaitError | ValidationError => {
+  if (error._tag !== "ValidationError") {
+    return new LaitError({ message: `failed to load workflow '${path}'`, cause: error })
+  }
   // Point at the line, unless the YAML parser's own message already does (`at line L, column C`); a
   // jq or template message's `line 1` is about the expression, not the file.
   const line = error.line !== undefined && !/\bat line \d+, column \d+/.test(renderChain(error))

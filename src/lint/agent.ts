@@ -2,6 +2,7 @@
 // (frontmatter shape and values, against the same table as `lait schema agent`), then what the parser
 // leaves to run time: the body's template syntax, its `input_schema`/`output_schema` (a `{file:}` that
 // exists and parses, a schema Ajv compiles) and its registered names.
+import type { FileError } from "../core/fileErrors.ts"
 import { Effect } from "effect"
 import { type LaitError, renderChain, type ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
@@ -16,7 +17,7 @@ import { readSchemaRef } from "./schemaRefs.ts"
 
 export const loadAgentForLint = (
   path: string
-): Effect.Effect<{ readonly agent: AgentDefinition }, LaitError | ValidationError, FileLoader> =>
+): Effect.Effect<{ readonly agent: AgentDefinition }, LaitError | FileError | ValidationError, FileLoader> =>
   Effect.gen(function*() {
     const text = yield* FileLoader.use((f) => f.readText(path, { waitForWriter: false }))
     return { agent: yield* parseAgentText(text, path) }

@@ -1,4 +1,5 @@
 // What one model request is and what it answers: the shapes every ModelClient layer shares.
+import type { FileError } from "../core/fileErrors.ts"
 import type { Effect, Redacted } from "effect"
 import type { LaitError } from "../core/errors.ts"
 import type { ModelError } from "./ModelError.ts"
@@ -40,5 +41,5 @@ export interface ModelResult {
 }
 
 export interface ModelClientService {
-  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelError | LaitError, RunUsage>
+  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelError | FileError | LaitError, RunUsage>
 }

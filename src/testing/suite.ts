@@ -1,5 +1,6 @@
 // What `lait test` loads on demand (src/cli/test.ts imports this module only when the command runs):
 // discovery, the runner, the reporters and `--update`.
+import type { FileError } from "../core/fileErrors.ts"
 import { Effect } from "effect"
 import type { LaitError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
@@ -23,7 +24,7 @@ export interface UpdateResult {
  * the file with those failures gone (it passes when nothing else failed). The file is left alone
  * when it changed since it was read for the run.
  */
-export const updateOutcome = (outcome: TestOutcome): Effect.Effect<UpdateResult, LaitError, FileLoader> =>
+export const updateOutcome = (outcome: TestOutcome): Effect.Effect<UpdateResult, LaitError | FileError, FileLoader> =>
   Effect.gen(function*() {
     const evaluated = outcome.evaluated
     if (evaluated === undefined) return { outcome, notes: [] }

@@ -1,6 +1,7 @@
 // The trace file: JSONL, one event per line, keys in upstream's order (`seq`, `operation`, `label`,
 // `start`, `end`, `duration_ms`, `attributes`), then, in files written with `--trace-spans`, this
 // project's additive `span_id` and `parent_span_id`. Files of the original lait have neither.
+import type { FileError } from "../core/fileErrors.ts"
 import { Console, Effect } from "effect"
 import { LaitError } from "../core/errors.ts"
 import { describeOsError, FileLoader, writeTargetProblem } from "../core/FileLoader.ts"
@@ -127,7 +128,7 @@ export const parseTraceText = (text: string, path: string): Effect.Effect<Readon
     return Effect.succeed(events.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0)))
   })
 
-const readFailure = (path: string) => (e: LaitError) =>
+const readFailure = (path: string) => (e: FileError) =>
   new LaitError({ message: `failed to read trace file '${path}'`, cause: e.cause ?? e.message })
 
 /** The raw bytes of a trace file (export hashes them) and its events. */

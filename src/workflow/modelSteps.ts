@@ -3,6 +3,7 @@
 // `default:`, messages built from templates and attachments, requests through the tool loop
 // (src/tools: one ModelClient call per round, so cache/record/replay/usage apply), structured
 // output parsed and validated.
+import type { FileError } from "../core/fileErrors.ts"
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { LaitConfig, modelRequiredMessage } from "../config/LaitConfig.ts"
@@ -90,7 +91,10 @@ export const makeModelSteps = Effect.gen(function*() {
   const schemaCache = new Map<string, JsonObject>()
   const agentCache = new Map<string, AgentDefinition>()
 
-  const loadSchema = (ref: SchemaRef, label: string): Effect.Effect<JsonObject, LaitError | ValidationError> => {
+  const loadSchema = (
+    ref: SchemaRef,
+    label: string
+  ): Effect.Effect<JsonObject, LaitError | FileError | ValidationError> => {
     const source = ref.source
     if (source.kind === "inline") return Effect.succeed(source.schema)
     const cached = schemaCache.get(source.path)

@@ -8,7 +8,7 @@ import type { Env } from "../../src/core/env.ts"
 import { renderChain } from "../../src/core/errors.ts"
 import { tempDir, writeTree } from "./helpers.ts"
 
-const use = <A, E>(layer: Layer.Layer<LaitConfig, E>, f: (c: LaitConfig["Service"]) => Effect.Effect<A, E>) =>
+const use = <A, E, E2>(layer: Layer.Layer<LaitConfig, E>, f: (c: LaitConfig["Service"]) => Effect.Effect<A, E2>) =>
   Effect.runPromise(Effect.provide(LaitConfig.use(f), layer))
 
 describe("LaitConfig service", () => {

@@ -103,7 +103,14 @@ export const exitCodeByTag = {
   // An MCP timeout, or a server asked for after the run began to stop, is a typed interruption.
   McpError: { Timeout: ExitCode.interrupted, Stopping: ExitCode.interrupted },
   ToolError: ExitCode.general,
-  FileError: ExitCode.general
+  FileError: ExitCode.general,
+  ConfigError: {
+    ParseFailed: ExitCode.validation,
+    Invalid: ExitCode.validation,
+    EmptyModelId: ExitCode.validation,
+    BothApiKeys: ExitCode.validation,
+    EmptyDefinition: ExitCode.validation
+  }
 } as const satisfies Readonly<Record<string, ExitCode | Readonly<Record<string, ExitCode>>>>
 
 export const isLaitError = (u: unknown): u is AnyLaitError =>

@@ -45,9 +45,14 @@ export class FileError extends Schema.TaggedError<FileError>()("FileError", { re
     return `failed to ${write ? "write" : "read"} '${this.reason.path}'`
   }
 
-  /** What `renderChain` prints after the message: why the file could not be used. */
-  override get cause(): unknown {
+  /** Why the file could not be used. */
+  get detail(): string {
     return detailOf(this.reason)
+  }
+
+  /** What `renderChain` prints after the message. */
+  override get cause(): unknown {
+    return this.detail
   }
 }
 

@@ -4,7 +4,7 @@ import * as nodePath from "node:path"
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect, Result } from "effect"
 import { type Env, expandList, expandMap, expandVars, expandVarsResult, loadDotenv, parseDotenv } from "../../src/core/env.ts"
-import { exitCodeOf, LaitError, renderChain } from "../../src/core/errors.ts"
+import { exitCodeOf, renderChain } from "../../src/core/errors.ts"
 import { FileLoader } from "../../src/core/FileLoader.ts"
 
 const dirs: Array<string> = []
@@ -48,7 +48,7 @@ describe("expandVars", () => {
 
   test("an unset variable is an error naming it", () => {
     const e = err(expandVarsResult("x-${MISSING}", env))
-    expect(e).toBeInstanceOf(LaitError)
+    expect(e).toMatchObject({ _tag: "ConfigError", reason: { _tag: "UnsetVariable", name: "MISSING" } })
     expect(e.message).toBe("environment variable 'MISSING' referenced by '${MISSING}' is not set")
   })
 

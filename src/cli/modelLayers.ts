@@ -11,7 +11,8 @@ import { Duration, Effect, Layer } from "effect"
 import * as nodePath from "node:path"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
-import { UsageError } from "../core/errors.ts"
+
+import { ArgumentError } from "../core/usageErrors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
 import { CACHE_DIR } from "./cache.ts"
@@ -28,7 +29,7 @@ const envInteger = (env: Env, name: string, min: number, max: number) =>
     if (raw === undefined || raw === "") return undefined
     const value = Number(raw.trim())
     if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
-      return yield* new UsageError({ message: `invalid ${name} "${raw}": expected an integer from ${min} to ${max}` })
+      return yield* new ArgumentError({ reason: { _tag: "EnvOutOfRange", name, raw, min, max } })
     }
     return value
   })
@@ -57,7 +58,8 @@ export const modelClientLayer = (options: ModelModeOptions) =>
   Layer.unwrap(
     Effect.gen(function*() {
       if (options.record !== undefined && options.replay !== undefined) {
-        return yield* new UsageError({ message: "the argument '--record <DIR>' cannot be used with '--replay <DIR>'" })
+        const reason = { _tag: "Conflict", flag: "--record <DIR>", other: "--replay <DIR>" } as const
+        return yield* new ArgumentError({ reason })
       }
       const files = FileLoader.layer
       if (options.replay !== undefined) {

@@ -104,6 +104,7 @@ export const exitCodeByTag = {
   McpError: { Timeout: ExitCode.interrupted, Stopping: ExitCode.interrupted },
   ToolError: ExitCode.general,
   FileError: ExitCode.general,
+  ArgumentError: ExitCode.usage,
   ConfigError: {
     ParseFailed: ExitCode.validation,
     Invalid: ExitCode.validation,

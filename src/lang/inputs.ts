@@ -2,7 +2,8 @@
 // --input KEY=VALUE` and PROMPT, a `workflow:` step's `with:` object and input, a test's `inputs:`.
 // Everything is resolved and validated before the first step runs.
 import { Effect } from "effect"
-import { LaitError, UsageError, type ValidationError } from "../core/errors.ts"
+import { LaitError, type ValidationError } from "../core/errors.ts"
+import { ArgumentError } from "../core/usageErrors.ts"
 import type { Json, JsonObject } from "../core/json.ts"
 import { validateJson } from "./jsonschema.ts"
 import type { InputDefinition } from "./model.ts"
@@ -40,13 +41,13 @@ export const parseTextInput = (text: string): Json => {
 }
 
 /** `KEY=VALUE` (split at the first `=`; the value may be empty or contain `=`). */
-export const parseInputFlag = (arg: string): Effect.Effect<readonly [key: string, value: string], UsageError> => {
+export const parseInputFlag = (arg: string): Effect.Effect<readonly [key: string, value: string], ArgumentError> => {
   const eq = arg.indexOf("=")
   if (eq < 0) {
-    return Effect.fail(new UsageError({ message: `invalid --input ${JSON.stringify(arg)}: expected KEY=VALUE` }))
+    return Effect.fail(new ArgumentError({ reason: { _tag: "BadInputFlag", arg, problem: "no-equals" } }))
   }
   if (eq === 0) {
-    return Effect.fail(new UsageError({ message: `invalid --input ${JSON.stringify(arg)}: the key is empty` }))
+    return Effect.fail(new ArgumentError({ reason: { _tag: "BadInputFlag", arg, problem: "empty-key" } }))
   }
   return Effect.succeed([arg.slice(0, eq), arg.slice(eq + 1)] as const)
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Exit } from "effect"
-import { LaitError, renderChain, UsageError } from "../../src/core/errors.ts"
+import { exitCodeOf, LaitError, renderChain } from "../../src/core/errors.ts"
 import type { Json, JsonObject } from "../../src/core/json.ts"
 import {
   parseInputFlag,
@@ -49,10 +49,11 @@ describe("parseInputFlag", () => {
 
   test("usage errors for a missing '=' or an empty key", async () => {
     const noEquals = await failureOf(parseInputFlag("novalue"))
-    expect(noEquals).toBeInstanceOf(UsageError)
+    expect(noEquals).toMatchObject({ _tag: "ArgumentError", reason: { _tag: "BadInputFlag", problem: "no-equals" } })
+    expect(exitCodeOf(noEquals)).toBe(2)
     expect(noEquals.message).toBe("invalid --input \"novalue\": expected KEY=VALUE")
     const emptyKey = await failureOf(parseInputFlag("=x"))
-    expect(emptyKey).toBeInstanceOf(UsageError)
+    expect(emptyKey).toMatchObject({ _tag: "ArgumentError", reason: { _tag: "BadInputFlag", problem: "empty-key" } })
     expect(emptyKey.message).toBe("invalid --input \"=x\": the key is empty")
   })
 })

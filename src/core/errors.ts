@@ -105,6 +105,8 @@ export const exitCodeByTag = {
   ToolError: ExitCode.general,
   FileError: ExitCode.general,
   ArgumentError: ExitCode.usage,
+  // A step's or the workflow's timeout is a typed interruption.
+  StepError: { StepTimeout: ExitCode.interrupted, WorkflowTimeout: ExitCode.interrupted },
   ConfigError: {
     ParseFailed: ExitCode.validation,
     Invalid: ExitCode.validation,
@@ -210,9 +212,9 @@ export const primaryError = (cause: Cause.Cause<unknown>): unknown => {
 
 /** Wraps `cause` under a new top message, keeping its exit-code class (validation stays validation). */
 export const withContext = (message: string) => (cause: unknown): AnyLaitError => {
-  // An MCP timeout stays an interruption, as the engine's and the subagents' wrapping keep an
-  // InterruptedError; any other MCP failure is a general one.
-  if (isLaitError(cause) && cause._tag === "McpError" && cause.interrupted) {
+  // A domain's typed interruption (an MCP, step or workflow timeout) stays one, as the engine's and
+  // the subagents' wrapping keep an InterruptedError.
+  if (isLaitError(cause) && cause._tag !== "InterruptedError" && ownExitCode(cause) === ExitCode.interrupted) {
     return new InterruptedError({ message, cause })
   }
   switch (generalClassOf(ownExitCode(cause))) {

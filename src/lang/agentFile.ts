@@ -2,7 +2,8 @@
 // the system-prompt template. In version 2, `output_schema` alone turns on structured output.
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import * as nodePath from "node:path"
-import { LaitError, ValidationError } from "../core/errors.ts"
+import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
+import { WorkflowLoadError } from "./loadErrors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
@@ -164,10 +165,14 @@ export const parseAgentText = (contents: string, path: string): Effect.Effect<Ag
       })
   })
 
-export const loadAgentFile = (path: string): Effect.Effect<AgentDefinition, LaitError | ValidationError, FileLoader> =>
+export const loadAgentFile = (
+  path: string
+): Effect.Effect<AgentDefinition, LaitError | ValidationError | WorkflowLoadError, FileLoader> =>
   Effect.gen(function*() {
     const text = yield* FileLoader.use((f) => f.readText(path)).pipe(
-      Effect.mapError((cause) => new LaitError({ message: `failed to read agent file '${path}'`, cause }))
+      Effect.mapError((cause) =>
+        new WorkflowLoadError({ reason: { _tag: "AgentFileRead", path, detail: renderChain(cause) } })
+      )
     )
     return yield* parseAgentText(text, path)
   })

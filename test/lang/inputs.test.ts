@@ -36,7 +36,8 @@ const resolveFails = async (
   provided: ReadonlyArray<readonly [string, ProvidedValue]>
 ): Promise<string> => {
   const error = await failureOf(resolveInputs(declared, provided))
-  expect(error).toBeInstanceOf(LaitError)
+  expect(error).toBeInstanceOf(Error)
+  expect(exitCodeOf(error)).toBe(1)
   return renderChain(error)
 }
 

@@ -106,6 +106,7 @@ export const exitCodeByTag = {
   FileError: ExitCode.general,
   ArgumentError: ExitCode.usage,
   // A step's or the workflow's timeout is a typed interruption.
+  TraceError: ExitCode.general,
   WorkflowLoadError: { YamlSyntax: ExitCode.validation },
   StepError: { StepTimeout: ExitCode.interrupted, WorkflowTimeout: ExitCode.interrupted },
   ConfigError: {

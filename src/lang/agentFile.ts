@@ -3,11 +3,11 @@
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import * as nodePath from "node:path"
 import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
-import { WorkflowLoadError } from "./loadErrors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
 import { AGENT_FILE_KEYS, agentFileSchema } from "./fileSchema.ts"
+import { WorkflowLoadError } from "./loadErrors.ts"
 import type { AgentDefinition, ReasoningEffort, SchemaRef } from "./model.ts"
 
 /** The frontmatter keys, from the same table as `lait schema agent` (src/lang/fileSchema.ts). */

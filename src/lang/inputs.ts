@@ -3,10 +3,10 @@
 // Everything is resolved and validated before the first step runs.
 import { Effect } from "effect"
 import { LaitError, type ValidationError } from "../core/errors.ts"
-import { WorkflowLoadError } from "./loadErrors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import type { Json, JsonObject } from "../core/json.ts"
 import { validateJson } from "./jsonschema.ts"
+import { WorkflowLoadError } from "./loadErrors.ts"
 import type { InputDefinition } from "./model.ts"
 
 /** Text from the command line (parsed according to the schema), or an already typed value. */

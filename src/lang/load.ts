@@ -3,18 +3,18 @@
 // Nothing runs before all of that passed. Errors read
 //   failed to load workflow '<path>': <specific message>
 // and are ValidationErrors (exit 3) carrying the file and, when known, the 1-based line.
-import type { FileError } from "../core/fileErrors.ts"
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
-import { WorkflowLoadError } from "./loadErrors.ts"
 import { FileLoader, type ReadOptions } from "../core/FileLoader.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
 import { checkJqSyntax, loadJq } from "./jq.ts"
 import { validateJson, validateSchemaDocument } from "./jsonschema.ts"
 import { parseDocumentStatic } from "./load/document.ts"
 import { type FileSchemaUse, type Syntax, toValidationError } from "./load/fields.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
+import { WorkflowLoadError } from "./loadErrors.ts"
 import type { Workflow } from "./model.ts"
 import { checkTemplateSyntax } from "./template.ts"
 

@@ -2,9 +2,9 @@
 // (a child workflow's `input_schema`). `{file:}` paths were made absolute by the loader.
 import { Effect } from "effect"
 import { renderChain } from "../core/errors.ts"
-import { WorkflowLoadError } from "./loadErrors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
+import { WorkflowLoadError } from "./loadErrors.ts"
 import type { SchemaRef } from "./model.ts"
 
 export const loadSchemaRef: (

@@ -2,10 +2,10 @@
 // (frontmatter shape and values, against the same table as `lait schema agent`), then what the parser
 // leaves to run time: the body's template syntax, its `input_schema`/`output_schema` (a `{file:}` that
 // exists and parses, a schema Ajv compiles) and its registered names.
-import type { FileError } from "../core/fileErrors.ts"
 import { Effect } from "effect"
 import { type LaitError, renderChain, type ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import { parseAgentText, splitFrontmatter } from "../lang/agentFile.ts"
 import { parseYaml, type Source } from "../lang/load/yaml.ts"
 import type { AgentDefinition } from "../lang/model.ts"

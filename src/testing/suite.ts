@@ -1,9 +1,9 @@
 // What `lait test` loads on demand (src/cli/test.ts imports this module only when the command runs):
 // discovery, the runner, the reporters and `--update`.
-import type { FileError } from "../core/fileErrors.ts"
 import { Effect } from "effect"
 import type { LaitError } from "../core/errors.ts"
 import { FileLoader } from "../core/FileLoader.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import { type Check, failureLines } from "./AssertionEvaluator.ts"
 import type { TestOutcome } from "./runner.ts"
 import { applyUpdates, describeUpdate, failingEquals } from "./update.ts"

@@ -3,13 +3,13 @@
 // `default:`, messages built from templates and attachments, requests through the tool loop
 // (src/tools: one ModelClient call per round, so cache/record/replay/usage apply), structured
 // output parsed and validated.
-import type { FileError } from "../core/fileErrors.ts"
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { LaitConfig, modelRequiredMessage } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { FileLoader, READ_LIMIT } from "../core/FileLoader.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
 import { loadAgentFile } from "../lang/agentFile.ts"

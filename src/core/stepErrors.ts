@@ -30,7 +30,19 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("CommandOutputTooLarge", { stream: text, detail: text }),
   /** `status` as shown (`exit status: 2`); `stderr` is its tail. */
   Schema.TaggedStruct("CommandExited", { program: text, status: text, stderr: text }),
-  Schema.TaggedStruct("CommandNotUtf8", { program: text })
+  Schema.TaggedStruct("CommandNotUtf8", { program: text }),
+  /** A model step's agent is in neither the workflow's nor the config's `agents:`. */
+  Schema.TaggedStruct("UnknownAgent", { name: text }),
+  Schema.TaggedStruct("AttachmentsTooLarge", { limit: Schema.Number }),
+  Schema.TaggedStruct("AttachmentNotUtf8", { path: text }),
+  /** `detail` is the whole reading failure, as rendered. */
+  Schema.TaggedStruct("ImageRead", { path: text, detail: text }),
+  Schema.TaggedStruct("ImageFormat", { path: text }),
+  Schema.TaggedStruct("SkillsUnsupported", { step, key: text }),
+  /** `detail` is the start of the model's answer. */
+  Schema.TaggedStruct("OutputNotJson", { step, schema: text, detail: text }),
+  /** `detail` is the validation failure, as rendered. */
+  Schema.TaggedStruct("OutputMismatch", { step, detail: text })
 ])
 export type StepErrorReason = typeof Reason.Type
 
@@ -83,6 +95,23 @@ const describe = (reason: StepErrorReason): string => {
       return `command '${reason.program}' exited with ${reason.status}: ${reason.stderr}`
     case "CommandNotUtf8":
       return `command '${reason.program}' produced non-UTF-8 output on stdout; binary output is not supported`
+    case "UnknownAgent":
+      return `agent '${reason.name}' is neither defined in this workflow's 'agents:' ` +
+        "nor registered under 'agents:' in lait.config.yml"
+    case "AttachmentsTooLarge":
+      return `attachments exceed the combined size limit of ${reason.limit} bytes`
+    case "AttachmentNotUtf8":
+      return `attachment '${reason.path}' is not valid UTF-8 text; binary files are not supported`
+    case "ImageRead":
+      return `failed to read image file '${reason.path}'`
+    case "ImageFormat":
+      return `could not determine the image format of '${reason.path}'; supported formats are PNG/JPEG/WebP/GIF`
+    case "SkillsUnsupported":
+      return `step '${reason.step}' sets '${reason.key}', but this build of lait does not support skills yet`
+    case "OutputNotJson":
+      return `step '${reason.step}': the model's response is not valid JSON for output schema '${reason.schema}'`
+    case "OutputMismatch":
+      return `step '${reason.step}': the model's response does not match its output schema`
   }
 }
 
@@ -98,6 +127,9 @@ export class StepError extends Schema.TaggedError<StepError>()("StepError", { re
       case "ResolvePathFailed":
       case "CommandFailed":
       case "CommandOutputTooLarge":
+      case "ImageRead":
+      case "OutputNotJson":
+      case "OutputMismatch":
         return this.reason.detail
       default:
         return undefined

@@ -6,7 +6,8 @@
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { LaitError, UsageError } from "../core/errors.ts"
+import { LaitError } from "../core/errors.ts"
+import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage } from "../model/RunUsage.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
@@ -16,7 +17,7 @@ import { printLine } from "./output.ts"
 export const MAX_REPEAT = 10_000
 
 const invalid = (flag: string, value: number, expected: string) =>
-  new UsageError({ message: `invalid value '${value}' for '${flag}': expected ${expected}` })
+  new ArgumentError({ reason: { _tag: "InvalidValue", flag, value: String(value), expected } })
 
 /** The config as modelClientLayer should see it for an eval: `default.cache` switched off. */
 const withoutDefaultCache = Layer.effect(

@@ -2,7 +2,8 @@
 // `-v` is verbosity here, as in the original lait; the version flag is `-V`/`--version`.
 import { Effect, Option } from "effect"
 import { CliConfig, Flag, GlobalFlag } from "effect/cli"
-import { UsageError } from "../core/errors.ts"
+
+import { ArgumentError } from "../core/usageErrors.ts"
 import { printLine } from "./output.ts"
 
 export const Verbose = GlobalFlag.Setting("verbose")({
@@ -71,7 +72,7 @@ export const globalOptions = Effect.gen(function*() {
   const configPath = Option.getOrUndefined(yield* ConfigPath)
   const noConfig = yield* NoConfig
   if (configPath !== undefined && noConfig) {
-    return yield* new UsageError({ message: "the argument '--config <PATH>' cannot be used with '--no-config'" })
+    return yield* new ArgumentError({ reason: { _tag: "Conflict", flag: "--config <PATH>", other: "--no-config" } })
   }
   return {
     configPath,

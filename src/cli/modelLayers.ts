@@ -11,7 +11,7 @@ import { Duration, Effect, Layer } from "effect"
 import * as nodePath from "node:path"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
-import { UsageError } from "../core/errors.ts"
+import { ArgumentError } from "../core/usageErrors.ts"
 import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
 import { CACHE_DIR } from "./cache.ts"
 import { globalOptions } from "./global.ts"
@@ -27,7 +27,7 @@ const envInteger = (env: Env, name: string, min: number, max: number) =>
     if (raw === undefined || raw === "") return undefined
     const value = Number(raw.trim())
     if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
-      return yield* new UsageError({ message: `invalid ${name} "${raw}": expected an integer from ${min} to ${max}` })
+      return yield* new ArgumentError({ reason: { _tag: "EnvOutOfRange", name, raw, min, max } })
     }
     return value
   })
@@ -56,7 +56,8 @@ export const modelClientLayer = (options: ModelModeOptions) =>
   Layer.unwrap(
     Effect.gen(function*() {
       if (options.record !== undefined && options.replay !== undefined) {
-        return yield* new UsageError({ message: "the argument '--record <DIR>' cannot be used with '--replay <DIR>'" })
+        const reason = { _tag: "Conflict", flag: "--record <DIR>", other: "--replay <DIR>" } as const
+        return yield* new ArgumentError({ reason })
       }
       if (options.replay !== undefined) {
         yield* Effect.logDebug(`model: replaying from '${options.replay}'`)

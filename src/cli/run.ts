@@ -5,8 +5,9 @@ import { Console, Effect, Exit, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Files from "../platform/files.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { LaitError, type OutputError, primaryError, renderChain, UsageError } from "../core/errors.ts"
-import { FileLoader, writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
+import { LaitError, type OutputError, primaryError, renderChain } from "../core/errors.ts"
+import { ArgumentError } from "../core/usageErrors.ts"
+import { FileLoader, READ_LIMIT, writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
 import { osErrorText } from "../platform/process.ts"
@@ -160,7 +161,8 @@ export const runCommand = Command.make(
     { file, prompt, input, output, json, dryRun, traceFile, traceSpans, showUsage, approveTools }
   ) {
     if (Option.getOrUndefined(traceSpans) === true && Option.isNone(traceFile)) {
-      return yield* new UsageError({ message: "the argument '--trace-spans' requires '--trace-file <PATH>'" })
+      const reason = { _tag: "Requires", flag: "--trace-spans", needs: "--trace-file <PATH>" } as const
+      return yield* new ArgumentError({ reason })
     }
     // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
     const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, { dryRunPlan }, schemas] =

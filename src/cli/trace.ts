@@ -3,7 +3,7 @@
 // once); `export` waits for one, loads `.env` for `${VAR}` in `--header` values, and can be Ctrl-C'd.
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { UsageError } from "../core/errors.ts"
+import { ArgumentError } from "../core/usageErrors.ts"
 import { globalOptions } from "./global.ts"
 import { printLine } from "./output.ts"
 
@@ -47,7 +47,7 @@ const show = Command.make(
   Effect.fn("cli.trace.show")(function*({ file, json, operation, label, summary, tree }) {
     for (const [given, other] of [[json, "--json"], [summary, "--summary"]] as const) {
       if (tree && given) {
-        return yield* new UsageError({ message: `the argument '--tree' cannot be used with '${other}'` })
+        return yield* new ArgumentError({ reason: { _tag: "Conflict", flag: "--tree", other } })
       }
     }
     const [{ readTraceFile }, { renderShow }] = yield* Effect.promise(() =>

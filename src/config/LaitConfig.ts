@@ -2,6 +2,7 @@
 // request goes through. Built once per command from the global flags (see src/cli/config.ts).
 import { Context, Effect, Layer, LogLevel } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
+import type { ConfigError } from "../core/configErrors.ts"
 import type { LaitError, ValidationError } from "../core/errors.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { describeEndpointSources, type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
@@ -32,9 +33,9 @@ export interface LaitConfigService {
   readonly resolveEndpoints: (
     model: string,
     options?: ResolveModelOptions
-  ) => Effect.Effect<Endpoints, LaitError | ValidationError>
+  ) => Effect.Effect<Endpoints, ConfigError>
   /** `${VAR}` expansion against `env`. */
-  readonly expand: (value: string) => Effect.Effect<string, LaitError>
+  readonly expand: (value: string) => Effect.Effect<string, ConfigError>
 }
 
 // Loaded on first use: the config schema is built when its module is evaluated (a few ms), and

@@ -5,7 +5,7 @@
 // started), not just the shell.
 import { Effect, Redacted, Semaphore } from "effect"
 import type { Env } from "../core/env.ts"
-import { LaitError } from "../core/errors.ts"
+import { ConfigError } from "../core/configErrors.ts"
 import { type GroupChild, spawnGroup } from "../platform/process.ts"
 import type { CommandSpec } from "./schema.ts"
 
@@ -21,7 +21,7 @@ export interface ApiKeyCmdOptions {
   readonly env?: Env
 }
 
-const fail = (message: string) => Effect.fail(new LaitError({ message }))
+const fail = (detail: string) => Effect.fail(new ConfigError({ reason: { _tag: "ApiKeyCmd", detail } }))
 
 const argvOf = (spec: CommandSpec): ReadonlyArray<string> =>
   typeof spec === "string"
@@ -43,7 +43,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
 export const runApiKeyCmd = (
   spec: CommandSpec,
   options?: ApiKeyCmdOptions
-): Effect.Effect<Redacted.Redacted<string>, LaitError> => {
+): Effect.Effect<Redacted.Redacted<string>, ConfigError> => {
   const argv = argvOf(spec)
   const program = argv[0]
   if (program === undefined) return fail("api_key_cmd's command list must not be empty")
@@ -52,10 +52,10 @@ export const runApiKeyCmd = (
   const env = Object.fromEntries(
     Object.entries(options?.env ?? process.env).filter((e): e is [string, string] => e[1] !== undefined)
   )
-  return Effect.callback<Redacted.Redacted<string>, LaitError>((resume) => {
+  return Effect.callback<Redacted.Redacted<string>, ConfigError>((resume) => {
     let settled = false
     let timer: ReturnType<typeof setTimeout> | undefined
-    const settle = (effect: Effect.Effect<Redacted.Redacted<string>, LaitError>) => {
+    const settle = (effect: Effect.Effect<Redacted.Redacted<string>, ConfigError>) => {
       if (settled) return
       settled = true
       if (timer !== undefined) clearTimeout(timer)
@@ -141,7 +141,7 @@ const locks = new Map<string, Semaphore.Semaphore>()
 export const resolveApiKeyCmd = (
   spec: CommandSpec,
   options?: ApiKeyCmdOptions
-): Effect.Effect<Redacted.Redacted<string>, LaitError> =>
+): Effect.Effect<Redacted.Redacted<string>, ConfigError> =>
   Effect.suspend(() => {
     const key = JSON.stringify(spec)
     let lock = locks.get(key)

@@ -13,7 +13,7 @@
 // fails a request.
 import { Effect, Redacted } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
-import { LaitError, ValidationError } from "../core/errors.ts"
+import { ConfigError } from "../core/configErrors.ts"
 import { displayUrl } from "../core/urls.ts"
 import { type ApiKeyCmdOptions, resolveApiKeyCmd } from "./apiKeyCmd.ts"
 import type {
@@ -59,7 +59,7 @@ export interface Endpoint {
   readonly baseUrlSource: BaseUrlSource
   readonly modelId: string
   /** Resolved on demand (runs api_key_cmd, cached per process); the dummy key when `apiKeySource` is "none". */
-  readonly apiKey: Effect.Effect<Redacted.Redacted<string>, LaitError>
+  readonly apiKey: Effect.Effect<Redacted.Redacted<string>, ConfigError>
   readonly apiKeySource: ApiKeySource
   readonly api: ModelApi
   readonly pricing?: Pricing
@@ -92,7 +92,7 @@ export interface ResolveOptions {
 const normalizeBaseUrl = (value: string) => {
   const trimmed = value.replace(/\/+$/, "")
   return trimmed.length === 0
-    ? Effect.fail(new LaitError({ message: "base URL must not be empty" }))
+    ? Effect.fail(new ConfigError({ reason: { _tag: "EmptyBaseUrl" } }))
     : Effect.succeed(trimmed)
 }
 
@@ -112,7 +112,7 @@ interface KeyLayer {
 
 type ResolvedKey = {
   readonly source: ApiKeySource
-  readonly apiKey: Effect.Effect<Redacted.Redacted<string>, LaitError>
+  readonly apiKey: Effect.Effect<Redacted.Redacted<string>, ConfigError>
 }
 
 /**
@@ -145,12 +145,10 @@ const checkDefinition = (alias: string, definition: ModelDefinition, index: numb
     ? `model definition ${JSON.stringify(alias)}`
     : `model definition ${JSON.stringify(alias)}'s fallback entry #${index + 1}`
   if (definition.model_id.trim().length === 0) {
-    return Effect.fail(new ValidationError({ message: `model_id in ${context} must not be empty` }))
+    return Effect.fail(new ConfigError({ reason: { _tag: "EmptyModelId", context } }))
   }
   if (definition.provider.api_key !== undefined && definition.provider.api_key_cmd !== undefined) {
-    return Effect.fail(
-      new ValidationError({ message: `${context} sets both 'api_key' and 'api_key_cmd'; set exactly one` })
-    )
+    return Effect.fail(new ConfigError({ reason: { _tag: "BothApiKeys", context } }))
   }
   return Effect.void
 }
@@ -166,7 +164,7 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
   env: Env,
   options?: ResolveOptions
 ) {
-  if (name.trim().length === 0) return yield* new LaitError({ message: "model name must not be empty" })
+  if (name.trim().length === 0) return yield* new ConfigError({ reason: { _tag: "EmptyModelName" } })
   const cmd = options?.apiKeyCmd ?? {}
   const flagBaseUrl = options?.overrides?.baseUrl
   const flagKey = options?.overrides?.apiKey
@@ -187,9 +185,7 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
 
   const definitions = options?.workflowModels?.[name] ?? config.models?.[name]
   if (definitions !== undefined && definitions.length === 0) {
-    return yield* new ValidationError({
-      message: `model definition ${JSON.stringify(name)} must contain at least one entry`
-    })
+    return yield* new ConfigError({ reason: { _tag: "EmptyDefinition", name } })
   }
 
   if (definitions === undefined) {

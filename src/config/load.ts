@@ -5,6 +5,7 @@ import * as nodePath from "node:path"
 import type { Document, LineCounter } from "yaml"
 import type { Env } from "../core/env.ts"
 import { loadDotenv } from "./dotenv.ts"
+import { ConfigError } from "../core/configErrors.ts"
 import { LaitError, ValidationError } from "../core/errors.ts"
 import { errnoOf, FileLoader } from "../platform/FileLoader.ts"
 import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
@@ -42,7 +43,7 @@ export interface LoadedConfig {
   readonly env: Env
   readonly cwd: string
   /** With `keepInvalid`: the rule violations of the files merged, one error per file. */
-  readonly invalid?: ReadonlyArray<ValidationError>
+  readonly invalid?: ReadonlyArray<ConfigError>
   /** `--no-config`: no file was looked for. */
   readonly noConfig?: boolean
 }
@@ -113,21 +114,13 @@ const issueMessage = (message: string): string => {
 const withLine = (text: string, line: number | undefined) => (line === undefined ? text : `${text} (line ${line})`)
 
 // `file`/`line` (the first problem's) let `lait lint` point at the line without reading the message.
-const located = (path: string, line: number | undefined) => ({ file: path, ...(line === undefined ? {} : { line }) })
+const located = (line: number | undefined) => (line === undefined ? {} : { line })
 
 const parseFailure = (path: string, detail: string, line?: number) =>
-  new ValidationError({
-    message: `failed to parse YAML configuration file '${path}'`,
-    cause: new ValidationError({ message: detail }),
-    ...located(path, line)
-  })
+  new ConfigError({ reason: { _tag: "ParseFailed", path, detail, ...located(line) } })
 
 const invalidConfig = (path: string, detail: string, line?: number) =>
-  new ValidationError({
-    message: `invalid configuration file '${path}'`,
-    cause: new ValidationError({ message: detail }),
-    ...located(path, line)
-  })
+  new ConfigError({ reason: { _tag: "Invalid", path, detail, ...located(line) } })
 
 interface Problem {
   readonly path: ReadonlyArray<PathSegment>
@@ -194,7 +187,7 @@ const firstLine = (text: string) => text.split("\n")[0]!.trim().replace(/:$/, ""
 /** A config file that decoded, and the cross-field rules it breaks (undefined when none). */
 export interface CheckedConfig {
   readonly config: ConfigFile
-  readonly invalid: ValidationError | undefined
+  readonly invalid: ConfigError | undefined
 }
 
 /**
@@ -253,7 +246,7 @@ export const checkConfigText = Effect.fn("config.checkConfigText")(function*(pat
 })
 
 /** `checkConfigText`, failing on a rule violation too. */
-export const parseConfigText = (path: string, text: string): Effect.Effect<ConfigFile, ValidationError> =>
+export const parseConfigText = (path: string, text: string): Effect.Effect<ConfigFile, ConfigError> =>
   checkConfigText(path, text).pipe(
     Effect.flatMap(({ config, invalid }) => (invalid === undefined ? Effect.succeed(config) : Effect.fail(invalid)))
   )
@@ -262,7 +255,7 @@ const readConfigFile = Effect.fn("config.readConfigFile")(function*(path: string
   const loader = yield* FileLoader
   const text = yield* loader.readText(path, { waitForWriter }).pipe(
     Effect.mapError((e) =>
-      new LaitError({ message: `failed to read YAML configuration file '${path}'`, cause: e.cause ?? e })
+      new ConfigError({ reason: { _tag: "ReadFailed", path, detail: e.detail } })
     )
   )
   return yield* checkConfigText(path, text)
@@ -363,7 +356,7 @@ const loadFiles = Effect.fn("config.loadFiles")(
       if (projectPath !== undefined) paths.push(projectPath)
     }
     const layers: Array<ConfigFile> = []
-    const invalid: Array<ValidationError> = []
+    const invalid: Array<ConfigError> = []
     for (const path of paths) {
       const checked = yield* readConfigFile(path, waitForWriter)
       if (checked.invalid !== undefined) {

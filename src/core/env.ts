@@ -3,7 +3,7 @@
 // Both return tagged errors instead of throwing, and neither ever puts a variable's *value* in a message
 // (values are often API keys).
 import { Effect, Result } from "effect"
-import { LaitError } from "./errors.ts"
+import { ConfigError } from "./configErrors.ts"
 import { REDACTED } from "./secrets.ts"
 
 /** The environment lait reads: `process.env` in production, a plain object in tests. */
@@ -27,7 +27,7 @@ export const expandVarsResult = (
   value: string,
   env: Env = process.env,
   options?: ExpandOptions
-): Result.Result<string, LaitError> => {
+): Result.Result<string, ConfigError> => {
   const quoted = options?.secret === true ? `"${REDACTED}"` : JSON.stringify(value)
   let out = ""
   let rest = value
@@ -38,22 +38,15 @@ export const expandVarsResult = (
     const afterBrace = rest.slice(start + 2)
     const end = afterBrace.indexOf("}")
     if (end === -1) {
-      return Result.fail(new LaitError({ message: `unterminated '\${' placeholder in ${quoted}` }))
+      return Result.fail(new ConfigError({ reason: { _tag: "UnterminatedPlaceholder", quoted } }))
     }
     const name = afterBrace.slice(0, end)
     if (!NAME.test(name)) {
-      return Result.fail(
-        new LaitError({
-          message:
-            `invalid environment variable placeholder '\${${name}}' in ${quoted} (must be alphanumeric/underscore)`
-        })
-      )
+      return Result.fail(new ConfigError({ reason: { _tag: "BadPlaceholder", name, quoted } }))
     }
     const resolved = env[name]
     if (resolved === undefined) {
-      return Result.fail(
-        new LaitError({ message: `environment variable '${name}' referenced by '\${${name}}' is not set` })
-      )
+      return Result.fail(new ConfigError({ reason: { _tag: "UnsetVariable", name } }))
     }
     out += resolved
     rest = afterBrace.slice(end + 1)
@@ -144,12 +137,12 @@ const parseValue = (raw: string): Result.Result<string, string> => {
 export const parseDotenv = (
   text: string,
   file: string = DOTENV_FILE
-): Result.Result<ReadonlyArray<readonly [string, string]>, LaitError> => {
+): Result.Result<ReadonlyArray<readonly [string, string]>, ConfigError> => {
   const pairs: Array<readonly [string, string]> = []
   const lines = text.split("\n")
   for (let index = 0; index < lines.length; index++) {
     const fail = (reason: string) =>
-      Result.fail(new LaitError({ message: `failed to parse '${file}' line ${index + 1}: ${reason}` }))
+      Result.fail(new ConfigError({ reason: { _tag: "DotenvSyntax", file, line: index + 1, detail: reason } }))
     let line = lines[index]!.replace(/\r$/, "").trim()
     if (index === 0) line = line.replace(/^\uFEFF/, "")
     if (line === "" || line.startsWith("#")) continue

@@ -102,7 +102,20 @@ export const exitCodeByTag = {
   },
   // An MCP timeout, or a server asked for after the run began to stop, is a typed interruption.
   McpError: { Timeout: ExitCode.interrupted, Stopping: ExitCode.interrupted },
-  ToolError: ExitCode.general
+  ToolError: ExitCode.general,
+  FileError: ExitCode.general,
+  ArgumentError: ExitCode.usage,
+  // A step's or the workflow's timeout is a typed interruption.
+  TraceError: ExitCode.general,
+  WorkflowLoadError: { YamlSyntax: ExitCode.validation },
+  StepError: { StepTimeout: ExitCode.interrupted, WorkflowTimeout: ExitCode.interrupted },
+  ConfigError: {
+    ParseFailed: ExitCode.validation,
+    Invalid: ExitCode.validation,
+    EmptyModelId: ExitCode.validation,
+    BothApiKeys: ExitCode.validation,
+    EmptyDefinition: ExitCode.validation
+  }
 } as const satisfies Readonly<Record<string, ExitCode | Readonly<Record<string, ExitCode>>>>
 
 export const isLaitError = (u: unknown): u is AnyLaitError =>
@@ -201,9 +214,9 @@ export const primaryError = (cause: Cause.Cause<unknown>): unknown => {
 
 /** Wraps `cause` under a new top message, keeping its exit-code class (validation stays validation). */
 export const withContext = (message: string) => (cause: unknown): AnyLaitError => {
-  // An MCP timeout stays an interruption, as the engine's and the subagents' wrapping keep an
-  // InterruptedError; any other MCP failure is a general one.
-  if (isLaitError(cause) && cause._tag === "McpError" && cause.interrupted) {
+  // A domain's typed interruption (an MCP, step or workflow timeout) stays one, as the engine's and
+  // the subagents' wrapping keep an InterruptedError.
+  if (isLaitError(cause) && cause._tag !== "InterruptedError" && ownExitCode(cause) === ExitCode.interrupted) {
     return new InterruptedError({ message, cause })
   }
   switch (generalClassOf(ownExitCode(cause))) {

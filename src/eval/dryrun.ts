@@ -3,6 +3,7 @@
 // size (about 4 characters per token); completions are unknown in advance and not included. A model
 // target's prompt is rendered per case, so its count is exact; a workflow's steps are counted once
 // each per run, which loops, untaken branches, retries and tool rounds make approximate.
+import type { ConfigError } from "../core/configErrors.ts"
 import { Effect } from "effect"
 import type { Endpoint } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
@@ -73,7 +74,7 @@ export const planEval = (
   target: LoadedTarget,
   cases: ReadonlyArray<EvalCase>,
   repeat: number
-): Effect.Effect<DryRunPlan, LaitError | ValidationError, LaitConfig> =>
+): Effect.Effect<DryRunPlan, LaitError | ValidationError | ConfigError, LaitConfig> =>
   Effect.gen(function*() {
     const config = yield* LaitConfig
     const pricingCache = new Map<string, Endpoint["pricing"] | null>()

@@ -3,6 +3,8 @@
 // workflow's `input_schema` and runs the workflow. A model target renders its prompt template with
 // the case input and sends one user message — no system message, no response format — labelled
 // `eval target '<model>'`. Its model resolves against lait.config.yml `models:` only.
+import type { WorkflowLoadError } from "../lang/loadErrors.ts"
+import type { ConfigError } from "../core/configErrors.ts"
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import type { Endpoints } from "../config/endpoints.ts"
@@ -56,7 +58,11 @@ export const targetWorkflowPath = (evalFile: string, workflow: string): string =
 export const loadTarget = (
   target: EvalTarget,
   evalFile: string
-): Effect.Effect<LoadedTarget, LaitError | ValidationError, FileLoader | LaitConfig> =>
+): Effect.Effect<
+  LoadedTarget,
+  LaitError | ValidationError | ConfigError | WorkflowLoadError,
+  FileLoader | LaitConfig
+> =>
   Effect.gen(function*() {
     const config = yield* LaitConfig
     if (target.kind === "workflow") {

@@ -2,11 +2,12 @@
 // the system-prompt template. In version 2, `output_schema` alone turns on structured output.
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import * as nodePath from "node:path"
-import { LaitError, ValidationError } from "../core/errors.ts"
+import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
 import { AGENT_FILE_KEYS, agentFileSchema } from "./fileSchema.ts"
+import { WorkflowLoadError } from "./loadErrors.ts"
 import type { AgentDefinition, ReasoningEffort, SchemaRef } from "./model.ts"
 
 /** The frontmatter keys, from the same table as `lait schema agent` (src/lang/fileSchema.ts). */
@@ -164,10 +165,14 @@ export const parseAgentText = (contents: string, path: string): Effect.Effect<Ag
       })
   })
 
-export const loadAgentFile = (path: string): Effect.Effect<AgentDefinition, LaitError | ValidationError, FileLoader> =>
+export const loadAgentFile = (
+  path: string
+): Effect.Effect<AgentDefinition, LaitError | ValidationError | WorkflowLoadError, FileLoader> =>
   Effect.gen(function*() {
     const text = yield* FileLoader.use((f) => f.readText(path)).pipe(
-      Effect.mapError((cause) => new LaitError({ message: `failed to read agent file '${path}'`, cause }))
+      Effect.mapError((cause) =>
+        new WorkflowLoadError({ reason: { _tag: "AgentFileRead", path, detail: renderChain(cause) } })
+      )
     )
     return yield* parseAgentText(text, path)
   })

@@ -2,9 +2,11 @@
 // --input KEY=VALUE` and PROMPT, a `workflow:` step's `with:` object and input, a test's `inputs:`.
 // Everything is resolved and validated before the first step runs.
 import { Effect } from "effect"
-import { LaitError, UsageError, type ValidationError } from "../core/errors.ts"
+import { LaitError, type ValidationError } from "../core/errors.ts"
+import { ArgumentError } from "../core/usageErrors.ts"
 import type { Json, JsonObject } from "../core/json.ts"
 import { validateJson } from "./jsonschema.ts"
+import { WorkflowLoadError } from "./loadErrors.ts"
 import type { InputDefinition } from "./model.ts"
 
 /** Text from the command line (parsed according to the schema), or an already typed value. */
@@ -40,19 +42,21 @@ export const parseTextInput = (text: string): Json => {
 }
 
 /** `KEY=VALUE` (split at the first `=`; the value may be empty or contain `=`). */
-export const parseInputFlag = (arg: string): Effect.Effect<readonly [key: string, value: string], UsageError> => {
+export const parseInputFlag = (arg: string): Effect.Effect<readonly [key: string, value: string], ArgumentError> => {
   const eq = arg.indexOf("=")
   if (eq < 0) {
-    return Effect.fail(new UsageError({ message: `invalid --input ${JSON.stringify(arg)}: expected KEY=VALUE` }))
+    return Effect.fail(new ArgumentError({ reason: { _tag: "BadInputFlag", arg, problem: "no-equals" } }))
   }
   if (eq === 0) {
-    return Effect.fail(new UsageError({ message: `invalid --input ${JSON.stringify(arg)}: the key is empty` }))
+    return Effect.fail(new ArgumentError({ reason: { _tag: "BadInputFlag", arg, problem: "empty-key" } }))
   }
   return Effect.succeed([arg.slice(0, eq), arg.slice(eq + 1)] as const)
 }
 
 /** Kept verbatim only for `type: string` exactly, so `--input id=0012` stays "0012". */
 const wantsRawString = (schema: JsonObject): boolean => schema["type"] === "string"
+
+type InputFailure = LaitError | ValidationError | WorkflowLoadError
 
 /**
  * Resolves every declared input in declaration order: a provided value (a later duplicate wins; text
@@ -63,8 +67,8 @@ const wantsRawString = (schema: JsonObject): boolean => schema["type"] === "stri
 export const resolveInputs = (
   declared: ReadonlyArray<InputDefinition>,
   provided: ReadonlyArray<readonly [string, ProvidedValue]>
-): Effect.Effect<Record<string, Json>, LaitError | ValidationError> =>
-  Effect.suspend(() => {
+): Effect.Effect<Record<string, Json>, InputFailure> =>
+  Effect.suspend((): Effect.Effect<Record<string, Json>, InputFailure> => {
     // Re-inserting moves a repeated key to where it was last given, the order upstream reports in.
     const given = new Map<string, ProvidedValue>()
     for (const [key, value] of provided) {
@@ -75,11 +79,7 @@ export const resolveInputs = (
     for (const key of given.keys()) {
       if (names.has(key)) continue
       return Effect.fail(
-        new LaitError({
-          message: declared.length === 0
-            ? `input '${key}' was provided, but the workflow declares no 'inputs:'`
-            : `unknown input '${key}'; the workflow declares: ${declared.map((d) => d.name).join(", ")}`
-        })
+        new WorkflowLoadError({ reason: { _tag: "UnknownInput", key, declared: declared.map((d) => d.name) } })
       )
     }
     const resolved: Record<string, Json> = {}
@@ -95,8 +95,9 @@ export const resolveInputs = (
       } else if (definition.default !== undefined) {
         value = definition.default
       } else {
-        const description = definition.description !== undefined ? ` (${definition.description})` : ""
-        return Effect.fail(new LaitError({ message: `missing required input '${definition.name}'${description}` }))
+        const { name, description } = definition
+        const reason = { _tag: "MissingInput", name, ...(description !== undefined ? { description } : {}) } as const
+        return Effect.fail(new WorkflowLoadError({ reason }))
       }
       const invalid = validateJson(definition.schema, value, `inputs.${definition.name}`)
       if (invalid !== undefined) return Effect.fail(invalid)
@@ -114,8 +115,8 @@ export const resolveInputs = (
 export const resolveInitial = (
   schema: JsonObject | undefined,
   initial: ProvidedValue | null
-): Effect.Effect<Json, LaitError> =>
-  Effect.suspend(() => {
+): Effect.Effect<Json, LaitError | WorkflowLoadError> =>
+  Effect.suspend((): Effect.Effect<Json, LaitError | WorkflowLoadError> => {
     if (schema === undefined) {
       return Effect.succeed(initial === null ? null : initial.kind === "typed" ? initial.value : initial.text)
     }
@@ -127,12 +128,7 @@ export const resolveInitial = (
       if (type === "string") value = initial.text
       else if (typeof type === "string") {
         const notJson = (reason: string) =>
-          Effect.fail(
-            new LaitError({
-              message: "the initial input must be JSON matching the workflow's 'input_schema'",
-              cause: new LaitError({ message: reason })
-            })
-          )
+          Effect.fail(new WorkflowLoadError({ reason: { _tag: "InitialNotJson", detail: reason } }))
         try {
           value = JSON.parse(initial.text) as Json
         } catch (e) {

@@ -7,12 +7,14 @@ import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
 import { FileLoader, type ReadOptions } from "../platform/FileLoader.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
 import { checkJqSyntax, loadJq } from "./jq.ts"
 import { validateJson, validateSchemaDocument } from "./jsonschema.ts"
 import { parseDocumentStatic } from "./load/document.ts"
 import { type FileSchemaUse, type Syntax, toValidationError } from "./load/fields.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
+import { WorkflowLoadError } from "./loadErrors.ts"
 import type { Workflow } from "./model.ts"
 import { checkTemplateSyntax } from "./template.ts"
 
@@ -35,8 +37,12 @@ const readOptions = (options: LoadOptions | undefined): ReadOptions => ({
 })
 
 /** Wraps a failure under `failed to load workflow '<path>'`, keeping its class, file and line. */
-const inWorkflow = (path: string) => (error: LaitError | ValidationError): LaitError | ValidationError => {
-  if (error._tag === "LaitError") return new LaitError({ message: `failed to load workflow '${path}'`, cause: error })
+type LoadFailure = LaitError | FileError | ValidationError | WorkflowLoadError
+
+const inWorkflow = (path: string) => (error: LoadFailure): LaitError | ValidationError => {
+  if (error._tag !== "ValidationError" && !(error._tag === "WorkflowLoadError" && error.reason._tag === "YamlSyntax")) {
+    return new LaitError({ message: `failed to load workflow '${path}'`, cause: error })
+  }
   // Point at the line, unless the YAML parser's own message already does (`at line L, column C`); a
   // jq or template message's `line 1` is about the expression, not the file.
   const line = error.line !== undefined && !/\bat line \d+, column \d+/.test(renderChain(error))
@@ -77,11 +83,9 @@ const parseChecked = Effect.fn("loadWorkflow.parse")(
     const file = nodePath.resolve(path)
     const parsed = parseYaml(text)
     if (!parsed.ok) {
-      return yield* new ValidationError({
-        message: parsed.message,
-        file,
-        ...(parsed.line !== undefined ? { line: parsed.line } : {})
-      })
+      const reason = { _tag: "YamlSyntax", file, detail: parsed.message } as const
+      const line = parsed.line !== undefined ? { line: parsed.line } : {}
+      return yield* new WorkflowLoadError({ reason: { ...reason, ...line } })
     }
     const result = runStatic(() => parseDocumentStatic(parsed.source, path, syntax))
     if (!result.ok) return yield* toValidationError(result.error, file)

@@ -1,14 +1,15 @@
 // Resolves a schema reference of a workflow file to its JSON Schema object when a step needs it
 // (a child workflow's `input_schema`). `{file:}` paths were made absolute by the loader.
 import { Effect } from "effect"
-import { LaitError } from "../core/errors.ts"
+import { LaitError, renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
+import { WorkflowLoadError } from "./loadErrors.ts"
 import type { SchemaRef } from "./model.ts"
 
 export const loadSchemaRef: (
   ref: SchemaRef | undefined
-) => Effect.Effect<JsonObject | undefined, LaitError, FileLoader> = Effect.fnUntraced(function*(
+) => Effect.Effect<JsonObject | undefined, WorkflowLoadError, FileLoader> = Effect.fnUntraced(function*(
   ref: SchemaRef | undefined
 ) {
   if (ref === undefined) return undefined
@@ -16,20 +17,20 @@ export const loadSchemaRef: (
   if (source.kind === "inline") return source.schema
   const loader = yield* FileLoader
   const text = yield* loader.readText(source.path, { waitForWriter: true }).pipe(
-    Effect.mapError((cause) => new LaitError({ message: `failed to read JSON schema file '${source.path}'`, cause }))
+    Effect.mapError((cause) =>
+      new WorkflowLoadError({ reason: { _tag: "SchemaFileRead", path: source.path, detail: renderChain(cause) } })
+    )
   )
   const parsed = yield* Effect.try({
     try: () => JSON.parse(text) as Json,
     catch: (e) =>
-      new LaitError({
-        message: `failed to parse JSON schema file '${source.path}'`,
-        cause: e instanceof Error ? e.message : String(e)
+      new WorkflowLoadError({
+        reason: { _tag: "SchemaFileParse", path: source.path, detail: e instanceof Error ? e.message : String(e) }
       })
   })
   if (!isJsonObject(parsed)) {
-    return yield* new LaitError({
-      message: `failed to parse JSON schema file '${source.path}'`,
-      cause: "a JSON Schema must be an object"
+    return yield* new WorkflowLoadError({
+      reason: { _tag: "SchemaFileParse", path: source.path, detail: "a JSON Schema must be an object" }
     })
   }
   return parsed

@@ -5,6 +5,7 @@
 import { Effect } from "effect"
 import { type LaitError, renderChain, type ValidationError } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import { parseAgentText, splitFrontmatter } from "../lang/agentFile.ts"
 import { parseYaml, type Source } from "../lang/load/yaml.ts"
 import type { AgentDefinition } from "../lang/model.ts"
@@ -16,7 +17,7 @@ import { readSchemaRef } from "./schemaRefs.ts"
 
 export const loadAgentForLint = (
   path: string
-): Effect.Effect<{ readonly agent: AgentDefinition }, LaitError | ValidationError, FileLoader> =>
+): Effect.Effect<{ readonly agent: AgentDefinition }, LaitError | FileError | ValidationError, FileLoader> =>
   Effect.gen(function*() {
     const text = yield* FileLoader.use((f) => f.readText(path, { waitForWriter: false }))
     return { agent: yield* parseAgentText(text, path) }

@@ -7,7 +7,7 @@ import { LaitError, renderChain } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
 import { displayUrl, joinUrl } from "../core/urls.ts"
 import { traceChat } from "./chatSpan.ts"
-import type { Endpoint, ModelCall, ModelClientService } from "./call.ts"
+import type { Endpoint, ModelCall, ModelClientService, ModelFailure } from "./call.ts"
 import { interpret, recordUsage } from "./completion.ts"
 import { endpointRedactor } from "./endpointSecrets.ts"
 import { DEFAULT_RESPONSE_LIMIT, readCapped } from "./httpBody.ts"
@@ -63,7 +63,7 @@ const traceDump = (message: () => string): Effect.Effect<void> =>
   Effect.flatMap(LogLevel.isEnabled("Trace"), (enabled) => (enabled ? Effect.logTrace(message()) : Effect.void))
 
 /** How a failure is retried: only a ModelError that may go away (src/model/ModelError.ts) is. */
-const retryable = (e: ModelError | LaitError): Retryable | undefined =>
+const retryable = (e: ModelFailure): Retryable | undefined =>
   e instanceof ModelError && e.transient
     ? {
       reason: renderChain(e),
@@ -91,7 +91,7 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
     const timeout = Duration.fromInputUnsafe(options.timeout ?? DEFAULT_REQUEST_TIMEOUT)
     const maxBytes = options.maxResponseBytes ?? DEFAULT_RESPONSE_LIMIT
 
-    const sendOnce = (endpoint: Endpoint, request: ChatRequest): Effect.Effect<unknown, ModelError | LaitError> =>
+    const sendOnce = (endpoint: Endpoint, request: ChatRequest): Effect.Effect<unknown, ModelFailure> =>
       Effect.gen(function*() {
         const baseUrl = displayUrl(endpoint.baseUrl)
         const key = yield* endpoint.apiKey

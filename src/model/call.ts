@@ -1,6 +1,8 @@
 // What one model request is and what it answers: the shapes every ModelClient layer shares.
 import type { Effect, Redacted } from "effect"
+import type { ConfigError } from "../core/configErrors.ts"
 import type { LaitError } from "../core/errors.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import type { ModelError } from "./ModelError.ts"
 import type { Pricing, RunUsage } from "./RunUsage.ts"
 import type { ChatRequest, ToolCall } from "./types.ts"
@@ -11,7 +13,7 @@ export interface Endpoint {
   readonly modelId: string
   readonly api: "chat_completions" | "responses"
   /** Resolved lazily (api_key_cmd runs just before the first request). */
-  readonly apiKey: Effect.Effect<Redacted.Redacted<string> | undefined, LaitError>
+  readonly apiKey: Effect.Effect<Redacted.Redacted<string> | undefined, LaitError | ConfigError>
   readonly pricing?: Pricing | undefined
 }
 
@@ -39,6 +41,9 @@ export interface ModelResult {
   readonly raw: unknown
 }
 
+/** How a model request fails: the server's answer, or a key, cassette or cache that cannot be used. */
+export type ModelFailure = ModelError | ConfigError | FileError | LaitError
+
 export interface ModelClientService {
-  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelError | LaitError, RunUsage>
+  readonly complete: (call: ModelCall) => Effect.Effect<ModelResult, ModelFailure, RunUsage>
 }

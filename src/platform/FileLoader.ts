@@ -8,6 +8,7 @@ import * as nodePath from "node:path"
 import * as Files from "./files.ts"
 import { statOrUndefined } from "./files.ts"
 import { LaitError } from "../core/errors.ts"
+import { FileError } from "../core/fileErrors.ts"
 
 export const READ_LIMIT = 16 * 1024 * 1024
 
@@ -23,11 +24,11 @@ export interface ReadOptions {
 }
 
 export interface FileLoaderService {
-  readonly readText: (path: string, options?: ReadOptions) => Effect.Effect<string, LaitError>
-  readonly readBytes: (path: string, options?: ReadOptions) => Effect.Effect<Uint8Array, LaitError>
-  readonly writeAtomic: (path: string, data: string | Uint8Array) => Effect.Effect<void, LaitError>
+  readonly readText: (path: string, options?: ReadOptions) => Effect.Effect<string, FileError>
+  readonly readBytes: (path: string, options?: ReadOptions) => Effect.Effect<Uint8Array, FileError>
+  readonly writeAtomic: (path: string, data: string | Uint8Array) => Effect.Effect<void, FileError>
   /** Into a FIFO, a device or an open descriptor's file, interruptibly (`writeStream`). */
-  readonly writeInPlace: (path: string, data: string | Uint8Array) => Effect.Effect<void, LaitError>
+  readonly writeInPlace: (path: string, data: string | Uint8Array) => Effect.Effect<void, FileError>
   /** All of stdin, capped and UTF-8-checked, trailing newlines dropped. */
   readonly readStdin: Effect.Effect<string, LaitError>
   /** Metadata, following symlinks; fails with the OS error, for the caller to word. */
@@ -68,10 +69,13 @@ export const describeOsError = (e: unknown): string => {
   }
 }
 
+const isPermission = (e: unknown): boolean => errnoOf(e) === "EACCES" || errnoOf(e) === "EPERM"
+
 const readFailure = (path: string, cause: unknown) =>
-  new LaitError({
-    message: `failed to read '${path}'`,
-    cause: typeof cause === "string" ? cause : describeOsError(cause)
+  new FileError({
+    reason: isPermission(cause)
+      ? { _tag: "PermissionDenied", path, access: "read" }
+      : { _tag: "ReadFailed", path, detail: describeOsError(cause) }
   })
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
@@ -79,11 +83,10 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
 const decodeUtf8 = (path: string, bytes: Uint8Array) =>
   Effect.try({
     try: () => utf8.decode(bytes),
-    catch: () => readFailure(path, "file contents were not valid UTF-8")
+    catch: () => new FileError({ reason: { _tag: "NotUtf8", path } })
   })
 
-const tooLarge = (path: string) =>
-  readFailure(path, `file contents exceed the configured read limit of ${READ_LIMIT} bytes`)
+const tooLarge = (path: string) => new FileError({ reason: { _tag: "TooLarge", path, limit: READ_LIMIT } })
 
 /**
  * Reads at most READ_LIMIT bytes from an open descriptor; the FIFO protocol is documented inline.
@@ -122,7 +125,7 @@ const readDescriptor = (path: string, fd: number, isFifo: boolean, waitForWriter
         continue
       }
       if (writerSeen) break
-      if (!waitForWriter) return yield* Effect.fail(readFailure(path, "it is a FIFO with no writer"))
+      if (!waitForWriter) return yield* Effect.fail(new FileError({ reason: { _tag: "FifoNoWriter", path } }))
       yield* Effect.sleep(FIFO_POLL)
     }
     const out = new Uint8Array(total)
@@ -146,8 +149,8 @@ const readBytes = Effect.fn("FileLoader.readBytes")(function*(path: string, opti
     (fd) =>
       Effect.gen(function*() {
         const stat = yield* Effect.try({ try: () => fs.fstatSync(fd), catch: (e) => readFailure(path, e) })
-        if (stat.isDirectory()) return yield* Effect.fail(readFailure(path, "is a directory"))
-        if (stat.isSocket()) return yield* Effect.fail(readFailure(path, "not a readable file (a socket)"))
+        if (stat.isDirectory()) return yield* Effect.fail(new FileError({ reason: { _tag: "IsDirectory", path } }))
+        if (stat.isSocket()) return yield* Effect.fail(new FileError({ reason: { _tag: "IsSocket", path } }))
         if (stat.isFile() && stat.size > READ_LIMIT) return yield* Effect.fail(tooLarge(path))
         return yield* readDescriptor(path, fd, stat.isFIFO(), waitForWriter, stat.isFile() ? stat.size : undefined)
       }),
@@ -339,7 +342,13 @@ export const writeTargetProblem = (path: string, options: WriteOptions = {}): un
 
 const writeAtomic = Effect.fn("FileLoader.writeAtomic")(function*(path: string, data: string | Uint8Array) {
   yield* writeUserFile(path, data).pipe(
-    Effect.mapError((e) => new LaitError({ message: `failed to write '${path}'`, cause: describeOsError(e) }))
+    Effect.mapError((e) =>
+      new FileError({
+        reason: isPermission(e)
+          ? { _tag: "PermissionDenied", path, access: "write" }
+          : { _tag: "WriteFailed", path, detail: describeOsError(e) }
+      })
+    )
   )
 })
 
@@ -401,7 +410,7 @@ export class FileLoader extends Context.Service<FileLoader, FileLoaderService>()
       writeAtomic,
       writeInPlace: (path, data) =>
         writeStream(path, data).pipe(
-          Effect.mapError((e) => new LaitError({ message: `failed to write '${path}'`, cause: describeOsError(e) }))
+          Effect.mapError((e) => new FileError({ reason: { _tag: "WriteFailed", path, detail: describeOsError(e) } }))
         ),
       readStdin,
       stat: (path) => Effect.try({ try: () => Files.stat(path), catch: (e) => e }),

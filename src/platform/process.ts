@@ -7,7 +7,7 @@
 import { Effect, Exit } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as os from "node:os"
-import { LaitError } from "../core/errors.ts"
+import { StepError } from "../core/stepErrors.ts"
 import { osErrorText } from "../core/osError.ts"
 
 /** Per stream; the same budget as file reads (upstream MAX_COMMAND_OUTPUT_BYTES). */
@@ -244,20 +244,21 @@ const release = (running: Running, exit: Exit.Exit<unknown, unknown>): Effect.Ef
  * Runs the command to completion and returns its stdout (UTF-8, one trailing line ending removed).
  * Interruption stops the process group before the effect completes.
  */
-export const runCommand = (request: CommandRequest): Effect.Effect<string, LaitError> => {
+export const runCommand = (request: CommandRequest): Effect.Effect<string, StepError> => {
   const program = request.argv[0] ?? "<empty>"
   return Effect.acquireUseRelease(
     Effect.tryPromise({
       try: () => start(request),
-      catch: (e) => new LaitError({ message: `failed to run command '${program}'`, cause: osErrorText(e) })
+      catch: (e) =>
+        new StepError({ reason: { _tag: "CommandFailed", program, stage: "spawn", detail: osErrorText(e) } })
     }),
     (running) =>
       Effect.tryPromise({
         try: () => running.finished,
         catch: (e) =>
           e instanceof StreamOverflow
-            ? new LaitError({ message: `failed to read ${e.stream} from command`, cause: e.message })
-            : new LaitError({ message: `failed to wait for command '${program}'`, cause: osErrorText(e) })
+            ? new StepError({ reason: { _tag: "CommandOutputTooLarge", stream: e.stream, detail: e.message } })
+            : new StepError({ reason: { _tag: "CommandFailed", program, stage: "wait", detail: osErrorText(e) } })
       }),
     release
   ).pipe(
@@ -265,7 +266,9 @@ export const runCommand = (request: CommandRequest): Effect.Effect<string, LaitE
       if (!captured.success) {
         const stderr = lossy.decode(captured.stderr).trim()
         const shown = stderrTail(stderr)
-        const failure = new LaitError({ message: `command '${program}' exited with ${captured.status}: ${shown}` })
+        const failure = new StepError({
+          reason: { _tag: "CommandExited", program, status: captured.status, stderr: shown }
+        })
         return shown === stderr
           ? Effect.fail(failure)
           : Effect.logDebug(`stderr of command '${program}':\n${stderr}`).pipe(Effect.andThen(Effect.fail(failure)))
@@ -273,9 +276,7 @@ export const runCommand = (request: CommandRequest): Effect.Effect<string, LaitE
       return Effect.try({
         try: () => stripOneLineEnding(utf8.decode(captured.stdout)),
         catch: () =>
-          new LaitError({
-            message: `command '${program}' produced non-UTF-8 output on stdout; binary output is not supported`
-          })
+          new StepError({ reason: { _tag: "CommandNotUtf8", program } })
       })
     })
   )

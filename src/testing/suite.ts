@@ -3,6 +3,7 @@
 import { Effect } from "effect"
 import type { LaitError } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import { type Check, failureLines } from "./AssertionEvaluator.ts"
 import type { TestOutcome } from "./runner.ts"
 import { applyUpdates, describeUpdate, failingEquals } from "./update.ts"
@@ -23,7 +24,7 @@ export interface UpdateResult {
  * the file with those failures gone (it passes when nothing else failed). The file is left alone
  * when it changed since it was read for the run.
  */
-export const updateOutcome = (outcome: TestOutcome): Effect.Effect<UpdateResult, LaitError, FileLoader> =>
+export const updateOutcome = (outcome: TestOutcome): Effect.Effect<UpdateResult, LaitError | FileError, FileLoader> =>
   Effect.gen(function*() {
     const evaluated = outcome.evaluated
     if (evaluated === undefined) return { outcome, notes: [] }

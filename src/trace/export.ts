@@ -3,13 +3,14 @@
 import { Console, Duration, Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { type Env, expandVars } from "../core/env.ts"
-import { LaitError } from "../core/errors.ts"
+import { renderChain } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
 import { headerSecrets, redactSecrets } from "../core/secrets.ts"
 import { displayUrl, urlCredentials } from "../core/urls.ts"
 import { VERSION } from "../version.ts"
 import { readTraceFile } from "./file.ts"
 import { otlpBody, statusText } from "./otlp.ts"
+import { TraceError } from "./TraceError.ts"
 
 /** A collector that accepts the connection and never answers should not hang an export forever. */
 export const EXPORT_TIMEOUT = Duration.seconds(60)
@@ -44,15 +45,17 @@ const quoteMalformed = (header: string): string => {
 export const parseHeaders = (
   headers: ReadonlyArray<string>,
   env: Env
-): Effect.Effect<ReadonlyArray<readonly [string, string]>, LaitError> =>
+): Effect.Effect<ReadonlyArray<readonly [string, string]>, TraceError> =>
   Effect.forEach(headers, (header) => {
     const eq = header.indexOf("=")
     if (eq === -1) {
-      return Effect.fail(new LaitError({ message: `--header '${quoteMalformed(header)}' must be NAME=VALUE` }))
+      return Effect.fail(new TraceError({ reason: { _tag: "HeaderMalformed", header: quoteMalformed(header) } }))
     }
     const name = header.slice(0, eq)
     return expandVars(header.slice(eq + 1), env, { secret: true }).pipe(
-      Effect.mapError((cause) => new LaitError({ message: `--header '${quoteMalformed(name)}'`, cause })),
+      Effect.mapError((cause) =>
+        new TraceError({ reason: { _tag: "HeaderValue", name: quoteMalformed(name), detail: renderChain(cause) } })
+      ),
       Effect.map((value) => [name.trim(), value] as const)
     )
   })
@@ -69,10 +72,7 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
   // The collector's URL may hold a key (`?api-key=…`, `user:pass@`): printed masked, masked in its answers.
   const url = displayUrl(options.url)
   const sendFailure = (cause: string) =>
-    new LaitError({
-      message: `failed to send spans to '${url}'`,
-      cause: redactSecrets(cause, urlCredentials(options.url))
-    })
+    new TraceError({ reason: { _tag: "SendFailed", url, detail: redactSecrets(cause, urlCredentials(options.url)) } })
   for (const [name, value] of headers) {
     // `Authorization: Basic dXNlcjpwYXNz==` splits at the padding's `=`: the "name" holds the credential.
     if (!TOKEN.test(name)) return yield* sendFailure(`invalid header name '${quoteMalformed(name)}'`)
@@ -94,7 +94,7 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
       duration: timeout,
       orElse: () => Effect.fail(sendFailure(`no answer within ${Duration.format(timeout)}`))
     }),
-    Effect.mapError((e) => (e instanceof LaitError ? e : sendFailure(describeNetworkFailure(e)))),
+    Effect.mapError((e) => (e instanceof TraceError ? e : sendFailure(describeNetworkFailure(e)))),
     // Upstream reports Ctrl-C here as a typed cancellation; main exits 128 + signo and prints no error
     // for an interruption, so the line is written on the way out.
     Effect.onInterrupt(() => Console.error("lait: trace export was cancelled"))
@@ -104,9 +104,7 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
     const secrets = [...headerSecrets(headers.map(([, value]) => value)), ...urlCredentials(options.url)]
     let detail = redactSecrets(response.text, secrets).trim()
     if (detail.length > MAX_BODY_IN_MESSAGE) detail = `${detail.slice(0, MAX_BODY_IN_MESSAGE)}…`
-    return yield* new LaitError({
-      message: `OTLP endpoint '${url}' answered ${statusText(response.status)}${detail === "" ? "" : `: ${detail}`}`
-    })
+    return yield* new TraceError({ reason: { _tag: "Rejected", url, status: statusText(response.status), detail } })
   }
   yield* Console.error(`note: exported ${events.length} span${events.length === 1 ? "" : "s"} to '${url}'`)
 })

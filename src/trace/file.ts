@@ -3,6 +3,7 @@
 // project's additive `span_id` and `parent_span_id`. Files of the original lait have neither.
 import { Console, Effect } from "effect"
 import { LaitError } from "../core/errors.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import { describeOsError, FileLoader, writeTargetProblem } from "../platform/FileLoader.ts"
 import {
   compactJson,
@@ -16,6 +17,7 @@ import {
 } from "./json.ts"
 import { isTraceOperation, type RecordedEvent, RunTracer } from "./RunTracer.ts"
 import { formatTimestamp, parseTimestamp } from "./time.ts"
+import { TraceError } from "./TraceError.ts"
 
 /** One event as read from a file. Integers are exact (u64 `seq`, i64 `duration_ms`). */
 export interface FileEvent {
@@ -101,7 +103,7 @@ const decodeEvent = (value: TraceValue): FileEvent | string => {
  * The events of a trace file's text, sorted by `seq` (stable). Blank lines are skipped; any other
  * line that is not an event fails with its 1-based line number.
  */
-export const parseTraceText = (text: string, path: string): Effect.Effect<ReadonlyArray<FileEvent>, LaitError> =>
+export const parseTraceText = (text: string, path: string): Effect.Effect<ReadonlyArray<FileEvent>, TraceError> =>
   Effect.suspend(() => {
     const events: Array<FileEvent> = []
     const lines = text.split("\n")
@@ -119,7 +121,7 @@ export const parseTraceText = (text: string, path: string): Effect.Effect<Readon
       }
       if (typeof decoded === "string") {
         return Effect.fail(
-          new LaitError({ message: `failed to parse trace event on line ${index + 1} of '${path}'`, cause: decoded })
+          new TraceError({ reason: { _tag: "EventInvalid", path, line: index + 1, detail: decoded } })
         )
       }
       events.push(decoded)
@@ -127,8 +129,8 @@ export const parseTraceText = (text: string, path: string): Effect.Effect<Readon
     return Effect.succeed(events.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0)))
   })
 
-const readFailure = (path: string) => (e: LaitError) =>
-  new LaitError({ message: `failed to read trace file '${path}'`, cause: e.cause ?? e.message })
+const readFailure = (path: string) => (e: FileError) =>
+  new TraceError({ reason: { _tag: "ReadFailed", path, detail: e.detail } })
 
 /** The raw bytes of a trace file (export hashes them) and its events. */
 export const readTraceFile = (path: string, options: { readonly waitForWriter: boolean }) =>
@@ -138,7 +140,7 @@ export const readTraceFile = (path: string, options: { readonly waitForWriter: b
     const text = yield* Effect.try({
       try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
       catch: () =>
-        new LaitError({ message: `failed to read trace file '${path}'`, cause: "stream did not contain valid UTF-8" })
+        new TraceError({ reason: { _tag: "ReadFailed", path, detail: "stream did not contain valid UTF-8" } })
     })
     const events = yield* parseTraceText(text, path)
     return { bytes, events }
@@ -198,21 +200,20 @@ export const toJsonl = (events: ReadonlyArray<FileEvent>): string =>
 /** `trace show --json`. */
 export const eventsAsPrettyJson = (events: ReadonlyArray<FileEvent>): string => prettyJson(events.map(eventObject))
 
-const writeFailure = (path: string, cause: unknown) =>
-  new LaitError({ message: `failed to write trace file '${path}'`, cause })
+const writeFailure = (path: string, detail: string) => new TraceError({ reason: { _tag: "WriteFailed", path, detail } })
 
 /** Writes the whole trace atomically (parent directories created); the path is reported as given. */
 export const writeTraceFile = (path: string, events: ReadonlyArray<FileEvent>) =>
   Effect.flatMap(FileLoader, (files) =>
     files.writeAtomic(path, toJsonl(events)).pipe(
-      Effect.mapError((e) => writeFailure(path, e.cause ?? e.message))
+      Effect.mapError((e) => writeFailure(path, e.detail))
     ))
 
 /**
  * Fails now when PATH could never be written (a directory, a parent that is a file, no permission),
  * so `lait run` finds out before it pays for any model call. A missing parent is fine: it is made.
  */
-export const checkTraceTarget = (path: string): Effect.Effect<void, LaitError> =>
+export const checkTraceTarget = (path: string): Effect.Effect<void, TraceError> =>
   Effect.suspend(() => {
     const problem = writeTargetProblem(path)
     return problem === undefined ? Effect.void : Effect.fail(writeFailure(path, describeOsError(problem)))

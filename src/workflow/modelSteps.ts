@@ -7,9 +7,11 @@ import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { LaitConfig, modelRequiredMessage } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
-import { LaitError, ValidationError } from "../core/errors.ts"
+import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
 import { FileLoader, READ_LIMIT } from "../platform/FileLoader.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
+import { StepError } from "../core/stepErrors.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
 import { loadAgentFile } from "../lang/agentFile.ts"
 import { validateJson } from "../lang/jsonschema.ts"
@@ -90,7 +92,10 @@ export const makeModelSteps = Effect.gen(function*() {
   const schemaCache = new Map<string, JsonObject>()
   const agentCache = new Map<string, AgentDefinition>()
 
-  const loadSchema = (ref: SchemaRef, label: string): Effect.Effect<JsonObject, LaitError | ValidationError> => {
+  const loadSchema = (
+    ref: SchemaRef,
+    label: string
+  ): Effect.Effect<JsonObject, LaitError | FileError | ValidationError> => {
     const source = ref.source
     if (source.kind === "inline") return Effect.succeed(source.schema)
     const cached = schemaCache.get(source.path)
@@ -119,11 +124,7 @@ export const makeModelSteps = Effect.gen(function*() {
       if (ref.kind === "inline") return { name: ref.name, definition: ref.definition }
       const path = ref.kind === "path" ? ref.path : config.config.agents?.[ref.name]
       if (path === undefined) {
-        return yield* new LaitError({
-          message:
-            `agent '${ref.kind === "registry" ? ref.name : ""}' is neither defined in this workflow's 'agents:' ` +
-            `nor registered under 'agents:' in lait.config.yml`
-        })
+        return yield* new StepError({ reason: { _tag: "UnknownAgent", name: ref.kind === "registry" ? ref.name : "" } })
       }
       const absolute = nodePath.resolve(ctx.workflow.dir, path)
       const cached = agentCache.get(absolute)
@@ -146,7 +147,7 @@ export const makeModelSteps = Effect.gen(function*() {
       let budget = READ_LIMIT
       const spend = (n: number) =>
         (budget -= n) < 0
-          ? Effect.fail(new LaitError({ message: `attachments exceed the combined size limit of ${READ_LIMIT} bytes` }))
+          ? Effect.fail(new StepError({ reason: { _tag: "AttachmentsTooLarge", limit: READ_LIMIT } }))
           : Effect.void
       const blocks: Array<string> = []
       for (const template of fileTemplates) {
@@ -156,7 +157,7 @@ export const makeModelSteps = Effect.gen(function*() {
         const text = yield* Effect.try({
           try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
           catch: () =>
-            new LaitError({ message: `attachment '${path}' is not valid UTF-8 text; binary files are not supported` })
+            new StepError({ reason: { _tag: "AttachmentNotUtf8", path } })
         })
         blocks.push(fencedBlock(path, text))
       }
@@ -168,14 +169,14 @@ export const makeModelSteps = Effect.gen(function*() {
           continue
         }
         const bytes = yield* files.readBytes(nodePath.resolve(config.cwd, value)).pipe(
-          Effect.mapError((cause) => new LaitError({ message: `failed to read image file '${value}'`, cause }))
+          Effect.mapError((cause) =>
+            new StepError({ reason: { _tag: "ImageRead", path: value, detail: renderChain(cause) } })
+          )
         )
         yield* spend(bytes.length)
         const mime = sniffImageMime(bytes, value)
         if (mime === undefined) {
-          return yield* new LaitError({
-            message: `could not determine the image format of '${value}'; supported formats are PNG/JPEG/WebP/GIF`
-          })
+          return yield* new StepError({ reason: { _tag: "ImageFormat", path: value } })
         }
         images.push({
           type: "image_url",
@@ -209,9 +210,7 @@ export const makeModelSteps = Effect.gen(function*() {
       for (const key of UNSUPPORTED_FIELDS) {
         const names = pick(key, chain)
         if (names !== undefined && names.length > 0) {
-          return yield* new LaitError({
-            message: `step '${label}' sets '${key}', but this build of lait does not support skills yet`
-          })
+          return yield* new StepError({ reason: { _tag: "SkillsUnsupported", step: label, key } })
         }
       }
       const model = pick("model", chain)
@@ -254,19 +253,18 @@ export const makeModelSteps = Effect.gen(function*() {
       const parsed = yield* Effect.try({
         try: () => JSON.parse(stripFence(content)) as Json,
         catch: () =>
-          new LaitError({
-            message: `step '${label}': the model's response is not valid JSON for output schema '${
-              options.outputSchema!.name
-            }'`,
-            cause: content.length > 200 ? `${content.slice(0, 200)}…` : content
+          new StepError({
+            reason: {
+              _tag: "OutputNotJson",
+              step: label,
+              schema: options.outputSchema!.name,
+              detail: content.length > 200 ? `${content.slice(0, 200)}…` : content
+            }
           })
       })
       const invalid = validateJson(options.outputSchema.schema, parsed, "output")
       if (invalid !== undefined) {
-        return yield* new LaitError({
-          message: `step '${label}': the model's response does not match its output schema`,
-          cause: invalid
-        })
+        return yield* new StepError({ reason: { _tag: "OutputMismatch", step: label, detail: renderChain(invalid) } })
       }
       return parsed
     })

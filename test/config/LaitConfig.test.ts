@@ -9,9 +9,9 @@ import { renderChain } from "../../src/core/errors.ts"
 import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { tempDir, writeTree } from "./helpers.ts"
 
-const use = <A, E>(
+const use = <A, E, E2>(
   layer: Layer.Layer<LaitConfig, E, FileLoader>,
-  f: (c: LaitConfig["Service"]) => Effect.Effect<A, E>
+  f: (c: LaitConfig["Service"]) => Effect.Effect<A, E2>
 ) => Effect.runPromise(Effect.provide(LaitConfig.use(f), layer.pipe(Layer.provide(FileLoader.layer))))
 
 describe("LaitConfig service", () => {

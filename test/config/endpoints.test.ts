@@ -5,7 +5,7 @@ import { Effect, Redacted } from "effect"
 import { describeEndpointSources, type Endpoint, resolveEndpoints, type ResolveOptions } from "../../src/config/endpoints.ts"
 import type { ConfigFile, ModelMap } from "../../src/config/schema.ts"
 import type { Env } from "../../src/core/env.ts"
-import { exitCodeOf, renderChain, ValidationError } from "../../src/core/errors.ts"
+import { exitCodeOf, renderChain } from "../../src/core/errors.ts"
 import { tempDir } from "./helpers.ts"
 
 const resolve = (name: string, config: ConfigFile, env: Env = {}, options?: ResolveOptions) =>
@@ -261,7 +261,7 @@ describe("aliases and fallbacks", () => {
     const both = await resolveError("w", {}, {}, {
       workflowModels: { w: [def("http://p", "m", {}, { api_key: "k", api_key_cmd: "x" })] }
     })
-    expect(both).toBeInstanceOf(ValidationError)
+    expect(both).toMatchObject({ _tag: "ConfigError", reason: { _tag: "BothApiKeys" } })
     expect(renderChain(both)).toBe("model definition \"w\" sets both 'api_key' and 'api_key_cmd'; set exactly one")
     expect(exitCodeOf(both)).toBe(3)
     const blank = await resolveError("w", {}, {}, { workflowModels: { w: [def("http://p", "m"), def("http://p", " ")] } })

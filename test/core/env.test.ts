@@ -49,7 +49,7 @@ describe("expandVars", () => {
 
   test("an unset variable is an error naming it", () => {
     const e = err(expandVarsResult("x-${MISSING}", env))
-    expect(e).toBeInstanceOf(LaitError)
+    expect(e).toMatchObject({ _tag: "ConfigError", reason: { _tag: "UnsetVariable", name: "MISSING" } })
     expect(e.message).toBe("environment variable 'MISSING' referenced by '${MISSING}' is not set")
   })
 

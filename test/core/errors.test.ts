@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import {
+  errorClassOf,
   ExitCode,
   exitCodeOf,
   InterruptedError,
@@ -11,6 +12,7 @@ import {
   ValidationError,
   withContext
 } from "../../src/core/errors.ts"
+import { StepError } from "../../src/core/stepErrors.ts"
 import { McpError, ToolError } from "../../src/core/toolErrors.ts"
 
 describe("error chains", () => {
@@ -90,5 +92,29 @@ describe("ToolError", () => {
     expect(exitCodeOf(collision)).toBe(ExitCode.general)
     const inStep = withContext("step 'a'")(collision)
     expect({ tag: inStep._tag, code: exitCodeOf(inStep) }).toEqual({ tag: "LaitError", code: ExitCode.general })
+  })
+})
+
+describe("step errors", () => {
+  test("a step's or the workflow's timeout is a typed interruption, kept through context; the rest exit 1", () => {
+    const timeout = new StepError({ reason: { _tag: "StepTimeout", step: "s", seconds: 1, attempt: 2, attempts: 2 } })
+    expect(exitCodeOf(timeout)).toBe(ExitCode.interrupted)
+    expect(errorClassOf(timeout)).toBe("InterruptedError")
+    const inStep = withContext("workflow 'w'")(timeout)
+    expect({ tag: inStep._tag, code: exitCodeOf(inStep), line: renderChain(inStep) }).toEqual({
+      tag: "InterruptedError",
+      code: ExitCode.interrupted,
+      line: "workflow 'w': step 's' timed out after 1s (attempt 2/2)"
+    })
+    const exited = new StepError({
+      reason: { _tag: "CommandExited", program: "false", status: "exit status: 1", stderr: "" }
+    })
+    expect({ code: exitCodeOf(exited), type: errorClassOf(exited), wrapped: withContext("x")(exited)._tag }).toEqual({
+      code: ExitCode.general,
+      type: "LaitError",
+      wrapped: "LaitError"
+    })
+    const failed = new StepError({ reason: { _tag: "WriteFailed", path: "/o", detail: "permission denied" } })
+    expect(renderChain(failed)).toBe("failed to write output to '/o': permission denied")
   })
 })

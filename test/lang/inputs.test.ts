@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Exit } from "effect"
-import { LaitError, renderChain, UsageError } from "../../src/core/errors.ts"
+import { exitCodeOf, LaitError, renderChain } from "../../src/core/errors.ts"
 import type { Json, JsonObject } from "../../src/core/json.ts"
 import {
   parseInputFlag,
@@ -36,7 +36,8 @@ const resolveFails = async (
   provided: ReadonlyArray<readonly [string, ProvidedValue]>
 ): Promise<string> => {
   const error = await failureOf(resolveInputs(declared, provided))
-  expect(error).toBeInstanceOf(LaitError)
+  expect(error).toBeInstanceOf(Error)
+  expect(exitCodeOf(error)).toBe(1)
   return renderChain(error)
 }
 
@@ -49,10 +50,11 @@ describe("parseInputFlag", () => {
 
   test("usage errors for a missing '=' or an empty key", async () => {
     const noEquals = await failureOf(parseInputFlag("novalue"))
-    expect(noEquals).toBeInstanceOf(UsageError)
+    expect(noEquals).toMatchObject({ _tag: "ArgumentError", reason: { _tag: "BadInputFlag", problem: "no-equals" } })
+    expect(exitCodeOf(noEquals)).toBe(2)
     expect(noEquals.message).toBe("invalid --input \"novalue\": expected KEY=VALUE")
     const emptyKey = await failureOf(parseInputFlag("=x"))
-    expect(emptyKey).toBeInstanceOf(UsageError)
+    expect(emptyKey).toMatchObject({ _tag: "ArgumentError", reason: { _tag: "BadInputFlag", problem: "empty-key" } })
     expect(emptyKey.message).toBe("invalid --input \"=x\": the key is empty")
   })
 })

@@ -285,10 +285,11 @@ describe("static errors (one fixture each)", () => {
       expect(error).toBeInstanceOf(ValidationError)
       expect(exitCodeOf(error)).toBe(3)
       const e = error as ValidationError
-      expect(e.cause).toBeInstanceOf(ValidationError)
+      // The cause is the loader's own ValidationError, or a WorkflowLoadError for YAML that does not parse.
+      expect(exitCodeOf(e.cause)).toBe(3)
       expect(e.file).toBe(fixture)
       expect(e.line).toBe(line)
-      expect((e.cause as ValidationError).line).toBe(line)
+      expect((e.cause as { readonly line?: number }).line).toBe(line)
     })
   }
 })

@@ -208,6 +208,11 @@ describe("writing", () => {
     if (Exit.isSuccess(exit)) throw new Error("expected failure")
     const reason = exit.cause.reasons[0]!
     expect(reason._tag === "Fail" ? renderChain(reason.error) : "").toBe(`failed to write trace file '${occupied}': is a directory`)
+    // Callers can tell what failed without reading the text.
+    expect(reason._tag === "Fail" ? reason.error : undefined).toMatchObject({
+      _tag: "TraceError",
+      reason: { _tag: "WriteFailed", path: occupied, detail: "is a directory" }
+    })
     expect(fs.readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([])
   })
 })

@@ -2,7 +2,8 @@
 // all (a closed pipe and a slow human look the same), so the step answers with its `default:` or
 // fails. A wrong answer fails the step instead of re-prompting, which could loop forever on scripted input.
 import { Effect } from "effect"
-import { LaitError } from "../../core/errors.ts"
+import type { LaitError } from "../../core/errors.ts"
+import { StepError } from "../../core/stepErrors.ts"
 import { stripOneLineEnding } from "../../platform/process.ts"
 import type { Answerer } from "../../platform/terminal.ts"
 import type { ProgressWriter } from "../progress.ts"
@@ -18,27 +19,20 @@ export interface AskRequest {
 const checkChoice = (answer: string, choices: ReadonlyArray<string> | undefined) =>
   choices === undefined || choices.includes(answer)
     ? Effect.succeed(answer)
-    : Effect.fail(
-      new LaitError({
-        message: `answer ${JSON.stringify(answer)} is not one of the configured 'choices': ${choices.join(", ")}`
-      })
-    )
+    : Effect.fail(new StepError({ reason: { _tag: "AskInvalidChoice", answer, choices } }))
 
 export const ask: (
   request: AskRequest,
   progress: ProgressWriter,
   answerer: Answerer
-) => Effect.Effect<string, LaitError> = Effect.fnUntraced(function*(
+) => Effect.Effect<string, StepError | LaitError> = Effect.fnUntraced(function*(
   request: AskRequest,
   progress: ProgressWriter,
   answerer: Answerer
 ) {
   if (!answerer.interactive()) {
     if (request.default === undefined) {
-      return yield* new LaitError({
-        message:
-          "stdin is not an interactive terminal and no 'default:' is set; an 'ask' step has no way to get an answer"
-      })
+      return yield* new StepError({ reason: { _tag: "AskNoTerminal" } })
     }
     // The default stands in for an answer, so it is held to the same choices.
     return yield* checkChoice(request.default, request.choices)

@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import * as Files from "../../platform/files.ts"
 import * as nodePath from "node:path"
-import { LaitError } from "../../core/errors.ts"
+import { StepError } from "../../core/stepErrors.ts"
 import { describeJsonType, isJsonObject, type Json } from "../../core/json.ts"
 import { resolveInitial, resolveInputs } from "../../lang/inputs.ts"
 import { loadWorkflow } from "../../lang/load.ts"
@@ -18,14 +18,11 @@ import { runDocument } from "./document.ts"
 import { type EngineEffect, evalFilter, type Frame, type Kind, observeCancel, type Placement, wrap } from "./frame.ts"
 import { enterBranch } from "./parallel.ts"
 
-export const canonicalize = (path: string): Effect.Effect<string, LaitError> =>
+export const canonicalize = (path: string): Effect.Effect<string, StepError> =>
   Effect.try({
     try: () => Files.realPath(path),
     catch: (e) =>
-      new LaitError({
-        message: `failed to resolve workflow file path '${path}'`,
-        cause: osErrorText(e)
-      })
+      new StepError({ reason: { _tag: "ResolvePathFailed", path, detail: osErrorText(e) } })
   })
 
 const definedEntries = <T extends object>(value: T): Partial<T> =>
@@ -43,7 +40,7 @@ const checkPlacement: (
   steps: ReadonlyArray<Step>,
   placement: Placement,
   list?: string
-) => Effect.Effect<void, LaitError> = Effect.fnUntraced(
+) => Effect.Effect<void, StepError> = Effect.fnUntraced(
   function*(steps: ReadonlyArray<Step>, placement: Placement, list?: string) {
     if (placement === "sequential") return
     for (const [index, step] of steps.entries()) {
@@ -51,15 +48,10 @@ const checkPlacement: (
       const label = stepLabel(step, position)
       const kind = step.kind
       if (kind.type === "ask") {
-        return yield* new LaitError({
-          message: `step '${label}' cannot 'ask' inside concurrent execution, including a nested workflow`
-        })
+        return yield* new StepError({ reason: { _tag: "AskConcurrent", step: label } })
       }
       if (kind.type === "write" && placement === "concurrent-items" && !kind.path.includes("{{")) {
-        return yield* new LaitError({
-          message: `step '${label}' writes a fixed path inside a concurrent 'for_each', including a nested workflow; ` +
-            "add a placeholder to the path or move the write after the loop"
-        })
+        return yield* new StepError({ reason: { _tag: "WriteConcurrent", step: label } })
       }
       if (step.onError !== undefined) yield* checkPlacement(step.onError, placement, listAt(position, "on_error"))
       switch (kind.type) {
@@ -114,10 +106,7 @@ export const runChild: (kind: Kind<"workflow">, input: Json, steps: Steps, frame
     } else {
       const registered = frame.run.registry(ref.name)
       if (registered === undefined) {
-        return yield* new LaitError({
-          message: `workflow '${ref.name}' is not registered under 'workflows:' in lait.config.yml; ` +
-            `use a path such as './${ref.name}.yml' for a file`
-        })
+        return yield* new StepError({ reason: { _tag: "UnregisteredWorkflow", name: ref.name } })
       }
       target = registered
     }
@@ -125,14 +114,10 @@ export const runChild: (kind: Kind<"workflow">, input: Json, steps: Steps, frame
     // fail, not wait for a second writer.
     const canonical = yield* canonicalize(target)
     if (frame.scope.activePaths.includes(canonical)) {
-      return yield* new LaitError({
-        message: `'workflow: ${target}' would create a cycle ('${canonical}' is already running)`
-      })
+      return yield* new StepError({ reason: { _tag: "WorkflowCycle", target, canonical } })
     }
     if (frame.scope.activePaths.length >= MAX_WORKFLOW_DEPTH) {
-      return yield* new LaitError({
-        message: `'workflow:' nesting exceeded the maximum depth of ${MAX_WORKFLOW_DEPTH}`
-      })
+      return yield* new StepError({ reason: { _tag: "WorkflowTooDeep", max: MAX_WORKFLOW_DEPTH } })
     }
     const child = yield* loadChild(canonical, frame)
     const inChild = wrap(`workflow '${canonical}'`)
@@ -142,7 +127,7 @@ export const runChild: (kind: Kind<"workflow">, input: Json, steps: Steps, frame
     if (kind.with !== undefined) {
       const bound = yield* evalFilter(frame, kind.with, input, steps).pipe(Effect.mapError(wrap("'with'")))
       if (!isJsonObject(bound)) {
-        return yield* new LaitError({ message: `'with' must produce an object, got ${describeJsonType(bound)}` })
+        return yield* new StepError({ reason: { _tag: "WithNotObject", got: describeJsonType(bound) } })
       }
       provided = Object.entries(bound).map(([name, value]) => [name, { kind: "typed", value }])
     }

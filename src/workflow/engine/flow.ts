@@ -2,7 +2,8 @@
 // `on_error`, recording under `id`), with the control steps that only steer the list: `group`,
 // `switch`, `stop` and `break`. The other kinds are dispatched to their family's module.
 import { Effect } from "effect"
-import { LaitError, renderChain } from "../../core/errors.ts"
+import { renderChain } from "../../core/errors.ts"
+import { StepError } from "../../core/stepErrors.ts"
 import type { Json } from "../../core/json.ts"
 import type { Step } from "../../lang/model.ts"
 import { listAt, positionIn, stepLabel } from "../../lang/positions.ts"
@@ -168,7 +169,7 @@ const runSwitch: (
       }
     }
     if (kind.else === undefined) {
-      return yield* new LaitError({ message: `step '${label}': no case matched and no 'else' is defined` })
+      return yield* new StepError({ reason: { _tag: "NoCaseMatched", step: label } })
     }
     yield* frame.progress.detail("no case matched, running 'else'")
     return yield* runSteps(kind.else, state, frame, listAt(position, "else"))

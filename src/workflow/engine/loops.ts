@@ -1,7 +1,7 @@
 // `for_each` (one item after another, or up to `max_concurrency` at once) and `while`/`until`. A
 // `break` in the body ends its innermost loop; a `stop` ends the file.
 import { Effect } from "effect"
-import { LaitError } from "../../core/errors.ts"
+import { StepError } from "../../core/stepErrors.ts"
 import { describeJsonType, type Json } from "../../core/json.ts"
 import { listAt } from "../../lang/positions.ts"
 import {
@@ -28,9 +28,7 @@ export const runForEach: (
       Effect.mapError(wrap(`step '${label}': 'for_each'`))
     )
     if (!Array.isArray(items)) {
-      return yield* new LaitError({
-        message: `step '${label}': 'for_each' must produce a JSON array, got ${describeJsonType(items)}`
-      })
+      return yield* new StepError({ reason: { _tag: "ForEachNotArray", step: label, got: describeJsonType(items) } })
     }
     const list = items as ReadonlyArray<Json>
     const total = list.length
@@ -95,9 +93,7 @@ export const runLoop: (
         if (!holds) return { state, flow: "continue" as Flow }
       }
       if (iteration >= max) {
-        return yield* new LaitError({
-          message: `step '${label}': reached max_iterations (${max}) without satisfying '${keyword}'`
-        })
+        return yield* new StepError({ reason: { _tag: "MaxIterations", step: label, max, keyword } })
       }
       yield* frame.progress.detail(`iteration ${iteration + 1}/${max}`)
       const outcome = yield* frame.run.runSteps(

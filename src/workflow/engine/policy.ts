@@ -2,7 +2,8 @@
 // file's own `timeout:`. The waits between attempts are an exponential Schedule; the attempts are
 // Effect.retry over it.
 import { Deferred, Duration, Effect, Fiber, Schedule } from "effect"
-import { type AnyLaitError, InterruptedError, renderChain } from "../../core/errors.ts"
+import { type AnyLaitError, renderChain } from "../../core/errors.ts"
+import { StepError } from "../../core/stepErrors.ts"
 import type { RetryPolicy, Step, WorkflowDefaults } from "../../lang/model.ts"
 import { CANCELLED, cancelledError, checkCancelled, type Frame, isCancelled, observeCancel } from "./frame.ts"
 
@@ -58,8 +59,8 @@ export const withRetryAndTimeout = <A, R>(
           duration: timeout * 1000,
           orElse: () =>
             Effect.fail(
-              new InterruptedError({
-                message: `step '${label}' timed out after ${timeout}s (attempt ${n}/${maxAttempts})`
+              new StepError({
+                reason: { _tag: "StepTimeout", step: label, seconds: timeout, attempt: n, attempts: maxAttempts }
               })
             )
         })
@@ -103,7 +104,7 @@ export const withFileTimeout = <A, R>(
     return body.pipe(
       Effect.timeoutOrElse({
         duration: seconds * 1000,
-        orElse: () => Effect.fail(new InterruptedError({ message: `workflow timed out after ${seconds}s ('timeout')` }))
+        orElse: () => Effect.fail(new StepError({ reason: { _tag: "WorkflowTimeout", seconds } }))
       })
     )
   }

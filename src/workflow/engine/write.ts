@@ -6,23 +6,18 @@
 // A templated path is the author's directories plus values: a value (a model's answer, say) may only
 // fill in a file name, so one that holds `/` or `..` is refused before anything is opened.
 import { Effect } from "effect"
-import { LaitError } from "../../core/errors.ts"
+import { StepError } from "../../core/stepErrors.ts"
 import { writeUserFile } from "../../platform/FileLoader.ts"
 import { osErrorText } from "../../platform/process.ts"
 
-export const writeOutputFile = (path: string, text: string): Effect.Effect<void, LaitError> =>
+export const writeOutputFile = (path: string, text: string): Effect.Effect<void, StepError> =>
   writeUserFile(path, text, { createDirs: false }).pipe(
-    Effect.mapError((e) => new LaitError({ message: `failed to write output to '${path}'`, cause: osErrorText(e) }))
+    Effect.mapError((e) => new StepError({ reason: { _tag: "WriteFailed", path, detail: osErrorText(e) } }))
   )
 
 /** The refusal for a rendered `write` path whose templated values (`printed`) leave their directory. */
-export const unsafeWritePath = (path: string, printed: ReadonlyArray<string>): LaitError | undefined => {
+export const unsafeWritePath = (path: string, printed: ReadonlyArray<string>): StepError | undefined => {
   const value = printed.find((p) => p.includes("/") || p.includes(".."))
   if (value === undefined) return undefined
-  const what = value.includes("/") ? "'/'" : "'..'"
-  return new LaitError({
-    message:
-      `refusing to write ${JSON.stringify(path)}: the templated value ${JSON.stringify(value)} contains ${what}; ` +
-      "a value in a 'write' path may only fill in a file name"
-  })
+  return new StepError({ reason: { _tag: "UnsafeWritePath", path, value } })
 }

@@ -187,7 +187,9 @@ steps:
     expect(ran.ok).toBe(false)
     if (ran.ok) return
     expect(ran.error).toBe("step 'sleepy' timed out after 1s (attempt 2/2)")
-    expect(ran.tag).toBe("InterruptedError")
+    // A step's timeout is the step domain's reason, and a typed interruption (exit 5).
+    expect(ran.tag).toBe("StepError")
+    expect(ran.code).toBe(5)
     expect(ran.code).toBe(5)
     expect(ran.lines).toEqual([
       "[1] sleepy",

@@ -1,0 +1,98 @@
+// Failures of the configuration domain (config files, `.env`, `${VAR}` expansion, model endpoints,
+// api_key_cmd) as one error class with a `reason`. `message` is the text lait has always printed; the
+// exit code of each reason is in core/errors.ts's table: 3 for a file or definition that is invalid as
+// written, 1 for the rest.
+import { Schema } from "effect"
+
+const path = Schema.String
+/** The first problem's 1-based line, for `lait lint` and the `(line N)` of a message. */
+const line = Schema.optionalKey(Schema.Number)
+
+const Reason = Schema.Union([
+  Schema.TaggedStruct("ParseFailed", { path, detail: Schema.String, line }),
+  Schema.TaggedStruct("Invalid", { path, detail: Schema.String, line }),
+  /** The file could not be read; `detail` says why. */
+  Schema.TaggedStruct("ReadFailed", { path, detail: Schema.String }),
+  Schema.TaggedStruct("EmptyBaseUrl", {}),
+  Schema.TaggedStruct("EmptyModelName", {}),
+  /** `context` names the definition (`model definition "x"`, `...'s fallback entry #2`). */
+  Schema.TaggedStruct("EmptyModelId", { context: Schema.String }),
+  Schema.TaggedStruct("BothApiKeys", { context: Schema.String }),
+  Schema.TaggedStruct("EmptyDefinition", { name: Schema.String }),
+  /** api_key_cmd did not produce a key; `detail` is the whole line (it names the command's problem). */
+  Schema.TaggedStruct("ApiKeyCmd", { detail: Schema.String }),
+  /** `quoted` is the value as shown (JSON-quoted, or the redaction marker for a secret). */
+  Schema.TaggedStruct("UnterminatedPlaceholder", { quoted: Schema.String }),
+  Schema.TaggedStruct("BadPlaceholder", { name: Schema.String, quoted: Schema.String }),
+  Schema.TaggedStruct("UnsetVariable", { name: Schema.String }),
+  Schema.TaggedStruct("DotenvSyntax", { file: Schema.String, line: Schema.Number, detail: Schema.String })
+])
+export type ConfigErrorReason = typeof Reason.Type
+
+const describe = (reason: ConfigErrorReason): string => {
+  switch (reason._tag) {
+    case "ParseFailed":
+      return `failed to parse YAML configuration file '${reason.path}'`
+    case "Invalid":
+      return `invalid configuration file '${reason.path}'`
+    case "ReadFailed":
+      return `failed to read YAML configuration file '${reason.path}'`
+    case "EmptyBaseUrl":
+      return "base URL must not be empty"
+    case "EmptyModelName":
+      return "model name must not be empty"
+    case "EmptyModelId":
+      return `model_id in ${reason.context} must not be empty`
+    case "BothApiKeys":
+      return `${reason.context} sets both 'api_key' and 'api_key_cmd'; set exactly one`
+    case "EmptyDefinition":
+      return `model definition ${JSON.stringify(reason.name)} must contain at least one entry`
+    case "ApiKeyCmd":
+      return reason.detail
+    case "UnterminatedPlaceholder":
+      return `unterminated '\${' placeholder in ${reason.quoted}`
+    case "BadPlaceholder":
+      return `invalid environment variable placeholder '\${${reason.name}}' in ${reason.quoted} ` +
+        "(must be alphanumeric/underscore)"
+    case "UnsetVariable":
+      return `environment variable '${reason.name}' referenced by '\${${reason.name}}' is not set`
+    case "DotenvSyntax":
+      return `failed to parse '${reason.file}' line ${reason.line}: ${reason.detail}`
+  }
+}
+
+export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", { reason: Reason }) {
+  constructor(props: { readonly reason: ConfigErrorReason }) {
+    super(props)
+    // Bun gives every Error its own `line` (where it was constructed); `lait lint` reads the file's.
+    const located = props.reason._tag === "ParseFailed" || props.reason._tag === "Invalid" ? props.reason : undefined
+    Object.defineProperty(this, "line", { value: located?.line, configurable: true })
+    Object.defineProperty(this, "file", { value: located?.path, configurable: true })
+  }
+
+  /** The configuration file at fault and the problem's line, for `lait lint`. */
+  declare readonly file: string | undefined
+  declare readonly line: number | undefined
+
+  override get message(): string {
+    return describe(this.reason)
+  }
+
+  /** What `renderChain` prints after the message: the problem in a configuration file. */
+  override get cause(): unknown {
+    switch (this.reason._tag) {
+      case "ParseFailed":
+      case "Invalid":
+      case "ReadFailed":
+        return this.reason.detail
+      default:
+        return undefined
+    }
+  }
+}
+
+declare module "./errors.ts" {
+  interface DomainErrors {
+    readonly ConfigError: ConfigError
+  }
+}

@@ -3,7 +3,6 @@
 import { Context, Effect, Layer, LogLevel } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
 import type { ConfigError } from "../core/configErrors.ts"
-import type { LaitError, ValidationError } from "../core/errors.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { describeEndpointSources, type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
 import type { LoadedConfig, LoadOptions } from "./load.ts"

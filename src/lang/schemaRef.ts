@@ -1,7 +1,7 @@
 // Resolves a schema reference of a workflow file to its JSON Schema object when a step needs it
 // (a child workflow's `input_schema`). `{file:}` paths were made absolute by the loader.
 import { Effect } from "effect"
-import { LaitError, renderChain } from "../core/errors.ts"
+import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"

@@ -2,7 +2,6 @@
 // `start`, `end`, `duration_ms`, `attributes`), then, in files written with `--trace-spans`, this
 // project's additive `span_id` and `parent_span_id`. Files of the original lait have neither.
 import { Console, Effect } from "effect"
-import { LaitError } from "../core/errors.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { describeOsError, FileLoader, writeTargetProblem } from "../platform/FileLoader.ts"
 import {

@@ -3,6 +3,7 @@
 // exit code of each reason is in core/errors.ts's table: 3 for a file or definition that is invalid as
 // written, 1 for the rest.
 import { Schema } from "effect"
+import { locateError } from "./errors.ts"
 
 const path = Schema.String
 /** The first problem's 1-based line, for `lait lint` and the `(line N)` of a message. */
@@ -64,10 +65,8 @@ const describe = (reason: ConfigErrorReason): string => {
 export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", { reason: Reason }) {
   constructor(props: { readonly reason: ConfigErrorReason }) {
     super(props)
-    // Bun gives every Error its own `line` (where it was constructed); `lait lint` reads the file's.
     const located = props.reason._tag === "ParseFailed" || props.reason._tag === "Invalid" ? props.reason : undefined
-    Object.defineProperty(this, "line", { value: located?.line, configurable: true })
-    Object.defineProperty(this, "file", { value: located?.path, configurable: true })
+    locateError(this, located?.path, located?.line)
   }
 
   /** The configuration file at fault and the problem's line, for `lait lint`. */

@@ -230,3 +230,12 @@ export const withContext = (message: string) => (cause: unknown): AnyLaitError =
       return new LaitError({ message, cause })
   }
 }
+
+/**
+ * Sets the `file` and `line` a domain error points at (for `lait lint`). Bun gives every Error its own
+ * `line` (where it was constructed), which would hide a getter, so they are own properties.
+ */
+export const locateError = (error: object, file: string | undefined, line: number | undefined): void => {
+  Object.defineProperty(error, "line", { value: line, configurable: true })
+  Object.defineProperty(error, "file", { value: file, configurable: true })
+}

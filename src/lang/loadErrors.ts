@@ -2,6 +2,7 @@
 // one error class with a `reason`. `message` is the text lait has always printed; YAML that does not
 // parse exits 3 (core/errors.ts's table), the rest 1.
 import { Schema } from "effect"
+import { locateError } from "../core/errors.ts"
 
 const path = Schema.String
 const detail = Schema.String
@@ -47,10 +48,8 @@ export class WorkflowLoadError extends Schema.TaggedError<WorkflowLoadError>()("
 }) {
   constructor(props: { readonly reason: WorkflowLoadErrorReason }) {
     super(props)
-    // Bun gives every Error its own `line` (where it was constructed); `lait lint` reads the file's.
     const located = props.reason._tag === "YamlSyntax" ? props.reason : undefined
-    Object.defineProperty(this, "line", { value: located?.line, configurable: true })
-    Object.defineProperty(this, "file", { value: located?.file, configurable: true })
+    locateError(this, located?.file, located?.line)
   }
 
   /** The workflow file at fault and the problem's line, for `lait lint`. */

@@ -239,3 +239,11 @@ export const locateError = (error: object, file: string | undefined, line: numbe
   Object.defineProperty(error, "line", { value: line, configurable: true })
   Object.defineProperty(error, "file", { value: file, configurable: true })
 }
+
+/** The 1-based line an error carries (the outermost link of its chain that has one; see locateError). */
+export const errorLine = (error: unknown): number | undefined => {
+  for (const link of causeChain(error)) {
+    if (typeof link === "object" && link !== null && "line" in link && typeof link.line === "number") return link.line
+  }
+  return undefined
+}

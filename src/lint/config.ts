@@ -9,7 +9,7 @@ import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { checkConfigText, CONFIG_FILE_NAME, loadConfig, type LoadedConfig } from "../config/load.ts"
 import type { ConfigFile } from "../config/schema.ts"
-import { renderChain } from "../core/errors.ts"
+import { errorLine, renderChain } from "../core/errors.ts"
 import { parseYaml, type Y } from "../lang/load/yaml.ts"
 import {
   BROKEN_CONFIG_REASON,
@@ -25,7 +25,6 @@ import {
 } from "./context.ts"
 import type { ConfigProblem, ConfigSection, Emitter, RegistryEntry } from "./findings.ts"
 import { shellTemplate, shellTemplateMessage } from "./untrusted.ts"
-import { errorLine } from "./workflow.ts"
 
 const isFile = (path: string): boolean => {
   try {

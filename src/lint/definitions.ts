@@ -11,7 +11,7 @@
 import { Effect } from "effect"
 import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
-import { renderChain } from "../core/errors.ts"
+import { errorLine, renderChain } from "../core/errors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { parseEvalDefinition } from "../eval/schema.ts"
@@ -25,7 +25,7 @@ import { parseTestDefinition } from "../testing/testFile.ts"
 import { display, fieldOf, itemOf, keyLine, lineOfY, valueOf, type Where } from "./context.ts"
 import type { Emitter } from "./findings.ts"
 import { readSchemaRef } from "./schemaRefs.ts"
-import { errorLine, loadForLint } from "./workflow.ts"
+import { loadForLint } from "./workflow.ts"
 
 const allIds = (steps: ReadonlyArray<Step>, into: Set<string> = new Set()): Set<string> => {
   for (const step of steps) {

@@ -11,7 +11,7 @@
 // of the `workflow:` step that calls it. Unknown JSON Schema `type` names are load errors here (Ajv
 // refuses to compile them), not warnings as upstream, whose validator silently accepted them.
 import { Effect } from "effect"
-import { causeChain, renderChain } from "../core/errors.ts"
+import { errorLine, renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { parseWorkflowText } from "../lang/load.ts"
 import { parseYaml, type Source, type Y } from "../lang/load/yaml.ts"
@@ -34,14 +34,6 @@ import { type Emitter, redirected } from "./findings.ts"
 import { checkCapabilities } from "./names.ts"
 import { jqReferences, type Reference, templateReferences } from "./refs.ts"
 import { shellTemplate, shellTemplateMessage, writePathMessage, writePathTemplate } from "./untrusted.ts"
-
-/** The 1-based line a loader error carries (the outermost link of its chain that has one). */
-export const errorLine = (error: unknown): number | undefined => {
-  for (const link of causeChain(error)) {
-    if (typeof link === "object" && link !== null && "line" in link && typeof link.line === "number") return link.line
-  }
-  return undefined
-}
 
 export interface Loaded {
   readonly workflow: Workflow

@@ -1,6 +1,6 @@
 // `lait test --shard K/N` (docs/testing.md#shards): every file belongs to exactly one of N shards, by a
 // hash of its path relative to the working directory. The hash (32-bit FNV-1a of the UTF-8 bytes, with
-// `/` separators) depends on nothing but that path, so every CI machine that checks out the same tree
+// `/` separators, scaled to N) depends on nothing but that path, so every CI machine that checks out the same tree
 // and runs from the same directory agrees, however the paths were spelled on the command line
 // (`tests`, `./tests/`, an absolute path), and adding a file never moves the others.
 import * as nodePath from "node:path"
@@ -35,8 +35,13 @@ export const fnv1a = (text: string): number => {
 export const shardKey = (file: string, cwd: string): string =>
   nodePath.relative(cwd, nodePath.resolve(cwd, file)).split(nodePath.sep).join("/")
 
-/** The 1-based shard of `file` among `count`. */
-export const shardOf = (file: string, count: number, cwd: string): number => (fnv1a(shardKey(file, cwd)) % count) + 1
+/**
+ * The 1-based shard of `file` among `count`: the hash scaled to [0, count) by its high bits. FNV-1a's
+ * low bits depend only on the low bits of each byte, so `hash % 4` would split paths by little more
+ * than the last bits of their characters; the high bits mix all of them.
+ */
+export const shardOf = (file: string, count: number, cwd: string): number =>
+  Math.floor((fnv1a(shardKey(file, cwd)) / 2 ** 32) * count) + 1
 
 /** The files of `files` that belong to `shard`, in their order. */
 export const inShard = (files: ReadonlyArray<string>, shard: Shard, cwd: string): ReadonlyArray<string> =>

@@ -47,3 +47,16 @@ describe("sharding", () => {
     expect(suite.map((f) => shardOf(`/ci/a/${f}`, 4, "/ci/a"))).toEqual(suite.map((f) => shardOf(f, 4, "/home/me/repo")))
   })
 })
+
+describe("balance", () => {
+  test("paths that differ only in a few characters still spread over every shard", () => {
+    // FNV-1a's low bits see only the low bits of each byte: `hash % 4` would put all of these in 2 shards.
+    const paths = ["a", "c", "e", "g", "i", "k", "m", "o", "q", "s", "u", "w"].flatMap((x) =>
+      ["a", "c", "e", "g"].map((y) => `tests/${x}${y}.yml`)
+    )
+    const byLowBits = new Set(paths.map((p) => fnv1a(p) % 4))
+    expect(byLowBits.size).toBeLessThan(4)
+    const sizes = [1, 2, 3, 4].map((k) => inShard(paths, { index: k, count: 4 }, "/").length)
+    expect(sizes.every((n) => n > 0)).toBe(true)
+  })
+})

@@ -125,7 +125,9 @@ export const testCommand = Command.make(
 
     const { failed, errors, total } = suite.tally(outcomes)
     // Without errors, upstream's exact line.
-    if (errors === 0 && failed > 0) return yield* new LaitError({ message: `${failed} of ${total} test file(s) failed` })
+    if (errors === 0 && failed > 0) {
+      return yield* new LaitError({ message: `${failed} of ${total} test file(s) failed` })
+    }
     if (errors > 0) {
       const text = failed === 0
         ? `${errors} of ${total} test file(s) could not run`

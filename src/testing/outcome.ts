@@ -49,7 +49,8 @@ const couldNotRun = (error: unknown): boolean =>
       case "WorkflowLoadError":
         return true
       case "McpError":
-        return MCP_NOT_STARTED.has(link.reason._tag) || (link.reason._tag === "Timeout" && link.reason.tool === undefined)
+        return MCP_NOT_STARTED.has(link.reason._tag) ||
+          (link.reason._tag === "Timeout" && link.reason.tool === undefined)
       default:
         return false
     }

@@ -22,7 +22,7 @@ import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { RunContext } from "../workflow/RunContext.ts"
-import { AssertionEvaluator, type Check, failureLines } from "./AssertionEvaluator.ts"
+import { AssertionEvaluator, failureLines } from "./AssertionEvaluator.ts"
 import { joinPath, parentPath } from "./discovery.ts"
 import { errorOutcome, NotRun, notRun, type TestOutcome } from "./outcome.ts"
 import { parseTestDefinition, type TestDefinition } from "./testFile.ts"
@@ -133,7 +133,8 @@ export const runTestFile = (
     const started = performance.now()
     const progress: Array<string> = []
     const elapsed = () => performance.now() - started
-    const failed = (error: unknown) => errorOutcome(file, error instanceof NotRun ? error : new NotRun(error), elapsed())
+    const failed = (error: unknown) =>
+      errorOutcome(file, error instanceof NotRun ? error : new NotRun(error), elapsed())
 
     const runIn = (workdir: Workdir, text: string, definition: TestDefinition) => {
       const base = parentPath(file)

@@ -49,7 +49,8 @@ export const runAction = (
         const { text: path, printed } = yield* renderTemplateParts(kind.path, templateData(frame, input, steps))
         const unsafe = unsafeWritePath(path, printed)
         if (unsafe !== undefined) return yield* unsafe
-        yield* observeCancel(frame, writeOutputFile(path, textForm(input), frame.run.cwd), "output file write was cancelled")
+        const written = writeOutputFile(path, textForm(input), frame.run.cwd)
+        yield* observeCancel(frame, written, "output file write was cancelled")
         return input
       }
       case "ask": {

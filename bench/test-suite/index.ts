@@ -39,7 +39,7 @@ export interface TestSuiteFigures {
   readonly singleMaxRss: number
 }
 
-interface Kind {
+export interface Kind {
   readonly workflow: string
   readonly prompt: string
   readonly cassettes: string
@@ -48,7 +48,7 @@ interface Kind {
 
 const summarizeInput = "lait replays recorded model answers so that workflow tests never call a model."
 const ticketInput = { subject: "Charged twice", body: "My card was charged twice for the March invoice." }
-const kinds: ReadonlyArray<Kind> = [
+export const kinds: ReadonlyArray<Kind> = [
   {
     workflow: "workflows/summarize.yml",
     prompt: summarizeInput,

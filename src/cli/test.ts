@@ -1,13 +1,19 @@
-// `lait test PATH... [--format text|json|junit] [--filter TEXT] [--update]`: run test definition files
-// against their recorded cassettes (never a model server) and report pass/fail per file. Results go
-// to stdout; notes and the final `lait: <f> of <t> test file(s) failed` (exit 1) to stderr. Paths
-// that hold no test file at all, like a --filter that matches none, are an error (exit 1).
+// `lait test PATH... [--format text|json|junit] [--filter TEXT] [--update] [-j N] [--shard K/N]
+// [--keep-workdirs]`: run test definition files against their recorded cassettes (never a model
+// server) and report pass/fail/error per file. Results go to stdout; notes and the final
+// `lait: <f> of <t> test file(s) failed` (exit 1) to stderr. Paths that hold no test file at all, like
+// a --filter that matches none, are an error (exit 1); a shard that gets none of them is not.
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as os from "node:os"
 import { LaitError } from "../core/errors.ts"
+import { ArgumentError } from "../core/usageErrors.ts"
+import { parseShard, type Shard } from "../testing/shard.ts"
 import { configLayer } from "./config.ts"
 import { printLine } from "./output.ts"
+
+/** `-j` default: upstream's eight files at once (SUITE_CONCURRENCY, not imported to keep start-up light). */
+const SUITE_JOBS = 8
 
 /** `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`: every path given, as typed. */
 const listPaths = (paths: ReadonlyArray<string>): string => {
@@ -34,9 +40,40 @@ export const testCommand = Command.make(
     update: Flag.Boolean("update").pipe(
       Flag.withDescription("Rewrite each failing 'equals' value in place with the actual output, and say what changed"),
       Flag.withDefault(false)
+    ),
+    // Isolation and sharding (docs/testing.md#how-files-run)
+    jobs: Flag.Int("jobs").pipe(
+      Flag.withAlias("j"),
+      Flag.withMetavar("N"),
+      Flag.withDescription("Run up to N test files at once (default 8; 1 runs them one after another)"),
+      Flag.withDefault(SUITE_JOBS)
+    ),
+    shard: Flag.String("shard").pipe(
+      Flag.withMetavar("K/N"),
+      Flag.withDescription("Run only the K-th of N stable parts of the suite (by a hash of each file's path)"),
+      Flag.optional
+    ),
+    keepWorkdirs: Flag.Boolean("keep-workdirs").pipe(
+      Flag.withDescription("Keep the 'workdir: temp' directory of each file that does not pass, and name it on stderr"),
+      Flag.withDefault(false)
     )
   },
-  Effect.fn("cli.test")(function*({ paths, format, filter, update }) {
+  Effect.fn("cli.test")(function*({ paths, format, filter, update, jobs, shard, keepWorkdirs }) {
+    if (jobs < 1) {
+      return yield* new ArgumentError({
+        reason: { _tag: "InvalidValue", flag: "--jobs <N>", value: String(jobs), expected: "an integer of at least 1" }
+      })
+    }
+    let part: Shard | undefined
+    if (Option.isSome(shard)) {
+      const parsed = parseShard(shard.value)
+      if (parsed === undefined) {
+        return yield* new ArgumentError({
+          reason: { _tag: "InvalidValue", flag: "--shard <K/N>", value: shard.value, expected: "K/N with 1 <= K <= N" }
+        })
+      }
+      part = parsed
+    }
     // Loaded on demand, so that other commands never pay for the engine, jq, YAML or Ajv.
     const suite = yield* Effect.promise(() => import("../testing/suite.ts"))
 
@@ -47,17 +84,20 @@ export const testCommand = Command.make(
       return yield* new LaitError({ message: `no test files found in ${listPaths(paths)}` })
     }
     const needle = Option.getOrUndefined(filter)
-    const files = needle === undefined ? discovered : discovered.filter((file) => file.includes(needle))
-    if (needle !== undefined && files.length === 0) {
+    const filtered = needle === undefined ? discovered : discovered.filter((file) => file.includes(needle))
+    if (needle !== undefined && filtered.length === 0) {
       return yield* new LaitError({
         message: `--filter '${needle}' matched none of the ${discovered.length} test file(s) found`
       })
     }
+    const files = part === undefined ? filtered : suite.inShard(filtered, part, process.cwd())
     yield* Effect.logDebug(`test: ${files.length} test file(s): ${files.join(", ")}`)
 
     const startedAt = new Date()
     const started = performance.now()
     let outcomes = yield* suite.runTestSuite(files, {
+      concurrency: jobs,
+      keepWorkdirs,
       onProgress: (file, lines) =>
         Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
     }).pipe(Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer)))
@@ -76,9 +116,23 @@ export const testCommand = Command.make(
       : format === "junit"
       ? suite.junitReport(outcomes, { totalMs, startedAt, hostname: os.hostname() })
       : suite.textReport(outcomes)
+    for (const outcome of outcomes) {
+      if (outcome.keptWorkdir !== undefined) {
+        yield* Console.error(`note: kept the working directory of '${outcome.file}': ${outcome.keptWorkdir}`)
+      }
+    }
     yield* printLine(report)
 
-    const failed = outcomes.filter((outcome) => outcome.status === "fail").length
-    if (failed > 0) return yield* new LaitError({ message: `${failed} of ${outcomes.length} test file(s) failed` })
+    const { failed, errors, total } = suite.tally(outcomes)
+    // Without errors, upstream's exact line.
+    if (errors === 0 && failed > 0) {
+      return yield* new LaitError({ message: `${failed} of ${total} test file(s) failed` })
+    }
+    if (errors > 0) {
+      const text = failed === 0
+        ? `${errors} of ${total} test file(s) could not run`
+        : `${failed} of ${total} test file(s) failed and ${errors} could not run`
+      return yield* new LaitError({ message: text })
+    }
   })
 ).pipe(Command.withDescription("Run test files against recorded cassettes (no model calls) and report pass/fail"))

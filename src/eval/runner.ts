@@ -92,9 +92,6 @@ const BUDGET_SLACK = 1e-9
 // One run's own services, provided `local`: layers built by an enclosing provide would otherwise be
 // shared, and with them the usage and trace of another run. A model target needs no model steps.
 const promptRunServices = Layer.mergeAll(RunUsage.layer, RunTracer.layer)
-const workflowRunServices = LlmSteps.layerModel.pipe(
-  Layer.provideMerge(Layer.mergeAll(Engine.layer, RunUsage.layer, RunTracer.layer, Progress.layerSilent))
-)
 
 /** The config's environment and registry, and a judge whose requests are metered in this run's usage. */
 const judgedRunContext = (target: LoadedTarget) =>
@@ -106,6 +103,13 @@ const judgedRunContext = (target: LoadedTarget) =>
       const judge = yield* makeLlmJudge({ config, client, defaultModel: target.defaultModel })
       return RunContext.fromConfig(config, { judge })
     })
+  )
+
+// The model steps read the run context (its working directory); the judge meters into the run's usage.
+const workflowRunServices = (target: LoadedTarget) =>
+  LlmSteps.layerModel.pipe(
+    Layer.provideMerge(Layer.mergeAll(Engine.layer, Progress.layerSilent, judgedRunContext(target))),
+    Layer.provideMerge(Layer.mergeAll(RunUsage.layer, RunTracer.layer))
   )
 
 const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.Effect<TargetRun, AnyLaitError, R>) =>
@@ -142,7 +146,7 @@ const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.E
 const runPair = (target: LoadedTarget, evalCase: EvalCase) =>
   target.kind === "workflow"
     ? evaluatePair(target, evalCase, runWorkflowTarget(target, evalCase.input)).pipe(
-      Effect.provide(judgedRunContext(target).pipe(Layer.provideMerge(workflowRunServices)), { local: true })
+      Effect.provide(workflowRunServices(target), { local: true })
     )
     : evaluatePair(target, evalCase, runPromptTarget(target, evalCase.input)).pipe(
       Effect.provide(judgedRunContext(target).pipe(Layer.provideMerge(promptRunServices)), { local: true })

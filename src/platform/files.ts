@@ -3,6 +3,8 @@
 // look-ups) run them between other synchronous steps and report the thrown OS error themselves.
 // FileLoader's service offers the same calls as effects.
 import * as fs from "node:fs"
+import * as os from "node:os"
+import * as nodePath from "node:path"
 
 export type Stats = fs.Stats
 export type DirEntry = fs.Dirent
@@ -53,6 +55,17 @@ export const readOwnText = (path: string): string => fs.readFileSync(path, "utf8
 
 /** `rm -rf`: a missing path is fine; throws the OS error otherwise. */
 export const removeTree = (path: string): void => fs.rmSync(path, { recursive: true, force: true })
+
+/** A new empty directory under the system's temp directory, named `<prefix>XXXXXX`; throws the OS error. */
+export const makeTempDirectory = (prefix: string): string =>
+  fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix)))
+
+/**
+ * Copies a file or a whole directory to `target`, which must not exist yet; symlinks are copied as
+ * links, not followed. Throws the OS error.
+ */
+export const copyTree = (source: string, target: string): void =>
+  fs.cpSync(source, target, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true })
 
 const O_CLOEXEC = 0o2000000
 

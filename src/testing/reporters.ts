@@ -1,28 +1,40 @@
 // How `lait test` prints its results on stdout (docs/testing.md#reports): upstream's text and compact JSON,
 // and JUnit XML for CI systems (GitHub/GitLab/Jenkins test reports): one <testcase> per test file, a
-// <failure> carrying its reasons, the time each file took.
+// <failure> or an <error> carrying its reasons, the time each file took. A suite without ERRORs reads
+// exactly as upstream's.
 import type { TestOutcome } from "./runner.ts"
 
 export type ReportFormat = "text" | "json" | "junit"
 
-/** `<file>: PASS`, or `<file>: FAIL` and its indented reasons; then the totals line. */
+export interface Tally {
+  readonly passed: number
+  readonly failed: number
+  readonly errors: number
+  readonly total: number
+}
+
+export const tally = (outcomes: ReadonlyArray<TestOutcome>): Tally => {
+  const count = (status: TestOutcome["status"]) => outcomes.filter((o) => o.status === status).length
+  return { passed: count("pass"), failed: count("fail"), errors: count("error"), total: outcomes.length }
+}
+
+/** `<file>: PASS`, or `<file>: FAIL`/`ERROR` and its indented reasons; then the totals line. */
 export const textReport = (outcomes: ReadonlyArray<TestOutcome>): string => {
   const lines: Array<string> = []
-  let failed = 0
   for (const outcome of outcomes) {
-    if (outcome.status === "pass") {
-      lines.push(`${outcome.file}: PASS`)
-      continue
-    }
-    failed++
-    lines.push(`${outcome.file}: FAIL`)
+    lines.push(`${outcome.file}: ${outcome.status.toUpperCase()}`)
     for (const reason of outcome.failures) lines.push(`  ${reason}`)
   }
-  lines.push(`${outcomes.length - failed} passed, ${failed} failed, ${outcomes.length} total`)
+  const t = tally(outcomes)
+  lines.push(
+    t.errors === 0
+      ? `${t.passed} passed, ${t.failed} failed, ${t.total} total`
+      : `${t.passed} passed, ${t.failed} failed, ${t.errors} errors, ${t.total} total`
+  )
   return lines.join("\n")
 }
 
-/** One compact line: `[{"file","status":"pass"|"fail","failures":[...]}]`. */
+/** One compact line: `[{"file","status":"pass"|"fail"|"error","failures":[...]}]`. */
 export const jsonReport = (outcomes: ReadonlyArray<TestOutcome>): string =>
   JSON.stringify(outcomes.map((o) => ({ file: o.file, status: o.status, failures: o.failures })))
 
@@ -63,13 +75,14 @@ export interface JunitOptions {
 
 /**
  * JUnit XML: `<testsuites>` holding one `<testsuite name="lait test">` with a `<testcase>` per file.
- * A failed file has one `<failure>`: `message` is its first reason, the body all of them, one per
- * line; `type` says whether assertions failed or the file could not run at all.
+ * A failed file has one `<failure>` (`type` says whether assertions failed or the workflow did), a
+ * file that could not run one `<error>`: `message` is the first reason, the body all of them, one per
+ * line.
  */
 export const junitReport = (outcomes: ReadonlyArray<TestOutcome>, options: JunitOptions): string => {
-  const failed = outcomes.filter((o) => o.status === "fail").length
+  const t = tally(outcomes)
   const total = seconds(options.totalMs)
-  const counts = `tests="${outcomes.length}" failures="${failed}" errors="0"`
+  const counts = `tests="${t.total}" failures="${t.failed}" errors="${t.errors}"`
   // xs:dateTime without a zone, as the Ant/Jenkins JUnit schema expects.
   const timestamp = options.startedAt.toISOString().slice(0, 19)
   const out: Array<string> = [
@@ -87,12 +100,14 @@ export const junitReport = (outcomes: ReadonlyArray<TestOutcome>, options: Junit
       out.push(`    <testcase ${attributes}/>`)
       continue
     }
-    const type = outcome.errored ? "error" : "assertion"
+    const element = outcome.status === "error" ? "error" : "failure"
+    // A FAIL without an evaluation is a workflow that failed before its assertions could run.
+    const type = outcome.status === "error" ? "error" : outcome.evaluated === undefined ? "workflow" : "assertion"
     out.push(`    <testcase ${attributes}>`)
     out.push(
-      `      <failure message="${escapeAttribute(outcome.failures[0] ?? "failed")}" type="${type}">${
+      `      <${element} message="${escapeAttribute(outcome.failures[0] ?? "failed")}" type="${type}">${
         escapeText(outcome.failures.join("\n"))
-      }</failure>`
+      }</${element}>`
     )
     out.push(`    </testcase>`)
   }

@@ -1,12 +1,14 @@
 // Running test files (docs/testing.md#how-files-run). Each file is one whole workflow run with its own run context —
 // a replaying ModelClient over its cassette directory, a fresh RunUsage and RunTracer, LlmSteps built
 // for that context, a RunContext without a terminal or a judge, its own `$steps` — so files running
-// side by side never see each other's tool calls or token counts. At most eight files run at once and
-// results keep the discovery order. A file that cannot be read, parsed, loaded or run fails alone with
-// its error chain as the one reason; only a real interruption (Ctrl-C) stops the suite.
-import { Cause, Effect, Layer } from "effect"
+// side by side never see each other's tool calls or token counts, and its own working directory when
+// it asks for one (./workdir.ts). At most eight files run at once (`-j`) and results keep the discovery
+// order. A file whose workflow could not run (./outcome.ts says which errors) is an ERROR, one whose
+// workflow failed or whose assertions did not hold a FAIL, each alone with its error chain or
+// assertion lines as reasons; only a real interruption (Ctrl-C) stops the suite.
+import { Cause, Effect, Exit, Layer } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
-import { type AnyLaitError, LaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
+import { type AnyLaitError, LaitError, primaryError, withContext } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { textForm } from "../core/json.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
@@ -20,35 +22,22 @@ import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { RunContext } from "../workflow/RunContext.ts"
-import { AssertionEvaluator, type Check, failureLines } from "./AssertionEvaluator.ts"
+import { AssertionEvaluator, failureLines } from "./AssertionEvaluator.ts"
 import { joinPath, parentPath } from "./discovery.ts"
+import { errorOutcome, NotRun, notRun, type TestOutcome } from "./outcome.ts"
 import { parseTestDefinition, type TestDefinition } from "./testFile.ts"
+import { prepareWorkdir, removeWorkdir, type Workdir } from "./workdir.ts"
 
-/** Test files running at once (upstream's SUITE_CONCURRENCY). */
+export type { TestOutcome, TestStatus } from "./outcome.ts"
+
+/** Test files running at once by default (upstream's SUITE_CONCURRENCY; `lait test -j N` changes it). */
 export const SUITE_CONCURRENCY = 8
-
-export interface TestOutcome {
-  /** As given or discovered. */
-  readonly file: string
-  readonly status: "pass" | "fail"
-  /** `assertion k: …` lines, or the single error chain when the file could not run. */
-  readonly failures: ReadonlyArray<string>
-  /** True when the file failed before its assertions could be evaluated. */
-  readonly errored: boolean
-  readonly durationMs: number
-  /** Set when the run completed: what `--update` works from. */
-  readonly evaluated?: {
-    readonly text: string
-    readonly definition: TestDefinition
-    readonly checks: ReadonlyArray<Check>
-  }
-}
 
 /**
  * The requirements of the LlmSteps implementation a suite uses. The production one reads the config,
- * the replaying ModelClient and the file's RunUsage/RunTracer; tests substitute their own.
+ * the replaying ModelClient, the file's RunUsage/RunTracer and its RunContext; tests substitute their own.
  */
-export type LlmStepsRequirements = LaitConfig | ModelClient | FileLoader | RunUsage | RunTracer
+export type LlmStepsRequirements = LaitConfig | ModelClient | FileLoader | RunUsage | RunTracer | RunContext
 
 export interface SuiteOptions {
   readonly concurrency?: number
@@ -56,6 +45,8 @@ export interface SuiteOptions {
   readonly llmSteps?: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>
   /** Called with each file's progress lines once it finished (for `-v`). */
   readonly onProgress?: (file: string, lines: ReadonlyArray<string>) => Effect.Effect<void>
+  /** `--keep-workdirs`: a `workdir: temp` directory of a file that did not pass stays, named in its outcome. */
+  readonly keepWorkdirs?: boolean
 }
 
 // A test must never wait for a person: `ask:` steps answer with their default, as without a terminal.
@@ -68,6 +59,7 @@ const noTerminal: Answerer = {
 /** The run context of one file: everything stateful is built anew for it. */
 const fileContext = (
   replayDir: string,
+  cwd: string | undefined,
   progress: Array<string>,
   llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>
 ) => {
@@ -76,7 +68,7 @@ const fileContext = (
     Layer.fresh(RunTracer.layer),
     Progress.layerCapture(progress),
     ModelClient.layerReplay(replayDir),
-    RunContext.layerConfig({ answerer: noTerminal })
+    RunContext.layerConfig({ answerer: noTerminal, cwd })
   )
   return Layer.fresh(llmSteps).pipe(Layer.provideMerge(perRun))
 }
@@ -96,13 +88,17 @@ const readDefinition = (file: string) =>
 
 const runDefinition = (definition: TestDefinition, workflowPath: string) =>
   Effect.gen(function*() {
-    const workflow = yield* loadWorkflow(workflowPath, { waitForWriter: true })
-    const schema = yield* loadSchemaRef(workflow.inputSchema)
-    const initial = yield* resolveInitial(schema, { kind: "typed", value: definition.input })
-    const inputs = yield* resolveInputs(
-      workflow.inputs,
-      Object.entries(definition.inputs).map(([key, value]) => [key, { kind: "typed", value }] as const)
-    )
+    // Until the engine starts, a failure means the workflow could not run at all.
+    const { workflow, initial, inputs } = yield* Effect.gen(function*() {
+      const workflow = yield* loadWorkflow(workflowPath, { waitForWriter: true })
+      const schema = yield* loadSchemaRef(workflow.inputSchema)
+      const initial = yield* resolveInitial(schema, { kind: "typed", value: definition.input })
+      const inputs = yield* resolveInputs(
+        workflow.inputs,
+        Object.entries(definition.inputs).map(([key, value]) => [key, { kind: "typed", value }] as const)
+      )
+      return { workflow, initial, inputs }
+    }).pipe(Effect.mapError(notRun))
     const engine = yield* Engine
     const result = yield* engine.run(workflow, initial, inputs, { timeoutMode: "fail" })
       .pipe(Effect.mapError(withContext(`workflow '${workflowPath}'`)))
@@ -115,6 +111,19 @@ const runDefinition = (definition: TestDefinition, workflowPath: string) =>
     })
   })
 
+/** A Ctrl-C stops the whole suite; anything else (a defect included) becomes this file's outcome. */
+const settle = <R>(
+  effect: Effect.Effect<TestOutcome, unknown, R>,
+  onError: (error: unknown) => TestOutcome
+): Effect.Effect<TestOutcome, never, R> =>
+  effect.pipe(
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause as Cause.Cause<never>)
+        : Effect.succeed(onError(primaryError(cause)))
+    )
+  )
+
 /** Runs one test file; never fails (interruption aside). */
 export const runTestFile = (
   file: string,
@@ -124,51 +133,59 @@ export const runTestFile = (
     const started = performance.now()
     const progress: Array<string> = []
     const elapsed = () => performance.now() - started
-    const errored = (error: unknown): TestOutcome => ({
-      file,
-      status: "fail",
-      failures: [renderChain(error)],
-      errored: true,
-      durationMs: elapsed()
-    })
-    const attempt = Effect.gen(function*() {
-      const { text, definition } = yield* readDefinition(file)
+    const failed = (error: unknown) =>
+      errorOutcome(file, error instanceof NotRun ? error : new NotRun(error), elapsed())
+
+    const runIn = (workdir: Workdir, text: string, definition: TestDefinition) => {
       const base = parentPath(file)
-      const checks = yield* runDefinition(definition, joinPath(base, definition.workflow)).pipe(
-        Effect.provide(
-          fileContext(joinPath(base, definition.replay), progress, options.llmSteps ?? LlmSteps.layerModel),
-          {
-            local: true
+      const context = fileContext(
+        joinPath(base, definition.replay),
+        workdir.cwd,
+        progress,
+        options.llmSteps ?? LlmSteps.layerModel
+      )
+      const ran = runDefinition(definition, joinPath(base, definition.workflow)).pipe(
+        Effect.provide(context, { local: true }),
+        Effect.map((checks): TestOutcome => {
+          const failures = failureLines(checks)
+          return {
+            file,
+            status: failures.length === 0 ? "pass" : "fail",
+            failures,
+            durationMs: elapsed(),
+            evaluated: { text, definition, checks }
           }
+        })
+      )
+      return settle(ran, (error) => errorOutcome(file, error, elapsed())).pipe(
+        Effect.map((outcome): TestOutcome =>
+          options.keepWorkdirs === true && workdir.temp && outcome.status !== "pass"
+            ? { ...outcome, keptWorkdir: workdir.cwd! }
+            : outcome
         )
       )
-      const failures = failureLines(checks)
-      return {
-        file,
-        status: failures.length === 0 ? "pass" : "fail",
-        failures,
-        errored: false,
-        durationMs: elapsed(),
-        evaluated: { text, definition, checks }
-      } satisfies TestOutcome
-    }).pipe(Effect.provide(Engine.layer))
-    const outcome = yield* attempt.pipe(
-      Effect.catchCause((cause) =>
-        // A Ctrl-C stops the whole suite; anything else (a defect included) fails this file only.
-        Cause.hasInterruptsOnly(cause)
-          ? Effect.failCause(cause as Cause.Cause<never>)
-          : Effect.succeed(errored(primaryError(cause)))
+    }
+
+    const attempt = Effect.gen(function*() {
+      const { text, definition } = yield* readDefinition(file)
+      return yield* Effect.acquireUseRelease(
+        prepareWorkdir(definition, parentPath(file)),
+        (workdir) => runIn(workdir, text, definition),
+        (workdir, exit) =>
+          Exit.isSuccess(exit) && exit.value.keptWorkdir !== undefined ? Effect.void : removeWorkdir(workdir)
       )
-    )
+    }).pipe(Effect.provide(Engine.layer))
+    // Reading the file or preparing its directory failed: nothing ran.
+    const outcome = yield* settle(attempt, failed)
     if (options.onProgress !== undefined) yield* options.onProgress(file, progress)
     return outcome
   })
 
-/** Runs every file, at most SUITE_CONCURRENCY at once; outcomes in the order of `files`. */
+/** Runs every file, at most `concurrency` (default SUITE_CONCURRENCY) at once; outcomes in the order of `files`. */
 export const runTestSuite = (
   files: ReadonlyArray<string>,
   options: SuiteOptions = {}
 ): Effect.Effect<ReadonlyArray<TestOutcome>, never, LaitConfig | AssertionEvaluator | FileLoader> =>
   Effect.forEach(files, (file) => runTestFile(file, options), {
-    concurrency: options.concurrency ?? SUITE_CONCURRENCY
+    concurrency: Math.max(1, options.concurrency ?? SUITE_CONCURRENCY)
   })

@@ -10,8 +10,9 @@ import { applyUpdates, describeUpdate, failingEquals } from "./update.ts"
 
 export { AssertionEvaluator } from "./AssertionEvaluator.ts"
 export { discoverTestFiles } from "./discovery.ts"
-export { jsonReport, junitReport, textReport } from "./reporters.ts"
+export { jsonReport, junitReport, tally, textReport } from "./reporters.ts"
 export { runTestSuite, type TestOutcome } from "./runner.ts"
+export { inShard } from "./shard.ts"
 
 export interface UpdateResult {
   readonly outcome: TestOutcome

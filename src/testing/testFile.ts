@@ -8,7 +8,19 @@ import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.t
 import { describeY, entries, lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
 import { type Assertion, ASSERTION_FIELDS, ASSERTION_TYPES, AssertionSchema } from "./assertions.ts"
 
-export const TEST_FILE_KEYS = ["workflow", "input", "inputs", "replay", "assert"] as const
+export const TEST_FILE_KEYS = [
+  "workflow",
+  "input",
+  "inputs",
+  "replay",
+  "assert",
+  // Isolation (docs/testing.md#working-directory)
+  "workdir",
+  "fixtures"
+] as const
+
+/** `workdir:` value for a fresh empty directory per run. */
+export const TEMP_WORKDIR = "temp"
 
 export const TestFileSchema = Schema.Struct({
   workflow: Schema.String.annotate({ description: "The workflow under test, relative to this file" }),
@@ -31,6 +43,19 @@ export const TestFileSchema = Schema.Struct({
     Schema.NullOr(Schema.Array(AssertionSchema)).annotate({
       description: "Checked in order against the output (text form) and the run's trace; all are evaluated"
     })
+  ),
+  // Isolation (docs/testing.md#working-directory)
+  workdir: Schema.optionalKey(
+    Schema.NullOr(Schema.NonEmptyString).annotate({
+      description: "The workflow's working directory: `temp` (a fresh empty directory, removed afterwards) or a " +
+        "directory relative to this file; relative `files:`, `write:`, `run:`/tool `cwd` resolve inside it"
+    })
+  ),
+  fixtures: Schema.optionalKey(
+    Schema.NullOr(Schema.Array(Schema.NonEmptyString)).annotate({
+      description: "Files and directories (relative to this file) copied into the `workdir: temp` directory " +
+        "before the run, each under its own name"
+    })
   )
 }).annotate({ title: "lait test file" })
 
@@ -40,6 +65,9 @@ export interface TestDefinition {
   readonly inputs: Readonly<Record<string, Json>>
   readonly replay: string
   readonly assert: ReadonlyArray<Assertion>
+  /** `temp`, a path relative to the test file, or undefined (the process's working directory). */
+  readonly workdir: string | undefined
+  readonly fixtures: ReadonlyArray<string>
 }
 
 /** The JSON Schema document of a test file (draft 2020-12), for `lait schema test` and editors. */
@@ -142,11 +170,19 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
     return failure(where === "" ? text : `${where}: ${text}`, lineAtPath(src, path))
   }
   const value = exit.value
+  const workdir = value.workdir ?? undefined
+  const fixtures = value.fixtures ?? []
+  // Fixtures go into a directory lait made; copying them into a real one would change the checkout.
+  if (fixtures.length > 0 && workdir !== TEMP_WORKDIR) {
+    return failure(`'fixtures' needs 'workdir: ${TEMP_WORKDIR}'`, lineAtPath(src, ["fixtures"]))
+  }
   return {
     workflow: value.workflow,
     input: value.input ?? null,
     inputs: value.inputs ?? {},
     replay: value.replay,
-    assert: value.assert ?? []
+    assert: value.assert ?? [],
+    workdir,
+    fixtures
   }
 }

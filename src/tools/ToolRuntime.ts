@@ -67,6 +67,11 @@ export interface ToolRuntimeService {
 export interface ToolRuntimeOptions {
   /** MCP I/O timeout in milliseconds (default 300 s). */
   readonly mcpTimeoutMs?: number
+  /**
+   * The run's own working directory (a test file's): shell tools and stdio MCP servers start there and
+   * their relative `cwd:` resolves against it. Undefined: the process's directory, as in `lait run`.
+   */
+  readonly cwd?: string | undefined
 }
 
 const usesTools = (names: ToolNames): boolean =>
@@ -136,7 +141,8 @@ export const makeToolRuntime = (
     const registryOptions: McpRegistryOptions = {
       servers: config.config.mcp_servers,
       env: config.env,
-      cwd: config.cwd,
+      cwd: options.cwd ?? config.cwd,
+      ...(options.cwd !== undefined ? { defaultCwd: options.cwd } : {}),
       ...(options.mcpTimeoutMs !== undefined ? { timeoutMs: options.mcpTimeoutMs } : {})
     }
     const mcp = yield* makeMcpRegistry(registryOptions)
@@ -154,7 +160,7 @@ export const makeToolRuntime = (
         const [fromMcp, fromSubagents, fromShell] = yield* Effect.all([
           mcp.entries(names.mcp ?? []),
           subagents.entries(names.subagents ?? [], (agent, args) => runSubagent(agent, args, activeAgentPaths)),
-          shellToolEntries(names.tools ?? [], config.config.tools, { env: config.env })
+          shellToolEntries(names.tools ?? [], config.config.tools, { env: config.env, cwd: options.cwd })
         ], { concurrency: "unbounded" })
         const collision = findCollision([
           { source: "mcp", names: fromMcp.map((e) => e.name) },

@@ -13,6 +13,7 @@ import { ToolError } from "../core/toolErrors.ts"
 import { validateJson } from "../lang/jsonschema.ts"
 import { renderTemplate } from "../lang/template.ts"
 import { runCommand } from "../platform/process.ts"
+import { resolveInRun } from "../workflow/RunContext.ts"
 import { qualifyToolName } from "./names.ts"
 import { toolDefinition, type ToolEntry } from "./types.ts"
 
@@ -46,6 +47,8 @@ const renderArgv = (tool: ShellTool, input: JsonObject) =>
 export interface ShellToolOptions {
   /** `${VAR}` in `env`/`cwd` is looked up here (the config's environment, `.env` included). */
   readonly env: Env
+  /** The run's own working directory: the command starts there and a relative `cwd` resolves against it. */
+  readonly cwd?: string | undefined
 }
 
 const failed = (error: unknown) => `tool command failed: ${renderChain(error)}`
@@ -69,8 +72,11 @@ export const callShellTool = (
       ? undefined
       : yield* expandMap(tool.env, options.env).pipe(Effect.mapError((e) => context(withContext("'env'")(e))))
     const cwd = tool.cwd === undefined
-      ? undefined
-      : yield* expandVars(tool.cwd, options.env).pipe(Effect.mapError((e) => context(withContext("'cwd'")(e))))
+      ? options.cwd
+      : resolveInRun(
+        options.cwd,
+        yield* expandVars(tool.cwd, options.env).pipe(Effect.mapError((e) => context(withContext("'cwd'")(e))))
+      )
     const seconds = tool.timeout ?? DEFAULT_SHELL_TOOL_TIMEOUT_SECONDS
     // Interruption (Ctrl-C, a step timeout) is not caught here: it stops the process group and the run.
     const outcome = yield* runCommand({

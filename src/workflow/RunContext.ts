@@ -5,8 +5,13 @@
 // or looks a service up optionally behind the caller's back.
 //
 // `lait run` builds one from the config; `lait test` one per test file (answers never come from a
-// terminal, no judge); `lait eval` one per (case, repeat) with a judge metered in that run's usage.
+// terminal, no judge, maybe a working directory of its own); `lait eval` one per (case, repeat) with a
+// judge metered in that run's usage.
+//
+// The working directory travels here rather than through process.chdir: test files with different
+// working directories run side by side in one process.
 import { Context, type Effect, Layer } from "effect"
+import * as nodePath from "node:path"
 import { LaitConfig, type LaitConfigService } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
 import type { AnyLaitError } from "../core/errors.ts"
@@ -38,7 +43,16 @@ export interface RunContextService {
   readonly answerer: Answerer
   /** The grading model for `llm_judge`; undefined where there is none (`lait test`, `lait run`). */
   readonly judge: JudgeService | undefined
+  /**
+   * The absolute directory the run's relative paths resolve against (`files:`/`images:`, `write:`,
+   * `run:` and tool `cwd`) and where its commands and MCP servers start; undefined: the process's own.
+   */
+  readonly cwd: string | undefined
 }
+
+/** `path` as the run sees it: against its working directory when it has one of its own. */
+export const resolveInRun = (cwd: string | undefined, path: string): string =>
+  cwd === undefined ? path : nodePath.resolve(cwd, path)
 
 export interface RunContextOptions {
   readonly env: Env
@@ -48,6 +62,8 @@ export interface RunContextOptions {
   /** Default: the terminal on stdin. */
   readonly answerer?: Answerer | undefined
   readonly judge?: JudgeService | undefined
+  /** Default: the process's working directory. */
+  readonly cwd?: string | undefined
 }
 
 const make = (options: RunContextOptions): RunContextService => {
@@ -57,7 +73,8 @@ const make = (options: RunContextOptions): RunContextService => {
     config: options.config,
     workflowRegistry: options.workflowRegistry ?? ((name) => registered[name]),
     answerer: options.answerer ?? terminalAnswerer,
-    judge: options.judge
+    judge: options.judge,
+    cwd: options.cwd === undefined ? undefined : nodePath.resolve(options.cwd)
   }
 }
 

@@ -19,6 +19,7 @@ import type { AgentDefinition, LlmSettings, SchemaRef } from "../lang/model.ts"
 import { renderTemplate } from "../lang/template.ts"
 import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat } from "../model/types.ts"
 import { makeToolRuntime } from "../tools/ToolRuntime.ts"
+import { RunContext } from "./RunContext.ts"
 import {
   type AgentStep,
   type LlmStepContext,
@@ -87,8 +88,11 @@ const sniffImageMime = (bytes: Uint8Array, path: string): string | undefined => 
 export const makeModelSteps = Effect.gen(function*() {
   const config = yield* LaitConfig
   const files = yield* FileLoader
+  // Attachments are relative to the run's working directory (a test file's own, say), else the config's.
+  const runCwd = (yield* RunContext).cwd
+  const baseDir = runCwd ?? config.cwd
   // This run's tool loop: its MCP servers stop when the run's scope closes.
-  const tools = yield* makeToolRuntime()
+  const tools = yield* makeToolRuntime({ cwd: runCwd })
   const schemaCache = new Map<string, JsonObject>()
   const agentCache = new Map<string, AgentDefinition>()
 
@@ -152,7 +156,7 @@ export const makeModelSteps = Effect.gen(function*() {
       const blocks: Array<string> = []
       for (const template of fileTemplates) {
         const path = yield* renderTemplate(template, data(input, ctx))
-        const bytes = yield* files.readBytes(nodePath.resolve(config.cwd, path))
+        const bytes = yield* files.readBytes(nodePath.resolve(baseDir, path))
         yield* spend(bytes.length)
         const text = yield* Effect.try({
           try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
@@ -168,7 +172,7 @@ export const makeModelSteps = Effect.gen(function*() {
           images.push({ type: "image_url", image_url: { url: value } })
           continue
         }
-        const bytes = yield* files.readBytes(nodePath.resolve(config.cwd, value)).pipe(
+        const bytes = yield* files.readBytes(nodePath.resolve(baseDir, value)).pipe(
           Effect.mapError((cause) =>
             new StepError({ reason: { _tag: "ImageRead", path: value, detail: renderChain(cause) } })
           )

@@ -56,11 +56,11 @@ afterAll(async () => {
 })
 
 const FAIL_TEXT = (wf: (name: string) => string) => [
-  "suite/fail/bad-definition.yml: FAIL",
-  "  failed to parse test definition 'suite/fail/bad-definition.yml': unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, assert (line 3)",
+  "suite/fail/bad-definition.yml: ERROR",
+  "  failed to parse test definition 'suite/fail/bad-definition.yml': unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, assert, workdir, fixtures (line 3)",
   "suite/fail/cost.yml: FAIL",
   "  assertion 1: cost $0.0004 exceeded max_cost_usd $0.0001",
-  "suite/fail/invalid-input.yml: FAIL",
+  "suite/fail/invalid-input.yml: ERROR",
   "  input is missing required field(s): body",
   "suite/fail/messages.yml: FAIL",
   "  assertion 1: expected output to equal \"Summary\", got \"Summary: lait tests workflows offline by replaying recorded answers.\"",
@@ -72,7 +72,7 @@ const FAIL_TEXT = (wf: (name: string) => string) => [
   "  assertion 7: completion_tokens 11 exceeded max_completion_tokens 10",
   "  assertion 8: step 'summary': assertion 1: expected output to equal \"say \\\"hi\\\"\", got \"lait tests workflows offline by replaying recorded answers.\"; assertion 3: prompt_tokens 31 exceeded max_prompt_tokens 30",
   "  assertion 9: step 'step-3' produced no output (it may not have run, or the id doesn't exist)",
-  "suite/fail/missing-workflow.yml: FAIL",
+  "suite/fail/missing-workflow.yml: ERROR",
   `  failed to load workflow '${wf("no-such-workflow.yml")}': failed to read '${wf("no-such-workflow.yml")}': no such file or directory`
 ]
 
@@ -85,7 +85,7 @@ describe("the fixture suite", () => {
     const lines = r.stdout.split("\n")
     expect(lines.slice(0, FAIL_TEXT(wf).length)).toEqual(FAIL_TEXT(wf))
     const rest = lines.slice(FAIL_TEXT(wf).length)
-    expect(rest[0]).toBe("suite/fail/replay-miss.yml: FAIL")
+    expect(rest[0]).toBe("suite/fail/replay-miss.yml: ERROR")
     expect(rest[1]).toStartWith(
       `  workflow '${wf("summarize.yml")}': no recorded cassette for this request (model 'fixture-model') at '`
     )
@@ -98,18 +98,18 @@ describe("the fixture suite", () => {
       "  assertion 2: expected tool 'tool__word_count' to be called at most 0 time(s), was called 1 time(s)",
       "  assertion 3: no call to tool 'tool__word_count' had arguments satisfying `.text == \"something else\"`",
       "  assertion 4: expected tool 'mcp__files__read_file' to be called at least 1 time(s), was called 0 time(s)",
-      "suite/fail/unknown-input.yml: FAIL",
+      "suite/fail/unknown-input.yml: ERROR",
       "  unknown input 'tone'; the workflow declares: lang",
       "suite/pass/count-one.yml: PASS",
       "suite/pass/count-three.yml: PASS",
       "suite/pass/summarize-en.yml: PASS",
       "suite/pass/summarize-ja.yml: PASS",
       "suite/pass/ticket-billing.yml: PASS",
-      "5 passed, 8 failed, 13 total",
+      "5 passed, 3 failed, 5 errors, 13 total",
       ""
     ])
     // stdout holds results only; the one line on stderr is the summary error.
-    expect(r.stderr).toBe("lait: 8 of 13 test file(s) failed\n")
+    expect(r.stderr).toBe("lait: 3 of 13 test file(s) failed and 5 could not run\n")
   }, 60_000)
 
   test("all passing: exit 0 and nothing on stderr", async () => {
@@ -127,14 +127,14 @@ describe("the fixture suite", () => {
     expect(r.stdout.trimEnd()).not.toContain("\n")
     const report = JSON.parse(r.stdout) as Array<{ file: string; status: string; failures: Array<string> }>
     expect(report.map((e) => [e.file, e.status, e.failures.length])).toEqual([
-      ["suite/fail/bad-definition.yml", "fail", 1],
+      ["suite/fail/bad-definition.yml", "error", 1],
       ["suite/fail/cost.yml", "fail", 1],
-      ["suite/fail/invalid-input.yml", "fail", 1],
+      ["suite/fail/invalid-input.yml", "error", 1],
       ["suite/fail/messages.yml", "fail", 9],
-      ["suite/fail/missing-workflow.yml", "fail", 1],
-      ["suite/fail/replay-miss.yml", "fail", 1],
+      ["suite/fail/missing-workflow.yml", "error", 1],
+      ["suite/fail/replay-miss.yml", "error", 1],
       ["suite/fail/tools.yml", "fail", 4],
-      ["suite/fail/unknown-input.yml", "fail", 1],
+      ["suite/fail/unknown-input.yml", "error", 1],
       ["suite/pass/count-one.yml", "pass", 0],
       ["suite/pass/count-three.yml", "pass", 0],
       ["suite/pass/summarize-en.yml", "pass", 0],
@@ -146,7 +146,7 @@ describe("the fixture suite", () => {
       status: "fail",
       failures: ["assertion 1: cost $0.0004 exceeded max_cost_usd $0.0001"]
     })
-    expect(r.stderr).toBe("lait: 8 of 13 test file(s) failed\n")
+    expect(r.stderr).toBe("lait: 3 of 13 test file(s) failed and 5 could not run\n")
   }, 60_000)
 
   test("junit: a valid JUnit report with one testcase per file", async () => {
@@ -156,13 +156,13 @@ describe("the fixture suite", () => {
     const root = parseXml(r.stdout.trimEnd())
     validateJunit(root)
     const suite = root.children[0]!
-    expect(suite.attributes).toMatchObject({ name: "lait test", tests: "13", failures: "8", errors: "0" })
+    expect(suite.attributes).toMatchObject({ name: "lait test", tests: "13", failures: "3", errors: "5" })
     const cases = suite.children
     expect(cases.map((c) => c.attributes["name"])).toEqual(JSON.parse((await lait(["test", "--format", "json", "suite"], dir)).stdout).map((e: { file: string }) => e.file))
     const messages = cases.find((c) => c.attributes["name"] === "suite/fail/messages.yml")!
     expect(messages.children.map((f) => [f.name, f.attributes["type"], f.text.split("\n").length])).toEqual([["failure", "assertion", 9]])
     const miss = cases.find((c) => c.attributes["name"] === "suite/fail/replay-miss.yml")!
-    expect(miss.children[0]!.attributes["type"]).toBe("error")
+    expect([miss.children[0]!.name, miss.children[0]!.attributes["type"]]).toEqual(["error", "error"])
     expect(miss.children[0]!.text).toContain("no recorded cassette for this request")
     const passed = cases.find((c) => c.attributes["name"] === "suite/pass/count-one.yml")!
     expect(passed.children).toEqual([])
@@ -389,7 +389,7 @@ describe("examples/tests", () => {
       timeoutMs: 60_000
     })
     expect(r.code).toBe(1)
-    expect(r.stdout).toContain("examples/tests/cases/billing.yml: FAIL\n")
+    expect(r.stdout).toContain("examples/tests/cases/billing.yml: ERROR\n")
     expect(r.stdout).toContain(`differs at base_url (recorded "http://localhost:1234/v1", requested "http://127.0.0.1:9/v1")`)
   }, 60_000)
 })

@@ -5,10 +5,11 @@ import { parseXml, validateJunit, type XmlElement } from "./junit.ts"
 
 const outcome = (file: string, failures: ReadonlyArray<string> = [], errored = false, durationMs = 12.3456): TestOutcome => ({
   file,
-  status: failures.length === 0 ? "pass" : "fail",
+  status: failures.length === 0 ? "pass" : errored ? "error" : "fail",
   failures,
-  errored,
-  durationMs
+  durationMs,
+  // Assertion failures come from a completed run; what --update needs is irrelevant here.
+  ...(failures.length > 0 && !errored ? { evaluated: { text: "", definition: undefined as never, checks: [] } } : {})
 })
 
 const outcomes: ReadonlyArray<TestOutcome> = [
@@ -23,10 +24,17 @@ describe("text", () => {
       "tests/summarize-case1.yml: PASS",
       "tests/summarize-case2.yml: FAIL",
       "  assertion 1: jq expression `contains(\"結論\")` was false for output \"まだ途中です\"",
-      "tests/broken.yml: FAIL",
+      "tests/broken.yml: ERROR",
       "  workflow 'wf.yml': no recorded cassette for this request <x> & \"y\"\nsecond line\u001b[0m",
-      "1 passed, 2 failed, 3 total"
+      "1 passed, 1 failed, 1 errors, 3 total"
     ].join("\n"))
+  })
+  test("without errors the totals line is upstream's", () => {
+    expect(textReport(outcomes.slice(0, 2)).split("\n").at(-1)).toBe("1 passed, 1 failed, 2 total")
+  })
+  test("a workflow that failed (not an error) is a FAIL with its reason", () => {
+    const failed: TestOutcome = { file: "a.yml", status: "fail", failures: ["workflow 'w.yml': step 'x': boom"], durationMs: 1 }
+    expect(textReport([failed])).toBe("a.yml: FAIL\n  workflow 'w.yml': step 'x': boom\n0 passed, 1 failed, 1 total")
   })
   test("no files", () => {
     expect(textReport([])).toBe("0 passed, 0 failed, 0 total")
@@ -40,7 +48,7 @@ describe("json", () => {
     expect(JSON.parse(text)).toEqual([
       { file: "tests/summarize-case1.yml", status: "pass", failures: [] },
       { file: "tests/summarize-case2.yml", status: "fail", failures: [outcomes[1]!.failures[0]] },
-      { file: "tests/broken.yml", status: "fail", failures: [outcomes[2]!.failures[0]] }
+      { file: "tests/broken.yml", status: "error", failures: [outcomes[2]!.failures[0]] }
     ])
     expect(text.startsWith("[{\"file\":\"tests/summarize-case1.yml\",\"status\":\"pass\",\"failures\":[]}")).toBe(true)
   })
@@ -58,13 +66,13 @@ describe("junit", () => {
   })
 
   test("one testsuite, one testcase per file, with counts and times", () => {
-    expect(root.attributes).toEqual({ name: "lait test", tests: "3", failures: "2", errors: "0", time: "2.043" })
+    expect(root.attributes).toEqual({ name: "lait test", tests: "3", failures: "1", errors: "1", time: "2.043" })
     const [suite] = find(root, "testsuite")
     expect(suite!.attributes).toEqual({
       name: "lait test",
       tests: "3",
-      failures: "2",
-      errors: "0",
+      failures: "1",
+      errors: "1",
       skipped: "0",
       time: "2.043",
       timestamp: "2026-12-02T10:20:30",
@@ -85,10 +93,17 @@ describe("junit", () => {
     const reason = outcomes[1]!.failures[0]!
     expect(assertionFailure!.attributes).toEqual({ message: reason, type: "assertion" })
     expect(assertionFailure!.text).toBe(reason)
-    const [runFailure] = find(cases[2]!, "failure")
+    expect(find(cases[2]!, "failure")).toEqual([])
+    const [runError] = find(cases[2]!, "error")
     const expected = "workflow 'wf.yml': no recorded cassette for this request <x> & \"y\"\nsecond line\\u{1b}[0m"
-    expect(runFailure!.attributes).toEqual({ message: expected, type: "error" })
-    expect(runFailure!.text).toBe(expected)
+    expect(runError!.attributes).toEqual({ message: expected, type: "error" })
+    expect(runError!.text).toBe(expected)
+    // A workflow that failed is a <failure> of its own type.
+    const failed: TestOutcome = { file: "a.yml", status: "fail", failures: ["workflow 'w.yml': step 'x': boom"], durationMs: 1 }
+    const doc = parseXml(junitReport([failed], { totalMs: 1, startedAt, hostname: "h" }))
+    validateJunit(doc)
+    expect(doc.children[0]!.attributes).toMatchObject({ failures: "1", errors: "0" })
+    expect(doc.children[0]!.children[0]!.children[0]!).toMatchObject({ name: "failure", attributes: { type: "workflow" } })
   })
 
   test("several reasons: the message is the first, the body all of them", () => {

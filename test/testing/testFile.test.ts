@@ -52,6 +52,8 @@ assert:
       input: { ticket: 42, tags: ["a", "b"] },
       inputs: { lang: "ja", limit: 3 },
       replay: "./cassettes/case1",
+      workdir: undefined,
+      fixtures: [],
       assert: [
         { type: "equals", value: "exact" },
         { type: "contains", value: "結論" },
@@ -69,9 +71,24 @@ assert:
   })
 
   test("defaults: input null, no inputs, no assertions; explicit nulls are the same", () => {
-    const expected = { workflow: "w.yml", input: null, inputs: {}, replay: "r", assert: [] }
+    const expected = { workflow: "w.yml", input: null, inputs: {}, replay: "r", assert: [], workdir: undefined, fixtures: [] }
     expect(parse("workflow: w.yml\nreplay: r\n")).toEqual(expected)
-    expect(parse("workflow: w.yml\nreplay: r\ninput:\ninputs:\nassert:\n")).toEqual(expected)
+    expect(parse("workflow: w.yml\nreplay: r\ninput:\ninputs:\nassert:\nworkdir:\nfixtures:\n")).toEqual(expected)
+  })
+
+  test("workdir and fixtures: temp with fixtures, a directory, and what is refused", () => {
+    expect(parse("workflow: w\nreplay: r\nworkdir: temp\nfixtures: [data/pr.diff, repo]\n")).toMatchObject({
+      workdir: "temp",
+      fixtures: ["data/pr.diff", "repo"]
+    })
+    expect(parse("workflow: w\nreplay: r\nworkdir: ../sandbox\n")).toMatchObject({ workdir: "../sandbox", fixtures: [] })
+    // Fixtures are copied only into a directory lait made for the run.
+    expect(error("workflow: w\nreplay: r\nfixtures: [a.txt]\n")).toBe(`${prefix}'fixtures' needs 'workdir: temp' (line 3)`)
+    expect(error("workflow: w\nreplay: r\nworkdir: sandbox\nfixtures: [a.txt]\n")).toBe(
+      `${prefix}'fixtures' needs 'workdir: temp' (line 4)`
+    )
+    expect(error("workflow: w\nreplay: r\nworkdir: ''\n")).toStartWith(`${prefix}workdir: `)
+    expect(error("workflow: w\nreplay: r\nworkdir: temp\nfixtures: a.txt\n")).toStartWith(`${prefix}fixtures: `)
   })
 
   test("optional assertion fields accept null", () => {
@@ -81,7 +98,7 @@ assert:
 
   test("unknown keys are rejected at every level, with the accepted keys and the line", () => {
     expect(error("workflow: w\nreplay: r\nvars: {a: 1}\n")).toBe(
-      `${prefix}unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, assert (line 3)`
+      `${prefix}unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, assert, workdir, fixtures (line 3)`
     )
     expect(error("workflow: w\nreplay: r\nassert:\n  - type: equals\n    value: x\n    expected: y\n")).toBe(
       `${prefix}assert[0]: unknown key 'expected'; 'equals' assertions accept: type, value (line 6)`

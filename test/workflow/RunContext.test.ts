@@ -72,4 +72,40 @@ describe("RunContext", () => {
     const bare = await plan(file, RunContext.layer({ env: { OPENAI_BASE_URL: "http://runctx.invalid/v1" } }))
     expect(bare.some((line) => line.trim() === "model: m1")).toBe(true)
   })
+
+  test("cwd: run steps start there, write and a relative run cwd resolve there; child paths stay file-relative", async () => {
+    const a = makeDir("runctx-a")
+    const b = makeDir("runctx-b")
+    fs.mkdirSync(path.join(a, "sub"))
+    fs.mkdirSync(path.join(b, "sub"))
+    writeFile(dir, "steps:\n  - run: [pwd]\n", "child-pwd.yml")
+    const file = writeFile(
+      dir,
+      [
+        "steps:",
+        "  - run: [pwd]",
+        "  - write: out.txt",
+        "  - run: [pwd]",
+        "    cwd: sub",
+        "  - write: sub/where.txt",
+        "  - workflow: child-pwd.yml",
+        ""
+      ].join("\n")
+    )
+    // Two runs at once with different directories: nothing is process-wide.
+    const [inA, inB] = await Promise.all([
+      run(file, RunContext.layer({ env: process.env, cwd: a })),
+      run(file, RunContext.layer({ env: process.env, cwd: b }))
+    ])
+    expect([inA, inB]).toEqual([fs.realpathSync(a), fs.realpathSync(b)])
+    for (const d of [a, b]) {
+      expect(fs.readFileSync(path.join(d, "out.txt"), "utf8")).toBe(fs.realpathSync(d))
+      expect(fs.readFileSync(path.join(d, "sub/where.txt"), "utf8")).toBe(path.join(fs.realpathSync(d), "sub"))
+    }
+    // Nothing landed in the process's own directory.
+    expect(fs.existsSync(path.join(process.cwd(), "out.txt"))).toBe(false)
+    // Without a cwd, the process's directory as before.
+    const plain = writeFile(dir, "steps:\n  - run: [pwd]\n")
+    expect(await run(plain, RunContext.layer({ env: process.env }))).toBe(process.cwd())
+  })
 })

@@ -28,6 +28,8 @@ export interface McpRegistryOptions {
   readonly env: Env
   /** Relative `cwd:` values are resolved against this. */
   readonly cwd: string
+  /** Where a stdio server without `cwd:` starts; undefined: the process's directory. */
+  readonly defaultCwd?: string
   /** The I/O timeout of every handshake, page and call (default 300 s); tests shorten it. */
   readonly timeoutMs?: number
 }
@@ -105,7 +107,7 @@ const resolveSpec = (
       const base: Record<string, string> = {}
       for (const [k, v] of Object.entries(env)) if (v !== undefined) base[k] = v
       const cwd = server.cwd === undefined
-        ? undefined
+        ? options.defaultCwd
         : nodePath.resolve(options.cwd, yield* expandVars(server.cwd, env))
       return {
         kind: "stdio" as const,

@@ -8,6 +8,7 @@ import { evalJqOne } from "../../lang/jq.ts"
 import { renderTemplate, renderTemplateParts } from "../../lang/template.ts"
 import { runCommand } from "../../platform/process.ts"
 import type { Steps } from "../Engine.ts"
+import { resolveInRun } from "../RunContext.ts"
 import { ask } from "./ask.ts"
 import { runChild } from "./children.ts"
 import { type EngineEffect, type Frame, jqVars, type Kind, observeCancel, templateData, wrap } from "./frame.ts"
@@ -31,8 +32,8 @@ export const runAction = (
           ? undefined
           : yield* expandMap(kind.env, frame.run.env).pipe(Effect.mapError(wrap("'env'")))
         const cwd = kind.cwd === undefined
-          ? undefined
-          : yield* expandVars(kind.cwd, frame.run.env).pipe(Effect.mapError(wrap("'cwd'")))
+          ? frame.run.cwd
+          : resolveInRun(frame.run.cwd, yield* expandVars(kind.cwd, frame.run.env).pipe(Effect.mapError(wrap("'cwd'"))))
         return yield* observeCancel(
           frame,
           runCommand({
@@ -48,7 +49,8 @@ export const runAction = (
         const { text: path, printed } = yield* renderTemplateParts(kind.path, templateData(frame, input, steps))
         const unsafe = unsafeWritePath(path, printed)
         if (unsafe !== undefined) return yield* unsafe
-        yield* observeCancel(frame, writeOutputFile(path, textForm(input)), "output file write was cancelled")
+        const written = writeOutputFile(path, textForm(input), frame.run.cwd)
+        yield* observeCancel(frame, written, "output file write was cancelled")
         return input
       }
       case "ask": {

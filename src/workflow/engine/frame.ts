@@ -57,6 +57,8 @@ export interface ActiveRun {
   readonly registry: (name: string) => string | undefined
   readonly env: Env
   readonly answerer: Answerer
+  /** The run's own working directory (RunContext's `cwd`); undefined: the process's. */
+  readonly cwd: string | undefined
   /** Child files loaded during this run, by canonical path. */
   readonly children: Map<string, Workflow>
   /**

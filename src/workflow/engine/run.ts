@@ -39,6 +39,7 @@ export const runWorkflow: (
     registry: context.workflowRegistry,
     env: context.env,
     answerer: context.answerer,
+    cwd: context.cwd,
     children: new Map(),
     runSteps
   }

@@ -9,9 +9,11 @@ import { Effect } from "effect"
 import { StepError } from "../../core/stepErrors.ts"
 import { writeUserFile } from "../../platform/FileLoader.ts"
 import { osErrorText } from "../../platform/process.ts"
+import { resolveInRun } from "../RunContext.ts"
 
-export const writeOutputFile = (path: string, text: string): Effect.Effect<void, StepError> =>
-  writeUserFile(path, text, { createDirs: false }).pipe(
+/** Writes `path` (relative to the run's working directory `cwd`); errors name it as written. */
+export const writeOutputFile = (path: string, text: string, cwd: string | undefined): Effect.Effect<void, StepError> =>
+  writeUserFile(resolveInRun(cwd, path), text, { createDirs: false }).pipe(
     Effect.mapError((e) => new StepError({ reason: { _tag: "WriteFailed", path, detail: osErrorText(e) } }))
   )
 

@@ -175,13 +175,16 @@ const noCassette = (dir: string, hint?: string) =>
   `run \`lait run --record ${dir}\` first against the same workflow/input/vars, or check that they still match ` +
   `this recording${hint === undefined ? "" : `; ${hint}`}`
 
-/** `lait test`'s report for one failing file: its FAIL line, the reason indented, the totals. */
+/**
+ * `lait test`'s report for one file that could not run (its definition, or its cassette, is broken):
+ * its ERROR line, the reason indented, the totals.
+ */
 const testReport = (file: string, reason: string | RegExp): ReadonlyArray<string | RegExp> => [
-  `${file}: FAIL`,
+  `${file}: ERROR`,
   typeof reason === "string" ? `  ${reason}` : new RegExp(`^  ${reason.source.replace(/^\^/, "")}`),
-  "0 passed, 1 failed, 1 total"
+  "0 passed, 0 failed, 1 errors, 1 total"
 ]
-const TEST_FAILED = "lait: 1 of 1 test file(s) failed"
+const TEST_FAILED = "lait: 1 of 1 test file(s) could not run"
 
 const ALIAS_BOMB = "Excessive alias count indicates a resource exhaustion attack"
 
@@ -813,7 +816,7 @@ export const cases: ReadonlyArray<HostileCase> = [
     exit: 1,
     report: testReport(
       "tests/unknown-key.yml",
-      "failed to parse test definition 'tests/unknown-key.yml': unknown key 'expect'; test definitions accept: workflow, input, inputs, replay, assert (line 3)"
+      "failed to parse test definition 'tests/unknown-key.yml': unknown key 'expect'; test definitions accept: workflow, input, inputs, replay, assert, workdir, fixtures (line 3)"
     ),
     error: TEST_FAILED
   },

@@ -1,0 +1,80 @@
+// A test file's working directory (docs/testing.md#working-directory). `workdir: temp` gives every run
+// a fresh empty directory with the file's `fixtures:` copied in, so files that write the same relative
+// path never meet; `workdir: <dir>` runs in an existing directory. The directory reaches the run through
+// its RunContext, never process.chdir: the files of a suite run side by side in one process.
+import { Effect } from "effect"
+import * as nodePath from "node:path"
+import { LaitError } from "../core/errors.ts"
+import { describeOsError } from "../platform/FileLoader.ts"
+import * as Files from "../platform/files.ts"
+import { joinPath } from "./discovery.ts"
+import { TEMP_WORKDIR, type TestDefinition } from "./testFile.ts"
+
+export interface Workdir {
+  /** Absolute; undefined when the file runs in the process's own directory (no `workdir:`). */
+  readonly cwd: string | undefined
+  /** Whether lait made it (`workdir: temp`), and so removes it after the run. */
+  readonly temp: boolean
+}
+
+const NONE: Workdir = { cwd: undefined, temp: false }
+
+const osFailure = (message: string) => (e: unknown) => new LaitError({ message, cause: describeOsError(e) })
+
+/** Removes a directory made by `prepareWorkdir`; a failure to remove it never fails the test. */
+export const removeWorkdir = (workdir: Workdir): Effect.Effect<void> =>
+  workdir.temp && workdir.cwd !== undefined
+    ? Effect.sync(() => {
+      try {
+        Files.removeTree(workdir.cwd!)
+      } catch {
+        // Left in the temp directory, which the system cleans.
+      }
+    })
+    : Effect.void
+
+const copyFixtures = (dir: string, base: string, fixtures: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const copiedFrom = new Map<string, string>()
+    for (const fixture of fixtures) {
+      const source = joinPath(base, fixture)
+      const name = nodePath.basename(nodePath.resolve(source))
+      const earlier = copiedFrom.get(name)
+      if (earlier !== undefined) {
+        return yield* new LaitError({
+          message: `fixtures '${earlier}' and '${fixture}' would both be copied to '${name}'`
+        })
+      }
+      copiedFrom.set(name, fixture)
+      yield* Effect.try({
+        try: () => Files.copyTree(source, nodePath.join(dir, name)),
+        catch: osFailure(`failed to copy fixture '${source}'`)
+      })
+    }
+  })
+
+/**
+ * The working directory `definition` asks for (`base`: the test file's directory). A temp directory is
+ * removed again when filling it fails; otherwise the caller removes it with `removeWorkdir`.
+ */
+export const prepareWorkdir = (definition: TestDefinition, base: string): Effect.Effect<Workdir, LaitError> =>
+  Effect.gen(function*() {
+    const workdir = definition.workdir
+    if (workdir === undefined) return NONE
+    if (workdir !== TEMP_WORKDIR) {
+      const dir = joinPath(base, workdir)
+      const stat = yield* Effect.try({
+        try: () => Files.stat(dir),
+        catch: osFailure(`failed to use workdir '${dir}'`)
+      })
+      if (!stat.isDirectory()) return yield* new LaitError({ message: `workdir '${dir}' is not a directory` })
+      return { cwd: nodePath.resolve(dir), temp: false }
+    }
+    const dir = yield* Effect.try({
+      try: () => Files.makeTempDirectory("lait-test-"),
+      catch: osFailure("failed to create a temporary working directory")
+    })
+    const made: Workdir = { cwd: dir, temp: true }
+    yield* copyFixtures(dir, base, definition.fixtures).pipe(Effect.onError(() => removeWorkdir(made)))
+    return made
+  })

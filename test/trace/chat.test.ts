@@ -102,7 +102,7 @@ describe("Live", () => {
 
   test("server.port defaults by scheme; an IPv6 host loses its brackets", () => {
     const server = (baseUrl: string) => {
-      const a = chatAttributes(call([endpoint(baseUrl)]), { source: "live", errorType: "x" })
+      const a = chatAttributes(call([endpoint(baseUrl)]), { source: "live", error: { "error.type": "x" } })
       return [a["server.address"], a["server.port"]]
     }
     expect(server("https://api.example.com/v1")).toEqual(["api.example.com", 443])

@@ -1,6 +1,7 @@
 // The trace file: JSONL, one event per line, keys in upstream's order (`seq`, `operation`, `label`,
 // `start`, `end`, `duration_ms`, `attributes`), then, in files written with `--trace-spans`, this
 // project's additive `span_id` and `parent_span_id`. Files of the original lait have neither.
+import * as nodePath from "node:path"
 import { Effect } from "effect"
 import type { FileError } from "../core/fileErrors.ts"
 import { Attr } from "../core/tracing.ts"
@@ -128,6 +129,33 @@ export const parseTraceText = (text: string, path: string): Effect.Effect<Readon
     }
     return Effect.succeed(events.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0)))
   })
+
+/**
+ * The files `lait trace show` reads: each path as given, a directory as every `*.jsonl` directly in
+ * it, sorted by name. A directory without one is an error, not an empty trace.
+ */
+export const traceFilesIn = (paths: ReadonlyArray<string>) =>
+  Effect.flatMap(FileLoader, (files) =>
+    Effect.map(
+      Effect.forEach(paths, (path) =>
+        Effect.gen(function*() {
+          const stat = yield* Effect.option(files.stat(path))
+          if (stat._tag === "None" || !stat.value.isDirectory()) return [path] as ReadonlyArray<string>
+          const entries = yield* files.list(path).pipe(
+            Effect.mapError((e) => new TraceError({ reason: { _tag: "ReadFailed", path, detail: describeOsError(e) } }))
+          )
+          const names = entries
+            .filter((e) => e.name.endsWith(".jsonl") && !e.isDirectory())
+            .map((e) => e.name)
+            .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+          if (names.length === 0) {
+            const detail = "the directory holds no trace files (*.jsonl)"
+            return yield* new TraceError({ reason: { _tag: "ReadFailed", path, detail } })
+          }
+          return names.map((name) => nodePath.join(path, name))
+        })),
+      (lists) => lists.flat()
+    ))
 
 const readFailure = (path: string) => (e: FileError) =>
   new TraceError({ reason: { _tag: "ReadFailed", path, detail: e.detail } })

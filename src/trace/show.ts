@@ -39,7 +39,7 @@ const CONTENT_INDENT = " ".repeat(11)
 /** The event's line, then its content lines (files written with `--trace-content`), each indented. */
 const eventLines = (e: FileEvent, indent: string, full: boolean): Array<string> => [
   `${indent}${formatEventLine(e)}`,
-  ...contentLines(e, full).map((line) => `${indent}${CONTENT_INDENT}${line}`)
+  ...contentLines(e, full).flatMap((text) => text.split("\n").map((line) => `${indent}${CONTENT_INDENT}${line}`))
 ]
 
 export interface LabelSummary {

@@ -245,7 +245,7 @@ export const runCommand = Command.make(
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
           ? Effect.void
-          : writeTrace(Cause.hasInterrupts(exit.cause) ? "interrupted" : "failed").pipe(
+          : writeTrace(Cause.hasInterruptsOnly(exit.cause) ? "interrupted" : "failed").pipe(
             Effect.catch((e) => Console.error(`warning: ${renderChain(e)}`))
           )
       )

@@ -1,11 +1,12 @@
 // `lait run FILE [PROMPT]`: load a workflow (or a `workflows:` registry entry), work out its initial
 // value and inputs, then print the plan (--dry-run) or run it and print the result. The result is the
 // only thing on stdout; the banner, progress lines and errors go to stderr.
-import { Console, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Files from "../platform/files.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { LaitError, type OutputError, primaryError, renderChain } from "../core/errors.ts"
+import { TraceContent } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { FileLoader, writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
@@ -138,13 +139,19 @@ export const runCommand = Command.make(
     traceFile: Flag.String("trace-file").pipe(
       Flag.withMetavar("PATH"),
       Flag.withDescription(
-        "After a successful run, write every model request and tool call to PATH as JSONL (see lait trace)"
+        "After the run (failed or interrupted too), write every model request and tool call to PATH as JSONL"
       ),
       Flag.optional
     ),
     traceSpans: Flag.Boolean("trace-spans").pipe(
       Flag.withDescription(
         "Also write the run and its steps as spans around them (a tree; overrides default.trace_spans)"
+      ),
+      Flag.optional
+    ),
+    traceContent: Flag.Boolean("trace-content").pipe(
+      Flag.withDescription(
+        "Also write prompts, answers, tool arguments and results, secrets masked (overrides default.trace_content)"
       ),
       Flag.optional
     ),
@@ -158,11 +165,12 @@ export const runCommand = Command.make(
     )
   },
   Effect.fn("cli.run")(function*(
-    { file, prompt, input, output, json, dryRun, traceFile, traceSpans, showUsage, approveTools }
+    { file, prompt, input, output, json, dryRun, traceFile, traceSpans, traceContent, showUsage, approveTools }
   ) {
-    if (Option.getOrUndefined(traceSpans) === true && Option.isNone(traceFile)) {
-      const reason = { _tag: "Requires", flag: "--trace-spans", needs: "--trace-file <PATH>" } as const
-      return yield* new ArgumentError({ reason })
+    for (const [given, flag] of [[traceSpans, "--trace-spans"], [traceContent, "--trace-content"]] as const) {
+      if (Option.getOrUndefined(given) === true && Option.isNone(traceFile)) {
+        return yield* new ArgumentError({ reason: { _tag: "Requires", flag, needs: "--trace-file <PATH>" } })
+      }
     }
     // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
     const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, { dryRunPlan }, schemas] =
@@ -213,11 +221,34 @@ export const runCommand = Command.make(
     const path = Option.getOrUndefined(output)
     if (path !== undefined && path !== "-") yield* checkResponseTarget(path)
     const tracePath = Option.getOrUndefined(traceFile)
-    const trace = tracePath === undefined ? undefined : yield* Effect.promise(() => import("../trace/file.ts"))
+    const trace = tracePath === undefined ? undefined : yield* Effect.promise(() => import("../trace/write.ts"))
     if (trace !== undefined && tracePath !== undefined) yield* trace.checkTraceTarget(tracePath)
+    const { config, env } = yield* LaitConfig
+    const traceOptions = {
+      spans: Option.getOrUndefined(traceSpans) ?? config.default?.trace_spans ?? false,
+      capture: (Option.getOrUndefined(traceContent) ?? config.default?.trace_content ?? false)
+        ? { secrets: new Set<string>() }
+        : undefined
+    }
+    const writeTrace = (outcome: "succeeded" | "failed" | "interrupted") =>
+      trace === undefined || tracePath === undefined ? Effect.void : trace.writeRunTrace(tracePath, {
+        spans: traceOptions.spans,
+        outcome,
+        secrets: [...trace.configSecrets(config, env), ...(traceOptions.capture?.secrets ?? [])]
+      })
 
     const result = yield* engine.run(workflow, initial, inputs, { timeoutMode: "cancel" }).pipe(
-      Effect.provideService(ApproveTools, approveTools)
+      Effect.provideService(ApproveTools, approveTools),
+      Effect.provideService(TraceContent, traceOptions.capture),
+      // A failed or interrupted run keeps its trace: it is when one is needed most. The run's own
+      // error stays what lait reports; a trace that cannot be written only adds a warning.
+      Effect.onExit((exit) =>
+        Exit.isSuccess(exit)
+          ? Effect.void
+          : writeTrace(Cause.hasInterruptsOnly(exit.cause) ? "interrupted" : "failed").pipe(
+            Effect.catch((e) => Console.error(`warning: ${renderChain(e)}`))
+          )
+      )
     )
     const content = textForm(result.output)
     const usage = yield* RunUsage
@@ -237,9 +268,8 @@ export const runCommand = Command.make(
     const emitted = yield* Effect.exit(emit)
     if (showUsage) yield* Console.error(formatUsage(yield* usage.entries, totals))
     // After the answer is out, so a trace that cannot be written never costs the answer.
-    if (trace !== undefined && tracePath !== undefined) {
-      const spans = Option.getOrUndefined(traceSpans) ?? (yield* LaitConfig).config.default?.trace_spans ?? false
-      const traced = yield* Effect.exit(trace.writeRunTrace(tracePath, { spans }))
+    if (trace !== undefined) {
+      const traced = yield* Effect.exit(writeTrace("succeeded"))
       if (Exit.isFailure(traced)) {
         if (Exit.isSuccess(emitted)) return yield* traced
         yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)

@@ -11,12 +11,17 @@ const fileArgument = Argument.String("file").pipe(
   Argument.withDescription("A JSONL trace file written by `lait run --trace-file`")
 )
 
+const filesArgument = Argument.String("file").pipe(
+  Argument.withDescription("Trace files written by `lait run --trace-file`, or directories of them (every *.jsonl)"),
+  Argument.atLeast(1)
+)
+
 const OPERATIONS = ["chat", "execute_tool", "compact", "step", "invoke_workflow"] as const
 
 const show = Command.make(
   "show",
   {
-    file: fileArgument,
+    files: filesArgument,
     json: Flag.Boolean("json").pipe(
       Flag.withDescription("Print the events (or, with --summary, the totals) as a JSON array"),
       Flag.withDefault(false)
@@ -42,27 +47,35 @@ const show = Command.make(
         "Indent each event under its parent span, in start order (files written with --trace-spans)"
       ),
       Flag.withDefault(false)
+    ),
+    content: Flag.Boolean("content").pipe(
+      Flag.withDescription("Print prompts, answers and tool results (--trace-content) whole, not as excerpts"),
+      Flag.withDefault(false)
     )
   },
-  Effect.fn("cli.trace.show")(function*({ file, json, operation, label, summary, tree }) {
+  Effect.fn("cli.trace.show")(function*({ files, json, operation, label, summary, tree, content }) {
     for (const [given, other] of [[json, "--json"], [summary, "--summary"]] as const) {
       if (tree && given) {
         return yield* new ArgumentError({ reason: { _tag: "Conflict", flag: "--tree", other } })
       }
     }
-    const [{ readTraceFile }, { renderShow }] = yield* Effect.promise(() =>
+    const [{ readTraceFile, traceFilesIn }, { renderShow, renderShowFiles }] = yield* Effect.promise(() =>
       Promise.all([import("../trace/file.ts"), import("../trace/show.ts")])
     )
-    const { events } = yield* readTraceFile(file, { waitForWriter: false })
-    yield* printLine(
-      renderShow(events, {
-        json,
-        summary,
-        tree,
-        operation: Option.getOrUndefined(operation),
-        label: Option.getOrUndefined(label)
-      })
-    )
+    const options = {
+      json,
+      summary,
+      tree,
+      content,
+      operation: Option.getOrUndefined(operation),
+      label: Option.getOrUndefined(label)
+    }
+    const paths = yield* traceFilesIn(files)
+    const traces = yield* Effect.forEach(paths, (path) =>
+      Effect.map(readTraceFile(path, { waitForWriter: false }), ({ events }) => ({ path, events })))
+    // One file named on its own prints exactly what it always did.
+    const single = paths.length === 1 && paths[0] === files[0]
+    yield* printLine(single ? renderShow(traces[0]!.events, options) : renderShowFiles(traces, options))
   })
 ).pipe(
   Command.withDescription("Print a trace file's events in recording order (or per-label totals)")

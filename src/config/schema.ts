@@ -70,6 +70,11 @@ export const DefaultSettings = Schema.Struct({
   skill_progressive_disclosure: Schema.optionalKey(Schema.Boolean),
   trace_spans: Schema.optionalKey(
     Schema.Boolean.annotate({ description: "lait run --trace-file also writes the run and step spans (default false)" })
+  ),
+  trace_content: Schema.optionalKey(
+    Schema.Boolean.annotate({
+      description: "lait run --trace-file also writes prompts, answers and tool results, secrets masked (default false)"
+    })
   )
 })
 export type DefaultSettings = typeof DefaultSettings.Type

@@ -5,7 +5,7 @@
 // engine and the model client need no service of their own: outside a run they are plain spans.
 import * as nodePath from "node:path"
 import { Cause, Context, Effect, Exit, type Tracer } from "effect"
-import { errorClassOf, isLaitError, primaryError } from "./errors.ts"
+import { errorClassOf, isLaitError, primaryError, renderChain } from "./errors.ts"
 import type { Json } from "./json.ts"
 
 /** What model and tool activity records. */
@@ -31,6 +31,7 @@ export const traceEntryOf = (span: { readonly annotations: Context.Context<never
 /** Attribute names shared by the code that writes trace events and the code that reads them. */
 export const Attr = {
   errorType: "error.type",
+  errorMessage: "error.message",
   requestModel: "gen_ai.request.model",
   providerName: "gen_ai.provider.name",
   inputTokens: "gen_ai.usage.input_tokens",
@@ -38,6 +39,10 @@ export const Attr = {
   operationName: "gen_ai.operation.name",
   toolName: "gen_ai.tool.name",
   toolArguments: "gen_ai.tool.arguments",
+  inputMessages: "gen_ai.input.messages",
+  outputMessages: "gen_ai.output.messages",
+  toolCallArguments: "gen_ai.tool.call.arguments",
+  toolCallResult: "gen_ai.tool.call.result",
   serverAddress: "server.address",
   serverPort: "server.port",
   source: "lait.source",
@@ -66,8 +71,33 @@ export const errorTypeOf = (cause: Cause.Cause<unknown>): string => {
   return error instanceof Error ? error.name : "_OTHER"
 }
 
+/**
+ * `error.type` and, unless the call was only interrupted, `error.message` (the text lait prints for
+ * it), so a failed run's trace says what went wrong where.
+ */
+export const errorAttributesOf = (cause: Cause.Cause<unknown>): Readonly<Record<string, Json>> => {
+  const type = errorTypeOf(cause)
+  const error = primaryError(cause)
+  return type === "cancelled" || error === undefined
+    ? { [Attr.errorType]: type }
+    : { [Attr.errorType]: type, [Attr.errorMessage]: renderChain(error) }
+}
+
 const errorAttributes = (exit: Exit.Exit<unknown, unknown>): Readonly<Record<string, Json>> =>
-  Exit.isFailure(exit) ? { [Attr.errorType]: errorTypeOf(exit.cause) } : {}
+  Exit.isFailure(exit) ? errorAttributesOf(exit.cause) : {}
+
+/**
+ * Set (to the run's secret collection) when the trace records content (`--trace-content`): prompts,
+ * answers, tool arguments and results. The spans that record content add the credentials they use
+ * to `secrets`, and whoever writes the trace masks them all (src/trace/content.ts).
+ */
+export interface TraceContentCapture {
+  readonly secrets: Set<string>
+}
+
+export const TraceContent = Context.Reference<TraceContentCapture | undefined>("lait/core/tracing/TraceContent", {
+  defaultValue: () => undefined
+})
 
 const spanOptions = (spec: TraceSpanSpec) => ({
   annotations: Context.make(TraceEntry, { operation: spec.operation, label: spec.label }),

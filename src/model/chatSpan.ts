@@ -3,9 +3,18 @@
 // of the run's trace through the run's Tracer (src/core/tracing.ts). Attributes start with
 // upstream's, in its order; the server and provider attributes and `error.type` (a call that failed,
 // or was interrupted) follow, for OTLP backends that expect the GenAI conventions.
-import { type Effect, Exit } from "effect"
+import { Effect, Exit, Redacted } from "effect"
 import type { Json } from "../core/json.ts"
-import { Attr, errorTypeOf, recordSpan, traceSpan } from "../core/tracing.ts"
+import {
+  Attr,
+  errorAttributesOf,
+  recordSpan,
+  TraceContent,
+  type TraceContentCapture,
+  traceSpan
+} from "../core/tracing.ts"
+import { urlCredentials } from "../core/urls.ts"
+import { chatContent } from "./chatContent.ts"
 import type { Endpoint, ModelCall, ModelResult, Source } from "./ModelClient.ts"
 
 /**
@@ -35,7 +44,9 @@ const serverOf = (endpoint: Endpoint): Record<string, Json> => {
 
 export const chatAttributes = (
   call: ModelCall,
-  outcome: { readonly result: ModelResult } | { readonly source: Source; readonly errorType: string }
+  outcome:
+    | { readonly result: ModelResult }
+    | { readonly source: Source; readonly error: Readonly<Record<string, Json>> }
 ): Record<string, Json> => {
   const primary = call.endpoints[0]
   if ("result" in outcome) {
@@ -58,9 +69,24 @@ export const chatAttributes = (
     [Attr.source]: outcome.source,
     [Attr.providerName]: PROVIDER_NAME,
     ...serverOf(primary),
-    [Attr.errorType]: outcome.errorType
+    ...outcome.error
   }
 }
+
+/**
+ * The credentials of the call's endpoints, for the trace writer to mask: every URL's, and the key of
+ * a live answer's endpoint (resolved by then, so no api_key_cmd runs for it). Keys written in the
+ * config or the environment are collected from there (src/trace/content.ts).
+ */
+const collectSecrets = (capture: TraceContentCapture, call: ModelCall, result: ModelResult | undefined) =>
+  Effect.gen(function*() {
+    for (const endpoint of call.endpoints) {
+      for (const secret of urlCredentials(endpoint.baseUrl)) capture.secrets.add(secret)
+    }
+    if (result?.source !== "live") return
+    const key = yield* Effect.option(result.endpoint.apiKey)
+    if (key._tag === "Some" && key.value !== undefined) capture.secrets.add(Redacted.value(key.value))
+  })
 
 /** `effect` (one whole model call) as its `chat` span, which ends however the call ends. */
 export const traceChat = <E, R>(
@@ -68,11 +94,31 @@ export const traceChat = <E, R>(
   source: Source,
   effect: Effect.Effect<ModelResult, E, R>
 ): Effect.Effect<ModelResult, E, R> =>
-  traceSpan({ operation: "chat", label: call.label }, effect, (exit) =>
-    Exit.isSuccess(exit)
-      ? chatAttributes(call, { result: exit.value })
-      : chatAttributes(call, { source, errorType: errorTypeOf(exit.cause) }))
+  TraceContent.use((capture) =>
+    traceSpan(
+      { operation: "chat", label: call.label },
+      capture === undefined ? effect : effect.pipe(
+        Effect.onExit((exit) => collectSecrets(capture, call, Exit.isSuccess(exit) ? exit.value : undefined))
+      ),
+      (exit) => {
+        const attributes = Exit.isSuccess(exit)
+          ? chatAttributes(call, { result: exit.value })
+          : chatAttributes(call, { source, error: errorAttributesOf(exit.cause) })
+        if (capture === undefined) return attributes
+        return { ...attributes, ...chatContent(call.request.messages, Exit.isSuccess(exit) ? exit.value : undefined) }
+      }
+    ))
 
 /** The `chat` span of an answer that did not come from the layer below (a cache hit). */
 export const recordChat = (call: ModelCall, result: ModelResult, start: Date): Effect.Effect<void> =>
-  recordSpan({ operation: "chat", label: call.label, attributes: chatAttributes(call, { result }) }, start, new Date())
+  TraceContent.use((capture) =>
+    recordSpan({
+      operation: "chat",
+      label: call.label,
+      attributes: {
+        ...chatAttributes(call, { result }),
+        ...(capture === undefined ? {} : chatContent(call.request.messages, result))
+      }
+    }, start, new Date()).pipe(
+      Effect.tap(() => capture === undefined ? Effect.void : collectSecrets(capture, call, result))
+    ))

@@ -13,16 +13,17 @@
 //
 // One runtime per run context: it owns the run's MCP servers (stopped when the run's scope closes),
 // the subagent cache and the `a` (always) answers of --approve-tools.
-import { Effect, type Scope } from "effect"
+import { Effect, Exit, type Scope } from "effect"
 import type { Endpoints } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { DEFAULT_MAX_TOOL_ROUNDS } from "../config/schema.ts"
 import { type AnyLaitError, InterruptedError, withContext } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
-import { Attr } from "../core/tracing.ts"
+import { Attr, errorAttributesOf, TraceContent } from "../core/tracing.ts"
 import { ToolError } from "../core/toolErrors.ts"
 import type { LlmSettings } from "../lang/model.ts"
+import { toolContent } from "../model/chatContent.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import type { ChatMessage, ChatRequest, ToolCall } from "../model/types.ts"
@@ -171,24 +172,37 @@ export const makeToolRuntime = (
         return [...fromMcp, ...fromSubagents, ...fromShell]
       }).pipe(Effect.provideService(FileLoader, files))
 
-    const record = (call: ToolCall, label: string, round: number, decision: Verdict, start: Date) =>
-      tracer.record({
-        operation: "execute_tool",
-        label: `tool '${call.function.name}'`,
-        start,
-        end: new Date(),
-        attributes: {
-          [Attr.toolName]: call.function.name,
-          [Attr.toolArguments]: call.function.arguments,
-          "lait.step.label": label,
-          "lait.tool.round": round,
-          ...(decision.allowed
-            ? { "lait.tool.decision": "allowed" }
-            : "error" in decision
-            ? { "lait.tool.decision": "error", "lait.tool.error": decision.error }
-            : { "lait.tool.decision": "denied", "lait.tool.denial_reason": decision.reason })
-        } satisfies Record<string, Json>
-      })
+    // `exit`: what the model got back (the tool's output or the refusal), or how the call failed.
+    const record = (
+      call: ToolCall,
+      label: string,
+      round: number,
+      decision: Verdict,
+      start: Date,
+      exit: Exit.Exit<string, unknown>
+    ) =>
+      TraceContent.use((content) =>
+        tracer.record({
+          operation: "execute_tool",
+          label: `tool '${call.function.name}'`,
+          start,
+          end: new Date(),
+          attributes: {
+            [Attr.toolName]: call.function.name,
+            [Attr.toolArguments]: call.function.arguments,
+            "lait.step.label": label,
+            "lait.tool.round": round,
+            ...(decision.allowed
+              ? { "lait.tool.decision": "allowed" }
+              : "error" in decision
+              ? { "lait.tool.decision": "error", "lait.tool.error": decision.error }
+              : { "lait.tool.decision": "denied", "lait.tool.denial_reason": decision.reason }),
+            ...(Exit.isFailure(exit) ? errorAttributesOf(exit.cause) : {}),
+            ...(content === undefined
+              ? {}
+              : toolContent(call.function.arguments, Exit.isSuccess(exit) ? exit.value : undefined))
+          } satisfies Record<string, Json>
+        }))
 
     const decide = (call: ToolCall, byName: ReadonlyMap<string, ToolEntry>): Effect.Effect<Verdict, AnyLaitError> => {
       const name = call.function.name
@@ -227,12 +241,12 @@ export const makeToolRuntime = (
         if (!decision.allowed) {
           const answer = "error" in decision ? decision.error : decision.reason
           yield* Effect.logDebug(`tool call '${name}' (round ${round}) not run: ${answer}`)
-          yield* record(call, label, round, decision, start)
+          yield* record(call, label, round, decision, start, Exit.succeed(answer))
           return { role: "tool", content: answer, tool_call_id: call.id } satisfies ChatMessage
         }
         yield* Effect.logDebug(`calling tool '${name}' (round ${round}) with arguments ${call.function.arguments}`)
         const content = yield* decision.entry.call(call.function.arguments).pipe(
-          Effect.onExit(() => record(call, label, round, decision, start))
+          Effect.onExit((exit) => record(call, label, round, decision, start, exit))
         )
         return { role: "tool", content, tool_call_id: call.id } satisfies ChatMessage
       })

@@ -1,8 +1,10 @@
 // The trace file: JSONL, one event per line, keys in upstream's order (`seq`, `operation`, `label`,
 // `start`, `end`, `duration_ms`, `attributes`), then, in files written with `--trace-spans`, this
 // project's additive `span_id` and `parent_span_id`. Files of the original lait have neither.
-import { Console, Effect } from "effect"
+import * as nodePath from "node:path"
+import { Effect } from "effect"
 import type { FileError } from "../core/fileErrors.ts"
+import { Attr } from "../core/tracing.ts"
 import { describeOsError, FileLoader, writeTargetProblem } from "../platform/FileLoader.ts"
 import {
   compactJson,
@@ -14,7 +16,7 @@ import {
   TraceObject,
   type TraceValue
 } from "./json.ts"
-import { isTraceOperation, type RecordedEvent, RunTracer } from "./RunTracer.ts"
+import { isTraceOperation, type RecordedEvent } from "./RunTracer.ts"
 import { formatTimestamp, parseTimestamp } from "./time.ts"
 import { TraceError } from "./TraceError.ts"
 
@@ -128,6 +130,33 @@ export const parseTraceText = (text: string, path: string): Effect.Effect<Readon
     return Effect.succeed(events.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0)))
   })
 
+/**
+ * The files `lait trace show` reads: each path as given, a directory as every `*.jsonl` directly in
+ * it, sorted by name. A directory without one is an error, not an empty trace.
+ */
+export const traceFilesIn = (paths: ReadonlyArray<string>) =>
+  Effect.flatMap(FileLoader, (files) =>
+    Effect.map(
+      Effect.forEach(paths, (path) =>
+        Effect.gen(function*() {
+          const stat = yield* Effect.option(files.stat(path))
+          if (stat._tag === "None" || !stat.value.isDirectory()) return [path] as ReadonlyArray<string>
+          const entries = yield* files.list(path).pipe(
+            Effect.mapError((e) => new TraceError({ reason: { _tag: "ReadFailed", path, detail: describeOsError(e) } }))
+          )
+          const names = entries
+            .filter((e) => e.name.endsWith(".jsonl") && !e.isDirectory())
+            .map((e) => e.name)
+            .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+          if (names.length === 0) {
+            const detail = "the directory holds no trace files (*.jsonl)"
+            return yield* new TraceError({ reason: { _tag: "ReadFailed", path, detail } })
+          }
+          return names.map((name) => nodePath.join(path, name))
+        })),
+      (lists) => lists.flat()
+    ))
+
 const readFailure = (path: string) => (e: FileError) =>
   new TraceError({ reason: { _tag: "ReadFailed", path, detail: e.detail } })
 
@@ -172,21 +201,29 @@ export const fromRecorded = (e: RecordedEvent): FileEvent => ({
   parent_span_id: e.parent_span_id
 })
 
+/** How the run a trace file records ended: the note says so, and a flat file shows where it failed. */
+export type RunOutcome = "succeeded" | "failed" | "interrupted"
+
 export interface TraceFileOptions {
   /** Also write the run and step spans, and every event's span ids (`--trace-spans`). */
   readonly spans: boolean
+  /** Default `succeeded`. */
+  readonly outcome?: RunOutcome | undefined
 }
 
 /**
  * What a trace file holds. By default the seed's events alone, numbered from 0 among themselves and
- * without span ids (the spans they would point at are not in the file); with `spans`, every record.
+ * without span ids (the spans they would point at are not in the file), plus, when the run did not
+ * succeed, the run and step spans that failed or were cut short: where it went wrong. With `spans`,
+ * every record.
  */
 export const traceFileEvents = (
   recorded: ReadonlyArray<RecordedEvent>,
   options: TraceFileOptions
 ): ReadonlyArray<FileEvent> => {
   if (options.spans) return recorded.map(fromRecorded)
-  return recorded.filter(isTraceOperation).map((e, i) => {
+  const failed = (options.outcome ?? "succeeded") !== "succeeded"
+  return recorded.filter((e) => isTraceOperation(e) || (failed && Attr.errorType in e.attributes)).map((e, i) => {
     const { parent_span_id: _parent, span_id: _span, ...event } = fromRecorded(e)
     return { ...event, seq: BigInt(i) }
   })
@@ -216,15 +253,4 @@ export const checkTraceTarget = (path: string): Effect.Effect<void, TraceError> 
   Effect.suspend(() => {
     const problem = writeTargetProblem(path)
     return problem === undefined ? Effect.void : Effect.fail(writeFailure(path, describeOsError(problem)))
-  })
-
-/**
- * `lait run --trace-file PATH`: what the run's RunTracer recorded, written after the run succeeded,
- * then `note: trace written to '<p>' (<n> event[s])` on stderr, counting the lines written.
- */
-export const writeRunTrace = (path: string, options: TraceFileOptions) =>
-  Effect.gen(function*() {
-    const events = traceFileEvents(yield* (yield* RunTracer).all, options)
-    yield* writeTraceFile(path, events)
-    yield* Console.error(`note: trace written to '${path}' (${events.length} event${events.length === 1 ? "" : "s"})`)
   })

@@ -1,7 +1,8 @@
 // `lait trace show` output (docs/traces.md#lait-trace-show): one line per event, per-label summaries, and their JSON
 // forms. Each returns the complete stdout text without the final newline.
 import { Attr } from "../core/tracing.ts"
-import { eventsAsPrettyJson, type FileEvent, isStructure } from "./file.ts"
+import { CONTENT_ATTRIBUTES, contentLines } from "./contentLines.ts"
+import { eventObject, eventsAsPrettyJson, type FileEvent, isStructure } from "./file.ts"
 import { compactJson, prettyJson, TraceNumber, TraceObject, type TraceValue } from "./json.ts"
 import { formatClock } from "./time.ts"
 
@@ -12,6 +13,8 @@ export interface ShowOptions {
   readonly summary: boolean
   /** Children indented under their parent span (files written with `--trace-spans`). */
   readonly tree?: boolean
+  /** Content attributes (`--trace-content`) whole instead of one excerpt line each. */
+  readonly content?: boolean
 }
 
 export const NO_EVENTS = "(no events)"
@@ -19,13 +22,25 @@ export const NO_EVENTS = "(no events)"
 /** Strings as they are (the seed's form), everything else as compact JSON. */
 const displayValue = (value: TraceValue): string => (typeof value === "string" ? value : compactJson(value))
 
-/** `[    42ms] chat         summarize — 14:03:11.204  (k=v k=v)` */
+/** `[    42ms] chat         summarize — 14:03:11.204  (k=v k=v)`; content attributes are left out. */
 export const formatEventLine = (e: FileEvent): string => {
-  const attributes = e.attributes.entries.map(([k, v]) => `${k}=${displayValue(v)}`).join(" ")
+  const attributes = e.attributes.entries
+    .filter(([k]) => !CONTENT_ATTRIBUTES.has(k))
+    .map(([k, v]) => `${k}=${displayValue(v)}`)
+    .join(" ")
   return `[${e.duration_ms.toString().padStart(6)}ms] ${e.operation.padEnd(12)} ${e.label} \u2014 ${
     formatClock(e.start)
   }${attributes === "" ? "" : `  (${attributes})`}`
 }
+
+// Under the operation column: past `[    42ms] `.
+const CONTENT_INDENT = " ".repeat(11)
+
+/** The event's line, then its content lines (files written with `--trace-content`), each indented. */
+const eventLines = (e: FileEvent, indent: string, full: boolean): Array<string> => [
+  `${indent}${formatEventLine(e)}`,
+  ...contentLines(e, full).flatMap((text) => text.split("\n").map((line) => `${indent}${CONTENT_INDENT}${line}`))
+]
 
 export interface LabelSummary {
   readonly label: string
@@ -47,8 +62,9 @@ const saturateI64 = (n: bigint) => (n > I64_MAX ? I64_MAX : n < I64_MIN ? I64_MI
 export const summarize = (events: ReadonlyArray<FileEvent>): ReadonlyArray<LabelSummary> => {
   const byLabel = new Map<string, LabelSummary>()
   for (const e of events) {
-    // Counting a step would add its time on top of the chat inside it.
-    if (isStructure(e)) continue
+    // Counting a step would add its time on top of the chat inside it. A failed run's flat file has
+    // its failed steps without span ids: they are structure all the same.
+    if (isStructure(e) || e.operation === "step" || e.operation === "invoke_workflow") continue
     let s = byLabel.get(e.label)
     if (s === undefined) {
       s = {
@@ -106,7 +122,11 @@ const byStart = (a: FileEvent, b: FileEvent) =>
  * that was kept (the filters may have dropped the spans in between); an event without one (a file
  * without span ids, a parent not in the file, a cycle in a hand-edited file) is a root.
  */
-export const renderTree = (all: ReadonlyArray<FileEvent>, kept: ReadonlyArray<FileEvent>): string => {
+export const renderTree = (
+  all: ReadonlyArray<FileEvent>,
+  kept: ReadonlyArray<FileEvent>,
+  full = false
+): string => {
   const owner = new Map<string, FileEvent>()
   for (const e of all) if (e.span_id !== undefined && !owner.has(e.span_id)) owner.set(e.span_id, e)
   const keptSet = new Set(kept)
@@ -148,7 +168,7 @@ export const renderTree = (all: ReadonlyArray<FileEvent>, kept: ReadonlyArray<Fi
   pushChildren(undefined, 0)
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [e, depth] = next
-    lines.push(`${"  ".repeat(depth)}${formatEventLine(e)}`)
+    lines.push(...eventLines(e, "  ".repeat(depth), full))
     pushChildren(e, depth + 1)
   }
   return lines.join("\n")
@@ -164,5 +184,82 @@ export const renderShow = (events: ReadonlyArray<FileEvent>, options: ShowOption
   }
   if (options.json) return eventsAsPrettyJson(kept)
   if (kept.length === 0) return NO_EVENTS
-  return options.tree === true ? renderTree(events, kept) : kept.map(formatEventLine).join("\n")
+  const full = options.content === true
+  return options.tree === true
+    ? renderTree(events, kept, full)
+    : kept.flatMap((e) => eventLines(e, "", full)).join("\n")
+}
+
+export interface TraceFileEvents {
+  readonly path: string
+  readonly events: ReadonlyArray<FileEvent>
+}
+
+/**
+ * The runs a file holds: its root `invoke_workflow` spans (files written with `--trace-spans`), else
+ * one per file with events; failed when that span has `error.type` (a flat file holds the run's
+ * span only when it did not succeed).
+ */
+const runsOf = (events: ReadonlyArray<FileEvent>): { runs: number; failed: number } => {
+  const failed = (e: FileEvent) => e.attributes.has(Attr.errorType)
+  const workflows = events.filter((e) => e.operation === "invoke_workflow")
+  if (events.some((e) => e.span_id !== undefined)) {
+    const roots = workflows.filter((e) => e.parent_span_id === null)
+    return { runs: roots.length, failed: roots.filter(failed).length }
+  }
+  return { runs: events.length > 0 ? 1 : 0, failed: workflows.some(failed) ? 1 : 0 }
+}
+
+/**
+ * `lait trace show` of several files (or a directory): each file's output under a `==> path <==`
+ * header, or, with `--summary`, one summary across all of them followed by a line with the totals
+ * and the number of files and runs.
+ */
+export const renderShowFiles = (files: ReadonlyArray<TraceFileEvents>, options: ShowOptions): string => {
+  if (!options.summary) {
+    if (options.json) {
+      return prettyJson(files.map((f) =>
+        new TraceObject([["file", f.path], ["events", filterEvents(f.events, options).map(eventObject)]])
+      ))
+    }
+    return files.map((f) => `==> ${f.path} <==\n${renderShow(f.events, options)}`).join("\n\n")
+  }
+  const summaries = summarize(files.flatMap((f) => filterEvents(f.events, options)))
+  const runs = files.map((f) => runsOf(f.events)).reduce(
+    (a, b) => ({ runs: a.runs + b.runs, failed: a.failed + b.failed }),
+    { runs: 0, failed: 0 }
+  )
+  const total: LabelSummary = {
+    label: "",
+    chat: 0n,
+    execute_tool: 0n,
+    compact: 0n,
+    duration_ms: 0n,
+    input_tokens: 0n,
+    output_tokens: 0n
+  }
+  for (const s of summaries) {
+    total.chat += s.chat
+    total.execute_tool += s.execute_tool
+    total.compact += s.compact
+    total.duration_ms = saturateI64(total.duration_ms + s.duration_ms)
+    total.input_tokens = saturateU64(total.input_tokens + s.input_tokens)
+    total.output_tokens = saturateU64(total.output_tokens + s.output_tokens)
+  }
+  if (options.json) {
+    const { label: _label, ...counts } = Object.fromEntries(summaryObject(total).entries)
+    return prettyJson(
+      new TraceObject([
+        ["files", TraceNumber.int(BigInt(files.length))],
+        ["runs", TraceNumber.int(BigInt(runs.runs))],
+        ["failed_runs", TraceNumber.int(BigInt(runs.failed))],
+        ["labels", summaries.map(summaryObject)],
+        ["total", new TraceObject(Object.entries(counts))]
+      ])
+    )
+  }
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+  const failed = runs.failed > 0 ? ` (${runs.failed} failed)` : ""
+  const head = `${plural(files.length, "file")}, ${plural(runs.runs, "run")}${failed}`
+  return [...summaries.map(summaryLine), summaryLine({ ...total, label: head })].join("\n")
 }

@@ -171,6 +171,7 @@ describe("config schema", () => {
     expect(schema["properties"]["default"]["additionalProperties"]).toBe(false)
     expect(schema["properties"]["default"]["properties"]["temperature"]).toMatchObject({ minimum: 0, maximum: 2 })
     expect(schema["properties"]["default"]["properties"]["trace_spans"]).toMatchObject({ type: "boolean" })
+    expect(schema["properties"]["default"]["properties"]["trace_content"]).toMatchObject({ type: "boolean" })
     expect(JSON.parse(JSON.stringify(schema))).toEqual(schema)
   })
 })

@@ -208,14 +208,24 @@ describe("lait run --trace-file", () => {
     expect(outcome(r)).toEqual({ code: 2, stdout: "", stderr: "lait: the argument '--trace-spans' requires '--trace-file <PATH>'\n" })
   })
 
-  test("a failed run writes no trace file", async () => {
+  test("a failed run writes its trace (unlike the original lait): the failing call, its error, the same exit code", async () => {
     const s = server({ script: [{ status: 400, body: { error: { message: "no such model" } } }] })
     ws.write("failing/lait.config.yml", config(s.baseUrl))
     ws.write("failing/wf.yml", WORKFLOW)
     const r = await ws.lait(["run", "wf.yml", "go", "--trace-file", "traces/run.jsonl"], { cwd: path.join(ws.dir, "failing") })
     expect(r.code).toBe(4)
-    expect(r.stderr).not.toContain("trace written")
-    expect(fs.existsSync(path.join(ws.dir, "failing", "traces"))).toBe(false)
+    const error = `lait: the model server at '${s.baseUrl}' answered HTTP 400: no such model`
+    expect(r.stderr.trimEnd().split("\n").slice(-2)).toEqual([
+      "note: trace written to 'traces/run.jsonl' (3 events, run failed)",
+      error
+    ])
+    const events = readLines(path.join(ws.dir, "failing", "traces", "run.jsonl"))
+    expect(events.map((e) => `${e.operation} ${e.label} ${e.attributes["error.type"]}`)).toEqual([
+      "chat plan 400",
+      "step plan 400",
+      "invoke_workflow traced 400"
+    ])
+    expect(events[0]!.attributes["error.message"]).toBe(error.slice("lait: ".length))
   })
 })
 

@@ -118,7 +118,10 @@ describe("spans", () => {
         return yield* t.all
       })
     )
-    expect(all.map((e) => e.attributes)).toEqual([{ "error.type": "503" }, { k: 1, "error.type": "LaitError" }])
+    expect(all.map((e) => e.attributes)).toEqual([
+      { "error.type": "503", "error.message": "x" },
+      { k: 1, "error.type": "LaitError", "error.message": "x" }
+    ])
   })
 
   test("an interrupted span is recorded as cancelled", async () => {
@@ -228,7 +231,11 @@ steps:
     expect(lines[lines.length - 1]).toBe("invoke_workflow main <- (root)")
     expect(lines).toHaveLength(19)
     const boom = all.find((e) => e.operation === "step" && e.label === "boom")!
-    expect(boom.attributes).toEqual({ "lait.step.kind": "prompt", "error.type": "500" })
+    expect(boom.attributes).toEqual({
+      "lait.step.kind": "prompt",
+      "error.type": "500",
+      "error.message": "scripted failure"
+    })
     expect(all.find((e) => e.operation === "step" && e.label === "each")!.attributes).toEqual({ "lait.step.kind": "for_each" })
     expect(all.find((e) => e.operation === "invoke_workflow" && e.label === "child")!.attributes).toEqual({
       "lait.workflow.path": fs.realpathSync(path.join(dir, "child.yml"))

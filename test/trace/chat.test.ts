@@ -96,13 +96,15 @@ describe("Live", () => {
       "gen_ai.provider.name": "openai",
       "server.address": "127.0.0.1",
       "server.port": server.port,
-      "error.type": "400"
+      "error.type": "400",
+      // What lait prints for it, so a failed run's trace says what went wrong.
+      "error.message": `the model server at '${server.baseUrl}' answered HTTP 400: bad`
     }])
   })
 
   test("server.port defaults by scheme; an IPv6 host loses its brackets", () => {
     const server = (baseUrl: string) => {
-      const a = chatAttributes(call([endpoint(baseUrl)]), { source: "live", errorType: "x" })
+      const a = chatAttributes(call([endpoint(baseUrl)]), { source: "live", error: { "error.type": "x" } })
       return [a["server.address"], a["server.port"]]
     }
     expect(server("https://api.example.com/v1")).toEqual(["api.example.com", 443])
@@ -149,7 +151,8 @@ describe("Cache, Record and Replay", () => {
         "gen_ai.provider.name": "openai",
         "server.address": "127.0.0.1",
         "server.port": server.port,
-        "error.type": "LaitError"
+        "error.type": "LaitError",
+        "error.message": expect.stringMatching(/^no recorded cassette for this request \(model 'fixture-model'\)/)
       }
     ])
   })

@@ -150,6 +150,24 @@ describe("writing", () => {
     ])
   })
 
+  test("a run that did not succeed also keeps, without span ids, the run and step spans that failed", () => {
+    const failing: ReadonlyArray<RecordedEvent> = [
+      { ...recorded[1]!, seq: 0, operation: "step", label: "fine" },
+      { ...recorded[0]!, seq: 1 },
+      { ...recorded[1]!, seq: 2, operation: "step", label: "boom", attributes: { "error.type": "LaitError" } },
+      { ...recorded[1]!, seq: 3, attributes: { "error.type": "LaitError" } }
+    ]
+    const kept = (outcome: "succeeded" | "failed" | "interrupted") =>
+      traceFileEvents(failing, { spans: false, outcome }).map((e) => [e.seq, e.operation, e.label, e.span_id])
+    expect(kept("failed")).toEqual([
+      [0n, "chat", "plan", undefined],
+      [1n, "step", "boom", undefined],
+      [2n, "invoke_workflow", "demo", undefined]
+    ])
+    expect(kept("interrupted")).toEqual(kept("failed"))
+    expect(kept("succeeded")).toEqual([[0n, "chat", "plan", undefined]])
+  })
+
   test("with spans: one compact line per record, upstream's keys first, then the span ids", () => {
     expect(toJsonl(withSpans)).toBe(
       "{\"seq\":0,\"operation\":\"chat\",\"label\":\"plan\",\"start\":\"2026-05-01T10:00:00.010Z\",\"end\":\"2026-05-01T10:00:01Z\"," +

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { parseTraceText } from "../../src/trace/file.ts"
-import { renderShow, renderTree, summarize } from "../../src/trace/show.ts"
+import { EXCERPT_LENGTH } from "../../src/trace/contentLines.ts"
+import { renderShow, renderShowFiles, renderTree, summarize } from "../../src/trace/show.ts"
 import { TREE_TRACE, UPSTREAM_TRACE } from "./fixtures.ts"
 
 const upstream = Effect.runSync(parseTraceText(UPSTREAM_TRACE, "u.jsonl"))
@@ -153,5 +154,100 @@ describe("--tree", () => {
       "x"
     ))
     expect(renderShow(cycle, { ...plain, tree: true }).split("\n").map(head)).toEqual(["step         a", "  step         b"])
+  })
+})
+
+const event = (seq: number, operation: string, label: string, attributes: object, extra = "") =>
+  `{"seq":${seq},"operation":"${operation}","label":"${label}","start":"2026-01-01T00:00:0${seq}Z",` +
+  `"end":"2026-01-01T00:00:0${seq}.004Z","duration_ms":4,"attributes":${JSON.stringify(attributes)}${extra}}`
+
+describe("content (--trace-content)", () => {
+  const long = "word ".repeat(40).trim()
+  const content = Effect.runSync(parseTraceText(
+    [
+      event(0, "chat", "plan", {
+        "gen_ai.request.model": "m",
+        "gen_ai.input.messages": [
+          { role: "system", parts: [{ type: "text", content: "Be brief." }] },
+          { role: "user", parts: [{ type: "text", content: `first line\nsecond ${long}` }] }
+        ],
+        "gen_ai.output.messages": [{
+          role: "assistant",
+          parts: [{ type: "tool_call", id: "c", name: "tool__x", arguments: { a: 1 } }],
+          finish_reason: "tool_calls"
+        }]
+      }),
+      event(1, "execute_tool", "tool 'tool__x'", {
+        "gen_ai.tool.name": "tool__x",
+        "gen_ai.tool.call.arguments": { a: 1 },
+        "gen_ai.tool.call.result": "done"
+      })
+    ].join("\n"),
+    "c.jsonl"
+  ))
+
+  test("excerpts: one line per attribute under the event, which no longer lists them", () => {
+    const lines = renderShow(content, plain).split("\n")
+    expect(lines[0]).toEndWith("(gen_ai.request.model=m)")
+    const excerpt = `user: first line \u23ce second ${long}`.slice(0, EXCERPT_LENGTH)
+    expect(lines[1]).toBe(`           > (2 messages) ${excerpt}\u2026`)
+    expect(lines.slice(2)).toEqual([
+      "           < assistant: tool_call tool__x {\"a\":1} (tool_calls)",
+      "[     4ms] execute_tool tool 'tool__x' \u2014 00:00:01.000  (gen_ai.tool.name=tool__x)",
+      "           > arguments: {\"a\":1}",
+      "           < result: done"
+    ])
+  })
+
+  test("--content: every message whole, continuation lines indented", () => {
+    expect(renderShow(content, { ...plain, content: true, operation: "chat" }).split("\n").slice(1)).toEqual([
+      "           > system: Be brief.",
+      "           > user: first line",
+      `               second ${long}`,
+      "           < assistant: tool_call tool__x {\"a\":1} (tool_calls)"
+    ])
+  })
+
+  test("--json keeps the content as it is in the file", () => {
+    expect(JSON.parse(renderShow(content, { json: true, summary: false }))[1].attributes["gen_ai.tool.call.result"]).toBe(
+      "done"
+    )
+  })
+})
+
+describe("several files", () => {
+  const failed = Effect.runSync(parseTraceText(
+    [
+      event(0, "chat", "plan", { "gen_ai.usage.input_tokens": 3, "gen_ai.usage.output_tokens": 1 }),
+      event(1, "step", "plan", { "error.type": "LaitError" }),
+      event(2, "invoke_workflow", "w", { "error.type": "LaitError" })
+    ].join("\n"),
+    "f.jsonl"
+  ))
+  const files = [{ path: "a.jsonl", events: upstream }, { path: "b.jsonl", events: failed }, {
+    path: "c.jsonl",
+    events: tree
+  }]
+
+  test("--summary: the labels across all files, then the totals with the files and runs", () => {
+    const lines = renderShow(upstream, { json: false, summary: true }).split("\n")
+    const out = renderShowFiles(files, { json: false, summary: true }).split("\n")
+    // The failed steps of a flat file are not counted, like the steps of a tree.
+    expect(out[0]).toBe("summarize: chat=2 execute_tool=0 compact=1 total=100ms tokens(in=150 out=55)")
+    expect(out[0]).toBe(lines[0]!)
+    expect(out.filter((l) => l.startsWith("plan: chat=3 execute_tool=0 compact=0 "))).toHaveLength(1)
+    expect(out.at(-1)).toMatch(/^3 files, 3 runs \(1 failed\): chat=5 execute_tool=2 compact=1 total=\d+ms tokens\(in=\d+ out=\d+\)$/)
+    const json = JSON.parse(renderShowFiles(files, { json: true, summary: true }))
+    expect([json.files, json.runs, json.failed_runs, json.total.chat, json.labels.length]).toEqual([3, 3, 1, 5, out.length - 1])
+  })
+
+  test("without --summary: each file under a header", () => {
+    const out = renderShowFiles(files.slice(0, 2), { json: false, summary: false })
+    expect(out).toBe(`==> a.jsonl <==\n${renderShow(upstream, plain)}\n\n==> b.jsonl <==\n${renderShow(failed, plain)}`)
+    expect(JSON.parse(renderShowFiles(files, { json: true, summary: false, operation: "compact" }))).toEqual([
+      { file: "a.jsonl", events: [expect.objectContaining({ operation: "compact" })] },
+      { file: "b.jsonl", events: [] },
+      { file: "c.jsonl", events: [] }
+    ])
   })
 })

@@ -6,11 +6,12 @@ import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as os from "node:os"
 import { LaitError } from "../core/errors.ts"
+import { StrictReplay } from "../model/Replay.ts"
 import { configLayer } from "./config.ts"
 import { printLine } from "./output.ts"
 
 /** `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`: every path given, as typed. */
-const listPaths = (paths: ReadonlyArray<string>): string => {
+export const listPaths = (paths: ReadonlyArray<string>): string => {
   const quoted = paths.map((p) => `'${p}'`)
   return quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)!}`
 }
@@ -34,9 +35,13 @@ export const testCommand = Command.make(
     update: Flag.Boolean("update").pipe(
       Flag.withDescription("Rewrite each failing 'equals' value in place with the actual output, and say what changed"),
       Flag.withDefault(false)
+    ),
+    strictReplay: Flag.Boolean("strict-replay").pipe(
+      Flag.withDescription("Answer only from cassettes with the exact key (no recording made for another base URL)"),
+      Flag.withDefault(false)
     )
   },
-  Effect.fn("cli.test")(function*({ paths, format, filter, update }) {
+  Effect.fn("cli.test")(function*({ paths, format, filter, update, strictReplay }) {
     // Loaded on demand, so that other commands never pay for the engine, jq, YAML or Ajv.
     const suite = yield* Effect.promise(() => import("../testing/suite.ts"))
 
@@ -60,7 +65,10 @@ export const testCommand = Command.make(
     let outcomes = yield* suite.runTestSuite(files, {
       onProgress: (file, lines) =>
         Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
-    }).pipe(Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer)))
+    }).pipe(
+      Effect.provideService(StrictReplay, strictReplay),
+      Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer))
+    )
     const totalMs = performance.now() - started
 
     if (update) {

@@ -194,6 +194,8 @@ assert:
     expect(r.stderr).toContain(
       `note: replayed suite/c/${draft}.json recorded for ${recordedUrl} (requested http://127.0.0.1:10/v1)\n`
     )
+    // Answering from a moved server's recordings counts as using them.
+    expect(outcome(await ws.lait(["cassettes", "prune", "suite/t.yml"]))).toMatchObject({ code: 0, stdout: "" })
     const strict = await ws.lait(["test", "suite/t.yml", "--strict-replay"])
     expect(strict.code).toBe(1)
     expect(strict.stdout).toContain("suite/t.yml: FAIL\n")

@@ -69,6 +69,10 @@ export const evalCommand = Command.make(
       Flag.withMetavar("DIR"),
       Flag.withDescription("Answer every request from cassettes in DIR; never touch the network"),
       Flag.optional
+    ),
+    strictReplay: Flag.Boolean("strict-replay").pipe(
+      Flag.withDescription("With --replay, answer only from a cassette with the exact key (no other base URL's)"),
+      Flag.withDefault(false)
     )
   },
   Effect.fn("cli.eval")(function*({ file, repeat, format, minPassRate, maxCost, showUsage, dryRun }) {
@@ -160,10 +164,12 @@ export const evalCommand = Command.make(
   })
 ).pipe(
   Command.withDescription("Run an eval definition live and report per-case pass rates and reliability"),
-  Command.provide(({ record, replay }) =>
-    modelClientLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay) }).pipe(
-      Layer.provide(withoutDefaultCache)
-    )
+  Command.provide(({ record, replay, strictReplay }) =>
+    modelClientLayer({
+      record: Option.getOrUndefined(record),
+      replay: Option.getOrUndefined(replay),
+      strictReplay
+    }).pipe(Layer.provide(withoutDefaultCache))
   ),
   Command.provide(configLayer({ waitForWriter: true }))
 )

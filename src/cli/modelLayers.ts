@@ -1,5 +1,5 @@
 // The one place that turns flags and config into a ModelClient stack:
-//   --replay DIR          → Replay (never the network)
+//   --replay DIR          → Replay (never the network; --strict-replay: exact keys only)
 //   --record DIR          → Record ∘ Live (the cache is bypassed while recording)
 //   --cache/default.cache → Cache ∘ Live
 //   otherwise             → Live
@@ -13,12 +13,14 @@ import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
+import { StrictReplay } from "../model/Replay.ts"
 import { CACHE_DIR } from "./cache.ts"
 import { globalOptions } from "./global.ts"
 
 export interface ModelModeOptions {
   readonly record?: string | undefined
   readonly replay?: string | undefined
+  readonly strictReplay?: boolean | undefined
 }
 
 const envInteger = (env: Env, name: string, min: number, max: number) =>
@@ -59,9 +61,15 @@ export const modelClientLayer = (options: ModelModeOptions) =>
         const reason = { _tag: "Conflict", flag: "--record <DIR>", other: "--replay <DIR>" } as const
         return yield* new ArgumentError({ reason })
       }
+      if (options.strictReplay === true && options.replay === undefined) {
+        const reason = { _tag: "Requires", flag: "--strict-replay", needs: "--replay <DIR>" } as const
+        return yield* new ArgumentError({ reason })
+      }
       if (options.replay !== undefined) {
         yield* Effect.logDebug(`model: replaying from '${options.replay}'`)
-        return ModelClient.layerReplay(options.replay)
+        return ModelClient.layerReplay(options.replay).pipe(
+          Layer.provide(Layer.succeed(StrictReplay, options.strictReplay === true))
+        )
       }
       const live = ModelClient.layerLive(yield* liveOptions)
       if (options.record !== undefined) {

@@ -1,6 +1,7 @@
 // The command tree. Each subcommand lives in its own file and is registered here when it lands.
 import { Command } from "effect/cli"
 import { cacheCommand } from "./cache.ts"
+import { cassettesCommand } from "./cassettes.ts"
 import { configCommand } from "./config.ts"
 import { evalCommand } from "./eval.ts"
 import { globalFlags } from "./global.ts"
@@ -19,6 +20,7 @@ export const root = Command.make("lait").pipe(
   Command.withSubcommands([
     runCommand,
     cacheCommand,
+    cassettesCommand,
     configCommand,
     graphCommand,
     testCommand,

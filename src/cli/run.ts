@@ -136,6 +136,10 @@ export const runCommand = Command.make(
       Flag.withDescription("Answer model requests only from cassettes in DIR; never touch the network"),
       Flag.optional
     ),
+    strictReplay: Flag.Boolean("strict-replay").pipe(
+      Flag.withDescription("With --replay, answer only from a cassette with the exact key (no other base URL's)"),
+      Flag.withDefault(false)
+    ),
     traceFile: Flag.String("trace-file").pipe(
       Flag.withMetavar("PATH"),
       Flag.withDescription(
@@ -279,8 +283,8 @@ export const runCommand = Command.make(
   }, (effect) => effect.pipe(Effect.provide(runLayers)))
 ).pipe(
   Command.withDescription("Run a workflow file (version 2)"),
-  Command.provide(({ record, replay }) =>
-    modelClientLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay) })
+  Command.provide(({ record, replay, strictReplay }) =>
+    modelClientLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), strictReplay })
   ),
   Command.provide(configLayer({ waitForWriter: true }))
 )

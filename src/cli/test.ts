@@ -9,6 +9,7 @@ import * as os from "node:os"
 import { LaitError } from "../core/errors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { parseShard, type Shard } from "../testing/shard.ts"
+import { StrictReplay } from "../model/Replay.ts"
 import { configLayer } from "./config.ts"
 import { printLine } from "./output.ts"
 
@@ -16,7 +17,7 @@ import { printLine } from "./output.ts"
 const SUITE_JOBS = 8
 
 /** `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`: every path given, as typed. */
-const listPaths = (paths: ReadonlyArray<string>): string => {
+export const listPaths = (paths: ReadonlyArray<string>): string => {
   const quoted = paths.map((p) => `'${p}'`)
   return quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)!}`
 }
@@ -56,9 +57,13 @@ export const testCommand = Command.make(
     keepWorkdirs: Flag.Boolean("keep-workdirs").pipe(
       Flag.withDescription("Keep the 'workdir: temp' directory of each file that does not pass, and name it on stderr"),
       Flag.withDefault(false)
+    ),
+    strictReplay: Flag.Boolean("strict-replay").pipe(
+      Flag.withDescription("Answer only from cassettes with the exact key (no recording made for another base URL)"),
+      Flag.withDefault(false)
     )
   },
-  Effect.fn("cli.test")(function*({ paths, format, filter, update, jobs, shard, keepWorkdirs }) {
+  Effect.fn("cli.test")(function*({ paths, format, filter, update, jobs, shard, keepWorkdirs, strictReplay }) {
     if (jobs < 1) {
       return yield* new ArgumentError({
         reason: { _tag: "InvalidValue", flag: "--jobs <N>", value: String(jobs), expected: "an integer of at least 1" }
@@ -100,7 +105,10 @@ export const testCommand = Command.make(
       keepWorkdirs,
       onProgress: (file, lines) =>
         Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
-    }).pipe(Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer)))
+    }).pipe(
+      Effect.provideService(StrictReplay, strictReplay),
+      Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer))
+    )
     const totalMs = performance.now() - started
 
     if (update) {

@@ -1,6 +1,8 @@
 // The replay layer: answers only from the cassettes `<dir>/<key>.json` and never touches the network.
-// A miss names the closest recording and where it differs (src/model/cassette/diff.ts).
-import { Effect, Schema } from "effect"
+// A miss first looks for the one recording that differs only in the base URL (src/model/cassette/
+// moved.ts) and replays it with a note, unless StrictReplay; otherwise it names the closest recording
+// and where it differs (src/model/cassette/diff.ts). Every file read is reported to CassetteUse.
+import { Console, Context, Effect, Schema } from "effect"
 import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { renderChain } from "../core/errors.ts"
@@ -10,19 +12,39 @@ import type { ModelCall, ModelClientService } from "./call.ts"
 import { closestRecording } from "./cassette/diff.ts"
 import { Cassette, cassetteProblem } from "./cassette/format.ts"
 import { callKey, keyInputOf } from "./cassette/key.ts"
+import { type MovedRecording, movedRecordings } from "./cassette/moved.ts"
+import { CassetteUse } from "./cassette/used.ts"
 import { readCompletion, recordedProblem, recordUsage } from "./completion.ts"
 import { CassetteInvalid, CassetteMissing, ModelError } from "./ModelError.ts"
+import { displayUrl } from "../core/urls.ts"
+
+/** `--strict-replay`: only the exact key answers; read when the replay layer is built. */
+export const StrictReplay = Context.Reference<boolean>("lait/model/Replay/StrictReplay", { defaultValue: () => false })
+
+const movedHint = (moved: ReadonlyArray<MovedRecording>, requested: string): string => {
+  const list = moved.map((m) => `'${m.path}' (recorded for ${m.recordedUrl})`).join(", ")
+  return moved.length === 1
+    ? `${list} matches everything but the base URL (requested ${requested}), and --strict-replay refuses it`
+    : `${moved.length} recordings match everything but the base URL (requested ${requested}): ${list}; ` +
+      "lait cannot tell which one to replay"
+}
 
 export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never, FileLoader> =>
   Effect.gen(function*() {
     const files = yield* FileLoader
     const decode = Schema.decodeUnknownExit(Schema.fromJsonString(Cassette))
+    const strict = yield* StrictReplay
     return {
       complete: Effect.fn("ModelClient.replay")(function*(call: ModelCall) {
-        const key = callKey(call)
-        const path = nodePath.join(dir, `${key}.json`)
-        if (!Files.exists(path)) {
-          const hint = closestRecording(dir, keyInputOf(call))
+        let path = nodePath.join(dir, `${callKey(call)}.json`)
+        const exact = Files.exists(path)
+        const moved = exact ? [] : movedRecordings(dir, keyInputOf(call))
+        const requested = displayUrl(call.endpoints[0].baseUrl)
+        if (moved.length === 1 && !strict) {
+          path = moved[0]!.path
+          yield* Console.error(`note: replayed ${path} recorded for ${moved[0]!.recordedUrl} (requested ${requested})`)
+        } else if (!exact) {
+          const hint = moved.length > 0 ? movedHint(moved, requested) : closestRecording(dir, keyInputOf(call))
           return yield* new ModelError({
             reason: new CassetteMissing({
               path,
@@ -32,6 +54,8 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
             })
           })
         }
+        const use = yield* CassetteUse
+        use.used(path)
         const invalid = (stage: "read" | "parse", problem: string) =>
           new ModelError({ reason: new CassetteInvalid({ path, stage, problem }) })
         const text = yield* files.readText(path).pipe(

@@ -53,6 +53,9 @@ export const readHead = (path: string, length: number): Uint8Array => {
  */
 export const readOwnText = (path: string): string => fs.readFileSync(path, "utf8")
 
+/** unlink(2): one file (never a directory); throws the OS error. */
+export const removeFile = (path: string): void => fs.unlinkSync(path)
+
 /** `rm -rf`: a missing path is fine; throws the OS error otherwise. */
 export const removeTree = (path: string): void => fs.rmSync(path, { recursive: true, force: true })
 

@@ -377,20 +377,27 @@ describe("examples/tests", () => {
 
   test("the README names only flags lait run/test have, and its OPENAI_BASE_URL note holds", async () => {
     const readme = fs.readFileSync(path.join(repoRoot, "examples/tests/README.md"), "utf8")
-    const help = (await lait(["run", "--help"], work)).stdout + (await lait(["test", "--help"], work)).stdout
+    const help = (await lait(["run", "--help"], work)).stdout + (await lait(["test", "--help"], work)).stdout +
+      (await lait(["cassettes", "prune", "--help"], work)).stdout
     const known = new Set(help.match(/--[a-z][a-z-]*/g))
     expect([...new Set(readme.match(/--[a-z][a-z-]*/g))].filter((flag) => !known.has(flag))).toEqual([])
 
     expect(readme).toContain("`env -u OPENAI_BASE_URL dist/lait test examples/tests/cases`")
-    const r = await runCli(["--no-env", "test", "examples/tests/cases"], {
-      cwd: repoRoot,
-      env: { ...env, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
-      binary: true,
-      timeoutMs: 60_000
-    })
-    expect(r.code).toBe(1)
-    expect(r.stdout).toContain("examples/tests/cases/billing.yml: ERROR\n")
-    expect(r.stdout).toContain(`differs at base_url (recorded "http://localhost:1234/v1", requested "http://127.0.0.1:9/v1")`)
+    const moved = (args: ReadonlyArray<string>) =>
+      runCli(["--no-env", "test", "examples/tests/cases", ...args], {
+        cwd: repoRoot,
+        env: { ...env, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+        binary: true,
+        timeoutMs: 60_000
+      })
+    const r = await moved([])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain("examples/tests/cases/billing.yml: PASS\n")
+    expect(r.stderr).toContain("recorded for http://localhost:1234/v1 (requested http://127.0.0.1:9/v1)\n")
+    const strict = await moved(["--strict-replay"])
+    expect(strict.code).toBe(1)
+    expect(strict.stdout).toContain("examples/tests/cases/billing.yml: ERROR\n")
+    expect(strict.stdout).toContain("matches everything but the base URL (requested http://127.0.0.1:9/v1)")
   }, 60_000)
 })
 

@@ -1,0 +1,86 @@
+// `lait cassettes ls DIR [--format text|json]` and `lait cassettes prune PATH… [--delete]`: look after
+// a cassette directory. ls prints one line per cassette (src/model/cassette/listing.ts); prune runs
+// the tests like `lait test`, then prints the cassette files no test used, one path per line, and
+// with --delete removes them. Files that are not cassettes are warned about on stderr, never touched.
+import { Console, Effect, Layer } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { LaitError } from "../core/errors.ts"
+import { describeOsError } from "../platform/FileLoader.ts"
+import * as Files from "../platform/files.ts"
+import { configLayer } from "./config.ts"
+import { printLine } from "./output.ts"
+import { listPaths } from "./test.ts"
+
+const warnAll = (lines: ReadonlyArray<string>) => Effect.forEach(lines, (l) => Console.error(l), { discard: true })
+
+const ls = Command.make(
+  "ls",
+  {
+    dir: Argument.String("dir").pipe(Argument.withDescription("A cassette directory (made by --record)")),
+    format: Flag.Literals("format", ["text", "json"]).pipe(
+      Flag.withDescription("text (one line per cassette) or json (one compact array)"),
+      Flag.withDefault("text")
+    )
+  },
+  Effect.fn("cli.cassettes.ls")(function*({ dir, format }) {
+    const [{ scanCassetteDir }, { cassetteRows, rowLine }] = yield* Effect.promise(() =>
+      Promise.all([import("../model/cassette/scan.ts"), import("../model/cassette/listing.ts")])
+    )
+    const scan = yield* Effect.try({
+      try: () => scanCassetteDir(dir),
+      catch: (e) => new LaitError({ message: `failed to read cassette directory '${dir}'`, cause: describeOsError(e) })
+    })
+    yield* warnAll(scan.problems.map((p) => `warning: not a cassette: ${p}`))
+    const rows = cassetteRows(scan.cassettes)
+    if (format === "json") return yield* printLine(JSON.stringify(rows))
+    if (rows.length > 0) yield* printLine(rows.map(rowLine).join("\n"))
+  })
+).pipe(Command.withDescription("List the cassettes of a directory: key prefix, recorded_at, model, first user message"))
+
+const prune = Command.make(
+  "prune",
+  {
+    paths: Argument.String("path").pipe(
+      Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml files"),
+      Argument.variadic({ min: 1 })
+    ),
+    remove: Flag.Boolean("delete").pipe(
+      Flag.withDescription("Delete the unused cassette files (only when every test passes in replay)"),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fn("cli.cassettes.prune")(function*({ paths, remove }) {
+    const [suite, { unusedCassettes }] = yield* Effect.promise(() =>
+      Promise.all([import("../testing/suite.ts"), import("../testing/prune.ts")])
+    )
+    const files = yield* suite.discoverTestFiles(paths)
+    if (files.length === 0) {
+      return yield* new LaitError({ message: `no test files found in ${listPaths(paths)}` })
+    }
+    const result = yield* unusedCassettes(files).pipe(
+      Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer))
+    )
+    if ("failing" in result) {
+      yield* Console.error(suite.textReport(result.failing).split("\n").slice(0, -1).join("\n"))
+      return yield* new LaitError({
+        message: `refusing to prune: ${result.failing.length} of ${result.total} test file(s) did not pass ` +
+          "in replay, so which cassettes they use is unknown; nothing was deleted"
+      })
+    }
+    yield* warnAll(result.warnings)
+    if (result.unused.length > 0) yield* printLine(result.unused.join("\n"))
+    if (!remove) return
+    for (const path of result.unused) {
+      yield* Effect.try({
+        try: () => Files.removeFile(path),
+        catch: (e) => new LaitError({ message: `failed to delete '${path}'`, cause: describeOsError(e) })
+      })
+    }
+    yield* Console.error(`deleted ${result.unused.length} unused cassette file(s)`)
+  })
+).pipe(Command.withDescription("Run tests in replay and list (or --delete) the cassette files none of them used"))
+
+export const cassettesCommand = Command.make("cassettes").pipe(
+  Command.withDescription("List cassette directories, and prune the cassettes no test uses"),
+  Command.withSubcommands([ls, prune])
+)

@@ -198,7 +198,7 @@ assert:
     expect(outcome(await ws.lait(["cassettes", "prune", "suite/t.yml"]))).toMatchObject({ code: 0, stdout: "" })
     const strict = await ws.lait(["test", "suite/t.yml", "--strict-replay"])
     expect(strict.code).toBe(1)
-    expect(strict.stdout).toContain("suite/t.yml: FAIL\n")
+    expect(strict.stdout).toContain("suite/t.yml: ERROR\n")
     expect(strict.stdout).toContain("and --strict-replay refuses it")
   })
 

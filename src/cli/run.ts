@@ -19,6 +19,7 @@ import { Progress } from "../workflow/progress.ts"
 import { RunContext } from "../workflow/RunContext.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
+import { toolCassettesLayer } from "./toolLayers.ts"
 import { printLine } from "./output.ts"
 
 export const PROMPT_REQUIRED = "a PROMPT is required; provide one or pipe input via stdin " +
@@ -134,6 +135,10 @@ export const runCommand = Command.make(
       Flag.withMetavar("DIR"),
       Flag.withDescription("Answer model requests only from cassettes in DIR; never touch the network"),
       Flag.optional
+    ),
+    replayTools: Flag.Boolean("replay-tools").pipe(
+      Flag.withDescription("With --replay: answer tool calls from its tool cassettes too; no tool or MCP server runs"),
+      Flag.withDefault(false)
     ),
     traceFile: Flag.String("trace-file").pipe(
       Flag.withMetavar("PATH"),
@@ -251,6 +256,9 @@ export const runCommand = Command.make(
   Command.withDescription("Run a workflow file (version 2)"),
   Command.provide(({ record, replay }) =>
     modelClientLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay) })
+  ),
+  Command.provide(({ record, replay, replayTools }) =>
+    toolCassettesLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), replayTools })
   ),
   Command.provide(configLayer({ waitForWriter: true }))
 )

@@ -31,12 +31,16 @@ export const testCommand = Command.make(
       Flag.withDescription("Run only the test files whose path contains TEXT"),
       Flag.optional
     ),
+    replayTools: Flag.Boolean("replay-tools").pipe(
+      Flag.withDescription("Answer tool calls from each file's tool cassettes, as 'replay_tools: true' does"),
+      Flag.withDefault(false)
+    ),
     update: Flag.Boolean("update").pipe(
       Flag.withDescription("Rewrite each failing 'equals' value in place with the actual output, and say what changed"),
       Flag.withDefault(false)
     )
   },
-  Effect.fn("cli.test")(function*({ paths, format, filter, update }) {
+  Effect.fn("cli.test")(function*({ paths, format, filter, update, replayTools }) {
     // Loaded on demand, so that other commands never pay for the engine, jq, YAML or Ajv.
     const suite = yield* Effect.promise(() => import("../testing/suite.ts"))
 
@@ -58,6 +62,7 @@ export const testCommand = Command.make(
     const startedAt = new Date()
     const started = performance.now()
     let outcomes = yield* suite.runTestSuite(files, {
+      replayTools,
       onProgress: (file, lines) =>
         Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
     }).pipe(Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer)))

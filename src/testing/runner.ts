@@ -15,6 +15,7 @@ import { loadSchemaRef } from "../lang/schemaRef.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import type { Answerer } from "../platform/terminal.ts"
+import { ToolCassettes } from "../tools/cassette/ToolCassettes.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
@@ -54,6 +55,8 @@ export interface SuiteOptions {
   readonly concurrency?: number
   /** Default: the real model steps (LlmSteps.layerModel), built once per file. */
   readonly llmSteps?: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>
+  /** `lait test --replay-tools`: every file replays its tool calls, as with `replay_tools: true`. */
+  readonly replayTools?: boolean
   /** Called with each file's progress lines once it finished (for `-v`). */
   readonly onProgress?: (file: string, lines: ReadonlyArray<string>) => Effect.Effect<void>
 }
@@ -69,9 +72,11 @@ const noTerminal: Answerer = {
 const fileContext = (
   replayDir: string,
   progress: Array<string>,
-  llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>
+  llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>,
+  replayTools: boolean
 ) => {
   const perRun = Layer.mergeAll(
+    Layer.succeed(ToolCassettes, replayTools ? { mode: "replay", dir: replayDir } : { mode: "live" }),
     Layer.fresh(RunUsage.layer),
     Layer.fresh(RunTracer.layer),
     Progress.layerCapture(progress),
@@ -136,7 +141,12 @@ export const runTestFile = (
       const base = parentPath(file)
       const checks = yield* runDefinition(definition, joinPath(base, definition.workflow)).pipe(
         Effect.provide(
-          fileContext(joinPath(base, definition.replay), progress, options.llmSteps ?? LlmSteps.layerModel),
+          fileContext(
+            joinPath(base, definition.replay),
+            progress,
+            options.llmSteps ?? LlmSteps.layerModel,
+            definition.replayTools || options.replayTools === true
+          ),
           {
             local: true
           }

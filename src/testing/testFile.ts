@@ -8,7 +8,7 @@ import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.t
 import { describeY, entries, lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
 import { type Assertion, ASSERTION_FIELDS, ASSERTION_TYPES, AssertionSchema } from "./assertions.ts"
 
-export const TEST_FILE_KEYS = ["workflow", "input", "inputs", "replay", "assert"] as const
+export const TEST_FILE_KEYS = ["workflow", "input", "inputs", "replay", "replay_tools", "assert"] as const
 
 export const TestFileSchema = Schema.Struct({
   workflow: Schema.String.annotate({ description: "The workflow under test, relative to this file" }),
@@ -27,6 +27,12 @@ export const TestFileSchema = Schema.Struct({
     description:
       "Cassette directory made by `lait run --record`, relative to this file; every model request is answered from it"
   }),
+  replay_tools: Schema.optionalKey(
+    Schema.Boolean.annotate({
+      description: "Answer tool calls (shell and MCP tools) from the tool cassettes in `replay` too; " +
+        "no tool command runs and no MCP server starts (default false: tools run live)"
+    })
+  ),
   assert: Schema.optionalKey(
     Schema.NullOr(Schema.Array(AssertionSchema)).annotate({
       description: "Checked in order against the output (text form) and the run's trace; all are evaluated"
@@ -39,6 +45,7 @@ export interface TestDefinition {
   readonly input: Json
   readonly inputs: Readonly<Record<string, Json>>
   readonly replay: string
+  readonly replayTools: boolean
   readonly assert: ReadonlyArray<Assertion>
 }
 
@@ -147,6 +154,7 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
     input: value.input ?? null,
     inputs: value.inputs ?? {},
     replay: value.replay,
+    replayTools: value.replay_tools ?? false,
     assert: value.assert ?? []
   }
 }

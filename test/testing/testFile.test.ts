@@ -52,6 +52,7 @@ assert:
       input: { ticket: 42, tags: ["a", "b"] },
       inputs: { lang: "ja", limit: 3 },
       replay: "./cassettes/case1",
+      replayTools: false,
       assert: [
         { type: "equals", value: "exact" },
         { type: "contains", value: "結論" },
@@ -69,9 +70,17 @@ assert:
   })
 
   test("defaults: input null, no inputs, no assertions; explicit nulls are the same", () => {
-    const expected = { workflow: "w.yml", input: null, inputs: {}, replay: "r", assert: [] }
+    const expected = { workflow: "w.yml", input: null, inputs: {}, replay: "r", replayTools: false, assert: [] }
     expect(parse("workflow: w.yml\nreplay: r\n")).toEqual(expected)
     expect(parse("workflow: w.yml\nreplay: r\ninput:\ninputs:\nassert:\n")).toEqual(expected)
+  })
+
+  test("replay_tools: a boolean, false when absent", () => {
+    expect(parse("workflow: w\nreplay: r\nreplay_tools: true\n")).toMatchObject({ replayTools: true })
+    expect(parse("workflow: w\nreplay: r\nreplay_tools: false\n")).toMatchObject({ replayTools: false })
+    expect(error("workflow: w\nreplay: r\nreplay_tools: yes please\n")).toBe(
+      `${prefix}replay_tools: expected boolean (line 3)`
+    )
   })
 
   test("optional assertion fields accept null", () => {
@@ -81,7 +90,7 @@ assert:
 
   test("unknown keys are rejected at every level, with the accepted keys and the line", () => {
     expect(error("workflow: w\nreplay: r\nvars: {a: 1}\n")).toBe(
-      `${prefix}unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, assert (line 3)`
+      `${prefix}unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, replay_tools, assert (line 3)`
     )
     expect(error("workflow: w\nreplay: r\nassert:\n  - type: equals\n    value: x\n    expected: y\n")).toBe(
       `${prefix}assert[0]: unknown key 'expected'; 'equals' assertions accept: type, value (line 6)`

@@ -813,7 +813,7 @@ export const cases: ReadonlyArray<HostileCase> = [
     exit: 1,
     report: testReport(
       "tests/unknown-key.yml",
-      "failed to parse test definition 'tests/unknown-key.yml': unknown key 'expect'; test definitions accept: workflow, input, inputs, replay, assert (line 3)"
+      "failed to parse test definition 'tests/unknown-key.yml': unknown key 'expect'; test definitions accept: workflow, input, inputs, replay, replay_tools, assert (line 3)"
     ),
     error: TEST_FAILED
   },

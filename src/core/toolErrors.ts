@@ -162,8 +162,8 @@ const describeTool = (reason: ToolErrorReason): string => {
     case "MaxRounds":
       return `tool loop exceeded max_tool_rounds (${reason.max}) without the model producing a final response`
     case "CassetteMissing":
-      return `no recorded tool cassette for tool '${reason.tool}' (arguments ${reason.arguments}, ` +
-        `call ${reason.occurrence} with them) at '${reason.path}'; run \`lait run --record ${reason.dir}\` first ` +
+      return `no recorded tool cassette for tool '${reason.tool}' (call ${reason.occurrence} with arguments ` +
+        `${reason.arguments}) at '${reason.path}'; run \`lait run --record ${reason.dir}\` first ` +
         "against the same workflow/input/vars, or drop --replay-tools (replay_tools) to run the tools live" +
         (reason.hint === undefined ? "" : `; ${reason.hint}`)
     case "ListCassetteMissing":

@@ -41,6 +41,17 @@ describe("closestRecording", () => {
     expect(closestRecording(missing, request)).toBe(`the cassette directory '${missing}' does not exist or cannot be read`)
   })
 
+  test("tool cassettes (tool-*.json) are never a model request's closest recording", () => {
+    const cassettes = path.join(dir, "tools-only")
+    fs.mkdirSync(cassettes)
+    // Even one that looks like a model cassette: the name decides.
+    const request = { base_url: "http://127.0.0.1:9/v1", model_id: "fake", messages: [{ role: "user", content: "hi" }] }
+    fs.writeFileSync(path.join(cassettes, "tool-abc.json"), JSON.stringify({ kind: "tool", request, result: "x" }))
+    fs.writeFileSync(path.join(cassettes, "tool-list-fs.json"), JSON.stringify({ kind: "tool-list", tools: [] }))
+    expect(closestRecording(cassettes, { ...request, tools: [], response_format: null }))
+      .toBe(`'${cassettes}' holds no recordings`)
+  })
+
   test("base URL credentials are compared and shown masked on both sides; a difference only there is explained", () => {
     const cassettes = path.join(dir, "credentials")
     fs.mkdirSync(cassettes)

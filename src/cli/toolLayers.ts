@@ -16,14 +16,17 @@ export const toolCassettesLayer = (options: ToolModeOptions) =>
   Layer.unwrap(
     Effect.gen(function*() {
       if (options.replayTools === true && options.replay === undefined) {
-        return yield* new ArgumentError({ reason: { _tag: "Requires", flag: "--replay-tools", needs: "--replay <DIR>" } })
+        const reason = { _tag: "Requires", flag: "--replay-tools", needs: "--replay <DIR>" } as const
+        return yield* new ArgumentError({ reason })
       }
       const mode: ToolCassetteMode = options.record !== undefined
         ? { mode: "record", dir: options.record }
         : options.replay !== undefined && options.replayTools === true
         ? { mode: "replay", dir: options.replay }
         : { mode: "live" }
-      if (mode.mode !== "live") yield* Effect.logDebug(`tools: ${mode.mode === "record" ? "recording to" : "replaying from"} '${mode.dir}'`)
+      if (mode.mode !== "live") {
+        yield* Effect.logDebug(`tools: ${mode.mode === "record" ? "recording to" : "replaying from"} '${mode.dir}'`)
+      }
       return Layer.succeed(ToolCassettes, mode)
     })
   )

@@ -70,7 +70,11 @@ describe("shell tools", () => {
     expect(names.every((n) => /^tool-[0-9a-f]{64}\.json$/.test(n))).toBe(true)
     const cassettes = names.map((n) => readJson(path.join(dir, "cas", n)))
       .sort((a, b) => Number(a.occurrence) - Number(b.occurrence))
-    expect(cassettes.map(({ recorded_at, ...rest }) => ({ ...rest, stamped: typeof recorded_at === "string" }))).toEqual([
+    const stamped = cassettes.map(({ recorded_at, ...rest }): Record<string, unknown> => ({
+      ...rest,
+      stamped: typeof recorded_at === "string"
+    }))
+    expect(stamped).toEqual([
       { kind: "tool", tool: "tool__count", arguments: { who: "me" }, occurrence: 1, result: "call 1", stamped: true },
       { kind: "tool", tool: "tool__count", arguments: { who: "me" }, occurrence: 2, result: "call 2", stamped: true }
     ])

@@ -45,11 +45,9 @@ describe("closestRecording", () => {
     const cassettes = path.join(dir, "tools-only")
     fs.mkdirSync(cassettes)
     // Even one that looks like a model cassette: the name decides.
-    const request = { base_url: "http://127.0.0.1:9/v1", model_id: "fake", messages: [{ role: "user", content: "hi" }] }
     fs.writeFileSync(path.join(cassettes, "tool-abc.json"), JSON.stringify({ kind: "tool", request, result: "x" }))
     fs.writeFileSync(path.join(cassettes, "tool-list-fs.json"), JSON.stringify({ kind: "tool-list", tools: [] }))
-    expect(closestRecording(cassettes, { ...request, tools: [], response_format: null }))
-      .toBe(`'${cassettes}' holds no recordings`)
+    expect(closestRecording(cassettes, request)).toBe(`'${cassettes}' holds no recordings`)
   })
 
   test("base URL credentials are compared and shown masked on both sides; a difference only there is explained", () => {

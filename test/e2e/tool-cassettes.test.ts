@@ -96,6 +96,31 @@ describe("shell tools", () => {
     expect(fs.existsSync(path.join(dir, "ran-marker"))).toBe(true)
   }, 60_000)
 
+  test("two identical calls in one round (run side by side) replay in the model's order", async () => {
+    const claim = {
+      description: "Claims",
+      parameters: { type: "object", properties: {} },
+      command: ["sh", "-c", "if mkdir claimed 2>/dev/null; then echo first; else echo second; fi"]
+    }
+    const server = model([
+      { match: `"claim twice"`, content: null, tool_calls: [call("c1", "tool__claim", {}), call("c2", "tool__claim", {})] },
+      { content: "claimed" }
+    ])
+    const dir = project(server, { tools: { claim } }, {
+      "wf.yml": "steps:\n  - id: c\n    prompt: 'claim twice'\n    tools: [claim]\n"
+    })
+    const recorded = await lait(dir, ["run", "wf.yml", "x", "--record", "cas"])
+    expect({ code: recorded.code, stdout: recorded.stdout }).toEqual({ code: 0, stdout: "claimed\n" })
+    const answers = (server.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages
+      .filter((m) => m.role === "tool").map((m) => m.content)
+    expect(answers.sort()).toEqual(["first", "second"])
+    fs.rmSync(path.join(dir, "claimed"), { recursive: true })
+    // The second model request holds both answers in the model's order: any other order would miss.
+    const replayed = await lait(dir, ["run", "wf.yml", "x", "--replay", "cas", "--replay-tools"])
+    expect({ code: replayed.code, stdout: replayed.stdout }).toEqual({ code: 0, stdout: "claimed\n" })
+    expect(fs.existsSync(path.join(dir, "claimed"))).toBe(false)
+  }, 60_000)
+
   test("--replay-tools without --replay is a usage error", async () => {
     const dir = project(model([]), {}, { "wf.yml": "steps:\n  - id: a\n    prompt: hi\n" })
     const r = await lait(dir, ["run", "wf.yml", "x", "--replay-tools"])

@@ -146,5 +146,7 @@ assert:
     expect(schema).toMatchObject({ type: "object", required: ["workflow", "replay"], additionalProperties: false })
     const good = { workflow: "w", replay: "r", assert: [{ type: "step_output", id: "s", assert: [{ type: "equals", value: "x" }] }] }
     expect(validateJson(schema as never, good, "test")).toBeUndefined()
+    expect(validateJson(schema as never, { ...good, replay_tools: true }, "test")).toBeUndefined()
+    expect(validateJson(schema as never, { ...good, replay_tools: "yes" }, "test")).toBeDefined()
   })
 })

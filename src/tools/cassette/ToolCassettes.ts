@@ -41,18 +41,21 @@ export interface ToolTape {
    * endpoint's URL, to be masked in whatever is recorded afterwards.
    */
   readonly noteEndpoints: (answered: Endpoint, all: ReadonlyArray<Endpoint>) => Effect.Effect<void>
-  /** One tool call: `live` runs it, unless replaying; recorded afterwards when recording. */
+  /**
+   * One tool call: `live` runs it, unless replaying; recorded afterwards when recording. `secrets`
+   * (asked for after `live` ran: an MCP server knows its own only once started) are masked too.
+   */
   readonly call: (
     tool: string,
     args: string,
     live: Effect.Effect<string, AnyLaitError>,
-    secrets?: ReadonlyArray<string>
+    secrets?: () => ReadonlyArray<string>
   ) => Effect.Effect<string, AnyLaitError>
   /** An MCP server's tool list: `live` lists it (starting the server), unless replaying. */
   readonly list: (
     server: string,
     live: Effect.Effect<ReadonlyArray<unknown>, AnyLaitError>,
-    secrets?: ReadonlyArray<string>
+    secrets?: () => ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<unknown>, AnyLaitError>
 }
 
@@ -78,7 +81,7 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
 
   // The same masking as the logs': every spelling of a secret becomes `<redacted>`. Like a model
   // cassette, one that could never be read back is not written, and the run fails.
-  const write = (path: string, fields: Record<string, unknown>, extra: ReadonlyArray<string>) =>
+  const write = (path: string, fields: Record<string, unknown>, extra: () => ReadonlyArray<string>) =>
     Effect.gen(function*() {
       let body: string
       try {
@@ -87,7 +90,7 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
         const reason = e instanceof Error ? e.message : String(e)
         return yield* new LaitError({ message: `refusing to write tool cassette '${path}': ${reason}` })
       }
-      const text = redactSecrets(body, [...secrets, ...extra], [DUMMY_API_KEY])
+      const text = redactSecrets(body, [...secrets, ...extra()], [DUMMY_API_KEY])
       const problem = unreadableSize(text)
       if (problem !== undefined) {
         return yield* new LaitError({ message: `refusing to write tool cassette '${path}': ${problem}` })
@@ -122,7 +125,7 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
     tool: string,
     raw: string,
     live: Effect.Effect<string, AnyLaitError>,
-    extra: ReadonlyArray<string> = []
+    extra: () => ReadonlyArray<string> = () => []
   ): Effect.Effect<string, AnyLaitError> =>
     Effect.suspend(() => {
       const args = canonicalArguments(raw)
@@ -163,7 +166,7 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
   const list = (
     server: string,
     live: Effect.Effect<ReadonlyArray<unknown>, AnyLaitError>,
-    extra: ReadonlyArray<string> = []
+    extra: () => ReadonlyArray<string> = () => []
   ): Effect.Effect<ReadonlyArray<unknown>, AnyLaitError> => {
     const path = nodePath.join(dir, listFileName(server))
     if (mode.mode === "record") {

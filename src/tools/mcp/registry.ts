@@ -254,7 +254,10 @@ export const makeMcpRegistry = (options: McpRegistryOptions): Effect.Effect<McpR
         tape === undefined
           ? listLive(name)
           // The tape checked the shape of a replayed list (objects with a string `name`).
-          : tape.list(name, listLive(name), secrets.get(name)) as Effect.Effect<ReadonlyArray<McpTool>, AnyLaitError>,
+          : tape.list(name, listLive(name), () => secrets.get(name) ?? []) as Effect.Effect<
+            ReadonlyArray<McpTool>,
+            AnyLaitError
+          >,
       capacity: Number.POSITIVE_INFINITY,
       timeToLive: untilFailure
     })
@@ -268,7 +271,7 @@ export const makeMcpRegistry = (options: McpRegistryOptions): Effect.Effect<McpR
         if (allowed !== undefined && !allowed.includes(tool)) return yield* fail({ _tag: "NotAllowed", server, tool })
         const parsed = yield* parseArguments(qualified, args)
         const run = callLive(server, tool, parsed)
-        return yield* (tape === undefined ? run : tape.call(qualified, args, run, secrets.get(server)))
+        return yield* (tape === undefined ? run : tape.call(qualified, args, run, () => secrets.get(server) ?? []))
       })
 
     const callLive = (server: string, tool: string, parsed: Record<string, unknown> | undefined) =>

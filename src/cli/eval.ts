@@ -11,6 +11,7 @@ import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage } from "../model/RunUsage.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
+import { toolCassettesLayer } from "./toolLayers.ts"
 import { printLine } from "./output.ts"
 
 /** Documented bound of --repeat: far beyond any useful pass-rate estimate, small enough to stay cheap. */
@@ -171,5 +172,7 @@ export const evalCommand = Command.make(
       strictReplay
     }).pipe(Layer.provide(withoutDefaultCache))
   ),
+  // Recording an eval records its tool calls too; an eval never replays them.
+  Command.provide(({ record }) => toolCassettesLayer({ record: Option.getOrUndefined(record) })),
   Command.provide(configLayer({ waitForWriter: true }))
 )

@@ -20,6 +20,7 @@ import { Progress } from "../workflow/progress.ts"
 import { RunContext } from "../workflow/RunContext.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
+import { toolCassettesLayer } from "./toolLayers.ts"
 import { printLine } from "./output.ts"
 
 export const PROMPT_REQUIRED = "a PROMPT is required; provide one or pipe input via stdin " +
@@ -138,6 +139,10 @@ export const runCommand = Command.make(
     ),
     strictReplay: Flag.Boolean("strict-replay").pipe(
       Flag.withDescription("With --replay, answer only from a cassette with the exact key (no other base URL's)"),
+      Flag.withDefault(false)
+    ),
+    replayTools: Flag.Boolean("replay-tools").pipe(
+      Flag.withDescription("With --replay: answer tool calls from its tool cassettes too; no tool or MCP server runs"),
       Flag.withDefault(false)
     ),
     traceFile: Flag.String("trace-file").pipe(
@@ -285,6 +290,9 @@ export const runCommand = Command.make(
   Command.withDescription("Run a workflow file (version 2)"),
   Command.provide(({ record, replay, strictReplay }) =>
     modelClientLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), strictReplay })
+  ),
+  Command.provide(({ record, replay, replayTools }) =>
+    toolCassettesLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), replayTools })
   ),
   Command.provide(configLayer({ waitForWriter: true }))
 )

@@ -38,6 +38,10 @@ export const testCommand = Command.make(
       Flag.withDescription("Run only the test files whose path contains TEXT"),
       Flag.optional
     ),
+    replayTools: Flag.Boolean("replay-tools").pipe(
+      Flag.withDescription("Answer tool calls from each file's tool cassettes, as 'replay_tools: true' does"),
+      Flag.withDefault(false)
+    ),
     update: Flag.Boolean("update").pipe(
       Flag.withDescription("Rewrite each failing 'equals' value in place with the actual output, and say what changed"),
       Flag.withDefault(false)
@@ -63,7 +67,9 @@ export const testCommand = Command.make(
       Flag.withDefault(false)
     )
   },
-  Effect.fn("cli.test")(function*({ paths, format, filter, update, jobs, shard, keepWorkdirs, strictReplay }) {
+  Effect.fn("cli.test")(function*(
+    { paths, format, filter, update, jobs, shard, keepWorkdirs, strictReplay, replayTools }
+  ) {
     if (jobs < 1) {
       return yield* new ArgumentError({
         reason: { _tag: "InvalidValue", flag: "--jobs <N>", value: String(jobs), expected: "an integer of at least 1" }
@@ -103,6 +109,7 @@ export const testCommand = Command.make(
     let outcomes = yield* suite.runTestSuite(files, {
       concurrency: jobs,
       keepWorkdirs,
+      replayTools,
       onProgress: (file, lines) =>
         Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
     }).pipe(

@@ -118,7 +118,20 @@ const ToolReason = Schema.Union([
   Schema.TaggedStruct("NameCollision", { name: Schema.String, first: ToolSource, second: ToolSource }),
   Schema.TaggedStruct("NoTerminal", { tool: Schema.String }),
   Schema.TaggedStruct("UnrecognizedAnswer", { tool: Schema.String, answer: Schema.String }),
-  Schema.TaggedStruct("MaxRounds", { max: Schema.Number })
+  Schema.TaggedStruct("MaxRounds", { max: Schema.Number }),
+  /** `--replay-tools` found no recorded result for a call; `hint` names the closest recording. */
+  Schema.TaggedStruct("CassetteMissing", {
+    tool: Schema.String,
+    /** The call's arguments, compact and shortened. */
+    arguments: Schema.String,
+    occurrence: Schema.Number,
+    path: Schema.String,
+    dir: Schema.String,
+    hint: Schema.optionalKey(Schema.String)
+  }),
+  /** `--replay-tools` found no recorded tool list for an MCP server. */
+  Schema.TaggedStruct("ListCassetteMissing", { server: Schema.String, path: Schema.String, dir: Schema.String }),
+  Schema.TaggedStruct("CassetteInvalid", { path: Schema.String, problem: Schema.String })
 ])
 export type ToolErrorReason = typeof ToolReason.Type
 
@@ -148,6 +161,17 @@ const describeTool = (reason: ToolErrorReason): string => {
         `'${reason.tool}'; expected 'y', 'n', or 'a'`
     case "MaxRounds":
       return `tool loop exceeded max_tool_rounds (${reason.max}) without the model producing a final response`
+    case "CassetteMissing":
+      return `no recorded tool cassette for tool '${reason.tool}' (call ${reason.occurrence} with arguments ` +
+        `${reason.arguments}) at '${reason.path}'; run \`lait run --record ${reason.dir}\` first ` +
+        "against the same workflow/input/vars, or drop --replay-tools (replay_tools) to run the tools live" +
+        (reason.hint === undefined ? "" : `; ${reason.hint}`)
+    case "ListCassetteMissing":
+      return `no recorded tool list for MCP server '${reason.server}' at '${reason.path}'; run ` +
+        `\`lait run --record ${reason.dir}\` first against a workflow that uses it, or drop --replay-tools ` +
+        "(replay_tools) to start the server"
+    case "CassetteInvalid":
+      return `failed to parse tool cassette '${reason.path}': ${reason.problem}`
   }
 }
 

@@ -4,7 +4,7 @@ import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { containsAnySecret, redactSecrets } from "../core/secrets.ts"
 import { urlCredentials } from "../core/urls.ts"
 
-const secretsOf = (key: string | undefined, baseUrl: string): ReadonlyArray<string | undefined> => [
+export const secretsOf = (key: string | undefined, baseUrl: string): ReadonlyArray<string | undefined> => [
   key,
   ...urlCredentials(baseUrl)
 ]

@@ -17,6 +17,7 @@ import { loadSchemaRef } from "../lang/schemaRef.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import type { Answerer } from "../platform/terminal.ts"
+import { ToolCassettes } from "../tools/cassette/ToolCassettes.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
@@ -43,6 +44,8 @@ export interface SuiteOptions {
   readonly concurrency?: number
   /** Default: the real model steps (LlmSteps.layerModel), built once per file. */
   readonly llmSteps?: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>
+  /** `lait test --replay-tools`: every file replays its tool calls, as with `replay_tools: true`. */
+  readonly replayTools?: boolean
   /** Called with each file's progress lines once it finished (for `-v`). */
   readonly onProgress?: (file: string, lines: ReadonlyArray<string>) => Effect.Effect<void>
   /** `--keep-workdirs`: a `workdir: temp` directory of a file that did not pass stays, named in its outcome. */
@@ -61,9 +64,11 @@ const fileContext = (
   replayDir: string,
   cwd: string | undefined,
   progress: Array<string>,
-  llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>
+  llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>,
+  replayTools: boolean
 ) => {
   const perRun = Layer.mergeAll(
+    Layer.succeed(ToolCassettes, replayTools ? { mode: "replay", dir: replayDir } : { mode: "live" }),
     Layer.fresh(RunUsage.layer),
     Layer.fresh(RunTracer.layer),
     Progress.layerCapture(progress),
@@ -142,7 +147,8 @@ export const runTestFile = (
         joinPath(base, definition.replay),
         workdir.cwd,
         progress,
-        options.llmSteps ?? LlmSteps.layerModel
+        options.llmSteps ?? LlmSteps.layerModel,
+        definition.replayTools || options.replayTools === true
       )
       const ran = runDefinition(definition, joinPath(base, definition.workflow)).pipe(
         Effect.provide(context, { local: true }),

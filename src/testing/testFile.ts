@@ -13,6 +13,7 @@ export const TEST_FILE_KEYS = [
   "input",
   "inputs",
   "replay",
+  "replay_tools",
   "assert",
   // Isolation (docs/testing.md#working-directory)
   "workdir",
@@ -39,6 +40,12 @@ export const TestFileSchema = Schema.Struct({
     description:
       "Cassette directory made by `lait run --record`, relative to this file; every model request is answered from it"
   }),
+  replay_tools: Schema.optionalKey(
+    Schema.Boolean.annotate({
+      description: "Answer tool calls (shell and MCP tools) from the tool cassettes in `replay` too; " +
+        "no tool command runs and no MCP server starts (default false: tools run live)"
+    })
+  ),
   assert: Schema.optionalKey(
     Schema.NullOr(Schema.Array(AssertionSchema)).annotate({
       description: "Checked in order against the output (text form) and the run's trace; all are evaluated"
@@ -64,6 +71,7 @@ export interface TestDefinition {
   readonly input: Json
   readonly inputs: Readonly<Record<string, Json>>
   readonly replay: string
+  readonly replayTools: boolean
   readonly assert: ReadonlyArray<Assertion>
   /** `temp`, a path relative to the test file, or undefined (the process's working directory). */
   readonly workdir: string | undefined
@@ -181,6 +189,7 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
     input: value.input ?? null,
     inputs: value.inputs ?? {},
     replay: value.replay,
+    replayTools: value.replay_tools ?? false,
     assert: value.assert ?? [],
     workdir,
     fixtures

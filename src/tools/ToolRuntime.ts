@@ -29,6 +29,7 @@ import { RunUsage } from "../model/RunUsage.ts"
 import type { ChatMessage, ChatRequest, ToolCall } from "../model/types.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { approve, type Decision } from "./approval.ts"
+import { makeToolTape } from "./cassette/ToolCassettes.ts"
 import { makeCompactor } from "./compaction.ts"
 import { makeMcpRegistry, type McpRegistryOptions } from "./mcp/registry.ts"
 import { findCollision } from "./names.ts"
@@ -139,7 +140,9 @@ export const makeToolRuntime = (
     const files = yield* FileLoader
     const usage = yield* RunUsage
     const tracer = yield* RunTracer
+    const tape = yield* makeToolTape
     const registryOptions: McpRegistryOptions = {
+      tape,
       servers: config.config.mcp_servers,
       env: config.env,
       cwd: options.cwd ?? config.cwd,
@@ -169,7 +172,9 @@ export const makeToolRuntime = (
           { source: "shell", names: fromShell.map((e) => e.name) }
         ])
         if (collision !== undefined) return yield* collision
-        return [...fromMcp, ...fromSubagents, ...fromShell]
+        // MCP calls go through the tape inside the registry, after its own checks.
+        const taped = fromShell.map((e): ToolEntry => ({ ...e, call: (args) => tape.call(e.name, args, e.call(args)) }))
+        return [...fromMcp, ...fromSubagents, ...taped]
       }).pipe(Effect.provideService(FileLoader, files))
 
     // `exit`: what the model got back (the tool's output or the refusal), or how the call failed.
@@ -279,6 +284,7 @@ export const makeToolRuntime = (
             response_format: null
           })
           compactor?.afterRound(reply)
+          yield* tape.noteEndpoints(reply.endpoint, req.endpoints)
           if (reply.toolCalls.length === 0) {
             if (req.request.response_format === null) return reply
             return yield* send(req.label, req.endpoints, { ...req.request, messages: [...messages], tools: [] })

@@ -12,12 +12,12 @@ import { ensureBinary, makeTempDir, repoRoot } from "./util.ts"
 const work = makeTempDir("e2e-test-record")
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }))
 
-/** name → {request, response} of every cassette in `dir` (recorded_at left out). */
+/** name → content of every cassette in `dir`, model and tool cassettes alike (recorded_at left out). */
 const cassettes = (dir: string) =>
   Object.fromEntries(
     fs.readdirSync(dir).sort().map((name) => {
-      const { request, response } = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8"))
-      return [name, { request, response }]
+      const { recorded_at: _, ...content } = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8"))
+      return [name, content]
     })
   )
 

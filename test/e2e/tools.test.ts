@@ -338,8 +338,12 @@ describe("record and replay", () => {
     const recorded = await lait(dir, ["run", "wf.yml", "x", "--record", "cassettes"])
     expect(recording.stop().length).toBeGreaterThan(0)
     expect({ code: recorded.code, stdout: recorded.stdout }).toEqual({ code: 0, stdout: "the answer is 42\n" })
-    // One cassette per round, the subagent's request included.
-    expect(fs.readdirSync(path.join(dir, "cassettes")).filter((f) => f.endsWith(".json"))).toHaveLength(3)
+    // One cassette per round, the subagent's request included; the MCP call and the server's tool list
+    // are tool cassettes beside them (the subagent is not: its request is a model cassette).
+    const files = fs.readdirSync(path.join(dir, "cassettes")).filter((f) => f.endsWith(".json"))
+    expect(files.filter((f) => !f.startsWith("tool-"))).toHaveLength(3)
+    expect(files.filter((f) => f.startsWith("tool-list-"))).toEqual(["tool-list-everything.json"])
+    expect(files.filter((f) => f.startsWith("tool-") && !f.startsWith("tool-list-"))).toHaveLength(1)
 
     await server.stop()
     const replaying = watchProcesses(marker)
@@ -348,5 +352,11 @@ describe("record and replay", () => {
     expect({ code: replayed.code, stdout: replayed.stdout }).toEqual({ code: 0, stdout: "the answer is 42\n" })
     expect(replayPids.length).toBeGreaterThan(0)
     expect(server.requests).toHaveLength(3)
+
+    // With --replay-tools no process of the server ever exists.
+    const replayingTools = watchProcesses(marker)
+    const hermetic = await lait(dir, ["run", "wf.yml", "x", "--replay", "cassettes", "--replay-tools"])
+    expect(replayingTools.stop()).toEqual([])
+    expect({ code: hermetic.code, stdout: hermetic.stdout }).toEqual({ code: 0, stdout: "the answer is 42\n" })
   }, 60_000)
 })

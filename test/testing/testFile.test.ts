@@ -52,6 +52,7 @@ assert:
       input: { ticket: 42, tags: ["a", "b"] },
       inputs: { lang: "ja", limit: 3 },
       replay: "./cassettes/case1",
+      replayTools: false,
       workdir: undefined,
       fixtures: [],
       assert: [
@@ -71,7 +72,7 @@ assert:
   })
 
   test("defaults: input null, no inputs, no assertions; explicit nulls are the same", () => {
-    const expected = { workflow: "w.yml", input: null, inputs: {}, replay: "r", assert: [], workdir: undefined, fixtures: [] }
+    const expected = { workflow: "w.yml", input: null, inputs: {}, replay: "r", replayTools: false, assert: [], workdir: undefined, fixtures: [] }
     expect(parse("workflow: w.yml\nreplay: r\n")).toEqual(expected)
     expect(parse("workflow: w.yml\nreplay: r\ninput:\ninputs:\nassert:\nworkdir:\nfixtures:\n")).toEqual(expected)
   })
@@ -91,6 +92,14 @@ assert:
     expect(error("workflow: w\nreplay: r\nworkdir: temp\nfixtures: a.txt\n")).toStartWith(`${prefix}fixtures: `)
   })
 
+  test("replay_tools: a boolean, false when absent", () => {
+    expect(parse("workflow: w\nreplay: r\nreplay_tools: true\n")).toMatchObject({ replayTools: true })
+    expect(parse("workflow: w\nreplay: r\nreplay_tools: false\n")).toMatchObject({ replayTools: false })
+    expect(error("workflow: w\nreplay: r\nreplay_tools: yes please\n")).toBe(
+      `${prefix}replay_tools: expected boolean (line 3)`
+    )
+  })
+
   test("optional assertion fields accept null", () => {
     const parsed = parse("workflow: w\nreplay: r\nassert:\n  - {type: tool_called, name: t, min: null, max: null}\n")
     expect(parsed).toMatchObject({ assert: [{ type: "tool_called", name: "t", min: null, max: null }] })
@@ -98,7 +107,7 @@ assert:
 
   test("unknown keys are rejected at every level, with the accepted keys and the line", () => {
     expect(error("workflow: w\nreplay: r\nvars: {a: 1}\n")).toBe(
-      `${prefix}unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, assert, workdir, fixtures (line 3)`
+      `${prefix}unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, replay_tools, assert, workdir, fixtures (line 3)`
     )
     expect(error("workflow: w\nreplay: r\nassert:\n  - type: equals\n    value: x\n    expected: y\n")).toBe(
       `${prefix}assert[0]: unknown key 'expected'; 'equals' assertions accept: type, value (line 6)`
@@ -154,5 +163,7 @@ assert:
     expect(schema).toMatchObject({ type: "object", required: ["workflow", "replay"], additionalProperties: false })
     const good = { workflow: "w", replay: "r", assert: [{ type: "step_output", id: "s", assert: [{ type: "equals", value: "x" }] }] }
     expect(validateJson(schema as never, good, "test")).toBeUndefined()
+    expect(validateJson(schema as never, { ...good, replay_tools: true }, "test")).toBeUndefined()
+    expect(validateJson(schema as never, { ...good, replay_tools: "yes" }, "test")).toBeDefined()
   })
 })

@@ -73,7 +73,8 @@ export const requestDiff = (recorded: unknown, requested: unknown): Array<string
 export const closestRecording = (dir: string, current: KeyInput): string | undefined => {
   let names: Array<string>
   try {
-    names = Files.list(dir).filter((n) => n.endsWith(".json")).sort().slice(0, MAX_FILES)
+    // `tool-….json` files are tool cassettes (src/tools/cassette/format.ts), never a model request's.
+    names = Files.list(dir).filter((n) => n.endsWith(".json") && !n.startsWith("tool-")).sort().slice(0, MAX_FILES)
   } catch (e) {
     if (errnoOf(e) === "ENOTDIR") return `'${dir}' is a file, not a cassette directory`
     return `the cassette directory '${dir}' does not exist or cannot be read`

@@ -5,7 +5,8 @@
 // stops every server (the whole process tree for stdio) when the run ends, fails or is interrupted
 // by Ctrl-C. A failed start or listing is not cached, so the next user tries again. A call that
 // fails, times out or is interrupted drops its connection, so a retry never shares a server with a
-// call that may still be running.
+// call that may still be running. With a recording or replaying tape (src/tools/cassette), lists and
+// calls go through it; a replaying one answers them all, so no server is ever started.
 import { Duration, Effect, Exit, Fiber, type Scope, ScopedCache } from "effect"
 import * as nodePath from "node:path"
 import type { McpServer } from "../../config/schema.ts"
@@ -15,6 +16,7 @@ import { McpError, type McpErrorReason, ToolError } from "../../core/toolErrors.
 import { osErrorText } from "../../core/osError.ts"
 import { headerSecrets, redactSecrets } from "../../core/secrets.ts"
 import { urlCredentials } from "../../core/urls.ts"
+import type { ToolTape } from "../cassette/ToolCassettes.ts"
 import { qualifyToolName } from "../names.ts"
 import { toolDefinition, type ToolEntry } from "../types.ts"
 import type { McpConnection } from "./client.ts"
@@ -32,6 +34,8 @@ export interface McpRegistryOptions {
   readonly defaultCwd?: string
   /** The I/O timeout of every handshake, page and call (default 300 s); tests shorten it. */
   readonly timeoutMs?: number
+  /** Records or replays tool lists and calls; when replaying, no server is ever started. */
+  readonly tape?: ToolTape
 }
 
 export interface McpRegistry {
@@ -141,6 +145,7 @@ const resolveSpec = (
 export const makeMcpRegistry = (options: McpRegistryOptions): Effect.Effect<McpRegistry, never, Scope.Scope> =>
   Effect.gen(function*() {
     const timeoutMs = options.timeoutMs ?? MCP_IO_TIMEOUT_MS
+    const tape = options.tape?.mode === "live" ? undefined : options.tape
     const scope = yield* Effect.scope
     /** Per HTTP server: its header values and URL credentials, which its error answers may repeat. */
     const secrets = new Map<string, ReadonlyArray<string>>()
@@ -212,7 +217,7 @@ export const makeMcpRegistry = (options: McpRegistryOptions): Effect.Effect<McpR
      * gives up (a step's timeout, a failed sibling branch) leaves the start running for the next one: a
      * retried step can then use a server that takes longer to start than one attempt may last.
      */
-    const shared = <A>(name: string, effect: Effect.Effect<A, McpError>): Effect.Effect<A, McpError> =>
+    const shared = <A, E>(name: string, effect: Effect.Effect<A, E>): Effect.Effect<A, E | McpError> =>
       connections.state._tag === "Closed" || toolLists.state._tag === "Closed"
         ? fail({ _tag: "Stopping", server: name })
         : Effect.flatMap(Effect.forkIn(effect, scope), Fiber.join)
@@ -236,21 +241,30 @@ export const makeMcpRegistry = (options: McpRegistryOptions): Effect.Effect<McpR
         return entry.close
       })
 
-    const toolLists = yield* ScopedCache.makeWith({
-      lookup: (name: string) =>
-        Effect.gen(function*() {
-          const entry = yield* live(name)
-          return yield* listTools(entry.connection, timeoutMs).pipe(
-            Effect.catch((error) =>
-              Effect.andThen(drop(entry), fail({ _tag: "ListFailed", server: name, detail: failureText(name, error) }))
-            )
+    const listLive = (name: string) =>
+      Effect.gen(function*() {
+        const entry = yield* live(name)
+        return yield* listTools(entry.connection, timeoutMs).pipe(
+          Effect.catch((error) =>
+            Effect.andThen(drop(entry), fail({ _tag: "ListFailed", server: name, detail: failureText(name, error) }))
           )
-        }),
+        )
+      })
+
+    const toolLists = yield* ScopedCache.makeWith({
+      lookup: (name: string): Effect.Effect<ReadonlyArray<McpTool>, AnyLaitError> =>
+        tape === undefined
+          ? listLive(name)
+          // The tape checked the shape of a replayed list (objects with a string `name`).
+          : tape.list(name, listLive(name), () => secrets.get(name) ?? []) as Effect.Effect<
+            ReadonlyArray<McpTool>,
+            AnyLaitError
+          >,
       capacity: Number.POSITIVE_INFINITY,
       timeToLive: untilFailure
     })
 
-    const tools = (name: string): Effect.Effect<ReadonlyArray<McpTool>, McpError> =>
+    const tools = (name: string): Effect.Effect<ReadonlyArray<McpTool>, AnyLaitError> =>
       shared(name, ScopedCache.get(toolLists, name))
 
     const call = (server: string, tool: string, qualified: string, args: string) =>
@@ -258,6 +272,12 @@ export const makeMcpRegistry = (options: McpRegistryOptions): Effect.Effect<McpR
         const allowed = options.servers?.[server]?.allowed_tools
         if (allowed !== undefined && !allowed.includes(tool)) return yield* fail({ _tag: "NotAllowed", server, tool })
         const parsed = yield* parseArguments(qualified, args)
+        const run = callLive(server, tool, parsed)
+        return yield* (tape === undefined ? run : tape.call(qualified, args, run, () => secrets.get(server) ?? []))
+      })
+
+    const callLive = (server: string, tool: string, parsed: Record<string, unknown> | undefined) =>
+      Effect.gen(function*() {
         const entry = yield* live(server)
         const connection = entry.connection
         const result = yield* Effect.tryPromise({

@@ -41,6 +41,15 @@ describe("closestRecording", () => {
     expect(closestRecording(missing, request)).toBe(`the cassette directory '${missing}' does not exist or cannot be read`)
   })
 
+  test("tool cassettes (tool-*.json) are never a model request's closest recording", () => {
+    const cassettes = path.join(dir, "tools-only")
+    fs.mkdirSync(cassettes)
+    // Even one that looks like a model cassette: the name decides.
+    fs.writeFileSync(path.join(cassettes, "tool-abc.json"), JSON.stringify({ kind: "tool", request, result: "x" }))
+    fs.writeFileSync(path.join(cassettes, "tool-list-fs.json"), JSON.stringify({ kind: "tool-list", tools: [] }))
+    expect(closestRecording(cassettes, request)).toBe(`'${cassettes}' holds no recordings`)
+  })
+
   test("base URL credentials are compared and shown masked on both sides; a difference only there is explained", () => {
     const cassettes = path.join(dir, "credentials")
     fs.mkdirSync(cassettes)

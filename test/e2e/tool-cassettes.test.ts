@@ -233,6 +233,14 @@ describe("MCP servers (server-everything)", () => {
     writeConfig(dir, server, { mcp_servers: { everything: { command: path.join(cwd, "no-such-mcp-server") } } })
     const test2 = await lait(dir, ["test", "t.yml"])
     expect({ code: test2.code, stdout: test2.stdout }).toEqual({ code: 0, stdout: "t.yml: PASS\n1 passed, 0 failed, 1 total\n" })
+    // `cassettes prune` counts the replayed tool cassettes as used; `ls` names what each one holds.
+    const prune = await lait(dir, ["cassettes", "prune", "t.yml"])
+    expect({ code: prune.code, stdout: prune.stdout }).toEqual({ code: 0, stdout: "" })
+    const ls = await lait(dir, ["cassettes", "ls", "cas"])
+    expect(ls.code).toBe(0)
+    expect(ls.stdout).toContain("tool:everything__get-sum")
+    expect(ls.stdout).toMatch(/tool:list:everything +"\d+ tools"/)
+    expect(ls.stderr).toBe("")
     const flag = await lait(dir, ["test", "--replay-tools", "plain/t.yml"])
     expect({ code: flag.code, stdout: flag.stdout }).toEqual({ code: 0, stdout: "plain/t.yml: PASS\n1 passed, 0 failed, 1 total\n" })
     // ...and without the option the tools run live, as before: this one now fails to start.

@@ -43,11 +43,16 @@ const stringField = (value: Readonly<Record<string, unknown>>, ...names: Readonl
 export const cassetteRow = (c: ScannedCassette): CassetteRow => {
   const base = { file: c.path, kind: c.kind, key: c.name.replace(/\.json$/, "").slice(0, 12) }
   if (c.kind === "tool") {
-    const args = c.value.arguments ?? c.value.args
+    if (c.value.kind === "tool-list") {
+      const server = stringField(c.value, "server")
+      const count = Array.isArray(c.value.tools) ? c.value.tools.length : 0
+      return { ...base, recorded_at: c.recordedAt ?? null, model: `list:${server ?? "?"}`, excerpt: `${count} tools` }
+    }
+    const args = c.value.arguments
     return {
       ...base,
       recorded_at: c.recordedAt ?? null,
-      model: stringField(c.value, "tool", "name") ?? null,
+      model: stringField(c.value, "tool") ?? null,
       excerpt: oneLine(args === undefined ? "" : typeof args === "string" ? args : JSON.stringify(args))
     }
   }

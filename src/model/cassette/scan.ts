@@ -51,7 +51,8 @@ const scanFile = (dir: string, name: string): ScannedCassette | string => {
   }
   const value = asRecord(parsed)
   if (value === undefined) return "expected a JSON object"
-  const kind = value.kind === "tool" ? "tool" : "response" in value ? "model" : undefined
+  // A call's answer (`kind: "tool"`) and an MCP server's tool list (`kind: "tool-list"`) are both tool cassettes.
+  const kind = value.kind === "tool" || value.kind === "tool-list" ? "tool" : "response" in value ? "model" : undefined
   if (kind === undefined) return "neither a model cassette (no 'response') nor a tool cassette"
   return {
     name,

@@ -10,6 +10,7 @@ import { type AnyLaitError, LaitError, renderChain } from "../../core/errors.ts"
 import { redactSecrets } from "../../core/secrets.ts"
 import { ToolError } from "../../core/toolErrors.ts"
 import type { Endpoint } from "../../model/call.ts"
+import { CassetteUse } from "../../model/cassette/used.ts"
 import { unreadableSize } from "../../model/cassette/entryText.ts"
 import { secretsOf } from "../../model/endpointSecrets.ts"
 import * as Files from "../../platform/files.ts"
@@ -156,6 +157,8 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
             }
           })
         }
+        const use = yield* CassetteUse
+        use.used(path)
         const read = readCallResult(yield* readRecorded(path))
         if ("problem" in read) return yield* invalid(path, read.problem)
         yield* Effect.logDebug(`tool '${tool}' (call ${occurrence}) replayed from '${path}'`)
@@ -177,6 +180,8 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
       if (!Files.exists(path)) {
         return yield* new ToolError({ reason: { _tag: "ListCassetteMissing", server, path, dir } })
       }
+      const use = yield* CassetteUse
+      use.used(path)
       const read = readToolList(yield* readRecorded(path))
       if ("problem" in read) return yield* invalid(path, read.problem)
       yield* Effect.logDebug(`MCP server '${server}': tool list replayed from '${path}'; the server is not started`)

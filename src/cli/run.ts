@@ -135,6 +135,11 @@ export const runCommand = Command.make(
       Flag.withDescription("Answer model requests only from cassettes in DIR; never touch the network"),
       Flag.optional
     ),
+    recordMissing: Flag.String("record-missing").pipe(
+      Flag.withMetavar("DIR"),
+      Flag.withDescription("Replay the requests that have a cassette in DIR; send and record the others"),
+      Flag.optional
+    ),
     traceFile: Flag.String("trace-file").pipe(
       Flag.withMetavar("PATH"),
       Flag.withDescription(
@@ -249,8 +254,12 @@ export const runCommand = Command.make(
   }, (effect) => effect.pipe(Effect.provide(runLayers)))
 ).pipe(
   Command.withDescription("Run a workflow file (version 2)"),
-  Command.provide(({ record, replay }) =>
-    modelClientLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay) })
+  Command.provide(({ record, replay, recordMissing }) =>
+    modelClientLayer({
+      record: Option.getOrUndefined(record),
+      replay: Option.getOrUndefined(replay),
+      recordMissing: Option.getOrUndefined(recordMissing)
+    })
   ),
   Command.provide(configLayer({ waitForWriter: true }))
 )

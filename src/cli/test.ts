@@ -1,12 +1,15 @@
-// `lait test PATH... [--format text|json|junit] [--filter TEXT] [--update]`: run test definition files
-// against their recorded cassettes (never a model server) and report pass/fail per file. Results go
+// `lait test PATH... [--format text|json|junit] [--filter TEXT] [--update] [--record | --record-missing]`:
+// run test definition files against their recorded cassettes (never a model server; with --record,
+// live into those cassettes) and report pass/fail per file. Results go
 // to stdout; notes and the final `lait: <f> of <t> test file(s) failed` (exit 1) to stderr. Paths
 // that hold no test file at all, like a --filter that matches none, are an error (exit 1).
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as os from "node:os"
 import { LaitError } from "../core/errors.ts"
+import { ArgumentError } from "../core/usageErrors.ts"
 import { configLayer } from "./config.ts"
+import { recordingClients, type RecordingMode } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
 
 /** `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`: every path given, as typed. */
@@ -34,9 +37,21 @@ export const testCommand = Command.make(
     update: Flag.Boolean("update").pipe(
       Flag.withDescription("Rewrite each failing 'equals' value in place with the actual output, and say what changed"),
       Flag.withDefault(false)
+    ),
+    record: Flag.Boolean("record").pipe(
+      Flag.withDescription("Run each workflow live, recording its answers into the file's 'replay:' directory"),
+      Flag.withDefault(false)
+    ),
+    recordMissing: Flag.Boolean("record-missing").pipe(
+      Flag.withDescription("Like --record, but replay the requests already recorded and record only the others"),
+      Flag.withDefault(false)
     )
   },
-  Effect.fn("cli.test")(function*({ paths, format, filter, update }) {
+  Effect.fn("cli.test")(function*({ paths, format, filter, update, record, recordMissing }) {
+    if (record && recordMissing) {
+      return yield* new ArgumentError({ reason: { _tag: "Conflict", flag: "--record", other: "--record-missing" } })
+    }
+    const recording: RecordingMode | undefined = record ? "all" : recordMissing ? "missing" : undefined
     // Loaded on demand, so that other commands never pay for the engine, jq, YAML or Ajv.
     const suite = yield* Effect.promise(() => import("../testing/suite.ts"))
 
@@ -57,9 +72,14 @@ export const testCommand = Command.make(
 
     const startedAt = new Date()
     const started = performance.now()
-    let outcomes = yield* suite.runTestSuite(files, {
-      onProgress: (file, lines) =>
-        Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
+    let outcomes = yield* Effect.gen(function*() {
+      // Recording resolves models and endpoints from the config exactly as `lait run` does.
+      const modelClient = recording === undefined ? undefined : yield* recordingClients(recording)
+      return yield* suite.runTestSuite(files, {
+        ...(modelClient === undefined ? {} : { modelClient, recording: true }),
+        onProgress: (file, lines) =>
+          Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
+      })
     }).pipe(Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer)))
     const totalMs = performance.now() - started
 

@@ -1,8 +1,8 @@
 // The replay layer: answers only from the cassettes `<dir>/<key>.json` and never touches the network.
-// A miss names the closest recording and where it differs (src/model/cassette/diff.ts).
+// A miss names the closest recording and where it differs (src/model/cassette/diff.ts). In repeat i
+// of an eval, `<key>.r<i>.json` answers when it exists (src/model/cassette/repeat.ts).
 import { Effect, Schema } from "effect"
 import * as Files from "../platform/files.ts"
-import * as nodePath from "node:path"
 import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { traceChat } from "./chatSpan.ts"
@@ -10,6 +10,7 @@ import type { ModelCall, ModelClientService } from "./call.ts"
 import { closestRecording } from "./cassette/diff.ts"
 import { Cassette, cassetteProblem } from "./cassette/format.ts"
 import { callKey, keyInputOf } from "./cassette/key.ts"
+import { CassetteRepeat, replayFile } from "./cassette/repeat.ts"
 import { readCompletion, recordedProblem, recordUsage } from "./completion.ts"
 import { CassetteInvalid, CassetteMissing, ModelError } from "./ModelError.ts"
 
@@ -20,7 +21,7 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
     return {
       complete: Effect.fn("ModelClient.replay")(function*(call: ModelCall) {
         const key = callKey(call)
-        const path = nodePath.join(dir, `${key}.json`)
+        const path = replayFile(dir, key, yield* CassetteRepeat)
         if (!Files.exists(path)) {
           const hint = closestRecording(dir, keyInputOf(call))
           return yield* new ModelError({

@@ -5,26 +5,38 @@ import type { TestOutcome } from "./runner.ts"
 
 export type ReportFormat = "text" | "json" | "junit"
 
+/** ` (recorded 2, replayed 1)` after the status of a file run by `lait test --record[-missing]`. */
+const recordedNote = (outcome: TestOutcome): string => {
+  const r = outcome.recorded
+  if (r === undefined) return ""
+  return ` (recorded ${r.live}${r.replayed > 0 ? `, replayed ${r.replayed}` : ""})`
+}
+
 /** `<file>: PASS`, or `<file>: FAIL` and its indented reasons; then the totals line. */
 export const textReport = (outcomes: ReadonlyArray<TestOutcome>): string => {
   const lines: Array<string> = []
   let failed = 0
   for (const outcome of outcomes) {
     if (outcome.status === "pass") {
-      lines.push(`${outcome.file}: PASS`)
+      lines.push(`${outcome.file}: PASS${recordedNote(outcome)}`)
       continue
     }
     failed++
-    lines.push(`${outcome.file}: FAIL`)
+    lines.push(`${outcome.file}: FAIL${recordedNote(outcome)}`)
     for (const reason of outcome.failures) lines.push(`  ${reason}`)
   }
   lines.push(`${outcomes.length - failed} passed, ${failed} failed, ${outcomes.length} total`)
   return lines.join("\n")
 }
 
-/** One compact line: `[{"file","status":"pass"|"fail","failures":[...]}]`. */
+/** One compact line: `[{"file","status":"pass"|"fail","failures":[...]}]` (+ `"recorded","replayed"`). */
 export const jsonReport = (outcomes: ReadonlyArray<TestOutcome>): string =>
-  JSON.stringify(outcomes.map((o) => ({ file: o.file, status: o.status, failures: o.failures })))
+  JSON.stringify(outcomes.map((o) => ({
+    file: o.file,
+    status: o.status,
+    failures: o.failures,
+    ...(o.recorded === undefined ? {} : { recorded: o.recorded.live, replayed: o.recorded.replayed })
+  })))
 
 // XML 1.0 cannot carry these at all, not even as character references.
 const NOT_XML = new RegExp(

@@ -7,6 +7,7 @@
 import { Cause, Effect, Layer } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
+import { Attr } from "../core/tracing.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { textForm } from "../core/json.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
@@ -36,6 +37,8 @@ export interface TestOutcome {
   /** True when the file failed before its assertions could be evaluated. */
   readonly errored: boolean
   readonly durationMs: number
+  /** Under `--record`/`--record-missing`, when the run completed: its answers, recorded live or replayed. */
+  readonly recorded?: { readonly live: number; readonly replayed: number }
   /** Set when the run completed: what `--update` works from. */
   readonly evaluated?: {
     readonly text: string
@@ -54,6 +57,12 @@ export interface SuiteOptions {
   readonly concurrency?: number
   /** Default: the real model steps (LlmSteps.layerModel), built once per file. */
   readonly llmSteps?: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>
+  /**
+   * The ModelClient of a file, given its `replay:` directory. Default: replay only (never the network);
+   * `lait test --record` gives one that records there. Set `recording` with it to count the answers.
+   */
+  readonly modelClient?: (replayDir: string) => Layer.Layer<ModelClient, never, FileLoader>
+  readonly recording?: boolean
   /** Called with each file's progress lines once it finished (for `-v`). */
   readonly onProgress?: (file: string, lines: ReadonlyArray<string>) => Effect.Effect<void>
 }
@@ -69,13 +78,14 @@ const noTerminal: Answerer = {
 const fileContext = (
   replayDir: string,
   progress: Array<string>,
-  llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>
+  llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>,
+  modelClient: (replayDir: string) => Layer.Layer<ModelClient, never, FileLoader>
 ) => {
   const perRun = Layer.mergeAll(
     Layer.fresh(RunUsage.layer),
     Layer.fresh(RunTracer.layer),
     Progress.layerCapture(progress),
-    ModelClient.layerReplay(replayDir),
+    modelClient(replayDir),
     RunContext.layerConfig({ answerer: noTerminal })
   )
   return Layer.fresh(llmSteps).pipe(Layer.provideMerge(perRun))
@@ -109,10 +119,13 @@ const runDefinition = (definition: TestDefinition, workflowPath: string) =>
     const events = yield* RunTracer.use((tracer) => tracer.events)
     const usage = yield* RunUsage.use((meter) => meter.total)
     const evaluator = yield* AssertionEvaluator
-    return yield* evaluator.evaluate(definition.assert, {
+    const checks = yield* evaluator.evaluate(definition.assert, {
       output: textForm(result.output),
       trajectory: { events, steps: result.steps, usage }
     })
+    const answered = (source: string) =>
+      events.filter((e) => e.operation === "chat" && e.attributes[Attr.source] === source).length
+    return { checks, recorded: { live: answered("live"), replayed: answered("replay") } }
   })
 
 /** Runs one test file; never fails (interruption aside). */
@@ -134,12 +147,15 @@ export const runTestFile = (
     const attempt = Effect.gen(function*() {
       const { text, definition } = yield* readDefinition(file)
       const base = parentPath(file)
-      const checks = yield* runDefinition(definition, joinPath(base, definition.workflow)).pipe(
+      const { checks, recorded } = yield* runDefinition(definition, joinPath(base, definition.workflow)).pipe(
         Effect.provide(
-          fileContext(joinPath(base, definition.replay), progress, options.llmSteps ?? LlmSteps.layerModel),
-          {
-            local: true
-          }
+          fileContext(
+            joinPath(base, definition.replay),
+            progress,
+            options.llmSteps ?? LlmSteps.layerModel,
+            options.modelClient ?? ModelClient.layerReplay
+          ),
+          { local: true }
         )
       )
       const failures = failureLines(checks)
@@ -149,6 +165,7 @@ export const runTestFile = (
         failures,
         errored: false,
         durationMs: elapsed(),
+        ...(options.recording === true ? { recorded } : {}),
         evaluated: { text, definition, checks }
       } satisfies TestOutcome
     }).pipe(Effect.provide(Engine.layer))

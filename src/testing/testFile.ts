@@ -25,7 +25,8 @@ export const TestFileSchema = Schema.Struct({
   ),
   replay: Schema.String.annotate({
     description:
-      "Cassette directory, relative to this file: every model request is answered from it (`lait test --record` records into it)"
+      "Cassette directory, relative to this file: every model request is answered from it " +
+      "(`lait test --record` records into it)"
   }),
   assert: Schema.optionalKey(
     Schema.NullOr(Schema.Array(AssertionSchema)).annotate({

@@ -101,4 +101,8 @@ export const testCommand = Command.make(
     const failed = outcomes.filter((outcome) => outcome.status === "fail").length
     if (failed > 0) return yield* new LaitError({ message: `${failed} of ${outcomes.length} test file(s) failed` })
   })
-).pipe(Command.withDescription("Run test files against recorded cassettes (no model calls) and report pass/fail"))
+).pipe(
+  Command.withDescription(
+    "Run test files against recorded cassettes (no model calls unless --record[-missing]) and report pass/fail"
+  )
+)

@@ -1,10 +1,9 @@
 // Running test files (docs/testing.md#how-files-run). Each file is one whole workflow run with its own run context —
-// a replaying (under --record, recording) ModelClient over its cassette directory, a fresh RunUsage
-// and RunTracer, LlmSteps built for that context, a RunContext without a terminal or a judge, its own
-// `$steps` — so files running side by side never see each other's tool calls or token counts. At most
-// eight files run at once and results keep the discovery order. A file that cannot be read, parsed,
-// loaded or run fails alone with its error chain as the one reason; only a real interruption (Ctrl-C)
-// stops the suite.
+// a replaying ModelClient over its cassette directory, a fresh RunUsage and RunTracer, LlmSteps built
+// for that context, a RunContext without a terminal or a judge, its own `$steps` — so files running
+// side by side never see each other's tool calls or token counts. At most eight files run at once and
+// results keep the discovery order. A file that cannot be read, parsed, loaded or run fails alone with
+// its error chain as the one reason; only a real interruption (Ctrl-C) stops the suite.
 import { Cause, Effect, Layer } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, primaryError, renderChain, withContext } from "../core/errors.ts"

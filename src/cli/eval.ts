@@ -63,7 +63,9 @@ export const evalCommand = Command.make(
     ),
     record: Flag.String("record").pipe(
       Flag.withMetavar("DIR"),
-      Flag.withDescription("Save every request/response (judges included) as a cassette <DIR>/<key>.json"),
+      Flag.withDescription(
+        "Save every request/response (judges included) as a cassette <DIR>/<key>.json (<key>.r<i>.json in repeat i+1)"
+      ),
       Flag.optional
     ),
     replay: Flag.String("replay").pipe(

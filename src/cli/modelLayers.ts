@@ -1,6 +1,7 @@
 // The one place that turns flags and config into a ModelClient stack:
 //   --replay DIR          → Replay (never the network; --strict-replay: exact keys only)
 //   --record DIR          → Record ∘ Live (the cache is bypassed while recording)
+//   --record-missing DIR  → RecordMissing ∘ Live (replayed where a cassette exists; no cache either)
 //   --cache/default.cache → Cache ∘ Live
 //   otherwise             → Live
 // Live retries each endpoint before falling back: LAIT_HTTP_ATTEMPTS tries (default 3), waiting
@@ -12,8 +13,10 @@ import * as nodePath from "node:path"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
+import { makeLive } from "../model/Live.ts"
 import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
 import { StrictReplay } from "../model/Replay.ts"
+import type { FileLoader } from "../platform/FileLoader.ts"
 import { CACHE_DIR } from "./cache.ts"
 import { globalOptions } from "./global.ts"
 
@@ -21,6 +24,7 @@ export interface ModelModeOptions {
   readonly record?: string | undefined
   readonly replay?: string | undefined
   readonly strictReplay?: boolean | undefined
+  readonly recordMissing?: string | undefined
 }
 
 const envInteger = (env: Env, name: string, min: number, max: number) =>
@@ -65,6 +69,10 @@ export const modelClientLayer = (options: ModelModeOptions) =>
         const reason = { _tag: "Requires", flag: "--strict-replay", needs: "--replay <DIR>" } as const
         return yield* new ArgumentError({ reason })
       }
+      if (options.recordMissing !== undefined && (options.record !== undefined || options.replay !== undefined)) {
+        const other = options.record !== undefined ? "--record <DIR>" : "--replay <DIR>"
+        return yield* new ArgumentError({ reason: { _tag: "Conflict", flag: "--record-missing <DIR>", other } })
+      }
       if (options.replay !== undefined) {
         yield* Effect.logDebug(`model: replaying from '${options.replay}'`)
         return ModelClient.layerReplay(options.replay).pipe(
@@ -76,6 +84,10 @@ export const modelClientLayer = (options: ModelModeOptions) =>
         yield* Effect.logDebug(`model: recording to '${options.record}'`)
         return ModelClient.layerRecord(options.record).pipe(Layer.provide(live))
       }
+      if (options.recordMissing !== undefined) {
+        yield* Effect.logDebug(`model: replaying from '${options.recordMissing}', recording what it lacks`)
+        return ModelClient.layerRecordMissing(options.recordMissing).pipe(Layer.provide(live))
+      }
       const { config } = yield* LaitConfig
       const flags = yield* globalOptions
       if (flags.cache ?? config.default?.cache ?? false) {
@@ -86,3 +98,17 @@ export const modelClientLayer = (options: ModelModeOptions) =>
       return live
     })
   )
+
+/** What `lait test --record` / `--record-missing` record into each test file's own `replay:` directory. */
+export type RecordingMode = "all" | "missing"
+
+/**
+ * The ModelClient of each test file under `lait test --record[-missing]`: one live client (with the
+ * same retries and timeouts as `lait run`) shared by the suite, recording into the file's directory.
+ */
+export const recordingClients = (mode: RecordingMode) =>
+  Effect.gen(function*() {
+    const live = Layer.succeed(ModelClient, yield* makeLive(yield* liveOptions))
+    return (dir: string): Layer.Layer<ModelClient, never, FileLoader> =>
+      (mode === "all" ? ModelClient.layerRecord(dir) : ModelClient.layerRecordMissing(dir)).pipe(Layer.provide(live))
+  })

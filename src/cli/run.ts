@@ -145,6 +145,11 @@ export const runCommand = Command.make(
       Flag.withDescription("With --replay: answer tool calls from its tool cassettes too; no tool or MCP server runs"),
       Flag.withDefault(false)
     ),
+    recordMissing: Flag.String("record-missing").pipe(
+      Flag.withMetavar("DIR"),
+      Flag.withDescription("Replay the requests that have a cassette in DIR; send and record the others"),
+      Flag.optional
+    ),
     traceFile: Flag.String("trace-file").pipe(
       Flag.withMetavar("PATH"),
       Flag.withDescription(
@@ -288,8 +293,13 @@ export const runCommand = Command.make(
   }, (effect) => effect.pipe(Effect.provide(runLayers)))
 ).pipe(
   Command.withDescription("Run a workflow file (version 2)"),
-  Command.provide(({ record, replay, strictReplay }) =>
-    modelClientLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), strictReplay })
+  Command.provide(({ record, replay, strictReplay, recordMissing }) =>
+    modelClientLayer({
+      record: Option.getOrUndefined(record),
+      replay: Option.getOrUndefined(replay),
+      strictReplay,
+      recordMissing: Option.getOrUndefined(recordMissing)
+    })
   ),
   Command.provide(({ record, replay, replayTools }) =>
     toolCassettesLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), replayTools })

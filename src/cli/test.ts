@@ -1,6 +1,7 @@
 // `lait test PATH... [--format text|json|junit] [--filter TEXT] [--update] [-j N] [--shard K/N]
-// [--keep-workdirs]`: run test definition files against their recorded cassettes (never a model
-// server) and report pass/fail/error per file. Results go to stdout; notes and the final
+// [--keep-workdirs] [--strict-replay] [--replay-tools] [--record | --record-missing]`: run test
+// definition files against their recorded cassettes (never a model server; with --record, live into
+// those cassettes) and report pass/fail/error per file. Results go to stdout; notes and the final
 // `lait: <f> of <t> test file(s) failed` (exit 1) to stderr. Paths that hold no test file at all, like
 // a --filter that matches none, are an error (exit 1); a shard that gets none of them is not.
 import { Console, Effect, Layer, Option } from "effect"
@@ -11,6 +12,7 @@ import { ArgumentError } from "../core/usageErrors.ts"
 import { parseShard, type Shard } from "../testing/shard.ts"
 import { StrictReplay } from "../model/Replay.ts"
 import { configLayer } from "./config.ts"
+import { recordingClients, type RecordingMode } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
 
 /** `-j` default: upstream's eight files at once (SUITE_CONCURRENCY, not imported to keep start-up light). */
@@ -65,10 +67,18 @@ export const testCommand = Command.make(
     strictReplay: Flag.Boolean("strict-replay").pipe(
       Flag.withDescription("Answer only from cassettes with the exact key (no recording made for another base URL)"),
       Flag.withDefault(false)
+    ),
+    record: Flag.Boolean("record").pipe(
+      Flag.withDescription("Run each workflow live, recording its answers into the file's 'replay:' directory"),
+      Flag.withDefault(false)
+    ),
+    recordMissing: Flag.Boolean("record-missing").pipe(
+      Flag.withDescription("Like --record, but replay the requests already recorded and record only the others"),
+      Flag.withDefault(false)
     )
   },
   Effect.fn("cli.test")(function*(
-    { paths, format, filter, update, jobs, shard, keepWorkdirs, strictReplay, replayTools }
+    { paths, format, filter, update, jobs, shard, keepWorkdirs, strictReplay, replayTools, record, recordMissing }
   ) {
     if (jobs < 1) {
       return yield* new ArgumentError({
@@ -85,6 +95,10 @@ export const testCommand = Command.make(
       }
       part = parsed
     }
+    if (record && recordMissing) {
+      return yield* new ArgumentError({ reason: { _tag: "Conflict", flag: "--record", other: "--record-missing" } })
+    }
+    const recording: RecordingMode | undefined = record ? "all" : recordMissing ? "missing" : undefined
     // Loaded on demand, so that other commands never pay for the engine, jq, YAML or Ajv.
     const suite = yield* Effect.promise(() => import("../testing/suite.ts"))
 
@@ -106,12 +120,17 @@ export const testCommand = Command.make(
 
     const startedAt = new Date()
     const started = performance.now()
-    let outcomes = yield* suite.runTestSuite(files, {
-      concurrency: jobs,
-      keepWorkdirs,
-      replayTools,
-      onProgress: (file, lines) =>
-        Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
+    let outcomes = yield* Effect.gen(function*() {
+      // Recording resolves models and endpoints from the config exactly as `lait run` does.
+      const modelClient = recording === undefined ? undefined : yield* recordingClients(recording)
+      return yield* suite.runTestSuite(files, {
+        ...(modelClient === undefined || recording === undefined ? {} : { modelClient, recording }),
+        concurrency: jobs,
+        keepWorkdirs,
+        replayTools,
+        onProgress: (file, lines) =>
+          Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
+      })
     }).pipe(
       Effect.provideService(StrictReplay, strictReplay),
       Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer))
@@ -150,4 +169,8 @@ export const testCommand = Command.make(
       return yield* new LaitError({ message: text })
     }
   })
-).pipe(Command.withDescription("Run test files against recorded cassettes (no model calls) and report pass/fail"))
+).pipe(
+  Command.withDescription(
+    "Run test files against recorded cassettes (no model calls unless --record[-missing]) and report pass/fail"
+  )
+)

@@ -14,6 +14,7 @@ import { Cause, Deferred, Effect, Layer, Semaphore } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
+import { CassetteRepeat } from "../model/cassette/repeat.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
 import { AssertionEvaluator, failureLines } from "../testing/AssertionEvaluator.ts"
@@ -143,14 +144,16 @@ const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.E
     } satisfies RunOutcome
   })
 
-const runPair = (target: LoadedTarget, evalCase: EvalCase) =>
-  target.kind === "workflow"
+// The repeat is set around the whole run, its judge's context included, so that --record keeps
+// each repeat's answers apart and --replay gives each repeat its own (src/model/cassette/repeat.ts).
+const runPair = (target: LoadedTarget, evalCase: EvalCase, repeatIndex: number) =>
+  (target.kind === "workflow"
     ? evaluatePair(target, evalCase, runWorkflowTarget(target, evalCase.input)).pipe(
       Effect.provide(workflowRunServices(target), { local: true })
     )
     : evaluatePair(target, evalCase, runPromptTarget(target, evalCase.input)).pipe(
       Effect.provide(judgedRunContext(target).pipe(Layer.provideMerge(promptRunServices)), { local: true })
-    )
+    )).pipe(Effect.provideService(CassetteRepeat, repeatIndex))
 
 export interface ScheduledRun {
   /** 0-based position in `cases:`. */
@@ -236,7 +239,7 @@ export const runEval = (
       inFlight++
       started++
       // Not kept: a finished run's fiber is garbage at once; the slots below tell when all are done.
-      yield* runPair(target, cases[run.caseIndex]!).pipe(
+      yield* runPair(target, cases[run.caseIndex]!, run.repeatIndex).pipe(
         Effect.flatMap((outcome) => finish(run, outcome)),
         Effect.catchCause((cause) =>
           Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.sync(() => void (defect ??= cause))

@@ -3,6 +3,7 @@
 //   layerCache   — `.lait/cache/<key>.json` in front of another ModelClient; hits skip usage (Cache.ts)
 //   layerRecord  — writes every answer of another ModelClient as `<dir>/<key>.json` (Record.ts)
 //   layerReplay  — answers only from `<dir>/<key>.json`; never touches the network (Replay.ts)
+//   layerRecordMissing — Replay where a cassette exists, else Record of another ModelClient (RecordMissing.ts)
 // Per-run accounting (RunUsage) is required per call, so one client serves concurrent runs; each call
 // is one `chat` span (./chatSpan.ts, created by the layer that answered), which the run's Tracer records.
 import { Context, Layer } from "effect"
@@ -12,6 +13,7 @@ import { type CacheOptions, makeCache } from "./Cache.ts"
 import type { ModelClientService } from "./call.ts"
 import { type LiveOptions, makeLive } from "./Live.ts"
 import { makeRecord } from "./Record.ts"
+import { makeRecordMissing } from "./RecordMissing.ts"
 import { makeReplay } from "./Replay.ts"
 
 export type { CacheOptions } from "./Cache.ts"
@@ -29,6 +31,10 @@ export class ModelClient extends Context.Service<ModelClient, ModelClientService
   /** Decorates the ModelClient it is provided with. */
   static readonly layerRecord = (dir: string): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>
     Layer.effect(ModelClient, ModelClient.use((inner) => makeRecord(inner, dir)))
+
+  /** Decorates the ModelClient it is provided with (asked only for requests without a cassette). */
+  static readonly layerRecordMissing = (dir: string): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>
+    Layer.effect(ModelClient, ModelClient.use((inner) => makeRecordMissing(inner, dir)))
 
   static readonly layerReplay = (dir: string): Layer.Layer<ModelClient, never, FileLoader> =>
     Layer.effect(ModelClient, makeReplay(dir))

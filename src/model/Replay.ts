@@ -1,10 +1,10 @@
 // The replay layer: answers only from the cassettes `<dir>/<key>.json` and never touches the network.
 // A miss first looks for the one recording that differs only in the base URL (src/model/cassette/
 // moved.ts) and replays it with a note, unless StrictReplay; otherwise it names the closest recording
-// and where it differs (src/model/cassette/diff.ts). Every file read is reported to CassetteUse.
+// and where it differs (src/model/cassette/diff.ts). In repeat i of an eval, `<key>.r<i>.json` answers
+// when it exists (src/model/cassette/repeat.ts). Every file read is reported to CassetteUse.
 import { Console, Context, Effect, Schema } from "effect"
 import * as Files from "../platform/files.ts"
-import * as nodePath from "node:path"
 import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { traceChat } from "./chatSpan.ts"
@@ -14,6 +14,7 @@ import { Cassette, cassetteProblem } from "./cassette/format.ts"
 import { callKey, keyInputOf } from "./cassette/key.ts"
 import { type MovedRecording, movedRecordings } from "./cassette/moved.ts"
 import { CassetteUse } from "./cassette/used.ts"
+import { CassetteRepeat, replayFile } from "./cassette/repeat.ts"
 import { readCompletion, recordedProblem, recordUsage } from "./completion.ts"
 import { CassetteInvalid, CassetteMissing, ModelError } from "./ModelError.ts"
 import { displayUrl } from "../core/urls.ts"
@@ -36,7 +37,7 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
     const strict = yield* StrictReplay
     return {
       complete: Effect.fn("ModelClient.replay")(function*(call: ModelCall) {
-        let path = nodePath.join(dir, `${callKey(call)}.json`)
+        let path = replayFile(dir, callKey(call), yield* CassetteRepeat)
         const exact = Files.exists(path)
         const moved = exact ? [] : movedRecordings(dir, keyInputOf(call))
         const requested = displayUrl(call.endpoints[0].baseUrl)

@@ -17,6 +17,8 @@ export interface TestOutcome {
   /** `assertion k: …` lines, or the single error chain when the workflow failed or could not run. */
   readonly failures: ReadonlyArray<string>
   readonly durationMs: number
+  /** Under `--record`/`--record-missing`, when the run completed: its answers, recorded live or replayed. */
+  readonly recorded?: { readonly live: number; readonly replayed: number }
   /** Set when the run completed: what `--update` works from. */
   readonly evaluated?: {
     readonly text: string

@@ -18,11 +18,18 @@ export const tally = (outcomes: ReadonlyArray<TestOutcome>): Tally => {
   return { passed: count("pass"), failed: count("fail"), errors: count("error"), total: outcomes.length }
 }
 
+/** ` (recorded 2, replayed 1)` after the status of a file run by `lait test --record[-missing]`. */
+const recordedNote = (outcome: TestOutcome): string => {
+  const r = outcome.recorded
+  if (r === undefined) return ""
+  return ` (recorded ${r.live}${r.replayed > 0 ? `, replayed ${r.replayed}` : ""})`
+}
+
 /** `<file>: PASS`, or `<file>: FAIL`/`ERROR` and its indented reasons; then the totals line. */
 export const textReport = (outcomes: ReadonlyArray<TestOutcome>): string => {
   const lines: Array<string> = []
   for (const outcome of outcomes) {
-    lines.push(`${outcome.file}: ${outcome.status.toUpperCase()}`)
+    lines.push(`${outcome.file}: ${outcome.status.toUpperCase()}${recordedNote(outcome)}`)
     for (const reason of outcome.failures) lines.push(`  ${reason}`)
   }
   const t = tally(outcomes)
@@ -34,9 +41,14 @@ export const textReport = (outcomes: ReadonlyArray<TestOutcome>): string => {
   return lines.join("\n")
 }
 
-/** One compact line: `[{"file","status":"pass"|"fail"|"error","failures":[...]}]`. */
+/** One compact line: `[{"file","status":"pass"|"fail"|"error","failures":[...]}]` (+ `"recorded","replayed"`). */
 export const jsonReport = (outcomes: ReadonlyArray<TestOutcome>): string =>
-  JSON.stringify(outcomes.map((o) => ({ file: o.file, status: o.status, failures: o.failures })))
+  JSON.stringify(outcomes.map((o) => ({
+    file: o.file,
+    status: o.status,
+    failures: o.failures,
+    ...(o.recorded === undefined ? {} : { recorded: o.recorded.live, replayed: o.recorded.replayed })
+  })))
 
 // XML 1.0 cannot carry these at all, not even as character references.
 const NOT_XML = new RegExp(

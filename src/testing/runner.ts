@@ -9,6 +9,7 @@
 import { Cause, Effect, Exit, Layer } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, primaryError, withContext } from "../core/errors.ts"
+import { Attr } from "../core/tracing.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { textForm } from "../core/json.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
@@ -17,7 +18,7 @@ import { loadSchemaRef } from "../lang/schemaRef.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import type { Answerer } from "../platform/terminal.ts"
-import { ToolCassettes } from "../tools/cassette/ToolCassettes.ts"
+import { type ToolCassetteMode, ToolCassettes } from "../tools/cassette/ToolCassettes.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
@@ -46,6 +47,13 @@ export interface SuiteOptions {
   readonly llmSteps?: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>
   /** `lait test --replay-tools`: every file replays its tool calls, as with `replay_tools: true`. */
   readonly replayTools?: boolean
+  /**
+   * The ModelClient of a file, given its `replay:` directory. Default: replay only (never the network);
+   * `lait test --record` gives one that records there. Set `recording` with it to count the answers
+   * and to record (or, for `missing`, complete) the file's tool cassettes too.
+   */
+  readonly modelClient?: (replayDir: string) => Layer.Layer<ModelClient, never, FileLoader>
+  readonly recording?: "all" | "missing"
   /** Called with each file's progress lines once it finished (for `-v`). */
   readonly onProgress?: (file: string, lines: ReadonlyArray<string>) => Effect.Effect<void>
   /** `--keep-workdirs`: a `workdir: temp` directory of a file that did not pass stays, named in its outcome. */
@@ -59,20 +67,39 @@ const noTerminal: Answerer = {
   read: () => Effect.fail(new LaitError({ message: "lait test never reads answers from stdin" }))
 }
 
+/**
+ * How a file's tool calls run: recorded into its `replay:` directory under `--record` (completed under
+ * `--record-missing`), else replayed from there with `replay_tools`/`--replay-tools`, else live.
+ */
+const toolMode = (
+  dir: string,
+  replayTools: boolean,
+  recording: "all" | "missing" | undefined
+): ToolCassetteMode =>
+  recording === "all"
+    ? { mode: "record", dir }
+    : recording === "missing"
+    ? { mode: "record-missing", dir }
+    : replayTools
+    ? { mode: "replay", dir }
+    : { mode: "live" }
+
 /** The run context of one file: everything stateful is built anew for it. */
 const fileContext = (
   replayDir: string,
   cwd: string | undefined,
   progress: Array<string>,
   llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>,
-  replayTools: boolean
+  replayTools: boolean,
+  modelClient: (replayDir: string) => Layer.Layer<ModelClient, never, FileLoader>,
+  recording: "all" | "missing" | undefined
 ) => {
   const perRun = Layer.mergeAll(
-    Layer.succeed(ToolCassettes, replayTools ? { mode: "replay", dir: replayDir } : { mode: "live" }),
+    Layer.succeed(ToolCassettes, toolMode(replayDir, replayTools, recording)),
     Layer.fresh(RunUsage.layer),
     Layer.fresh(RunTracer.layer),
     Progress.layerCapture(progress),
-    ModelClient.layerReplay(replayDir),
+    modelClient(replayDir),
     RunContext.layerConfig({ answerer: noTerminal, cwd })
   )
   return Layer.fresh(llmSteps).pipe(Layer.provideMerge(perRun))
@@ -110,10 +137,13 @@ const runDefinition = (definition: TestDefinition, workflowPath: string) =>
     const events = yield* RunTracer.use((tracer) => tracer.events)
     const usage = yield* RunUsage.use((meter) => meter.total)
     const evaluator = yield* AssertionEvaluator
-    return yield* evaluator.evaluate(definition.assert, {
+    const checks = yield* evaluator.evaluate(definition.assert, {
       output: textForm(result.output),
       trajectory: { events, steps: result.steps, usage }
     })
+    const answered = (source: string) =>
+      events.filter((e) => e.operation === "chat" && e.attributes[Attr.source] === source).length
+    return { checks, recorded: { live: answered("live"), replayed: answered("replay") } }
   })
 
 /** A Ctrl-C stops the whole suite; anything else (a defect included) becomes this file's outcome. */
@@ -148,17 +178,20 @@ export const runTestFile = (
         workdir.cwd,
         progress,
         options.llmSteps ?? LlmSteps.layerModel,
-        definition.replayTools || options.replayTools === true
+        definition.replayTools || options.replayTools === true,
+        options.modelClient ?? ModelClient.layerReplay,
+        options.recording
       )
       const ran = runDefinition(definition, joinPath(base, definition.workflow)).pipe(
         Effect.provide(context, { local: true }),
-        Effect.map((checks): TestOutcome => {
+        Effect.map(({ checks, recorded }): TestOutcome => {
           const failures = failureLines(checks)
           return {
             file,
             status: failures.length === 0 ? "pass" : "fail",
             failures,
             durationMs: elapsed(),
+            ...(options.recording === undefined ? {} : { recorded }),
             evaluated: { text, definition, checks }
           }
         })

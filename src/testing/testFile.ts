@@ -38,7 +38,8 @@ export const TestFileSchema = Schema.Struct({
   ),
   replay: Schema.String.annotate({
     description:
-      "Cassette directory made by `lait run --record`, relative to this file; every model request is answered from it"
+      "Cassette directory, relative to this file: every model request is answered from it " +
+      "(`lait test --record` records into it)"
   }),
   replay_tools: Schema.optionalKey(
     Schema.Boolean.annotate({

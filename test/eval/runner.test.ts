@@ -10,6 +10,7 @@ import type { ConfigFile } from "../../src/config/schema.ts"
 import { type EvalOptions, runEval, schedule, totalUsage } from "../../src/eval/runner.ts"
 import { parseEvalDefinition } from "../../src/eval/schema.ts"
 import { loadTarget } from "../../src/eval/target.ts"
+import { CassetteRepeat } from "../../src/model/cassette/repeat.ts"
 import { ModelClient } from "../../src/model/ModelClient.ts"
 import { AssertionEvaluator } from "../../src/testing/AssertionEvaluator.ts"
 import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
@@ -23,17 +24,26 @@ afterEach(async () => {
   dir = undefined
 })
 
+interface Stats {
+  inFlight: number
+  max: number
+  calls: number
+  /** `<label> <repeat>` of every call: the cassette repeat (CassetteRepeat) it was made in. */
+  repeats: Array<string>
+}
+
 /** A ModelClient that forwards to another and remembers how many calls were in flight at most. */
-const counting = (stats: { inFlight: number; max: number; calls: number }) =>
+const counting = (stats: Stats) =>
   Layer.effect(
     ModelClient,
     Effect.map(ModelClient, (inner) =>
       ModelClient.of({
         complete: (call) =>
-          Effect.suspend(() => {
+          Effect.gen(function*() {
+            stats.repeats.push(`${call.label} ${yield* CassetteRepeat}`)
             stats.calls++
             stats.max = Math.max(stats.max, ++stats.inFlight)
-            return inner.complete(call)
+            return yield* inner.complete(call)
           }).pipe(Effect.ensuring(Effect.sync(() => void stats.inFlight--)))
       }))
   ).pipe(Layer.provide(ModelClient.layerLive({ attempts: 1 }).pipe(Layer.provide(FetchHttpClient.layer))))
@@ -59,7 +69,7 @@ const evalRun = async (options: {
   const evalFile = path.join(dir, "e.yml")
   const definition = parseEvalDefinition(options.evalYaml, evalFile)
   if (definition instanceof Error) throw definition
-  const stats = { inFlight: 0, max: 0, calls: 0 }
+  const stats: Stats = { inFlight: 0, max: 0, calls: 0, repeats: [] }
   const progress: Array<string> = []
   const outcome = await Effect.runPromise(
     Effect.gen(function*() {
@@ -185,6 +195,16 @@ describe("runEval", () => {
     ])
     expect(outcome.cases[1]!.runs[0]!.failures).toHaveLength(1)
     expect(outcome.cases[1]!.runs[0]!.failures[0]).toStartWith("the initial input must be JSON matching the workflow's 'input_schema'")
+  })
+
+  test("every request of a run, its judge's included, is made in that run's repeat (for per-repeat cassettes)", async () => {
+    const { stats } = await evalRun({
+      script: [{ match: "llm_judge_score", content: '{"score": 1, "reasoning": "r"}', repeat: true }, { repeat: true }],
+      files: { "wf.yml": "default: { model: m }\nsteps:\n  - id: a\n    prompt: 'a: {{input}}'\n  - id: b\n    prompt: 'b: {{input}}'\n" },
+      evalYaml: "target: { workflow: ./wf.yml }\ncases:\n  - input: x\n    assert: [{ type: llm_judge, criteria: c, model: m }]\n",
+      run: { repeat: 3 }
+    })
+    expect(stats.repeats.sort()).toEqual(["a 0", "a 1", "a 2", "b 0", "b 1", "b 2", "llm_judge 0", "llm_judge 1", "llm_judge 2"])
   })
 
   test("a budget: one run until a cost is known, then only as many as fit; the rest never start", async () => {

@@ -10,6 +10,7 @@ import { type AnyLaitError, LaitError, renderChain } from "../../core/errors.ts"
 import { redactSecrets } from "../../core/secrets.ts"
 import { ToolError } from "../../core/toolErrors.ts"
 import type { Endpoint } from "../../model/call.ts"
+import { CassetteRepeat, cassetteFile, replayFile } from "../../model/cassette/repeat.ts"
 import { CassetteUse } from "../../model/cassette/used.ts"
 import { unreadableSize } from "../../model/cassette/entryText.ts"
 import { secretsOf } from "../../model/endpointSecrets.ts"
@@ -29,6 +30,9 @@ export type ToolCassetteMode =
   | { readonly mode: "live" }
   | { readonly mode: "record"; readonly dir: string }
   | { readonly mode: "replay"; readonly dir: string }
+  // `lait test --record-missing`: a call (or tool list) with a cassette replays it, any other runs live
+  // and is recorded — the same rule as for model requests.
+  | { readonly mode: "record-missing"; readonly dir: string }
 
 /** How the current run treats tool calls; live unless a command says otherwise. */
 export const ToolCassettes = Context.Reference<ToolCassetteMode>("lait/tools/ToolCassettes", {
@@ -112,7 +116,7 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
     Effect.fail(new ToolError({ reason: { _tag: "CassetteInvalid", path, problem } }))
 
   const noteEndpoints = (answered: Endpoint, all: ReadonlyArray<Endpoint>) =>
-    mode.mode !== "record" ? Effect.void : Effect.gen(function*() {
+    mode.mode === "replay" ? Effect.void : Effect.gen(function*() {
       // Resolved for the request just answered, so this runs no api_key_cmd; a failure masks nothing.
       const key = yield* answered.apiKey.pipe(Effect.orElseSucceed(() => undefined))
       const found = [
@@ -128,42 +132,38 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
     live: Effect.Effect<string, AnyLaitError>,
     extra: () => ReadonlyArray<string> = () => []
   ): Effect.Effect<string, AnyLaitError> =>
-    Effect.suspend(() => {
+    Effect.gen(function*() {
       const args = canonicalArguments(raw)
       const occurrence = nextOccurrence(tool, args)
-      const path = nodePath.join(dir, callFileName(tool, args, occurrence))
-      if (mode.mode === "record") {
-        return Effect.tap(live, (result) =>
-          write(path, {
-            kind: "tool",
-            tool,
-            arguments: args,
-            occurrence,
-            recorded_at: nowRfc3339(),
-            result
-          }, extra))
+      // Each repeat of an eval keeps its own answers, as its model cassettes do (src/model/cassette/repeat.ts).
+      const repeat = yield* CassetteRepeat
+      const key = callFileName(tool, args, occurrence).replace(/\.json$/, "")
+      const path = replayFile(dir, key, repeat)
+      if (mode.mode === "record" || (mode.mode === "record-missing" && !Files.exists(path))) {
+        const result = yield* live
+        const fields = { kind: "tool", tool, arguments: args, occurrence, recorded_at: nowRfc3339(), result }
+        yield* write(cassetteFile(dir, key, repeat), fields, extra)
+        return result
       }
-      return Effect.gen(function*() {
-        if (!Files.exists(path)) {
-          return yield* new ToolError({
-            reason: {
-              _tag: "CassetteMissing",
-              tool,
-              arguments: shortJson(args),
-              occurrence,
-              path,
-              dir,
-              hint: closestToolRecording(dir, tool, args, occurrence)
-            }
-          })
-        }
-        const use = yield* CassetteUse
-        use.used(path)
-        const read = readCallResult(yield* readRecorded(path))
-        if ("problem" in read) return yield* invalid(path, read.problem)
-        yield* Effect.logDebug(`tool '${tool}' (call ${occurrence}) replayed from '${path}'`)
-        return read.result
-      })
+      if (!Files.exists(path)) {
+        return yield* new ToolError({
+          reason: {
+            _tag: "CassetteMissing",
+            tool,
+            arguments: shortJson(args),
+            occurrence,
+            path,
+            dir,
+            hint: closestToolRecording(dir, tool, args, occurrence)
+          }
+        })
+      }
+      const use = yield* CassetteUse
+      use.used(path)
+      const read = readCallResult(yield* readRecorded(path))
+      if ("problem" in read) return yield* invalid(path, read.problem)
+      yield* Effect.logDebug(`tool '${tool}' (call ${occurrence}) replayed from '${path}'`)
+      return read.result
     })
 
   const list = (
@@ -172,7 +172,7 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
     extra: () => ReadonlyArray<string> = () => []
   ): Effect.Effect<ReadonlyArray<unknown>, AnyLaitError> => {
     const path = nodePath.join(dir, listFileName(server))
-    if (mode.mode === "record") {
+    if (mode.mode === "record" || (mode.mode === "record-missing" && !Files.exists(path))) {
       return Effect.tap(live, (tools) =>
         write(path, { kind: "tool-list", server, recorded_at: nowRfc3339(), tools }, extra))
     }

@@ -153,7 +153,7 @@ describe("lait test --record", () => {
     p.write("tests/a.test.yml", "workflow: ../wf.yml\ninput: alpha\n")
     const r = await p.lait(["test", "--record", "tests"])
     expect(r.code).toBe(1)
-    expect(r.stdout).toContain("tests/a.test.yml: FAIL\n  failed to parse test definition 'tests/a.test.yml': missing required key 'replay'")
+    expect(r.stdout).toContain("tests/a.test.yml: ERROR\n  failed to parse test definition 'tests/a.test.yml': missing required key 'replay'")
     expect(s.requests).toHaveLength(0)
     const both = await p.lait(["test", "--record", "--record-missing", "tests"])
     expect(outcome(both)).toEqual({

@@ -9,6 +9,7 @@ import { LaitConfig } from "../config/LaitConfig.ts"
 import { LaitError } from "../core/errors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage } from "../model/RunUsage.ts"
+import { liveExportLayer } from "../trace/live/layer.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
@@ -165,5 +166,6 @@ export const evalCommand = Command.make(
       Layer.provide(withoutDefaultCache)
     )
   ),
-  Command.provide(configLayer({ waitForWriter: true }))
+  Command.provide(configLayer({ waitForWriter: true })),
+  Command.provide(liveExportLayer)
 )

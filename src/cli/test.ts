@@ -6,6 +6,7 @@ import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as os from "node:os"
 import { LaitError } from "../core/errors.ts"
+import { liveExportLayer } from "../trace/live/layer.ts"
 import { configLayer } from "./config.ts"
 import { printLine } from "./output.ts"
 
@@ -81,4 +82,7 @@ export const testCommand = Command.make(
     const failed = outcomes.filter((outcome) => outcome.status === "fail").length
     if (failed > 0) return yield* new LaitError({ message: `${failed} of ${outcomes.length} test file(s) failed` })
   })
-).pipe(Command.withDescription("Run test files against recorded cassettes (no model calls) and report pass/fail"))
+).pipe(
+  Command.withDescription("Run test files against recorded cassettes (no model calls) and report pass/fail"),
+  Command.provide(liveExportLayer)
+)

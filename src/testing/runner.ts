@@ -4,7 +4,7 @@
 // side by side never see each other's tool calls or token counts. At most eight files run at once and
 // results keep the discovery order. A file that cannot be read, parsed, loaded or run fails alone with
 // its error chain as the one reason; only a real interruption (Ctrl-C) stops the suite.
-import { Cause, Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Layer } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -15,6 +15,7 @@ import { loadSchemaRef } from "../lang/schemaRef.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import type { Answerer } from "../platform/terminal.ts"
+import { liveRoot } from "../trace/LiveSpans.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
@@ -158,7 +159,14 @@ export const runTestFile = (
         Cause.hasInterruptsOnly(cause)
           ? Effect.failCause(cause as Cause.Cause<never>)
           : Effect.succeed(errored(primaryError(cause)))
-      )
+      ),
+      (run) =>
+        liveRoot(
+          { operation: "test", label: file },
+          { "lait.test.file": file },
+          run,
+          (exit) => (Exit.isSuccess(exit) ? { "lait.test.status": exit.value.status } : {})
+        )
     )
     if (options.onProgress !== undefined) yield* options.onProgress(file, progress)
     return outcome

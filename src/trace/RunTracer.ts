@@ -108,7 +108,7 @@ class RunSpan extends Tracer.NativeSpan {
 const NANOS_PER_MILLI = 1_000_000n
 
 /** A span this project's collectors record (what live export sends, and the parents it looks for). */
-export const isRunSpan = (span: Tracer.AnySpan): span is Tracer.Span => span instanceof RunSpan
+export const isRunSpan = (span: Tracer.AnySpan): boolean => span instanceof RunSpan
 
 /** `live`: where each recorded span also goes as it ends (live export), if anywhere. */
 export const makeRunTracer = (live?: LiveSink): RunTracerService => {

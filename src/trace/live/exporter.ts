@@ -88,7 +88,10 @@ export const layer = (settings: OtlpEnv): Layer.Layer<never, never, HttpClient.H
         Effect.timeoutOrElse(response, {
           duration: Duration.millis(settings.requestTimeoutMs),
           orElse: () => Effect.fail(timedOut(request, settings.requestTimeoutMs))
-        })
+        }).pipe(
+          // Only the bounded flush at exit gives up on a request: the collector kept it too long.
+          Effect.onInterrupt(() => warn(`no answer within the ${settings.flushTimeoutMs} ms lait waits at exit`))
+        )
       ),
       HttpClient.tap((response) =>
         response.status >= 200 && response.status < 300 ? Effect.void : warn(statusText(response.status))

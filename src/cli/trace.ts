@@ -89,7 +89,9 @@ const exportCommand = Command.make(
     ),
     serviceName: Flag.String("service-name").pipe(
       Flag.withMetavar("NAME"),
-      Flag.withDescription("The service.name resource attribute (default: OTEL_SERVICE_NAME without --otlp, else lait)"),
+      Flag.withDescription(
+        "The service.name resource attribute (default: OTEL_SERVICE_NAME without --otlp, else lait)"
+      ),
       Flag.optional
     )
   },

@@ -20,7 +20,7 @@ export interface OtlpEnv {
   readonly scheduleDelayMs: number
   /** A batch is sent at once when it reaches this many spans (OTEL_BSP_MAX_EXPORT_BATCH_SIZE). */
   readonly maxBatchSize: number
-  /** Variables that were set but could not be used, as `warning:` texts (header and attribute values are never quoted). */
+  /** Variables set but unusable, as `warning:` texts (header and attribute values are never quoted). */
   readonly problems: ReadonlyArray<string>
 }
 

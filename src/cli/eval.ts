@@ -9,6 +9,7 @@ import { LaitConfig } from "../config/LaitConfig.ts"
 import { LaitError } from "../core/errors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage } from "../model/RunUsage.ts"
+import { liveExportLayer } from "../trace/live/layer.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
@@ -176,5 +177,6 @@ export const evalCommand = Command.make(
   ),
   // Recording an eval records its tool calls too; an eval never replays them.
   Command.provide(({ record }) => toolCassettesLayer({ record: Option.getOrUndefined(record) })),
-  Command.provide(configLayer({ waitForWriter: true }))
+  Command.provide(configLayer({ waitForWriter: true })),
+  Command.provide(liveExportLayer)
 )

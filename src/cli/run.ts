@@ -13,6 +13,7 @@ import { type Json, textForm } from "../core/json.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
 import { osErrorText } from "../platform/process.ts"
 import { ApproveTools } from "../tools/ApproveTools.ts"
+import { liveExportLayer } from "../trace/live/layer.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
@@ -304,5 +305,7 @@ export const runCommand = Command.make(
   Command.provide(({ record, replay, replayTools }) =>
     toolCassettesLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), replayTools })
   ),
-  Command.provide(configLayer({ waitForWriter: true }))
+  Command.provide(configLayer({ waitForWriter: true })),
+  // Outermost: read before .env is loaded, and flushed after everything else has closed.
+  Command.provide(liveExportLayer)
 )

@@ -11,6 +11,7 @@ import { LaitError } from "../core/errors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { parseShard, type Shard } from "../testing/shard.ts"
 import { StrictReplay } from "../model/Replay.ts"
+import { liveExportLayer } from "../trace/live/layer.ts"
 import { configLayer } from "./config.ts"
 import { recordingClients, type RecordingMode } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
@@ -172,5 +173,6 @@ export const testCommand = Command.make(
 ).pipe(
   Command.withDescription(
     "Run test files against recorded cassettes (no model calls unless --record[-missing]) and report pass/fail"
-  )
+  ),
+  Command.provide(liveExportLayer)
 )

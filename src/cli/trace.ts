@@ -1,8 +1,8 @@
 // `lait trace show FILE` and `lait trace export FILE --otlp URL`: read a `--trace-file` JSONL log back.
 // Neither loads lait.config.yml. `show` is local and synchronous (a FIFO without a writer fails at
 // once); `export` waits for one, loads `.env` for `${VAR}` in `--header` values, and can be Ctrl-C'd.
-import { Effect, Option } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Console, Duration, Effect, Option } from "effect"
+import { Argument, CliError, Command, Flag } from "effect/cli"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { globalOptions } from "./global.ts"
 import { printLine } from "./output.ts"
@@ -88,8 +88,10 @@ const exportCommand = Command.make(
     otlp: Flag.String("otlp").pipe(
       Flag.withMetavar("URL"),
       Flag.withDescription(
-        "The OTLP/HTTP traces endpoint to POST to, used as given (e.g. http://localhost:4318/v1/traces)"
-      )
+        "The OTLP/HTTP traces endpoint to POST to, used as given (e.g. http://localhost:4318/v1/traces); " +
+          "without it, OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_* variables"
+      ),
+      Flag.optional
     ),
     header: Flag.String("header").pipe(
       Flag.withMetavar("NAME=VALUE"),
@@ -100,18 +102,41 @@ const exportCommand = Command.make(
     ),
     serviceName: Flag.String("service-name").pipe(
       Flag.withMetavar("NAME"),
-      Flag.withDescription("The service.name resource attribute"),
-      Flag.withDefault("lait")
+      Flag.withDescription(
+        "The service.name resource attribute (default: OTEL_SERVICE_NAME without --otlp, else lait)"
+      ),
+      Flag.optional
     )
   },
   Effect.fn("cli.trace.export")(function*({ file, otlp, header, serviceName }) {
-    const [{ exportTrace }, { loadDotenv }] = yield* Effect.promise(() =>
-      Promise.all([import("../trace/export.ts"), import("../config/dotenv.ts")])
+    const [{ exportTrace }, { loadDotenv }, { liveExportSettings }] = yield* Effect.promise(() =>
+      Promise.all([import("../trace/export.ts"), import("../config/dotenv.ts"), import("../trace/live/env.ts")])
     )
+    // As live export: the process environment, not .env, names the collector.
+    const fromEnv = Option.isNone(otlp) ? liveExportSettings(process.env) : undefined
+    if (Option.isNone(otlp) && fromEnv === undefined) {
+      const missing = new CliError.MissingOption({ option: "otlp" })
+      yield* Console.error(`lait: ${missing.message} (see 'lait trace export --help')`)
+      return yield* missing
+    }
+    for (const problem of fromEnv?.problems ?? []) yield* Console.error(`warning: ${problem}`)
     const flags = yield* globalOptions
     const env = { ...process.env }
     if (!flags.noEnv) yield* loadDotenv({ cwd: process.cwd(), env, waitForWriter: true })
-    yield* exportTrace({ file, url: otlp, headers: header, serviceName, env })
+    yield* exportTrace({
+      file,
+      url: Option.getOrUndefined(otlp) ?? fromEnv!.url,
+      headers: header,
+      serviceName: Option.getOrUndefined(serviceName) ?? fromEnv?.serviceName ?? "lait",
+      env,
+      ...(fromEnv !== undefined
+        ? {
+          envHeaders: fromEnv.headers,
+          resourceAttributes: fromEnv.resourceAttributes,
+          timeout: Duration.millis(fromEnv.requestTimeoutMs)
+        }
+        : {})
+    })
   })
 ).pipe(
   Command.withDescription("Send a trace file to an OpenTelemetry collector as OTLP/HTTP JSON spans")

@@ -10,7 +10,7 @@
 // far, so until the first run has finished only one runs: before that the only estimate is the
 // prompt-size one of --dry-run, a lower bound, and a guess that is too low would start eight runs at
 // once. That lower bound still keeps a first run that alone would pass the budget from starting.
-import { Cause, Deferred, Effect, Layer, Semaphore } from "effect"
+import { Cause, Deferred, Effect, Exit, Layer, Semaphore } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
@@ -18,6 +18,7 @@ import { CassetteRepeat } from "../model/cassette/repeat.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
 import { AssertionEvaluator, failureLines } from "../testing/AssertionEvaluator.ts"
+import { liveRoot } from "../trace/LiveSpans.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
@@ -239,7 +240,12 @@ export const runEval = (
       inFlight++
       started++
       // Not kept: a finished run's fiber is garbage at once; the slots below tell when all are done.
-      yield* runPair(target, cases[run.caseIndex]!, run.repeatIndex).pipe(
+      yield* liveRoot(
+        { operation: "eval_run", label: `case ${run.caseIndex + 1}, repeat ${run.repeatIndex + 1}` },
+        { "lait.eval.case": run.caseIndex + 1, "lait.eval.repeat": run.repeatIndex + 1 },
+        runPair(target, cases[run.caseIndex]!, run.repeatIndex),
+        (exit) => (Exit.isSuccess(exit) ? { "lait.eval.passed": exit.value.failures.length === 0 } : {})
+      ).pipe(
         Effect.flatMap((outcome) => finish(run, outcome)),
         Effect.catchCause((cause) =>
           Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.sync(() => void (defect ??= cause))

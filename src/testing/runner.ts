@@ -19,6 +19,7 @@ import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import type { Answerer } from "../platform/terminal.ts"
 import { type ToolCassetteMode, ToolCassettes } from "../tools/cassette/ToolCassettes.ts"
+import { liveRoot } from "../trace/LiveSpans.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
@@ -215,7 +216,12 @@ export const runTestFile = (
       )
     }).pipe(Effect.provide(Engine.layer))
     // Reading the file or preparing its directory failed: nothing ran.
-    const outcome = yield* settle(attempt, failed)
+    const outcome = yield* liveRoot(
+      { operation: "test", label: file },
+      { "lait.test.file": file },
+      settle(attempt, failed),
+      (exit) => (Exit.isSuccess(exit) ? { "lait.test.status": exit.value.status } : {})
+    )
     if (options.onProgress !== undefined) yield* options.onProgress(file, progress)
     return outcome
   })

@@ -23,6 +23,7 @@ import {
   type TraceOperation,
   traceSpan
 } from "../core/tracing.ts"
+import { type LiveSink, LiveSpans } from "./LiveSpans.ts"
 import { formatTimestamp } from "./time.ts"
 
 export type { RecordedOperation, SpanOperation, TraceOperation } from "../core/tracing.ts"
@@ -106,7 +107,11 @@ class RunSpan extends Tracer.NativeSpan {
 // Events keep the millisecond times they always had; Effect's clock has nanoseconds.
 const NANOS_PER_MILLI = 1_000_000n
 
-export const makeRunTracer = (): RunTracerService => {
+/** A span this project's collectors record (what live export sends, and the parents it looks for). */
+export const isRunSpan = (span: Tracer.AnySpan): boolean => span instanceof RunSpan
+
+/** `live`: where each recorded span also goes as it ends (live export), if anywhere. */
+export const makeRunTracer = (live?: LiveSink): RunTracerService => {
   const recorded: Array<RecordedEvent> = []
   const owner = {}
 
@@ -125,7 +130,7 @@ export const makeRunTracer = (): RunTracerService => {
     if (span.status._tag !== "Ended") return
     const start = span.status.startTime / NANOS_PER_MILLI
     const end = span.status.endTime / NANOS_PER_MILLI
-    recorded.push({
+    const event: RecordedEvent = {
       seq: recorded.length,
       operation: span.entry.operation,
       label: span.entry.label,
@@ -135,7 +140,9 @@ export const makeRunTracer = (): RunTracerService => {
       attributes: Object.fromEntries(span.attributes) as Record<string, Json>,
       span_id: span.spanId,
       parent_span_id: span.parentId
-    })
+    }
+    recorded.push(event)
+    live?.spanEnded(event, span)
   }
 
   const tracer = Tracer.make({
@@ -164,8 +171,8 @@ export class RunTracer extends Context.Service<RunTracer, RunTracerService>()("l
    * A fresh collector, installed as the Tracer of what it is provided to: one per run context
    * (`Layer.fresh` or `{ local: true }` when nesting, or an enclosing run's collector is reused).
    */
-  static readonly layer = Layer.effectContext(Effect.sync(() => {
-    const collector = makeRunTracer()
+  static readonly layer = Layer.effectContext(Effect.map(Effect.service(LiveSpans), (live) => {
+    const collector = makeRunTracer(live)
     return Context.make(RunTracer, collector).pipe(Context.add(Tracer.Tracer, collector.tracer))
   }))
 }

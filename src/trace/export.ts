@@ -23,7 +23,11 @@ export interface ExportOptions {
   readonly url: string
   /** `NAME=VALUE` as given on the command line. */
   readonly headers: ReadonlyArray<string>
+  /** Headers already resolved (OTEL_EXPORTER_OTLP_HEADERS), sent before those of the command line. */
+  readonly envHeaders?: ReadonlyArray<readonly [string, string]>
   readonly serviceName: string
+  /** More resource attributes after service.name (OTEL_RESOURCE_ATTRIBUTES). */
+  readonly resourceAttributes?: ReadonlyArray<readonly [string, string]>
   /** Where `${VAR}` in header values is looked up (process env after `.env`). */
   readonly env: Env
   /** How long to wait for the collector's answer (default EXPORT_TIMEOUT). */
@@ -67,8 +71,12 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
     yield* Console.error(`note: '${options.file}' has no events; nothing to export`)
     return
   }
-  const body = otlpBody(events, bytes, { serviceName: options.serviceName, scopeVersion: VERSION })
-  const headers = yield* parseHeaders(options.headers, options.env)
+  const body = otlpBody(events, bytes, {
+    serviceName: options.serviceName,
+    scopeVersion: VERSION,
+    resourceAttributes: options.resourceAttributes ?? []
+  })
+  const headers = [...(options.envHeaders ?? []), ...(yield* parseHeaders(options.headers, options.env))]
   // The collector's URL may hold a key (`?api-key=…`, `user:pass@`): printed masked, masked in its answers.
   const url = displayUrl(options.url)
   const sendFailure = (cause: string) =>

@@ -80,7 +80,83 @@ const spanKind = (e: FileEvent, tree: boolean): number => {
 export interface OtlpOptions {
   readonly serviceName: string
   readonly scopeVersion: string
+  /** More resource attributes after `service.name` (OTEL_RESOURCE_ATTRIBUTES). */
+  readonly resourceAttributes?: ReadonlyArray<readonly [string, string]>
 }
+
+export type OtlpAttribute = readonly [string, TraceValue]
+
+/** One span of an ExportTraceServiceRequest; status ERROR when `failed`. */
+export const otlpSpan = (span: {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId: string | undefined
+  readonly name: string
+  readonly kind: number
+  readonly start: bigint
+  readonly end: bigint
+  readonly attributes: ReadonlyArray<OtlpAttribute>
+  readonly failed: boolean
+}): TraceObject =>
+  new TraceObject([
+    ["traceId", span.traceId],
+    ["spanId", span.spanId],
+    ...(span.parentSpanId !== undefined ? [["parentSpanId", span.parentSpanId] as const] : []),
+    ["name", span.name],
+    ["kind", TraceNumber.int(BigInt(span.kind))],
+    ["startTimeUnixNano", unixNanosText(span.start)],
+    ["endTimeUnixNano", unixNanosText(span.end)],
+    ["attributes", span.attributes.map(([k, v]) => keyValue(k, v))],
+    ...(span.failed
+      ? [["status", new TraceObject([["code", TraceNumber.int(BigInt(STATUS_CODE_ERROR))]])] as const]
+      : [])
+  ])
+
+/**
+ * How an event of a trace is sent, whether read from a file or recorded live: its span name, kind
+ * and attributes (the operation, label and seq first, then the event's own), and whether it failed.
+ */
+export const eventSpanFields = (e: FileEvent, tree: boolean) => ({
+  name: spanName(e, tree),
+  kind: spanKind(e, tree),
+  start: e.start,
+  end: e.end,
+  attributes: [
+    [Attr.operationName, e.operation],
+    ["lait.label", e.label],
+    ["lait.seq", TraceNumber.int(e.seq)],
+    ...e.attributes.entries
+  ] as ReadonlyArray<OtlpAttribute>,
+  failed: tree && e.span_id !== undefined && e.attributes.has(Attr.errorType)
+})
+
+/** The ExportTraceServiceRequest around `spans`: one resource, one `lait` scope. */
+export const otlpRequest = (options: OtlpOptions, spans: ReadonlyArray<TraceObject>): TraceObject =>
+  new TraceObject([[
+    "resourceSpans",
+    [
+      new TraceObject([
+        [
+          "resource",
+          new TraceObject([[
+            "attributes",
+            [["service.name", options.serviceName] as const, ...(options.resourceAttributes ?? [])].map(([k, v]) =>
+              keyValue(k, v)
+            )
+          ]])
+        ],
+        [
+          "scopeSpans",
+          [
+            new TraceObject([
+              ["scope", new TraceObject([["name", "lait"], ["version", options.scopeVersion]])],
+              ["spans", spans]
+            ])
+          ]
+        ]
+      ])
+    ]
+  ]])
 
 /** The ExportTraceServiceRequest for `events` (sorted by seq) of the file whose bytes are `fileBytes`. */
 export const encodeOtlp = (
@@ -98,48 +174,17 @@ export const encodeOtlp = (
       if (e.span_id !== undefined && !byFileSpanId.has(e.span_id)) byFileSpanId.set(e.span_id, ids[i]!)
     })
   }
-  const spans = events.map((e, i) => {
-    const parent = e.span_id !== undefined && typeof e.parent_span_id === "string"
-      ? byFileSpanId.get(e.parent_span_id)
-      : undefined
-    const failed = tree && e.span_id !== undefined && e.attributes.has("error.type")
-    return new TraceObject([
-      ["traceId", traceId],
-      ["spanId", ids[i]!],
-      ...(parent !== undefined ? [["parentSpanId", parent] as const] : []),
-      ["name", spanName(e, tree)],
-      ["kind", TraceNumber.int(BigInt(spanKind(e, tree)))],
-      ["startTimeUnixNano", unixNanosText(e.start)],
-      ["endTimeUnixNano", unixNanosText(e.end)],
-      [
-        "attributes",
-        [
-          keyValue(Attr.operationName, e.operation),
-          keyValue("lait.label", e.label),
-          keyValue("lait.seq", TraceNumber.int(e.seq)),
-          ...e.attributes.entries.map(([k, v]) => keyValue(k, v))
-        ]
-      ],
-      ...(failed ? [["status", new TraceObject([["code", TraceNumber.int(BigInt(STATUS_CODE_ERROR))]])] as const] : [])
-    ])
-  })
-  return new TraceObject([[
-    "resourceSpans",
-    [
-      new TraceObject([
-        ["resource", new TraceObject([["attributes", [keyValue("service.name", options.serviceName)]]])],
-        [
-          "scopeSpans",
-          [
-            new TraceObject([["scope", new TraceObject([["name", "lait"], ["version", options.scopeVersion]])], [
-              "spans",
-              spans
-            ]])
-          ]
-        ]
-      ])
-    ]
-  ]])
+  const spans = events.map((e, i) =>
+    otlpSpan({
+      traceId,
+      spanId: ids[i]!,
+      parentSpanId: e.span_id !== undefined && typeof e.parent_span_id === "string"
+        ? byFileSpanId.get(e.parent_span_id)
+        : undefined,
+      ...eventSpanFields(e, tree)
+    })
+  )
+  return otlpRequest(options, spans)
 }
 
 /** The compact request body. */

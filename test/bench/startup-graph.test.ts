@@ -18,4 +18,11 @@ describe("start-up module graph of src/main.ts", () => {
     expect(paths).not.toContain("src/config/schema.ts")
     expect(paths).not.toContain("src/config/load.ts")
   }, 60_000)
+
+  test("excludes live OTLP export: effect/observability and the exporter load only when OTEL_* asks", async () => {
+    const paths = (await startupModules()).map((m) => m.path)
+    expect(paths).toContain("src/trace/live/layer.ts")
+    expect(paths.filter((p) => /effect\/dist\/observability\//.test(p))).toEqual([])
+    expect(paths.filter((p) => /src\/trace\/live\/(env|exporter)\.ts$/.test(p))).toEqual([])
+  }, 60_000)
 })

@@ -40,7 +40,7 @@ export interface LaitOptions {
 export const cleanEnv = (home: string): Record<string, string | undefined> => {
   const env: Record<string, string | undefined> = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(OPENAI_|LAIT_)/.test(key)) continue
+    if (/^(OPENAI_|LAIT_|OTEL_)/.test(key)) continue
     env[key] = value
   }
   return { ...env, NO_COLOR: "1", HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") }

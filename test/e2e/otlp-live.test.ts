@@ -1,0 +1,353 @@
+// Live OTLP export as a user meets it (docs/traces.md#live-export): the compiled CLI with the OTEL_*
+// environment pointing at a local OTLP/HTTP receiver (test/fixtures/otlp-receiver.ts) while it runs
+// `lait run`, `lait test` (replay cassettes) and `lait eval`; what arrives, when, with which headers
+// and resource; OTEL_SDK_DISABLED; a refused port and a collector that never answers; Ctrl-C; and
+// `lait trace export` falling back to the same variables.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { type OtlpReceiver, startOtlpReceiver } from "../fixtures/otlp-receiver.ts"
+import { cleanEnv, outcome, prepareCli, refusedBaseUrl, server, stopServers, workspace } from "./model-harness.ts"
+import { binaryPath, repoRoot } from "./util.ts"
+
+const ws = workspace("e2e-otlp-live")
+let receiver: OtlpReceiver
+beforeAll(async () => {
+  await prepareCli()
+  receiver = startOtlpReceiver()
+}, 300_000)
+afterEach(async () => {
+  await stopServers()
+  receiver.requests.length = 0
+})
+afterAll(async () => {
+  await receiver.stop()
+  ws.remove()
+})
+
+interface KeyValue {
+  readonly key: string
+  readonly value: Record<string, unknown>
+}
+interface Span {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId?: string
+  readonly name: string
+  readonly kind: number
+  readonly attributes: ReadonlyArray<KeyValue>
+  readonly status?: { readonly code: number }
+}
+interface Body {
+  readonly resourceSpans: ReadonlyArray<{
+    readonly resource: { readonly attributes: ReadonlyArray<KeyValue> }
+    readonly scopeSpans: ReadonlyArray<{ readonly spans: ReadonlyArray<Span> }>
+  }>
+}
+
+const received = (): Array<Span> =>
+  receiver.requests.flatMap((r) => (JSON.parse(r.body) as Body).resourceSpans[0]!.scopeSpans[0]!.spans)
+
+const attr = (span: Span, key: string): unknown => {
+  const value = span.attributes.find((a) => a.key === key)?.value
+  return value === undefined ? undefined : Object.values(value)[0]
+}
+
+/** `name <- parent name` for every span, the tree as the collector sees it. */
+const tree = (spans: ReadonlyArray<Span>): Array<string> => {
+  const byId = new Map(spans.map((s) => [s.spanId, s]))
+  return spans.map((s) => {
+    const parent = s.parentSpanId === undefined ? undefined : byId.get(s.parentSpanId)
+    if (s.parentSpanId !== undefined) expect(parent?.traceId).toBe(s.traceId)
+    return `${s.name} <- ${s.parentSpanId === undefined ? "(root)" : parent?.name ?? "(missing)"}`
+  }).sort()
+}
+
+const CONFIG = (baseUrl: string) => `base_url: '${baseUrl}'
+default:
+  model: fixture-model
+tools:
+  echo:
+    command: [sh, -c, 'printf "echoed %s" "{{ input.text }}"']
+    description: Echo some text
+    parameters: { type: object, properties: { text: { type: string } } }
+`
+
+const WORKFLOW = `name: traced
+steps:
+  - id: plan
+    prompt: 'Use the tool on {{ input }}'
+    tools: [echo]
+  - id: shout
+    run: [sh, -c, 'tr a-z A-Z']
+`
+
+const SCRIPT = [
+  { match: "\"role\":\"tool\"", content: "plan done", usage: { prompt_tokens: 20, completion_tokens: 4 } },
+  {
+    match: "Use the tool",
+    tool_calls: [{ id: "call_1", name: "tool__echo", arguments: "{\"text\":\"hi\"}" }],
+    usage: { prompt_tokens: 12, completion_tokens: 3 }
+  }
+]
+
+const runProject = (baseUrl: string, workflow = WORKFLOW) => {
+  ws.write("run/lait.config.yml", CONFIG(baseUrl))
+  ws.write("run/wf.yml", workflow)
+  return path.join(ws.dir, "run")
+}
+
+const endpoint = () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })
+
+describe("lait run", () => {
+  test("every span arrives: the tree, kinds, GenAI attributes, headers and the resource from the environment", async () => {
+    const cwd = runProject(server({ script: SCRIPT }).baseUrl)
+    const r = await ws.lait(["run", "wf.yml", "go"], {
+      cwd,
+      env: {
+        ...endpoint(),
+        OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Bearer%20s3cret,X-Scope-OrgID = tenant-1",
+        OTEL_SERVICE_NAME: "lait-e2e",
+        OTEL_RESOURCE_ATTRIBUTES: "service.name=overridden,deployment.environment=e2e,team=a%2Cb"
+      }
+    })
+    expect(outcome(r)).toEqual({ code: 0, stdout: "PLAN DONE\n", stderr: expect.not.stringContaining("warning") })
+    expect(receiver.requests.length).toBeGreaterThan(0)
+    for (const request of receiver.requests) {
+      expect(request.path).toBe("/v1/traces")
+      expect(request.problems).toEqual([])
+      expect(request.headers["content-type"]).toBe("application/json")
+      expect(request.headers["authorization"]).toBe("Bearer s3cret")
+      expect(request.headers["x-scope-orgid"]).toBe("tenant-1")
+      expect(request.headers["traceparent"]).toBeUndefined()
+      expect((JSON.parse(request.body) as Body).resourceSpans[0]!.resource.attributes).toEqual([
+        { key: "service.name", value: { stringValue: "lait-e2e" } },
+        { key: "deployment.environment", value: { stringValue: "e2e" } },
+        { key: "team", value: { stringValue: "a,b" } }
+      ])
+    }
+    const spans = received()
+    expect(tree(spans)).toEqual([
+      "chat fixture-model <- step plan",
+      "chat fixture-model <- step plan",
+      "execute_tool tool__echo <- step plan",
+      "invoke_workflow traced <- (root)",
+      "step plan <- invoke_workflow traced",
+      "step shout <- invoke_workflow traced"
+    ])
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1)
+    const named = (name: string) => spans.filter((s) => s.name === name)
+    expect(named("chat fixture-model").map((s) => s.kind)).toEqual([3, 3])
+    expect([...named("execute_tool tool__echo"), ...named("step plan"), ...named("invoke_workflow traced")].map((s) => s.kind))
+      .toEqual([1, 1, 1])
+    const chats = named("chat fixture-model").sort((a, b) => Number(attr(a, "lait.seq")) - Number(attr(b, "lait.seq")))
+    expect(chats[0]!.attributes.slice(0, 4)).toEqual([
+      { key: "gen_ai.operation.name", value: { stringValue: "chat" } },
+      { key: "lait.label", value: { stringValue: "plan" } },
+      { key: "lait.seq", value: { intValue: "0" } },
+      { key: "gen_ai.request.model", value: { stringValue: "fixture-model" } }
+    ])
+    expect([attr(chats[0]!, "gen_ai.usage.input_tokens"), attr(chats[0]!, "gen_ai.usage.output_tokens")]).toEqual(["12", "3"])
+    expect(attr(chats[0]!, "gen_ai.provider.name")).toBe("openai")
+    expect(attr(named("execute_tool tool__echo")[0]!, "gen_ai.tool.name")).toBe("tool__echo")
+  })
+
+  test("spans are sent while the run goes on, not only at exit", async () => {
+    const cwd = runProject(
+      server({ script: [{ content: "first", repeat: true }] }).baseUrl,
+      "name: slow\nsteps:\n  - id: first\n    prompt: 'hi'\n  - id: wait\n    run: [sh, -c, 'sleep 3; echo done']\n"
+    )
+    const child = Bun.spawn([binaryPath, "run", "wf.yml", "go"], {
+      cwd,
+      env: { ...cleanEnv(ws.dir), ...endpoint(), OTEL_BSP_SCHEDULE_DELAY: "50" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe"
+    })
+    const deadline = Date.now() + 10_000
+    while (received().length < 2 && Date.now() < deadline) await Bun.sleep(25)
+    // The step `wait` is still sleeping: what arrived is the finished chat and step `first`, whose
+    // parent (the run) has not ended yet.
+    expect(child.exitCode).toBeNull()
+    const early = received()
+    expect(early.map((s) => s.name).sort()).toEqual(["chat fixture-model", "step first"])
+    expect(early.every((s) => s.parentSpanId !== undefined)).toBe(true)
+    expect(await child.exited).toBe(0)
+    expect(tree(received())).toEqual([
+      "chat fixture-model <- step first",
+      "invoke_workflow slow <- (root)",
+      "step first <- invoke_workflow slow",
+      "step wait <- invoke_workflow slow"
+    ])
+  }, 30_000)
+
+  test("OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none send nothing", async () => {
+    const cwd = runProject(server({ script: [...SCRIPT, ...SCRIPT] }).baseUrl)
+    for (const off of [{ OTEL_SDK_DISABLED: "true" }, { OTEL_TRACES_EXPORTER: "none" }]) {
+      const r = await ws.lait(["run", "wf.yml", "go"], { cwd, env: { ...endpoint(), ...off } })
+      expect(outcome(r)).toEqual({ code: 0, stdout: "PLAN DONE\n", stderr: expect.any(String) })
+    }
+    await Bun.sleep(200)
+    expect(receiver.requests).toEqual([])
+  })
+})
+
+describe("lait test", () => {
+  test("a root span per test file, each its own trace, the replayed run under it", async () => {
+    fs.cpSync(path.join(repoRoot, "examples", "tests"), path.join(ws.dir, "suite"), { recursive: true })
+    const r = await ws.lait(["test", "cases/"], { cwd: path.join(ws.dir, "suite"), env: endpoint() })
+    expect(r.code).toBe(0)
+    expect(r.stderr).not.toContain("warning")
+    const spans = received()
+    expect(receiver.requests.every((q) => q.problems.length === 0)).toBe(true)
+    const roots = spans.filter((s) => s.parentSpanId === undefined).sort((a, b) => a.name.localeCompare(b.name))
+    expect(roots.map((s) => [s.name, s.kind, attr(s, "lait.test.file"), attr(s, "lait.test.status")])).toEqual([
+      ["test cases/billing.yml", 1, "cases/billing.yml", "pass"],
+      ["test cases/outage.yml", 1, "cases/outage.yml", "pass"]
+    ])
+    expect(new Set(roots.map((s) => s.traceId)).size).toBe(2)
+    const perFile = tree(spans.filter((s) => s.traceId === roots[0]!.traceId))
+    expect(perFile).toContain("invoke_workflow triage <- test cases/billing.yml")
+    expect(perFile.filter((line) => line.startsWith("chat "))).toEqual([
+      "chat qwen2.5-7b-instruct <- step classify",
+      "chat qwen2.5-7b-instruct <- step reply"
+    ])
+    const chats = spans.filter((s) => s.name.startsWith("chat "))
+    expect(chats.map((s) => [s.kind, attr(s, "lait.source")])).toEqual(chats.map(() => [3, "replay"]))
+  })
+})
+
+describe("lait eval", () => {
+  test("a root per (case, repeat) run with its case and repeat, the target's and the judge's calls under it", async () => {
+    const s = server({
+      script: [
+        { match: "Criteria: polite", content: "{\"score\": 0.9, \"reasoning\": \"ok\"}", repeat: true },
+        { content: "Hello, dear user.", repeat: true }
+      ]
+    })
+    ws.write("eval/lait.config.yml", `base_url: '${s.baseUrl}'\ndefault:\n  model: fixture-model\n`)
+    ws.write(
+      "eval/eval.yml",
+      "target: { model: fixture-model, prompt: 'Greet {{input}}' }\ncases:\n  - input: Ada\n" +
+        "    assert: [{ type: llm_judge, criteria: polite }]\n  - input: Bob\n    assert: [{ type: contains, value: nope }]\n"
+    )
+    const r = await ws.lait(["eval", "eval.yml", "--repeat", "2"], { cwd: path.join(ws.dir, "eval"), env: endpoint() })
+    expect(r.code).toBe(1)
+    expect(r.stderr).not.toContain("warning")
+    const spans = received()
+    const roots = spans.filter((s) => s.parentSpanId === undefined)
+    expect(roots.map((s) => [s.name, attr(s, "lait.eval.case"), attr(s, "lait.eval.repeat"), attr(s, "lait.eval.passed")]).sort())
+      .toEqual([
+        ["eval_run case 1, repeat 1", "1", "1", true],
+        ["eval_run case 1, repeat 2", "1", "2", true],
+        ["eval_run case 2, repeat 1", "2", "1", false],
+        ["eval_run case 2, repeat 2", "2", "2", false]
+      ])
+    expect(new Set(roots.map((s) => s.traceId)).size).toBe(4)
+    const firstRun = roots.find((s) => s.name === "eval_run case 1, repeat 1")!
+    const inFirst = spans.filter((s) => s.traceId === firstRun.traceId)
+    expect(tree(inFirst)).toEqual([
+      "chat fixture-model <- eval_run case 1, repeat 1",
+      "chat fixture-model <- eval_run case 1, repeat 1",
+      "eval_run case 1, repeat 1 <- (root)"
+    ])
+    expect(inFirst.filter((x) => x.kind === 3).map((x) => attr(x, "lait.label")).sort()).toEqual([
+      "eval target 'fixture-model'",
+      "llm_judge"
+    ])
+  })
+})
+
+describe("a collector that is not there", () => {
+  const timed = async (env: Record<string, string>, cwd: string) => {
+    const started = performance.now()
+    const r = await ws.lait(["run", "wf.yml", "go"], { cwd, env })
+    return { r, ms: performance.now() - started }
+  }
+  const warnings = (stderr: string) => stderr.split("\n").filter((l) => l.startsWith("warning:"))
+
+  test("a refused port: one warning, the exit code unchanged, at most the 3 s flush bound more", async () => {
+    const cwd = runProject(server({ script: [...SCRIPT, ...SCRIPT, { status: 500, body: "down", repeat: true }] }).baseUrl)
+    const base = await timed({}, cwd)
+    expect(base.r.code).toBe(0)
+    const dead = await refusedBaseUrl()
+    const ok = await timed({ OTEL_EXPORTER_OTLP_ENDPOINT: dead }, cwd)
+    expect(outcome(ok.r)).toMatchObject({ code: 0, stdout: "PLAN DONE\n" })
+    expect(warnings(ok.r.stderr)).toEqual([
+      `warning: failed to export spans to '${dead}/v1/traces': connection refused (spans may be missing; later failures are not reported)`
+    ])
+    expect(ok.ms - base.ms).toBeLessThan(3_000 + 2_000)
+    // A failing run keeps its own exit code and message.
+    const failing = await timed({ OTEL_EXPORTER_OTLP_ENDPOINT: dead, LAIT_HTTP_ATTEMPTS: "1" }, cwd)
+    expect(failing.r.code).toBe(4)
+    expect(warnings(failing.r.stderr)).toHaveLength(1)
+    expect(failing.r.stderr.trimEnd().split("\n").at(-1)).toStartWith("lait: ")
+  }, 60_000)
+
+  test("a collector that never answers costs at most OTEL_BSP_EXPORT_TIMEOUT more, with one warning", async () => {
+    const cwd = runProject(server({ script: [...SCRIPT, ...SCRIPT] }).baseUrl)
+    const base = await timed({}, cwd)
+    const slow = await timed({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/slow`, OTEL_BSP_EXPORT_TIMEOUT: "1000" }, cwd)
+    expect(outcome(slow.r)).toMatchObject({ code: 0, stdout: "PLAN DONE\n" })
+    expect(warnings(slow.r.stderr)).toEqual([
+      `warning: failed to export spans to '${receiver.url}/slow': no answer within the 1000 ms lait waits at exit ` +
+      "(spans may be missing; later failures are not reported)"
+    ])
+    expect(receiver.requests.map((q) => q.path)).toEqual(["/slow"])
+    expect(slow.ms - base.ms).toBeGreaterThan(900)
+    expect(slow.ms - base.ms).toBeLessThan(1_000 + 2_000)
+  }, 60_000)
+
+  test("Ctrl-C while the collector has not answered: exit 130 at once", async () => {
+    const cwd = runProject(
+      server({ script: [{ content: "first", repeat: true }] }).baseUrl,
+      "name: slow\nsteps:\n  - id: first\n    prompt: 'hi'\n  - id: wait\n    run: [sh, -c, 'sleep 20']\n"
+    )
+    const child = Bun.spawn([binaryPath, "run", "wf.yml", "go"], {
+      cwd,
+      env: {
+        ...cleanEnv(ws.dir),
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/slow`,
+        OTEL_BSP_SCHEDULE_DELAY: "50",
+        OTEL_BSP_EXPORT_TIMEOUT: "10000"
+      },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe"
+    })
+    const deadline = Date.now() + 10_000
+    while (receiver.requests.length === 0 && Date.now() < deadline) await Bun.sleep(25)
+    expect(receiver.requests.map((q) => q.path)).toEqual(["/slow"])
+    const started = Date.now()
+    child.kill("SIGINT")
+    expect(await child.exited).toBe(130)
+    expect(Date.now() - started).toBeLessThan(2_000)
+  }, 30_000)
+})
+
+describe("lait trace export without --otlp", () => {
+  test("falls back to the OTEL_* environment; without it, --otlp is still required", async () => {
+    const golden = path.join(repoRoot, "test", "trace", "golden", "upstream.jsonl")
+    const url = `${receiver.url}/v1/traces`
+    const r = await ws.lait(["trace", "export", golden], {
+      env: {
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url,
+        OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Bearer%20s3cret",
+        OTEL_SERVICE_NAME: "from-env",
+        OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=e2e"
+      }
+    })
+    expect(outcome(r)).toEqual({ code: 0, stdout: "", stderr: expect.stringMatching(/^note: exported \d+ spans to '.*\/v1\/traces'\n$/) })
+    expect(receiver.requests).toHaveLength(1)
+    expect(receiver.requests[0]!.headers["authorization"]).toBe("Bearer s3cret")
+    expect((JSON.parse(receiver.requests[0]!.body) as Body).resourceSpans[0]!.resource.attributes).toEqual([
+      { key: "service.name", value: { stringValue: "from-env" } },
+      { key: "deployment.environment", value: { stringValue: "e2e" } }
+    ])
+    expect(outcome(await ws.lait(["trace", "export", golden], { env: { OTEL_SDK_DISABLED: "true", ...endpoint() } }))).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "lait: Missing required flag: --otlp (see 'lait trace export --help')\n"
+    })
+  })
+})

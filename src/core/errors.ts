@@ -107,8 +107,20 @@ export const exitCodeByTag = {
   ArgumentError: ExitCode.usage,
   // A step's or the workflow's timeout is a typed interruption.
   TraceError: ExitCode.general,
-  WorkflowLoadError: { YamlSyntax: ExitCode.validation },
+  WorkflowLoadError: {
+    YamlSyntax: ExitCode.validation,
+    Invalid: ExitCode.validation,
+    SchemaFileUnusable: ExitCode.validation,
+    Rejected: ExitCode.validation,
+    AgentField: ExitCode.validation,
+    AgentFrontmatter: ExitCode.validation,
+    AgentFileInvalid: ExitCode.validation
+  },
   StepError: { StepTimeout: ExitCode.interrupted, WorkflowTimeout: ExitCode.interrupted },
+  JqError: ExitCode.general,
+  TemplateError: ExitCode.general,
+  // A schema file a step or a subagent refers to that cannot be used as written is a validation failure.
+  SchemaError: { FileParse: ExitCode.validation, FileNotObject: ExitCode.validation },
   ConfigError: {
     ParseFailed: ExitCode.validation,
     Invalid: ExitCode.validation,

@@ -16,6 +16,7 @@ import { parseTextInput, resolveInitial, resolveInputs } from "../lang/inputs.ts
 import { loadWorkflow } from "../lang/load.ts"
 import type { Workflow } from "../lang/model.ts"
 import { loadSchemaRef } from "../lang/schemaRef.ts"
+import type { TemplateError } from "../lang/languageErrors.ts"
 import { checkTemplateSyntax, renderTemplateWith } from "../lang/template.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
@@ -100,7 +101,7 @@ export const loadTarget = (
   })
 
 /** The user message a model target sends for `input`. */
-export const renderTargetPrompt = (template: string, input: string): Effect.Effect<string, LaitError> =>
+export const renderTargetPrompt = (template: string, input: string): Effect.Effect<string, TemplateError> =>
   renderTemplateWith(template, { input: parseTextInput(input), steps: {}, vars: {} })
 
 export interface TargetRun {

@@ -119,6 +119,7 @@ export const exitCodeByTag = {
   StepError: { StepTimeout: ExitCode.interrupted, WorkflowTimeout: ExitCode.interrupted },
   JqError: ExitCode.general,
   TemplateError: ExitCode.general,
+  SubagentError: ExitCode.general,
   // A schema file a step or a subagent refers to that cannot be used as written is a validation failure.
   SchemaError: { FileParse: ExitCode.validation, FileNotObject: ExitCode.validation },
   ConfigError: {

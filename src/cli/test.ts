@@ -5,7 +5,7 @@
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as os from "node:os"
-import { LaitError } from "../core/errors.ts"
+import { TestError } from "../testing/testErrors.ts"
 import { configLayer } from "./config.ts"
 import { printLine } from "./output.ts"
 
@@ -44,14 +44,12 @@ export const testCommand = Command.make(
     const discovered = yield* suite.discoverTestFiles(paths)
     // A suite that runs nothing must not pass: a green CI with zero tests hides a wrong path or layout.
     if (discovered.length === 0) {
-      return yield* new LaitError({ message: `no test files found in ${listPaths(paths)}` })
+      return yield* new TestError({ reason: { _tag: "NoFiles", listed: listPaths(paths) } })
     }
     const needle = Option.getOrUndefined(filter)
     const files = needle === undefined ? discovered : discovered.filter((file) => file.includes(needle))
     if (needle !== undefined && files.length === 0) {
-      return yield* new LaitError({
-        message: `--filter '${needle}' matched none of the ${discovered.length} test file(s) found`
-      })
+      return yield* new TestError({ reason: { _tag: "FilterMatchedNone", filter: needle, found: discovered.length } })
     }
     yield* Effect.logDebug(`test: ${files.length} test file(s): ${files.join(", ")}`)
 
@@ -79,6 +77,6 @@ export const testCommand = Command.make(
     yield* printLine(report)
 
     const failed = outcomes.filter((outcome) => outcome.status === "fail").length
-    if (failed > 0) return yield* new LaitError({ message: `${failed} of ${outcomes.length} test file(s) failed` })
+    if (failed > 0) return yield* new TestError({ reason: { _tag: "SuiteFailed", failed, total: outcomes.length } })
   })
 ).pipe(Command.withDescription("Run test files against recorded cassettes (no model calls) and report pass/fail"))

@@ -98,7 +98,10 @@ export const exitCodeByTag = {
     ResponseTooLarge: ExitCode.modelApi,
     // A cassette is a local file: no model server was asked.
     CassetteMissing: ExitCode.general,
-    CassetteInvalid: ExitCode.general
+    CassetteInvalid: ExitCode.general,
+    // Refused before any request, or after the answer: the server is not at fault.
+    ResponsesUnsupported: ExitCode.general,
+    EntryRefused: ExitCode.general
   },
   // An MCP timeout, or a server asked for after the run began to stop, is a typed interruption.
   McpError: { Timeout: ExitCode.interrupted, Stopping: ExitCode.interrupted },
@@ -120,6 +123,11 @@ export const exitCodeByTag = {
   JqError: ExitCode.general,
   TemplateError: ExitCode.general,
   SubagentError: ExitCode.general,
+  CommandError: ExitCode.general,
+  // Whatever stopped `lait lint`, it is a validation outcome, as upstream.
+  LintError: ExitCode.validation,
+  TestError: { ParseFailed: ExitCode.validation },
+  EvalError: { ParseFailed: ExitCode.validation, PromptSyntax: ExitCode.validation },
   // A schema file a step or a subagent refers to that cannot be used as written is a validation failure.
   SchemaError: { FileParse: ExitCode.validation, FileNotObject: ExitCode.validation },
   ConfigError: {

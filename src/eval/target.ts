@@ -9,7 +9,8 @@ import { Effect } from "effect"
 import * as nodePath from "node:path"
 import type { Endpoints } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { type AnyLaitError, LaitError, ValidationError, withContext } from "../core/errors.ts"
+import { type AnyLaitError, type LaitError, type ValidationError, withContext } from "../core/errors.ts"
+import { EvalError } from "./evalErrors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import { type Json, type JsonObject, textForm } from "../core/json.ts"
 import { parseTextInput, resolveInitial, resolveInputs } from "../lang/inputs.ts"
@@ -61,7 +62,7 @@ export const loadTarget = (
   evalFile: string
 ): Effect.Effect<
   LoadedTarget,
-  LaitError | ValidationError | ConfigError | WorkflowLoadError,
+  LaitError | ValidationError | ConfigError | WorkflowLoadError | EvalError,
   FileLoader | LaitConfig
 > =>
   Effect.gen(function*() {
@@ -85,7 +86,7 @@ export const loadTarget = (
     }
     const syntax = checkTemplateSyntax(target.prompt)
     if (syntax !== undefined) {
-      return yield* new ValidationError({ message: `target.prompt: ${syntax}`, file: evalFile })
+      return yield* new EvalError({ reason: { _tag: "PromptSyntax", file: evalFile, detail: syntax } })
     }
     const endpoints = yield* config.resolveEndpoints(target.model)
     return {

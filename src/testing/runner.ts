@@ -6,7 +6,7 @@
 // its error chain as the one reason; only a real interruption (Ctrl-C) stops the suite.
 import { Cause, Effect, Layer } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
-import { type AnyLaitError, LaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
+import { type AnyLaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { textForm } from "../core/json.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
@@ -22,6 +22,7 @@ import { Progress } from "../workflow/progress.ts"
 import { RunContext } from "../workflow/RunContext.ts"
 import { AssertionEvaluator, type Check, failureLines } from "./AssertionEvaluator.ts"
 import { joinPath, parentPath } from "./discovery.ts"
+import { TestError } from "./testErrors.ts"
 import { parseTestDefinition, type TestDefinition } from "./testFile.ts"
 
 /** Test files running at once (upstream's SUITE_CONCURRENCY). */
@@ -62,7 +63,7 @@ export interface SuiteOptions {
 // Nor does it grade with a model: a replay has none, so `llm_judge` fails with its documented message.
 const noTerminal: Answerer = {
   interactive: () => false,
-  read: () => Effect.fail(new LaitError({ message: "lait test never reads answers from stdin" }))
+  read: () => Effect.fail(new TestError({ reason: { _tag: "NoStdin" } }))
 }
 
 /** The run context of one file: everything stateful is built anew for it. */
@@ -86,7 +87,7 @@ const readDefinition = (file: string) =>
     const loader = yield* FileLoader
     const text = yield* loader.readText(file, { waitForWriter: true }).pipe(
       Effect.mapError((e) =>
-        new LaitError({ message: `failed to read test definition '${file}'`, cause: e.cause ?? e })
+        new TestError({ reason: { _tag: "ReadFailed", path: file, detail: renderChain(e.cause ?? e) } })
       )
     )
     const definition = parseTestDefinition(text, file)

@@ -240,6 +240,8 @@ export const withContext = (message: string) => (cause: unknown): AnyLaitError =
   if (isLaitError(cause) && cause._tag !== "InterruptedError" && ownExitCode(cause) === ExitCode.interrupted) {
     return new InterruptedError({ message, cause })
   }
+  // Context is domain-free (`step 'x'`, `workflow 'w'`), so it stays a general class: the one of its
+  // cause's exit code, which keeps the code and a trace's `error.type`.
   switch (generalClassOf(ownExitCode(cause))) {
     case "ValidationError":
       return new ValidationError({ message, cause })

@@ -5,7 +5,8 @@ import { Effect } from "effect"
 import { Command } from "effect/cli"
 import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
-import { LaitError } from "../core/errors.ts"
+import { FileError } from "../core/fileErrors.ts"
+import { CommandError } from "./commandErrors.ts"
 import { printLine } from "./output.ts"
 
 export const CACHE_DIR = nodePath.join(".lait", "cache")
@@ -24,15 +25,15 @@ const clear = Command.make("clear", {}, () =>
     const dir = nodePath.resolve(CACHE_DIR)
     for (const path of [nodePath.dirname(dir), dir]) {
       if (isSymlink(path)) {
-        return yield* new LaitError({
-          message: `refusing to clear the cache: '${path}' is a symbolic link, and nothing is deleted through one`
-        })
+        return yield* new CommandError({ reason: { _tag: "CacheSymlink", path } })
       }
     }
     yield* Effect.try({
       try: () => Files.removeTree(dir),
-      catch: (e) =>
-        new LaitError({ message: `failed to remove '${dir}'`, cause: e instanceof Error ? e.message : String(e) })
+      catch: (e) => {
+        const detail = e instanceof Error ? e.message : String(e)
+        return new FileError({ reason: { _tag: "RemoveFailed", path: dir, detail } })
+      }
     })
     yield* printLine("cache cleared")
   })).pipe(Command.withDescription("Delete the response cache (.lait/cache/ in the current directory)"))

@@ -6,7 +6,7 @@
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { LaitError } from "../core/errors.ts"
+import { EvalError } from "../eval/evalErrors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage } from "../model/RunUsage.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
@@ -152,18 +152,11 @@ export const evalCommand = Command.make(
     }
     const stop = outcome.budgetStop
     if (stop !== undefined) {
-      return yield* new LaitError({
-        message:
-          `stopped at the --max-cost budget of $${stop.budgetUsd.toFixed(4)}: $${stop.spentUsd.toFixed(4)} spent on ` +
-          `${stop.started} of ${stop.total} run(s); ${stop.total - stop.started} run(s) not started`
-      })
+      const { budgetUsd, spentUsd, started, total } = stop
+      return yield* new EvalError({ reason: { _tag: "BudgetReached", budgetUsd, spentUsd, started, total } })
     }
     if (!report.ok) {
-      return yield* new LaitError({
-        message: minRate === undefined
-          ? "one or more eval cases did not fully pass"
-          : `one or more eval cases did not pass (a flaky case needs a pass rate of at least ${minRate})`
-      })
+      return yield* new EvalError({ reason: { _tag: "CasesFailed", ...(minRate === undefined ? {} : { minRate }) } })
     }
   })
 ).pipe(

@@ -7,7 +7,7 @@ import { Console, Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
 import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
-import { LaitError } from "../core/errors.ts"
+import { CommandError } from "./commandErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { printLine } from "./output.ts"
 
@@ -246,9 +246,7 @@ export const initCommand = Command.make(
   Effect.fn("cli.init")(function*({ kind, path }) {
     const plan = planInit(Option.getOrElse(kind, () => "config" as const), Option.getOrUndefined(path))
     if (exists(plan.path)) {
-      return yield* new LaitError({
-        message: `'${plan.path}' already exists; refusing to overwrite it (move it aside or pass another PATH)`
-      })
+      return yield* new CommandError({ reason: { _tag: "InitExists", path: plan.path } })
     }
     yield* FileLoader.use((files) => files.writeAtomic(plan.path, plan.contents))
     yield* printLine(`created '${plan.path}'`)

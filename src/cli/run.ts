@@ -5,8 +5,9 @@ import { Cause, Console, Effect, Exit, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Files from "../platform/files.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { LaitError, type OutputError, primaryError, renderChain } from "../core/errors.ts"
+import { type OutputError, primaryError, renderChain } from "../core/errors.ts"
 import { TraceContent } from "../core/tracing.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { FileLoader, writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
@@ -23,9 +24,9 @@ import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
 import { printLine } from "./output.ts"
+import { CommandError, PROMPT_REQUIRED } from "./commandErrors.ts"
 
-export const PROMPT_REQUIRED = "a PROMPT is required; provide one or pipe input via stdin " +
-  "(a workflow that declares 'inputs:' may be run without one)"
+export { PROMPT_REQUIRED }
 
 /**
  * PROMPT and piped stdin combined: `-` means stdin alone; otherwise a non-terminal stdin is read and
@@ -35,11 +36,11 @@ export const PROMPT_REQUIRED = "a PROMPT is required; provide one or pipe input 
 export const resolvePromptText: (
   prompt: string | undefined,
   stdinIsTty: boolean,
-  read: Effect.Effect<string, LaitError>
-) => Effect.Effect<string | undefined, LaitError> = Effect.fnUntraced(function*(
+  read: Effect.Effect<string, FileError>
+) => Effect.Effect<string | undefined, FileError> = Effect.fnUntraced(function*(
   prompt: string | undefined,
   stdinIsTty: boolean,
-  read: Effect.Effect<string, LaitError>
+  read: Effect.Effect<string, FileError>
 ) {
   const piped = prompt === "-" || !stdinIsTty ? yield* read : undefined
   const usable = piped !== undefined && piped.trim() !== "" ? piped : undefined
@@ -75,7 +76,7 @@ const resolveTarget = (argument: string) =>
   })
 
 const responseWriteFailure = (path: string, e: unknown) =>
-  new LaitError({ message: `failed to write the response to '${path}'`, cause: osErrorText(e) })
+  new CommandError({ reason: { _tag: "ResponseWriteFailed", path, detail: osErrorText(e) } })
 
 // Temp file + rename, or in place into a FIFO (`-o pipe`, waiting interruptibly for its reader); no
 // directories made: `-o` into a missing directory is the user's typo.
@@ -213,7 +214,7 @@ export const runCommand = Command.make(
     } else if (workflow.inputs.length > 0) {
       initial = null
     } else {
-      return yield* new LaitError({ message: PROMPT_REQUIRED })
+      return yield* new CommandError({ reason: { _tag: "PromptRequired" } })
     }
     const provided = yield* Effect.forEach(
       input,
@@ -277,7 +278,7 @@ export const runCommand = Command.make(
           : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
       })
       : content
-    const emit: Effect.Effect<void, LaitError | OutputError> = path !== undefined && path !== "-"
+    const emit: Effect.Effect<void, CommandError | OutputError> = path !== undefined && path !== "-"
       ? writeResponse(path, body)
       : printLine(body)
     const emitted = yield* Effect.exit(emit)

@@ -7,11 +7,11 @@
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as os from "node:os"
-import { LaitError } from "../core/errors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { parseShard, type Shard } from "../testing/shard.ts"
 import { StrictReplay } from "../model/Replay.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
+import { TestError } from "../testing/testErrors.ts"
 import { configLayer } from "./config.ts"
 import { recordingClients, type RecordingMode } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
@@ -107,14 +107,12 @@ export const testCommand = Command.make(
     const discovered = yield* suite.discoverTestFiles(paths)
     // A suite that runs nothing must not pass: a green CI with zero tests hides a wrong path or layout.
     if (discovered.length === 0) {
-      return yield* new LaitError({ message: `no test files found in ${listPaths(paths)}` })
+      return yield* new TestError({ reason: { _tag: "NoFiles", listed: listPaths(paths) } })
     }
     const needle = Option.getOrUndefined(filter)
     const filtered = needle === undefined ? discovered : discovered.filter((file) => file.includes(needle))
     if (needle !== undefined && filtered.length === 0) {
-      return yield* new LaitError({
-        message: `--filter '${needle}' matched none of the ${discovered.length} test file(s) found`
-      })
+      return yield* new TestError({ reason: { _tag: "FilterMatchedNone", filter: needle, found: discovered.length } })
     }
     const files = part === undefined ? filtered : suite.inShard(filtered, part, process.cwd())
     yield* Effect.logDebug(`test: ${files.length} test file(s): ${files.join(", ")}`)
@@ -160,15 +158,7 @@ export const testCommand = Command.make(
 
     const { failed, errors, total } = suite.tally(outcomes)
     // Without errors, upstream's exact line.
-    if (errors === 0 && failed > 0) {
-      return yield* new LaitError({ message: `${failed} of ${total} test file(s) failed` })
-    }
-    if (errors > 0) {
-      const text = failed === 0
-        ? `${errors} of ${total} test file(s) could not run`
-        : `${failed} of ${total} test file(s) failed and ${errors} could not run`
-      return yield* new LaitError({ message: text })
-    }
+    if (failed > 0 || errors > 0) return yield* new TestError({ reason: { _tag: "SuiteFailed", failed, errors, total } })
   })
 ).pipe(
   Command.withDescription(

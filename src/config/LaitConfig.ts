@@ -2,7 +2,7 @@
 // request goes through. Built once per command from the global flags (see src/cli/config.ts).
 import { Context, Effect, Layer, LogLevel } from "effect"
 import { type Env, expandVars } from "../core/env.ts"
-import type { ConfigError } from "../core/configErrors.ts"
+import { ConfigError } from "../core/configErrors.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { describeEndpointSources, type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
 import type { LoadedConfig, LoadOptions } from "./load.ts"
@@ -104,29 +104,23 @@ export class LaitConfig extends Context.Service<LaitConfig, LaitConfigService>()
     )
 }
 
-/** `a`, `a or b`, `a, b, or c`. */
-const alternatives = (items: ReadonlyArray<string>): string =>
-  items.length <= 2 ? items.join(" or ") : `${items.slice(0, -1).join(", ")}, or ${items.at(-1)}`
-
 /**
  * `model is required for <subject>; set <places>, or default.model in '<config file>'`. Without a
  * config file the message says where none was found instead of pointing at a file that does not
  * exist. `config` is undefined where no configuration is provided at all (library use).
  */
-export const modelRequiredMessage = (
+export const modelRequired = (
   subject: string,
   places: ReadonlyArray<string>,
   config: LaitConfigService | undefined
-): string => {
-  if (config === undefined) {
-    return `model is required for ${subject}; set ${alternatives([...places, "default.model in lait.config.yml"])}`
-  }
+): ConfigError => {
+  const required = (reason: { readonly places: ReadonlyArray<string>; readonly why?: string }) =>
+    new ConfigError({ reason: { _tag: "ModelRequired", subject, ...reason } })
+  if (config === undefined) return required({ places: [...places, "default.model in lait.config.yml"] })
   const file = config.files.at(-1)
-  if (file !== undefined) {
-    return `model is required for ${subject}; set ${alternatives([...places, `default.model in '${file}'`])}`
-  }
+  if (file !== undefined) return required({ places: [...places, `default.model in '${file}'`] })
   const why = config.noConfig
     ? "--no-config: no config file was read"
     : `no lait.config.yml found from '${config.cwd}' upward`
-  return `model is required for ${subject} (${why}); set ${alternatives(places)}`
+  return required({ places, why })
 }

@@ -26,9 +26,27 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("UnterminatedPlaceholder", { quoted: Schema.String }),
   Schema.TaggedStruct("BadPlaceholder", { name: Schema.String, quoted: Schema.String }),
   Schema.TaggedStruct("UnsetVariable", { name: Schema.String }),
-  Schema.TaggedStruct("DotenvSyntax", { file: Schema.String, line: Schema.Number, detail: Schema.String })
+  Schema.TaggedStruct("DotenvSyntax", { file: Schema.String, line: Schema.Number, detail: Schema.String }),
+  /**
+   * A step or subagent has no model; `places` are where one can be set, `why` says why no config file
+   * offers a default.
+   */
+  Schema.TaggedStruct("ModelRequired", {
+    subject: Schema.String,
+    places: Schema.Array(Schema.String),
+    why: Schema.optionalKey(Schema.String)
+  }),
+  /** `default.compaction` has no trigger (`key` absent), or a trigger below 1. */
+  Schema.TaggedStruct("CompactionTrigger", { key: Schema.optionalKey(Schema.String) }),
+  /** `mcp_servers.<server>` sets both or neither of `command` and `url`. */
+  Schema.TaggedStruct("McpTransport", { server: Schema.String, problem: Schema.Literals(["both", "neither"]) }),
+  Schema.TaggedStruct("McpHeader", { server: Schema.String, key: Schema.String })
 ])
 export type ConfigErrorReason = typeof Reason.Type
+
+/** `a or b`, `a, b, or c`. */
+const alternatives = (items: ReadonlyArray<string>): string =>
+  items.length <= 2 ? items.join(" or ") : `${items.slice(0, -1).join(", ")}, or ${items.at(-1)}`
 
 const describe = (reason: ConfigErrorReason): string => {
   switch (reason._tag) {
@@ -59,6 +77,19 @@ const describe = (reason: ConfigErrorReason): string => {
       return `environment variable '${reason.name}' referenced by '\${${reason.name}}' is not set`
     case "DotenvSyntax":
       return `failed to parse '${reason.file}' line ${reason.line}: ${reason.detail}`
+    case "ModelRequired":
+      return `model is required for ${reason.subject}${reason.why === undefined ? "" : ` (${reason.why})`}; ` +
+        `set ${alternatives(reason.places)}`
+    case "CompactionTrigger":
+      return reason.key === undefined
+        ? "default.compaction needs trigger_rounds or trigger_tokens"
+        : `default.compaction.${reason.key} must be at least 1`
+    case "McpTransport":
+      return `mcp_servers.${reason.server} has ` +
+        (reason.problem === "both" ? "both 'command' and 'url'" : "neither 'command' nor 'url'") +
+        "; set exactly one (stdio vs. streamable HTTP)"
+    case "McpHeader":
+      return `mcp_servers.${reason.server} has an invalid header name or value for '${reason.key}'`
   }
 }
 

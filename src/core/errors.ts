@@ -98,7 +98,10 @@ export const exitCodeByTag = {
     ResponseTooLarge: ExitCode.modelApi,
     // A cassette is a local file: no model server was asked.
     CassetteMissing: ExitCode.general,
-    CassetteInvalid: ExitCode.general
+    CassetteInvalid: ExitCode.general,
+    // Refused before any request, or after the answer: the server is not at fault.
+    ResponsesUnsupported: ExitCode.general,
+    EntryRefused: ExitCode.general
   },
   // An MCP timeout, or a server asked for after the run began to stop, is a typed interruption.
   McpError: { Timeout: ExitCode.interrupted, Stopping: ExitCode.interrupted },
@@ -107,8 +110,26 @@ export const exitCodeByTag = {
   ArgumentError: ExitCode.usage,
   // A step's or the workflow's timeout is a typed interruption.
   TraceError: ExitCode.general,
-  WorkflowLoadError: { YamlSyntax: ExitCode.validation },
+  WorkflowLoadError: {
+    YamlSyntax: ExitCode.validation,
+    Invalid: ExitCode.validation,
+    SchemaFileUnusable: ExitCode.validation,
+    Rejected: ExitCode.validation,
+    AgentField: ExitCode.validation,
+    AgentFrontmatter: ExitCode.validation,
+    AgentFileInvalid: ExitCode.validation
+  },
   StepError: { StepTimeout: ExitCode.interrupted, WorkflowTimeout: ExitCode.interrupted },
+  JqError: ExitCode.general,
+  TemplateError: ExitCode.general,
+  SubagentError: ExitCode.general,
+  CommandError: ExitCode.general,
+  // Whatever stopped `lait lint`, it is a validation outcome, as upstream.
+  LintError: ExitCode.validation,
+  TestError: { ParseFailed: ExitCode.validation },
+  EvalError: { ParseFailed: ExitCode.validation, PromptSyntax: ExitCode.validation },
+  // A schema file a step or a subagent refers to that cannot be used as written is a validation failure.
+  SchemaError: { FileParse: ExitCode.validation, FileNotObject: ExitCode.validation },
   ConfigError: {
     ParseFailed: ExitCode.validation,
     Invalid: ExitCode.validation,
@@ -219,6 +240,8 @@ export const withContext = (message: string) => (cause: unknown): AnyLaitError =
   if (isLaitError(cause) && cause._tag !== "InterruptedError" && ownExitCode(cause) === ExitCode.interrupted) {
     return new InterruptedError({ message, cause })
   }
+  // Context is domain-free (`step 'x'`, `workflow 'w'`), so it stays a general class: the one of its
+  // cause's exit code, which keeps the code and a trace's `error.type`.
   switch (generalClassOf(ownExitCode(cause))) {
     case "ValidationError":
       return new ValidationError({ message, cause })

@@ -14,7 +14,13 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("FifoNoWriter", { path }),
   Schema.TaggedStruct("TooLarge", { path, limit: Schema.Number }),
   Schema.TaggedStruct("NotUtf8", { path }),
-  Schema.TaggedStruct("WriteFailed", { path, detail: Schema.String })
+  Schema.TaggedStruct("WriteFailed", { path, detail: Schema.String }),
+  /** Standard input could not be read, or held more or other than text lait accepts. */
+  Schema.TaggedStruct("StdinFailed", { detail: Schema.String }),
+  /** A path's real path could not be found; `what` names it (`directory`, `test file`). */
+  Schema.TaggedStruct("ResolveFailed", { path, what: Schema.String, detail: Schema.String }),
+  Schema.TaggedStruct("ListFailed", { path, detail: Schema.String }),
+  Schema.TaggedStruct("RemoveFailed", { path, detail: Schema.String })
 ])
 export type FileErrorReason = typeof Reason.Type
 
@@ -22,6 +28,10 @@ const detailOf = (reason: FileErrorReason): string => {
   switch (reason._tag) {
     case "ReadFailed":
     case "WriteFailed":
+    case "StdinFailed":
+    case "ResolveFailed":
+    case "ListFailed":
+    case "RemoveFailed":
       return reason.detail
     case "PermissionDenied":
       return "permission denied"
@@ -40,6 +50,16 @@ const detailOf = (reason: FileErrorReason): string => {
 
 export class FileError extends Schema.TaggedError<FileError>()("FileError", { reason: Reason }) {
   override get message(): string {
+    switch (this.reason._tag) {
+      case "StdinFailed":
+        return "failed to read from stdin"
+      case "ResolveFailed":
+        return `failed to resolve ${this.reason.what} '${this.reason.path}'`
+      case "ListFailed":
+        return `failed to read directory '${this.reason.path}'`
+      case "RemoveFailed":
+        return `failed to remove '${this.reason.path}'`
+    }
     const write = this.reason._tag === "WriteFailed" ||
       (this.reason._tag === "PermissionDenied" && this.reason.access === "write")
     return `failed to ${write ? "write" : "read"} '${this.reason.path}'`

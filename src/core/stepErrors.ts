@@ -42,7 +42,11 @@ const Reason = Schema.Union([
   /** `detail` is the start of the model's answer. */
   Schema.TaggedStruct("OutputNotJson", { step, schema: text, detail: text }),
   /** `detail` is the validation failure, as rendered. */
-  Schema.TaggedStruct("OutputMismatch", { step, detail: text })
+  Schema.TaggedStruct("OutputMismatch", { step, detail: text }),
+  /** A step's input does not match its `input_schema`; `cause` is the mismatch. */
+  Schema.TaggedStruct("InputMismatch", { step, cause: Schema.Unknown }),
+  /** A dry run could not load a step's agent: a file (no `name`) or one registered as `name`. */
+  Schema.TaggedStruct("DryRunAgent", { step, name: Schema.optionalKey(text), cause: Schema.Unknown })
 ])
 export type StepErrorReason = typeof Reason.Type
 
@@ -112,6 +116,12 @@ const describe = (reason: StepErrorReason): string => {
       return `step '${reason.step}': the model's response is not valid JSON for output schema '${reason.schema}'`
     case "OutputMismatch":
       return `step '${reason.step}': the model's response does not match its output schema`
+    case "InputMismatch":
+      return `step '${reason.step}'`
+    case "DryRunAgent":
+      return reason.name === undefined
+        ? `step '${reason.step}': failed to load agent file for dry-run`
+        : `step '${reason.step}': failed to load agent '${reason.name}' for dry-run`
   }
 }
 
@@ -131,6 +141,9 @@ export class StepError extends Schema.TaggedError<StepError>()("StepError", { re
       case "OutputNotJson":
       case "OutputMismatch":
         return this.reason.detail
+      case "InputMismatch":
+      case "DryRunAgent":
+        return this.reason.cause
       default:
         return undefined
     }

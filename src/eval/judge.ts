@@ -5,7 +5,8 @@
 // the score (or the error) into the assertion's verdict and message.
 import { Effect } from "effect"
 import type { LaitConfigService } from "../config/LaitConfig.ts"
-import { type AnyLaitError, LaitError } from "../core/errors.ts"
+import type { AnyLaitError } from "../core/errors.ts"
+import { EvalError, LLM_JUDGE_NO_MODEL } from "./evalErrors.ts"
 import { rustDebugString } from "../core/rustFormat.ts"
 import type { ModelClientService } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
@@ -17,7 +18,7 @@ import { samplingFields } from "./sampling.ts"
 export const LLM_JUDGE_LABEL = "llm_judge"
 export const LLM_JUDGE_SCHEMA_NAME = "llm_judge_score"
 
-export const LLM_JUDGE_NO_MODEL = "llm_judge requires a `model:` (no default model is available in this eval context)"
+export { LLM_JUDGE_NO_MODEL }
 
 // Keys in alphabetical order: serde_json's default map (a BTreeMap) serialises them so, and the
 // request key of a judge call then matches the Rust lait's.
@@ -53,11 +54,10 @@ const FENCE = /^\s*```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?```\s*$/
 const stripFence = (text: string): string => FENCE.exec(text)?.[1] ?? text
 
 /** The score in a judge's answer. Extra fields are ignored; `reasoning` is not needed to pass. */
-export const parseJudgeScore = (content: string): number | LaitError => {
+export const parseJudgeScore = (content: string): number | EvalError => {
   const failure = (detail?: string) =>
-    new LaitError({
-      message: `failed to parse llm_judge response as JSON: ${rustDebugString(content)}`,
-      ...(detail === undefined ? {} : { cause: detail })
+    new EvalError({
+      reason: { _tag: "JudgeNotJson", quoted: rustDebugString(content), ...(detail === undefined ? {} : { detail }) }
     })
   let value: unknown
   try {
@@ -91,7 +91,7 @@ export const makeLlmJudge = (options: JudgeOptions): Effect.Effect<JudgeService,
     const score = (request: JudgeRequest): Effect.Effect<number, AnyLaitError> =>
       Effect.gen(function*() {
         const model = request.model ?? options.defaultModel
-        if (model === undefined) return yield* new LaitError({ message: LLM_JUDGE_NO_MODEL })
+        if (model === undefined) return yield* new EvalError({ reason: { _tag: "JudgeNoModel" } })
         // Only config `models:` resolve a judge (a workflow's own aliases belong to its steps).
         const endpoints = yield* config.resolveEndpoints(model)
         const chat: ChatRequest = {

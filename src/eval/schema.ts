@@ -3,7 +3,7 @@
 // text and the assertions its output must satisfy (the `lait test` vocabulary). Unknown keys are
 // rejected at every level. `EvalFileSchema` is also the source of `lait schema eval`.
 import { Cause, Effect, Exit, Schema, SchemaIssue } from "effect"
-import { LaitError, ValidationError } from "../core/errors.ts"
+import { EvalError } from "./evalErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
@@ -153,17 +153,12 @@ const explain = (
 }
 
 /**
- * Parses an eval definition's text. Errors are ValidationErrors (exit 3) reading
+ * Parses an eval definition's text. Errors are EvalErrors (exit 3) reading
  * `failed to parse eval definition '<path>': <where>: <problem> (line N)`.
  */
-export const parseEvalDefinition = (text: string, path: string): EvalDefinition | ValidationError => {
+export const parseEvalDefinition = (text: string, path: string): EvalDefinition | EvalError => {
   const failure = (detail: string, line: number | undefined) =>
-    new ValidationError({
-      message: `failed to parse eval definition '${path}'`,
-      cause: new ValidationError({ message: line === undefined ? detail : `${detail} (line ${line})` }),
-      file: path,
-      ...(line === undefined ? {} : { line })
-    })
+    new EvalError({ reason: { _tag: "ParseFailed", path, detail, ...(line === undefined ? {} : { line }) } })
   const parsed = parseYaml(text)
   // The parser's `at line L, column C` would repeat the `(line L)` that failure() appends.
   if (!parsed.ok) return failure(parsed.message.replace(/ at line \d+, column \d+$/, ""), parsed.line)
@@ -220,14 +215,14 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
 /** Reads (through FileLoader: 16 MiB cap, UTF-8, a FIFO waits for its writer) and parses an eval file. */
 export const loadEvalDefinition = (
   path: string
-): Effect.Effect<EvalDefinition, LaitError | ValidationError, FileLoader> =>
+): Effect.Effect<EvalDefinition, EvalError, FileLoader> =>
   Effect.gen(function*() {
     const loader = yield* FileLoader
     const text = yield* loader.readText(path, { waitForWriter: true }).pipe(
       Effect.mapError((e) =>
-        new LaitError({ message: `failed to read eval definition '${path}'`, cause: e.cause ?? e.message })
+        new EvalError({ reason: { _tag: "ReadFailed", path, detail: String(e.cause ?? e.message) } })
       )
     )
     const parsed = parseEvalDefinition(text, path)
-    return parsed instanceof ValidationError ? yield* parsed : parsed
+    return parsed instanceof EvalError ? yield* parsed : parsed
   })

@@ -9,13 +9,15 @@ import { Effect } from "effect"
 import * as nodePath from "node:path"
 import type { Endpoints } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { type AnyLaitError, LaitError, ValidationError, withContext } from "../core/errors.ts"
+import { type AnyLaitError, type LaitError, type ValidationError, withContext } from "../core/errors.ts"
+import { EvalError } from "./evalErrors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import { type Json, type JsonObject, textForm } from "../core/json.ts"
 import { parseTextInput, resolveInitial, resolveInputs } from "../lang/inputs.ts"
 import { loadWorkflow } from "../lang/load.ts"
 import type { Workflow } from "../lang/model.ts"
 import { loadSchemaRef } from "../lang/schemaRef.ts"
+import type { TemplateError } from "../lang/languageErrors.ts"
 import { checkTemplateSyntax, renderTemplateWith } from "../lang/template.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
@@ -60,7 +62,7 @@ export const loadTarget = (
   evalFile: string
 ): Effect.Effect<
   LoadedTarget,
-  LaitError | ValidationError | ConfigError | WorkflowLoadError,
+  LaitError | ValidationError | ConfigError | WorkflowLoadError | EvalError,
   FileLoader | LaitConfig
 > =>
   Effect.gen(function*() {
@@ -84,7 +86,7 @@ export const loadTarget = (
     }
     const syntax = checkTemplateSyntax(target.prompt)
     if (syntax !== undefined) {
-      return yield* new ValidationError({ message: `target.prompt: ${syntax}`, file: evalFile })
+      return yield* new EvalError({ reason: { _tag: "PromptSyntax", file: evalFile, detail: syntax } })
     }
     const endpoints = yield* config.resolveEndpoints(target.model)
     return {
@@ -100,7 +102,7 @@ export const loadTarget = (
   })
 
 /** The user message a model target sends for `input`. */
-export const renderTargetPrompt = (template: string, input: string): Effect.Effect<string, LaitError> =>
+export const renderTargetPrompt = (template: string, input: string): Effect.Effect<string, TemplateError> =>
   renderTemplateWith(template, { input: parseTextInput(input), steps: {}, vars: {} })
 
 export interface TargetRun {

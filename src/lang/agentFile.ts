@@ -2,7 +2,7 @@
 // the system-prompt template. In version 2, `output_schema` alone turns on structured output.
 import { Effect, Exit, Schema, SchemaIssue } from "effect"
 import * as nodePath from "node:path"
-import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
+import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
@@ -32,7 +32,7 @@ export const splitFrontmatter = (
   return "agent file frontmatter has no closing '---' delimiter"
 }
 
-const fail = (message: string) => new ValidationError({ message })
+const fail = (detail: string) => new WorkflowLoadError({ reason: { _tag: "AgentField", detail } })
 
 const stringList = (value: unknown, key: string): ReadonlyArray<string> => {
   if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) {
@@ -88,7 +88,7 @@ const checkAgainstFileSchema = (fields: Readonly<Record<string, unknown>>): void
 
 /**
  * Builds an agent definition from frontmatter-shaped fields (an agent file's frontmatter, or an
- * inline `agents:` entry whose `system:` plays the body). Throws ValidationError on bad fields.
+ * inline `agents:` entry whose `system:` plays the body). Throws WorkflowLoadError on bad fields.
  */
 export const agentFromFields = (
   fields: Readonly<Record<string, unknown>>,
@@ -142,7 +142,7 @@ export const agentFromFields = (
   return out as unknown as AgentDefinition
 }
 
-export const parseAgentText = (contents: string, path: string): Effect.Effect<AgentDefinition, ValidationError> =>
+export const parseAgentText = (contents: string, path: string): Effect.Effect<AgentDefinition, WorkflowLoadError> =>
   Effect.try({
     try: () => {
       const split = splitFrontmatter(contents)
@@ -151,23 +151,21 @@ export const parseAgentText = (contents: string, path: string): Effect.Effect<Ag
       try {
         frontmatter = parseYamlValue(split.frontmatter) ?? {}
       } catch (e) {
-        const reason = e instanceof Error ? e.message : String(e)
-        throw new ValidationError({ message: "failed to parse frontmatter", cause: reason })
+        const detail = e instanceof Error ? e.message : String(e)
+        throw new WorkflowLoadError({ reason: { _tag: "AgentFrontmatter", detail } })
       }
       if (!isJsonObject(frontmatter as Json)) throw fail("the frontmatter must be a YAML mapping")
       return agentFromFields(frontmatter as Record<string, unknown>, split.body.trim(), nodePath.dirname(path))
     },
     catch: (e) =>
-      new ValidationError({
-        message: `failed to parse agent file '${path}'`,
-        file: path,
-        cause: e instanceof ValidationError ? e : String(e)
+      new WorkflowLoadError({
+        reason: { _tag: "AgentFileInvalid", path, cause: e instanceof WorkflowLoadError ? e : String(e) }
       })
   })
 
 export const loadAgentFile = (
   path: string
-): Effect.Effect<AgentDefinition, LaitError | ValidationError | WorkflowLoadError, FileLoader> =>
+): Effect.Effect<AgentDefinition, WorkflowLoadError, FileLoader> =>
   Effect.gen(function*() {
     const text = yield* FileLoader.use((f) => f.readText(path)).pipe(
       Effect.mapError((cause) =>

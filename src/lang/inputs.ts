@@ -2,10 +2,11 @@
 // --input KEY=VALUE` and PROMPT, a `workflow:` step's `with:` object and input, a test's `inputs:`.
 // Everything is resolved and validated before the first step runs.
 import { Effect } from "effect"
-import { LaitError, type ValidationError } from "../core/errors.ts"
+import { LaitError } from "../core/errors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import type { Json, JsonObject } from "../core/json.ts"
 import { validateJson } from "./jsonschema.ts"
+import type { SchemaError } from "./languageErrors.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
 import type { InputDefinition } from "./model.ts"
 
@@ -56,7 +57,7 @@ export const parseInputFlag = (arg: string): Effect.Effect<readonly [key: string
 /** Kept verbatim only for `type: string` exactly, so `--input id=0012` stays "0012". */
 const wantsRawString = (schema: JsonObject): boolean => schema["type"] === "string"
 
-type InputFailure = LaitError | ValidationError | WorkflowLoadError
+type InputFailure = LaitError | SchemaError | WorkflowLoadError
 
 /**
  * Resolves every declared input in declaration order: a provided value (a later duplicate wins; text
@@ -115,8 +116,8 @@ export const resolveInputs = (
 export const resolveInitial = (
   schema: JsonObject | undefined,
   initial: ProvidedValue | null
-): Effect.Effect<Json, LaitError | WorkflowLoadError> =>
-  Effect.suspend((): Effect.Effect<Json, LaitError | WorkflowLoadError> => {
+): Effect.Effect<Json, SchemaError | WorkflowLoadError> =>
+  Effect.suspend((): Effect.Effect<Json, SchemaError | WorkflowLoadError> => {
     if (schema === undefined) {
       return Effect.succeed(initial === null ? null : initial.kind === "typed" ? initial.value : initial.text)
     }

@@ -26,7 +26,7 @@
 // compiles or fails in about 2.5 s).
 import { Effect } from "effect"
 import type { Jq } from "jq-wasm/inline"
-import { LaitError } from "../core/errors.ts"
+import { JqError } from "./languageErrors.ts"
 import type { Json } from "../core/json.ts"
 import { captureAborts } from "./jqAbort.ts"
 import { inWorker, type Outcome, retireInstance, type RunnerRequest } from "./jqRunner.ts"
@@ -85,12 +85,12 @@ const ensureLoaded = (): Promise<void> => {
  * before `checkJqSyntax`, which is synchronous and cannot load anything itself. The evaluation
  * functions call it on their own; they start the evaluating worker only when first used.
  */
-export const loadJq: Effect.Effect<void, LaitError> = Effect.suspend(() =>
+export const loadJq: Effect.Effect<void, JqError> = Effect.suspend(() =>
   checker !== undefined
     ? Effect.void
     : Effect.tryPromise({
       try: ensureLoaded,
-      catch: (cause) => new LaitError({ message: "failed to load the jq engine", cause })
+      catch: (cause) => new JqError({ reason: { _tag: "EngineUnavailable", cause } })
     })
 )
 
@@ -162,12 +162,12 @@ const program = (filter: string, globals: ReadonlyArray<GlobalName>, limit: numb
 const usedGlobals = (filter: string): ReadonlyArray<GlobalName> => GLOBALS.filter((name) => filter.includes(`$${name}`))
 
 /** Everything up to running jq, on the main thread: syntax, limits and the JSON text on stdin. */
-const prepare = (filter: string, input: Json, vars: JqVars, mode: Mode): RunnerRequest | LaitError => {
+const prepare = (filter: string, input: Json, vars: JqVars, mode: Mode): RunnerRequest | JqError => {
   const what = mode.kind === "one" ? mode.what : "filter"
-  const context = (cause: LaitError) => new LaitError({ message: `jq ${what} ${quote(filter)}`, cause })
+  const context = (cause: JqError) => new JqError({ reason: { _tag: "InFilter", what, filter, cause } })
 
   const syntax = checkJqSyntax(filter)
-  if (syntax !== undefined) return new LaitError({ message: syntax })
+  if (syntax !== undefined) return new JqError({ reason: { _tag: "Syntax", detail: syntax } })
 
   const globals = usedGlobals(filter)
   const stream: Array<string> = []
@@ -175,12 +175,12 @@ const prepare = (filter: string, input: Json, vars: JqVars, mode: Mode): RunnerR
   for (const name of globals) {
     const label = `jq '$${name}'`
     const encoded = name === "loop" ? encodeValue(vars.loop, label) : encodeRecord(vars[name], label)
-    if (encoded instanceof LaitError) return context(encoded)
+    if (encoded instanceof JqError) return context(encoded)
     stream.push(encoded.text)
     inputDepth = Math.max(inputDepth, encoded.depth)
   }
   const encodedInput = encodeValue(input, "jq input")
-  if (encodedInput instanceof LaitError) return context(encodedInput)
+  if (encodedInput instanceof JqError) return context(encodedInput)
   stream.push(encodedInput.text)
   inputDepth = Math.max(inputDepth, encodedInput.depth)
 
@@ -191,36 +191,31 @@ const prepare = (filter: string, input: Json, vars: JqVars, mode: Mode): RunnerR
 /** The worker's reply as values or the error callers see. Runs before the next request is sent. */
 const interpret = (filter: string, mode: Mode, reply: JqReply): Outcome => {
   const what = mode.kind === "one" ? mode.what : "filter"
-  const context = (cause: LaitError) => new LaitError({ message: `jq ${what} ${quote(filter)}`, cause })
+  const context = (cause: JqError) => new JqError({ reason: { _tag: "InFilter", what, filter, cause } })
   if (reply.kind === "unavailable") {
-    return new LaitError({ message: "failed to load the jq engine", cause: new Error(reply.message) })
+    return new JqError({ reason: { _tag: "EngineUnavailable", cause: new Error(reply.message) } })
   }
   if (reply.kind === "aborted") {
-    return new LaitError({ message: `jq ${what} ${quote(filter)} failed: ${abortReason(reply.detail)}` })
+    return new JqError({ reason: { _tag: "Failed", what, filter, problem: abortReason(reply.detail) } })
   }
   if (reply.exitCode !== 0) {
-    const reason = reply.exitCode === 3 ? compileReason(reply.stderr) : runtimeReason(reply.stderr, reply.exitCode)
-    return new LaitError({ message: `jq ${what} ${quote(filter)} failed: ${reason}` })
+    const problem = reply.exitCode === 3 ? compileReason(reply.stderr) : runtimeReason(reply.stderr, reply.exitCode)
+    return new JqError({ reason: { _tag: "Failed", what, filter, problem } })
   }
 
   const lines = reply.stdout.length === 0 ? [] : reply.stdout.split("\n")
   if (mode.kind === "one") {
     if (lines.length === 0) {
-      return new LaitError({ message: `jq ${what} ${quote(filter)} produced no output; expected exactly one value` })
+      return new JqError({ reason: { _tag: "NoOutput", what, filter } })
     }
     if (lines.length > 1) {
-      return new LaitError({
-        message: `jq ${what} ${quote(filter)} produced ${lines.length} outputs; expected exactly one value ` +
-          "(wrap a stream in '[...]' to collect it into an array)"
-      })
+      return new JqError({ reason: { _tag: "ManyOutputs", what, filter, count: lines.length } })
     }
   } else if (lines.length > MAX_OUTPUTS) {
-    return context(new LaitError({ message: `jq produced more than ${MAX_OUTPUTS} outputs, the configured limit` }))
+    return context(new JqError({ reason: { _tag: "OutputCount", limit: MAX_OUTPUTS } }))
   }
   if (exceedsBytes(reply.stdout, MAX_OUTPUT_BYTES)) {
-    return context(
-      new LaitError({ message: `jq rendered output exceeds the configured limit of ${MAX_OUTPUT_BYTES} bytes` })
-    )
+    return context(new JqError({ reason: { _tag: "OutputBytes", limit: MAX_OUTPUT_BYTES } }))
   }
   const values: Array<Json> = []
   for (const line of lines) {
@@ -229,9 +224,8 @@ const interpret = (filter: string, mode: Mode, reply: JqReply): Outcome => {
       value = JSON.parse(line) as Json
     } catch (e) {
       retireInstance()
-      return context(
-        new LaitError({ message: `jq produced output that is not JSON: ${e instanceof Error ? e.message : String(e)}` })
-      )
+      const detail = e instanceof Error ? e.message : String(e)
+      return context(new JqError({ reason: { _tag: "OutputNotJson", detail } }))
     }
     const depth = nestingDepth(value, MAX_NESTING)
     if (depth > SAFE_DEPTH) retireInstance()
@@ -246,12 +240,12 @@ const evaluate = (
   input: Json,
   vars: JqVars,
   mode: Mode
-): Effect.Effect<ReadonlyArray<Json>, LaitError> => {
-  const attempt: Effect.Effect<ReadonlyArray<Json>, LaitError> = Effect.suspend(() => {
+): Effect.Effect<ReadonlyArray<Json>, JqError> => {
+  const attempt: Effect.Effect<ReadonlyArray<Json>, JqError> = Effect.suspend(() => {
     // The checker is gone after a syntax check trapped, or was never loaded.
     if (checker === undefined) return Effect.andThen(loadJq, attempt)
     const request = prepare(filter, input, vars, mode)
-    if (request instanceof LaitError) return Effect.fail(request)
+    if (request instanceof JqError) return Effect.fail(request)
     return inWorker(request, (reply) => interpret(filter, mode, reply))
   })
   return attempt
@@ -261,11 +255,11 @@ const evaluate = (
  * Runs `filter` on `input` with `$steps`/`$inputs`/`$loop` bound and requires exactly one value.
  * `what` names the field kind in messages (`jq condition "…" produced no output; …`).
  */
-export const evalJqOne = (filter: string, input: Json, vars: JqVars, what: JqWhat): Effect.Effect<Json, LaitError> =>
+export const evalJqOne = (filter: string, input: Json, vars: JqVars, what: JqWhat): Effect.Effect<Json, JqError> =>
   Effect.map(evaluate(filter, input, vars, { kind: "one", what }), (values) => values[0] ?? null)
 
 /** Every value `filter` produces (at most MAX_OUTPUTS), in order. */
-export const evalJqAll = (filter: string, input: Json, vars: JqVars): Effect.Effect<ReadonlyArray<Json>, LaitError> =>
+export const evalJqAll = (filter: string, input: Json, vars: JqVars): Effect.Effect<ReadonlyArray<Json>, JqError> =>
   evaluate(filter, input, vars, { kind: "all" })
 
 /** jq truthiness: only `false` and `null` are falsy. */

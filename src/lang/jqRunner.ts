@@ -2,7 +2,7 @@
 // arrival order, an interrupted evaluation abandons its worker and the queue moves on to a new one,
 // and the evaluating instance is replaced after RUNNER_CALL_BUDGET calls or when jq.ts says so.
 import { Effect } from "effect"
-import { LaitError } from "../core/errors.ts"
+import { JqError } from "./languageErrors.ts"
 import type { Json } from "../core/json.ts"
 import type { JqReply, JqRequest } from "./jqWorker.ts"
 
@@ -22,7 +22,7 @@ interface Job {
    * Called once, synchronously in the message handler, so that its verdict on the instance
    * (`freshNext`) is in place before the next request is sent.
    */
-  readonly settle: (reply: JqReply | LaitError) => void
+  readonly settle: (reply: JqReply | JqError) => void
 }
 
 let worker: Worker | undefined
@@ -91,7 +91,7 @@ const pump = (): void => {
   try {
     worker ??= startWorker()
   } catch (cause) {
-    job.settle(new LaitError({ message: "failed to load the jq engine", cause }))
+    job.settle(new JqError({ reason: { _tag: "EngineUnavailable", cause } }))
     return pump()
   }
   running = job
@@ -100,7 +100,7 @@ const pump = (): void => {
   freshNext = false
 }
 
-const settleAndContinue = (job: Job, reply: JqReply | LaitError): void => {
+const settleAndContinue = (job: Job, reply: JqReply | JqError): void => {
   try {
     job.settle(reply)
   } finally {
@@ -134,9 +134,8 @@ const onBroken = (detail: string): void => {
   running = undefined
   const loaded = workerAnswered
   abandonWorker()
-  const error = new LaitError({
-    message: loaded ? "the jq engine stopped unexpectedly" : "failed to load the jq engine",
-    cause: new Error(detail)
+  const error = new JqError({
+    reason: { _tag: loaded ? "EngineStopped" : "EngineUnavailable", cause: new Error(detail) }
   })
   if (job !== undefined) settleAndContinue(job, error)
   else pump()
@@ -169,7 +168,7 @@ export const retireInstance = (): void => {
   freshNext = true
 }
 
-export type Outcome = ReadonlyArray<Json> | LaitError
+export type Outcome = ReadonlyArray<Json> | JqError
 
 /**
  * Queues one evaluation and waits for its reply; `finish` turns the reply into values or an error
@@ -178,13 +177,13 @@ export type Outcome = ReadonlyArray<Json> | LaitError
 export const inWorker = (
   request: RunnerRequest,
   finish: (reply: JqReply) => Outcome
-): Effect.Effect<ReadonlyArray<Json>, LaitError> =>
-  Effect.callback<ReadonlyArray<Json>, LaitError>((resume) => {
+): Effect.Effect<ReadonlyArray<Json>, JqError> =>
+  Effect.callback<ReadonlyArray<Json>, JqError>((resume) => {
     const job: Job = {
       request,
       settle: (reply) => {
-        const outcome = reply instanceof LaitError ? reply : finish(reply)
-        resume(outcome instanceof LaitError ? Effect.fail(outcome) : Effect.succeed(outcome))
+        const outcome = reply instanceof JqError ? reply : finish(reply)
+        resume(outcome instanceof JqError ? Effect.fail(outcome) : Effect.succeed(outcome))
       }
     }
     queue.push(job)

@@ -1,7 +1,7 @@
 // The text on both sides of jq (see jq.ts): the limits on what goes in and comes out, values encoded
 // as the JSON text jq reads, and what jq prints on stderr turned into one-line reasons.
 import { Buffer } from "node:buffer"
-import { LaitError } from "../core/errors.ts"
+import { JqError } from "./languageErrors.ts"
 import type { Json } from "../core/json.ts"
 
 export const MAX_FILTER_BYTES = 64 * 1024
@@ -129,7 +129,7 @@ export interface Encoded {
 // jq again and again: their JSON text and depth are computed once per object.
 const encodedObjects = new WeakMap<object, Encoded>()
 
-export const encodeValue = (value: Json, what: string): Encoded | LaitError => {
+export const encodeValue = (value: Json, what: string): Encoded | JqError => {
   if (value === null || typeof value !== "object") {
     const text = JSON.stringify(value) ?? "null"
     return exceedsBytes(text, MAX_INPUT_BYTES) ? tooLarge(what) : { text, depth: 0 }
@@ -147,13 +147,13 @@ export const encodeValue = (value: Json, what: string): Encoded | LaitError => {
 
 // `$steps`/`$inputs` records are rebuilt by the engine as steps complete, but their entries are not:
 // encode entry by entry so each recorded value is serialised once.
-export const encodeRecord = (record: Readonly<Record<string, Json>>, what: string): Encoded | LaitError => {
+export const encodeRecord = (record: Readonly<Record<string, Json>>, what: string): Encoded | JqError => {
   const parts: Array<string> = []
   let depth = 1
   let size = 2
   for (const [key, value] of Object.entries(record)) {
     const encoded = encodeValue(value, what)
-    if (encoded instanceof LaitError) return encoded
+    if (encoded instanceof JqError) return encoded
     if (encoded.depth + 1 > MAX_NESTING) return tooDeep(what)
     depth = Math.max(depth, encoded.depth + 1)
     const part = `${JSON.stringify(key)}:${encoded.text}`
@@ -165,8 +165,6 @@ export const encodeRecord = (record: Readonly<Record<string, Json>>, what: strin
   return exceedsBytes(text, MAX_INPUT_BYTES) ? tooLarge(what) : { text, depth }
 }
 
-export const tooDeep = (what: string) =>
-  new LaitError({ message: `${what} exceeds the configured nesting limit of ${MAX_NESTING}` })
+export const tooDeep = (what: string) => new JqError({ reason: { _tag: "TooDeep", subject: what, limit: MAX_NESTING } })
 
-const tooLarge = (what: string) =>
-  new LaitError({ message: `${what} exceeds the configured limit of ${MAX_INPUT_BYTES} bytes` })
+const tooLarge = (what: string) => new JqError({ reason: { _tag: "TooLarge", subject: what, limit: MAX_INPUT_BYTES } })

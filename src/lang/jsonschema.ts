@@ -15,7 +15,7 @@ import Ajv07 from "ajv"
 import type { ErrorObject, Options, ValidateFunction } from "ajv"
 import Ajv2019 from "ajv/dist/2019.js"
 import Ajv2020 from "ajv/dist/2020.js"
-import { LaitError } from "../core/errors.ts"
+import { SchemaError } from "./languageErrors.ts"
 import { type Json, type JsonObject, jsonTypeName } from "../core/json.ts"
 
 const AJV_OPTIONS: Options = {
@@ -143,21 +143,22 @@ const failureMessage = (errors: ReadonlyArray<ErrorObject>, value: Json, label: 
 // ---------------------------------------------------------------------------------------------------
 
 /**
- * Validates `value` against `schema`. Undefined when it matches; else a LaitError such as
+ * Validates `value` against `schema`. Undefined when it matches; else a SchemaError such as
  * `inputs.count must be of type integer (got string)`, or `<label>: invalid JSON Schema: <reason>` when
  * the schema itself does not compile. Compiled validators are cached (by object, then by JSON text).
  */
-export const validateJson = (schema: JsonObject, value: Json, label: string): LaitError | undefined => {
+export const validateJson = (schema: JsonObject, value: Json, label: string): SchemaError | undefined => {
   const compiled = compile(schema)
-  if ("invalid" in compiled) return new LaitError({ message: `${label}: invalid JSON Schema: ${compiled.invalid}` })
+  if ("invalid" in compiled) return new SchemaError({ reason: { _tag: "Invalid", label, detail: compiled.invalid } })
   if (compiled.validate(value)) return undefined
-  return new LaitError({ message: failureMessage(compiled.validate.errors ?? [], value, label) })
+  const detail = failureMessage(compiled.validate.errors ?? [], value, label)
+  return new SchemaError({ reason: { _tag: "Mismatch", detail } })
 }
 
 /** Checks that `schema` compiles (at load time): undefined, or `<label>: invalid JSON Schema: <reason>`. */
-export const validateSchemaDocument = (schema: JsonObject, label: string): LaitError | undefined => {
+export const validateSchemaDocument = (schema: JsonObject, label: string): SchemaError | undefined => {
   const compiled = compile(schema)
   return "invalid" in compiled
-    ? new LaitError({ message: `${label}: invalid JSON Schema: ${compiled.invalid}` })
+    ? new SchemaError({ reason: { _tag: "Invalid", label, detail: compiled.invalid } })
     : undefined
 }

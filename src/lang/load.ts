@@ -2,17 +2,18 @@
 // static check of the version-2 format, then read and check the `{file:}` schemas it references.
 // Nothing runs before all of that passed. Errors read
 //   failed to load workflow '<path>': <specific message>
-// and are ValidationErrors (exit 3) carrying the file and, when known, the 1-based line.
+// and, when the file is invalid as written, exit 3 carrying the file and, when known, the 1-based line.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
-import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
+import { errorClassOf, renderChain } from "../core/errors.ts"
 import { FileLoader, type ReadOptions } from "../platform/FileLoader.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
 import { checkJqSyntax, loadJq } from "./jq.ts"
+import type { JqError } from "./languageErrors.ts"
 import { validateJson, validateSchemaDocument } from "./jsonschema.ts"
 import { parseDocumentStatic } from "./load/document.ts"
-import { type FileSchemaUse, type Syntax, toValidationError } from "./load/fields.ts"
+import { type FileSchemaUse, type Syntax, toLoadError } from "./load/fields.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
 import type { Workflow } from "./model.ts"
@@ -37,43 +38,53 @@ const readOptions = (options: LoadOptions | undefined): ReadOptions => ({
 })
 
 /** Wraps a failure under `failed to load workflow '<path>'`, keeping its class, file and line. */
-type LoadFailure = LaitError | FileError | ValidationError | WorkflowLoadError
+type LoadFailure = JqError | FileError | WorkflowLoadError
 
-const inWorkflow = (path: string) => (error: LoadFailure): LaitError | ValidationError => {
-  if (error._tag !== "ValidationError" && !(error._tag === "WorkflowLoadError" && error.reason._tag === "YamlSyntax")) {
-    return new LaitError({ message: `failed to load workflow '${path}'`, cause: error })
+const inWorkflow = (path: string) => (error: LoadFailure): WorkflowLoadError => {
+  if (error._tag !== "WorkflowLoadError" || errorClassOf(error) !== "ValidationError") {
+    return new WorkflowLoadError({ reason: { _tag: "LoadFailed", path, cause: error } })
   }
   // Point at the line, unless the YAML parser's own message already does (`at line L, column C`); a
   // jq or template message's `line 1` is about the expression, not the file.
-  const line = error.line !== undefined && !/\bat line \d+, column \d+/.test(renderChain(error))
-    ? ` (line ${error.line})`
-    : ""
-  const message = `failed to load workflow '${path}'${line}`
-  return new ValidationError({
-    message,
-    cause: error,
-    ...(error.file !== undefined ? { file: error.file } : {}),
-    ...(error.line !== undefined ? { line: error.line } : {})
+  const shown = error.line !== undefined && !/\bat line \d+, column \d+/.test(renderChain(error))
+  return new WorkflowLoadError({
+    reason: {
+      _tag: "Rejected",
+      path,
+      cause: error,
+      ...(shown ? { shownLine: error.line } : {}),
+      ...(error.file !== undefined ? { file: error.file } : {}),
+      ...(error.line !== undefined ? { line: error.line } : {})
+    }
   })
 }
 
 const loadFileSchema = Effect.fn("loadWorkflow.fileSchema")(
   function*(file: string, path: string, use: FileSchemaUse, options: LoadOptions | undefined) {
-    const located = (message: string, cause: unknown) =>
-      new ValidationError({ message, cause, file, ...(use.line !== undefined ? { line: use.line } : {}) })
+    const at = { file, ...(use.line !== undefined ? { line: use.line } : {}) }
+    const unusable = (problem: "read" | "parse" | "not-object", cause?: unknown) =>
+      new WorkflowLoadError({
+        reason: {
+          _tag: "SchemaFileUnusable",
+          where: use.where,
+          path,
+          problem,
+          ...at,
+          ...(cause !== undefined ? { cause } : {})
+        }
+      })
     const text = yield* FileLoader.use((loader) => loader.readText(path, readOptions(options))).pipe(
-      Effect.mapError((e) => located(`${use.where}: failed to read JSON schema file '${path}'`, e.cause ?? e.message))
+      Effect.mapError((e) => unusable("read", e.cause ?? e.message))
     )
     const value = yield* Effect.try({
       try: () => JSON.parse(text) as Json,
-      catch: (e) =>
-        located(`${use.where}: failed to parse JSON schema file '${path}'`, e instanceof Error ? e.message : String(e))
+      catch: (e) => unusable("parse", e instanceof Error ? e.message : String(e))
     })
-    if (!isJsonObject(value)) {
-      return yield* located(`${use.where}: JSON schema file '${path}' must contain a JSON object`, undefined)
-    }
+    if (!isJsonObject(value)) return yield* unusable("not-object")
     const invalid = validateSchemaDocument(value, `${use.where}: JSON schema file '${path}'`)
-    if (invalid !== undefined) return yield* located(invalid.message, invalid.cause)
+    if (invalid !== undefined) {
+      return yield* new WorkflowLoadError({ reason: { _tag: "Invalid", detail: invalid.message, ...at } })
+    }
   }
 )
 
@@ -88,7 +99,7 @@ const parseChecked = Effect.fn("loadWorkflow.parse")(
       return yield* new WorkflowLoadError({ reason: { ...reason, ...line } })
     }
     const result = runStatic(() => parseDocumentStatic(parsed.source, path, syntax))
-    if (!result.ok) return yield* toValidationError(result.error, file)
+    if (!result.ok) return yield* toLoadError(result.error, file)
     for (const [schemaPath, use] of result.value.fileSchemas) {
       yield* loadFileSchema(file, schemaPath, use, options)
     }
@@ -104,14 +115,14 @@ export const parseWorkflowText = (
   text: string,
   path: string,
   options?: LoadOptions
-): Effect.Effect<Workflow, LaitError | ValidationError, FileLoader> =>
+): Effect.Effect<Workflow, WorkflowLoadError, FileLoader> =>
   parseChecked(text, path, options).pipe(Effect.mapError(inWorkflow(path)))
 
 /** Reads, parses and checks a workflow file. */
 export const loadWorkflow = (
   path: string,
   options?: LoadOptions
-): Effect.Effect<Workflow, LaitError | ValidationError, FileLoader> =>
+): Effect.Effect<Workflow, WorkflowLoadError, FileLoader> =>
   Effect.gen(function*() {
     const text = yield* FileLoader.use((loader) => loader.readText(path, readOptions(options)))
     return yield* parseChecked(text, path, options)

@@ -18,7 +18,7 @@
 // how optional fields are tested.
 import { Effect } from "effect"
 import Handlebars from "handlebars"
-import { LaitError } from "../core/errors.ts"
+import { TemplateError } from "./languageErrors.ts"
 import { type Json, textForm } from "../core/json.ts"
 
 /** What workflow templates see. Other callers (named prompts: `{input, steps, vars}`) use renderTemplateWith. */
@@ -294,17 +294,14 @@ interface Rendered {
   readonly printed: ReadonlyArray<string>
 }
 
-const render = (source: string, data: unknown, printing: boolean): Effect.Effect<Rendered, LaitError> =>
+const render = (source: string, data: unknown, printing: boolean): Effect.Effect<Rendered, TemplateError> =>
   Effect.suspend(() => {
     // Without `{{` Handlebars would return the text unchanged: skip it.
     if (!source.includes("{{")) return Effect.succeed({ text: source, printed: [] })
     const result = compile(source, printing)
     if (!result.ok) {
       return Effect.fail(
-        new LaitError({
-          message: `failed to parse template: ${quote(source)}`,
-          cause: new LaitError({ message: result.reason })
-        })
+        new TemplateError({ reason: { _tag: "Parse", source, detail: result.reason } })
       )
     }
     // Rendering is synchronous, so no other template can render while `printed` is set.
@@ -314,10 +311,7 @@ const render = (source: string, data: unknown, printing: boolean): Effect.Effect
       return Effect.succeed({ text: result.render(data), printed: parts })
     } catch (e) {
       return Effect.fail(
-        new LaitError({
-          message: `failed to render template: ${quote(source)}`,
-          cause: new LaitError({ message: oneLine(messageOf(e)) })
-        })
+        new TemplateError({ reason: { _tag: "Render", source, detail: oneLine(messageOf(e)) } })
       )
     } finally {
       printed = undefined
@@ -328,10 +322,10 @@ const render = (source: string, data: unknown, printing: boolean): Effect.Effect
 export const renderTemplateWith = (
   source: string,
   data: Readonly<Record<string, unknown>>
-): Effect.Effect<string, LaitError> => Effect.map(render(source, data, false), (r) => r.text)
+): Effect.Effect<string, TemplateError> => Effect.map(render(source, data, false), (r) => r.text)
 
 /** Renders a workflow template against `{input, steps, inputs, loop}` (plus any extra keys). */
-export const renderTemplate = (source: string, data: TemplateData): Effect.Effect<string, LaitError> =>
+export const renderTemplate = (source: string, data: TemplateData): Effect.Effect<string, TemplateError> =>
   renderTemplateWith(source, data)
 
 /**
@@ -339,5 +333,5 @@ export const renderTemplate = (source: string, data: TemplateData): Effect.Effec
  * values apart from the template's own text (a `write` path's directories are the author's; a value
  * must stay one file name).
  */
-export const renderTemplateParts = (source: string, data: TemplateData): Effect.Effect<Rendered, LaitError> =>
+export const renderTemplateParts = (source: string, data: TemplateData): Effect.Effect<Rendered, TemplateError> =>
   render(source, data, true)

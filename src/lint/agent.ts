@@ -3,10 +3,11 @@
 // leaves to run time: the body's template syntax, its `input_schema`/`output_schema` (a `{file:}` that
 // exists and parses, a schema Ajv compiles) and its registered names.
 import { Effect } from "effect"
-import { type LaitError, renderChain, type ValidationError } from "../core/errors.ts"
+import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { parseAgentText, splitFrontmatter } from "../lang/agentFile.ts"
+import type { WorkflowLoadError } from "../lang/loadErrors.ts"
 import { parseYaml, type Source } from "../lang/load/yaml.ts"
 import type { AgentDefinition } from "../lang/model.ts"
 import { checkTemplateSyntax } from "../lang/template.ts"
@@ -17,7 +18,7 @@ import { readSchemaRef } from "./schemaRefs.ts"
 
 export const loadAgentForLint = (
   path: string
-): Effect.Effect<{ readonly agent: AgentDefinition }, LaitError | FileError | ValidationError, FileLoader> =>
+): Effect.Effect<{ readonly agent: AgentDefinition }, FileError | WorkflowLoadError, FileLoader> =>
   Effect.gen(function*() {
     const text = yield* FileLoader.use((f) => f.readText(path, { waitForWriter: false }))
     return { agent: yield* parseAgentText(text, path) }

@@ -3,7 +3,7 @@
 // FIFO. It fails (exit 3, the summary on stderr) when anything had an error; warnings alone pass.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
-import { renderChain, ValidationError } from "../core/errors.ts"
+import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { lintAgentText } from "./agent.ts"
 import { type ActiveConfig, lintConfigText, loadActiveConfig, type LintOptions } from "./config.ts"
@@ -11,6 +11,7 @@ import { display, newFileState, reportSkipped } from "./context.ts"
 import { lintEvalText, lintTestText } from "./definitions.ts"
 import { collector, type FileReport, type LintRun } from "./findings.ts"
 import { detectKind } from "./kind.ts"
+import { LintError } from "./lintErrors.ts"
 import {
   findings,
   type LintFormat,
@@ -66,7 +67,7 @@ export const lintFile = (path: string, active: ActiveConfig): Effect.Effect<File
 export const collectLint = (
   paths: ReadonlyArray<string>,
   options: LintOptions
-): Effect.Effect<LintRun, ValidationError, FileLoader> =>
+): Effect.Effect<LintRun, LintError, FileLoader> =>
   Effect.gen(function*() {
     const active = yield* loadActiveConfig(options)
     const files = yield* expandTargets(paths)
@@ -74,7 +75,7 @@ export const collectLint = (
     return { config: active.section, reports }
   }).pipe(
     // Any failure of `lait lint` itself is a validation outcome (exit 3), as upstream.
-    Effect.mapError((e) => new ValidationError({ message: e.message, cause: e.cause }))
+    Effect.mapError((error) => new LintError({ reason: { _tag: "Aborted", error } }))
   )
 
 export interface Rendered {
@@ -102,8 +103,8 @@ export const lintReport = (
   format: LintFormat,
   options: LintOptions
 ): Effect.Effect<
-  { readonly stdout: string | undefined; readonly failure: ValidationError | undefined },
-  ValidationError,
+  { readonly stdout: string | undefined; readonly failure: LintError | undefined },
+  LintError,
   FileLoader
 > =>
   Effect.gen(function*() {
@@ -111,6 +112,6 @@ export const lintReport = (
     const { stdout, failure } = render(run, format)
     return {
       stdout: stdout.length > 0 ? stdout.join("\n") : undefined,
-      failure: failure === undefined ? undefined : new ValidationError({ message: failure })
+      failure: failure === undefined ? undefined : new LintError({ reason: { _tag: "Findings", summary: failure } })
     }
   })

@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { LaitError } from "../core/errors.ts"
+import { FileError } from "../core/fileErrors.ts"
 import { describeOsError } from "../platform/FileLoader.ts"
 
 const SKIPPED_DIRECTORIES = new Set(["target", "node_modules"])
@@ -37,7 +38,7 @@ const walk = (dir: string, visited: Set<string>, out: Array<string>): void => {
   try {
     identity = Files.realPath(dir)
   } catch (e) {
-    throw new LaitError({ message: `failed to resolve directory '${dir}'`, cause: describeOsError(e) })
+    throw new FileError({ reason: { _tag: "ResolveFailed", path: dir, what: "directory", detail: describeOsError(e) } })
   }
   if (visited.has(identity)) return
   visited.add(identity)
@@ -45,7 +46,7 @@ const walk = (dir: string, visited: Set<string>, out: Array<string>): void => {
   try {
     names = Files.list(dir)
   } catch (e) {
-    throw new LaitError({ message: `failed to read directory '${dir}'`, cause: describeOsError(e) })
+    throw new FileError({ reason: { _tag: "ListFailed", path: dir, detail: describeOsError(e) } })
   }
   names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   for (const name of names) {
@@ -75,7 +76,9 @@ const isDirectory = (path: string): boolean => {
 }
 
 /** The files to lint, in order. Fails only when a directory cannot be read. */
-export const expandTargets = (paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, LaitError> =>
+export const expandTargets = (
+  paths: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string>, FileError | LaitError> =>
   Effect.try({
     try: () => {
       const visited = new Set<string>()
@@ -86,5 +89,6 @@ export const expandTargets = (paths: ReadonlyArray<string>): Effect.Effect<Reado
       }
       return out
     },
-    catch: (e) => (e instanceof LaitError ? e : new LaitError({ message: String(e) }))
+    // Only FileError is thrown on purpose; anything else is unexpected and still gets its one line.
+    catch: (e) => (e instanceof FileError ? e : new LaitError({ message: String(e) }))
   })

@@ -3,7 +3,7 @@
 import { Console, Duration, Effect, LogLevel, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
-import { LaitError, renderChain } from "../core/errors.ts"
+import { renderChain } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
 import { displayUrl, joinUrl } from "../core/urls.ts"
 import { traceChat } from "./chatSpan.ts"
@@ -16,6 +16,7 @@ import {
   BadResponse,
   HttpStatus,
   ModelError,
+  ResponsesUnsupported,
   ResponseTooLarge,
   Timeout,
   Unreachable
@@ -99,10 +100,8 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
         const redact = endpointRedactor(key === undefined ? undefined : Redacted.value(key), endpoint.baseUrl)
         const unsupported = endpoint.api === "responses" ? responsesUnsupported(request) : undefined
         if (unsupported !== undefined) {
-          return yield* new LaitError({
-            message: `model '${endpoint.modelId}' uses 'api: responses', which does not support ${unsupported}; ` +
-              `use a chat_completions model for this step`
-          })
+          const reason = new ResponsesUnsupported({ modelId: endpoint.modelId, feature: unsupported })
+          return yield* new ModelError({ reason })
         }
         const path = endpoint.api === "responses" ? "/responses" : "/chat/completions"
         const body = endpoint.api === "responses"

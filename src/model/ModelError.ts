@@ -110,6 +110,27 @@ export class CassetteInvalid extends Schema.TaggedClass<CassetteInvalid>()("Cass
   }
 }
 
+/** An `api: responses` model was asked for what that API does not offer (`feature`, as named). */
+export class ResponsesUnsupported extends Schema.TaggedClass<ResponsesUnsupported>()("ResponsesUnsupported", {
+  modelId: Schema.String,
+  feature: Schema.String
+}) {
+  get message(): string {
+    return `model '${this.modelId}' uses 'api: responses', which does not support ${this.feature}; ` +
+      `use a chat_completions model for this step`
+  }
+}
+
+/** A cassette or cache entry (`what`) that must not be written: it holds the key, or cannot be read back. */
+export class EntryRefused extends Schema.TaggedClass<EntryRefused>()("EntryRefused", {
+  what: Schema.String,
+  problem: Schema.String
+}) {
+  get message(): string {
+    return `refusing to write ${this.what}: ${this.problem}`
+  }
+}
+
 export const ModelErrorReason = Schema.Union([
   Unreachable,
   Timeout,
@@ -117,7 +138,9 @@ export const ModelErrorReason = Schema.Union([
   BadResponse,
   ResponseTooLarge,
   CassetteMissing,
-  CassetteInvalid
+  CassetteInvalid,
+  ResponsesUnsupported,
+  EntryRefused
 ])
 export type ModelErrorReason = typeof ModelErrorReason.Type
 

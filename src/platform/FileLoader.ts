@@ -7,7 +7,6 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Files from "./files.ts"
 import { statOrUndefined } from "./files.ts"
-import { LaitError } from "../core/errors.ts"
 import { FileError } from "../core/fileErrors.ts"
 
 export const READ_LIMIT = 16 * 1024 * 1024
@@ -30,7 +29,7 @@ export interface FileLoaderService {
   /** Into a FIFO, a device or an open descriptor's file, interruptibly (`writeStream`). */
   readonly writeInPlace: (path: string, data: string | Uint8Array) => Effect.Effect<void, FileError>
   /** All of stdin, capped and UTF-8-checked, trailing newlines dropped. */
-  readonly readStdin: Effect.Effect<string, LaitError>
+  readonly readStdin: Effect.Effect<string, FileError>
   /** Metadata, following symlinks; fails with the OS error, for the caller to word. */
   readonly stat: (path: string) => Effect.Effect<Files.Stats, unknown>
   readonly realPath: (path: string) => Effect.Effect<string, unknown>
@@ -357,7 +356,7 @@ const writeAtomic = Effect.fn("FileLoader.writeAtomic")(function*(path: string, 
  * descriptor reads above: an anonymous pipe whose writer already closed reads like a FIFO still
  * waiting for one.
  */
-const readStdin: Effect.Effect<string, LaitError> = Effect.callback<string, LaitError>((resume) => {
+const readStdin: Effect.Effect<string, FileError> = Effect.callback<string, FileError>((resume) => {
   const stdin = process.stdin
   const chunks: Array<Buffer> = []
   let total = 0
@@ -368,14 +367,14 @@ const readStdin: Effect.Effect<string, LaitError> = Effect.callback<string, Lait
     stdin.off("error", onError)
     stdin.pause()
   }
-  const settle = (effect: Effect.Effect<string, LaitError>) => {
+  const settle = (effect: Effect.Effect<string, FileError>) => {
     if (settled) return
     settled = true
     cleanup()
     resume(effect)
   }
-  const failWith = (cause: string) =>
-    settle(Effect.fail(new LaitError({ message: "failed to read from stdin", cause })))
+  const failWith = (detail: string) =>
+    settle(Effect.fail(new FileError({ reason: { _tag: "StdinFailed", detail } })))
   const onData = (chunk: Buffer | string) => {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
     total += bytes.length

@@ -1,18 +1,19 @@
 // Answers typed at the terminal: one line, or everything up to EOF. The `ask:` step
 // (src/workflow/engine/ask.ts) and --approve-tools (src/tools/approval.ts) both read through this.
 import { Effect } from "effect"
-import { LaitError } from "../core/errors.ts"
+import type { AnyLaitError } from "../core/errors.ts"
+import { FileError } from "../core/fileErrors.ts"
 import { osErrorText } from "./process.ts"
 
 /** How an answer is obtained; the engine uses `terminalAnswerer`, tests substitute their own. */
 export interface Answerer {
   readonly interactive: () => boolean
   /** One line, or everything up to EOF when `multiline`; a trailing line ending is removed later. */
-  readonly read: (multiline: boolean) => Effect.Effect<string, LaitError>
+  readonly read: (multiline: boolean) => Effect.Effect<string, AnyLaitError>
 }
 
-const readStdin = (multiline: boolean): Effect.Effect<string, LaitError> =>
-  Effect.callback<string, LaitError>((resume) => {
+const readStdin = (multiline: boolean): Effect.Effect<string, FileError> =>
+  Effect.callback<string, FileError>((resume) => {
     const stdin = process.stdin
     let buffer = ""
     let done = false
@@ -44,7 +45,7 @@ const readStdin = (multiline: boolean): Effect.Effect<string, LaitError> =>
       if (done) return
       done = true
       cleanup()
-      resume(Effect.fail(new LaitError({ message: "failed to read from stdin", cause: osErrorText(error) })))
+      resume(Effect.fail(new FileError({ reason: { _tag: "StdinFailed", detail: osErrorText(error) } })))
     }
     stdin.on("data", onData)
     stdin.on("end", onEnd)

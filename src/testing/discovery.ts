@@ -8,8 +8,9 @@
 import { Effect } from "effect"
 import { Buffer } from "node:buffer"
 import * as Files from "../platform/files.ts"
-import { LaitError } from "../core/errors.ts"
+import { FileError } from "../core/fileErrors.ts"
 import { describeOsError } from "../platform/FileLoader.ts"
+import { TestError } from "./testErrors.ts"
 
 export const SKIPPED_DIR_NAMES: ReadonlyArray<string> = ["target", "node_modules"]
 
@@ -71,29 +72,29 @@ interface Walk {
   readonly visitedDirs: Set<string>
 }
 
-const realPath = (path: string, what: (p: string) => string) =>
+const realPath = (path: string, what: string) =>
   Effect.try({
     try: () => Files.realPath(path),
-    catch: (e) => new LaitError({ message: what(path), cause: describeOsError(e) })
+    catch: (e) => new FileError({ reason: { _tag: "ResolveFailed", path, what, detail: describeOsError(e) } })
   })
 
 const addFile = (walk: Walk, path: string) =>
-  Effect.map(realPath(path, (p) => `failed to resolve test file '${p}'`), (identity) => {
+  Effect.map(realPath(path, "test file"), (identity) => {
     if (walk.seenFiles.has(identity)) return
     walk.seenFiles.add(identity)
     walk.files.push(path)
   })
 
-const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, LaitError> =>
+const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, FileError> =>
   Effect.gen(function*() {
     // Between directories, so a Ctrl-C during a huge walk stops it.
     yield* Effect.yieldNow
-    const identity = yield* realPath(dir, (p) => `failed to resolve directory '${p}'`)
+    const identity = yield* realPath(dir, "directory")
     if (walk.visitedDirs.has(identity)) return
     walk.visitedDirs.add(identity)
     const entries = yield* Effect.try({
       try: () => Files.listEntries(dir),
-      catch: (e) => new LaitError({ message: `failed to read directory '${dir}'`, cause: describeOsError(e) })
+      catch: (e) => new FileError({ reason: { _tag: "ListFailed", path: dir, detail: describeOsError(e) } })
     })
     const named = entries.map((entry) => ({ entry, path: joinPath(dir, entry.name) }))
     named.sort((a, b) => comparePaths(a.path, b.path))
@@ -112,25 +113,25 @@ const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, LaitError> 
   })
 
 /** The test files named by `paths`, de-duplicated by real path and sorted. */
-export const discoverTestFiles = (paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, LaitError> =>
+export const discoverTestFiles = (
+  paths: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string>, FileError | TestError> =>
   Effect.gen(function*() {
     const walk: Walk = { files: [], seenFiles: new Set(), visitedDirs: new Set() }
     for (const path of paths) {
       const stat = yield* Effect.try({
         try: () => Files.lstat(path),
-        catch: (e) => new LaitError({ message: `failed to read test target '${path}'`, cause: describeOsError(e) })
+        catch: (e) => new TestError({ reason: { _tag: "TargetUnreadable", path, detail: describeOsError(e) } })
       })
       if (stat.isSymbolicLink()) {
-        return yield* new LaitError({
-          message: `test target '${path}' is a symbolic link; pass a regular file or directory`
-        })
+        return yield* new TestError({ reason: { _tag: "TargetSymlink", path } })
       }
       if (stat.isFile()) {
         yield* addFile(walk, path)
         continue
       }
       if (!stat.isDirectory()) {
-        return yield* new LaitError({ message: `test target '${path}' is not a regular file or directory` })
+        return yield* new TestError({ reason: { _tag: "TargetNotFile", path } })
       }
       yield* walkDirectory(walk, path)
     }

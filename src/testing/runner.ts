@@ -8,7 +8,7 @@
 // assertion lines as reasons; only a real interruption (Ctrl-C) stops the suite.
 import { Cause, Effect, Exit, Layer } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
-import { type AnyLaitError, LaitError, primaryError, withContext } from "../core/errors.ts"
+import { type AnyLaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
 import { Attr } from "../core/tracing.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { textForm } from "../core/json.ts"
@@ -28,6 +28,7 @@ import { RunContext } from "../workflow/RunContext.ts"
 import { AssertionEvaluator, failureLines } from "./AssertionEvaluator.ts"
 import { joinPath, parentPath } from "./discovery.ts"
 import { errorOutcome, NotRun, notRun, type TestOutcome } from "./outcome.ts"
+import { TestError } from "./testErrors.ts"
 import { parseTestDefinition, type TestDefinition } from "./testFile.ts"
 import { prepareWorkdir, removeWorkdir, type Workdir } from "./workdir.ts"
 
@@ -65,7 +66,7 @@ export interface SuiteOptions {
 // Nor does it grade with a model: a replay has none, so `llm_judge` fails with its documented message.
 const noTerminal: Answerer = {
   interactive: () => false,
-  read: () => Effect.fail(new LaitError({ message: "lait test never reads answers from stdin" }))
+  read: () => Effect.fail(new TestError({ reason: { _tag: "NoStdin" } }))
 }
 
 /**
@@ -111,7 +112,7 @@ const readDefinition = (file: string) =>
     const loader = yield* FileLoader
     const text = yield* loader.readText(file, { waitForWriter: true }).pipe(
       Effect.mapError((e) =>
-        new LaitError({ message: `failed to read test definition '${file}'`, cause: e.cause ?? e })
+        new TestError({ reason: { _tag: "ReadFailed", path: file, detail: renderChain(e.cause ?? e) } })
       )
     )
     const definition = parseTestDefinition(text, file)

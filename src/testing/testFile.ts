@@ -2,7 +2,7 @@
 // `inputs:` (typed YAML values), the cassette directory it replays, and the assertions. Paths are
 // relative to the test file's directory. Unknown keys are rejected at every level.
 import { Cause, Exit, Schema, SchemaIssue } from "effect"
-import { ValidationError } from "../core/errors.ts"
+import { TestError } from "./testErrors.ts"
 import type { Json } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
 import { describeY, entries, lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
@@ -142,14 +142,9 @@ const explain = (
  * Parses a test definition's text. Errors read `failed to parse test definition '<path>': <where>:
  * <problem> (line N)`.
  */
-export const parseTestDefinition = (text: string, path: string): TestDefinition | ValidationError => {
+export const parseTestDefinition = (text: string, path: string): TestDefinition | TestError => {
   const failure = (detail: string, line: number | undefined) =>
-    new ValidationError({
-      message: `failed to parse test definition '${path}'`,
-      cause: new ValidationError({ message: line === undefined ? detail : `${detail} (line ${line})` }),
-      file: path,
-      ...(line === undefined ? {} : { line })
-    })
+    new TestError({ reason: { _tag: "ParseFailed", path, detail, ...(line === undefined ? {} : { line }) } })
   const parsed = parseYaml(text)
   if (!parsed.ok) return failure(parsed.message.replace(/ at line \d+, column \d+$/, ""), parsed.line)
   const src = parsed.source

@@ -4,7 +4,7 @@
 // questions could not be answered. Without a terminal there is nobody to ask (and a closed pipe
 // looks like a slow human), so that is an error rather than a silent denial.
 import { Context, Effect, Semaphore } from "effect"
-import type { LaitError } from "../core/errors.ts"
+import type { AnyLaitError } from "../core/errors.ts"
 import { ToolError } from "../core/toolErrors.ts"
 import { stripOneLineEnding } from "../platform/process.ts"
 import { terminalAnswerer } from "../platform/terminal.ts"
@@ -18,7 +18,7 @@ export interface ApprovalTerminal {
   /** Text as is (the question ends without a newline). */
   readonly write: (text: string) => Effect.Effect<void>
   /** One line, its line ending included when there was one; "" at end of input. */
-  readonly readLine: Effect.Effect<string, LaitError>
+  readonly readLine: Effect.Effect<string, AnyLaitError>
 }
 
 export const ApprovalTerminal = Context.Reference<ApprovalTerminal>("lait/tools/ApprovalTerminal", {
@@ -50,7 +50,7 @@ const allow: Decision = { allowed: true }
  * to `always`, which is checked again once the gate is held: another loop may have answered `a` for
  * the same tool while this one waited.
  */
-export const approve = (request: ApprovalRequest): Effect.Effect<Decision, ToolError | LaitError> =>
+export const approve = (request: ApprovalRequest): Effect.Effect<Decision, ToolError | AnyLaitError> =>
   Effect.gen(function*() {
     if (!(yield* ApproveTools) || request.always.has(request.name)) return allow
     const terminal = yield* ApprovalTerminal

@@ -10,7 +10,8 @@
 import { Effect } from "effect"
 import type { Endpoints } from "../config/endpoints.ts"
 import type { Compaction } from "../config/schema.ts"
-import { type AnyLaitError, LaitError } from "../core/errors.ts"
+import { ConfigError } from "../core/configErrors.ts"
+import type { AnyLaitError } from "../core/errors.ts"
 import type { ModelResult } from "../model/ModelClient.ts"
 import type { ChatMessage, ChatRequest } from "../model/types.ts"
 import type { RunTracerService } from "../trace/RunTracer.ts"
@@ -33,14 +34,14 @@ export const summaryMessage = (text: string): ChatMessage => ({
  * already rejects zeros when a file is decoded; this check runs again in the loop (as upstream does)
  * so settings that reach the runtime by another route fail with the same words.
  */
-export const validateCompaction = (settings: Compaction): LaitError | undefined => {
+export const validateCompaction = (settings: Compaction): ConfigError | undefined => {
   if (settings.trigger_rounds === undefined && settings.trigger_tokens === undefined) {
-    return new LaitError({ message: "default.compaction needs trigger_rounds or trigger_tokens" })
+    return new ConfigError({ reason: { _tag: "CompactionTrigger" } })
   }
   for (const key of ["trigger_rounds", "trigger_tokens"] as const) {
     const value = settings[key]
     if (value !== undefined && value < 1) {
-      return new LaitError({ message: `default.compaction.${key} must be at least 1` })
+      return new ConfigError({ reason: { _tag: "CompactionTrigger", key } })
     }
   }
   return undefined

@@ -5,14 +5,16 @@
 // one that is already running is a cycle, and more than 16 nested agents is an error.
 import { Effect } from "effect"
 import * as Files from "../platform/files.ts"
-import { type LaitConfigService, modelRequiredMessage } from "../config/LaitConfig.ts"
-import { type AnyLaitError, LaitError, ValidationError, withContext } from "../core/errors.ts"
+import { type LaitConfigService, modelRequired } from "../config/LaitConfig.ts"
+import { type AnyLaitError, withContext } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
+import { SubagentError } from "../core/subagentErrors.ts"
 import { ToolError } from "../core/toolErrors.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
 import { loadAgentFile } from "../lang/agentFile.ts"
 import { validateJson } from "../lang/jsonschema.ts"
+import { SchemaError } from "../lang/languageErrors.ts"
 import type { AgentDefinition, LlmSettings, SchemaRef } from "../lang/model.ts"
 import { renderTemplate } from "../lang/template.ts"
 import type { ChatMessage, ResponseFormat } from "../model/types.ts"
@@ -63,13 +65,12 @@ export const loadSchemaRef = (ref: SchemaRef, label: string): Effect.Effect<Json
     const parsed = yield* Effect.try({
       try: () => parseYamlValue(text) as Json,
       catch: (e) =>
-        new ValidationError({
-          message: `failed to parse schema file '${source.path}'`,
-          cause: e instanceof Error ? e.message : String(e)
+        new SchemaError({
+          reason: { _tag: "FileParse", path: source.path, detail: e instanceof Error ? e.message : String(e) }
         })
     })
     if (!isJsonObject(parsed)) {
-      return yield* new ValidationError({ message: `${label}: schema file '${source.path}' must hold a JSON object` })
+      return yield* new SchemaError({ reason: { _tag: "FileNotObject", label, path: source.path } })
     }
     return parsed
   })
@@ -85,9 +86,7 @@ export class Subagents {
     return Effect.gen({ self: this }, function*() {
       const path = this.config.config.agents?.[name]
       if (path === undefined) {
-        return yield* new LaitError({
-          message: `unknown subagent '${name}'; define it under 'agents:' in lait.config.yml`
-        })
+        return yield* new SubagentError({ reason: { _tag: "Unknown", name } })
       }
       const cached = this.cache.get(path)
       if (cached !== undefined) return cached
@@ -96,9 +95,8 @@ export class Subagents {
         const canonicalPath = yield* Effect.try({
           try: () => Files.realPath(path),
           catch: (e) =>
-            new LaitError({
-              message: `failed to resolve agent file path '${path}'`,
-              cause: e instanceof Error ? e.message : String(e)
+            new SubagentError({
+              reason: { _tag: "ResolvePathFailed", path, detail: e instanceof Error ? e.message : String(e) }
             })
         })
         const inputSchema = definition.inputSchema === undefined
@@ -130,7 +128,7 @@ export class Subagents {
         const qualified = qualifyToolName("subagent tool", "agent", agent.name)
         if (qualified instanceof ToolError) return yield* qualified
         if (seen.has(qualified)) {
-          return yield* new LaitError({ message: `duplicate subagent name '${agent.name}' in 'subagents:'` })
+          return yield* new SubagentError({ reason: { _tag: "Duplicate", name: agent.name } })
         }
         seen.add(qualified)
         const description = agent.definition.description ?? `Runs the '${agent.name}' subagent for a delegated task.`
@@ -159,24 +157,18 @@ export class Subagents {
     const config = service.config
     return Effect.gen(function*() {
       if (activeAgentPaths.includes(agent.canonicalPath)) {
-        return yield* new LaitError({
-          message: `calling subagent '${name}' would create a cycle ('${agent.canonicalPath}' is already running)`
-        })
+        return yield* new SubagentError({ reason: { _tag: "Cycle", name, path: agent.canonicalPath } })
       }
       if (activeAgentPaths.length >= MAX_SUBAGENT_DEPTH) {
-        return yield* new LaitError({
-          message: `calling subagent '${name}' exceeded the maximum subagent nesting depth of ${MAX_SUBAGENT_DEPTH}`
-        })
+        return yield* new SubagentError({ reason: { _tag: "TooDeep", name, max: MAX_SUBAGENT_DEPTH } })
       }
       const built = yield* Effect.gen(function*() {
         let parsed: Json
         try {
           parsed = args.trim() === "" ? {} : (JSON.parse(args) as Json)
         } catch (e) {
-          return yield* new LaitError({
-            message: "failed to parse subagent tool call arguments as JSON",
-            cause: e instanceof Error ? e.message : String(e)
-          })
+          const detail = e instanceof Error ? e.message : String(e)
+          return yield* new SubagentError({ reason: { _tag: "ArgumentsNotJson", detail } })
         }
         let input: Json
         if (agent.inputSchema !== undefined) {
@@ -185,15 +177,13 @@ export class Subagents {
           if (invalid !== undefined) return yield* invalid
         } else {
           if (!isJsonObject(parsed) || !Object.hasOwn(parsed, "input")) {
-            return yield* new LaitError({ message: "subagent tool call is missing the required 'input' field" })
+            return yield* new SubagentError({ reason: { _tag: "MissingInput" } })
           }
           input = parsed["input"]!
         }
         const model = definition.model ?? config.default?.model
         if (model === undefined) {
-          return yield* new LaitError({
-            message: modelRequiredMessage(`subagent '${name}'`, ["it in its frontmatter"], service)
-          })
+          return yield* modelRequired(`subagent '${name}'`, ["it in its frontmatter"], service)
         }
         const system = yield* renderTemplate(definition.system, { input, steps: {}, inputs: {}, loop: null })
         const responseFormat: ResponseFormat | null = definition.outputSchema === undefined ? null : {

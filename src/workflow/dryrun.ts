@@ -4,10 +4,10 @@
 // an agent step's model. Templates are rendered where their data is known before the run: `inputs`
 // always, `input` only for the very first step (the initial value); anything else is shown as is.
 import { Effect } from "effect"
-import { type LaitConfigService, modelRequiredMessage } from "../config/LaitConfig.ts"
+import { type LaitConfigService, modelRequired } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
 import type { AnyLaitError } from "../core/errors.ts"
-import { LaitError } from "../core/errors.ts"
+import { StepError } from "../core/stepErrors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { displayUrl } from "../core/urls.ts"
@@ -70,9 +70,7 @@ const modelLines: (
   const chain: ReadonlyArray<LlmSettings | undefined> = [llm, agent, ctx.workflow.defaults, configDefault]
   const model = chain.map((layer) => layer?.model).find((m) => m !== undefined)
   if (model === undefined) {
-    return yield* new LaitError({
-      message: modelRequiredMessage(`step '${label}'`, stepModelPlaces(agent !== undefined), ctx.config)
-    })
+    return yield* modelRequired(`step '${label}'`, stepModelPlaces(agent !== undefined), ctx.config)
   }
   if (ctx.config === undefined) {
     ctx.out.push(`${inner}model: ${model}`)
@@ -93,9 +91,7 @@ const loadAgent = (ref: AgentRef, ctx: Context, label: string, inner: string) =>
     if (ref.kind === "inline") return ref.definition
     if (ref.kind === "path") {
       return yield* loadAgentFile(ref.path).pipe(
-        Effect.mapError((cause) =>
-          new LaitError({ message: `step '${label}': failed to load agent file for dry-run`, cause })
-        )
+        Effect.mapError((cause) => new StepError({ reason: { _tag: "DryRunAgent", step: label, cause } }))
       )
     }
     const path = ctx.config?.config.agents?.[ref.name]
@@ -104,9 +100,7 @@ const loadAgent = (ref: AgentRef, ctx: Context, label: string, inner: string) =>
       return undefined
     }
     return yield* loadAgentFile(path).pipe(
-      Effect.mapError((cause) =>
-        new LaitError({ message: `step '${label}': failed to load agent '${ref.name}' for dry-run`, cause })
-      )
+      Effect.mapError((cause) => new StepError({ reason: { _tag: "DryRunAgent", step: label, name: ref.name, cause } }))
     )
   })
 

@@ -5,9 +5,9 @@
 // output parsed and validated.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
-import { LaitConfig, modelRequiredMessage } from "../config/LaitConfig.ts"
+import { LaitConfig, modelRequired } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
-import { LaitError, renderChain, ValidationError } from "../core/errors.ts"
+import { renderChain } from "../core/errors.ts"
 import { FileLoader, READ_LIMIT } from "../platform/FileLoader.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
@@ -15,6 +15,7 @@ import { StepError } from "../core/stepErrors.ts"
 import { parseYamlValue } from "../core/yamlDocument.ts"
 import { loadAgentFile } from "../lang/agentFile.ts"
 import { validateJson } from "../lang/jsonschema.ts"
+import { SchemaError } from "../lang/languageErrors.ts"
 import type { AgentDefinition, LlmSettings, SchemaRef } from "../lang/model.ts"
 import { renderTemplate } from "../lang/template.ts"
 import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat } from "../model/types.ts"
@@ -99,7 +100,7 @@ export const makeModelSteps = Effect.gen(function*() {
   const loadSchema = (
     ref: SchemaRef,
     label: string
-  ): Effect.Effect<JsonObject, LaitError | FileError | ValidationError> => {
+  ): Effect.Effect<JsonObject, FileError | SchemaError> => {
     const source = ref.source
     if (source.kind === "inline") return Effect.succeed(source.schema)
     const cached = schemaCache.get(source.path)
@@ -109,13 +110,12 @@ export const makeModelSteps = Effect.gen(function*() {
       const parsed = yield* Effect.try({
         try: () => parseYamlValue(text) as Json,
         catch: (e) =>
-          new ValidationError({
-            message: `failed to parse schema file '${source.path}'`,
-            cause: e instanceof Error ? e.message : String(e)
+          new SchemaError({
+            reason: { _tag: "FileParse", path: source.path, detail: e instanceof Error ? e.message : String(e) }
           })
       })
       if (!isJsonObject(parsed)) {
-        return yield* new ValidationError({ message: `${label}: schema file '${source.path}' must hold a JSON object` })
+        return yield* new SchemaError({ reason: { _tag: "FileNotObject", label, path: source.path } })
       }
       schemaCache.set(source.path, parsed)
       return parsed
@@ -219,9 +219,7 @@ export const makeModelSteps = Effect.gen(function*() {
       }
       const model = pick("model", chain)
       if (model === undefined) {
-        return yield* new LaitError({
-          message: modelRequiredMessage(`step '${label}'`, stepModelPlaces(options.hasAgent), config)
-        })
+        return yield* modelRequired(`step '${label}'`, stepModelPlaces(options.hasAgent), config)
       }
       const endpoints = yield* config.resolveEndpoints(model, { workflowModels: options.ctx.models as ModelMap })
       const sampling = endpoints[0].sampling
@@ -282,7 +280,9 @@ export const makeModelSteps = Effect.gen(function*() {
       if (kind.inputSchema !== undefined) {
         const schema = yield* loadSchema(kind.inputSchema, "input_schema")
         const invalid = validateJson(schema, input, "input")
-        if (invalid !== undefined) return yield* new LaitError({ message: `step '${ctx.label}'`, cause: invalid })
+        if (invalid !== undefined) {
+          return yield* new StepError({ reason: { _tag: "InputMismatch", step: ctx.label, cause: invalid } })
+        }
       }
       const systemTemplate = kind.system ?? ctx.defaults.system
       const system = systemTemplate === undefined ? undefined : yield* renderTemplate(systemTemplate, data(input, ctx))
@@ -308,7 +308,9 @@ export const makeModelSteps = Effect.gen(function*() {
       if (definition.inputSchema !== undefined) {
         const schema = yield* loadSchema(definition.inputSchema, "input_schema")
         const invalid = validateJson(schema, input, "input")
-        if (invalid !== undefined) return yield* new LaitError({ message: `step '${ctx.label}'`, cause: invalid })
+        if (invalid !== undefined) {
+          return yield* new StepError({ reason: { _tag: "InputMismatch", step: ctx.label, cause: invalid } })
+        }
       }
       const system = yield* renderTemplate(definition.system, data(input, ctx))
       const { blocks, images } = yield* attachments(step.kind.files, step.kind.images, input, ctx)

@@ -235,6 +235,18 @@ describe("lait lint edge cases", () => {
     expect(json.code).toBe(3)
   })
 
+  test("a test file's error without a line of its own has none in JSON (not where lait built the error)", async () => {
+    const dir = makeTempDir("lint-noline")
+    fs.writeFileSync(path.join(dir, "empty.test.yml"), "")
+    fs.writeFileSync(path.join(dir, "bad.test.yml"), "x: [\n")
+    const r = await lait(["lint", "--no-config", "--format", "json", "empty.test.yml", "bad.test.yml"], dir)
+    expect(JSON.parse(r.stdout).map((f: { file: string; line: number | null }) => [f.file, f.line])).toEqual([
+      ["empty.test.yml", null],
+      ["bad.test.yml", 2]
+    ])
+    expect(r.code).toBe(3)
+  })
+
   test("usage errors exit 2: no PATH, an unknown format", async () => {
     expect((await lait(["lint"])).code).toBe(2)
     const bad = await lait(["lint", "--format", "xml", "ok"])

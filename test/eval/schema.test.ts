@@ -3,7 +3,8 @@ import { Effect, Exit } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { renderChain, ValidationError } from "../../src/core/errors.ts"
+import { exitCodeOf, renderChain } from "../../src/core/errors.ts"
+import { EvalError } from "../../src/eval/evalErrors.ts"
 import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { evalFileJsonSchema, loadEvalDefinition, parseEvalDefinition } from "../../src/eval/schema.ts"
 
@@ -11,7 +12,8 @@ const parse = (text: string) => parseEvalDefinition(text, "evals/e.yml")
 
 const error = (text: string): { message: string; line: number | undefined } => {
   const result = parse(text)
-  if (!(result instanceof ValidationError)) throw new Error(`expected a failure, got ${JSON.stringify(result)}`)
+  if (!(result instanceof EvalError)) throw new Error(`expected a failure, got ${JSON.stringify(result)}`)
+  expect(exitCodeOf(result)).toBe(3)
   return { message: renderChain(result), line: result.line }
 }
 

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import { Effect, Exit } from "effect"
-import { renderChain } from "../../src/core/errors.ts"
+import { exitCodeOf, renderChain } from "../../src/core/errors.ts"
 import { parseAgentText } from "../../src/lang/agentFile.ts"
 
 const parse = (text: string) => Effect.runSyncExit(parseAgentText(text, "/agents/city.md"))
@@ -9,7 +9,7 @@ const error = (text: string) => {
   if (Exit.isSuccess(exit)) throw new Error("expected failure")
   const r = exit.cause.reasons[0]
   if (r?._tag !== "Fail") throw new Error(String(exit.cause))
-  expect(r.error._tag).toBe("ValidationError")
+  expect({ tag: r.error._tag, code: exitCodeOf(r.error) }).toEqual({ tag: "WorkflowLoadError", code: 3 })
   return renderChain(r.error)
 }
 

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import { Effect, Exit, Fiber } from "effect"
-import { LaitError, renderChain } from "../../src/core/errors.ts"
+import { renderChain } from "../../src/core/errors.ts"
 import type { Json } from "../../src/core/json.ts"
+import { JqError } from "../../src/lang/languageErrors.ts"
 import {
   checkJqSyntax,
   evalJqAll,
@@ -20,12 +21,12 @@ const vars = (over: Partial<JqVars> = {}): JqVars => ({ steps: {}, inputs: {}, l
 const one = (filter: string, input: Json = null, v: JqVars = vars(), what: "filter" | "condition" = "filter") =>
   Effect.runPromise(evalJqOne(filter, input, v, what))
 
-const failure = async (effect: Effect.Effect<unknown, LaitError>): Promise<string> => {
+const failure = async (effect: Effect.Effect<unknown, JqError>): Promise<string> => {
   const exit = await Effect.runPromiseExit(effect)
   if (!Exit.isFailure(exit)) throw new Error("expected a failure")
   const reason = exit.cause.reasons.find((r) => r._tag === "Fail")
   if (reason === undefined || reason._tag !== "Fail") throw new Error("expected a typed failure")
-  expect(reason.error).toBeInstanceOf(LaitError)
+  expect(reason.error).toBeInstanceOf(JqError)
   return renderChain(reason.error)
 }
 

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test"
-import { LaitError } from "../../src/core/errors.ts"
+import { SchemaError } from "../../src/lang/languageErrors.ts"
 import type { Json, JsonObject } from "../../src/core/json.ts"
 import { validateJson, validateSchemaDocument } from "../../src/lang/jsonschema.ts"
 
 const check = (schema: JsonObject, value: Json, label = "inputs.cfg"): string | undefined => {
   const error = validateJson(schema, value, label)
-  if (error !== undefined) expect(error).toBeInstanceOf(LaitError)
+  if (error !== undefined) expect(error).toBeInstanceOf(SchemaError)
   return error?.message
 }
 
@@ -111,6 +111,6 @@ describe("validateSchemaDocument", () => {
     expect(validateSchemaDocument({ type: "string", pattern: "(" }, "input_schema")?.message).toStartWith(
       "input_schema: invalid JSON Schema: Invalid regular expression"
     )
-    expect(validateSchemaDocument({ enum: "a" }, "schemas.x")).toBeInstanceOf(LaitError)
+    expect(validateSchemaDocument({ enum: "a" }, "schemas.x")).toBeInstanceOf(SchemaError)
   })
 })

@@ -5,7 +5,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit } from "effect"
-import { exitCodeOf, renderChain, ValidationError } from "../../src/core/errors.ts"
+import { errorClassOf, exitCodeOf, renderChain } from "../../src/core/errors.ts"
+import { WorkflowLoadError } from "../../src/lang/loadErrors.ts"
 import { FileLoader, READ_LIMIT } from "../../src/platform/FileLoader.ts"
 import { checkJqSyntax, loadJq } from "../../src/lang/jq.ts"
 import { validateJson, validateSchemaDocument } from "../../src/lang/jsonschema.ts"
@@ -282,10 +283,11 @@ describe("static errors (one fixture each)", () => {
       // column C`); a jq or template message's own `line 1` is about the expression, not the file.
       const at = line !== undefined && !/\bat line \d+, column \d+/.test(message()) ? ` (line ${line})` : ""
       expect(renderChain(error)).toBe(`failed to load workflow '${fixture}'${at}: ${message()}`)
-      expect(error).toBeInstanceOf(ValidationError)
+      expect(error).toBeInstanceOf(WorkflowLoadError)
       expect(exitCodeOf(error)).toBe(3)
-      const e = error as ValidationError
-      // The cause is the loader's own ValidationError, or a WorkflowLoadError for YAML that does not parse.
+      expect(errorClassOf(error as WorkflowLoadError)).toBe("ValidationError")
+      const e = error as WorkflowLoadError
+      // The cause is the loader's own WorkflowLoadError: a static check, or YAML that does not parse.
       expect(exitCodeOf(e.cause)).toBe(3)
       expect(e.file).toBe(fixture)
       expect(e.line).toBe(line)
@@ -325,7 +327,7 @@ describe("reading the file", () => {
           `file contents exceed the configured read limit of ${READ_LIMIT} bytes`
       )
       expect(exitCodeOf(schemaError)).toBe(3)
-      expect((schemaError as ValidationError).line).toBe(2)
+      expect((schemaError as WorkflowLoadError).line).toBe(2)
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
@@ -526,7 +528,7 @@ describe("locators and lines", async () => {
       "failed to load workflow '/virtual/locators.yml' (line 11): steps[0].on_error[1].switch[0].steps[2] (id 'x'): " +
         "unknown field 'bogus'; 'jq' steps accept: jq, id, when, input, output, retry, timeout, on_error"
     )
-    expect((error as ValidationError).line).toBe(11)
+    expect((error as WorkflowLoadError).line).toBe(11)
   })
 
   test("aliases resolve to their anchors, located where they are used", async () => {

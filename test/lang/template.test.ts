@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Exit } from "effect"
-import { LaitError, renderChain } from "../../src/core/errors.ts"
+import { renderChain } from "../../src/core/errors.ts"
+import { TemplateError } from "../../src/lang/languageErrors.ts"
 import type { Json } from "../../src/core/json.ts"
 import {
   checkTemplateSyntax,
@@ -26,7 +27,7 @@ const failure = async (source: string, d: Readonly<Record<string, unknown>> = da
   if (!Exit.isFailure(exit)) throw new Error(`expected ${JSON.stringify(source)} to fail`)
   const error = exit.cause.reasons.find((r) => r._tag === "Fail")
   if (error === undefined || error._tag !== "Fail") throw new Error("no typed failure")
-  expect(error.error).toBeInstanceOf(LaitError)
+  expect(error.error).toBeInstanceOf(TemplateError)
   return renderChain(error.error)
 }
 

@@ -1,12 +1,14 @@
 import { describe, expect, test } from "bun:test"
-import { renderChain, ValidationError } from "../../src/core/errors.ts"
+import { exitCodeOf, renderChain } from "../../src/core/errors.ts"
+import { TestError } from "../../src/testing/testErrors.ts"
 import { validateJson } from "../../src/lang/jsonschema.ts"
 import { parseTestDefinition, testFileJsonSchema } from "../../src/testing/testFile.ts"
 
 const parse = (text: string) => parseTestDefinition(text, "tests/case.yml")
 const error = (text: string) => {
   const result = parse(text)
-  if (!(result instanceof ValidationError)) throw new Error(`expected an error, got ${JSON.stringify(result)}`)
+  if (!(result instanceof TestError)) throw new Error(`expected an error, got ${JSON.stringify(result)}`)
+  expect(exitCodeOf(result)).toBe(3)
   return renderChain(result)
 }
 const prefix = "failed to parse test definition 'tests/case.yml': "

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Redacted } from "effect"
+import { ConfigError } from "../../src/core/configErrors.ts"
 import { LaitError } from "../../src/core/errors.ts"
 import type { Endpoint, Endpoints } from "../../src/config/endpoints.ts"
 import type { ModelResult } from "../../src/model/ModelClient.ts"
@@ -52,7 +53,7 @@ const result = (content: string | null, promptTokens?: number): ModelResult => (
 describe("validateCompaction", () => {
   test("needs a trigger", () => {
     expect(validateCompaction({ keep_last_n: 4 })?.message).toBe("default.compaction needs trigger_rounds or trigger_tokens")
-    expect(validateCompaction({ keep_last_n: 4, model: "fast" })).toBeInstanceOf(LaitError)
+    expect(validateCompaction({ keep_last_n: 4, model: "fast" })).toBeInstanceOf(ConfigError)
   })
   test("zero values", () => {
     expect(validateCompaction({ trigger_rounds: 0, keep_last_n: 4 })?.message).toBe(
@@ -220,7 +221,7 @@ describe("makeCompactor", () => {
   test("invalid settings fail before each round with the documented message", async () => {
     const { compactor } = setup({ keep_last_n: 4 })
     expect(await failureOf(compactor.beforeRound(1, [user]))).toEqual({
-      tag: "LaitError",
+      tag: "ConfigError",
       message: "default.compaction needs trigger_rounds or trigger_tokens"
     })
   })

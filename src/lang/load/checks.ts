@@ -1,7 +1,7 @@
 // Static rules shared by the loader's parts, with upstream lait's wording. Each returns a message (or
 // undefined when the value is fine) so callers decide which line to blame.
-import { ValidationError } from "../../core/errors.ts"
 import { NAME_PATTERN, SCHEMA_NAME_PATTERN } from "../fileSchema.ts"
+import { WorkflowLoadError } from "../loadErrors.ts"
 import { childStepLists, type Step } from "../model.ts"
 
 /** Rust's `{:?}` of a string, which upstream messages use to quote names. */
@@ -70,10 +70,13 @@ export const checkTimeoutValue = (seconds: number): string | undefined =>
 const placementLabel = (step: Step): string => step.id ?? step.kind.type
 
 const validation = (message: string, file: string | undefined, line: number | undefined) =>
-  new ValidationError({
-    message,
-    ...(file !== undefined ? { file } : {}),
-    ...(line !== undefined ? { line } : {})
+  new WorkflowLoadError({
+    reason: {
+      _tag: "Invalid",
+      detail: message,
+      ...(file !== undefined ? { file } : {}),
+      ...(line !== undefined ? { line } : {})
+    }
   })
 
 /** The first repeated step id in `steps` (searched depth-first, in file order). */
@@ -81,7 +84,7 @@ export const checkUniqueIds = (
   steps: ReadonlyArray<Step>,
   file?: string,
   seen: Set<string> = new Set()
-): ValidationError | undefined => {
+): WorkflowLoadError | undefined => {
   for (const step of steps) {
     if (step.id !== undefined) {
       if (seen.has(step.id)) {
@@ -121,7 +124,7 @@ export const checkPlacement = (
   steps: ReadonlyArray<Step>,
   placement: Placement = topLevelPlacement,
   file?: string
-): ValidationError | undefined => {
+): WorkflowLoadError | undefined => {
   for (const step of steps) {
     const label = placementLabel(step)
     const k = step.kind

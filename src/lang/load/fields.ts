@@ -3,9 +3,11 @@
 // (`retry`, `timeout`, model settings) that steps, inline agents and `default:` have in common.
 import * as nodePath from "node:path"
 import { ReasoningEffort as ReasoningEffortSchema } from "../../config/schema.ts"
-import { type LaitError, renderChain, ValidationError } from "../../core/errors.ts"
+import { renderChain } from "../../core/errors.ts"
 import type { Json, JsonObject } from "../../core/json.ts"
 import { RETRY_KEYS } from "../fileSchema.ts"
+import type { SchemaError } from "../languageErrors.ts"
+import { WorkflowLoadError } from "../loadErrors.ts"
 import type { AgentDefinition, LlmSettings, ReasoningEffort, RetryPolicy, SchemaRef, SchemaSource } from "../model.ts"
 import { checkRetryValues, checkSampling, checkTimeoutValue, debugQuote } from "./checks.ts"
 import { describeY, entries, type Entry, fail, Fields, type Source, StaticError, stringOf, type Y } from "./yaml.ts"
@@ -25,9 +27,9 @@ export interface Syntax {
   readonly jq: (filter: string) => string | undefined
   readonly template: (source: string) => string | undefined
   /** Why a JSON Schema document does not compile (`<label>: invalid JSON Schema: ...`), or undefined. */
-  readonly schemaDocument: (schema: JsonObject, label: string) => LaitError | undefined
+  readonly schemaDocument: (schema: JsonObject, label: string) => SchemaError | undefined
   /** Why `value` does not match `schema` (the message names `label`), or undefined. */
-  readonly validate: (schema: JsonObject, value: Json, label: string) => LaitError | undefined
+  readonly validate: (schema: JsonObject, value: Json, label: string) => SchemaError | undefined
 }
 
 export interface ParseContext {
@@ -176,11 +178,14 @@ export const parseLlm = (fields: Fields, owner: string): LlmSettings => {
 export const looksLikePath = (reference: string, extensions: ReadonlyArray<string>): boolean =>
   reference.includes("/") || extensions.some((ext) => reference.endsWith(`.${ext}`))
 
-/** Turns a StaticError into the ValidationError the loader reports. */
-export const toValidationError = (error: StaticError, file: string): ValidationError =>
-  new ValidationError({
-    message: error.message,
-    file,
-    ...(error.line !== undefined ? { line: error.line } : {}),
-    ...(error.cause !== undefined ? { cause: error.cause } : {})
+/** Turns a StaticError into the WorkflowLoadError the loader reports. */
+export const toLoadError = (error: StaticError, file: string): WorkflowLoadError =>
+  new WorkflowLoadError({
+    reason: {
+      _tag: "Invalid",
+      detail: error.message,
+      file,
+      ...(error.line !== undefined ? { line: error.line } : {}),
+      ...(error.cause !== undefined ? { cause: error.cause } : {})
+    }
   })

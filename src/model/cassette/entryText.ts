@@ -5,9 +5,9 @@
 // JSON.stringify builds, grow with the square of the depth — gigabytes at 50,000 levels), or make a
 // file lait refuses to read back (pretty-printing can triple a 16 MiB answer).
 import { Effect } from "effect"
-import { LaitError } from "../../core/errors.ts"
 import { READ_LIMIT } from "../../platform/FileLoader.ts"
 import { formatBytes } from "../httpBody.ts"
+import { EntryRefused, ModelError } from "../ModelError.ts"
 
 type Frame =
   | { readonly kind: "array"; readonly items: ReadonlyArray<unknown>; index: number }
@@ -119,11 +119,11 @@ export const entryBody = (
   head: Readonly<Record<string, unknown>>,
   response: unknown,
   what: string
-): Effect.Effect<string, LaitError> =>
+): Effect.Effect<string, ModelError> =>
   Effect.suspend(() => {
     const entry = entryText(head, response)
     const problem = "problem" in entry ? entry.problem : unreadableSize(entry.text)
     return problem === undefined && "text" in entry
       ? Effect.succeed(entry.text)
-      : Effect.fail(new LaitError({ message: `refusing to write ${what}: ${problem}` }))
+      : Effect.fail(new ModelError({ reason: new EntryRefused({ what, problem: problem ?? "" }) }))
   })

@@ -1,10 +1,10 @@
 // Cassette and cache entry files: what is written (the request as keyed, the raw answer last), what
 // must never be written (the API key in use), and how a file that does not read is described.
 import { Effect, Redacted, Schema } from "effect"
-import { LaitError } from "../../core/errors.ts"
 import { displayUrl } from "../../core/urls.ts"
 import type { Endpoint, ModelCall, ModelResult } from "../call.ts"
 import { holdsEndpointSecret } from "../endpointSecrets.ts"
+import { EntryRefused, ModelError } from "../ModelError.ts"
 import { entryBody } from "./entryText.ts"
 import { keyInputOf, keyMaterial } from "./key.ts"
 
@@ -23,9 +23,8 @@ export const assertNoSecret = (text: string, endpoint: Endpoint, what: string) =
     const secret = key === undefined ? undefined : Redacted.value(key)
     // `text` is JSON: a key holding a quote or a backslash appears escaped there; this finds that too.
     if (holdsEndpointSecret(text, secret, endpoint.baseUrl)) {
-      return yield* new LaitError({
-        message: `refusing to write ${what}: the response contains the API key in use`
-      })
+      const reason = new EntryRefused({ what, problem: "the response contains the API key in use" })
+      return yield* new ModelError({ reason })
     }
   })
 
@@ -33,7 +32,7 @@ export const cassetteBody = (
   call: ModelCall,
   result: ModelResult,
   what = "a cassette"
-): Effect.Effect<string, LaitError> =>
+): Effect.Effect<string, ModelError> =>
   entryBody(
     {
       recorded_at: nowRfc3339(),

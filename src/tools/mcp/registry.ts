@@ -11,7 +11,8 @@ import { Duration, Effect, Exit, Fiber, type Scope, ScopedCache } from "effect"
 import * as nodePath from "node:path"
 import type { McpServer } from "../../config/schema.ts"
 import { type Env, expandList, expandMap, expandVars } from "../../core/env.ts"
-import { type AnyLaitError, LaitError, renderChain } from "../../core/errors.ts"
+import { ConfigError } from "../../core/configErrors.ts"
+import { type AnyLaitError, renderChain } from "../../core/errors.ts"
 import { McpError, type McpErrorReason, ToolError } from "../../core/toolErrors.ts"
 import { osErrorText } from "../../core/osError.ts"
 import { headerSecrets, redactSecrets } from "../../core/secrets.ts"
@@ -103,9 +104,7 @@ const resolveSpec = (
   Effect.gen(function*() {
     const env = options.env
     if (server.command !== undefined && server.url !== undefined) {
-      return yield* new LaitError({
-        message: `mcp_servers.${name} has both 'command' and 'url'; set exactly one (stdio vs. streamable HTTP)`
-      })
+      return yield* new ConfigError({ reason: { _tag: "McpTransport", server: name, problem: "both" } })
     }
     if (server.command !== undefined) {
       const base: Record<string, string> = {}
@@ -127,16 +126,12 @@ const resolveSpec = (
         try {
           new Headers([[key, headers[key]!]])
         } catch {
-          return yield* new LaitError({
-            message: `mcp_servers.${name} has an invalid header name or value for '${key}'`
-          })
+          return yield* new ConfigError({ reason: { _tag: "McpHeader", server: name, key } })
         }
       }
       return { kind: "http" as const, url: yield* expandVars(server.url, env), headers }
     }
-    return yield* new LaitError({
-      message: `mcp_servers.${name} has neither 'command' nor 'url'; set exactly one (stdio vs. streamable HTTP)`
-    })
+    return yield* new ConfigError({ reason: { _tag: "McpTransport", server: name, problem: "neither" } })
   }).pipe(
     Effect.mapError((e) => new McpError({ reason: { _tag: "InvalidConfig", server: name, detail: renderChain(e) } }))
   )

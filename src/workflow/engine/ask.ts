@@ -2,7 +2,7 @@
 // all (a closed pipe and a slow human look the same), so the step answers with its `default:` or
 // fails. A wrong answer fails the step instead of re-prompting, which could loop forever on scripted input.
 import { Effect } from "effect"
-import type { LaitError } from "../../core/errors.ts"
+import type { AnyLaitError } from "../../core/errors.ts"
 import { StepError } from "../../core/stepErrors.ts"
 import { stripOneLineEnding } from "../../platform/process.ts"
 import type { Answerer } from "../../platform/terminal.ts"
@@ -25,7 +25,7 @@ export const ask: (
   request: AskRequest,
   progress: ProgressWriter,
   answerer: Answerer
-) => Effect.Effect<string, StepError | LaitError> = Effect.fnUntraced(function*(
+) => Effect.Effect<string, StepError | AnyLaitError> = Effect.fnUntraced(function*(
   request: AskRequest,
   progress: ProgressWriter,
   answerer: Answerer

@@ -1,0 +1,51 @@
+// Failures that belong to one command's own job (`run`'s prompt and `-o` file, `init`, `cache clear`)
+// as one error class with a `reason`. `message` is the text lait has always printed; every reason
+// exits 1 (core/errors.ts's table).
+import { Schema } from "effect"
+
+const path = Schema.String
+
+const Reason = Schema.Union([
+  /** `lait run` got neither a PROMPT nor piped input, and the workflow declares no `inputs:`. */
+  Schema.TaggedStruct("PromptRequired", {}),
+  /** `detail` is the OS's reason. */
+  Schema.TaggedStruct("ResponseWriteFailed", { path, detail: Schema.String }),
+  /** `lait init` would overwrite `path`. */
+  Schema.TaggedStruct("InitExists", { path }),
+  /** `lait cache clear` would delete through the symbolic link at `path`. */
+  Schema.TaggedStruct("CacheSymlink", { path })
+])
+export type CommandErrorReason = typeof Reason.Type
+
+export const PROMPT_REQUIRED = "a PROMPT is required; provide one or pipe input via stdin " +
+  "(a workflow that declares 'inputs:' may be run without one)"
+
+const describe = (reason: CommandErrorReason): string => {
+  switch (reason._tag) {
+    case "PromptRequired":
+      return PROMPT_REQUIRED
+    case "ResponseWriteFailed":
+      return `failed to write the response to '${reason.path}'`
+    case "InitExists":
+      return `'${reason.path}' already exists; refusing to overwrite it (move it aside or pass another PATH)`
+    case "CacheSymlink":
+      return `refusing to clear the cache: '${reason.path}' is a symbolic link, and nothing is deleted through one`
+  }
+}
+
+export class CommandError extends Schema.TaggedError<CommandError>()("CommandError", { reason: Reason }) {
+  override get message(): string {
+    return describe(this.reason)
+  }
+
+  /** What `renderChain` prints after the message. */
+  override get cause(): unknown {
+    return this.reason._tag === "ResponseWriteFailed" ? this.reason.detail : undefined
+  }
+}
+
+declare module "../core/errors.ts" {
+  interface DomainErrors {
+    readonly CommandError: CommandError
+  }
+}

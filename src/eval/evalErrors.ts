@@ -1,0 +1,90 @@
+// Failures of `lait eval` (reading and parsing eval files, the prompt target, the LLM judge, and the
+// run's verdict) as one error class with a `reason`. `message` is the text lait has always printed; an
+// eval file that is invalid as written exits 3 (core/errors.ts's table), the rest 1.
+import { Schema } from "effect"
+import { locateError } from "../core/errors.ts"
+
+const path = Schema.String
+
+const Reason = Schema.Union([
+  /** `detail` is the reading failure, as rendered. */
+  Schema.TaggedStruct("ReadFailed", { path, detail: Schema.String }),
+  /** `detail` says where and what (`cases[0]: unknown field 'x'`); `line` is 1-based. */
+  Schema.TaggedStruct("ParseFailed", { path, detail: Schema.String, line: Schema.optionalKey(Schema.Number) }),
+  /** `target.prompt` is not a valid template; `detail` is the template checker's message. */
+  Schema.TaggedStruct("PromptSyntax", { file: path, detail: Schema.String }),
+  Schema.TaggedStruct("JudgeNoModel", {}),
+  /** `quoted` is the judge's answer as Rust's `{:?}` shows it; `detail` what is wrong with it, if known. */
+  Schema.TaggedStruct("JudgeNotJson", { quoted: Schema.String, detail: Schema.optionalKey(Schema.String) }),
+  /** `--max-cost` stopped the run before `total - started` runs began. */
+  Schema.TaggedStruct("BudgetReached", {
+    budgetUsd: Schema.Number,
+    spentUsd: Schema.Number,
+    started: Schema.Number,
+    total: Schema.Number
+  }),
+  /** Some case did not pass; `minRate` is the pass rate a flaky case needs, when one was set. */
+  Schema.TaggedStruct("CasesFailed", { minRate: Schema.optionalKey(Schema.Number) })
+])
+export type EvalErrorReason = typeof Reason.Type
+
+export const LLM_JUDGE_NO_MODEL = "llm_judge requires a `model:` (no default model is available in this eval context)"
+
+const describe = (reason: EvalErrorReason): string => {
+  switch (reason._tag) {
+    case "ReadFailed":
+      return `failed to read eval definition '${reason.path}'`
+    case "ParseFailed":
+      return `failed to parse eval definition '${reason.path}'`
+    case "PromptSyntax":
+      return `target.prompt: ${reason.detail}`
+    case "JudgeNoModel":
+      return LLM_JUDGE_NO_MODEL
+    case "JudgeNotJson":
+      return `failed to parse llm_judge response as JSON: ${reason.quoted}`
+    case "BudgetReached":
+      return `stopped at the --max-cost budget of $${reason.budgetUsd.toFixed(4)}: ` +
+        `$${reason.spentUsd.toFixed(4)} spent on ${reason.started} of ${reason.total} run(s); ` +
+        `${reason.total - reason.started} run(s) not started`
+    case "CasesFailed":
+      return reason.minRate === undefined
+        ? "one or more eval cases did not fully pass"
+        : `one or more eval cases did not pass (a flaky case needs a pass rate of at least ${reason.minRate})`
+  }
+}
+
+export class EvalError extends Schema.TaggedError<EvalError>()("EvalError", { reason: Reason }) {
+  constructor(props: { readonly reason: EvalErrorReason }) {
+    super(props)
+    const reason = props.reason
+    if (reason._tag === "ParseFailed") locateError(this, reason.path, reason.line)
+    else locateError(this, reason._tag === "PromptSyntax" ? reason.file : undefined, undefined)
+  }
+
+  /** The eval file at fault and the problem's line. */
+  declare readonly file: string | undefined
+  declare readonly line: number | undefined
+
+  override get message(): string {
+    return describe(this.reason)
+  }
+
+  /** What `renderChain` prints after the message. */
+  override get cause(): unknown {
+    switch (this.reason._tag) {
+      case "ReadFailed":
+      case "JudgeNotJson":
+        return this.reason.detail
+      case "ParseFailed":
+        return this.reason.line === undefined ? this.reason.detail : `${this.reason.detail} (line ${this.reason.line})`
+      default:
+        return undefined
+    }
+  }
+}
+
+declare module "../core/errors.ts" {
+  interface DomainErrors {
+    readonly EvalError: EvalError
+  }
+}

@@ -1,0 +1,36 @@
+// How `lait lint` fails, as one error class with a `reason`: it found errors, or could not do its job
+// (a directory it cannot read, a config it cannot load). Either way the exit code is 3 (core/errors.ts's
+// table), as upstream's.
+import { Schema } from "effect"
+
+const Reason = Schema.Union([
+  /** `summary` is the line that counts what was found (`2 error(s) in 1 file(s)`, ...). */
+  Schema.TaggedStruct("Findings", { summary: Schema.String }),
+  /** Lint itself failed; `error` is why, shown as its own message and cause. */
+  Schema.TaggedStruct("Aborted", { error: Schema.Unknown })
+])
+export type LintErrorReason = typeof Reason.Type
+
+const messageOf = (u: unknown): string =>
+  typeof u === "object" && u !== null && "message" in u && typeof u.message === "string" ? u.message : String(u)
+
+export class LintError extends Schema.TaggedError<LintError>()("LintError", { reason: Reason }) {
+  override get message(): string {
+    return this.reason._tag === "Findings" ? this.reason.summary : messageOf(this.reason.error)
+  }
+
+  /**
+   * What `renderChain` prints after the message: the failure's own cause, so that its chain reads as
+   * it did, under this class's exit code.
+   */
+  override get cause(): unknown {
+    const error = this.reason._tag === "Aborted" ? this.reason.error : undefined
+    return typeof error === "object" && error !== null && "cause" in error ? error.cause : undefined
+  }
+}
+
+declare module "../core/errors.ts" {
+  interface DomainErrors {
+    readonly LintError: LintError
+  }
+}

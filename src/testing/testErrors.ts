@@ -1,0 +1,89 @@
+// Failures of `lait test` itself (finding, reading and parsing test files, and the suite's verdict) as
+// one error class with a `reason`. `message` is the text lait has always printed; a test file that is
+// invalid as written exits 3 (core/errors.ts's table), the rest 1.
+import { Schema } from "effect"
+import { locateError } from "../core/errors.ts"
+
+const path = Schema.String
+
+const Reason = Schema.Union([
+  /** A path given on the command line cannot be examined; `detail` is the OS's reason. */
+  Schema.TaggedStruct("TargetUnreadable", { path, detail: Schema.String }),
+  Schema.TaggedStruct("TargetSymlink", { path }),
+  Schema.TaggedStruct("TargetNotFile", { path }),
+  /** `listed` is the paths searched, as shown. */
+  Schema.TaggedStruct("NoFiles", { listed: Schema.String }),
+  Schema.TaggedStruct("FilterMatchedNone", { filter: Schema.String, found: Schema.Number }),
+  /** `detail` is the reading failure, as rendered. */
+  Schema.TaggedStruct("ReadFailed", { path, detail: Schema.String }),
+  /** `detail` says where and what (`tests[0]: unknown field 'x'`); `line` is 1-based. */
+  Schema.TaggedStruct("ParseFailed", { path, detail: Schema.String, line: Schema.optionalKey(Schema.Number) }),
+  /** An `ask:` step tried to read an answer during a test. */
+  Schema.TaggedStruct("NoStdin", {}),
+  /** `errors`: files that could not run (docs/testing.md#pass-fail-and-error). */
+  Schema.TaggedStruct("SuiteFailed", { failed: Schema.Number, errors: Schema.Number, total: Schema.Number })
+])
+export type TestErrorReason = typeof Reason.Type
+
+const describe = (reason: TestErrorReason): string => {
+  switch (reason._tag) {
+    case "TargetUnreadable":
+      return `failed to read test target '${reason.path}'`
+    case "TargetSymlink":
+      return `test target '${reason.path}' is a symbolic link; pass a regular file or directory`
+    case "TargetNotFile":
+      return `test target '${reason.path}' is not a regular file or directory`
+    case "NoFiles":
+      return `no test files found in ${reason.listed}`
+    case "FilterMatchedNone":
+      return `--filter '${reason.filter}' matched none of the ${reason.found} test file(s) found`
+    case "ReadFailed":
+      return `failed to read test definition '${reason.path}'`
+    case "ParseFailed":
+      return `failed to parse test definition '${reason.path}'`
+    case "NoStdin":
+      return "lait test never reads answers from stdin"
+    case "SuiteFailed":
+      // Without errors, upstream's exact line.
+      return reason.errors === 0
+        ? `${reason.failed} of ${reason.total} test file(s) failed`
+        : reason.failed === 0
+        ? `${reason.errors} of ${reason.total} test file(s) could not run`
+        : `${reason.failed} of ${reason.total} test file(s) failed and ${reason.errors} could not run`
+  }
+}
+
+export class TestError extends Schema.TaggedError<TestError>()("TestError", { reason: Reason }) {
+  constructor(props: { readonly reason: TestErrorReason }) {
+    super(props)
+    const parse = props.reason._tag === "ParseFailed" ? props.reason : undefined
+    locateError(this, parse?.path, parse?.line)
+  }
+
+  /** The test file at fault and the problem's line. */
+  declare readonly file: string | undefined
+  declare readonly line: number | undefined
+
+  override get message(): string {
+    return describe(this.reason)
+  }
+
+  /** What `renderChain` prints after the message. */
+  override get cause(): unknown {
+    switch (this.reason._tag) {
+      case "TargetUnreadable":
+      case "ReadFailed":
+        return this.reason.detail
+      case "ParseFailed":
+        return this.reason.line === undefined ? this.reason.detail : `${this.reason.detail} (line ${this.reason.line})`
+      default:
+        return undefined
+    }
+  }
+}
+
+declare module "../core/errors.ts" {
+  interface DomainErrors {
+    readonly TestError: TestError
+  }
+}

@@ -1,0 +1,339 @@
+// Every error class in `exitCodeByTag`, and every reason the table names, with the one line the user
+// reads, its exit code and the class a trace reports it as (`error.type`). The texts are the ones lait
+// printed before the domain classes existed; a class added to the table without a row here fails.
+import { describe, expect, test } from "bun:test"
+import { CommandError } from "../../src/cli/commandErrors.ts"
+import { ConfigError } from "../../src/core/configErrors.ts"
+import {
+  type AnyLaitError,
+  errorClassOf,
+  errorLine,
+  exitCodeByTag,
+  exitCodeOf,
+  InterruptedError,
+  LaitError,
+  ModelApiError,
+  OutputError,
+  renderChain,
+  UsageError,
+  ValidationError,
+  withContext
+} from "../../src/core/errors.ts"
+import { FileError } from "../../src/core/fileErrors.ts"
+import { StepError } from "../../src/core/stepErrors.ts"
+import { SubagentError } from "../../src/core/subagentErrors.ts"
+import { McpError, ToolError } from "../../src/core/toolErrors.ts"
+import { ArgumentError } from "../../src/core/usageErrors.ts"
+import { EvalError } from "../../src/eval/evalErrors.ts"
+import { JqError, SchemaError, TemplateError } from "../../src/lang/languageErrors.ts"
+import { WorkflowLoadError } from "../../src/lang/loadErrors.ts"
+import { LintError } from "../../src/lint/lintErrors.ts"
+import {
+  BadResponse,
+  CassetteInvalid,
+  CassetteMissing,
+  EntryRefused,
+  HttpStatus,
+  ModelError,
+  ResponsesUnsupported,
+  ResponseTooLarge,
+  Timeout,
+  Unreachable
+} from "../../src/model/ModelError.ts"
+import { TestError } from "../../src/testing/testErrors.ts"
+import { TraceError } from "../../src/trace/TraceError.ts"
+
+/** `traceAs` when a trace names it otherwise than its exit code says (a cause decided the code). */
+type Row = readonly [error: AnyLaitError, line: string, code: number, traceAs?: string]
+
+const jqNoOutput = new JqError({ reason: { _tag: "NoOutput", what: "condition", filter: ".a" } })
+const schemaMismatch = new SchemaError({ reason: { _tag: "Mismatch", detail: "input must be object (got string)" } })
+const agentField = new WorkflowLoadError({ reason: { _tag: "AgentField", detail: "'tools' must be a list of names" } })
+const staticCheck = new WorkflowLoadError({
+  reason: { _tag: "Invalid", detail: "steps[0]: unknown field 'x'", file: "/w/wf.yml", line: 4 }
+})
+
+const rows: ReadonlyArray<Row> = [
+  [new LaitError({ message: "x", cause: "y" }), "x: y", 1],
+  [new OutputError({ message: "failed to write to stdout", errno: "EIO" }), "failed to write to stdout", 1],
+  [new UsageError({ message: "bad flag" }), "bad flag", 2],
+  [new ValidationError({ message: "bad file" }), "bad file", 3],
+  [new ModelApiError({ message: "503" }), "503", 4],
+  [new InterruptedError({ message: "stopped" }), "stopped", 5],
+  // ModelError: every reason the table names.
+  [new ModelError({ reason: new HttpStatus({ baseUrl: "http://h", status: 503 }) }), "the model server at 'http://h' answered HTTP 503", 4],
+  [new ModelError({ reason: new Timeout({ baseUrl: "http://h", timeoutMillis: 2000 }) }), "failed to reach 'http://h': timed out after 2 s", 4],
+  [
+    new ModelError({ reason: new CassetteMissing({ path: "c/k.json", dir: "c", modelId: "m" }) }),
+    "no recorded cassette for this request (model 'm') at 'c/k.json'; run `lait run --record c` first against the " +
+    "same workflow/input/vars, or check that they still match this recording",
+    1
+  ],
+  [
+    new ModelError({ reason: new CassetteInvalid({ path: "c/k.json", stage: "parse", problem: "not JSON" }) }),
+    "failed to parse cassette entry 'c/k.json': not JSON",
+    1
+  ],
+  [
+    new ModelError({ reason: new ResponsesUnsupported({ modelId: "gpt", feature: "images" }) }),
+    "model 'gpt' uses 'api: responses', which does not support images; use a chat_completions model for this step",
+    1
+  ],
+  [
+    new ModelError({ reason: new EntryRefused({ what: "a cassette", problem: "the response contains the API key in use" }) }),
+    "refusing to write a cassette: the response contains the API key in use",
+    1
+  ],
+  [
+    new ModelError({ reason: new Unreachable({ baseUrl: "http://h", detail: "connection refused" }) }),
+    "failed to reach 'http://h': connection refused",
+    4
+  ],
+  [
+    new ModelError({ reason: new BadResponse({ baseUrl: "http://h", problem: "no-choices" }) }),
+    "the model server at 'http://h' returned no choices",
+    4
+  ],
+  [
+    new ModelError({ reason: new ResponseTooLarge({ baseUrl: "http://h", limit: 1024 }) }),
+    "response from 'http://h' exceeds 1 KiB",
+    4
+  ],
+  [
+    new McpError({ reason: { _tag: "Timeout", server: "s", timeoutMs: 300 } }),
+    "timed out after 0.3s while initializing MCP server 's'",
+    5
+  ],
+  [new McpError({ reason: { _tag: "Stopping", server: "s" } }), "MCP server 's' was not started: the run is ending", 5],
+  [new McpError({ reason: { _tag: "UnknownServer", server: "s" } }), "unknown MCP server 's'; define it under 'mcp_servers:' in lait.config.yml", 1],
+  [new ToolError({ reason: { _tag: "MaxRounds", max: 3 } }), "tool loop exceeded max_tool_rounds (3) without the model producing a final response", 1],
+  [new FileError({ reason: { _tag: "IsDirectory", path: "p" } }), "failed to read 'p': is a directory", 1],
+  [new FileError({ reason: { _tag: "StdinFailed", detail: "stream did not contain valid UTF-8" } }), "failed to read from stdin: stream did not contain valid UTF-8", 1],
+  [new FileError({ reason: { _tag: "ResolveFailed", path: "d", what: "directory", detail: "no such file or directory" } }), "failed to resolve directory 'd': no such file or directory", 1],
+  [new FileError({ reason: { _tag: "ResolveFailed", path: "t.yml", what: "test file", detail: "gone" } }), "failed to resolve test file 't.yml': gone", 1],
+  [new FileError({ reason: { _tag: "ListFailed", path: "d", detail: "permission denied" } }), "failed to read directory 'd': permission denied", 1],
+  [new FileError({ reason: { _tag: "RemoveFailed", path: "/c", detail: "EBUSY" } }), "failed to remove '/c': EBUSY", 1],
+  [new ArgumentError({ reason: { _tag: "Requires", flag: "--a", needs: "--b" } }), "the argument '--a' requires '--b'", 2],
+  [new TraceError({ reason: { _tag: "ReadFailed", path: "t.jsonl", detail: "gone" } }), "failed to read trace file 't.jsonl': gone", 1],
+  // WorkflowLoadError: every reason the table names, and the ones that exit 1.
+  [new WorkflowLoadError({ reason: { _tag: "YamlSyntax", file: "/w/wf.yml", detail: "bad at line 2, column 1", line: 2 } }), "bad at line 2, column 1", 3],
+  [staticCheck, "steps[0]: unknown field 'x'", 3],
+  [
+    new WorkflowLoadError({
+      reason: { _tag: "SchemaFileUnusable", where: "schemas.s", path: "s.json", problem: "read", file: "/w/wf.yml", cause: "gone" }
+    }),
+    "schemas.s: failed to read JSON schema file 's.json': gone",
+    3
+  ],
+  [
+    new WorkflowLoadError({
+      reason: { _tag: "SchemaFileUnusable", where: "schemas.s", path: "s.json", problem: "parse", file: "/w/wf.yml", cause: "bad" }
+    }),
+    "schemas.s: failed to parse JSON schema file 's.json': bad",
+    3
+  ],
+  [
+    new WorkflowLoadError({
+      reason: { _tag: "SchemaFileUnusable", where: "schemas.s", path: "s.json", problem: "not-object", file: "/w/wf.yml" }
+    }),
+    "schemas.s: JSON schema file 's.json' must contain a JSON object",
+    3
+  ],
+  [
+    new WorkflowLoadError({ reason: { _tag: "Rejected", path: "wf.yml", cause: staticCheck, shownLine: 4, line: 4 } }),
+    "failed to load workflow 'wf.yml' (line 4): steps[0]: unknown field 'x'",
+    3
+  ],
+  [
+    new WorkflowLoadError({ reason: { _tag: "LoadFailed", path: "wf.yml", cause: new JqError({ reason: { _tag: "EngineUnavailable", cause: "no wasm" } }) } }),
+    "failed to load workflow 'wf.yml': failed to load the jq engine: no wasm",
+    1
+  ],
+  [agentField, "'tools' must be a list of names", 3],
+  [new WorkflowLoadError({ reason: { _tag: "AgentFrontmatter", detail: "bad indent" } }), "failed to parse frontmatter: bad indent", 3],
+  [
+    new WorkflowLoadError({ reason: { _tag: "AgentFileInvalid", path: "a.md", cause: agentField } }),
+    "failed to parse agent file 'a.md': 'tools' must be a list of names",
+    3
+  ],
+  [new WorkflowLoadError({ reason: { _tag: "AgentFileRead", path: "a.md", detail: "gone" } }), "failed to read agent file 'a.md': gone", 1],
+  // StepError: the timeouts the table names, and the reasons added with the domain errors.
+  [new StepError({ reason: { _tag: "StepTimeout", step: "s", seconds: 1, attempt: 1, attempts: 2 } }), "step 's' timed out after 1s (attempt 1/2)", 5],
+  [new StepError({ reason: { _tag: "WorkflowTimeout", seconds: 3 } }), "workflow timed out after 3s ('timeout')", 5],
+  [new StepError({ reason: { _tag: "InputMismatch", step: "ask", cause: schemaMismatch } }), "step 'ask': input must be object (got string)", 1],
+  [
+    new StepError({ reason: { _tag: "DryRunAgent", step: "a", cause: agentField } }),
+    "step 'a': failed to load agent file for dry-run: 'tools' must be a list of names",
+    3,
+    "LaitError"
+  ],
+  [
+    new StepError({ reason: { _tag: "DryRunAgent", step: "a", name: "helper", cause: "gone" } }),
+    "step 'a': failed to load agent 'helper' for dry-run: gone",
+    1
+  ],
+  // ConfigError: every reason the table names, and the ones added with the domain errors.
+  [new ConfigError({ reason: { _tag: "ParseFailed", path: "c.yml", detail: "bad", line: 1 } }), "failed to parse YAML configuration file 'c.yml': bad", 3],
+  [new ConfigError({ reason: { _tag: "Invalid", path: "c.yml", detail: "unknown key" } }), "invalid configuration file 'c.yml': unknown key", 3],
+  [new ConfigError({ reason: { _tag: "EmptyModelId", context: "model definition \"x\"" } }), "model_id in model definition \"x\" must not be empty", 3],
+  [new ConfigError({ reason: { _tag: "BothApiKeys", context: "model \"x\"" } }), "model \"x\" sets both 'api_key' and 'api_key_cmd'; set exactly one", 3],
+  [new ConfigError({ reason: { _tag: "EmptyDefinition", name: "x" } }), "model definition \"x\" must contain at least one entry", 3],
+  [
+    new ConfigError({ reason: { _tag: "ModelRequired", subject: "step 'a'", places: ["'model:' on the step", "default.model in 'c.yml'"] } }),
+    "model is required for step 'a'; set 'model:' on the step or default.model in 'c.yml'",
+    1
+  ],
+  [
+    new ConfigError({
+      reason: { _tag: "ModelRequired", subject: "subagent 'h'", places: ["a", "b", "c"], why: "--no-config: no config file was read" }
+    }),
+    "model is required for subagent 'h' (--no-config: no config file was read); set a, b, or c",
+    1
+  ],
+  [new ConfigError({ reason: { _tag: "CompactionTrigger" } }), "default.compaction needs trigger_rounds or trigger_tokens", 1],
+  [new ConfigError({ reason: { _tag: "CompactionTrigger", key: "trigger_tokens" } }), "default.compaction.trigger_tokens must be at least 1", 1],
+  [
+    new ConfigError({ reason: { _tag: "McpTransport", server: "fs", problem: "both" } }),
+    "mcp_servers.fs has both 'command' and 'url'; set exactly one (stdio vs. streamable HTTP)",
+    1
+  ],
+  [
+    new ConfigError({ reason: { _tag: "McpTransport", server: "fs", problem: "neither" } }),
+    "mcp_servers.fs has neither 'command' nor 'url'; set exactly one (stdio vs. streamable HTTP)",
+    1
+  ],
+  [new ConfigError({ reason: { _tag: "McpHeader", server: "fs", key: "X Y" } }), "mcp_servers.fs has an invalid header name or value for 'X Y'", 1],
+  // JqError
+  [new JqError({ reason: { _tag: "EngineUnavailable", cause: new Error("no wasm") } }), "failed to load the jq engine: no wasm", 1],
+  [new JqError({ reason: { _tag: "EngineStopped", cause: new Error("worker exited") } }), "the jq engine stopped unexpectedly: worker exited", 1],
+  [new JqError({ reason: { _tag: "Syntax", detail: "failed to parse jq filter \".[\": syntax error" } }), "failed to parse jq filter \".[\": syntax error", 1],
+  [new JqError({ reason: { _tag: "Failed", what: "filter", filter: "error(\"x\")", problem: "x" } }), "jq filter \"error(\\\"x\\\")\" failed: x", 1],
+  [jqNoOutput, "jq condition \".a\" produced no output; expected exactly one value", 1],
+  [
+    new JqError({ reason: { _tag: "ManyOutputs", what: "filter", filter: ".[]", count: 2 } }),
+    "jq filter \".[]\" produced 2 outputs; expected exactly one value (wrap a stream in '[...]' to collect it into an array)",
+    1
+  ],
+  [
+    new JqError({ reason: { _tag: "InFilter", what: "filter", filter: ".", cause: new JqError({ reason: { _tag: "OutputCount", limit: 10 } }) } }),
+    "jq filter \".\": jq produced more than 10 outputs, the configured limit",
+    1
+  ],
+  [new JqError({ reason: { _tag: "OutputBytes", limit: 100 } }), "jq rendered output exceeds the configured limit of 100 bytes", 1],
+  [new JqError({ reason: { _tag: "OutputNotJson", detail: "Unexpected token" } }), "jq produced output that is not JSON: Unexpected token", 1],
+  [new JqError({ reason: { _tag: "TooDeep", subject: "jq input", limit: 512 } }), "jq input exceeds the configured nesting limit of 512", 1],
+  [new JqError({ reason: { _tag: "TooLarge", subject: "jq '$steps'", limit: 1000 } }), "jq '$steps' exceeds the configured limit of 1000 bytes", 1],
+  // TemplateError, SchemaError
+  [new TemplateError({ reason: { _tag: "Parse", source: "{{#if}}", detail: "Parse error" } }), "failed to parse template: \"{{#if}}\": Parse error", 1],
+  [new TemplateError({ reason: { _tag: "Render", source: "{{x y}}", detail: "Missing helper: \"x\"" } }), "failed to render template: \"{{x y}}\": Missing helper: \"x\"", 1],
+  [new SchemaError({ reason: { _tag: "Invalid", label: "output", detail: "schema is invalid" } }), "output: invalid JSON Schema: schema is invalid", 1],
+  [schemaMismatch, "input must be object (got string)", 1],
+  [new SchemaError({ reason: { _tag: "FileParse", path: "s.yml", detail: "bad indent" } }), "failed to parse schema file 's.yml': bad indent", 3],
+  [new SchemaError({ reason: { _tag: "FileNotObject", label: "input_schema", path: "s.yml" } }), "input_schema: schema file 's.yml' must hold a JSON object", 3],
+  // SubagentError
+  [new SubagentError({ reason: { _tag: "Unknown", name: "h" } }), "unknown subagent 'h'; define it under 'agents:' in lait.config.yml", 1],
+  [new SubagentError({ reason: { _tag: "ResolvePathFailed", path: "h.md", detail: "gone" } }), "failed to resolve agent file path 'h.md': gone", 1],
+  [new SubagentError({ reason: { _tag: "Duplicate", name: "h" } }), "duplicate subagent name 'h' in 'subagents:'", 1],
+  [new SubagentError({ reason: { _tag: "Cycle", name: "h", path: "/a/h.md" } }), "calling subagent 'h' would create a cycle ('/a/h.md' is already running)", 1],
+  [new SubagentError({ reason: { _tag: "TooDeep", name: "h", max: 8 } }), "calling subagent 'h' exceeded the maximum subagent nesting depth of 8", 1],
+  [new SubagentError({ reason: { _tag: "ArgumentsNotJson", detail: "JSON Parse error" } }), "failed to parse subagent tool call arguments as JSON: JSON Parse error", 1],
+  [new SubagentError({ reason: { _tag: "MissingInput" } }), "subagent tool call is missing the required 'input' field", 1],
+  // TestError
+  [new TestError({ reason: { _tag: "TargetUnreadable", path: "t", detail: "no such file or directory" } }), "failed to read test target 't': no such file or directory", 1],
+  [new TestError({ reason: { _tag: "TargetSymlink", path: "t" } }), "test target 't' is a symbolic link; pass a regular file or directory", 1],
+  [new TestError({ reason: { _tag: "TargetNotFile", path: "t" } }), "test target 't' is not a regular file or directory", 1],
+  [new TestError({ reason: { _tag: "NoFiles", listed: "'tests'" } }), "no test files found in 'tests'", 1],
+  [new TestError({ reason: { _tag: "FilterMatchedNone", filter: "x", found: 3 } }), "--filter 'x' matched none of the 3 test file(s) found", 1],
+  [new TestError({ reason: { _tag: "ReadFailed", path: "t.yml", detail: "gone" } }), "failed to read test definition 't.yml': gone", 1],
+  [new TestError({ reason: { _tag: "ParseFailed", path: "t.yml", detail: "tests: bad", line: 2 } }), "failed to parse test definition 't.yml': tests: bad (line 2)", 3],
+  [new TestError({ reason: { _tag: "NoStdin" } }), "lait test never reads answers from stdin", 1],
+  [new TestError({ reason: { _tag: "SuiteFailed", failed: 1, errors: 0, total: 2 } }), "1 of 2 test file(s) failed", 1],
+  [new TestError({ reason: { _tag: "SuiteFailed", failed: 0, errors: 2, total: 3 } }), "2 of 3 test file(s) could not run", 1],
+  [new TestError({ reason: { _tag: "SuiteFailed", failed: 1, errors: 1, total: 3 } }), "1 of 3 test file(s) failed and 1 could not run", 1],
+  // EvalError
+  [new EvalError({ reason: { _tag: "ReadFailed", path: "e.yml", detail: "gone" } }), "failed to read eval definition 'e.yml': gone", 1],
+  [new EvalError({ reason: { _tag: "ParseFailed", path: "e.yml", detail: "cases: bad" } }), "failed to parse eval definition 'e.yml': cases: bad", 3],
+  [new EvalError({ reason: { _tag: "PromptSyntax", file: "e.yml", detail: "failed to parse template: \"{{\": x" } }), "target.prompt: failed to parse template: \"{{\": x", 3],
+  [new EvalError({ reason: { _tag: "JudgeNoModel" } }), "llm_judge requires a `model:` (no default model is available in this eval context)", 1],
+  [new EvalError({ reason: { _tag: "JudgeNotJson", quoted: "\"nope\"", detail: "expected a score" } }), "failed to parse llm_judge response as JSON: \"nope\": expected a score", 1],
+  [
+    new EvalError({ reason: { _tag: "BudgetReached", budgetUsd: 0.5, spentUsd: 0.51234, started: 3, total: 5 } }),
+    "stopped at the --max-cost budget of $0.5000: $0.5123 spent on 3 of 5 run(s); 2 run(s) not started",
+    1
+  ],
+  [new EvalError({ reason: { _tag: "CasesFailed" } }), "one or more eval cases did not fully pass", 1],
+  [new EvalError({ reason: { _tag: "CasesFailed", minRate: 0.8 } }), "one or more eval cases did not pass (a flaky case needs a pass rate of at least 0.8)", 1],
+  // LintError, CommandError
+  [new LintError({ reason: { _tag: "Findings", summary: "1 of 1 file(s) had errors" } }), "1 of 1 file(s) had errors", 3],
+  [
+    new LintError({ reason: { _tag: "Aborted", error: new FileError({ reason: { _tag: "ListFailed", path: "d", detail: "permission denied" } }) } }),
+    "failed to read directory 'd': permission denied",
+    3
+  ],
+  [
+    new CommandError({ reason: { _tag: "PromptRequired" } }),
+    "a PROMPT is required; provide one or pipe input via stdin (a workflow that declares 'inputs:' may be run without one)",
+    1
+  ],
+  [new CommandError({ reason: { _tag: "ResponseWriteFailed", path: "o.txt", detail: "permission denied" } }), "failed to write the response to 'o.txt': permission denied", 1],
+  [
+    new CommandError({ reason: { _tag: "InitExists", path: "lait.config.yml" } }),
+    "'lait.config.yml' already exists; refusing to overwrite it (move it aside or pass another PATH)",
+    1
+  ],
+  [
+    new CommandError({ reason: { _tag: "CacheSymlink", path: "/p/.lait" } }),
+    "refusing to clear the cache: '/p/.lait' is a symbolic link, and nothing is deleted through one",
+    1
+  ]
+]
+
+const reasonOf = (error: AnyLaitError): string | undefined =>
+  "reason" in error ? (error.reason as { readonly _tag: string })._tag : undefined
+
+/** The general class each exit code reports as, as traces have always named them. */
+const traceClass: Record<number, string> = {
+  1: "LaitError",
+  2: "UsageError",
+  3: "ValidationError",
+  4: "ModelApiError",
+  5: "InterruptedError"
+}
+
+describe("every error class and reason", () => {
+  for (const [error, line, code, traceAs] of rows) {
+    test(`${error._tag}${reasonOf(error) === undefined ? "" : `.${reasonOf(error)}`}: ${line}`, () => {
+      expect(renderChain(error)).toBe(line)
+      expect(exitCodeOf(error) as number).toBe(code)
+      expect(errorClassOf(error)).toBe(traceAs ?? (error._tag === "OutputError" ? "OutputError" : traceClass[code]!))
+      // Context keeps the exit code, as it did for the general classes (an InterruptedError's own
+      // interruption counts only at the top).
+      const wrapped = withContext("outer")(error)
+      expect({ code: exitCodeOf(wrapped) as number, line: renderChain(wrapped) }).toEqual({
+        code: error._tag === "InterruptedError" ? 1 : code,
+        line: `outer: ${line}`
+      })
+    })
+  }
+
+  test("every class in exitCodeByTag, and every reason it names, has a row", () => {
+    const covered = new Set(rows.map(([error]) => `${error._tag}.${reasonOf(error) ?? ""}`))
+    const classes = new Set(rows.map(([error]) => error._tag))
+    const missing: Array<string> = []
+    for (const [tag, entry] of Object.entries(exitCodeByTag)) {
+      if (!classes.has(tag as AnyLaitError["_tag"])) missing.push(tag)
+      if (typeof entry === "object") {
+        for (const reason of Object.keys(entry)) if (!covered.has(`${tag}.${reason}`)) missing.push(`${tag}.${reason}`)
+      }
+    }
+    expect(missing).toEqual([])
+  })
+
+  test("a domain error points at the file and line it is about, or at nothing (not where it was built)", () => {
+    expect(errorLine(staticCheck)).toBe(4)
+    expect(errorLine(new TestError({ reason: { _tag: "ParseFailed", path: "t.yml", detail: "x", line: 7 } }))).toBe(7)
+    expect(errorLine(new TestError({ reason: { _tag: "ParseFailed", path: "t.yml", detail: "x" } }))).toBeUndefined()
+    expect(errorLine(new EvalError({ reason: { _tag: "ParseFailed", path: "e.yml", detail: "x" } }))).toBeUndefined()
+    expect(new EvalError({ reason: { _tag: "PromptSyntax", file: "e.yml", detail: "x" } }).file).toBe("e.yml")
+  })
+})

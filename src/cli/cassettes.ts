@@ -4,7 +4,8 @@
 // with --delete removes them. Files that are not cassettes are warned about on stderr, never touched.
 import { Console, Effect, Layer } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { LaitError } from "../core/errors.ts"
+import { FileError } from "../core/fileErrors.ts"
+import { TestError } from "../testing/testErrors.ts"
 import { describeOsError } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
 import { configLayer } from "./config.ts"
@@ -28,7 +29,10 @@ const ls = Command.make(
     )
     const scan = yield* Effect.try({
       try: () => scanCassetteDir(dir),
-      catch: (e) => new LaitError({ message: `failed to read cassette directory '${dir}'`, cause: describeOsError(e) })
+      catch: (e) =>
+        new FileError({
+          reason: { _tag: "ListFailed", path: dir, what: "cassette directory", detail: describeOsError(e) }
+        })
     })
     yield* warnAll(scan.problems.map((p) => `warning: not a cassette: ${p}`))
     const rows = cassetteRows(scan.cassettes)
@@ -55,16 +59,15 @@ const prune = Command.make(
     )
     const files = yield* suite.discoverTestFiles(paths)
     if (files.length === 0) {
-      return yield* new LaitError({ message: `no test files found in ${listPaths(paths)}` })
+      return yield* new TestError({ reason: { _tag: "NoFiles", listed: listPaths(paths) } })
     }
     const result = yield* unusedCassettes(files).pipe(
       Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer))
     )
     if ("failing" in result) {
       yield* Console.error(suite.textReport(result.failing).split("\n").slice(0, -1).join("\n"))
-      return yield* new LaitError({
-        message: `refusing to prune: ${result.failing.length} of ${result.total} test file(s) did not pass ` +
-          "in replay, so which cassettes they use is unknown; nothing was deleted"
+      return yield* new TestError({
+        reason: { _tag: "PruneRefused", failing: result.failing.length, total: result.total }
       })
     }
     yield* warnAll(result.warnings)
@@ -73,7 +76,7 @@ const prune = Command.make(
     for (const path of result.unused) {
       yield* Effect.try({
         try: () => Files.removeFile(path),
-        catch: (e) => new LaitError({ message: `failed to delete '${path}'`, cause: describeOsError(e) })
+        catch: (e) => new FileError({ reason: { _tag: "RemoveFailed", path, detail: describeOsError(e) } })
       })
     }
     yield* Console.error(`deleted ${result.unused.length} unused cassette file(s)`)

@@ -157,8 +157,9 @@ export const testCommand = Command.make(
     yield* printLine(report)
 
     const { failed, errors, total } = suite.tally(outcomes)
-    // Without errors, upstream's exact line.
-    if (failed > 0 || errors > 0) return yield* new TestError({ reason: { _tag: "SuiteFailed", failed, errors, total } })
+    if (failed > 0 || errors > 0) {
+      return yield* new TestError({ reason: { _tag: "SuiteFailed", failed, errors, total } })
+    }
   })
 ).pipe(
   Command.withDescription(

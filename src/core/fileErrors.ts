@@ -19,7 +19,8 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("StdinFailed", { detail: Schema.String }),
   /** A path's real path could not be found; `what` names it (`directory`, `test file`). */
   Schema.TaggedStruct("ResolveFailed", { path, what: Schema.String, detail: Schema.String }),
-  Schema.TaggedStruct("ListFailed", { path, detail: Schema.String }),
+  /** `what`: the directory's role when it has one (`cassette directory`). */
+  Schema.TaggedStruct("ListFailed", { path, detail: Schema.String, what: Schema.optionalKey(Schema.String) }),
   Schema.TaggedStruct("RemoveFailed", { path, detail: Schema.String })
 ])
 export type FileErrorReason = typeof Reason.Type
@@ -56,7 +57,7 @@ export class FileError extends Schema.TaggedError<FileError>()("FileError", { re
       case "ResolveFailed":
         return `failed to resolve ${this.reason.what} '${this.reason.path}'`
       case "ListFailed":
-        return `failed to read directory '${this.reason.path}'`
+        return `failed to read ${this.reason.what ?? "directory"} '${this.reason.path}'`
       case "RemoveFailed":
         return `failed to remove '${this.reason.path}'`
     }

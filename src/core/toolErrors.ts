@@ -131,7 +131,9 @@ const ToolReason = Schema.Union([
   }),
   /** `--replay-tools` found no recorded tool list for an MCP server. */
   Schema.TaggedStruct("ListCassetteMissing", { server: Schema.String, path: Schema.String, dir: Schema.String }),
-  Schema.TaggedStruct("CassetteInvalid", { path: Schema.String, problem: Schema.String })
+  Schema.TaggedStruct("CassetteInvalid", { path: Schema.String, problem: Schema.String }),
+  /** A recorded result that could not be read back (or serialised) is not written. */
+  Schema.TaggedStruct("CassetteUnwritable", { path: Schema.String, problem: Schema.String })
 ])
 export type ToolErrorReason = typeof ToolReason.Type
 
@@ -172,6 +174,8 @@ const describeTool = (reason: ToolErrorReason): string => {
         "(replay_tools) to start the server"
     case "CassetteInvalid":
       return `failed to parse tool cassette '${reason.path}': ${reason.problem}`
+    case "CassetteUnwritable":
+      return `refusing to write tool cassette '${reason.path}': ${reason.problem}`
   }
 }
 

@@ -6,10 +6,10 @@
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import type { LaitConfig } from "../config/LaitConfig.ts"
-import { LaitError } from "../core/errors.ts"
+import { FileError } from "../core/fileErrors.ts"
 import { scanCassetteDir } from "../model/cassette/scan.ts"
 import { CassetteUse, collectCassetteUse } from "../model/cassette/used.ts"
-import type { FileLoader } from "../platform/FileLoader.ts"
+import { describeOsError, type FileLoader } from "../platform/FileLoader.ts"
 import type { AssertionEvaluator } from "./AssertionEvaluator.ts"
 import { joinPath, parentPath } from "./discovery.ts"
 import { runTestSuite, type TestOutcome } from "./runner.ts"
@@ -30,7 +30,7 @@ export interface PruneFindings {
 /** Runs `files` in replay and finds the cassette files none of them used, when all of them pass. */
 export const unusedCassettes = (
   files: ReadonlyArray<string>
-): Effect.Effect<PruneResult, LaitError, LaitConfig | AssertionEvaluator | FileLoader> =>
+): Effect.Effect<PruneResult, FileError, LaitConfig | AssertionEvaluator | FileLoader> =>
   Effect.gen(function*() {
     const collector = collectCassetteUse()
     const outcomes = yield* runTestSuite(files).pipe(Effect.provideService(CassetteUse, collector.service))
@@ -46,7 +46,10 @@ export const unusedCassettes = (
     for (const dir of dirs.values()) {
       const scan = yield* Effect.try({
         try: () => scanCassetteDir(dir),
-        catch: (e) => new LaitError({ message: `failed to read cassette directory '${dir}'`, cause: e })
+        catch: (e) =>
+          new FileError({
+            reason: { _tag: "ListFailed", path: dir, what: "cassette directory", detail: describeOsError(e) }
+          })
       })
       warnings.push(...scan.problems.map((p) => `warning: not a cassette, left alone: ${p}`))
       for (const c of scan.cassettes) if (!collector.paths.has(nodePath.resolve(c.path))) unused.push(c.path)

@@ -18,6 +18,15 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("ReadFailed", { path, detail: Schema.String }),
   /** `detail` says where and what (`tests[0]: unknown field 'x'`); `line` is 1-based. */
   Schema.TaggedStruct("ParseFailed", { path, detail: Schema.String, line: Schema.optionalKey(Schema.Number) }),
+  /** `workdir:`/`fixtures:` (docs/testing.md#working-directory); `detail` is the OS's reason. */
+  Schema.TaggedStruct("WorkdirUnusable", { path, detail: Schema.String }),
+  Schema.TaggedStruct("WorkdirNotDirectory", { path }),
+  Schema.TaggedStruct("TempWorkdirFailed", { detail: Schema.String }),
+  Schema.TaggedStruct("FixtureCopyFailed", { path, detail: Schema.String }),
+  /** Two fixtures with the same base name. */
+  Schema.TaggedStruct("FixtureClash", { earlier: Schema.String, fixture: Schema.String, name: Schema.String }),
+  /** `lait cassettes prune` with tests that did not pass in replay. */
+  Schema.TaggedStruct("PruneRefused", { failing: Schema.Number, total: Schema.Number }),
   /** An `ask:` step tried to read an answer during a test. */
   Schema.TaggedStruct("NoStdin", {}),
   /** `errors`: files that could not run (docs/testing.md#pass-fail-and-error). */
@@ -41,6 +50,19 @@ const describe = (reason: TestErrorReason): string => {
       return `failed to read test definition '${reason.path}'`
     case "ParseFailed":
       return `failed to parse test definition '${reason.path}'`
+    case "WorkdirUnusable":
+      return `failed to use workdir '${reason.path}'`
+    case "WorkdirNotDirectory":
+      return `workdir '${reason.path}' is not a directory`
+    case "TempWorkdirFailed":
+      return "failed to create a temporary working directory"
+    case "FixtureCopyFailed":
+      return `failed to copy fixture '${reason.path}'`
+    case "FixtureClash":
+      return `fixtures '${reason.earlier}' and '${reason.fixture}' would both be copied to '${reason.name}'`
+    case "PruneRefused":
+      return `refusing to prune: ${reason.failing} of ${reason.total} test file(s) did not pass in replay, so ` +
+        "which cassettes they use is unknown; nothing was deleted"
     case "NoStdin":
       return "lait test never reads answers from stdin"
     case "SuiteFailed":
@@ -73,6 +95,9 @@ export class TestError extends Schema.TaggedError<TestError>()("TestError", { re
     switch (this.reason._tag) {
       case "TargetUnreadable":
       case "ReadFailed":
+      case "WorkdirUnusable":
+      case "TempWorkdirFailed":
+      case "FixtureCopyFailed":
         return this.reason.detail
       case "ParseFailed":
         return this.reason.line === undefined ? this.reason.detail : `${this.reason.detail} (line ${this.reason.line})`

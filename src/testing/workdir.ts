@@ -4,10 +4,10 @@
 // its RunContext, never process.chdir: the files of a suite run side by side in one process.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
-import { LaitError } from "../core/errors.ts"
 import { describeOsError } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
 import { joinPath } from "./discovery.ts"
+import { TestError } from "./testErrors.ts"
 import { TEMP_WORKDIR, type TestDefinition } from "./testFile.ts"
 
 export interface Workdir {
@@ -19,7 +19,6 @@ export interface Workdir {
 
 const NONE: Workdir = { cwd: undefined, temp: false }
 
-const osFailure = (message: string) => (e: unknown) => new LaitError({ message, cause: describeOsError(e) })
 
 /** Removes a directory made by `prepareWorkdir`; a failure to remove it never fails the test. */
 export const removeWorkdir = (workdir: Workdir): Effect.Effect<void> =>
@@ -41,14 +40,12 @@ const copyFixtures = (dir: string, base: string, fixtures: ReadonlyArray<string>
       const name = nodePath.basename(nodePath.resolve(source))
       const earlier = copiedFrom.get(name)
       if (earlier !== undefined) {
-        return yield* new LaitError({
-          message: `fixtures '${earlier}' and '${fixture}' would both be copied to '${name}'`
-        })
+        return yield* new TestError({ reason: { _tag: "FixtureClash", earlier, fixture, name } })
       }
       copiedFrom.set(name, fixture)
       yield* Effect.try({
         try: () => Files.copyTree(source, nodePath.join(dir, name)),
-        catch: osFailure(`failed to copy fixture '${source}'`)
+        catch: (e) => new TestError({ reason: { _tag: "FixtureCopyFailed", path: source, detail: describeOsError(e) } })
       })
     }
   })
@@ -57,7 +54,7 @@ const copyFixtures = (dir: string, base: string, fixtures: ReadonlyArray<string>
  * The working directory `definition` asks for (`base`: the test file's directory). A temp directory is
  * removed again when filling it fails; otherwise the caller removes it with `removeWorkdir`.
  */
-export const prepareWorkdir = (definition: TestDefinition, base: string): Effect.Effect<Workdir, LaitError> =>
+export const prepareWorkdir = (definition: TestDefinition, base: string): Effect.Effect<Workdir, TestError> =>
   Effect.gen(function*() {
     const workdir = definition.workdir
     if (workdir === undefined) return NONE
@@ -65,14 +62,14 @@ export const prepareWorkdir = (definition: TestDefinition, base: string): Effect
       const dir = joinPath(base, workdir)
       const stat = yield* Effect.try({
         try: () => Files.stat(dir),
-        catch: osFailure(`failed to use workdir '${dir}'`)
+        catch: (e) => new TestError({ reason: { _tag: "WorkdirUnusable", path: dir, detail: describeOsError(e) } })
       })
-      if (!stat.isDirectory()) return yield* new LaitError({ message: `workdir '${dir}' is not a directory` })
+      if (!stat.isDirectory()) return yield* new TestError({ reason: { _tag: "WorkdirNotDirectory", path: dir } })
       return { cwd: nodePath.resolve(dir), temp: false }
     }
     const dir = yield* Effect.try({
       try: () => Files.makeTempDirectory("lait-test-"),
-      catch: osFailure("failed to create a temporary working directory")
+      catch: (e) => new TestError({ reason: { _tag: "TempWorkdirFailed", detail: describeOsError(e) } })
     })
     const made: Workdir = { cwd: dir, temp: true }
     yield* copyFixtures(dir, base, definition.fixtures).pipe(Effect.onError(() => removeWorkdir(made)))

@@ -6,7 +6,7 @@
 import { Context, Effect, Redacted } from "effect"
 import * as nodePath from "node:path"
 import { DUMMY_API_KEY } from "../../config/endpoints.ts"
-import { type AnyLaitError, LaitError, renderChain } from "../../core/errors.ts"
+import { type AnyLaitError, renderChain } from "../../core/errors.ts"
 import { redactSecrets } from "../../core/secrets.ts"
 import { ToolError } from "../../core/toolErrors.ts"
 import type { Endpoint } from "../../model/call.ts"
@@ -93,12 +93,12 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
         body = `${JSON.stringify(fields, null, 2)}\n`
       } catch (e) {
         const reason = e instanceof Error ? e.message : String(e)
-        return yield* new LaitError({ message: `refusing to write tool cassette '${path}': ${reason}` })
+        return yield* new ToolError({ reason: { _tag: "CassetteUnwritable", path, problem: reason } })
       }
       const text = redactSecrets(body, [...secrets, ...extra()], [DUMMY_API_KEY])
       const problem = unreadableSize(text)
       if (problem !== undefined) {
-        return yield* new LaitError({ message: `refusing to write tool cassette '${path}': ${problem}` })
+        return yield* new ToolError({ reason: { _tag: "CassetteUnwritable", path, problem } })
       }
       yield* files.writeAtomic(path, text)
     })

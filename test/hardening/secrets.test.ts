@@ -271,7 +271,10 @@ describe("every source of the key, every command that writes or prints", () => {
         expect(recorded.stderr).toContain("lait: [trace] request body: {\"model\":\"fixture-model\"")
         expect(recorded.stderr).toContain("echoed hi")
         expect(recorded.stderr).toContain("usage:")
-        expect(fs.readdirSync(path.join(p.dir, "cassettes"))).toHaveLength(3)
+        // Three model cassettes and the shell tool's cassette (docs/record-replay.md#tool-cassettes).
+        const recordedFiles = fs.readdirSync(path.join(p.dir, "cassettes"))
+        expect(recordedFiles.filter((f) => !f.startsWith("tool-"))).toHaveLength(3)
+        expect(recordedFiles.filter((f) => f.startsWith("tool-"))).toHaveLength(1)
         const trace = fs.readFileSync(path.join(p.dir, "traces/run.jsonl"), "utf8")
         expect(trace).toContain("\"operation\":\"execute_tool\"")
         expect((await expectRun(["run", "wf.yml", "the ticket", "--cache", "-v", "--json"], 0)).stdout).toContain("the answer")
@@ -316,7 +319,10 @@ describe("every source of the key, every command that writes or prints", () => {
         expect((await expectRun(["eval", "eval.yml"], 0)).stdout).toContain("1 of 1 case(s) fully passed")
         expect((await expectRun(["eval", "eval.yml", "--format", "json", "--show-usage", "-vv", "--record", "evalcass"], 0)).stdout)
           .toContain("\"success_rate\"")
-        expect(fs.readdirSync(path.join(p.dir, "evalcass"))).toHaveLength(4) // three target requests, one judge
+        // Three target requests and one judge, plus the workflow's shell tool call.
+        const evalFiles = fs.readdirSync(path.join(p.dir, "evalcass"))
+        expect(evalFiles.filter((f) => !f.startsWith("tool-"))).toHaveLength(4)
+        expect(evalFiles.filter((f) => f.startsWith("tool-"))).toHaveLength(1)
         expect((await expectRun(["eval", "eval.yml", "--replay", "evalcass", "-vv"], 0)).stdout).toContain("1 of 1 case(s) fully passed")
 
         // The trace, shown and exported (the header's ${TOKEN} is the key again).

@@ -109,6 +109,17 @@ describe("text report", () => {
 })
 
 describe("json report", () => {
+  // Runs without details (as older reports and runs that errored have them).
+  const passedRun = {
+    passed: true,
+    failures: [],
+    output: null,
+    assertions: [],
+    duration_ms: 250,
+    tokens: { prompt: 0, completion: 0, total: 0 },
+    requests: 1,
+    cost_usd: null
+  }
   test("upstream's fields (floats as serde writes them) plus the statistics", () => {
     const parsed = JSON.parse(jsonReport(buildReport(mixed, { minPassRate: 0.8 })))
     expect(parsed[0]).toEqual({
@@ -118,11 +129,15 @@ describe("json report", () => {
       total: 5,
       success_rate: 0.8,
       runs: [
-        { passed: true, failures: [] },
-        { passed: false, failures: ["assertion 1: jq expression `contains(\"結論\")` was false for output \"run 2\""] },
-        { passed: true, failures: [] },
-        { passed: true, failures: [] },
-        { passed: true, failures: [] }
+        passedRun,
+        {
+          ...passedRun,
+          passed: false,
+          failures: ["assertion 1: jq expression `contains(\"結論\")` was false for output \"run 2\""]
+        },
+        passedRun,
+        passedRun,
+        passedRun
       ],
       k: 5,
       pass_at_1: 0.8,
@@ -130,7 +145,8 @@ describe("json report", () => {
       wilson_95: { lower: expect.closeTo(0.3755, 4), upper: expect.closeTo(0.9638, 4) },
       label: "flaky",
       accepted: true,
-      not_started: 0
+      not_started: 0,
+      name: "case 1"
     })
     const text = jsonReport(buildReport(mixed))
     expect(text).not.toContain("\n")

@@ -97,7 +97,9 @@ const caseRow = (c: CaseReport): string => {
   const notStarted = c.outcome.notStarted > 0 ? ` <span class="meta">(${c.outcome.notStarted} not started)</span>` : ""
   const details = runs.length === 0
     ? ""
-    : `<details><summary>${runs.length} run(s)</summary>${runs.map(runDetails).join("")}</details>`
+    : `<details${fullyPassed(c) ? "" : " open"}><summary>${runs.length} run(s)</summary>${
+      runs.map(runDetails).join("")
+    }</details>`
   return `<tr class="${fullyPassed(c) ? "case-pass" : "case-fail"}">` +
     `<td>${htmlEscape(caseName(c.outcome))}</td>` +
     `<td class="input">${htmlEscape(excerpt(c.outcome.input, 300))}</td>` +

@@ -90,7 +90,8 @@ const fromCsv = (text: string, defaultAssert: ReadonlyArray<Assertion>): Array<E
   const cases: Array<EvalCase> = []
   for (const row of rows) {
     if (row.fields.length !== header.fields.length) {
-      return new CaseProblem(row.line, `expected ${header.fields.length} field(s) as in the header, got ${row.fields.length}`)
+      const expected = header.fields.length
+      return new CaseProblem(row.line, `expected ${expected} field(s) as in the header, got ${row.fields.length}`)
     }
     const value: Record<string, Json> = {}
     const vars: Record<string, Json> = {}
@@ -141,7 +142,12 @@ export const loadCasesFile = (
 ): Effect.Effect<ReadonlyArray<EvalCase>, LaitError | ValidationError, FileLoader> =>
   Effect.gen(function*() {
     const extension = nodePath.extname(file).toLowerCase()
-    const parsers: Record<string, typeof fromYaml> = { ".jsonl": fromJsonl, ".csv": fromCsv, ".yml": fromYaml, ".yaml": fromYaml }
+    const parsers: Record<string, typeof fromYaml> = {
+      ".jsonl": fromJsonl,
+      ".csv": fromCsv,
+      ".yml": fromYaml,
+      ".yaml": fromYaml
+    }
     const parse = parsers[extension]
     if (parse === undefined) {
       return yield* new ValidationError({
@@ -153,7 +159,9 @@ export const loadCasesFile = (
     }
     const loader = yield* FileLoader
     const text = yield* loader.readText(file, { waitForWriter: true }).pipe(
-      Effect.mapError((e) => new LaitError({ message: `failed to read cases file '${file}'`, cause: e.cause ?? e.message }))
+      Effect.mapError((e) =>
+        new LaitError({ message: `failed to read cases file '${file}'`, cause: e.cause ?? e.message })
+      )
     )
     const cases = parse(text, defaultAssert)
     if (cases instanceof CaseProblem) {
@@ -165,7 +173,10 @@ export const loadCasesFile = (
     }
     const duplicate = duplicateCaseName(cases)
     if (duplicate !== undefined) {
-      return yield* new ValidationError({ message: `${file}: case ${duplicate.index + 1}: duplicate case name '${duplicate.name}'`, file })
+      return yield* new ValidationError({
+        message: `${file}: case ${duplicate.index + 1}: duplicate case name '${duplicate.name}'`,
+        file
+      })
     }
     return cases
   })

@@ -130,8 +130,9 @@ const matrix = (report: Report): string => {
     }</tr>`
   )
   const totals = `<tr><th>all</th>${
-    targets.map((t) => `<th>${t.suite.fullyPassed}/${t.suite.cases} fully passed · pass@1 ${two(t.suite.meanPassAt1)}</th>`)
-      .join("")
+    targets.map((t) =>
+      `<th>${t.suite.fullyPassed}/${t.suite.cases} fully passed · pass@1 ${two(t.suite.meanPassAt1)}</th>`
+    ).join("")
   }</tr>`
   return `<h2>Comparison</h2><table><thead>${head}</thead><tbody>${rows.join("")}${totals}</tbody></table>`
 }
@@ -155,14 +156,20 @@ export const htmlReport = (report: Report, options: HtmlOptions): string => {
     stat(String(caseCount), "case(s)"),
     ...(report.targets === undefined ? [] : [stat(String(report.targets.length), "target(s)")]),
     stat(String(report.repeat), "run(s) per case"),
-    stat(`${report.suite.fullyPassed}/${report.suite.cases}`, report.targets === undefined ? "fully passed" : "cells fully passed"),
+    stat(
+      `${report.suite.fullyPassed}/${report.suite.cases}`,
+      report.targets === undefined ? "fully passed" : "cells fully passed"
+    ),
     stat(two(report.suite.meanPassAt1), "mean pass@1"),
     stat(String(tokens), "tokens"),
     ...(priced.length === 0 ? [] : [stat(`$${cost.toFixed(4)}`, "cost")]),
     stat(`${seconds.toFixed(1)} s`, "run time (summed)")
   ].join("")
   const sections = report.targets === undefined
-    ? [`<h2>Cases</h2><p class="meta">${htmlEscape(suiteText(report.suite, report.repeat))}</p>${caseTable(report.cases)}`]
+    ? [
+      `<h2>Cases</h2><p class="meta">${htmlEscape(suiteText(report.suite, report.repeat))}</p>` +
+      caseTable(report.cases)
+    ]
     : [
       matrix(report),
       ...report.targets.map((t) =>

@@ -143,14 +143,16 @@ const reliabilityLine = (c: CaseReport, minPassRate: number | undefined): string
     ? ` (accepted: pass@1 >= --min-pass-rate ${two(minPassRate)})`
     : ""
   const partial = s.total < s.k ? ` (${s.total} of ${s.k} runs)` : ""
-  return `  ${oneLine(caseName(c.outcome))}: ${s.label}  pass@1=${two(s.passAt1)}  pass^${s.k}=${s.passHatK ? 1 : 0}  ` +
-    `95% CI [${two(s.wilson.lower)}, ${two(s.wilson.upper)}]${partial}${accepted}`
+  return `  ${oneLine(caseName(c.outcome))}: ${s.label}  pass@1=${two(s.passAt1)}  ` +
+    `pass^${s.k}=${s.passHatK ? 1 : 0}  95% CI [${two(s.wilson.lower)}, ${two(s.wilson.upper)}]${partial}${accepted}`
 }
 
 /** Rows of cells padded into columns (the last column unpadded). */
 const columns = (rows: ReadonlyArray<ReadonlyArray<string>>, indent = ""): Array<string> => {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-  return rows.map((r) => indent + r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]! + 2))).join(""))
+  const pad = (cell: string, i: number, row: ReadonlyArray<string>) =>
+    i === row.length - 1 ? cell : cell.padEnd(widths[i]! + 2)
+  return rows.map((r) => indent + r.map((cell, i) => pad(cell, i, r)).join(""))
 }
 
 const comparisonText = (report: Report, targets: ReadonlyArray<TargetReport>): string => {
@@ -167,7 +169,8 @@ const comparisonText = (report: Report, targets: ReadonlyArray<TargetReport>): s
   if (report.repeat > 1) {
     const k = report.repeat
     lines.push(`reliability over ${k} runs per case (Wilson 95% interval):`)
-    lines.push(...columns([header, ...rows.map((r) => [oneLine(r.name), ...r.cells.map((c) => reliabilityCell(c.stats))])], "  "))
+    const reliability = rows.map((r) => [oneLine(r.name), ...r.cells.map((c) => reliabilityCell(c.stats))])
+    lines.push(...columns([header, ...reliability], "  "))
     for (const t of targets) lines.push(`  ${t.name}: ${suiteLine(t.suite, k)}`)
   }
   return lines.join("\n")

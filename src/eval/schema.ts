@@ -224,9 +224,8 @@ export const decodeAt = <S extends Schema.Top>(
   root: unknown,
   prefix: ReadonlyArray<Segment>
 ): S["Type"] | Issue => {
-  const exit = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>, { onExcessProperty: "error" })(
-    valueAtPath(root, prefix)
-  )
+  const codec = schema as unknown as Schema.Codec<S["Type"], unknown>
+  const exit = Schema.decodeUnknownExit(codec, { onExcessProperty: "error" })(valueAtPath(root, prefix))
   if (Exit.isSuccess(exit)) return exit.value
   const error = Cause.squash(exit.cause)
   const issue = Schema.isSchemaError(error) ? formatIssues(error.issue).issues[0] : undefined
@@ -253,7 +252,8 @@ const decodeTarget = (raw: unknown, at: ReadonlyArray<Segment>): EvalTarget | Is
     }
   }
   if (!["workflow", "inputs", "model", "prompt"].some((key) => key in target)) {
-    return { at: [], path: at, text: `${where}: expected either 'workflow' (with optional 'inputs') or 'model' and 'prompt'` }
+    const text = `${where}: expected either 'workflow' (with optional 'inputs') or 'model' and 'prompt'`
+    return { at: [], path: at, text }
   }
   if ("workflow" in target || ("inputs" in target && !("model" in target))) {
     const t = decodeAt(WorkflowTargetSchema, raw, at)
@@ -345,7 +345,9 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
   if ("target" in raw && "targets" in raw) {
     return fail({ at: [], path: ["targets"], text: "'target' and 'targets' cannot be used together; use one" })
   }
-  if (!("target" in raw) && !("targets" in raw)) return fail({ at: [], path: [], text: "missing required key 'target'" })
+  if (!("target" in raw) && !("targets" in raw)) {
+    return fail({ at: [], path: [], text: "missing required key 'target'" })
+  }
   if (!("cases" in raw)) return fail({ at: [], path: [], text: "missing required key 'cases'" })
 
   const targets: Array<EvalTarget> = []
@@ -356,7 +358,9 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
       return fail({
         at: ["targets"],
         path: ["targets"],
-        text: `expected a non-empty list of targets, got ${Array.isArray(list) ? "an empty list" : describeYamlValue(list)}`
+        text: `expected a non-empty list of targets, got ${
+          Array.isArray(list) ? "an empty list" : describeYamlValue(list)
+        }`
       })
     }
     for (const [i, item] of list.entries()) {

@@ -111,7 +111,7 @@ export const loadTarget = (
     } as const
   })
 
-/** The user message a model target sends for a case: `{{input}}` (text parsed as JSON when it is JSON), `{{vars.x}}`. */
+/** The user message a model target sends for a case: `{{input}}` (text parsed as JSON when it is JSON), `{{vars}}`. */
 export const renderTargetPrompt = (
   template: string,
   evalCase: Pick<EvalCase, "input" | "vars">

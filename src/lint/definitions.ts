@@ -287,7 +287,8 @@ export const lintEvalText = (path: string, text: string, emitter: Emitter): Effe
         continue
       }
       anyWorkflow = true
-      const loaded = yield* loadTarget(base, target.workflow, `${at}.workflow`, keyLine(where, targetY, "workflow"), emitter)
+      const workflowLine = keyLine(where, targetY, "workflow")
+      const loaded = yield* loadTarget(base, target.workflow, `${at}.workflow`, workflowLine, emitter)
       if (loaded === undefined) continue
       const inputsLine = keyLine(where, targetY, "inputs") ?? keyLine(where, targetY, "workflow")
       yield* resolveProvidedInputs(
@@ -309,7 +310,9 @@ export const lintEvalText = (path: string, text: string, emitter: Emitter): Effe
         const own = yield* Effect.result(
           resolveInputs(
             loaded.workflow.inputs,
-            Object.entries({ ...target.inputs, ...c.inputs }).map(([k, value]) => [k, { kind: "typed", value }] as const)
+            Object.entries({ ...target.inputs, ...c.inputs }).map(([k, value]) =>
+              [k, { kind: "typed", value }] as const
+            )
           )
         )
         if (own._tag === "Failure") {

@@ -195,7 +195,8 @@ const evaluateList = (
   const input = jqInputOf(output)
   const one = (assertion: Assertion, index: number): Effect.Effect<Check, never, RunContext> => {
     const position = index + 1
-    const done = (message: string | undefined, extra: Partial<Pick<Check, "actual" | "nested" | "judge">> = {}): Check => ({
+    type Extra = Partial<Pick<Check, "actual" | "nested" | "judge">>
+    const done = (message: string | undefined, extra: Extra = {}): Check => ({
       position,
       assertion,
       message,

@@ -186,7 +186,7 @@ const explain = (
   // A union mismatch on an assertion item: say what is wrong with its `type`.
   if (
     (message === "Expected Assertion" || message.startsWith("Expected {")) && typeof last === "number" &&
-    parentPath.at(-1) === "assert"
+    (parentPath.at(-1) === "assert" || (parentPath.length === 1 && parentPath[0] === "default_assert"))
   ) {
     const item = valueAtPath(raw, path)
     if (!isMapping(item)) {

@@ -213,3 +213,71 @@ describe("YAML syntax errors name the line once (issue 12)", () => {
     )
   })
 })
+
+describe("issue 21: names, inputs, vars, default_assert, targets, cases files", () => {
+  test("a case's name, any-value input, inputs and vars; default_assert after the case's own assertions", () => {
+    const result = parse(`
+target: { model: m, prompt: "{{vars.tone}} {{input.who}}" }
+default_assert: [{ type: contains, value: "!" }]
+cases:
+  - name: structured
+    input: { who: Ada, n: [1, 2] }
+    inputs: { lang: en }
+    vars: { tone: warm }
+    assert: [{ type: contains, value: Ada }]
+  - input: 42
+`) as any
+    expect(result.cases).toEqual([
+      {
+        name: "structured",
+        named: true,
+        input: { who: "Ada", n: [1, 2] },
+        inputs: { lang: "en" },
+        vars: { tone: "warm" },
+        assert: [{ type: "contains", value: "Ada" }, { type: "contains", value: "!" }],
+        ownAssert: [{ type: "contains", value: "Ada" }]
+      },
+      { ...plain(2, 42, [{ type: "contains", value: "!" }]), ownAssert: [] }
+    ])
+    expect(result.defaultAssert).toEqual([{ type: "contains", value: "!" }])
+  })
+
+  test("targets: both shapes, names defaulting to the workflow or model, a repeated default named by position", () => {
+    const result = parse(`
+targets:
+  - { workflow: w.yml }
+  - { model: m, prompt: a }
+  - { model: m, prompt: b }
+  - { name: big, model: m, prompt: c }
+cases: []
+`) as any
+    expect(result.compare).toBe(true)
+    expect(result.targets.map((t: { name: string; kind: string }) => [t.kind, t.name])).toEqual([
+      ["workflow", "w.yml"],
+      ["prompt", "m (2)"],
+      ["prompt", "m (3)"],
+      ["prompt", "big"]
+    ])
+  })
+
+  test("cases: {file} is kept for the loader with the line of `cases:`", () => {
+    const result = parse("target: { model: m, prompt: x }\ncases:\n  file: data/c.csv\n") as any
+    expect([result.cases, result.casesFile]).toEqual([[], { file: "data/c.csv", line: 2 }])
+  })
+
+  test.each([
+    [
+      "targets:\n  - { model: m, prompt: x, modle: y }\ncases: []\n",
+      "targets[0]: unknown key 'modle'; a model target accepts: name, model, prompt (line 2)"
+    ],
+    ["targets: { model: m }\ncases: []\n", "targets: expected a non-empty list of targets, got a mapping (line 1)"],
+    ["target: { model: m, prompt: x }\ncases: { path: c.jsonl }\n", "cases: unknown key 'path'; a cases file reference accepts: file (line 2)"],
+    [
+      "target: { model: m, prompt: x }\ndefault_assert: [{ type: nope }]\ncases: []\n",
+      "default_assert[0].type: unknown assertion type 'nope'; expected one of: equals, contains, jq, llm_judge, tool_called, usage, step_output (line 2)"
+    ],
+    ["target: { model: m, prompt: x }\ncases:\n  - { input: a, vars: [1] }\n", "cases[0].vars: expected "]
+  ])("%j", (text, message) => {
+    expect(error(text).message).toStartWith(`failed to parse eval definition 'evals/e.yml': ${message}`)
+  })
+})

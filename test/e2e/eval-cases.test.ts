@@ -285,6 +285,17 @@ describe("cases files", () => {
     expect(r.stderr.split("\n")).toHaveLength(2)
   })
 
+  test("a cases file over 16 MiB is refused", async () => {
+    const p = project("http://127.0.0.1:9/v1")
+    p.write("big.jsonl", " ".repeat(16 * 1024 * 1024 + 1))
+    p.write("e.yml", "target: { model: m, prompt: x }\ncases: { file: big.jsonl }\n")
+    const r = await p.lait(["eval", "e.yml"])
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      "lait: failed to read cases file 'big.jsonl': file contents exceed the configured read limit of 16777216 bytes\n"
+    ])
+  })
+
   test("a missing cases file is a read error", async () => {
     const p = project("http://127.0.0.1:9/v1")
     p.write("e.yml", "target: { model: m, prompt: x }\ncases: { file: none.jsonl }\n")

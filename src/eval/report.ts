@@ -35,7 +35,8 @@ export interface TargetReport {
 export interface MatrixRow {
   readonly index: number
   readonly name: string
-  readonly input: CaseOutcome
+  /** The first target's outcome of the case: its input, as every cell of the row has it. */
+  readonly first: CaseOutcome
   readonly cells: ReadonlyArray<CaseReport>
 }
 
@@ -81,10 +82,10 @@ export const caseName = (c: CaseOutcome): string => c.name ?? `case ${c.index}`
 
 /** The cases of a comparison, each with its targets' cells side by side. */
 export const matrixRows = (report: Report): ReadonlyArray<MatrixRow> => {
-  const rows = new Map<number, { name: string; input: CaseOutcome; cells: Array<CaseReport> }>()
+  const rows = new Map<number, { name: string; first: CaseOutcome; cells: Array<CaseReport> }>()
   for (const c of report.cases) {
     const row = rows.get(c.outcome.index)
-    if (row === undefined) rows.set(c.outcome.index, { name: caseName(c.outcome), input: c.outcome, cells: [c] })
+    if (row === undefined) rows.set(c.outcome.index, { name: caseName(c.outcome), first: c.outcome, cells: [c] })
     else row.cells.push(c)
   }
   return [...rows.entries()].map(([index, row]) => ({ index, ...row }))
@@ -254,7 +255,7 @@ export const jsonReport = (report: Report): string => {
       cases: matrixRows(report).map((row) => ({
         case: row.index,
         name: row.name,
-        input: inputJson(row.input),
+        input: inputJson(row.first),
         results: row.cells.map((c) => resultJson(c, { target: c.outcome.target }))
       }))
     })

@@ -212,3 +212,33 @@ describe("junit report", () => {
     expect(failure.text).toBe("run 1: bad \uFFFD byte")
   })
 })
+
+describe("a failed run's output in the text report (issue 21)", () => {
+  const judged = (output: string): RunOutcome => ({
+    ...run(["assertion 1: llm_judge score 0.20 is below threshold 0.70 for criteria \"kind\""]),
+    output
+  })
+
+  test("shown when no failure quotes it, cut at 200 characters; not repeated when a failure quotes it", () => {
+    const long = "x".repeat(250)
+    const quoted = { ...fail(1), output: "run 1" }
+    const lines = textReport(buildReport(outcome([caseOf(1, "a", [judged("short answer"), judged(long), quoted])], 3)))
+      .split("\n")
+    expect(lines.slice(0, 7)).toEqual([
+      "case 1: 0/3 (0%) FAIL",
+      "  run 1: assertion 1: llm_judge score 0.20 is below threshold 0.70 for criteria \"kind\"",
+      "    output: \"short answer\"",
+      "  run 2: assertion 1: llm_judge score 0.20 is below threshold 0.70 for criteria \"kind\"",
+      `    output: "${"x".repeat(200)}"...`,
+      "  run 3: assertion 1: jq expression `contains(\"結論\")` was false for output \"run 1\"",
+      "0 of 1 case(s) fully passed"
+    ])
+  })
+
+  test("a named case leads with its name in the text and reliability lines", () => {
+    const named = { ...caseOf(1, "a", [run(), fail(2)]), name: "greets <back>", named: true }
+    const text = textReport(buildReport(outcome([named], 2)))
+    expect(text).toStartWith("greets <back>: 1/2 (50%) FAIL\n")
+    expect(text).toContain("\n  greets <back>: flaky  pass@1=0.50")
+  })
+})

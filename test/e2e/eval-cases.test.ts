@@ -403,6 +403,20 @@ describe("comparing targets", () => {
     ])
   })
 
+  test("--dry-run counts every target's runs and requests; nothing is sent", async () => {
+    const server = serve()
+    const p = project(server.baseUrl)
+    p.write("eval.yml", comparison)
+    const r = await p.lait(["eval", "eval.yml", "--dry-run", "--repeat", "3"])
+    expect(r.code).toBe(0)
+    expect(r.stdout.split("\n").slice(0, 3)).toEqual([
+      "dry run: nothing is sent",
+      "runs: 2 case(s) x 2 target(s) x 3 repeat(s) = 12",
+      "requests: 24 = 12 to the target + 12 llm_judge"
+    ])
+    expect(server.requests).toHaveLength(0)
+  })
+
   test("target and targets together, or an empty targets list, are validation errors", async () => {
     const p = project("http://127.0.0.1:9/v1")
     p.write("a.yml", "target: { model: m, prompt: x }\ntargets: [{ model: m, prompt: y }]\ncases: []\n")

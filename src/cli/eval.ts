@@ -2,7 +2,7 @@
 // file, --repeat times, and report pass rates and reliability statistics (docs/evals.md).
 // Evals measure the model as it is now, so responses are never served from the cache unless --cache
 // is given on this command line (`default.cache` does not apply); --record/--replay make a run
-// reproducible, judges included. The report is the only thing on stdout.
+// reproducible, judges included. The report is the only thing on stdout, or goes to `-o FILE`.
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
@@ -10,6 +10,8 @@ import { EvalError } from "../eval/evalErrors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage } from "../model/RunUsage.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
+import { writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
+import { osErrorText } from "../platform/process.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
@@ -31,6 +33,16 @@ const withoutDefaultCache = Layer.effect(
   )
 )
 
+const reportWriteFailure = (path: string, e: unknown) =>
+  new EvalError({ reason: { _tag: "ReportWriteFailed", path, detail: osErrorText(e) } })
+
+/** `-o PATH` that could never be written fails before any run has cost anything. */
+const checkReportTarget = (path: string) =>
+  Effect.suspend(() => {
+    const problem = writeTargetProblem(path, { createDirs: false })
+    return problem === undefined ? Effect.void : Effect.fail(reportWriteFailure(path, problem))
+  })
+
 export const evalCommand = Command.make(
   "eval",
   {
@@ -40,9 +52,15 @@ export const evalCommand = Command.make(
       Flag.withDescription(`Run each case N times (0 behaves as 1, at most ${MAX_REPEAT}) and report its pass rate`),
       Flag.withDefault(1)
     ),
-    format: Flag.Literals("format", ["text", "json", "junit"]).pipe(
-      Flag.withDescription("Report format on stdout"),
+    format: Flag.Literals("format", ["text", "json", "junit", "html"]).pipe(
+      Flag.withDescription("Report format (html: one self-contained page)"),
       Flag.withDefault("text" as const)
+    ),
+    output: Flag.String("output").pipe(
+      Flag.withAlias("o"),
+      Flag.withMetavar("PATH"),
+      Flag.withDescription("Write the report to PATH instead of stdout ('-' is stdout)"),
+      Flag.optional
     ),
     minPassRate: Flag.Finite("min-pass-rate").pipe(
       Flag.withMetavar("R"),
@@ -79,7 +97,7 @@ export const evalCommand = Command.make(
       Flag.withDefault(false)
     )
   },
-  Effect.fn("cli.eval")(function*({ file, repeat, format, minPassRate, maxCost, showUsage, dryRun }) {
+  Effect.fn("cli.eval")(function*({ file, repeat, format, output, minPassRate, maxCost, showUsage, dryRun }) {
     if (repeat < 0 || repeat > MAX_REPEAT) {
       return yield* invalid("--repeat <N>", repeat, `an integer from 0 to ${MAX_REPEAT}`)
     }
@@ -94,37 +112,43 @@ export const evalCommand = Command.make(
     // Loaded on demand so that other commands never pay for the engine, jq, YAML or Ajv.
     const [{ loadEvalDefinition }, { loadTarget }, { EVAL_CONCURRENCY, runEval, totalUsage }, reports, dry, {
       makeEvalProgress
-    }, { AssertionEvaluator }] = yield* Effect.promise(() =>
+    }, { AssertionEvaluator }, { htmlReport }] = yield* Effect.promise(() =>
       Promise.all([
-        import("../eval/schema.ts"),
+        import("../eval/cases.ts"),
         import("../eval/target.ts"),
         import("../eval/runner.ts"),
         import("../eval/report.ts"),
         import("../eval/dryrun.ts"),
         import("../eval/progress.ts"),
-        import("../testing/AssertionEvaluator.ts")
+        import("../testing/AssertionEvaluator.ts"),
+        import("../eval/html.ts")
       ])
     )
 
     const definition = yield* loadEvalDefinition(file)
-    const target = yield* loadTarget(definition.target, file)
+    const targets = yield* Effect.forEach(definition.targets, (t) => loadTarget(t, file))
+    const cases = definition.cases
 
     if (dryRun) {
-      const plan = yield* dry.planEval(target, definition.cases, k)
-      yield* printLine(dry.formatDryRun(plan, definition.cases.length, k))
+      const plan = yield* dry.planEvalTargets(targets, cases, k)
+      yield* printLine(dry.formatDryRun(plan, cases.length, k, targets.length))
       return
     }
+    const reportPath = Option.getOrUndefined(output)
+    const toFile = reportPath !== undefined && reportPath !== "-"
+    if (toFile) yield* checkReportTarget(reportPath)
 
     // The prompt-size estimate of one run, so that not even a first run starts past the budget.
     const firstRunEstimateUsd = budget === undefined ?
       undefined :
-      yield* dry.planEval(target, definition.cases, k).pipe(
+      yield* dry.planEvalTargets(targets, cases, k).pipe(
         Effect.map((plan) => (plan.costUsd === undefined || plan.runs === 0 ? 0 : plan.costUsd / plan.runs))
       )
     const progress = makeEvalProgress()
-    yield* progress.start(definition.cases.length, k, EVAL_CONCURRENCY)
-    const outcome = yield* runEval(target, definition.cases, {
+    yield* progress.start(cases.length, k, EVAL_CONCURRENCY, targets.length)
+    const outcome = yield* runEval(targets, cases, {
       repeat: k,
+      compare: definition.compare,
       maxCostUsd: budget,
       firstRunEstimateUsd,
       onProgress: progress.update
@@ -133,13 +157,18 @@ export const evalCommand = Command.make(
       Effect.provide(AssertionEvaluator.layer)
     )
     const report = reports.buildReport(outcome, { minPassRate: minRate })
-    yield* printLine(
-      format === "json"
-        ? reports.jsonReport(report)
-        : format === "junit"
-        ? reports.junitReport(report, { file })
-        : reports.textReport(report)
-    )
+    const body = format === "json"
+      ? reports.jsonReport(report)
+      : format === "junit"
+      ? reports.junitReport(report, { file })
+      : format === "html"
+      ? htmlReport(report, { file })
+      : reports.textReport(report)
+    yield* toFile
+      ? writeUserFile(reportPath, `${body}\n`, { createDirs: false }).pipe(
+        Effect.mapError((e) => reportWriteFailure(reportPath, e))
+      )
+      : printLine(body)
 
     if (showUsage) {
       const usage = totalUsage(outcome)

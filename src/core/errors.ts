@@ -127,7 +127,12 @@ export const exitCodeByTag = {
   // Whatever stopped `lait lint`, it is a validation outcome, as upstream.
   LintError: ExitCode.validation,
   TestError: { ParseFailed: ExitCode.validation },
-  EvalError: { ParseFailed: ExitCode.validation, PromptSyntax: ExitCode.validation },
+  EvalError: {
+    ParseFailed: ExitCode.validation,
+    PromptSyntax: ExitCode.validation,
+    CasesFileInvalid: ExitCode.validation,
+    CasesFileExtension: ExitCode.validation
+  },
   // A schema file a step or a subagent refers to that cannot be used as written is a validation failure.
   SchemaError: { FileParse: ExitCode.validation, FileNotObject: ExitCode.validation },
   ConfigError: {

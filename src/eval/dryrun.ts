@@ -12,7 +12,7 @@ import type { LaitError, ValidationError } from "../core/errors.ts"
 import { childStepLists, type Step, type Workflow } from "../lang/model.ts"
 import type { Assertion } from "../testing/assertions.ts"
 import { llmJudgePrompt } from "./judge.ts"
-import type { EvalCase } from "./schema.ts"
+import { caseInputText, type EvalCase } from "./schema.ts"
 import { type LoadedTarget, renderTargetPrompt } from "./target.ts"
 
 export const CHARS_PER_TOKEN = 4
@@ -107,7 +107,7 @@ export const planEval = (
     for (const c of cases) {
       if (target.kind === "prompt") {
         targetRequests += repeat
-        const prompt = yield* renderTargetPrompt(target.template, c.input).pipe(Effect.orElseSucceed(() => c.input))
+        const prompt = yield* renderTargetPrompt(target.template, c).pipe(Effect.orElseSucceed(() => caseInputText(c)))
         add(target.endpoints[0].pricing, prompt, repeat)
       } else {
         for (const step of steps!.steps) {
@@ -115,7 +115,7 @@ export const planEval = (
           const pricing = step.model === undefined
             ? undefined
             : yield* pricingOf(step.model, target.workflow.models as ModelMap)
-          add(pricing, step.text + c.input, repeat)
+          add(pricing, step.text + caseInputText(c), repeat)
         }
       }
       for (const judge of judgeAssertions(c.assert)) {
@@ -124,7 +124,7 @@ export const planEval = (
         if (model === undefined) continue
         judgeRequests += repeat
         // The output is unknown before the run; only the fixed part of the prompt is counted.
-        add(yield* pricingOf(model), llmJudgePrompt(judge.criteria, c.input, ""), repeat)
+        add(yield* pricingOf(model), llmJudgePrompt(judge.criteria, caseInputText(c), ""), repeat)
       }
     }
     return {
@@ -137,11 +137,27 @@ export const planEval = (
     }
   })
 
-export const formatDryRun = (plan: DryRunPlan, cases: number, repeat: number): string => {
+/** The plans of several targets run over the same cases, added up. */
+export const planEvalTargets = (
+  targets: ReadonlyArray<LoadedTarget>,
+  cases: ReadonlyArray<EvalCase>,
+  repeat: number
+): Effect.Effect<DryRunPlan, LaitError | ValidationError | ConfigError, LaitConfig> =>
+  Effect.map(Effect.forEach(targets, (t) => planEval(t, cases, repeat)), (plans) =>
+    plans.reduce((a, b) => ({
+      runs: a.runs + b.runs,
+      targetRequests: a.targetRequests + b.targetRequests,
+      judgeRequests: a.judgeRequests + b.judgeRequests,
+      exact: a.exact && b.exact,
+      costUsd: a.costUsd === undefined && b.costUsd === undefined ? undefined : (a.costUsd ?? 0) + (b.costUsd ?? 0),
+      unpricedRequests: a.unpricedRequests + b.unpricedRequests
+    })))
+
+export const formatDryRun = (plan: DryRunPlan, cases: number, repeat: number, targets = 1): string => {
   const total = plan.targetRequests + plan.judgeRequests
   const lines = [
     "dry run: nothing is sent",
-    `runs: ${cases} case(s) x ${repeat} repeat(s) = ${plan.runs}`,
+    `runs: ${cases} case(s) x ${targets > 1 ? `${targets} target(s) x ` : ""}${repeat} repeat(s) = ${plan.runs}`,
     `requests: ${
       plan.exact ? "" : "about "
     }${total} = ${plan.targetRequests} to the target + ${plan.judgeRequests} llm_judge`

@@ -24,7 +24,13 @@ const Reason = Schema.Union([
     total: Schema.Number
   }),
   /** Some case did not pass; `minRate` is the pass rate a flaky case needs, when one was set. */
-  Schema.TaggedStruct("CasesFailed", { minRate: Schema.optionalKey(Schema.Number) })
+  Schema.TaggedStruct("CasesFailed", { minRate: Schema.optionalKey(Schema.Number) }),
+  /** `cases: {file}` (docs/evals.md): unreadable, or invalid at `line` (1-based) when known. */
+  Schema.TaggedStruct("CasesFileUnreadable", { path, detail: Schema.String }),
+  Schema.TaggedStruct("CasesFileExtension", { path, extension: Schema.String, expected: Schema.String }),
+  Schema.TaggedStruct("CasesFileInvalid", { path, detail: Schema.String, line: Schema.optionalKey(Schema.Number) }),
+  /** `--format html -o PATH` (or any `-o`) could not be written; `detail` is the OS's reason. */
+  Schema.TaggedStruct("ReportWriteFailed", { path, detail: Schema.String })
 ])
 export type EvalErrorReason = typeof Reason.Type
 
@@ -46,6 +52,14 @@ const describe = (reason: EvalErrorReason): string => {
       return `stopped at the --max-cost budget of $${reason.budgetUsd.toFixed(4)}: ` +
         `$${reason.spentUsd.toFixed(4)} spent on ${reason.started} of ${reason.total} run(s); ` +
         `${reason.total - reason.started} run(s) not started`
+    case "CasesFileUnreadable":
+      return `failed to read cases file '${reason.path}'`
+    case "CasesFileExtension":
+      return `cases file '${reason.path}': unknown extension '${reason.extension}'; expected one of: ${reason.expected}`
+    case "CasesFileInvalid":
+      return `${reason.path}${reason.line === undefined ? "" : `:${reason.line}`}: ${reason.detail}`
+    case "ReportWriteFailed":
+      return `failed to write the report to '${reason.path}'`
     case "CasesFailed":
       return reason.minRate === undefined
         ? "one or more eval cases did not fully pass"
@@ -57,7 +71,8 @@ export class EvalError extends Schema.TaggedError<EvalError>()("EvalError", { re
   constructor(props: { readonly reason: EvalErrorReason }) {
     super(props)
     const reason = props.reason
-    if (reason._tag === "ParseFailed") locateError(this, reason.path, reason.line)
+    if (reason._tag === "ParseFailed" || reason._tag === "CasesFileInvalid") locateError(this, reason.path, reason.line)
+    else if (reason._tag === "CasesFileExtension") locateError(this, reason.path, undefined)
     else locateError(this, reason._tag === "PromptSyntax" ? reason.file : undefined, undefined)
   }
 
@@ -74,6 +89,8 @@ export class EvalError extends Schema.TaggedError<EvalError>()("EvalError", { re
     switch (this.reason._tag) {
       case "ReadFailed":
       case "JudgeNotJson":
+      case "CasesFileUnreadable":
+      case "ReportWriteFailed":
         return this.reason.detail
       case "ParseFailed":
         return this.reason.line === undefined ? this.reason.detail : `${this.reason.detail} (line ${this.reason.line})`

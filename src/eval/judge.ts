@@ -12,7 +12,7 @@ import type { ModelClientService } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest, ResponseFormat } from "../model/types.ts"
 import type { RunTracer } from "../trace/RunTracer.ts"
-import type { JudgeRequest, JudgeService } from "../workflow/RunContext.ts"
+import type { JudgeRequest, JudgeService, JudgeVerdict } from "../workflow/RunContext.ts"
 import { samplingFields } from "./sampling.ts"
 
 export const LLM_JUDGE_LABEL = "llm_judge"
@@ -55,6 +55,12 @@ const stripFence = (text: string): string => FENCE.exec(text)?.[1] ?? text
 
 /** The score in a judge's answer. Extra fields are ignored; `reasoning` is not needed to pass. */
 export const parseJudgeScore = (content: string): number | EvalError => {
+  const verdict = parseJudgeVerdict(content)
+  return verdict instanceof EvalError ? verdict : verdict.score
+}
+
+/** The score and, when it is a string, the reasoning of a judge's answer. */
+export const parseJudgeVerdict = (content: string): JudgeVerdict | EvalError => {
   const failure = (detail?: string) =>
     new EvalError({
       reason: { _tag: "JudgeNotJson", quoted: rustDebugString(content), ...(detail === undefined ? {} : { detail }) }
@@ -68,9 +74,9 @@ export const parseJudgeScore = (content: string): number | EvalError => {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return failure("expected a JSON object")
   if (!("score" in value)) return failure("missing field `score`")
-  const score = (value as { readonly score: unknown }).score
+  const { score, reasoning } = value as { readonly score: unknown; readonly reasoning?: unknown }
   if (typeof score !== "number") return failure("invalid type for `score`: expected a number")
-  return score
+  return { score, reasoning: typeof reasoning === "string" ? reasoning : undefined }
 }
 
 /** What a judge needs from the eval: the shared config and client, and the target's default model. */
@@ -88,7 +94,7 @@ export interface JudgeOptions {
 export const makeLlmJudge = (options: JudgeOptions): Effect.Effect<JudgeService, never, RunUsage | RunTracer> =>
   Effect.map(Effect.context<RunUsage | RunTracer>(), (runContext) => {
     const { config, client } = options
-    const score = (request: JudgeRequest): Effect.Effect<number, AnyLaitError> =>
+    const score = (request: JudgeRequest): Effect.Effect<JudgeVerdict, AnyLaitError> =>
       Effect.gen(function*() {
         const model = request.model ?? options.defaultModel
         if (model === undefined) return yield* new EvalError({ reason: { _tag: "JudgeNoModel" } })
@@ -101,8 +107,8 @@ export const makeLlmJudge = (options: JudgeOptions): Effect.Effect<JudgeService,
           ...samplingFields(endpoints[0], config.config.default)
         }
         const result = yield* client.complete({ label: LLM_JUDGE_LABEL, endpoints, request: chat })
-        const parsed = parseJudgeScore(result.content ?? "")
-        return typeof parsed === "number" ? parsed : yield* parsed
+        const parsed = parseJudgeVerdict(result.content ?? "")
+        return parsed instanceof EvalError ? yield* parsed : parsed
       }).pipe(Effect.provideContext(runContext))
     return { score }
   })

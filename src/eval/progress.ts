@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import type { ProgressEvent } from "./runner.ts"
 
 export interface EvalProgress {
-  readonly start: (cases: number, repeat: number, concurrency: number) => Effect.Effect<void>
+  readonly start: (cases: number, repeat: number, concurrency: number, targets?: number) => Effect.Effect<void>
   readonly update: (event: ProgressEvent) => Effect.Effect<void>
   /** Clears the status line (terminal only). */
   readonly end: Effect.Effect<void>
@@ -26,10 +26,14 @@ export const stderrSink: ProgressSink = {
 export const makeEvalProgress = (sink: ProgressSink = stderrSink): EvalProgress => {
   let drawn = false
   return {
-    start: (cases, repeat, concurrency) =>
+    start: (cases, repeat, concurrency, targets = 1) =>
       Effect.sync(() => {
         if (sink.isTTY) return
-        sink.write(`eval: ${cases} case(s) x ${repeat} run(s) = ${cases * repeat} run(s), ${concurrency} at a time\n`)
+        const across = targets > 1 ? ` x ${targets} target(s)` : ""
+        sink.write(
+          `eval: ${cases} case(s)${across} x ${repeat} run(s) = ${cases * targets * repeat} run(s), ` +
+            `${concurrency} at a time\n`
+        )
       }),
     update: (event) =>
       Effect.sync(() => {
@@ -41,7 +45,8 @@ export const makeEvalProgress = (sink: ProgressSink = stderrSink): EvalProgress 
         if (event.caseDone !== undefined) {
           const c = event.caseDone
           sink.write(
-            `eval: case ${c.index} done: ${c.passed}/${c.total} passed [${event.runsDone}/${event.runsTotal}]\n`
+            `eval: case ${c.index}${c.target === undefined ? "" : ` [${c.target}]`} done: ${c.passed}/${c.total} ` +
+              `passed [${event.runsDone}/${event.runsTotal}]\n`
           )
         }
       }),

@@ -1,16 +1,19 @@
-// The three eval reports, all for stdout (docs/evals.md#reports plus the reliability statistics):
-//   text  — upstream's lines (`case i: p/t (pct%) PASS|FAIL`, `  run r: <failure>`, the footer), and
-//           with --repeat > 1 a reliability block after them, so the upstream lines stay a prefix;
-//   json  — upstream's compact array, each case extended with its statistics;
-//   junit — one testcase per case; flaky cases carry a <flakyFailure> per failed run (the
-//           Surefire rerun extension that Jenkins, GitLab and GitHub reporters read).
-import { rustFixed } from "../core/rustFormat.ts"
+// The eval reports (docs/evals.md#reports plus the reliability statistics):
+//   text  — upstream's lines (`<name>: p/t (pct%) PASS|FAIL`, `  run r: <failure>`, the footer; a
+//           case's name defaults to `case i`), and with --repeat > 1 a reliability block after
+//           them, so the upstream lines stay a prefix. Comparing `targets:`, one column per target;
+//   json  — upstream's compact array, each case extended with its statistics and each run with its
+//           output, assertions, duration and usage; comparing targets, a matrix (cases × targets);
+//   junit — one testcase per case (a testsuite per target); flaky cases carry a <flakyFailure> per
+//           failed run (the Surefire rerun extension that Jenkins, GitLab and GitHub reporters read);
+//   html  — src/eval/html.ts.
+import { rustDebugString, rustFixed } from "../core/rustFormat.ts"
 import { RustFloat, rustJson } from "../model/rustJson.ts"
-import type { CaseOutcome, EvalOutcome } from "./runner.ts"
+import type { CaseOutcome, EvalOutcome, RunOutcome } from "./runner.ts"
 import { type CaseStats, caseStats, type SuiteStats, suiteStats } from "./stats.ts"
 
-export type ReportFormat = "text" | "json" | "junit"
-export const REPORT_FORMATS: ReadonlyArray<ReportFormat> = ["text", "json", "junit"]
+export type ReportFormat = "text" | "json" | "junit" | "html"
+export const REPORT_FORMATS: ReadonlyArray<ReportFormat> = ["text", "json", "junit", "html"]
 
 export interface ReportOptions {
   readonly minPassRate?: number | undefined
@@ -21,9 +24,28 @@ export interface CaseReport {
   readonly stats: CaseStats
 }
 
-export interface Report {
+/** One target of an eval that compares `targets:`: its cases in order and their summary. */
+export interface TargetReport {
+  readonly name: string
   readonly cases: ReadonlyArray<CaseReport>
   readonly suite: SuiteStats
+}
+
+/** One case across the compared targets (cells in target order). */
+export interface MatrixRow {
+  readonly index: number
+  readonly name: string
+  /** The first target's outcome of the case: its input, as every cell of the row has it. */
+  readonly first: CaseOutcome
+  readonly cells: ReadonlyArray<CaseReport>
+}
+
+export interface Report {
+  /** One per case; comparing targets, one per (case, target) in case order. */
+  readonly cases: ReadonlyArray<CaseReport>
+  readonly suite: SuiteStats
+  /** Set when the eval compares `targets:`. */
+  readonly targets: ReadonlyArray<TargetReport> | undefined
   readonly repeat: number
   readonly minPassRate: number | undefined
   /** Every case accepted and nothing left unrun: the eval passes. */
@@ -36,9 +58,14 @@ export const buildReport = (outcome: EvalOutcome, options: ReportOptions = {}): 
     return { outcome: c, stats: caseStats(passed, c.runs.length, outcome.repeat, options.minPassRate) }
   })
   const suite = suiteStats(cases.map((c) => c.stats))
+  const targets = outcome.targets?.map((name): TargetReport => {
+    const own = cases.filter((c) => c.outcome.target === name)
+    return { name, cases: own, suite: suiteStats(own.map((c) => c.stats)) }
+  })
   return {
     cases,
     suite,
+    targets,
     repeat: outcome.repeat,
     minPassRate: options.minPassRate,
     ok: outcome.budgetStop === undefined && cases.every((c) => c.stats.accepted && c.outcome.notStarted === 0)
@@ -48,51 +75,118 @@ export const buildReport = (outcome: EvalOutcome, options: ReportOptions = {}): 
 const pct = (stats: CaseStats) => rustFixed(stats.passAt1 * 100, 0)
 const two = (x: number) => rustFixed(x, 2)
 
-const fullyPassed = (c: CaseReport) => c.stats.total > 0 && c.stats.passed === c.stats.total
+export const fullyPassed = (c: CaseReport) => c.stats.total > 0 && c.stats.passed === c.stats.total
+
+/** `name:`, else `case <i>`. */
+export const caseName = (c: CaseOutcome): string => c.name ?? `case ${c.index}`
+
+/** The cases of a comparison, each with its targets' cells side by side. */
+export const matrixRows = (report: Report): ReadonlyArray<MatrixRow> => {
+  const rows = new Map<number, { name: string; first: CaseOutcome; cells: Array<CaseReport> }>()
+  for (const c of report.cases) {
+    const row = rows.get(c.outcome.index)
+    if (row === undefined) rows.set(c.outcome.index, { name: caseName(c.outcome), first: c.outcome, cells: [c] })
+    else row.cells.push(c)
+  }
+  return [...rows.entries()].map(([index, row]) => ({ index, ...row }))
+}
+
+const EXCERPT_CHARS = 200
+
+/** The start of a run's output, quoted on one line. */
+export const outputExcerpt = (output: string): string =>
+  output.length > EXCERPT_CHARS ? `${rustDebugString(output.slice(0, EXCERPT_CHARS))}...` : rustDebugString(output)
 
 // ---------------------------------------------------------------------------------------------------
 // text
 
-const caseLine = (c: CaseReport): string => {
-  const { index, notStarted } = c.outcome
-  if (c.stats.total === 0) return `case ${index}: not run (stopped by --max-cost)`
-  const line = `case ${index}: ${c.stats.passed}/${c.stats.total} (${pct(c.stats)}%) ${
-    fullyPassed(c) ? "PASS" : "FAIL"
-  }`
-  return notStarted > 0 ? `${line} (${notStarted} of ${c.stats.k} run(s) not started)` : line
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
+
+const passCell = (c: CaseReport): string => {
+  if (c.stats.total === 0) return "not run (stopped by --max-cost)"
+  const cell = `${c.stats.passed}/${c.stats.total} (${pct(c.stats)}%) ${fullyPassed(c) ? "PASS" : "FAIL"}`
+  const notStarted = c.outcome.notStarted
+  return notStarted > 0 ? `${cell} (${notStarted} of ${c.stats.k} run(s) not started)` : cell
 }
+
+const caseLine = (c: CaseReport): string => `${oneLine(caseName(c.outcome))}: ${passCell(c)}`
+
+/**
+ * A failed case's failures, `  run r: <failure>`, each failed run followed by its output's start
+ * when no failure already quotes the whole output.
+ */
+const failureBlock = (c: CaseReport, prefix = ""): ReadonlyArray<string> => {
+  if (fullyPassed(c) || c.stats.total === 0) return []
+  const lines: Array<string> = []
+  c.outcome.runs.forEach((run: RunOutcome, i) => {
+    for (const failure of run.failures) lines.push(`  ${prefix}run ${i + 1}: ${failure}`)
+    const output = run.output
+    if (output === undefined || run.failures.length === 0) return
+    const quoted = rustDebugString(output)
+    if (!run.failures.some((f) => f.includes(quoted))) lines.push(`    output: ${outputExcerpt(output)}`)
+  })
+  return lines
+}
+
+const reliabilityCell = (s: CaseStats): string =>
+  s.total === 0 ? "not-run" : `${s.label}  pass@1=${two(s.passAt1)}  pass^${s.k}=${s.passHatK ? 1 : 0}  ` +
+    `95% CI [${two(s.wilson.lower)}, ${two(s.wilson.upper)}]${s.total < s.k ? ` (${s.total} of ${s.k} runs)` : ""}`
+
+const suiteLine = (s: SuiteStats, k: number): string =>
+  `mean pass@1=${two(s.meanPassAt1)}  pass^${k} ${s.passHatK} of ${s.cases} case(s)  ` +
+  `stable-pass ${s.stablePass}, flaky ${s.flaky}, stable-fail ${s.stableFail}` +
+  (s.notRun > 0 ? `, not-run ${s.notRun}` : "")
 
 const reliabilityLine = (c: CaseReport, minPassRate: number | undefined): string => {
   const s = c.stats
-  if (s.total === 0) return `  case ${c.outcome.index}: not-run`
+  if (s.total === 0) return `  ${oneLine(caseName(c.outcome))}: not-run`
   const accepted = s.label === "flaky" && s.accepted && minPassRate !== undefined
     ? ` (accepted: pass@1 >= --min-pass-rate ${two(minPassRate)})`
     : ""
   const partial = s.total < s.k ? ` (${s.total} of ${s.k} runs)` : ""
-  return `  case ${c.outcome.index}: ${s.label}  pass@1=${two(s.passAt1)}  pass^${s.k}=${s.passHatK ? 1 : 0}  ` +
-    `95% CI [${two(s.wilson.lower)}, ${two(s.wilson.upper)}]${partial}${accepted}`
+  return `  ${oneLine(caseName(c.outcome))}: ${s.label}  pass@1=${two(s.passAt1)}  ` +
+    `pass^${s.k}=${s.passHatK ? 1 : 0}  95% CI [${two(s.wilson.lower)}, ${two(s.wilson.upper)}]${partial}${accepted}`
+}
+
+/** Rows of cells padded into columns (the last column unpadded). */
+const columns = (rows: ReadonlyArray<ReadonlyArray<string>>, indent = ""): Array<string> => {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+  const pad = (cell: string, i: number, row: ReadonlyArray<string>) =>
+    i === row.length - 1 ? cell : cell.padEnd(widths[i]! + 2)
+  return rows.map((r) => indent + r.map((cell, i) => pad(cell, i, r)).join(""))
+}
+
+const comparisonText = (report: Report, targets: ReadonlyArray<TargetReport>): string => {
+  const lines: Array<string> = []
+  const rows = matrixRows(report)
+  const header = ["case", ...targets.map((t) => t.name)]
+  const table = columns([header, ...rows.map((r) => [oneLine(r.name), ...r.cells.map(passCell)])])
+  lines.push(table[0]!)
+  rows.forEach((row, i) => {
+    lines.push(table[i + 1]!)
+    for (const cell of row.cells) lines.push(...failureBlock(cell, `[${cell.outcome.target}] `))
+  })
+  for (const t of targets) lines.push(`${t.name}: ${t.suite.fullyPassed} of ${t.suite.cases} case(s) fully passed`)
+  if (report.repeat > 1) {
+    const k = report.repeat
+    lines.push(`reliability over ${k} runs per case (Wilson 95% interval):`)
+    const reliability = rows.map((r) => [oneLine(r.name), ...r.cells.map((c) => reliabilityCell(c.stats))])
+    lines.push(...columns([header, ...reliability], "  "))
+    for (const t of targets) lines.push(`  ${t.name}: ${suiteLine(t.suite, k)}`)
+  }
+  return lines.join("\n")
 }
 
 export const textReport = (report: Report): string => {
+  if (report.targets !== undefined) return comparisonText(report, report.targets)
   const lines: Array<string> = []
-  for (const c of report.cases) {
-    lines.push(caseLine(c))
-    if (fullyPassed(c) || c.stats.total === 0) continue
-    c.outcome.runs.forEach((run, i) => {
-      for (const failure of run.failures) lines.push(`  run ${i + 1}: ${failure}`)
-    })
-  }
+  for (const c of report.cases) lines.push(caseLine(c), ...failureBlock(c))
   lines.push(`${report.suite.fullyPassed} of ${report.suite.cases} case(s) fully passed`)
   if (report.repeat > 1) {
     const k = report.repeat
     lines.push(`reliability over ${k} runs per case (Wilson 95% interval):`)
     for (const c of report.cases) lines.push(reliabilityLine(c, report.minPassRate))
-    const s = report.suite
-    lines.push(
-      `  all: mean pass@1=${two(s.meanPassAt1)}  pass^${k} ${s.passHatK} of ${s.cases} case(s)  ` +
-        `stable-pass ${s.stablePass}, flaky ${s.flaky}, stable-fail ${s.stableFail}` +
-        (s.notRun > 0 ? `, not-run ${s.notRun}` : "")
-    )
+    lines.push(`  all: ${suiteLine(report.suite, k)}`)
   }
   return lines.join("\n")
 }
@@ -102,26 +196,75 @@ export const textReport = (report: Report): string => {
 
 const float = (x: number) => new RustFloat(x)
 
-export const jsonReport = (report: Report): string =>
-  rustJson(report.cases.map((c) => {
-    const s = c.stats
-    return {
-      case: c.outcome.index,
-      input: c.outcome.input,
-      passed: s.passed,
-      total: s.total,
-      // serde writes NaN (0 of 0) as null
-      success_rate: s.total === 0 ? null : float(s.passAt1),
-      runs: c.outcome.runs.map((r) => ({ passed: r.failures.length === 0, failures: r.failures })),
-      k: s.k,
-      pass_at_1: s.total === 0 ? null : float(s.passAt1),
-      pass_hat_k: s.passHatK,
-      wilson_95: { lower: float(s.wilson.lower), upper: float(s.wilson.upper) },
-      label: s.label,
-      accepted: s.accepted,
-      not_started: c.outcome.notStarted
-    }
-  }))
+const runJson = (r: RunOutcome) => ({
+  passed: r.failures.length === 0,
+  failures: r.failures,
+  output: r.output ?? null,
+  assertions: r.assertions?.map((a) => ({
+    assertion: a.position,
+    type: a.type,
+    passed: a.passed,
+    message: a.message,
+    score: a.score === undefined ? undefined : float(a.score),
+    reasoning: a.reasoning
+  })) ?? [],
+  duration_ms: r.durationMs,
+  tokens: { prompt: r.usage.prompt, completion: r.usage.completion, total: r.usage.total },
+  requests: r.usage.requests,
+  cost_usd: r.usage.costUsd === undefined ? null : float(r.usage.costUsd)
+})
+
+/** A case's results: upstream's fields, then the statistics. */
+const resultJson = (c: CaseReport, head: Readonly<Record<string, unknown>>) => {
+  const s = c.stats
+  return {
+    ...head,
+    passed: s.passed,
+    total: s.total,
+    // serde writes NaN (0 of 0) as null
+    success_rate: s.total === 0 ? null : float(s.passAt1),
+    runs: c.outcome.runs.map(runJson),
+    k: s.k,
+    pass_at_1: s.total === 0 ? null : float(s.passAt1),
+    pass_hat_k: s.passHatK,
+    wilson_95: { lower: float(s.wilson.lower), upper: float(s.wilson.upper) },
+    label: s.label,
+    accepted: s.accepted,
+    not_started: c.outcome.notStarted
+  }
+}
+
+const suiteJson = (s: SuiteStats) => ({
+  cases: s.cases,
+  fully_passed: s.fullyPassed,
+  accepted: s.accepted,
+  mean_pass_at_1: float(s.meanPassAt1),
+  pass_hat_k: s.passHatK,
+  stable_pass: s.stablePass,
+  flaky: s.flaky,
+  stable_fail: s.stableFail,
+  not_run: s.notRun
+})
+
+const inputJson = (c: CaseOutcome) => c.inputValue ?? c.input
+
+export const jsonReport = (report: Report): string => {
+  if (report.targets !== undefined) {
+    return rustJson({
+      targets: report.targets.map((t) => ({ name: t.name, ...suiteJson(t.suite) })),
+      cases: matrixRows(report).map((row) => ({
+        case: row.index,
+        name: row.name,
+        input: inputJson(row.first),
+        results: row.cells.map((c) => resultJson(c, { target: c.outcome.target }))
+      }))
+    })
+  }
+  return rustJson(report.cases.map((c) => ({
+    ...resultJson(c, { case: c.outcome.index, input: inputJson(c.outcome) }),
+    name: caseName(c.outcome)
+  })))
+}
 
 // ---------------------------------------------------------------------------------------------------
 // junit
@@ -140,9 +283,11 @@ export const xmlEscape = (text: string): string =>
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3)
 
-const caseName = (c: CaseOutcome): string => {
-  const oneLine = c.input.replace(/\s+/g, " ").trim()
-  return `case ${c.index}: ${oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine}`
+/** A named case's name; otherwise `case <i>: <input>` (the name before cases had names). */
+const testName = (c: CaseOutcome): string => {
+  if (c.named === true && c.name !== undefined) return c.name
+  const input = oneLine(c.input)
+  return `case ${c.index}: ${input.length > 80 ? `${input.slice(0, 77)}...` : input}`
 }
 
 export interface JunitOptions {
@@ -150,16 +295,36 @@ export interface JunitOptions {
   readonly file: string
 }
 
+const counts = (cases: ReadonlyArray<CaseReport>) => {
+  const failures = cases.filter((c) => c.stats.total > 0 && !c.stats.accepted).length
+  const skipped = cases.filter((c) => c.stats.total === 0).length
+  const time = seconds(cases.reduce((sum, c) => sum + c.outcome.runs.reduce((t, r) => t + r.durationMs, 0), 0))
+  return `tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time}"`
+}
+
+/** Comparing targets, one testsuite per target, named `<file> [<target>]`. */
 export const junitReport = (report: Report, options: JunitOptions): string => {
-  const file = xmlEscape(options.file)
-  const failures = report.cases.filter((c) => c.stats.total > 0 && !c.stats.accepted).length
-  const skipped = report.cases.filter((c) => c.stats.total === 0).length
-  const time = seconds(report.cases.reduce((sum, c) => sum + c.outcome.runs.reduce((t, r) => t + r.durationMs, 0), 0))
+  const suites = report.targets === undefined
+    ? [{ name: options.file, cases: report.cases }]
+    : report.targets.map((t) => ({ name: `${options.file} [${t.name}]`, cases: t.cases }))
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuites name="lait eval" ${counts(report.cases)}>`,
+    ...suites.flatMap((suite) => [
+      `  <testsuite name="${xmlEscape(suite.name)}" ${counts(suite.cases)}>`,
+      ...junitCases(suite.cases, xmlEscape(options.file)),
+      "  </testsuite>"
+    ]),
+    "</testsuites>"
+  ].join("\n")
+}
+
+const junitCases = (cases: ReadonlyArray<CaseReport>, file: string): ReadonlyArray<string> => {
   const body: Array<string> = []
-  for (const c of report.cases) {
+  for (const c of cases) {
     const s = c.stats
     const caseTime = seconds(c.outcome.runs.reduce((t, r) => t + r.durationMs, 0))
-    body.push(`    <testcase name="${xmlEscape(caseName(c.outcome))}" classname="${file}" time="${caseTime}">`)
+    body.push(`    <testcase name="${xmlEscape(testName(c.outcome))}" classname="${file}" time="${caseTime}">`)
     if (s.total === 0) {
       body.push(`      <skipped message="not started: the --max-cost budget was reached"/>`)
     } else {
@@ -193,13 +358,5 @@ export const junitReport = (report: Report, options: JunitOptions): string => {
     }
     body.push("    </testcase>")
   }
-  const counts = `tests="${report.cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time}"`
-  return [
-    `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites name="lait eval" ${counts}>`,
-    `  <testsuite name="${file}" ${counts}>`,
-    ...body,
-    "  </testsuite>",
-    "</testsuites>"
-  ].join("\n")
+  return body
 }

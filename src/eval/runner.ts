@@ -1,4 +1,5 @@
-// Runs every (case, repeat) pair of an eval (docs/evals.md#how-an-eval-runs): in case order, at most `concurrency`
+// Runs every (case, repeat) pair of an eval (docs/evals.md#how-an-eval-runs) — with several targets, every
+// (case, target, repeat): each case's targets are cells of their own — in case order, at most `concurrency`
 // (8) at once, each in a run context of its own — usage meter, trace collector, model steps and a
 // RunContext whose judge is metered in that run's usage — so concurrent runs never see each other's
 // events or tokens; the ModelClient, config and caches are shared. Pairs are produced one at a time
@@ -13,11 +14,12 @@
 import { Cause, Deferred, Effect, Exit, Layer, Semaphore } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
+import type { Json } from "../core/json.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import { CassetteRepeat } from "../model/cassette/repeat.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
-import { AssertionEvaluator, failureLines } from "../testing/AssertionEvaluator.ts"
+import { AssertionEvaluator, type Check, failureLines } from "../testing/AssertionEvaluator.ts"
 import { liveRoot } from "../trace/LiveSpans.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
@@ -25,15 +27,31 @@ import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { RunContext } from "../workflow/RunContext.ts"
 import { makeLlmJudge } from "./judge.ts"
-import type { EvalCase } from "./schema.ts"
+import { caseInputText, type EvalCase } from "./schema.ts"
 import { type LoadedTarget, runPromptTarget, runWorkflowTarget, type TargetRun } from "./target.ts"
 
 /** Upstream's SUITE_CONCURRENCY, shared with `lait test`. */
 export const EVAL_CONCURRENCY = 8
 
+/** One assertion of a run, as reports show it. */
+export interface AssertionResult {
+  /** 1-based position in the case's list (its own assertions, then `default_assert:`). */
+  readonly position: number
+  readonly type: string
+  readonly passed: boolean
+  readonly message?: string | undefined
+  /** An `llm_judge`'s score and reasoning, when the judge answered. */
+  readonly score?: number | undefined
+  readonly reasoning?: string | undefined
+}
+
 export interface RunOutcome {
   /** `assertion k: …` lines, or the run's error chain; empty when the run passed. */
   readonly failures: ReadonlyArray<string>
+  /** The output's text form; undefined when the run itself failed (or in older reports). */
+  readonly output?: string | undefined
+  /** Every assertion's result; undefined when the run itself failed (or in older reports). */
+  readonly assertions?: ReadonlyArray<AssertionResult> | undefined
   /** Everything the run used, its judges included. */
   readonly usage: UsageTotals
   /** The same by label (`eval target 'm'`, step labels, `llm_judge`), in first-recorded order. */
@@ -44,7 +62,16 @@ export interface RunOutcome {
 export interface CaseOutcome {
   /** 1-based position in `cases:`. */
   readonly index: number
+  /** The case input's text form. */
   readonly input: string
+  /** The input as written when it is not text (reports print it as a value). */
+  readonly inputValue?: Json | undefined
+  /** `name:`, else `case <index>`. */
+  readonly name?: string | undefined
+  /** Whether `name:` was given. */
+  readonly named?: boolean | undefined
+  /** The target's name when the eval compares `targets:`. */
+  readonly target?: string | undefined
   /** The runs that ran, in repeat order. */
   readonly runs: ReadonlyArray<RunOutcome>
   /** Repeats that were never started (the budget ran out). */
@@ -59,7 +86,10 @@ export interface BudgetStop {
 }
 
 export interface EvalOutcome {
+  /** One per case; with `targets:`, one per (case, target), each case's targets in order. */
   readonly cases: ReadonlyArray<CaseOutcome>
+  /** The target names of an eval that compares `targets:`. */
+  readonly targets?: ReadonlyArray<string> | undefined
   readonly repeat: number
   /** Set when --max-cost stopped new runs from starting. */
   readonly budgetStop: BudgetStop | undefined
@@ -72,7 +102,13 @@ export interface ProgressEvent {
   readonly runsTotal: number
   readonly runsFailed: number
   /** Set when this run was the last of its case. */
-  readonly caseDone?: { readonly index: number; readonly passed: number; readonly total: number }
+  readonly caseDone?: {
+    readonly index: number
+    readonly passed: number
+    readonly total: number
+    /** The target, when the eval compares several. */
+    readonly target?: string
+  }
 }
 
 export interface EvalOptions {
@@ -86,6 +122,8 @@ export interface EvalOptions {
    */
   readonly firstRunEstimateUsd?: number | undefined
   readonly onProgress?: (event: ProgressEvent) => Effect.Effect<void>
+  /** Compare the targets (`targets:`): outcomes name their target. Default: more than one target. */
+  readonly compare?: boolean
 }
 
 // Costs are sums of small floats; a budget met exactly must not read as exceeded.
@@ -114,6 +152,14 @@ const workflowRunServices = (target: LoadedTarget) =>
     Layer.provideMerge(Layer.mergeAll(RunUsage.layer, RunTracer.layer))
   )
 
+const assertionResult = (check: Check): AssertionResult => ({
+  position: check.position,
+  type: check.assertion.type,
+  passed: check.message === undefined,
+  ...(check.message === undefined ? {} : { message: check.message }),
+  ...(check.judge === undefined ? {} : { score: check.judge.score, reasoning: check.judge.reasoning })
+})
+
 const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.Effect<TargetRun, AnyLaitError, R>) =>
   Effect.gen(function*() {
     const started = Date.now()
@@ -121,6 +167,7 @@ const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.E
     const usage = yield* RunUsage
     const ran = yield* Effect.result(run)
     let failures: ReadonlyArray<string>
+    let details: Pick<RunOutcome, "output" | "assertions"> = {}
     if (ran._tag === "Failure") {
       failures = [renderChain(ran.failure)]
     } else {
@@ -133,12 +180,14 @@ const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.E
       const checks = yield* evaluator.evaluate(evalCase.assert, {
         output: ran.success.output,
         trajectory,
-        input: evalCase.input
+        input: caseInputText(evalCase)
       })
       failures = failureLines(checks)
+      details = { output: ran.success.output, assertions: checks.map(assertionResult) }
     }
     return {
       failures,
+      ...details,
       usage: yield* usage.total,
       usageEntries: yield* usage.entries,
       durationMs: Date.now() - started
@@ -149,10 +198,10 @@ const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.E
 // each repeat's answers apart and --replay gives each repeat its own (src/model/cassette/repeat.ts).
 const runPair = (target: LoadedTarget, evalCase: EvalCase, repeatIndex: number) =>
   (target.kind === "workflow"
-    ? evaluatePair(target, evalCase, runWorkflowTarget(target, evalCase.input)).pipe(
+    ? evaluatePair(target, evalCase, runWorkflowTarget(target, evalCase)).pipe(
       Effect.provide(workflowRunServices(target), { local: true })
     )
-    : evaluatePair(target, evalCase, runPromptTarget(target, evalCase.input)).pipe(
+    : evaluatePair(target, evalCase, runPromptTarget(target, evalCase)).pipe(
       Effect.provide(judgedRunContext(target).pipe(Layer.provideMerge(promptRunServices)), { local: true })
     )).pipe(Effect.provideService(CassetteRepeat, repeatIndex))
 
@@ -174,11 +223,15 @@ export function* schedule(caseCount: number, repeat: number): Generator<Schedule
 }
 
 export const runEval = (
-  target: LoadedTarget,
-  cases: ReadonlyArray<EvalCase>,
+  targetOrTargets: LoadedTarget | ReadonlyArray<LoadedTarget>,
+  evalCases: ReadonlyArray<EvalCase>,
   options: EvalOptions
 ): Effect.Effect<EvalOutcome, never, FileLoader | LaitConfig | ModelClient | AssertionEvaluator> =>
   Effect.gen(function*() {
+    const targets: ReadonlyArray<LoadedTarget> = Array.isArray(targetOrTargets) ? targetOrTargets : [targetOrTargets]
+    const compare = options.compare ?? targets.length > 1
+    // The scheduler's "cases" are cells: each case with each target, the case's targets side by side.
+    const cases = evalCases.flatMap((evalCase, caseIndex) => targets.map((target) => ({ target, evalCase, caseIndex })))
     const repeat = options.repeat
     const concurrency = Math.max(1, options.concurrency ?? EVAL_CONCURRENCY)
     const budget = options.maxCostUsd
@@ -214,8 +267,14 @@ export const runEval = (
         if (outcome.failures.length === 0) passedPerCase[run.caseIndex]!++
         yield* Deferred.succeed(firstDone, undefined)
         if (options.onProgress !== undefined) {
+          const cell = cases[run.caseIndex]!
           const caseDone = finishedPerCase[run.caseIndex] === repeat
-            ? { index: run.caseIndex + 1, passed: passedPerCase[run.caseIndex]!, total: repeat }
+            ? {
+              index: cell.caseIndex + 1,
+              passed: passedPerCase[run.caseIndex]!,
+              total: repeat,
+              ...(compare ? { target: cell.target.name } : {})
+            }
             : undefined
           yield* options.onProgress({
             runsDone: done,
@@ -240,10 +299,15 @@ export const runEval = (
       inFlight++
       started++
       // Not kept: a finished run's fiber is garbage at once; the slots below tell when all are done.
+      const cell = cases[run.caseIndex]!
       yield* liveRoot(
-        { operation: "eval_run", label: `case ${run.caseIndex + 1}, repeat ${run.repeatIndex + 1}` },
-        { "lait.eval.case": run.caseIndex + 1, "lait.eval.repeat": run.repeatIndex + 1 },
-        runPair(target, cases[run.caseIndex]!, run.repeatIndex),
+        { operation: "eval_run", label: `case ${cell.caseIndex + 1}, repeat ${run.repeatIndex + 1}` },
+        {
+          "lait.eval.case": cell.caseIndex + 1,
+          "lait.eval.repeat": run.repeatIndex + 1,
+          ...(cell.target.name === undefined ? {} : { "lait.eval.target": cell.target.name })
+        },
+        runPair(cell.target, cell.evalCase, run.repeatIndex),
         (exit) => (Exit.isSuccess(exit) ? { "lait.eval.passed": exit.value.failures.length === 0 } : {})
       ).pipe(
         Effect.flatMap((outcome) => finish(run, outcome)),
@@ -257,13 +321,24 @@ export const runEval = (
     yield* Semaphore.take(slots, concurrency)
     if (defect !== undefined) return yield* Effect.failCause(defect)
 
-    const caseOutcomes = cases.map((c, caseIndex): CaseOutcome => {
+    const caseOutcomes = cases.map((cell, cellIndex): CaseOutcome => {
       // Array.prototype.filter skips the holes of repeats that never started.
-      const runs = outcomes[caseIndex]!.filter((o) => o !== undefined)
-      return { index: caseIndex + 1, input: c.input, runs, notStarted: repeat - runs.length }
+      const runs = outcomes[cellIndex]!.filter((o) => o !== undefined)
+      const c = cell.evalCase
+      return {
+        index: cell.caseIndex + 1,
+        input: caseInputText(c),
+        ...(typeof c.input === "string" ? {} : { inputValue: c.input }),
+        name: c.name,
+        named: c.named,
+        ...(compare ? { target: cell.target.name } : {}),
+        runs,
+        notStarted: repeat - runs.length
+      }
     })
     return {
       cases: caseOutcomes,
+      ...(compare ? { targets: targets.map((t) => t.name) } : {}),
       repeat,
       budgetStop: stoppedByBudget && budget !== undefined
         ? { budgetUsd: budget, spentUsd: spent, started, total }

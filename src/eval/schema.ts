@@ -1,60 +1,92 @@
-// An eval definition file (docs/evals.md#eval-file-format): what to run — a workflow file
-// (with values for its `inputs:`) or a model with a prompt template — and the cases, each an input
-// text and the assertions its output must satisfy (the `lait test` vocabulary). Unknown keys are
-// rejected at every level. `EvalFileSchema` is also the source of `lait schema eval`.
+// An eval definition file (docs/evals.md#eval-file-format): what to run — one `target:` or several
+// `targets:` to compare, each a workflow file (with values for its `inputs:`) or a model with a
+// prompt template — and the cases, inline or in a cases file, each an input with the assertions its
+// output must satisfy (the `lait test` vocabulary), plus `default_assert:` for every case. Unknown
+// keys are rejected at every level. `EvalFileSchema` is also the source of `lait schema eval`.
 import { Cause, Effect, Exit, Schema, SchemaIssue } from "effect"
 import { EvalError } from "./evalErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
-import type { Json } from "../core/json.ts"
+import { type Json, textForm } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
 import { lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
+import type { ProvidedValue } from "../lang/inputs.ts"
 import { type Assertion, ASSERTION_FIELDS, ASSERTION_TYPES, AssertionSchema } from "../testing/assertions.ts"
 
-export const EVAL_FILE_KEYS = ["target", "cases"] as const
-export const WORKFLOW_TARGET_KEYS = ["workflow", "inputs"] as const
-export const PROMPT_TARGET_KEYS = ["model", "prompt"] as const
-export const CASE_KEYS = ["input", "assert"] as const
+export const EVAL_FILE_KEYS = ["target", "targets", "cases", "default_assert"] as const
+export const WORKFLOW_TARGET_KEYS = ["name", "workflow", "inputs"] as const
+export const PROMPT_TARGET_KEYS = ["name", "model", "prompt"] as const
+export const CASE_KEYS = ["name", "input", "inputs", "vars", "assert"] as const
+
+const targetName = Schema.optionalKey(
+  Schema.String.annotate({ description: "How reports name this target (default: its workflow or model)" })
+)
 
 export const WorkflowTargetSchema = Schema.Struct({
+  name: targetName,
   workflow: Schema.String.annotate({ description: "Workflow file to run, relative to this eval file" }),
   inputs: Schema.optionalKey(
     Schema.NullOr(Schema.Record(Schema.String, Schema.Json)).annotate({
-      description: "Values for the workflow's declared inputs: (typed), resolved once for all cases"
+      description: "Values for the workflow's declared inputs: (typed), for all cases; a case's inputs: override them"
     })
   )
 }).annotate({ title: "workflow target" })
 
 export const PromptTargetSchema = Schema.Struct({
+  name: targetName,
   model: Schema.String.annotate({ description: "A lait.config.yml models: alias, or a raw model id" }),
   prompt: Schema.String.annotate({
-    description:
-      "Handlebars template rendered per case with {{input}} (the case input, JSON-parsed when it is JSON); " +
-      "sent as one user message"
+    description: "Handlebars template rendered per case with {{input}} (the case input, JSON-parsed when it is " +
+      "JSON text) and {{vars.x}} (the case's vars); sent as one user message"
   })
 }).annotate({ title: "model + prompt target" })
 
-export const EvalCaseSchema = Schema.Struct({
-  input: Schema.String.annotate({
-    description: "The case input (text; a workflow target reads it through its input_schema)"
-  }),
-  assert: Schema.optionalKey(
-    Schema.NullOr(Schema.Array(AssertionSchema)).annotate({
-      description: "Checked against every run's output (text form) and trace; all are evaluated"
-    })
-  )
+const TargetSchema = Schema.Union([WorkflowTargetSchema, PromptTargetSchema]).annotate({
+  description: "Either {workflow, inputs?, name?} or {model, prompt, name?}"
 })
 
-const fileSchema = <T extends Schema.Top>(target: T) =>
-  Schema.Struct({
-    target,
-    cases: Schema.Array(EvalCaseSchema).annotate({ description: "Each case runs --repeat times" })
-  })
+const assertList = (description: string) =>
+  Schema.optionalKey(Schema.NullOr(Schema.Array(AssertionSchema)).annotate({ description }))
 
-export const EvalFileSchema = fileSchema(
-  Schema.Union([WorkflowTargetSchema, PromptTargetSchema]).annotate({
-    description: "Either {workflow, inputs?} or {model, prompt}"
+export const EvalCaseSchema = Schema.Struct({
+  name: Schema.optionalKey(
+    Schema.String.annotate({ description: "Shown in every report and the JUnit test name (default: case <n>)" })
+  ),
+  input: Schema.Json.annotate({
+    description: "The case input: text is read through a workflow's input_schema (as lait run reads PROMPT); " +
+      "any other YAML value is taken as it is"
+  }),
+  inputs: Schema.optionalKey(
+    Schema.NullOr(Schema.Record(Schema.String, Schema.Json)).annotate({
+      description: "Values for a workflow target's declared inputs: for this case, over target.inputs"
+    })
+  ),
+  vars: Schema.optionalKey(
+    Schema.NullOr(Schema.Record(Schema.String, Schema.Json)).annotate({
+      description: "Values a model target's prompt template reads as {{vars.<name>}}"
+    })
+  ),
+  assert: assertList("Checked against every run's output (text form) and trace; all are evaluated")
+})
+
+export const CasesFileSchema = Schema.Struct({
+  file: Schema.String.annotate({
+    description: "A .jsonl, .csv or .yml/.yaml file of cases, relative to this eval file (at most 16 MiB)"
   })
-).annotate({ title: "lait eval definition" })
+}).annotate({ title: "cases file" })
+
+export const EvalFileSchema = Schema.Struct({
+  target: Schema.optionalKey(TargetSchema),
+  targets: Schema.optionalKey(
+    Schema.Array(TargetSchema).annotate({
+      description: "Several targets to compare: every case runs against each (instead of target:)"
+    })
+  ),
+  cases: Schema.Union([
+    Schema.Array(EvalCaseSchema).annotate({ description: "Each case runs --repeat times" }),
+    CasesFileSchema
+  ]),
+  default_assert: assertList("Assertions added after every case's own")
+}).annotate({ title: "lait eval definition", description: "Exactly one of target: and targets: is required" })
 
 /** The JSON Schema document of an eval file (draft 2020-12), for `lait schema eval` and editors. */
 export const evalFileJsonSchema = (): { readonly [key: string]: unknown } => {
@@ -67,24 +99,45 @@ export const evalFileJsonSchema = (): { readonly [key: string]: unknown } => {
 }
 
 export type EvalTarget =
-  | { readonly kind: "workflow"; readonly workflow: string; readonly inputs: Readonly<Record<string, Json>> }
-  | { readonly kind: "prompt"; readonly model: string; readonly prompt: string }
+  & { readonly name: string }
+  & (
+    | { readonly kind: "workflow"; readonly workflow: string; readonly inputs: Readonly<Record<string, Json>> }
+    | { readonly kind: "prompt"; readonly model: string; readonly prompt: string }
+  )
 
 export interface EvalCase {
-  readonly input: string
+  /** As given, else `case <n>`. */
+  readonly name: string
+  /** Whether `name:` was given (JUnit keeps its input-based test name otherwise). */
+  readonly named: boolean
+  readonly input: Json
+  /** The case's own `inputs:` (undefined: the target's alone). */
+  readonly inputs: Readonly<Record<string, Json>> | undefined
+  readonly vars: Readonly<Record<string, Json>>
+  /** The case's own assertions, then `default_assert:`. */
   readonly assert: ReadonlyArray<Assertion>
+  /** The case's own assertions only (lint reports them at their own lines). */
+  readonly ownAssert: ReadonlyArray<Assertion>
 }
+
+/** The case input as text: what a judge is shown and reports print. */
+export const caseInputText = (c: Pick<EvalCase, "input">): string => textForm(c.input)
+
+/** Text is read through the input_schema as `lait run` reads PROMPT; other values are already typed. */
+export const caseInitial = (c: Pick<EvalCase, "input">): ProvidedValue =>
+  typeof c.input === "string" ? { kind: "text", text: c.input } : { kind: "typed", value: c.input }
 
 export interface EvalDefinition {
-  readonly target: EvalTarget
+  /** At least one. */
+  readonly targets: ReadonlyArray<EvalTarget>
+  /** `targets:` was used: reports compare the targets side by side. */
+  readonly compare: boolean
+  /** Inline cases (empty when they come from a file). */
   readonly cases: ReadonlyArray<EvalCase>
+  /** `cases: {file}` as written, and the line of `cases:`. */
+  readonly casesFile: { readonly file: string; readonly line: number | undefined } | undefined
+  readonly defaultAssert: ReadonlyArray<Assertion>
 }
-
-// The target is untagged; deciding the shape from its keys first lets a mistake be reported against
-// that shape ("unknown key 'modle'") instead of as two failed alternatives.
-const decodeWorkflowFile = Schema.decodeUnknownExit(fileSchema(WorkflowTargetSchema), { onExcessProperty: "error" })
-const decodePromptFile = Schema.decodeUnknownExit(fileSchema(PromptTargetSchema), { onExcessProperty: "error" })
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 type Segment = string | number
 
@@ -93,15 +146,19 @@ const isMapping = (value: unknown): value is Readonly<Record<string, unknown>> =
 
 const knownTypes = ASSERTION_TYPES.join(", ")
 
+const isTargetPath = (path: ReadonlyArray<Segment>) =>
+  (path.length === 1 && path[0] === "target") || (path.length === 2 && path[0] === "targets")
+
 /** Which keys the mapping at `parentPath` accepts, for an unknown-key message. */
 const acceptedKeys = (raw: unknown, parentPath: ReadonlyArray<Segment>): string | undefined => {
   if (parentPath.length === 0) return `eval definitions accept: ${EVAL_FILE_KEYS.join(", ")}`
-  if (parentPath.length === 1 && parentPath[0] === "target") {
+  if (isTargetPath(parentPath)) {
     const target = valueAtPath(raw, parentPath)
     return isMapping(target) && "workflow" in target
       ? `a workflow target accepts: ${WORKFLOW_TARGET_KEYS.join(", ")}`
       : `a model target accepts: ${PROMPT_TARGET_KEYS.join(", ")}`
   }
+  if (parentPath.length === 1 && parentPath[0] === "cases") return "a cases file reference accepts: file"
   if (parentPath.length === 2 && parentPath[0] === "cases") return `cases accept: ${CASE_KEYS.join(", ")}`
   const parent = valueAtPath(raw, parentPath) as { readonly type?: unknown } | undefined
   return typeof parent?.type === "string" && parent.type in ASSERTION_FIELDS
@@ -129,7 +186,7 @@ const explain = (
   // A union mismatch on an assertion item: say what is wrong with its `type`.
   if (
     (message === "Expected Assertion" || message.startsWith("Expected {")) && typeof last === "number" &&
-    parentPath.at(-1) === "assert"
+    (parentPath.at(-1) === "assert" || (parentPath.length === 1 && parentPath[0] === "default_assert"))
   ) {
     const item = valueAtPath(raw, path)
     if (!isMapping(item)) {
@@ -152,6 +209,108 @@ const explain = (
   return { at: path, text }
 }
 
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** A part of the document decoded on its own; a failure names its place in the whole (`prefix`). */
+export interface Issue {
+  readonly at: ReadonlyArray<Segment>
+  readonly text: string
+  /** The issue's own path in the whole document (for its line). */
+  readonly path: ReadonlyArray<Segment>
+}
+
+export const decodeAt = <S extends Schema.Top>(
+  schema: S,
+  root: unknown,
+  prefix: ReadonlyArray<Segment>
+): S["Type"] | Issue => {
+  const codec = schema as unknown as Schema.Codec<S["Type"], unknown>
+  const exit = Schema.decodeUnknownExit(codec, { onExcessProperty: "error" })(valueAtPath(root, prefix))
+  if (Exit.isSuccess(exit)) return exit.value
+  const error = Cause.squash(exit.cause)
+  const issue = Schema.isSchemaError(error) ? formatIssues(error.issue).issues[0] : undefined
+  const own = ((issue?.path ?? []) as ReadonlyArray<PropertyKey>).map((s) => typeof s === "number" ? s : String(s))
+  const path = [...prefix, ...own]
+  return { ...explain(root, path, issue?.message ?? String(error)), path }
+}
+
+export const isIssue = (value: unknown): value is Issue =>
+  isMapping(value) && Array.isArray(value["at"]) && typeof value["text"] === "string" && Array.isArray(value["path"])
+
+// A target is untagged; deciding its shape from its keys first lets a mistake be reported against
+// that shape ("unknown key 'modle'") instead of as two failed alternatives.
+const decodeTarget = (raw: unknown, at: ReadonlyArray<Segment>): EvalTarget | Issue => {
+  const target = valueAtPath(raw, at)
+  const where = formatPath(at)
+  if (!isMapping(target)) {
+    return {
+      at: [],
+      path: at,
+      text: `${where}: expected a mapping, either {workflow, inputs?} or {model, prompt}, got ${
+        describeYamlValue(target)
+      }`
+    }
+  }
+  if (!["workflow", "inputs", "model", "prompt"].some((key) => key in target)) {
+    const text = `${where}: expected either 'workflow' (with optional 'inputs') or 'model' and 'prompt'`
+    return { at: [], path: at, text }
+  }
+  if ("workflow" in target || ("inputs" in target && !("model" in target))) {
+    const t = decodeAt(WorkflowTargetSchema, raw, at)
+    if (isIssue(t)) return t
+    return { kind: "workflow", name: t.name ?? t.workflow, workflow: t.workflow, inputs: t.inputs ?? {} }
+  }
+  const t = decodeAt(PromptTargetSchema, raw, at)
+  if (isIssue(t)) return t
+  return { kind: "prompt", name: t.name ?? t.model, model: t.model, prompt: t.prompt }
+}
+
+/** Default names that collide (two targets of one model) get their position: `m (1)`, `m (2)`. */
+const nameTargets = (
+  targets: ReadonlyArray<EvalTarget>,
+  explicit: ReadonlyArray<boolean>
+): ReadonlyArray<EvalTarget> | Issue => {
+  const count = new Map<string, number>()
+  for (const t of targets) count.set(t.name, (count.get(t.name) ?? 0) + 1)
+  const seen = new Set<string>()
+  for (const [i, t] of targets.entries()) {
+    if (explicit[i] && count.get(t.name)! > 1) {
+      if (seen.has(t.name)) {
+        return { at: ["targets", i, "name"], path: ["targets", i, "name"], text: `duplicate target name '${t.name}'` }
+      }
+      seen.add(t.name)
+    }
+  }
+  return targets.map((t, i) => explicit[i] || count.get(t.name) === 1 ? t : { ...t, name: `${t.name} (${i + 1})` })
+}
+
+type DecodedCase = typeof EvalCaseSchema.Type
+
+/** A decoded case with its defaults: `case <n>` (1-based `position`), then `default_assert:`. */
+export const completeCase = (
+  c: DecodedCase,
+  position: number,
+  defaultAssert: ReadonlyArray<Assertion>
+): EvalCase => ({
+  name: c.name ?? `case ${position}`,
+  named: c.name !== undefined,
+  input: c.input,
+  inputs: c.inputs ?? undefined,
+  vars: c.vars ?? {},
+  assert: [...(c.assert ?? []), ...defaultAssert],
+  ownAssert: c.assert ?? []
+})
+
+/** Names make cases recognisable across reports and baselines: one name, one case. */
+export const duplicateCaseName = (cases: ReadonlyArray<EvalCase>): { index: number; name: string } | undefined => {
+  const seen = new Set<string>()
+  for (const [index, c] of cases.entries()) {
+    if (seen.has(c.name)) return { index, name: c.name }
+    seen.add(c.name)
+  }
+  return undefined
+}
+
 /**
  * Parses an eval definition's text. Errors are EvalErrors (exit 3) reading
  * `failed to parse eval definition '<path>': <where>: <problem> (line N)`.
@@ -169,51 +328,85 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
   if (!isMapping(raw)) {
     return failure(`an eval definition must be a YAML mapping, got ${describeYamlValue(raw)}`, lineAtPath(src, []))
   }
-  const target = raw["target"]
-  if (target !== undefined && !isMapping(target)) {
-    return failure(
-      `target: expected a mapping, either {workflow, inputs?} or {model, prompt}, got ${describeYamlValue(target)}`,
-      lineAtPath(src, ["target"])
-    )
+  const fail = (issue: Issue) => {
+    const where = formatPath(issue.at)
+    return failure(where === "" ? issue.text : `${where}: ${issue.text}`, lineAtPath(src, issue.path))
   }
-  if (isMapping(target) && !["workflow", "inputs", "model", "prompt"].some((key) => key in target)) {
-    return failure(
-      "target: expected either 'workflow' (with optional 'inputs') or 'model' and 'prompt'",
-      lineAtPath(src, ["target"])
-    )
+  for (const key of Object.keys(raw)) {
+    if (!(EVAL_FILE_KEYS as ReadonlyArray<string>).includes(key)) {
+      return fail({ at: [], path: [key], text: `unknown key '${key}'; ${acceptedKeys(raw, [])}` })
+    }
   }
-  const isWorkflow = target === undefined || "workflow" in target || ("inputs" in target && !("model" in target))
-  const exit: Exit.Exit<
-    {
-      readonly target:
-        | { readonly workflow: string; readonly inputs?: Readonly<Record<string, Json>> | null }
-        | { readonly model: string; readonly prompt: string }
-      readonly cases: ReadonlyArray<{ readonly input: string; readonly assert?: ReadonlyArray<Assertion> | null }>
-    },
-    Schema.SchemaError
-  > = isWorkflow ? decodeWorkflowFile(raw) : decodePromptFile(raw)
-  if (Exit.isFailure(exit)) {
-    const error = Cause.squash(exit.cause)
-    const issue = Schema.isSchemaError(error) ? formatIssues(error.issue).issues[0] : undefined
-    const issuePath = ((issue?.path ?? []) as ReadonlyArray<PropertyKey>).map((s) =>
-      typeof s === "number" ? s : String(s)
-    )
-    const { at, text: detail } = explain(raw, issuePath, issue?.message ?? String(error))
-    const where = formatPath(at)
-    return failure(where === "" ? detail : `${where}: ${detail}`, lineAtPath(src, issuePath))
+  if ("target" in raw && "targets" in raw) {
+    return fail({ at: [], path: ["targets"], text: "'target' and 'targets' cannot be used together; use one" })
   }
-  const value = exit.value
-  const decodedTarget = value.target
-  return {
-    target: "workflow" in decodedTarget
-      ? { kind: "workflow", workflow: decodedTarget.workflow, inputs: decodedTarget.inputs ?? {} }
-      : { kind: "prompt", model: decodedTarget.model, prompt: decodedTarget.prompt },
-    cases: value.cases.map((c) => ({ input: c.input, assert: c.assert ?? [] }))
+  if (!("target" in raw) && !("targets" in raw)) {
+    return fail({ at: [], path: [], text: "missing required key 'target'" })
   }
+  if (!("cases" in raw)) return fail({ at: [], path: [], text: "missing required key 'cases'" })
+
+  const targets: Array<EvalTarget> = []
+  const explicit: Array<boolean> = []
+  if ("targets" in raw) {
+    const list = raw["targets"]
+    if (!Array.isArray(list) || list.length === 0) {
+      return fail({
+        at: ["targets"],
+        path: ["targets"],
+        text: `expected a non-empty list of targets, got ${
+          Array.isArray(list) ? "an empty list" : describeYamlValue(list)
+        }`
+      })
+    }
+    for (const [i, item] of list.entries()) {
+      const t = decodeTarget(raw, ["targets", i])
+      if (isIssue(t)) return fail(t)
+      targets.push(t)
+      explicit.push(isMapping(item) && "name" in item)
+    }
+  } else {
+    const t = decodeTarget(raw, ["target"])
+    if (isIssue(t)) return fail(t)
+    targets.push(t)
+    explicit.push(true)
+  }
+  const named = nameTargets(targets, explicit)
+  if (isIssue(named)) return fail(named)
+
+  const defaults = "default_assert" in raw
+    ? decodeAt(Schema.NullOr(Schema.Array(AssertionSchema)), raw, ["default_assert"])
+    : null
+  if (isIssue(defaults)) return fail(defaults)
+  const defaultAssert = defaults ?? []
+
+  const cases = raw["cases"]
+  if (isMapping(cases)) {
+    const ref = decodeAt(CasesFileSchema, raw, ["cases"])
+    if (isIssue(ref)) return fail(ref)
+    return {
+      targets: named,
+      compare: "targets" in raw,
+      cases: [],
+      casesFile: { file: ref.file, line: lineAtPath(src, ["cases"]) },
+      defaultAssert
+    }
+  }
+  const decoded = decodeAt(Schema.Array(EvalCaseSchema), raw, ["cases"])
+  if (isIssue(decoded)) return fail(decoded)
+  const complete = decoded.map((c, i) => completeCase(c, i + 1, defaultAssert))
+  const duplicate = duplicateCaseName(complete)
+  if (duplicate !== undefined) {
+    return fail({
+      at: ["cases", duplicate.index, "name"],
+      path: ["cases", duplicate.index, "name"],
+      text: `duplicate case name '${duplicate.name}'`
+    })
+  }
+  return { targets: named, compare: "targets" in raw, cases: complete, casesFile: undefined, defaultAssert }
 }
 
 /** Reads (through FileLoader: 16 MiB cap, UTF-8, a FIFO waits for its writer) and parses an eval file. */
-export const loadEvalDefinition = (
+export const readEvalDefinition = (
   path: string
 ): Effect.Effect<EvalDefinition, EvalError, FileLoader> =>
   Effect.gen(function*() {

@@ -1,8 +1,10 @@
-// What an eval runs for each (case, repeat) (docs/evals.md#how-an-eval-runs). A workflow target is loaded, and its
-// `inputs:` resolved, once for the whole eval; each run then reads the case input through the
-// workflow's `input_schema` and runs the workflow. A model target renders its prompt template with
-// the case input and sends one user message — no system message, no response format — labelled
-// `eval target '<model>'`. Its model resolves against lait.config.yml `models:` only.
+// What an eval runs for each (target, case, repeat) (docs/evals.md#how-an-eval-runs). A workflow target is
+// loaded, and its `inputs:` resolved, once for the whole eval; each run then reads the case input
+// through the workflow's `input_schema` (text) or takes it as it is (any other value), with the
+// case's own `inputs:` over the target's, and runs the workflow. A model target renders its prompt
+// template with the case input and `vars`, and sends one user message — no system message, no
+// response format — labelled `eval target '<model>'`. Its model resolves against lait.config.yml
+// `models:` only.
 import type { WorkflowLoadError } from "../lang/loadErrors.ts"
 import type { ConfigError } from "../core/configErrors.ts"
 import { Effect } from "effect"
@@ -28,15 +30,22 @@ import type { LlmSteps } from "../workflow/LlmSteps.ts"
 import type { Progress } from "../workflow/progress.ts"
 import type { RunContext } from "../workflow/RunContext.ts"
 import { samplingFields } from "./sampling.ts"
-import type { EvalTarget } from "./schema.ts"
+import { caseInitial, type EvalCase, type EvalTarget } from "./schema.ts"
 
 export type LoadedTarget =
-  | {
+  & {
+    /** How reports name it: `name:`, else its workflow or model as written. */
+    readonly name: string
+  }
+  & ({
     readonly kind: "workflow"
     /** As the user will recognise it: joined onto the eval file's directory. */
     readonly path: string
     readonly workflow: Workflow
+    /** `target.inputs` resolved against the workflow's declarations. */
     readonly inputs: Readonly<Record<string, Json>>
+    /** `target.inputs` as written: a case's own `inputs:` are resolved over them. */
+    readonly givenInputs: Readonly<Record<string, Json>>
     readonly inputSchema: JsonObject | undefined
     /** What an `llm_judge` without `model:` uses: the workflow's default.model, else config's. */
     readonly defaultModel: string | undefined
@@ -49,7 +58,7 @@ export type LoadedTarget =
     readonly endpoints: Endpoints
     /** `target.model` as written. */
     readonly defaultModel: string
-  }
+  })
 
 export const targetLabel = (model: string) => `eval target '${model}'`
 
@@ -77,7 +86,9 @@ export const loadTarget = (
       const inputSchema = yield* loadSchemaRef(workflow.inputSchema)
       return {
         kind: "workflow",
+        name: target.name,
         path,
+        givenInputs: target.inputs,
         workflow,
         inputs,
         inputSchema,
@@ -91,6 +102,7 @@ export const loadTarget = (
     const endpoints = yield* config.resolveEndpoints(target.model)
     return {
       kind: "prompt",
+      name: target.name,
       model: target.model,
       template: target.prompt,
       endpoints,
@@ -101,9 +113,28 @@ export const loadTarget = (
     } as const
   })
 
-/** The user message a model target sends for `input`. */
-export const renderTargetPrompt = (template: string, input: string): Effect.Effect<string, TemplateError> =>
-  renderTemplateWith(template, { input: parseTextInput(input), steps: {}, vars: {} })
+/** The user message a model target sends for a case: `{{input}}` (text parsed as JSON when it is JSON), `{{vars}}`. */
+export const renderTargetPrompt = (
+  template: string,
+  evalCase: Pick<EvalCase, "input" | "vars">
+): Effect.Effect<string, TemplateError> =>
+  renderTemplateWith(template, {
+    input: typeof evalCase.input === "string" ? parseTextInput(evalCase.input) : evalCase.input,
+    steps: {},
+    vars: evalCase.vars
+  })
+
+/** The workflow's `inputs:` for a case: its own over the target's, resolved and checked again. */
+export const caseInputs = (
+  target: Extract<LoadedTarget, { readonly kind: "workflow" }>,
+  evalCase: Pick<EvalCase, "inputs">
+) =>
+  evalCase.inputs === undefined ? Effect.succeed(target.inputs) : resolveInputs(
+    target.workflow.inputs,
+    Object.entries({ ...target.givenInputs, ...evalCase.inputs }).map(([key, value]) =>
+      [key, { kind: "typed" as const, value }] as const
+    )
+  ).pipe(Effect.mapError((e) => withContext(`workflow '${target.path}'`)(e)))
 
 export interface TargetRun {
   /** The output's text form: what assertions read. */
@@ -115,23 +146,24 @@ export interface TargetRun {
 /** One run of a workflow target against a case input, in the run context provided around it. */
 export const runWorkflowTarget = (
   target: Extract<LoadedTarget, { readonly kind: "workflow" }>,
-  input: string
+  evalCase: EvalCase
 ): Effect.Effect<TargetRun, AnyLaitError, Engine | FileLoader | LlmSteps | Progress | RunContext> =>
   Effect.gen(function*() {
-    const initial = yield* resolveInitial(target.inputSchema, { kind: "text", text: input })
+    const inputs = yield* caseInputs(target, evalCase)
+    const initial = yield* resolveInitial(target.inputSchema, caseInitial(evalCase))
     const engine = yield* Engine
-    const result = yield* engine.run(target.workflow, initial, target.inputs)
+    const result = yield* engine.run(target.workflow, initial, inputs)
     return { output: textForm(result.output), steps: result.steps }
   })
 
 /** One run of a model target: its single request, metered in the run's own usage and trace. */
 export const runPromptTarget = (
   target: Extract<LoadedTarget, { readonly kind: "prompt" }>,
-  input: string
+  evalCase: EvalCase
 ): Effect.Effect<TargetRun, AnyLaitError, RunUsage | RunTracer | ModelClient | LaitConfig> =>
   Effect.gen(function*() {
     const config = yield* LaitConfig
-    const prompt = yield* renderTargetPrompt(target.template, input)
+    const prompt = yield* renderTargetPrompt(target.template, evalCase)
     const request: ChatRequest = {
       messages: [{ role: "user", content: prompt }],
       tools: [],

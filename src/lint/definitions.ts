@@ -14,7 +14,8 @@ import * as nodePath from "node:path"
 import { errorLine, renderChain } from "../core/errors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
-import { parseEvalDefinition } from "../eval/schema.ts"
+import { casesFilePath, loadCasesFile } from "../eval/cases.ts"
+import { caseInitial, parseEvalDefinition } from "../eval/schema.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
 import { checkJqSyntax, loadJq } from "../lang/jq.ts"
 import { parseYaml, type Y } from "../lang/load/yaml.ts"
@@ -254,55 +255,89 @@ export const lintEvalText = (path: string, text: string, emitter: Emitter): Effe
     yield* Effect.orDie(loadJq)
     const where = sourceOf(text)
     const root = rootOf(where)
-    const targetY = valueOf(where, root, "target")
     const casesY = valueOf(where, root, "cases")
     const base = nodePath.dirname(path)
 
-    let loaded: { readonly workflow: Workflow; readonly shown: string } | undefined
-    const target = definition.target
-    if (target.kind === "workflow") {
-      loaded = yield* loadTarget(base, target.workflow, "target.workflow", keyLine(where, targetY, "workflow"), emitter)
-      if (loaded !== undefined) {
-        const inputsLine = keyLine(where, targetY, "inputs") ?? keyLine(where, targetY, "workflow")
-        yield* resolveProvidedInputs(
-          loaded.workflow,
-          target.inputs,
-          "target.inputs",
-          where,
-          valueOf(where, targetY, "inputs"),
-          inputsLine,
-          emitter
-        )
-        const schema = yield* inputSchemaOf(loaded.workflow)
-        for (const [index, c] of definition.cases.entries()) {
-          const initial = yield* Effect.result(resolveInitial(schema, { kind: "text", text: c.input }))
-          if (initial._tag === "Failure") {
-            emitter.emit(
-              "error",
-              `cases[${index}].input: ${renderChain(initial.failure)}`,
-              keyLine(where, itemOf(where, casesY, index), "input")
+    let cases = definition.cases
+    if (definition.casesFile !== undefined) {
+      const loaded = yield* Effect.result(
+        loadCasesFile(casesFilePath(path, definition.casesFile.file), definition.defaultAssert)
+      )
+      if (loaded._tag === "Failure") {
+        emitter.emit("error", renderChain(loaded.failure), definition.casesFile.line)
+        return
+      }
+      cases = loaded.success
+    }
+    // A case from a file is reported at `cases:`; an inline one at its own lines.
+    const caseY = (index: number) => definition.casesFile === undefined ? itemOf(where, casesY, index) : undefined
+    const caseLine = (index: number, key: string) =>
+      definition.casesFile === undefined ? keyLine(where, caseY(index), key) : definition.casesFile.line
+
+    const single = !definition.compare
+    let workflowIds: Set<string> | undefined
+    let workflowShown: string | undefined
+    let anyWorkflow = false
+    for (const [t, target] of definition.targets.entries()) {
+      const at = single ? "target" : `targets[${t}]`
+      const targetY = single ? valueOf(where, root, "target") : itemOf(where, valueOf(where, root, "targets"), t)
+      if (target.kind === "prompt") {
+        const problem = checkTemplateSyntax(target.prompt)
+        if (problem !== undefined) emitter.emit("error", `${at}.prompt: ${problem}`, keyLine(where, targetY, "prompt"))
+        continue
+      }
+      anyWorkflow = true
+      const workflowLine = keyLine(where, targetY, "workflow")
+      const loaded = yield* loadTarget(base, target.workflow, `${at}.workflow`, workflowLine, emitter)
+      if (loaded === undefined) continue
+      const inputsLine = keyLine(where, targetY, "inputs") ?? keyLine(where, targetY, "workflow")
+      yield* resolveProvidedInputs(
+        loaded.workflow,
+        target.inputs,
+        `${at}.inputs`,
+        where,
+        valueOf(where, targetY, "inputs"),
+        inputsLine,
+        emitter
+      )
+      const schema = yield* inputSchemaOf(loaded.workflow)
+      for (const [index, c] of cases.entries()) {
+        const initial = yield* Effect.result(resolveInitial(schema, caseInitial(c)))
+        if (initial._tag === "Failure") {
+          emitter.emit("error", `cases[${index}].input: ${renderChain(initial.failure)}`, caseLine(index, "input"))
+        }
+        if (c.inputs === undefined) continue
+        const own = yield* Effect.result(
+          resolveInputs(
+            loaded.workflow.inputs,
+            Object.entries({ ...target.inputs, ...c.inputs }).map(([k, value]) =>
+              [k, { kind: "typed", value }] as const
             )
-          }
+          )
+        )
+        if (own._tag === "Failure") {
+          emitter.emit("error", `cases[${index}].inputs: ${renderChain(own.failure)}`, caseLine(index, "inputs"))
         }
       }
-    } else {
-      const problem = checkTemplateSyntax(target.prompt)
-      if (problem !== undefined) {
-        emitter.emit("error", `target.prompt: ${problem}`, keyLine(where, targetY, "prompt"))
+      // Step ids are checked against the first workflow target (several may differ; each is its own).
+      if (workflowIds === undefined) {
+        workflowIds = allIds(loaded.workflow.steps)
+        workflowShown = loaded.shown
       }
     }
 
-    if (definition.cases.length === 0) {
+    if (cases.length === 0) {
       emitter.emit("warning", "'cases' is empty; the eval has nothing to run", keyLine(where, root, "cases"))
     }
     const ctx: AssertionContext = {
       where,
       emitter,
-      ids: loaded === undefined ? undefined : allIds(loaded.workflow.steps),
-      workflowShown: loaded?.shown,
-      mode: target.kind === "workflow" ? "eval-workflow" : "eval-prompt"
+      ids: workflowIds,
+      workflowShown,
+      mode: anyWorkflow ? "eval-workflow" : "eval-prompt"
     }
-    definition.cases.forEach((c, index) =>
-      lintAssertions(ctx, c.assert, valueOf(where, itemOf(where, casesY, index), "assert"), ["cases", index, "assert"])
+    cases.forEach((c, index) =>
+      lintAssertions(ctx, c.ownAssert, valueOf(where, caseY(index), "assert"), ["cases", index, "assert"])
     )
+    lintAssertions(ctx, definition.defaultAssert, valueOf(where, root, "default_assert"), ["default_assert"])
   })

@@ -9,7 +9,7 @@ import type { FileKind } from "./findings.ts"
 /** Keys only a workflow has; the first three settle it on their own. */
 const WORKFLOW_DEFINING = ["steps", "nodes", "version"]
 const WORKFLOW_ONLY = ["name", "description", "inputs", "input_schema", "output", "timeout", "schemas"]
-const EVAL_DEFINING = ["target", "cases"]
+const EVAL_DEFINING = ["target", "targets", "cases", "default_assert"]
 const TEST_DEFINING = ["replay", "assert", "workflow", "input"]
 /** Config keys a workflow does not also have (`default`, `models`, `agents` are shared). */
 const CONFIG_ONLY = [

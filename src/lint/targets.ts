@@ -2,7 +2,8 @@
 // order, names starting with '.' skipped, symlinks and special files (FIFOs, sockets, devices) never
 // followed or opened, directories named `target`/`node_modules` skipped, each directory walked once
 // (by real path) however often it is reached. Inside a walk only `.yml`/`.yaml` files and `.md` files
-// whose first line is `---` (agent files; a skill's SKILL.md is not one) count. Any other path is
+// whose first line is `---` (agent files; a skill's SKILL.md is not one) count, except a YAML file
+// whose document is a list: no lait file is one, and an eval's cases file is. Any other path is
 // checked as given, in the order given, so a file
 // named twice is checked twice and a dot-file named explicitly is checked too.
 import { Effect } from "effect"
@@ -25,11 +26,26 @@ const startsWithFrontmatter = (path: string): boolean => {
   }
 }
 
+/** The first thing in the file, past comments and a `---`, opens a list (`- ` or `[`). */
+const isYamlList = (path: string): boolean => {
+  try {
+    const head = Buffer.from(Files.readHead(path, 4096)).toString("utf8")
+    for (const raw of head.split("\n")) {
+      const line = raw.trim()
+      if (line === "" || line.startsWith("#") || line === "---") continue
+      return line === "-" || line.startsWith("- ") || line.startsWith("[")
+    }
+    return false
+  } catch {
+    return false
+  }
+}
+
 // A skill's SKILL.md also starts with frontmatter, but it is not an agent file.
 const SKILL_FILE = "SKILL.md"
 
 const lintable = (path: string, name: string): boolean => {
-  if (name.endsWith(".yml") || name.endsWith(".yaml")) return true
+  if (name.endsWith(".yml") || name.endsWith(".yaml")) return !isYamlList(path)
   return name.endsWith(".md") && name !== SKILL_FILE && startsWithFrontmatter(path)
 }
 

@@ -15,7 +15,7 @@ import { parseTextInput } from "../lang/inputs.ts"
 import { evalJqOne, isTruthy, loadJq } from "../lang/jq.ts"
 import type { UsageTotals } from "../model/RunUsage.ts"
 import type { TraceEvent } from "../trace/RunTracer.ts"
-import { RunContext } from "../workflow/RunContext.ts"
+import { RunContext, type JudgeVerdict } from "../workflow/RunContext.ts"
 import type { Assertion } from "./assertions.ts"
 
 /** Upstream evaluates at most this many assertions of one list at once. */
@@ -55,6 +55,8 @@ export interface Check {
   readonly actual?: string
   /** For a `step_output` whose step produced a value: the nested checks. */
   readonly nested?: ReadonlyArray<Check>
+  /** For an `llm_judge` the judge answered: its score and reasoning (eval reports show them). */
+  readonly judge?: JudgeVerdict
 }
 
 export interface AssertionEvaluatorService {
@@ -166,20 +168,23 @@ const checkLlmJudge = (
   assertion: Extract<Assertion, { readonly type: "llm_judge" }>,
   output: string,
   input: string | undefined
-): Effect.Effect<string | undefined, never, RunContext> =>
+): Effect.Effect<{ readonly message: string | undefined; readonly verdict?: JudgeVerdict }, never, RunContext> =>
   Effect.gen(function*() {
     const { judge } = yield* RunContext
-    if (judge === undefined) return LLM_JUDGE_UNSUPPORTED
+    if (judge === undefined) return { message: LLM_JUDGE_UNSUPPORTED }
     const threshold = assertion.threshold ?? DEFAULT_LLM_JUDGE_THRESHOLD
     const outcome = yield* Effect.result(
       judge.score({ criteria: assertion.criteria, output, input, model: assertion.model ?? undefined })
     )
-    if (outcome._tag === "Failure") return `llm_judge evaluation failed: ${renderChain(outcome.failure)}`
-    const score = outcome.success
-    if (score >= threshold) return undefined
-    return `llm_judge score ${rustFixed(score, 2)} is below threshold ${rustFixed(threshold, 2)} for criteria ${
-      rustDebugString(assertion.criteria)
-    }`
+    if (outcome._tag === "Failure") return { message: `llm_judge evaluation failed: ${renderChain(outcome.failure)}` }
+    const verdict = outcome.success
+    if (verdict.score >= threshold) return { message: undefined, verdict }
+    return {
+      message: `llm_judge score ${rustFixed(verdict.score, 2)} is below threshold ${
+        rustFixed(threshold, 2)
+      } for criteria ${rustDebugString(assertion.criteria)}`,
+      verdict
+    }
   })
 
 const evaluateList = (
@@ -190,7 +195,8 @@ const evaluateList = (
   const input = jqInputOf(output)
   const one = (assertion: Assertion, index: number): Effect.Effect<Check, never, RunContext> => {
     const position = index + 1
-    const done = (message: string | undefined, extra: Partial<Pick<Check, "actual" | "nested">> = {}): Check => ({
+    type Extra = Partial<Pick<Check, "actual" | "nested" | "judge">>
+    const done = (message: string | undefined, extra: Extra = {}): Check => ({
       position,
       assertion,
       message,
@@ -226,7 +232,10 @@ const evaluateList = (
           )
         )
       case "llm_judge":
-        return Effect.map(checkLlmJudge(assertion, output, context.input), (message) => done(message))
+        return Effect.map(
+          checkLlmJudge(assertion, output, context.input),
+          ({ message, verdict }) => done(message, verdict === undefined ? {} : { judge: verdict })
+        )
       case "tool_called":
         return trajectory === undefined
           ? Effect.succeed(done(TRAJECTORY_UNSUPPORTED))

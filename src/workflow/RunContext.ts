@@ -27,9 +27,16 @@ export interface JudgeRequest {
   readonly model: string | undefined
 }
 
+export interface JudgeVerdict {
+  /** From 0.0 to 1.0. */
+  readonly score: number
+  /** The judge's explanation, when it gave one (reports show it). */
+  readonly reasoning: string | undefined
+}
+
 export interface JudgeService {
-  /** The score from 0.0 to 1.0; an error becomes `llm_judge evaluation failed: <chain>`. */
-  readonly score: (request: JudgeRequest) => Effect.Effect<number, AnyLaitError>
+  /** The judge's verdict; an error becomes `llm_judge evaluation failed: <chain>`. */
+  readonly score: (request: JudgeRequest) => Effect.Effect<JudgeVerdict, AnyLaitError>
 }
 
 export interface RunContextService {

@@ -259,6 +259,11 @@ const rows: ReadonlyArray<Row> = [
   [new TestError({ reason: { _tag: "SuiteFailed", failed: 0, errors: 2, total: 3 } }), "2 of 3 test file(s) could not run", 1],
   [new TestError({ reason: { _tag: "SuiteFailed", failed: 1, errors: 1, total: 3 } }), "1 of 3 test file(s) failed and 1 could not run", 1],
   // EvalError
+  [new EvalError({ reason: { _tag: "CasesFileExtension", path: "c.txt", extension: ".txt", expected: ".jsonl, .csv" } }), "cases file 'c.txt': unknown extension '.txt'; expected one of: .jsonl, .csv", 3],
+  [new EvalError({ reason: { _tag: "CasesFileInvalid", path: "c.jsonl", detail: "not JSON", line: 3 } }), "c.jsonl:3: not JSON", 3],
+  [new EvalError({ reason: { _tag: "CasesFileInvalid", path: "c.yml", detail: "case 2: duplicate case name 'a'" } }), "c.yml: case 2: duplicate case name 'a'", 3],
+  [new EvalError({ reason: { _tag: "CasesFileUnreadable", path: "c.csv", detail: "permission denied" } }), "failed to read cases file 'c.csv': permission denied", 1],
+  [new EvalError({ reason: { _tag: "ReportWriteFailed", path: "r.html", detail: "is a directory" } }), "failed to write the report to 'r.html': is a directory", 1],
   [new EvalError({ reason: { _tag: "ReadFailed", path: "e.yml", detail: "gone" } }), "failed to read eval definition 'e.yml': gone", 1],
   [new EvalError({ reason: { _tag: "ParseFailed", path: "e.yml", detail: "cases: bad" } }), "failed to parse eval definition 'e.yml': cases: bad", 3],
   [new EvalError({ reason: { _tag: "PromptSyntax", file: "e.yml", detail: "failed to parse template: \"{{\": x" } }), "target.prompt: failed to parse template: \"{{\": x", 3],

@@ -276,6 +276,8 @@ describe("llm_judge", () => {
         "  run 1: assertion 3: llm_judge score 0.90 is below threshold 0.95 for criteria \"strict\"",
         `  run 1: assertion 4: llm_judge evaluation failed: the model server at '${server.baseUrl}' answered HTTP 400: judge is down`,
         "  run 1: assertion 5: llm_judge evaluation failed: failed to parse llm_judge response as JSON: \"I would say 0.8\"",
+        // A judge's message does not quote the output: the report shows its start.
+        "    output: \"Hello, dear user.\"",
         "0 of 1 case(s) fully passed",
         ""
       ].join("\n"),
@@ -318,6 +320,7 @@ describe("llm_judge", () => {
     expect(r.stdout).toBe(
       "case 1: 0/1 (0%) FAIL\n" +
         "  run 1: assertion 2: llm_judge evaluation failed: llm_judge requires a `model:` (no default model is available in this eval context)\n" +
+        "    output: \"echo hi\"\n" +
         "0 of 1 case(s) fully passed\n"
     )
     expect(server.requests).toHaveLength(0)
@@ -512,10 +515,12 @@ describe("workflow targets", () => {
       ].join("\n")
     )
     const r = await p.lait(["eval", "evals/essay.yml", "--repeat", "2"])
-    expect(r.stdout.split("\n").slice(0, 4)).toEqual([
+    expect(r.stdout.split("\n").slice(0, 6)).toEqual([
       "case 1: 0/2 (0%) FAIL",
       "  run 1: assertion 3: total_tokens 110 exceeded max_total_tokens 100",
+      "    output: \"Fine essay about cats.\"",
       "  run 2: assertion 3: total_tokens 110 exceeded max_total_tokens 100",
+      "    output: \"Fine essay about cats.\"",
       "0 of 1 case(s) fully passed"
     ])
     expect(userText(server.requests[0]!.body)).toBe("outline cats (dry)")
@@ -570,7 +575,7 @@ describe("command line", () => {
     expect(outcome(await p.lait(["eval", "eval.yml"]))).toEqual({
       code: 3,
       stdout: "",
-      stderr: "lait: failed to parse eval definition 'eval.yml': cases[0]: unknown key 'asert'; cases accept: input, assert (line 4)\n"
+      stderr: "lait: failed to parse eval definition 'eval.yml': cases[0]: unknown key 'asert'; cases accept: name, input, inputs, vars, assert (line 4)\n"
     })
   })
 

@@ -33,7 +33,7 @@ const plan = (evalYaml: string, repeat: number, files: Readonly<Record<string, s
   if (definition instanceof Error) throw definition
   return Effect.runPromise(
     Effect.gen(function*() {
-      const target = yield* loadTarget(definition.target, file)
+      const target = yield* loadTarget(definition.targets[0]!, file)
       return yield* planEval(target, definition.cases, repeat)
     }).pipe(Effect.provide(Layer.mergeAll(LaitConfig.layerTest(config), FileLoader.layer)))
   )

@@ -142,7 +142,7 @@ describe("makeLlmJudge against the fixture server", () => {
       [{ content: '{"score": 0.9, "reasoning": "polite"}', usage: { prompt_tokens: 40, completion_tokens: 7 } }],
       { model: "judge", input: "greet me" }
     )
-    expect(r.result).toBe(0.9)
+    expect(r.result).toEqual({ score: 0.9, reasoning: "polite" })
     expect(server!.requests).toHaveLength(1)
     const body = server!.requests[0]!.body as Record<string, unknown>
     expect(body).toEqual({
@@ -163,7 +163,7 @@ describe("makeLlmJudge against the fixture server", () => {
       { defaultModel: "target" },
       (url) => configFor(url, { default: { temperature: 0.3, max_tokens: 64 } })
     )
-    expect(r.result).toBe(0.1)
+    expect(r.result).toEqual({ score: 0.1, reasoning: "rude" })
     const body = server!.requests[0]!.body as Record<string, unknown>
     expect(body["model"]).toBe("target-model")
     expect(body["temperature"]).toBe(0.3)

@@ -35,3 +35,23 @@ test("elsewhere: a plain line when the eval starts and one per finished case", (
       "eval: case 1 done: 2/2 passed [4/4]\n"
   )
 })
+
+test("comparing targets: the start line counts them, a finished case names its target", () => {
+  const out: Array<string> = []
+  const progress = makeEvalProgress({ isTTY: false, write: (t) => void out.push(t) })
+  Effect.runSync(
+    Effect.gen(function*() {
+      yield* progress.start(3, 2, 8, 2)
+      yield* progress.update({
+        runsDone: 2,
+        runsTotal: 12,
+        runsFailed: 0,
+        caseDone: { index: 1, passed: 2, total: 2, target: "terse" }
+      })
+    })
+  )
+  expect(out.join("")).toBe(
+    "eval: 3 case(s) x 2 target(s) x 2 run(s) = 12 run(s), 8 at a time\n" +
+      "eval: case 1 [terse] done: 2/2 passed [2/12]\n"
+  )
+})

@@ -109,6 +109,17 @@ describe("text report", () => {
 })
 
 describe("json report", () => {
+  // Runs without details (as older reports and runs that errored have them).
+  const passedRun = {
+    passed: true,
+    failures: [],
+    output: null,
+    assertions: [],
+    duration_ms: 250,
+    tokens: { prompt: 0, completion: 0, total: 0 },
+    requests: 1,
+    cost_usd: null
+  }
   test("upstream's fields (floats as serde writes them) plus the statistics", () => {
     const parsed = JSON.parse(jsonReport(buildReport(mixed, { minPassRate: 0.8 })))
     expect(parsed[0]).toEqual({
@@ -118,11 +129,15 @@ describe("json report", () => {
       total: 5,
       success_rate: 0.8,
       runs: [
-        { passed: true, failures: [] },
-        { passed: false, failures: ["assertion 1: jq expression `contains(\"結論\")` was false for output \"run 2\""] },
-        { passed: true, failures: [] },
-        { passed: true, failures: [] },
-        { passed: true, failures: [] }
+        passedRun,
+        {
+          ...passedRun,
+          passed: false,
+          failures: ["assertion 1: jq expression `contains(\"結論\")` was false for output \"run 2\""]
+        },
+        passedRun,
+        passedRun,
+        passedRun
       ],
       k: 5,
       pass_at_1: 0.8,
@@ -130,7 +145,8 @@ describe("json report", () => {
       wilson_95: { lower: expect.closeTo(0.3755, 4), upper: expect.closeTo(0.9638, 4) },
       label: "flaky",
       accepted: true,
-      not_started: 0
+      not_started: 0,
+      name: "case 1"
     })
     const text = jsonReport(buildReport(mixed))
     expect(text).not.toContain("\n")
@@ -194,5 +210,35 @@ describe("junit report", () => {
     const xml = junitReport(buildReport(outcome([caseOf(1, "bell\u0007", [run(["bad \u0001 byte"])])], 1)), { file: "e.yml" })
     const failure = childrenNamed(childrenNamed(childrenNamed(parseXml(xml), "testsuite")[0]!, "testcase")[0]!, "failure")[0]!
     expect(failure.text).toBe("run 1: bad \uFFFD byte")
+  })
+})
+
+describe("a failed run's output in the text report (issue 21)", () => {
+  const judged = (output: string): RunOutcome => ({
+    ...run(["assertion 1: llm_judge score 0.20 is below threshold 0.70 for criteria \"kind\""]),
+    output
+  })
+
+  test("shown when no failure quotes it, cut at 200 characters; not repeated when a failure quotes it", () => {
+    const long = "x".repeat(250)
+    const quoted = { ...fail(1), output: "run 1" }
+    const lines = textReport(buildReport(outcome([caseOf(1, "a", [judged("short answer"), judged(long), quoted])], 3)))
+      .split("\n")
+    expect(lines.slice(0, 7)).toEqual([
+      "case 1: 0/3 (0%) FAIL",
+      "  run 1: assertion 1: llm_judge score 0.20 is below threshold 0.70 for criteria \"kind\"",
+      "    output: \"short answer\"",
+      "  run 2: assertion 1: llm_judge score 0.20 is below threshold 0.70 for criteria \"kind\"",
+      `    output: "${"x".repeat(200)}"...`,
+      "  run 3: assertion 1: jq expression `contains(\"結論\")` was false for output \"run 1\"",
+      "0 of 1 case(s) fully passed"
+    ])
+  })
+
+  test("a named case leads with its name in the text and reliability lines", () => {
+    const named = { ...caseOf(1, "a", [run(), fail(2)]), name: "greets <back>", named: true }
+    const text = textReport(buildReport(outcome([named], 2)))
+    expect(text).toStartWith("greets <back>: 1/2 (50%) FAIL\n")
+    expect(text).toContain("\n  greets <back>: flaky  pass@1=0.50")
   })
 })

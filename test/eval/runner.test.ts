@@ -73,7 +73,7 @@ const evalRun = async (options: {
   const progress: Array<string> = []
   const outcome = await Effect.runPromise(
     Effect.gen(function*() {
-      const target = yield* loadTarget(definition.target, evalFile)
+      const target = yield* loadTarget(definition.targets[0]!, evalFile)
       return yield* runEval(target, definition.cases, {
         ...options.run,
         onProgress: (e) => Effect.sync(() => void progress.push(`${e.runsDone}/${e.runsTotal}${e.caseDone ? ` case ${e.caseDone.index}` : ""}`))

@@ -419,6 +419,18 @@ export const CORPUS_ENTRIES: ReadonlyArray<CorpusEntry> = [
     findings: [error(8, "cases[0].assert[0]: step_output needs a workflow target; a model target has no steps")]
   },
   {
+    file: "evals/bad-case-inputs.eval.yml",
+    check: "eval: a case's inputs the workflow does not declare (targets:)",
+    findings: [error(8, "cases[0].inputs: unknown input 'length'; the workflow declares: lines")]
+  },
+  {
+    file: "evals/bad-cases-file.eval.yml",
+    check: "eval: a cases file with a bad line",
+    findings: [
+      error(4, "evals/cases/bad.jsonl:2: unknown key 'inptu'; cases accept: name, input, inputs, vars, assert")
+    ]
+  },
+  {
     file: "evals/empty-cases.eval.yml",
     check: "eval: no cases",
     findings: [warning(5, "'cases' is empty; the eval has nothing to run")]

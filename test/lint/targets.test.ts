@@ -43,6 +43,15 @@ describe("expandTargets", () => {
     )
   })
 
+  test("a YAML list (an eval's cases file) is not walked into; named explicitly it is checked", async () => {
+    const dir = makeTempDir("lint-walk-lists")
+    fs.writeFileSync(path.join(dir, "cases.yml"), "# the cases\n---\n- input: a\n- input: b\n")
+    fs.writeFileSync(path.join(dir, "flow.yml"), "# a workflow\nsteps:\n  - jq: .\n")
+    fs.writeFileSync(path.join(dir, "inline.yaml"), "[{ input: a }]\n")
+    expect(await expand([dir])).toEqual([path.join(dir, "flow.yml")])
+    expect(await expand([path.join(dir, "cases.yml")])).toEqual([path.join(dir, "cases.yml")])
+  })
+
   test("paths are joined as typed: `.` gives ./a.yml", async () => {
     const dir = tree()
     const previous = process.cwd()

@@ -152,7 +152,7 @@ describe("llm_judge", () => {
   test("with a Judge: threshold (default 0.7), score and criteria in the message", async () => {
     const seen: Array<JudgeRequest> = []
     const judge = (score: number) =>
-      ({ score: (r: JudgeRequest) => Effect.sync(() => (seen.push(r), score)) })
+      ({ score: (r: JudgeRequest) => Effect.sync(() => (seen.push(r), { score, reasoning: undefined })) })
     expect(await failures([{ type: "llm_judge", criteria: "polite" }], "hi", undefined, judge(0.7))).toEqual([])
     expect(await failures([{ type: "llm_judge", criteria: "polite \"enough\"" }], "hi", undefined, judge(0.125))).toEqual([
       "assertion 1: llm_judge score 0.12 is below threshold 0.70 for criteria \"polite \\\"enough\\\"\""
@@ -162,8 +162,15 @@ describe("llm_judge", () => {
     ).toEqual(["assertion 1: llm_judge score 0.90 is below threshold 0.95 for criteria \"c\""])
     const checks = await evaluate([{ type: "llm_judge", criteria: "c", model: null }], { output: "o", input: "the case" }, judge(1))
     expect(checks[0]!.message).toBeUndefined()
+    expect(checks[0]!.judge).toEqual({ score: 1, reasoning: undefined })
     expect(seen.at(-2)).toEqual({ criteria: "c", output: "out", input: undefined, model: "big" })
     expect(seen.at(-1)).toEqual({ criteria: "c", output: "o", input: "the case", model: undefined })
+  })
+  test("the judge's score and reasoning are kept on the check, passed or failed", async () => {
+    const reasoned: JudgeService = { score: () => Effect.succeed({ score: 0.25, reasoning: "too curt" }) }
+    const checks = await evaluate([{ type: "llm_judge", criteria: "c" }], { output: "o" }, reasoned)
+    expect(checks[0]!.judge).toEqual({ score: 0.25, reasoning: "too curt" })
+    expect(checks[0]!.message).toContain("llm_judge score 0.25 is below threshold 0.70")
   })
   test("a judge error is reported with its chain", async () => {
     const failing: JudgeService = {
@@ -347,7 +354,7 @@ describe("the list", () => {
           peak = Math.max(peak, inFlight)
           yield* Effect.sleep("20 millis")
           inFlight--
-          return 1
+          return { score: 1, reasoning: undefined }
         })
     }
     const checks = await evaluate(Array.from({ length: 10 }, () => ({ type: "llm_judge", criteria: "c" }) as const), { output: "o" }, slow)

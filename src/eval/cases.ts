@@ -1,0 +1,203 @@
+// Loading an eval definition with its cases (docs/evals.md#cases-files): `cases: {file: F}` reads F,
+// relative to the eval file, through FileLoader (16 MiB cap, UTF-8). By extension:
+//   .jsonl       — one case object a line (blank lines skipped);
+//   .csv         — a header row naming the columns `input` (required), `name`, `assert` (a JSON list
+//                  of assertions) and `vars.<name>`; every other row is one case, its values text;
+//   .yml / .yaml — a list of case objects, as under `cases:`.
+// Every case is checked as an inline one is; a problem reads `<file>:<line>: <problem>` (exit 3).
+import { Effect } from "effect"
+import * as nodePath from "node:path"
+import { type AnyLaitError, renderChain } from "../core/errors.ts"
+import type { Json } from "../core/json.ts"
+import { describeYamlValue, formatPath } from "../core/schemaPath.ts"
+import { lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
+import type { Assertion } from "../testing/assertions.ts"
+import { CsvError, parseCsv } from "./csv.ts"
+import { EvalError } from "./evalErrors.ts"
+import {
+  completeCase,
+  decodeAt,
+  duplicateCaseName,
+  type EvalCase,
+  EvalCaseSchema,
+  type EvalDefinition,
+  isIssue,
+  readEvalDefinition
+} from "./schema.ts"
+
+export const CASES_FILE_EXTENSIONS = [".jsonl", ".csv", ".yml", ".yaml"] as const
+
+/** `cases.file` relative to the eval file's directory (an absolute path stays as it is). */
+export const casesFilePath = (evalFile: string, file: string): string =>
+  nodePath.isAbsolute(file) ? file : nodePath.join(nodePath.dirname(evalFile), file)
+
+class CaseProblem {
+  constructor(readonly line: number | undefined, readonly text: string) {}
+}
+
+/** One case object checked as an inline case is; the message names the key within the case. */
+const decodeCase = (
+  value: unknown,
+  position: number,
+  defaultAssert: ReadonlyArray<Assertion>,
+  lineOf: (path: ReadonlyArray<string | number>) => number | undefined
+): EvalCase | CaseProblem => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return new CaseProblem(lineOf([]), `expected a case mapping with an 'input', got ${describeYamlValue(value)}`)
+  }
+  const decoded = decodeAt(EvalCaseSchema, { cases: [value] }, ["cases", 0])
+  if (!isIssue(decoded)) return completeCase(decoded, position, defaultAssert)
+  const where = formatPath(decoded.at.slice(2))
+  return new CaseProblem(lineOf(decoded.path.slice(2)), where === "" ? decoded.text : `${where}: ${decoded.text}`)
+}
+
+const fromJsonl = (text: string, defaultAssert: ReadonlyArray<Assertion>): Array<EvalCase> | CaseProblem => {
+  const cases: Array<EvalCase> = []
+  const lines = text.split("\n")
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim()
+    if (line === "") continue
+    let value: unknown
+    try {
+      value = JSON.parse(line)
+    } catch (e) {
+      return new CaseProblem(i + 1, `invalid JSON: ${e instanceof Error ? e.message : String(e)}`)
+    }
+    const c = decodeCase(value, cases.length + 1, defaultAssert, () => i + 1)
+    if (c instanceof CaseProblem) return c
+    cases.push(c)
+  }
+  return cases
+}
+
+const CSV_COLUMNS = "input, name, assert, vars.<name>"
+
+const fromCsv = (text: string, defaultAssert: ReadonlyArray<Assertion>): Array<EvalCase> | CaseProblem => {
+  let records
+  try {
+    records = parseCsv(text)
+  } catch (e) {
+    if (e instanceof CsvError) return new CaseProblem(e.line, e.message)
+    throw e
+  }
+  const [header, ...rows] = records
+  if (header === undefined) return []
+  for (const column of header.fields) {
+    if (["input", "name", "assert"].includes(column) || /^vars\.[^.]+$/.test(column)) continue
+    return new CaseProblem(header.line, `unknown column '${column}'; case files accept: ${CSV_COLUMNS}`)
+  }
+  if (!header.fields.includes("input")) return new CaseProblem(header.line, "missing required column 'input'")
+  const cases: Array<EvalCase> = []
+  for (const row of rows) {
+    if (row.fields.length !== header.fields.length) {
+      const expected = header.fields.length
+      return new CaseProblem(row.line, `expected ${expected} field(s) as in the header, got ${row.fields.length}`)
+    }
+    const value: Record<string, Json> = {}
+    const vars: Record<string, Json> = {}
+    for (const [i, column] of header.fields.entries()) {
+      const cell = row.fields[i]!
+      if (column.startsWith("vars.")) vars[column.slice("vars.".length)] = cell
+      else if (column === "assert") {
+        if (cell.trim() === "") continue
+        try {
+          value["assert"] = JSON.parse(cell) as Json
+        } catch (e) {
+          return new CaseProblem(row.line, `assert: invalid JSON: ${e instanceof Error ? e.message : String(e)}`)
+        }
+      } else if (column !== "name" || cell !== "") value[column] = cell
+    }
+    if (Object.keys(vars).length > 0) value["vars"] = vars
+    const c = decodeCase(value, cases.length + 1, defaultAssert, () => row.line)
+    if (c instanceof CaseProblem) return c
+    cases.push(c)
+  }
+  return cases
+}
+
+const fromYaml = (text: string, defaultAssert: ReadonlyArray<Assertion>): Array<EvalCase> | CaseProblem => {
+  const parsed = parseYaml(text)
+  if (!parsed.ok) return new CaseProblem(parsed.line, parsed.message.replace(/ at line \d+, column \d+$/, ""))
+  const src = parsed.source
+  const converted = runStatic(() => src.json(src.wrap(src.doc.contents), "the cases file"))
+  if (!converted.ok) return new CaseProblem(converted.error.line, converted.error.message)
+  const list = converted.value
+  if (list === null) return []
+  if (!Array.isArray(list)) {
+    return new CaseProblem(lineAtPath(src, []), `expected a list of cases, got ${describeYamlValue(list)}`)
+  }
+  const cases: Array<EvalCase> = []
+  for (const [i, item] of list.entries()) {
+    const c = decodeCase(item, i + 1, defaultAssert, (path) => lineAtPath(src, [i, ...path]))
+    if (c instanceof CaseProblem) return c
+    cases.push(c)
+  }
+  return cases
+}
+
+/** The cases of `file` (as the user will recognise it: joined onto the eval file's directory). */
+export const loadCasesFile = (
+  file: string,
+  defaultAssert: ReadonlyArray<Assertion>
+): Effect.Effect<ReadonlyArray<EvalCase>, EvalError, FileLoader> =>
+  Effect.gen(function*() {
+    const extension = nodePath.extname(file).toLowerCase()
+    const parsers: Record<string, typeof fromYaml> = {
+      ".jsonl": fromJsonl,
+      ".csv": fromCsv,
+      ".yml": fromYaml,
+      ".yaml": fromYaml
+    }
+    const parse = parsers[extension]
+    if (parse === undefined) {
+      return yield* new EvalError({
+        reason: { _tag: "CasesFileExtension", path: file, extension, expected: CASES_FILE_EXTENSIONS.join(", ") }
+      })
+    }
+    const loader = yield* FileLoader
+    const text = yield* loader.readText(file, { waitForWriter: true }).pipe(
+      Effect.mapError((e) =>
+        new EvalError({
+          reason: {
+            _tag: "CasesFileUnreadable",
+            path: file,
+            detail: e.cause === undefined ? e.message : renderChain(e.cause)
+          }
+        })
+      )
+    )
+    const cases = parse(text, defaultAssert)
+    if (cases instanceof CaseProblem) {
+      return yield* new EvalError({
+        reason: {
+          _tag: "CasesFileInvalid",
+          path: file,
+          detail: cases.text,
+          ...(cases.line === undefined ? {} : { line: cases.line })
+        }
+      })
+    }
+    const duplicate = duplicateCaseName(cases)
+    if (duplicate !== undefined) {
+      return yield* new EvalError({
+        reason: {
+          _tag: "CasesFileInvalid",
+          path: file,
+          detail: `case ${duplicate.index + 1}: duplicate case name '${duplicate.name}'`
+        }
+      })
+    }
+    return cases
+  })
+
+/** Reads and parses an eval file, then its cases file if it names one. */
+export const loadEvalDefinition = (
+  path: string
+): Effect.Effect<EvalDefinition, AnyLaitError, FileLoader> =>
+  Effect.gen(function*() {
+    const definition = yield* readEvalDefinition(path)
+    if (definition.casesFile === undefined) return definition
+    const cases = yield* loadCasesFile(casesFilePath(path, definition.casesFile.file), definition.defaultAssert)
+    return { ...definition, cases }
+  })

@@ -9,7 +9,9 @@ const path = Schema.String
 /** The first problem's 1-based line, for `lait lint` and the `(line N)` of a message. */
 const line = Schema.optionalKey(Schema.Number)
 
-const Reason = Schema.Union([
+// Suspended: the members are built when the first such error is made rather than in every process that
+// loads this module, `lait --version` included (bench/README.md, start-up).
+const Reason = Schema.suspend(() => Schema.Union([
   Schema.TaggedStruct("ParseFailed", { path, detail: Schema.String, line }),
   Schema.TaggedStruct("Invalid", { path, detail: Schema.String, line }),
   /** The file could not be read; `detail` says why. */
@@ -27,7 +29,7 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("BadPlaceholder", { name: Schema.String, quoted: Schema.String }),
   Schema.TaggedStruct("UnsetVariable", { name: Schema.String }),
   Schema.TaggedStruct("DotenvSyntax", { file: Schema.String, line: Schema.Number, detail: Schema.String })
-])
+]))
 export type ConfigErrorReason = typeof Reason.Type
 
 const describe = (reason: ConfigErrorReason): string => {

@@ -6,7 +6,9 @@ import { Schema } from "effect"
 const step = Schema.String
 const text = Schema.String
 
-const Reason = Schema.Union([
+// Suspended: the members are built when the first such error is made rather than in every process that
+// loads this module, `lait --version` included (bench/README.md, start-up).
+const Reason = Schema.suspend(() => Schema.Union([
   Schema.TaggedStruct("StepTimeout", { step, seconds: Schema.Number, attempt: Schema.Number, attempts: Schema.Number }),
   Schema.TaggedStruct("WorkflowTimeout", { seconds: Schema.Number }),
   Schema.TaggedStruct("ForEachNotArray", { step, got: text }),
@@ -43,7 +45,7 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("OutputNotJson", { step, schema: text, detail: text }),
   /** `detail` is the validation failure, as rendered. */
   Schema.TaggedStruct("OutputMismatch", { step, detail: text })
-])
+]))
 export type StepErrorReason = typeof Reason.Type
 
 const describe = (reason: StepErrorReason): string => {

@@ -110,7 +110,8 @@ export class CassetteInvalid extends Schema.TaggedClass<CassetteInvalid>()("Cass
   }
 }
 
-export const ModelErrorReason = Schema.Union([
+// Suspended like the other domain errors' reasons (src/core/fileErrors.ts): built with the first error.
+export const ModelErrorReason = Schema.suspend(() => Schema.Union([
   Unreachable,
   Timeout,
   HttpStatus,
@@ -118,7 +119,7 @@ export const ModelErrorReason = Schema.Union([
   ResponseTooLarge,
   CassetteMissing,
   CassetteInvalid
-])
+]))
 export type ModelErrorReason = typeof ModelErrorReason.Type
 
 export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", { reason: ModelErrorReason }) {

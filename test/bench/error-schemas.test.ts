@@ -10,9 +10,20 @@ import { StepError } from "../../src/core/stepErrors.ts"
 import { McpError, ToolError } from "../../src/core/toolErrors.ts"
 import { ArgumentError } from "../../src/core/usageErrors.ts"
 import { WorkflowLoadError } from "../../src/lang/loadErrors.ts"
+import { ModelError } from "../../src/model/ModelError.ts"
 import { TraceError } from "../../src/trace/TraceError.ts"
 
-const classes = { ConfigError, FileError, StepError, McpError, ToolError, ArgumentError, WorkflowLoadError, TraceError }
+const classes = {
+  ConfigError,
+  FileError,
+  StepError,
+  McpError,
+  ToolError,
+  ArgumentError,
+  WorkflowLoadError,
+  TraceError,
+  ModelError
+}
 
 describe("domain error reason schemas", () => {
   test.each(Object.keys(classes))("%s builds its reason union on first use", (name) => {

@@ -5,7 +5,7 @@ import { Schema } from "effect"
 
 const path = Schema.String
 
-const Reason = Schema.Union([
+const Reason = Schema.suspend(() => Schema.Union([
   /** `lait run` got neither a PROMPT nor piped input, and the workflow declares no `inputs:`. */
   Schema.TaggedStruct("PromptRequired", {}),
   /** `detail` is the OS's reason. */
@@ -14,7 +14,7 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("InitExists", { path }),
   /** `lait cache clear` would delete through the symbolic link at `path`. */
   Schema.TaggedStruct("CacheSymlink", { path })
-])
+]))
 export type CommandErrorReason = typeof Reason.Type
 
 export const PROMPT_REQUIRED = "a PROMPT is required; provide one or pipe input via stdin " +

@@ -9,7 +9,9 @@ const path = Schema.String
 /** The first problem's 1-based line, for `lait lint` and the `(line N)` of a message. */
 const line = Schema.optionalKey(Schema.Number)
 
-const Reason = Schema.Union([
+// Suspended: the members are built when the first such error is made rather than in every process that
+// loads this module, `lait --version` included (bench/README.md, start-up).
+const Reason = Schema.suspend(() => Schema.Union([
   Schema.TaggedStruct("ParseFailed", { path, detail: Schema.String, line }),
   Schema.TaggedStruct("Invalid", { path, detail: Schema.String, line }),
   /** The file could not be read; `detail` says why. */
@@ -41,7 +43,7 @@ const Reason = Schema.Union([
   /** `mcp_servers.<server>` sets both or neither of `command` and `url`. */
   Schema.TaggedStruct("McpTransport", { server: Schema.String, problem: Schema.Literals(["both", "neither"]) }),
   Schema.TaggedStruct("McpHeader", { server: Schema.String, key: Schema.String })
-])
+]))
 export type ConfigErrorReason = typeof Reason.Type
 
 /** `a or b`, `a, b, or c`. */

@@ -4,7 +4,9 @@ import { Schema } from "effect"
 
 const path = Schema.String
 
-const Reason = Schema.Union([
+// Suspended: the members are built when the first such error is made rather than in every process that
+// loads this module, `lait --version` included (bench/README.md, start-up).
+const Reason = Schema.suspend(() => Schema.Union([
   /** The OS refused (missing file, not a directory, ...); `detail` is its description. */
   Schema.TaggedStruct("ReadFailed", { path, detail: Schema.String }),
   Schema.TaggedStruct("PermissionDenied", { path, access: Schema.Literals(["read", "write"]) }),
@@ -22,7 +24,7 @@ const Reason = Schema.Union([
   /** `what`: the directory's role when it has one (`cassette directory`). */
   Schema.TaggedStruct("ListFailed", { path, detail: Schema.String, what: Schema.optionalKey(Schema.String) }),
   Schema.TaggedStruct("RemoveFailed", { path, detail: Schema.String })
-])
+]))
 export type FileErrorReason = typeof Reason.Type
 
 const detailOf = (reason: FileErrorReason): string => {

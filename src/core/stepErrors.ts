@@ -6,7 +6,9 @@ import { Schema } from "effect"
 const step = Schema.String
 const text = Schema.String
 
-const Reason = Schema.Union([
+// Suspended: the members are built when the first such error is made rather than in every process that
+// loads this module, `lait --version` included (bench/README.md, start-up).
+const Reason = Schema.suspend(() => Schema.Union([
   Schema.TaggedStruct("StepTimeout", { step, seconds: Schema.Number, attempt: Schema.Number, attempts: Schema.Number }),
   Schema.TaggedStruct("WorkflowTimeout", { seconds: Schema.Number }),
   Schema.TaggedStruct("ForEachNotArray", { step, got: text }),
@@ -47,7 +49,7 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("InputMismatch", { step, cause: Schema.Unknown }),
   /** A dry run could not load a step's agent: a file (no `name`) or one registered as `name`. */
   Schema.TaggedStruct("DryRunAgent", { step, name: Schema.optionalKey(text), cause: Schema.Unknown })
-])
+]))
 export type StepErrorReason = typeof Reason.Type
 
 const describe = (reason: StepErrorReason): string => {

@@ -4,7 +4,7 @@ import { Schema } from "effect"
 
 const name = Schema.String
 
-const Reason = Schema.Union([
+const Reason = Schema.suspend(() => Schema.Union([
   /** The name is not under the config's `agents:`. */
   Schema.TaggedStruct("Unknown", { name }),
   /** `detail` is the OS's reason. */
@@ -16,7 +16,7 @@ const Reason = Schema.Union([
   /** `detail` is the JSON parser's reason. */
   Schema.TaggedStruct("ArgumentsNotJson", { detail: Schema.String }),
   Schema.TaggedStruct("MissingInput", {})
-])
+]))
 export type SubagentErrorReason = typeof Reason.Type
 
 const describe = (reason: SubagentErrorReason): string => {

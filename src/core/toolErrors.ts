@@ -7,7 +7,9 @@ import { Schema } from "effect"
 
 const server = Schema.String
 
-const Reason = Schema.Union([
+// Suspended: the members are built when the first such error is made rather than in every process that
+// loads this module, `lait --version` included (bench/README.md, start-up).
+const Reason = Schema.suspend(() => Schema.Union([
   Schema.TaggedStruct("UnknownServer", { server }),
   /** `mcp_servers.<name>` cannot be used as written (both or neither of command/url, a `${VAR}` unset, ...). */
   Schema.TaggedStruct("InvalidConfig", { server, detail: Schema.String }),
@@ -33,7 +35,7 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("ArgumentsNotObject", { qualified: Schema.String, got: Schema.String }),
   /** The call failed: the connection broke, the answer was not an MCP result, the server returned an error. */
   Schema.TaggedStruct("CallFailed", { server, tool: Schema.String, detail: Schema.String })
-])
+]))
 export type McpErrorReason = typeof Reason.Type
 
 /** `base: detail`, or `base` alone when there is no detail (as an error chain renders an empty cause). */
@@ -98,7 +100,8 @@ const article: Record<typeof ToolSource.Type, string> = {
   shell: "a shell tool"
 }
 
-const ToolReason = Schema.Union([
+// Suspended like Reason above.
+const ToolReason = Schema.suspend(() => Schema.Union([
   /** A tool call's arguments (shell tools) are not JSON. */
   Schema.TaggedStruct("ArgumentsNotJson", { detail: Schema.String }),
   Schema.TaggedStruct("ArgumentsNotObject", { got: Schema.String }),
@@ -134,7 +137,7 @@ const ToolReason = Schema.Union([
   Schema.TaggedStruct("CassetteInvalid", { path: Schema.String, problem: Schema.String }),
   /** A recorded result that could not be read back (or serialised) is not written. */
   Schema.TaggedStruct("CassetteUnwritable", { path: Schema.String, problem: Schema.String })
-])
+]))
 export type ToolErrorReason = typeof ToolReason.Type
 
 const describeTool = (reason: ToolErrorReason): string => {

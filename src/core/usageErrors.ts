@@ -2,7 +2,9 @@
 // a `reason`. The text is upstream's (clap-style for flag conflicts); every reason exits 2.
 import { Schema } from "effect"
 
-const Reason = Schema.Union([
+// Suspended: the members are built when the first such error is made rather than in every process that
+// loads this module, `lait --version` included (bench/README.md, start-up).
+const Reason = Schema.suspend(() => Schema.Union([
   /** Two flags that exclude each other were both given; `flag`/`other` as shown (`--config <PATH>`). */
   Schema.TaggedStruct("Conflict", { flag: Schema.String, other: Schema.String }),
   /** `flag` is meaningful only with `needs`. */
@@ -17,7 +19,7 @@ const Reason = Schema.Union([
   }),
   /** `--input` that is not `KEY=VALUE`, or whose key is empty. */
   Schema.TaggedStruct("BadInputFlag", { arg: Schema.String, problem: Schema.Literals(["no-equals", "empty-key"]) })
-])
+]))
 export type ArgumentErrorReason = typeof Reason.Type
 
 const describe = (reason: ArgumentErrorReason): string => {

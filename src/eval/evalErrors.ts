@@ -6,7 +6,7 @@ import { locateError } from "../core/errors.ts"
 
 const path = Schema.String
 
-const Reason = Schema.Union([
+const Reason = Schema.suspend(() => Schema.Union([
   /** `detail` is the reading failure, as rendered. */
   Schema.TaggedStruct("ReadFailed", { path, detail: Schema.String }),
   /** `detail` says where and what (`cases[0]: unknown field 'x'`); `line` is 1-based. */
@@ -31,7 +31,7 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("CasesFileInvalid", { path, detail: Schema.String, line: Schema.optionalKey(Schema.Number) }),
   /** `--format html -o PATH` (or any `-o`) could not be written; `detail` is the OS's reason. */
   Schema.TaggedStruct("ReportWriteFailed", { path, detail: Schema.String })
-])
+]))
 export type EvalErrorReason = typeof Reason.Type
 
 export const LLM_JUDGE_NO_MODEL = "llm_judge requires a `model:` (no default model is available in this eval context)"

@@ -10,7 +10,7 @@ const filter = Schema.String
 
 const quote = (value: string): string => JSON.stringify(value)
 
-const JqReason = Schema.Union([
+const JqReason = Schema.suspend(() => Schema.Union([
   /** The engine could not start; `cause` is why. */
   Schema.TaggedStruct("EngineUnavailable", { cause: Schema.Unknown }),
   Schema.TaggedStruct("EngineStopped", { cause: Schema.Unknown }),
@@ -28,7 +28,7 @@ const JqReason = Schema.Union([
   /** `subject` is the value at fault (`jq input`, `jq '$steps'`, `jq output`). */
   Schema.TaggedStruct("TooDeep", { subject: text, limit: Schema.Number }),
   Schema.TaggedStruct("TooLarge", { subject: text, limit: Schema.Number })
-])
+]))
 export type JqErrorReason = typeof JqReason.Type
 
 const describeJq = (reason: JqErrorReason): string => {
@@ -73,12 +73,12 @@ export class JqError extends Schema.TaggedError<JqError>()("JqError", { reason: 
   }
 }
 
-const TemplateReason = Schema.Union([
+const TemplateReason = Schema.suspend(() => Schema.Union([
   /** `detail` is the parser's reason. */
   Schema.TaggedStruct("Parse", { source: text, detail: text }),
   /** `detail` is the helper's or Handlebars' failure, on one line. */
   Schema.TaggedStruct("Render", { source: text, detail: text })
-])
+]))
 export type TemplateErrorReason = typeof TemplateReason.Type
 
 /** Every reason exits 1. */
@@ -93,7 +93,7 @@ export class TemplateError extends Schema.TaggedError<TemplateError>()("Template
   }
 }
 
-const SchemaReason = Schema.Union([
+const SchemaReason = Schema.suspend(() => Schema.Union([
   /** `label` names the schema's use (`output`, `steps[0].output_schema`, ...); `detail` is the compiler's reason. */
   Schema.TaggedStruct("Invalid", { label: text, detail: text }),
   /** A value does not match; `detail` is every failure, as rendered (`inputs.n must be of type integer ...`). */
@@ -101,7 +101,7 @@ const SchemaReason = Schema.Union([
   /** A schema file a step or a subagent refers to is not YAML/JSON; `detail` is the parser's reason. */
   Schema.TaggedStruct("FileParse", { path: text, detail: text }),
   Schema.TaggedStruct("FileNotObject", { label: text, path: text })
-])
+]))
 export type SchemaErrorReason = typeof SchemaReason.Type
 
 const describeSchema = (reason: SchemaErrorReason): string => {

@@ -7,7 +7,9 @@ import { locateError } from "../core/errors.ts"
 const path = Schema.String
 const detail = Schema.String
 
-const Reason = Schema.Union([
+// Suspended: the members are built when the first such error is made rather than in every process that
+// loads this module, `lait --version` included (bench/README.md, start-up).
+const Reason = Schema.suspend(() => Schema.Union([
   /** The parser's message already says where (`at line L, column C`); `line` is for `lait lint`. */
   Schema.TaggedStruct("YamlSyntax", { file: path, detail, line: Schema.optionalKey(Schema.Number) }),
   /** `declared` is empty when the workflow has no `inputs:`. */
@@ -52,7 +54,7 @@ const Reason = Schema.Union([
   /** `detail` is the YAML parser's reason. */
   Schema.TaggedStruct("AgentFrontmatter", { detail }),
   Schema.TaggedStruct("AgentFileInvalid", { path, cause: Schema.Unknown })
-])
+]))
 export type WorkflowLoadErrorReason = typeof Reason.Type
 
 const describe = (reason: WorkflowLoadErrorReason): string => {

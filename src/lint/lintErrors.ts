@@ -3,12 +3,12 @@
 // table), as upstream's.
 import { Schema } from "effect"
 
-const Reason = Schema.Union([
+const Reason = Schema.suspend(() => Schema.Union([
   /** `summary` is the line that counts what was found (`2 error(s) in 1 file(s)`, ...). */
   Schema.TaggedStruct("Findings", { summary: Schema.String }),
   /** Lint itself failed; `error` is why, shown as its own message and cause. */
   Schema.TaggedStruct("Aborted", { error: Schema.Unknown })
-])
+]))
 export type LintErrorReason = typeof Reason.Type
 
 const messageOf = (u: unknown): string =>

@@ -131,7 +131,8 @@ export class EntryRefused extends Schema.TaggedClass<EntryRefused>()("EntryRefus
   }
 }
 
-export const ModelErrorReason = Schema.Union([
+// Suspended like the other domain errors' reasons (src/core/fileErrors.ts): built with the first error.
+export const ModelErrorReason = Schema.suspend(() => Schema.Union([
   Unreachable,
   Timeout,
   HttpStatus,
@@ -141,7 +142,7 @@ export const ModelErrorReason = Schema.Union([
   CassetteInvalid,
   ResponsesUnsupported,
   EntryRefused
-])
+]))
 export type ModelErrorReason = typeof ModelErrorReason.Type
 
 export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", { reason: ModelErrorReason }) {

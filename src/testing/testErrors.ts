@@ -6,7 +6,7 @@ import { locateError } from "../core/errors.ts"
 
 const path = Schema.String
 
-const Reason = Schema.Union([
+const Reason = Schema.suspend(() => Schema.Union([
   /** A path given on the command line cannot be examined; `detail` is the OS's reason. */
   Schema.TaggedStruct("TargetUnreadable", { path, detail: Schema.String }),
   Schema.TaggedStruct("TargetSymlink", { path }),
@@ -31,7 +31,7 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("NoStdin", {}),
   /** `errors`: files that could not run (docs/testing.md#pass-fail-and-error). */
   Schema.TaggedStruct("SuiteFailed", { failed: Schema.Number, errors: Schema.Number, total: Schema.Number })
-])
+]))
 export type TestErrorReason = typeof Reason.Type
 
 const describe = (reason: TestErrorReason): string => {

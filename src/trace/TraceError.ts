@@ -5,7 +5,9 @@ import { Schema } from "effect"
 const path = Schema.String
 const detail = Schema.String
 
-const Reason = Schema.Union([
+// Suspended: the members are built when the first such error is made rather than in every process that
+// loads this module, `lait --version` included (bench/README.md, start-up).
+const Reason = Schema.suspend(() => Schema.Union([
   Schema.TaggedStruct("ReadFailed", { path, detail }),
   /** `line` is the 1-based line of the JSONL file. */
   Schema.TaggedStruct("EventInvalid", { path, line: Schema.Number, detail }),
@@ -18,7 +20,7 @@ const Reason = Schema.Union([
   Schema.TaggedStruct("SendFailed", { url: Schema.String, detail }),
   /** The collector answered with a status other than 2xx; `status` as shown, `detail` redacted. */
   Schema.TaggedStruct("Rejected", { url: Schema.String, status: Schema.String, detail })
-])
+]))
 export type TraceErrorReason = typeof Reason.Type
 
 const describe = (reason: TraceErrorReason): string => {

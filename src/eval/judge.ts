@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import type { LaitConfigService } from "../config/LaitConfig.ts"
 import { type AnyLaitError, LaitError } from "../core/errors.ts"
 import { rustDebugString } from "../core/rustFormat.ts"
+import { Attr } from "../core/tracing.ts"
 import type { ModelClientService } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest, ResponseFormat } from "../model/types.ts"
@@ -100,7 +101,12 @@ export const makeLlmJudge = (options: JudgeOptions): Effect.Effect<JudgeService,
           response_format: llmJudgeResponseFormat,
           ...samplingFields(endpoints[0], config.config.default)
         }
-        const result = yield* client.complete({ label: LLM_JUDGE_LABEL, endpoints, request: chat })
+        const result = yield* client.complete({
+          label: LLM_JUDGE_LABEL,
+          endpoints,
+          request: chat,
+          traceAttributes: { [Attr.judge]: true }
+        })
         const parsed = parseJudgeScore(result.content ?? "")
         return typeof parsed === "number" ? parsed : yield* parsed
       }).pipe(Effect.provideContext(runContext))

@@ -27,6 +27,7 @@ import { RunContext } from "../workflow/RunContext.ts"
 import { makeLlmJudge } from "./judge.ts"
 import type { EvalCase } from "./schema.ts"
 import { type LoadedTarget, runPromptTarget, runWorkflowTarget, type TargetRun } from "./target.ts"
+import { withRunTrace } from "./traces.ts"
 
 /** Upstream's SUITE_CONCURRENCY, shared with `lait test`. */
 export const EVAL_CONCURRENCY = 8
@@ -243,7 +244,7 @@ export const runEval = (
       yield* liveRoot(
         { operation: "eval_run", label: `case ${run.caseIndex + 1}, repeat ${run.repeatIndex + 1}` },
         { "lait.eval.case": run.caseIndex + 1, "lait.eval.repeat": run.repeatIndex + 1 },
-        runPair(target, cases[run.caseIndex]!, run.repeatIndex),
+        withRunTrace(run, cases[run.caseIndex]!, runPair(target, cases[run.caseIndex]!, run.repeatIndex)),
         (exit) => (Exit.isSuccess(exit) ? { "lait.eval.passed": exit.value.failures.length === 0 } : {})
       ).pipe(
         Effect.flatMap((outcome) => finish(run, outcome)),

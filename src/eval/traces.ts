@@ -1,7 +1,7 @@
 // `lait eval --trace-dir DIR` (docs/traces.md#tests-and-evals): each (case, repeat) run's trace, its
 // judges' `chat` events included, in a file of its own. The run context the runner builds for a pair
 // writes it when it closes (src/trace/RunTracer.ts KeepTrace), so the runner only marks the pair.
-import { Context, Effect } from "effect"
+import { Context, Effect, Fiber } from "effect"
 import { TraceContent } from "../core/tracing.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { checkTraceDir, configSecrets, evalTraceName, makeTraceDir, type TraceDir, traceDirNote } from "../trace/dir.ts"
@@ -61,7 +61,12 @@ export interface EvalTraceFlags {
  */
 export const evalTraces = (flags: EvalTraceFlags) =>
   Effect.map(setUp(flags), (setup) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    effect.pipe(Effect.ensuring(traceDirNote(setup.dir)), Effect.provideService(EvalTraces, setup)))
+    // In a fiber of its own, which Ctrl-C interrupts and awaits: the runs it forked are stopped, and
+    // have written their files, before the note counts them.
+    Effect.scoped(Effect.flatMap(Effect.forkScoped(effect), Fiber.join)).pipe(
+      Effect.ensuring(traceDirNote(setup.dir)),
+      Effect.provideService(EvalTraces, setup)
+    ))
 
 const setUp = (flags: EvalTraceFlags) =>
   Effect.gen(function*() {

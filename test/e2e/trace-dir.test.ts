@@ -5,10 +5,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { prepareCli, server, stopServers, workspace } from "./model-harness.ts"
+import { cleanEnv, prepareCli, server, stopServers, workspace } from "./model-harness.ts"
+import { binaryPath, ensureBinary } from "./util.ts"
 
 const ws = workspace("e2e-trace-dir")
-beforeAll(() => prepareCli(), 300_000)
+beforeAll(async () => {
+  await ensureBinary()
+  await prepareCli()
+}, 300_000)
 afterEach(stopServers)
 afterAll(() => ws.remove())
 
@@ -18,6 +22,7 @@ interface Line {
   readonly label: string
   readonly attributes: Record<string, unknown>
   readonly span_id?: string
+  readonly parent_span_id?: string | null
 }
 
 const readLines = (file: string): Array<Line> =>
@@ -245,4 +250,54 @@ describe("lait eval --trace-dir", () => {
     })
     expect(s.requests).toHaveLength(0)
   }, 120_000)
+})
+
+describe("lait eval --trace-dir, workflow target", () => {
+  test("--trace-spans: the workflow's tree, then the judge's call, marked", async () => {
+    evalProject("evalwf")
+    const cwd = path.join(ws.dir, "evalwf")
+    ws.write("evalwf/wf.yml", "name: greeter\nsteps:\n  - id: greet\n    model: m\n    prompt: 'Greet {{ input }}'\n")
+    ws.write(
+      "evalwf/eval.yml",
+      "target: { workflow: wf.yml }\ncases:\n  - input: Ada\n    assert: [{ type: llm_judge, criteria: polite, model: judge }]\n"
+    )
+    const r = await ws.lait(["eval", "eval.yml", "--trace-dir", "traces", "--trace-spans"], { cwd })
+    expect(r.code).toBe(0)
+    const lines = readLines(path.join(cwd, "traces", "case-1.repeat-1.jsonl"))
+    expect(lines.map((l) => [l.operation, l.label, l.attributes["lait.judge"] ?? null])).toEqual([
+      ["chat", "greet", null],
+      ["step", "greet", null],
+      ["invoke_workflow", "greeter", null],
+      ["chat", "llm_judge", true]
+    ])
+    const root = lines.find((l) => l.operation === "invoke_workflow")!
+    expect(lines.find((l) => l.operation === "step")!.parent_span_id).toBe(root.span_id!)
+  }, 120_000)
+
+  test("Ctrl-C: the run in flight keeps its trace, its request cancelled; exit 130", async () => {
+    const slow = server({ script: [{ content: "too late", delay_ms: 30_000, repeat: true }] })
+    ws.write(
+      "evalstop/lait.config.yml",
+      `models:\n  m:\n    - provider: { base_url: '${slow.baseUrl}' }\n      model_id: target-model\n`
+    )
+    ws.write("evalstop/eval.yml", "target: { model: m, prompt: 'Greet {{input}}' }\ncases:\n  - input: Ada\n    assert: []\n")
+    const proc = Bun.spawn([binaryPath, "eval", "eval.yml", "--trace-dir", "traces"], {
+      cwd: path.join(ws.dir, "evalstop"),
+      env: Object.fromEntries(Object.entries(cleanEnv(ws.dir)).filter((e): e is [string, string] => e[1] !== undefined)),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe"
+    })
+    const stderr = new Response(proc.stderr).text()
+    const deadline = Date.now() + 10_000
+    while (slow.requests.length === 0 && Date.now() < deadline) await Bun.sleep(20)
+    expect(slow.requests.length).toBe(1)
+    proc.kill("SIGINT")
+    expect(await proc.exited).toBe(130)
+    expect(await stderr).toContain("note: traces written to 'traces' (1 file)\n")
+    const lines = readLines(path.join(ws.dir, "evalstop", "traces", "case-1.repeat-1.jsonl"))
+    expect(lines.map((l) => [l.operation, l.label, l.attributes["error.type"]])).toEqual([
+      ["chat", "eval target 'm'", "cancelled"]
+    ])
+  }, 60_000)
 })

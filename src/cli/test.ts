@@ -182,7 +182,9 @@ export const testCommand = Command.make(
           Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
       }).pipe(
         // Said on Ctrl-C too: the files of the tests that ran are there.
-        Effect.ensuring(traces === undefined || traceModule === undefined ? Effect.void : traceModule.traceDirNote(traces))
+        Effect.ensuring(
+          traces === undefined || traceModule === undefined ? Effect.void : traceModule.traceDirNote(traces)
+        )
       )
     }).pipe(
       Effect.provideService(StrictReplay, strictReplay),

@@ -124,9 +124,10 @@ export const junitReport = (outcomes: ReadonlyArray<TestOutcome>, options: Junit
     // A FAIL without an evaluation is a workflow that failed before its assertions could run.
     const type = outcome.status === "error" ? "error" : outcome.evaluated === undefined ? "workflow" : "assertion"
     out.push(`    <testcase ${attributes}>`)
+    const body = [...outcome.failures, ...(outcome.trace === undefined ? [] : [`trace: ${outcome.trace}`])]
     out.push(
       `      <${element} message="${escapeAttribute(outcome.failures[0] ?? "failed")}" type="${type}">${
-        escapeText([...outcome.failures, ...(outcome.trace === undefined ? [] : [`trace: ${outcome.trace}`])].join("\n"))
+        escapeText(body.join("\n"))
       }</${element}>`
     )
     out.push(`    </testcase>`)

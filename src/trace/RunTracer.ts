@@ -167,7 +167,10 @@ export const makeRunTracer = (live?: LiveSink): RunTracerService => {
 }
 
 /** What becomes of a run's records when its run context closes, however the run ended. */
-export type KeepTrace = (recorded: ReadonlyArray<RecordedEvent>, exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>
+export type KeepTrace = (
+  recorded: ReadonlyArray<RecordedEvent>,
+  exit: Exit.Exit<unknown, unknown>
+) => Effect.Effect<void>
 
 /**
  * Set around a run context whose trace is kept in a file of its own (`lait test --trace-dir`, `lait
@@ -187,7 +190,9 @@ export class RunTracer extends Context.Service<RunTracer, RunTracerService>()("l
   static readonly layer = Layer.effectContext(Effect.gen(function*() {
     const collector = makeRunTracer(yield* Effect.service(LiveSpans))
     const keep = yield* Effect.service(KeepTrace)
-    if (keep !== undefined) yield* Effect.addFinalizer((exit) => Effect.flatMap(collector.all, (all) => keep(all, exit)))
+    if (keep !== undefined) {
+      yield* Effect.addFinalizer((exit) => Effect.flatMap(collector.all, (recorded) => keep(recorded, exit)))
+    }
     return Context.make(RunTracer, collector).pipe(
       Context.add(Tracer.Tracer, collector.tracer),
       Context.add(KeepTrace, undefined)

@@ -161,6 +161,20 @@ describe("lait test --trace-dir", () => {
     expect(s.requests.length).toBe(before)
   }, 120_000)
 
+  test("a trace file that cannot be written is a warning; the results stay", async () => {
+    await recordedProject("blocked")
+    const cwd = path.join(ws.dir, "blocked")
+    fs.mkdirSync(path.join(cwd, "traces", "tests__fail.yml.jsonl"), { recursive: true })
+    const r = await ws.lait(["test", "tests/fail.yml", "tests/pass.yml", "--trace-dir", "traces"], { cwd })
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe(
+      "tests/fail.yml: FAIL\n  assertion 1: expected output to contain \"nope\", got \"all done\"\n" +
+        "tests/pass.yml: PASS\n1 passed, 1 failed, 2 total\n"
+    )
+    expect(r.stderr).toContain("warning: failed to write trace file 'traces/tests__fail.yml.jsonl': ")
+    expect(r.stderr).toContain("note: traces written to 'traces' (1 file)\n")
+  }, 120_000)
+
   test("--trace-spans without --trace-dir is a usage error", async () => {
     const r = await ws.lait(["test", "tests", "--trace-spans"])
     expect(r.code).toBe(2)

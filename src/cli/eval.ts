@@ -95,9 +95,29 @@ export const evalCommand = Command.make(
     strictReplay: Flag.Boolean("strict-replay").pipe(
       Flag.withDescription("With --replay, answer only from a cassette with the exact key (no other base URL's)"),
       Flag.withDefault(false)
+    ),
+    traceDir: Flag.String("trace-dir").pipe(
+      Flag.withMetavar("DIR"),
+      Flag.withDescription("Write each run's trace, its judges' calls included, to DIR/case-<i>.repeat-<r>.jsonl"),
+      Flag.optional
+    ),
+    traceSpans: Flag.Boolean("trace-spans").pipe(
+      Flag.withDescription("With --trace-dir: also the runs and steps as spans (overrides default.trace_spans)"),
+      Flag.optional
+    ),
+    traceContent: Flag.Boolean("trace-content").pipe(
+      Flag.withDescription("With --trace-dir: also prompts, answers and tool results, secrets masked"),
+      Flag.optional
     )
   },
-  Effect.fn("cli.eval")(function*({ file, repeat, format, output, minPassRate, maxCost, showUsage, dryRun }) {
+  Effect.fn("cli.eval")(function*(
+    { file, repeat, format, output, minPassRate, maxCost, showUsage, dryRun, traceDir, traceSpans, traceContent }
+  ) {
+    for (const [given, flag] of [[traceSpans, "--trace-spans"], [traceContent, "--trace-content"]] as const) {
+      if (Option.getOrUndefined(given) === true && Option.isNone(traceDir)) {
+        return yield* new ArgumentError({ reason: { _tag: "Requires", flag, needs: "--trace-dir <DIR>" } })
+      }
+    }
     if (repeat < 0 || repeat > MAX_REPEAT) {
       return yield* invalid("--repeat <N>", repeat, `an integer from 0 to ${MAX_REPEAT}`)
     }
@@ -144,6 +164,17 @@ export const evalCommand = Command.make(
       yield* dry.planEvalTargets(targets, cases, k).pipe(
         Effect.map((plan) => (plan.costUsd === undefined || plan.runs === 0 ? 0 : plan.costUsd / plan.runs))
       )
+    // `--trace-dir`: checked before the first run; each run writes its own file (src/eval/traces.ts).
+    const tracesTo = Option.getOrUndefined(traceDir)
+    const traced = tracesTo === undefined
+      ? <A, E, R>(effect: Effect.Effect<A, E, R>) => effect
+      : yield* (yield* Effect.promise(() => import("../eval/traces.ts"))).evalTraces({
+        dir: tracesTo,
+        spans: Option.getOrUndefined(traceSpans),
+        content: Option.getOrUndefined(traceContent),
+        caseCount: cases.length,
+        repeat: k
+      })
     const progress = makeEvalProgress()
     yield* progress.start(cases.length, k, EVAL_CONCURRENCY, targets.length)
     const outcome = yield* runEval(targets, cases, {
@@ -154,6 +185,7 @@ export const evalCommand = Command.make(
       onProgress: progress.update
     }).pipe(
       Effect.ensuring(progress.end),
+      traced,
       Effect.provide(AssertionEvaluator.layer)
     )
     const report = reports.buildReport(outcome, { minPassRate: minRate })

@@ -1,5 +1,6 @@
 // `lait test PATH... [--format text|json|junit] [--filter TEXT] [--update] [-j N] [--shard K/N]
-// [--keep-workdirs] [--strict-replay] [--replay-tools] [--record | --record-missing]`: run test
+// [--keep-workdirs] [--strict-replay] [--replay-tools] [--record | --record-missing]
+// [--trace-dir DIR [--trace-spans] [--trace-content]]`: run test
 // definition files against their recorded cassettes (never a model server; with --record, live into
 // those cassettes) and report pass/fail/error per file. Results go to stdout; notes and the final
 // `lait: <f> of <t> test file(s) failed` (exit 1) to stderr. Paths that hold no test file at all, like
@@ -7,6 +8,7 @@
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as os from "node:os"
+import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { parseShard, type Shard } from "../testing/shard.ts"
 import { StrictReplay } from "../model/Replay.ts"
@@ -76,11 +78,44 @@ export const testCommand = Command.make(
     recordMissing: Flag.Boolean("record-missing").pipe(
       Flag.withDescription("Like --record, but replay the requests already recorded and record only the others"),
       Flag.withDefault(false)
+    ),
+    traceDir: Flag.String("trace-dir").pipe(
+      Flag.withMetavar("DIR"),
+      Flag.withDescription("Write each test file's trace to DIR/<path with / as __>.jsonl (passing or not)"),
+      Flag.optional
+    ),
+    traceSpans: Flag.Boolean("trace-spans").pipe(
+      Flag.withDescription("With --trace-dir: also the runs and steps as spans (overrides default.trace_spans)"),
+      Flag.optional
+    ),
+    traceContent: Flag.Boolean("trace-content").pipe(
+      Flag.withDescription("With --trace-dir: also prompts, answers and tool results, secrets masked"),
+      Flag.optional
     )
   },
   Effect.fn("cli.test")(function*(
-    { paths, format, filter, update, jobs, shard, keepWorkdirs, strictReplay, replayTools, record, recordMissing }
+    {
+      paths,
+      format,
+      filter,
+      update,
+      jobs,
+      shard,
+      keepWorkdirs,
+      strictReplay,
+      replayTools,
+      record,
+      recordMissing,
+      traceDir,
+      traceSpans,
+      traceContent
+    }
   ) {
+    for (const [given, flag] of [[traceSpans, "--trace-spans"], [traceContent, "--trace-content"]] as const) {
+      if (Option.getOrUndefined(given) === true && Option.isNone(traceDir)) {
+        return yield* new ArgumentError({ reason: { _tag: "Requires", flag, needs: "--trace-dir <DIR>" } })
+      }
+    }
     if (jobs < 1) {
       return yield* new ArgumentError({
         reason: { _tag: "InvalidValue", flag: "--jobs <N>", value: String(jobs), expected: "an integer of at least 1" }
@@ -116,20 +151,39 @@ export const testCommand = Command.make(
     }
     const files = part === undefined ? filtered : suite.inShard(filtered, part, process.cwd())
     yield* Effect.logDebug(`test: ${files.length} test file(s): ${files.join(", ")}`)
+    const tracesTo = Option.getOrUndefined(traceDir)
+    const traceModule = tracesTo === undefined ? undefined : yield* Effect.promise(() => import("../trace/dir.ts"))
+    // Before any test runs: a DIR that cannot hold the files would only be found out afterwards.
+    if (traceModule !== undefined && tracesTo !== undefined) yield* traceModule.checkTraceDir(tracesTo)
 
     const startedAt = new Date()
     const started = performance.now()
     let outcomes = yield* Effect.gen(function*() {
       // Recording resolves models and endpoints from the config exactly as `lait run` does.
       const modelClient = recording === undefined ? undefined : yield* recordingClients(recording)
+      const { config, env } = yield* LaitConfig
+      const traces = traceModule === undefined || tracesTo === undefined
+        ? undefined
+        : yield* traceModule.makeTraceDir({
+          dir: tracesTo,
+          spans: Option.getOrUndefined(traceSpans) ?? config.default?.trace_spans ?? false,
+          content: Option.getOrUndefined(traceContent) ?? config.default?.trace_content ?? false,
+          secrets: traceModule.configSecrets(config, env)
+        })
       return yield* suite.runTestSuite(files, {
         ...(modelClient === undefined || recording === undefined ? {} : { modelClient, recording }),
+        ...(traces === undefined ? {} : { traces }),
         concurrency: jobs,
         keepWorkdirs,
         replayTools,
         onProgress: (file, lines) =>
           Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
-      })
+      }).pipe(
+        // Said on Ctrl-C too: the files of the tests that ran are there.
+        Effect.ensuring(
+          traces === undefined || traceModule === undefined ? Effect.void : traceModule.traceDirNote(traces)
+        )
+      )
     }).pipe(
       Effect.provideService(StrictReplay, strictReplay),
       Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer))

@@ -46,6 +46,7 @@ export const Attr = {
   serverAddress: "server.address",
   serverPort: "server.port",
   source: "lait.source",
+  judge: "lait.judge",
   stepKind: "lait.step.kind",
   workflowPath: "lait.workflow.path"
 } as const

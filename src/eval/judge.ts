@@ -8,6 +8,7 @@ import type { LaitConfigService } from "../config/LaitConfig.ts"
 import type { AnyLaitError } from "../core/errors.ts"
 import { EvalError, LLM_JUDGE_NO_MODEL } from "./evalErrors.ts"
 import { rustDebugString } from "../core/rustFormat.ts"
+import { Attr } from "../core/tracing.ts"
 import type { ModelClientService } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest, ResponseFormat } from "../model/types.ts"
@@ -106,7 +107,12 @@ export const makeLlmJudge = (options: JudgeOptions): Effect.Effect<JudgeService,
           response_format: llmJudgeResponseFormat,
           ...samplingFields(endpoints[0], config.config.default)
         }
-        const result = yield* client.complete({ label: LLM_JUDGE_LABEL, endpoints, request: chat })
+        const result = yield* client.complete({
+          label: LLM_JUDGE_LABEL,
+          endpoints,
+          request: chat,
+          traceAttributes: { [Attr.judge]: true }
+        })
         const parsed = parseJudgeVerdict(result.content ?? "")
         return parsed instanceof EvalError ? yield* parsed : parsed
       }).pipe(Effect.provideContext(runContext))

@@ -29,6 +29,7 @@ import { RunContext } from "../workflow/RunContext.ts"
 import { makeLlmJudge } from "./judge.ts"
 import { caseInputText, type EvalCase } from "./schema.ts"
 import { type LoadedTarget, runPromptTarget, runWorkflowTarget, type TargetRun } from "./target.ts"
+import { withRunTrace } from "./traces.ts"
 
 /** Upstream's SUITE_CONCURRENCY, shared with `lait test`. */
 export const EVAL_CONCURRENCY = 8
@@ -307,7 +308,11 @@ export const runEval = (
           "lait.eval.repeat": run.repeatIndex + 1,
           ...(cell.target.name === undefined ? {} : { "lait.eval.target": cell.target.name })
         },
-        runPair(cell.target, cell.evalCase, run.repeatIndex),
+        withRunTrace(
+          { caseIndex: cell.caseIndex, repeatIndex: run.repeatIndex, target: compare ? cell.target.name : undefined },
+          cell.evalCase,
+          runPair(cell.target, cell.evalCase, run.repeatIndex)
+        ),
         (exit) => (Exit.isSuccess(exit) ? { "lait.eval.passed": exit.value.failures.length === 0 } : {})
       ).pipe(
         Effect.flatMap((outcome) => finish(run, outcome)),

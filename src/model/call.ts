@@ -2,6 +2,7 @@
 import type { Effect, Redacted } from "effect"
 import type { ConfigError } from "../core/configErrors.ts"
 import type { LaitError } from "../core/errors.ts"
+import type { Json } from "../core/json.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import type { ModelError } from "./ModelError.ts"
 import type { Pricing, RunUsage } from "./RunUsage.ts"
@@ -23,6 +24,8 @@ export interface ModelCall {
   /** Primary first, then fallbacks. */
   readonly endpoints: readonly [Endpoint, ...Array<Endpoint>]
   readonly request: ChatRequest
+  /** Added to the call's `chat` trace event (`lait.judge` for an llm_judge's call). */
+  readonly traceAttributes?: Readonly<Record<string, Json>> | undefined
 }
 
 export type Source = "live" | "cache" | "replay"

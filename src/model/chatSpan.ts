@@ -61,7 +61,8 @@ export const chatAttributes = (
         }
         : {}),
       [Attr.providerName]: PROVIDER_NAME,
-      ...serverOf(result.endpoint)
+      ...serverOf(result.endpoint),
+      ...call.traceAttributes
     }
   }
   return {
@@ -69,6 +70,7 @@ export const chatAttributes = (
     [Attr.source]: outcome.source,
     [Attr.providerName]: PROVIDER_NAME,
     ...serverOf(primary),
+    ...call.traceAttributes,
     ...outcome.error
   }
 }

@@ -27,6 +27,8 @@ export interface TestOutcome {
   }
   /** The `workdir: temp` directory left in place by `--keep-workdirs` (the file did not pass). */
   readonly keptWorkdir?: string
+  /** The trace file written for it (`--trace-dir`). */
+  readonly trace?: string
 }
 
 /** An error from before the workflow started: whatever it is, nothing ran. */

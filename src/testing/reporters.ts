@@ -25,12 +25,16 @@ const recordedNote = (outcome: TestOutcome): string => {
   return ` (recorded ${r.live}${r.replayed > 0 ? `, replayed ${r.replayed}` : ""})`
 }
 
-/** `<file>: PASS`, or `<file>: FAIL`/`ERROR` and its indented reasons; then the totals line. */
+/**
+ * `<file>: PASS`, or `<file>: FAIL`/`ERROR`, its indented reasons and (`--trace-dir`) `trace: <path>`;
+ * then the totals line.
+ */
 export const textReport = (outcomes: ReadonlyArray<TestOutcome>): string => {
   const lines: Array<string> = []
   for (const outcome of outcomes) {
     lines.push(`${outcome.file}: ${outcome.status.toUpperCase()}${recordedNote(outcome)}`)
     for (const reason of outcome.failures) lines.push(`  ${reason}`)
+    if (outcome.status !== "pass" && outcome.trace !== undefined) lines.push(`  trace: ${outcome.trace}`)
   }
   const t = tally(outcomes)
   lines.push(
@@ -41,13 +45,17 @@ export const textReport = (outcomes: ReadonlyArray<TestOutcome>): string => {
   return lines.join("\n")
 }
 
-/** One compact line: `[{"file","status":"pass"|"fail"|"error","failures":[...]}]` (+ `"recorded","replayed"`). */
+/**
+ * One compact line: `[{"file","status":"pass"|"fail"|"error","failures":[...]}]` (+ `"recorded","replayed"`,
+ * + `"trace"` under `--trace-dir`, for every file).
+ */
 export const jsonReport = (outcomes: ReadonlyArray<TestOutcome>): string =>
   JSON.stringify(outcomes.map((o) => ({
     file: o.file,
     status: o.status,
     failures: o.failures,
-    ...(o.recorded === undefined ? {} : { recorded: o.recorded.live, replayed: o.recorded.replayed })
+    ...(o.recorded === undefined ? {} : { recorded: o.recorded.live, replayed: o.recorded.replayed }),
+    ...(o.trace === undefined ? {} : { trace: o.trace })
   })))
 
 // XML 1.0 cannot carry these at all, not even as character references.
@@ -89,7 +97,7 @@ export interface JunitOptions {
  * JUnit XML: `<testsuites>` holding one `<testsuite name="lait test">` with a `<testcase>` per file.
  * A failed file has one `<failure>` (`type` says whether assertions failed or the workflow did), a
  * file that could not run one `<error>`: `message` is the first reason, the body all of them, one per
- * line.
+ * line, then `trace: <path>` under `--trace-dir`.
  */
 export const junitReport = (outcomes: ReadonlyArray<TestOutcome>, options: JunitOptions): string => {
   const t = tally(outcomes)
@@ -116,9 +124,10 @@ export const junitReport = (outcomes: ReadonlyArray<TestOutcome>, options: Junit
     // A FAIL without an evaluation is a workflow that failed before its assertions could run.
     const type = outcome.status === "error" ? "error" : outcome.evaluated === undefined ? "workflow" : "assertion"
     out.push(`    <testcase ${attributes}>`)
+    const body = [...outcome.failures, ...(outcome.trace === undefined ? [] : [`trace: ${outcome.trace}`])]
     out.push(
       `      <${element} message="${escapeAttribute(outcome.failures[0] ?? "failed")}" type="${type}">${
-        escapeText(outcome.failures.join("\n"))
+        escapeText(body.join("\n"))
       }</${element}>`
     )
     out.push(`    </testcase>`)

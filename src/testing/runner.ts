@@ -9,7 +9,7 @@
 import { Cause, Effect, Exit, Layer } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
-import { Attr } from "../core/tracing.ts"
+import { Attr, TraceContent } from "../core/tracing.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { textForm } from "../core/json.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
@@ -20,7 +20,8 @@ import { RunUsage } from "../model/RunUsage.ts"
 import type { Answerer } from "../platform/terminal.ts"
 import { type ToolCassetteMode, ToolCassettes } from "../tools/cassette/ToolCassettes.ts"
 import { liveRoot } from "../trace/LiveSpans.ts"
-import { RunTracer } from "../trace/RunTracer.ts"
+import { type TraceDir, testTraceNames } from "../trace/dir.ts"
+import { KeepTrace, RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
@@ -60,6 +61,8 @@ export interface SuiteOptions {
   readonly onProgress?: (file: string, lines: ReadonlyArray<string>) => Effect.Effect<void>
   /** `--keep-workdirs`: a `workdir: temp` directory of a file that did not pass stays, named in its outcome. */
   readonly keepWorkdirs?: boolean
+  /** `--trace-dir`: every file's trace goes there (src/trace/dir.ts), named in its outcome. */
+  readonly traces?: TraceDir
 }
 
 // A test must never wait for a person: `ask:` steps answer with their default, as without a terminal.
@@ -161,12 +164,21 @@ const settle = <R>(
     )
   )
 
-/** Runs one test file; never fails (interruption aside). */
+/**
+ * Runs one test file; never fails (interruption aside). With `options.traces`, its trace is written
+ * to `traceName` there.
+ */
 export const runTestFile = (
   file: string,
-  options: SuiteOptions = {}
+  options: SuiteOptions = {},
+  traceName?: string
 ): Effect.Effect<TestOutcome, never, LaitConfig | AssertionEvaluator | FileLoader> =>
   Effect.gen(function*() {
+    // Written when the file's run context closes, whether the run passed, failed or was interrupted.
+    let trace: { readonly path: string | undefined } | undefined
+    const keep = options.traces === undefined || traceName === undefined
+      ? undefined
+      : options.traces.keep(traceName, (path) => void (trace = { path }))
     const started = performance.now()
     const progress: Array<string> = []
     const elapsed = () => performance.now() - started
@@ -186,6 +198,8 @@ export const runTestFile = (
       )
       const ran = runDefinition(definition, joinPath(base, definition.workflow)).pipe(
         Effect.provide(context, { local: true }),
+        Effect.provideService(KeepTrace, keep),
+        Effect.provideService(TraceContent, options.traces?.capture),
         Effect.map(({ checks, recorded }): TestOutcome => {
           const failures = failureLines(checks)
           return {
@@ -224,14 +238,19 @@ export const runTestFile = (
       (exit) => (Exit.isSuccess(exit) ? { "lait.test.status": exit.value.status } : {})
     )
     if (options.onProgress !== undefined) yield* options.onProgress(file, progress)
-    return outcome
+    // A file whose run never started gets an empty trace all the same: a stale file from an earlier
+    // suite must not pass for this one's.
+    if (keep !== undefined && trace === undefined) yield* keep([], Exit.void)
+    return trace?.path === undefined ? outcome : { ...outcome, trace: trace.path }
   })
 
 /** Runs every file, at most `concurrency` (default SUITE_CONCURRENCY) at once; outcomes in the order of `files`. */
 export const runTestSuite = (
   files: ReadonlyArray<string>,
   options: SuiteOptions = {}
-): Effect.Effect<ReadonlyArray<TestOutcome>, never, LaitConfig | AssertionEvaluator | FileLoader> =>
-  Effect.forEach(files, (file) => runTestFile(file, options), {
+): Effect.Effect<ReadonlyArray<TestOutcome>, never, LaitConfig | AssertionEvaluator | FileLoader> => {
+  const traceNames = options.traces === undefined ? [] : testTraceNames(files, process.cwd())
+  return Effect.forEach(files, (file, i) => runTestFile(file, options, traceNames[i]), {
     concurrency: Math.max(1, options.concurrency ?? SUITE_CONCURRENCY)
   })
+}

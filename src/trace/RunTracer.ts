@@ -166,13 +166,36 @@ export const makeRunTracer = (live?: LiveSink): RunTracerService => {
   }
 }
 
+/** What becomes of a run's records when its run context closes, however the run ended. */
+export type KeepTrace = (
+  recorded: ReadonlyArray<RecordedEvent>,
+  exit: Exit.Exit<unknown, unknown>
+) => Effect.Effect<void>
+
+/**
+ * Set around a run context whose trace is kept in a file of its own (`lait test --trace-dir`, `lait
+ * eval --trace-dir`): the collector built for that context hands it everything it recorded when the
+ * context closes, so a run that failed or was interrupted keeps its trace too. The collector takes
+ * the request for itself: nothing built inside the run sees it.
+ */
+export const KeepTrace = Context.Reference<KeepTrace | undefined>("lait/trace/KeepTrace", {
+  defaultValue: () => undefined
+})
+
 export class RunTracer extends Context.Service<RunTracer, RunTracerService>()("lait/trace/RunTracer") {
   /**
    * A fresh collector, installed as the Tracer of what it is provided to: one per run context
    * (`Layer.fresh` or `{ local: true }` when nesting, or an enclosing run's collector is reused).
    */
-  static readonly layer = Layer.effectContext(Effect.map(Effect.service(LiveSpans), (live) => {
-    const collector = makeRunTracer(live)
-    return Context.make(RunTracer, collector).pipe(Context.add(Tracer.Tracer, collector.tracer))
+  static readonly layer = Layer.effectContext(Effect.gen(function*() {
+    const collector = makeRunTracer(yield* Effect.service(LiveSpans))
+    const keep = yield* Effect.service(KeepTrace)
+    if (keep !== undefined) {
+      yield* Effect.addFinalizer((exit) => Effect.flatMap(collector.all, (recorded) => keep(recorded, exit)))
+    }
+    return Context.make(RunTracer, collector).pipe(
+      Context.add(Tracer.Tracer, collector.tracer),
+      Context.add(KeepTrace, undefined)
+    )
   }))
 }

@@ -12,6 +12,8 @@ const Reason = Schema.suspend(() => Schema.Union([
   /** `line` is the 1-based line of the JSONL file. */
   Schema.TaggedStruct("EventInvalid", { path, line: Schema.Number, detail }),
   Schema.TaggedStruct("WriteFailed", { path, detail }),
+  /** A `--trace-dir` that could not hold trace files. */
+  Schema.TaggedStruct("DirUnusable", { path, detail }),
   /** `header` as shown (a credential past its first `=` cut off). */
   Schema.TaggedStruct("HeaderMalformed", { header: Schema.String }),
   /** A `${VAR}` in the header's value could not be expanded; `detail` says why. */
@@ -31,6 +33,8 @@ const describe = (reason: TraceErrorReason): string => {
       return `failed to parse trace event on line ${reason.line} of '${reason.path}'`
     case "WriteFailed":
       return `failed to write trace file '${reason.path}'`
+    case "DirUnusable":
+      return `cannot write traces into '${reason.path}'`
     case "HeaderMalformed":
       return `--header '${reason.header}' must be NAME=VALUE`
     case "HeaderValue":
@@ -54,6 +58,7 @@ export class TraceError extends Schema.TaggedError<TraceError>()("TraceError", {
       case "ReadFailed":
       case "EventInvalid":
       case "WriteFailed":
+      case "DirUnusable":
       case "HeaderValue":
       case "SendFailed":
         return this.reason.detail

@@ -28,10 +28,21 @@ export const writeRecordedTrace = (
   options: WriteOptions
 ) =>
   Effect.gen(function*() {
+    const written = yield* saveRecordedTrace(path, recorded, options)
+    const count = `${written} event${written === 1 ? "" : "s"}`
+    yield* Console.error(`note: trace written to '${path}' (${count}${OUTCOME_NOTES[options.outcome ?? "succeeded"]})`)
+  })
+
+/** The same without the note (a runner that writes many files says so once); the number of events. */
+export const saveRecordedTrace = (
+  path: string,
+  recorded: ReadonlyArray<RecordedEvent>,
+  options: WriteOptions
+) =>
+  Effect.gen(function*() {
     const events = traceFileEvents(redactEvents(recorded, options.secrets), options)
     yield* writeTraceFile(path, events)
-    const count = `${events.length} event${events.length === 1 ? "" : "s"}`
-    yield* Console.error(`note: trace written to '${path}' (${count}${OUTCOME_NOTES[options.outcome ?? "succeeded"]})`)
+    return events.length
   })
 
 /** `lait run --trace-file PATH`: what the run's RunTracer recorded so far. */

@@ -96,6 +96,43 @@ describe("shell tools", () => {
     expect(fs.existsSync(path.join(dir, "ran-marker"))).toBe(true)
   }, 60_000)
 
+  test("lait test --record records the file's tool calls too; --record-missing then replays them", async () => {
+    const server = model([
+      { match: `"count once"`, content: null, tool_calls: [call("c1", "tool__count", { who: "me" })] },
+      { match: `"call 1"`, content: "counted" }
+    ])
+    const dir = project(server, { tools: { count: counterTool } }, {
+      "wf.yml": "steps:\n  - id: ask\n    prompt: 'count once'\n    tools: [count]\n",
+      "t.yml": YAML.stringify({
+        workflow: "wf.yml",
+        input: "x",
+        replay: "cas",
+        replay_tools: true,
+        assert: [{ type: "equals", value: "counted" }, { type: "tool_called", name: "tool__count" }]
+      })
+    })
+    const recorded = await lait(dir, ["test", "--record", "t.yml"])
+    expect({ code: recorded.code, stdout: recorded.stdout })
+      .toEqual({ code: 0, stdout: "t.yml: PASS (recorded 2)\n1 passed, 0 failed, 1 total\n" })
+    expect(fs.existsSync(path.join(dir, "ran-marker"))).toBe(true)
+    const names = toolFiles(path.join(dir, "cas"))
+    expect(names.map((n) => readJson(path.join(dir, "cas", n)))).toMatchObject([
+      { kind: "tool", tool: "tool__count", arguments: { who: "me" }, occurrence: 1, result: "call 1" }
+    ])
+
+    // From now on the tool never runs: plain `lait test` (replay_tools) and --record-missing, which
+    // finds every request and call recorded, pass with the server and the tool gone.
+    fs.rmSync(path.join(dir, "ran-marker"))
+    await server.stop()
+    writeConfig(dir, server, { tools: { count: { ...counterTool, command: ["false"] } } })
+    const plain = await lait(dir, ["test", "t.yml"])
+    expect({ code: plain.code, stdout: plain.stdout }).toEqual({ code: 0, stdout: "t.yml: PASS\n1 passed, 0 failed, 1 total\n" })
+    const missing = await lait(dir, ["test", "--record-missing", "t.yml"])
+    expect({ code: missing.code, stdout: missing.stdout })
+      .toEqual({ code: 0, stdout: "t.yml: PASS (recorded 0, replayed 2)\n1 passed, 0 failed, 1 total\n" })
+    expect(fs.existsSync(path.join(dir, "ran-marker"))).toBe(false)
+  }, 60_000)
+
   test("two identical calls in one round (run side by side) replay in the model's order", async () => {
     const claim = {
       description: "Claims",

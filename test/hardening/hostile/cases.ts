@@ -873,10 +873,11 @@ export const cases: ReadonlyArray<HostileCase> = [
     error: "lait: failed to parse eval definition 'eval/cases-string.yml': cases: expected array, got a string (line 2)"
   },
   {
-    name: "eval: a number where the case input belongs",
-    args: ["eval", "eval/input-number.yml"],
+    // A case's `input` may be any YAML value (docs/evals.md); its `name` must be text.
+    name: "eval: a list where the case name belongs",
+    args: ["eval", "eval/name-list.yml"],
     exit: 3,
-    error: "lait: failed to parse eval definition 'eval/input-number.yml': cases[0].input: expected string, got a number (line 3)"
+    error: "lait: failed to parse eval definition 'eval/name-list.yml': cases[0].name: expected string, got a list (line 3)"
   },
   {
     name: "eval: null where the target belongs",
@@ -888,7 +889,7 @@ export const cases: ReadonlyArray<HostileCase> = [
     name: "eval: unknown key",
     args: ["eval", "eval/unknown-key.yml"],
     exit: 3,
-    error: "lait: failed to parse eval definition 'eval/unknown-key.yml': unknown key 'repeat'; eval definitions accept: target, cases (line 3)"
+    error: "lait: failed to parse eval definition 'eval/unknown-key.yml': unknown key 'repeat'; eval definitions accept: target, targets, cases, default_assert (line 3)"
   },
   {
     name: "eval: a number where an assertion value belongs",

@@ -13,7 +13,7 @@ import { ToolError } from "../core/toolErrors.ts"
 import { validateJson } from "../lang/jsonschema.ts"
 import { renderTemplate } from "../lang/template.ts"
 import { runCommand } from "../platform/process.ts"
-import { resolveInRun } from "../workflow/RunContext.ts"
+import { resolveInRun } from "../platform/files.ts"
 import { qualifyToolName } from "./names.ts"
 import { toolDefinition, type ToolEntry } from "./types.ts"
 

@@ -57,10 +57,6 @@ export interface RunContextService {
   readonly cwd: string | undefined
 }
 
-/** `path` as the run sees it: against its working directory when it has one of its own. */
-export const resolveInRun = (cwd: string | undefined, path: string): string =>
-  cwd === undefined ? path : nodePath.resolve(cwd, path)
-
 export interface RunContextOptions {
   readonly env: Env
   readonly config?: LaitConfigService | undefined

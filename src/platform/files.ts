@@ -86,6 +86,7 @@ export const stdoutWasClosed = (): boolean => {
     return false
   }
 }
+
 /** `path` as the run sees it: against its working directory when it has one of its own. */
 export const resolveInRun = (cwd: string | undefined, path: string): string =>
   cwd === undefined ? path : nodePath.resolve(cwd, path)

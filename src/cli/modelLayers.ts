@@ -13,9 +13,8 @@ import * as nodePath from "node:path"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
-import { makeLive } from "../model/Live.ts"
 import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
-import { StrictReplay } from "../model/Replay.ts"
+import { StrictReplay } from "../model/strictReplay.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import { CACHE_DIR } from "./cache.ts"
 import { globalOptions } from "./global.ts"
@@ -108,6 +107,7 @@ export type RecordingMode = "all" | "missing"
  */
 export const recordingClients = (mode: RecordingMode) =>
   Effect.gen(function*() {
+    const { makeLive } = yield* Effect.promise(() => import("../model/Live.ts"))
     const live = Layer.succeed(ModelClient, yield* makeLive(yield* liveOptions))
     return (dir: string): Layer.Layer<ModelClient, never, FileLoader> =>
       (mode === "all" ? ModelClient.layerRecord(dir) : ModelClient.layerRecordMissing(dir)).pipe(Layer.provide(live))

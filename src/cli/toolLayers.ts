@@ -4,7 +4,7 @@
 //   otherwise                     → tools run live
 import { Effect, Layer } from "effect"
 import { ArgumentError } from "../core/usageErrors.ts"
-import { ToolCassettes, type ToolCassetteMode } from "../tools/cassette/ToolCassettes.ts"
+import { type ToolCassetteMode, ToolCassettes } from "../tools/cassette/mode.ts"
 
 export interface ToolModeOptions {
   readonly record?: string | undefined

@@ -6,15 +6,14 @@
 //   layerRecordMissing — Replay where a cassette exists, else Record of another ModelClient (RecordMissing.ts)
 // Per-run accounting (RunUsage) is required per call, so one client serves concurrent runs; each call
 // is one `chat` span (./chatSpan.ts, created by the layer that answered), which the run's Tracer records.
-import { Context, Layer } from "effect"
+// Each layer loads its implementation when it is built: the command line declares them all, and a
+// command that asks no model (`lait --version`, `lait lint`) must not pay for HTTP, cassettes or retries.
+import { Context, Effect, Layer } from "effect"
 import type { HttpClient } from "effect/http"
 import type { FileLoader } from "../platform/FileLoader.ts"
-import { type CacheOptions, makeCache } from "./Cache.ts"
+import type { CacheOptions } from "./Cache.ts"
 import type { ModelClientService } from "./call.ts"
-import { type LiveOptions, makeLive } from "./Live.ts"
-import { makeRecord } from "./Record.ts"
-import { makeRecordMissing } from "./RecordMissing.ts"
-import { makeReplay } from "./Replay.ts"
+import type { LiveOptions } from "./Live.ts"
 
 export type { CacheOptions } from "./Cache.ts"
 export type { Endpoint, ModelCall, ModelClientService, ModelResult, Source } from "./call.ts"
@@ -22,20 +21,38 @@ export type { LiveOptions } from "./Live.ts"
 
 export class ModelClient extends Context.Service<ModelClient, ModelClientService>()("lait/model/ModelClient") {
   static readonly layerLive = (options: LiveOptions = {}): Layer.Layer<ModelClient, never, HttpClient.HttpClient> =>
-    Layer.effect(ModelClient, makeLive(options))
+    Layer.effect(ModelClient, Effect.flatMap(Effect.promise(() => import("./Live.ts")), (m) => m.makeLive(options)))
 
   /** Decorates the ModelClient it is provided with. */
   static readonly layerCache = (options: CacheOptions): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>
-    Layer.effect(ModelClient, ModelClient.use((inner) => makeCache(inner, options)))
+    Layer.effect(
+      ModelClient,
+      Effect.flatMap(
+        Effect.promise(() => import("./Cache.ts")),
+        (m) => ModelClient.use((inner) => m.makeCache(inner, options))
+      )
+    )
 
   /** Decorates the ModelClient it is provided with. */
   static readonly layerRecord = (dir: string): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>
-    Layer.effect(ModelClient, ModelClient.use((inner) => makeRecord(inner, dir)))
+    Layer.effect(
+      ModelClient,
+      Effect.flatMap(
+        Effect.promise(() => import("./Record.ts")),
+        (m) => ModelClient.use((inner) => m.makeRecord(inner, dir))
+      )
+    )
 
   /** Decorates the ModelClient it is provided with (asked only for requests without a cassette). */
   static readonly layerRecordMissing = (dir: string): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>
-    Layer.effect(ModelClient, ModelClient.use((inner) => makeRecordMissing(inner, dir)))
+    Layer.effect(
+      ModelClient,
+      Effect.flatMap(
+        Effect.promise(() => import("./RecordMissing.ts")),
+        (m) => ModelClient.use((inner) => m.makeRecordMissing(inner, dir))
+      )
+    )
 
   static readonly layerReplay = (dir: string): Layer.Layer<ModelClient, never, FileLoader> =>
-    Layer.effect(ModelClient, makeReplay(dir))
+    Layer.effect(ModelClient, Effect.flatMap(Effect.promise(() => import("./Replay.ts")), (m) => m.makeReplay(dir)))
 }

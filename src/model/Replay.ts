@@ -3,7 +3,7 @@
 // moved.ts) and replays it with a note, unless StrictReplay; otherwise it names the closest recording
 // and where it differs (src/model/cassette/diff.ts). In repeat i of an eval, `<key>.r<i>.json` answers
 // when it exists (src/model/cassette/repeat.ts). Every file read is reported to CassetteUse.
-import { Console, Context, Effect, Schema } from "effect"
+import { Console, Effect, Schema } from "effect"
 import * as Files from "../platform/files.ts"
 import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -17,10 +17,8 @@ import { CassetteUse } from "./cassette/used.ts"
 import { CassetteRepeat, replayFile } from "./cassette/repeat.ts"
 import { readCompletion, recordedProblem, recordUsage } from "./completion.ts"
 import { CassetteInvalid, CassetteMissing, ModelError } from "./ModelError.ts"
+import { StrictReplay } from "./strictReplay.ts"
 import { displayUrl } from "../core/urls.ts"
-
-/** `--strict-replay`: only the exact key answers; read when the replay layer is built. */
-export const StrictReplay = Context.Reference<boolean>("lait/model/Replay/StrictReplay", { defaultValue: () => false })
 
 const movedHint = (moved: ReadonlyArray<MovedRecording>, requested: string): string => {
   const list = moved.map((m) => `'${m.path}' (recorded for ${m.recordedUrl})`).join(", ")

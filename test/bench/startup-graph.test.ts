@@ -25,4 +25,12 @@ describe("start-up module graph of src/main.ts", () => {
     expect(paths.filter((p) => /effect\/dist\/observability\//.test(p))).toEqual([])
     expect(paths.filter((p) => /src\/trace\/live\/(env|exporter)\.ts$/.test(p))).toEqual([])
   }, 60_000)
+
+  test("excludes the model client's layers and the tool tape: built, and loaded, only when a command asks a model", async () => {
+    const paths = (await startupModules()).map((m) => m.path)
+    expect(paths).toContain("src/model/ModelClient.ts")
+    expect(paths.filter((p) => /src\/model\/(Live|Replay|Record|RecordMissing|Cache)\.ts$/.test(p))).toEqual([])
+    expect(paths.filter((p) => /src\/model\/cassette\//.test(p))).toEqual([])
+    expect(paths).not.toContain("src/tools/cassette/ToolCassettes.ts")
+  }, 60_000)
 })

@@ -3,7 +3,7 @@
 // test file's `replay_tools: true`) they are answered from there, so no tool command runs and no MCP
 // server starts, not even to list its tools. Subagents are not recorded here: their model requests
 // are model cassettes already. One tape per run: the occurrence numbers count that run's calls.
-import { Context, Effect, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import * as nodePath from "node:path"
 import { DUMMY_API_KEY } from "../../config/endpoints.ts"
 import { type AnyLaitError, renderChain } from "../../core/errors.ts"
@@ -16,6 +16,7 @@ import { unreadableSize } from "../../model/cassette/entryText.ts"
 import { secretsOf } from "../../model/endpointSecrets.ts"
 import * as Files from "../../platform/files.ts"
 import { FileLoader } from "../../platform/FileLoader.ts"
+import { type ToolCassetteMode, ToolCassettes } from "./mode.ts"
 import {
   callFileName,
   canonicalArguments,
@@ -25,19 +26,6 @@ import {
   readToolList,
   shortJson
 } from "./format.ts"
-
-export type ToolCassetteMode =
-  | { readonly mode: "live" }
-  | { readonly mode: "record"; readonly dir: string }
-  | { readonly mode: "replay"; readonly dir: string }
-  // `lait test --record-missing`: a call (or tool list) with a cassette replays it, any other runs live
-  // and is recorded — the same rule as for model requests.
-  | { readonly mode: "record-missing"; readonly dir: string }
-
-/** How the current run treats tool calls; live unless a command says otherwise. */
-export const ToolCassettes = Context.Reference<ToolCassetteMode>("lait/tools/ToolCassettes", {
-  defaultValue: () => ({ mode: "live" })
-})
 
 export interface ToolTape {
   readonly mode: ToolCassetteMode["mode"]

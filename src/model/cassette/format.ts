@@ -47,8 +47,8 @@ export const cassetteBody = (
     what
   )
 
-/** Why a cassette's text did not decode as a `Cassette`, in one clause. */
-export const cassetteProblem = (text: string): string => {
+/** A cassette file's JSON object, or why its text is not one (one clause); model and tool cassettes alike. */
+export const parseCassetteObject = (text: string): Record<string, unknown> | string => {
   if (text.trim() === "") return "the file is empty"
   let value: unknown
   try {
@@ -57,5 +57,11 @@ export const cassetteProblem = (text: string): string => {
     return `not valid JSON (${e instanceof Error ? e.message : String(e)})`
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "expected a JSON object"
-  return "missing field 'response'"
+  return value as Record<string, unknown>
+}
+
+/** Why a cassette's text did not decode as a `Cassette`, in one clause. */
+export const cassetteProblem = (text: string): string => {
+  const value = parseCassetteObject(text)
+  return typeof value === "string" ? value : "missing field 'response'"
 }

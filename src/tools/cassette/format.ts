@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto"
 import * as nodePath from "node:path"
 import { requestDiff } from "../../model/cassette/diff.ts"
+import { parseCassetteObject } from "../../model/cassette/format.ts"
 import { errnoOf, READ_LIMIT } from "../../platform/FileLoader.ts"
 import * as Files from "../../platform/files.ts"
 
@@ -72,21 +73,9 @@ export interface ListCassette {
   readonly tools: ReadonlyArray<unknown>
 }
 
-const parseObject = (text: string): Record<string, unknown> | string => {
-  if (text.trim() === "") return "the file is empty"
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (e) {
-    return `not valid JSON (${e instanceof Error ? e.message : String(e)})`
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return "expected a JSON object"
-  return value as Record<string, unknown>
-}
-
 /** The recorded result of a call cassette's text, or why there is none (one clause). */
 export const readCallResult = (text: string): { readonly result: string } | { readonly problem: string } => {
-  const value = parseObject(text)
+  const value = parseCassetteObject(text)
   if (typeof value === "string") return { problem: value }
   if (value.kind !== "tool") return { problem: "not a tool call cassette (expected \"kind\": \"tool\")" }
   if (typeof value.result !== "string") return { problem: "missing string field 'result'" }
@@ -97,7 +86,7 @@ export const readCallResult = (text: string): { readonly result: string } | { re
 export const readToolList = (
   text: string
 ): { readonly tools: ReadonlyArray<unknown> } | { readonly problem: string } => {
-  const value = parseObject(text)
+  const value = parseCassetteObject(text)
   if (typeof value === "string") return { problem: value }
   if (value.kind !== "tool-list") return { problem: "not a tool list cassette (expected \"kind\": \"tool-list\")" }
   if (!Array.isArray(value.tools)) return { problem: "missing array field 'tools'" }

@@ -3,7 +3,9 @@
 // RunContext whose judge is metered in that run's usage — so concurrent runs never see each other's
 // events or tokens; the ModelClient, config and caches are shared. Pairs are produced one at a time
 // as slots free up, never listed up front, so memory follows the runs that finished, not --repeat.
-// A run that fails is one failure (`<error chain>`); only an interruption stops the eval.
+// A run that fails is one failure (`<error chain>`), unless it could not run at all (src/eval/runError.ts:
+// a server or setup error, its judge's included): then it is an `error` run, kept out of the pass rates.
+// Only an interruption stops the eval; `onInterrupted` then gets the runs that had finished.
 //
 // With a budget (`--max-cost`), a pair starts only while the cost spent plus an estimate for the
 // runs in flight and this one stays within it. The estimate is the mean cost of the runs finished so
@@ -25,6 +27,7 @@ import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { RunContext } from "../workflow/RunContext.ts"
 import { makeLlmJudge } from "./judge.ts"
+import { couldNotRun } from "./runError.ts"
 import type { EvalCase } from "./schema.ts"
 import { type LoadedTarget, runPromptTarget, runWorkflowTarget, type TargetRun } from "./target.ts"
 
@@ -39,11 +42,14 @@ export interface RunOutcome {
   /** The same by label (`eval target 'm'`, step labels, `llm_judge`), in first-recorded order. */
   readonly usageEntries: ReadonlyArray<UsageEntry>
   readonly durationMs: number
+  /** The run could not run (server or setup error): `failures` holds the error, not a verdict. */
+  readonly error?: boolean
 }
 
 export interface CaseOutcome {
   /** 1-based position in `cases:`. */
   readonly index: number
+  readonly name?: string | undefined
   readonly input: string
   /** The runs that ran, in repeat order. */
   readonly runs: ReadonlyArray<RunOutcome>
@@ -65,6 +71,8 @@ export interface EvalOutcome {
   readonly budgetStop: BudgetStop | undefined
   /** The summed cost of every run, undefined when no request had a priced model. */
   readonly costUsd: number | undefined
+  /** Set when an interruption (Ctrl-C) stopped the eval: only the runs that finished are in. */
+  readonly partial?: boolean
 }
 
 export interface ProgressEvent {
@@ -86,6 +94,10 @@ export interface EvalOptions {
    */
   readonly firstRunEstimateUsd?: number | undefined
   readonly onProgress?: (event: ProgressEvent) => Effect.Effect<void>
+  /** The 1-based number each case reports as (a --shard runs a subset); default its position. */
+  readonly caseNumbers?: ReadonlyArray<number> | undefined
+  /** Called with the finished runs when the eval is interrupted, before the interruption goes on. */
+  readonly onInterrupted?: ((partial: EvalOutcome) => Effect.Effect<void>) | undefined
 }
 
 // Costs are sums of small floats; a budget met exactly must not read as exceeded.
@@ -95,34 +107,52 @@ const BUDGET_SLACK = 1e-9
 // shared, and with them the usage and trace of another run. A model target needs no model steps.
 const promptRunServices = Layer.mergeAll(RunUsage.layer, RunTracer.layer)
 
+/** What a run's judge met that means the run could not be judged (a server error); kept per run. */
+interface JudgeErrors {
+  first: unknown
+}
+
 /** The config's environment and registry, and a judge whose requests are metered in this run's usage. */
-const judgedRunContext = (target: LoadedTarget) =>
+const judgedRunContext = (target: LoadedTarget, judgeErrors: JudgeErrors) =>
   Layer.effect(
     RunContext,
     Effect.gen(function*() {
       const config = yield* LaitConfig
       const client = yield* ModelClient
       const judge = yield* makeLlmJudge({ config, client, defaultModel: target.defaultModel })
-      return RunContext.fromConfig(config, { judge })
+      return RunContext.fromConfig(config, {
+        judge: {
+          score: (request) =>
+            judge.score(request).pipe(
+              Effect.tapError((e) => Effect.sync(() => void (couldNotRun(e) && (judgeErrors.first ??= e))))
+            )
+        }
+      })
     })
   )
 
 // The model steps read the run context (its working directory); the judge meters into the run's usage.
-const workflowRunServices = (target: LoadedTarget) =>
+const workflowRunServices = (target: LoadedTarget, judgeErrors: JudgeErrors) =>
   LlmSteps.layerModel.pipe(
-    Layer.provideMerge(Layer.mergeAll(Engine.layer, Progress.layerSilent, judgedRunContext(target))),
+    Layer.provideMerge(Layer.mergeAll(Engine.layer, Progress.layerSilent, judgedRunContext(target, judgeErrors))),
     Layer.provideMerge(Layer.mergeAll(RunUsage.layer, RunTracer.layer))
   )
 
-const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.Effect<TargetRun, AnyLaitError, R>) =>
+const evaluatePair = <R>(
+  evalCase: EvalCase,
+  run: Effect.Effect<TargetRun, AnyLaitError, R>,
+  judgeErrors: JudgeErrors
+) =>
   Effect.gen(function*() {
     const started = Date.now()
     const evaluator = yield* AssertionEvaluator
     const usage = yield* RunUsage
     const ran = yield* Effect.result(run)
     let failures: ReadonlyArray<string>
+    let error = false
     if (ran._tag === "Failure") {
       failures = [renderChain(ran.failure)]
+      error = couldNotRun(ran.failure)
     } else {
       // Usage assertions see the run itself; the judge's requests come after this snapshot.
       const trajectory = {
@@ -136,25 +166,36 @@ const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.E
         input: evalCase.input
       })
       failures = failureLines(checks)
+      if (judgeErrors.first !== undefined) {
+        failures = [`llm_judge evaluation failed: ${renderChain(judgeErrors.first)}`]
+        error = true
+      }
     }
     return {
       failures,
       usage: yield* usage.total,
       usageEntries: yield* usage.entries,
-      durationMs: Date.now() - started
+      durationMs: Date.now() - started,
+      ...(error ? { error } : {})
     } satisfies RunOutcome
   })
 
 // The repeat is set around the whole run, its judge's context included, so that --record keeps
 // each repeat's answers apart and --replay gives each repeat its own (src/model/cassette/repeat.ts).
 const runPair = (target: LoadedTarget, evalCase: EvalCase, repeatIndex: number) =>
-  (target.kind === "workflow"
-    ? evaluatePair(target, evalCase, runWorkflowTarget(target, evalCase.input)).pipe(
-      Effect.provide(workflowRunServices(target), { local: true })
-    )
-    : evaluatePair(target, evalCase, runPromptTarget(target, evalCase.input)).pipe(
-      Effect.provide(judgedRunContext(target).pipe(Layer.provideMerge(promptRunServices)), { local: true })
-    )).pipe(Effect.provideService(CassetteRepeat, repeatIndex))
+  Effect.suspend(() => {
+    const judgeErrors: JudgeErrors = { first: undefined }
+    return target.kind === "workflow"
+      ? evaluatePair(evalCase, runWorkflowTarget(target, evalCase.input), judgeErrors).pipe(
+        Effect.provide(workflowRunServices(target, judgeErrors), { local: true })
+      )
+      : evaluatePair(evalCase, runPromptTarget(target, evalCase.input), judgeErrors).pipe(
+        Effect.provide(
+          judgedRunContext(target, judgeErrors).pipe(Layer.provideMerge(promptRunServices)),
+          { local: true }
+        )
+      )
+  }).pipe(Effect.provideService(CassetteRepeat, repeatIndex))
 
 export interface ScheduledRun {
   /** 0-based position in `cases:`. */
@@ -199,6 +240,7 @@ export const runEval = (
     // A run cannot fail (its errors are its failures); a defect in one is kept and raised at the end.
     let defect: Cause.Cause<never> | undefined
 
+    const numberOf = (caseIndex: number) => options.caseNumbers?.[caseIndex] ?? caseIndex + 1
     const finish = (run: ScheduledRun, outcome: RunOutcome) =>
       Effect.gen(function*() {
         const runs = outcomes[run.caseIndex]!
@@ -215,7 +257,7 @@ export const runEval = (
         yield* Deferred.succeed(firstDone, undefined)
         if (options.onProgress !== undefined) {
           const caseDone = finishedPerCase[run.caseIndex] === repeat
-            ? { index: run.caseIndex + 1, passed: passedPerCase[run.caseIndex]!, total: repeat }
+            ? { index: numberOf(run.caseIndex), passed: passedPerCase[run.caseIndex]!, total: repeat }
             : undefined
           yield* options.onProgress({
             runsDone: done,
@@ -226,50 +268,67 @@ export const runEval = (
         }
       })
 
-    for (const run of schedule(cases.length, repeat)) {
-      yield* Semaphore.take(slots, 1)
-      if (budget !== undefined) {
-        if (done === 0 && inFlight > 0) yield* Deferred.await(firstDone)
-        const estimate = done === 0 ? (options.firstRunEstimateUsd ?? 0) : spent / done
-        if (spent + estimate * (inFlight + 1) > budget * (1 + BUDGET_SLACK) + BUDGET_SLACK) {
-          yield* Semaphore.release(slots, 1)
-          stoppedByBudget = true
-          break
+    const collect = (partial: boolean): EvalOutcome => {
+      const caseOutcomes = cases.map((c, caseIndex): CaseOutcome => {
+        // Array.prototype.filter skips the holes of repeats that never started (or never finished).
+        const runs = outcomes[caseIndex]!.filter((o) => o !== undefined)
+        const name = "name" in c && typeof c.name === "string" ? c.name : undefined
+        return {
+          index: numberOf(caseIndex),
+          ...(name !== undefined ? { name } : {}),
+          input: c.input,
+          runs,
+          notStarted: repeat - runs.length
         }
+      })
+      return {
+        cases: caseOutcomes,
+        repeat,
+        budgetStop: stoppedByBudget && budget !== undefined
+          ? { budgetUsd: budget, spentUsd: spent, started, total }
+          : undefined,
+        costUsd: priced ? spent : undefined,
+        ...(partial ? { partial } : {})
       }
-      inFlight++
-      started++
-      // Not kept: a finished run's fiber is garbage at once; the slots below tell when all are done.
-      yield* liveRoot(
-        { operation: "eval_run", label: `case ${run.caseIndex + 1}, repeat ${run.repeatIndex + 1}` },
-        { "lait.eval.case": run.caseIndex + 1, "lait.eval.repeat": run.repeatIndex + 1 },
-        runPair(target, cases[run.caseIndex]!, run.repeatIndex),
-        (exit) => (Exit.isSuccess(exit) ? { "lait.eval.passed": exit.value.failures.length === 0 } : {})
-      ).pipe(
-        Effect.flatMap((outcome) => finish(run, outcome)),
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.sync(() => void (defect ??= cause))
-        ),
-        Effect.ensuring(Semaphore.release(slots, 1)),
-        Effect.forkChild({ startImmediately: true })
-      )
     }
-    yield* Semaphore.take(slots, concurrency)
-    if (defect !== undefined) return yield* Effect.failCause(defect)
 
-    const caseOutcomes = cases.map((c, caseIndex): CaseOutcome => {
-      // Array.prototype.filter skips the holes of repeats that never started.
-      const runs = outcomes[caseIndex]!.filter((o) => o !== undefined)
-      return { index: caseIndex + 1, input: c.input, runs, notStarted: repeat - runs.length }
+    const startAll = Effect.gen(function*() {
+      for (const run of schedule(cases.length, repeat)) {
+        yield* Semaphore.take(slots, 1)
+        if (budget !== undefined) {
+          if (done === 0 && inFlight > 0) yield* Deferred.await(firstDone)
+          const estimate = done === 0 ? (options.firstRunEstimateUsd ?? 0) : spent / done
+          if (spent + estimate * (inFlight + 1) > budget * (1 + BUDGET_SLACK) + BUDGET_SLACK) {
+            yield* Semaphore.release(slots, 1)
+            stoppedByBudget = true
+            break
+          }
+        }
+        inFlight++
+        started++
+        // Not kept: a finished run's fiber is garbage at once; the slots below tell when all are done.
+        yield* liveRoot(
+          { operation: "eval_run", label: `case ${numberOf(run.caseIndex)}, repeat ${run.repeatIndex + 1}` },
+          { "lait.eval.case": numberOf(run.caseIndex), "lait.eval.repeat": run.repeatIndex + 1 },
+          runPair(target, cases[run.caseIndex]!, run.repeatIndex),
+          (exit) => (Exit.isSuccess(exit) ? { "lait.eval.passed": exit.value.failures.length === 0 } : {})
+        ).pipe(
+          Effect.flatMap((outcome) => finish(run, outcome)),
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.sync(() => void (defect ??= cause))
+          ),
+          Effect.ensuring(Semaphore.release(slots, 1)),
+          Effect.forkChild({ startImmediately: true })
+        )
+      }
+      yield* Semaphore.take(slots, concurrency)
     })
-    return {
-      cases: caseOutcomes,
-      repeat,
-      budgetStop: stoppedByBudget && budget !== undefined
-        ? { budgetUsd: budget, spentUsd: spent, started, total }
-        : undefined,
-      costUsd: priced ? spent : undefined
-    }
+    const onInterrupted = options.onInterrupted
+    yield* onInterrupted === undefined
+      ? startAll
+      : startAll.pipe(Effect.onInterrupt(() => onInterrupted(collect(true))))
+    if (defect !== undefined) return yield* Effect.failCause(defect)
+    return collect(false)
   })
 
 /** Usage of every run summed per label, labels in the order they first appear (case order). */

@@ -2,7 +2,8 @@
 // file, --repeat times, and report pass rates and reliability statistics (docs/evals.md).
 // Evals measure the model as it is now, so responses are never served from the cache unless --cache
 // is given on this command line (`default.cache` does not apply); --record/--replay make a run
-// reproducible, judges included. The report is the only thing on stdout.
+// reproducible, judges included. The report is the only thing on stdout. `lait eval merge` (evalMerge.ts)
+// combines the JSON reports of shards; printing, baselines and the exit code are in evalReport.ts.
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
@@ -13,10 +14,13 @@ import { liveExportLayer } from "../trace/live/layer.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
+import { checkBaselineFlags, evalMergeCommand, scaleFlags } from "./evalMerge.ts"
 import { printLine } from "./output.ts"
 
 /** Documented bound of --repeat: far beyond any useful pass-rate estimate, small enough to stay cheap. */
 export const MAX_REPEAT = 10_000
+/** Bound of --jobs: more runs at once than any server serves. */
+export const MAX_JOBS = 1_000
 
 const invalid = (flag: string, value: number, expected: string) =>
   new ArgumentError({ reason: { _tag: "InvalidValue", flag, value: String(value), expected } })
@@ -77,9 +81,10 @@ export const evalCommand = Command.make(
     strictReplay: Flag.Boolean("strict-replay").pipe(
       Flag.withDescription("With --replay, answer only from a cassette with the exact key (no other base URL's)"),
       Flag.withDefault(false)
-    )
+    ),
+    ...scaleFlags
   },
-  Effect.fn("cli.eval")(function*({ file, repeat, format, minPassRate, maxCost, showUsage, dryRun }) {
+  Effect.fn("cli.eval")(function*({ file, repeat, format, minPassRate, maxCost, showUsage, dryRun, ...scale }) {
     if (repeat < 0 || repeat > MAX_REPEAT) {
       return yield* invalid("--repeat <N>", repeat, `an integer from 0 to ${MAX_REPEAT}`)
     }
@@ -90,11 +95,16 @@ export const evalCommand = Command.make(
     const budget = Option.getOrUndefined(maxCost)
     if (budget !== undefined && budget < 0) return yield* invalid("--max-cost <USD>", budget, "a non-negative amount")
     const k = Math.max(repeat, 1)
+    if (scale.jobs < 1 || scale.jobs > MAX_JOBS) {
+      return yield* invalid("--jobs <N>", scale.jobs, `an integer from 1 to ${MAX_JOBS}`)
+    }
+    const baselineOptions = yield* checkBaselineFlags(scale)
+    const shardText = Option.getOrUndefined(scale.shard)
 
     // Loaded on demand so that other commands never pay for the engine, jq, YAML or Ajv.
-    const [{ loadEvalDefinition }, { loadTarget }, { EVAL_CONCURRENCY, runEval, totalUsage }, reports, dry, {
+    const [{ loadEvalDefinition }, { loadTarget }, { runEval, totalUsage }, reports, dry, {
       makeEvalProgress
-    }, { AssertionEvaluator }] = yield* Effect.promise(() =>
+    }, { AssertionEvaluator }, shards, finish] = yield* Effect.promise(() =>
       Promise.all([
         import("../eval/schema.ts"),
         import("../eval/target.ts"),
@@ -102,11 +112,31 @@ export const evalCommand = Command.make(
         import("../eval/report.ts"),
         import("../eval/dryrun.ts"),
         import("../eval/progress.ts"),
-        import("../testing/AssertionEvaluator.ts")
+        import("../testing/AssertionEvaluator.ts"),
+        import("../eval/shard.ts"),
+        import("./evalReport.ts")
       ])
     )
+    const shard = shardText === undefined ? undefined : shards.parseShard(shardText)
+    if (shardText !== undefined && shard === undefined) {
+      return yield* new ArgumentError({
+        reason: { _tag: "InvalidValue", flag: "--shard <K/N>", value: shardText, expected: "K/N with 1 <= K <= N" }
+      })
+    }
+    const baselineFile = baselineOptions.baseline === undefined
+      ? undefined
+      : yield* finish.loadBaseline(baselineOptions.baseline)
 
-    const definition = yield* loadEvalDefinition(file)
+    const loaded = yield* loadEvalDefinition(file)
+    const caseNumbers = shard === undefined ? undefined : shards.shardCaseNumbers(loaded.cases, shard)
+    const definition = caseNumbers === undefined
+      ? loaded
+      : { ...loaded, cases: caseNumbers.map((n) => loaded.cases[n - 1]!) }
+    if (shard !== undefined) {
+      yield* Console.error(
+        `eval: shard ${shard.index}/${shard.count}: ${definition.cases.length} of ${loaded.cases.length} case(s)`
+      )
+    }
     const target = yield* loadTarget(definition.target, file)
 
     if (dryRun) {
@@ -122,49 +152,53 @@ export const evalCommand = Command.make(
         Effect.map((plan) => (plan.costUsd === undefined || plan.runs === 0 ? 0 : plan.costUsd / plan.runs))
       )
     const progress = makeEvalProgress()
-    yield* progress.start(definition.cases.length, k, EVAL_CONCURRENCY)
+    yield* progress.start(definition.cases.length, k, scale.jobs)
     const outcome = yield* runEval(target, definition.cases, {
       repeat: k,
+      concurrency: scale.jobs,
       maxCostUsd: budget,
       firstRunEstimateUsd,
-      onProgress: progress.update
+      onProgress: progress.update,
+      caseNumbers,
+      // Ctrl-C: what finished is still worth reading; the interruption then goes on (exit 130).
+      onInterrupted: (partial) =>
+        progress.end.pipe(
+          Effect.andThen(printLine(
+            finish.renderEvalReport(reports.buildReport(partial, { minPassRate: minRate }), format, file, undefined)
+          )),
+          Effect.ignore
+        )
     }).pipe(
       Effect.ensuring(progress.end),
       Effect.provide(AssertionEvaluator.layer)
     )
     const report = reports.buildReport(outcome, { minPassRate: minRate })
-    yield* printLine(
-      format === "json"
-        ? reports.jsonReport(report)
-        : format === "junit"
-        ? reports.junitReport(report, { file })
-        : reports.textReport(report)
-    )
-
-    if (showUsage) {
-      const usage = totalUsage(outcome)
-      yield* Console.error(formatUsage(usage.entries, usage.total))
-    }
-    if (budget !== undefined && outcome.costUsd === undefined && outcome.budgetStop === undefined) {
-      yield* Console.error(
-        "warning: --max-cost was not enforced: no request of this eval went to a model with 'pricing:'"
-      )
-    }
-    const stop = outcome.budgetStop
-    if (stop !== undefined) {
-      return yield* new LaitError({
-        message:
-          `stopped at the --max-cost budget of $${stop.budgetUsd.toFixed(4)}: $${stop.spentUsd.toFixed(4)} spent on ` +
-          `${stop.started} of ${stop.total} run(s); ${stop.total - stop.started} run(s) not started`
+    yield* finish.finishEval(report, {
+      format,
+      file,
+      minPassRate: minRate,
+      baseline: { ...baselineOptions, shard },
+      baselineFile,
+      beforeVerdict: Effect.gen(function*() {
+        if (showUsage) {
+          const usage = totalUsage(outcome)
+          yield* Console.error(formatUsage(usage.entries, usage.total))
+        }
+        if (budget !== undefined && outcome.costUsd === undefined && outcome.budgetStop === undefined) {
+          yield* Console.error(
+            "warning: --max-cost was not enforced: no request of this eval went to a model with 'pricing:'"
+          )
+        }
+        const stop = outcome.budgetStop
+        if (stop !== undefined) {
+          return yield* new LaitError({
+            message:
+              `stopped at the --max-cost budget of $${stop.budgetUsd.toFixed(4)}: $${stop.spentUsd.toFixed(4)} spent on ` +
+              `${stop.started} of ${stop.total} run(s); ${stop.total - stop.started} run(s) not started`
+          })
+        }
       })
-    }
-    if (!report.ok) {
-      return yield* new LaitError({
-        message: minRate === undefined
-          ? "one or more eval cases did not fully pass"
-          : `one or more eval cases did not pass (a flaky case needs a pass rate of at least ${minRate})`
-      })
-    }
+    })
   })
 ).pipe(
   Command.withDescription("Run an eval definition live and report per-case pass rates and reliability"),
@@ -178,5 +212,6 @@ export const evalCommand = Command.make(
   // Recording an eval records its tool calls too; an eval never replays them.
   Command.provide(({ record }) => toolCassettesLayer({ record: Option.getOrUndefined(record) })),
   Command.provide(configLayer({ waitForWriter: true })),
-  Command.provide(liveExportLayer)
+  Command.provide(liveExportLayer),
+  Command.withSubcommands([evalMergeCommand])
 )

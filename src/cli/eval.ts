@@ -160,9 +160,9 @@ export const evalCommand = Command.make(
       firstRunEstimateUsd,
       onProgress: progress.update,
       caseNumbers,
-      // Ctrl-C: what finished is still worth reading; the interruption then goes on (exit 130).
+      // Ctrl-C: what finished is still worth reading (if anything did); the interruption then goes on (exit 130).
       onInterrupted: (partial) =>
-        progress.end.pipe(
+        partial.cases.every((c) => c.runs.length === 0) ? progress.end : progress.end.pipe(
           Effect.andThen(printLine(
             finish.renderEvalReport(reports.buildReport(partial, { minPassRate: minRate }), format, file, undefined)
           )),

@@ -87,10 +87,8 @@ const reliabilityLine = (c: CaseReport, minPassRate: number | undefined): string
     ? ` (accepted: pass@1 >= --min-pass-rate ${two(minPassRate)})`
     : ""
   const partial = s.total < s.k ? ` (${s.total} of ${s.k} runs)` : ""
-  const passAtK = s.passAtK === undefined ? "" : `  pass@${s.k}=${two(s.passAtK)}`
-  return `  case ${c.outcome.index}: ${s.label}  pass@1=${two(s.passAt1)}${passAtK}  pass^${s.k}=${
-    s.passHatK ? 1 : 0
-  }  ` + `95% CI [${two(s.wilson.lower)}, ${two(s.wilson.upper)}]${partial}${accepted}`
+  return `  case ${c.outcome.index}: ${s.label}  pass@1=${two(s.passAt1)}  pass^${s.k}=${s.passHatK ? 1 : 0}  ` +
+    `95% CI [${two(s.wilson.lower)}, ${two(s.wilson.upper)}]${partial}${accepted}`
 }
 
 export const textReport = (report: Report): string => {

@@ -107,9 +107,9 @@ const BUDGET_SLACK = 1e-9
 // shared, and with them the usage and trace of another run. A model target needs no model steps.
 const promptRunServices = Layer.mergeAll(RunUsage.layer, RunTracer.layer)
 
-/** What a run's judge met that means the run could not be judged (a server error); kept per run. */
+/** The judge's failures of a run that mean it could not be judged (server errors), as rendered. */
 interface JudgeErrors {
-  first: unknown
+  readonly rendered: Array<string>
 }
 
 /** The config's environment and registry, and a judge whose requests are metered in this run's usage. */
@@ -124,7 +124,7 @@ const judgedRunContext = (target: LoadedTarget, judgeErrors: JudgeErrors) =>
         judge: {
           score: (request) =>
             judge.score(request).pipe(
-              Effect.tapError((e) => Effect.sync(() => void (couldNotRun(e) && (judgeErrors.first ??= e))))
+              Effect.tapError((e) => Effect.sync(() => void (couldNotRun(e) && judgeErrors.rendered.push(renderChain(e)))))
             )
         }
       })
@@ -166,10 +166,9 @@ const evaluatePair = <R>(
         input: evalCase.input
       })
       failures = failureLines(checks)
-      if (judgeErrors.first !== undefined) {
-        failures = [`llm_judge evaluation failed: ${renderChain(judgeErrors.first)}`]
-        error = true
-      }
+      // Only when every failure is a judge that could not answer; one real verdict makes it a failure.
+      error = failures.length > 0 && judgeErrors.rendered.length > 0 &&
+        failures.every((f) => judgeErrors.rendered.some((e) => f.includes(`llm_judge evaluation failed: ${e}`)))
     }
     return {
       failures,
@@ -184,7 +183,7 @@ const evaluatePair = <R>(
 // each repeat's answers apart and --replay gives each repeat its own (src/model/cassette/repeat.ts).
 const runPair = (target: LoadedTarget, evalCase: EvalCase, repeatIndex: number) =>
   Effect.suspend(() => {
-    const judgeErrors: JudgeErrors = { first: undefined }
+    const judgeErrors: JudgeErrors = { rendered: [] }
     return target.kind === "workflow"
       ? evaluatePair(evalCase, runWorkflowTarget(target, evalCase.input), judgeErrors).pipe(
         Effect.provide(workflowRunServices(target, judgeErrors), { local: true })

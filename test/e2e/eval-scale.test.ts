@@ -206,6 +206,26 @@ describe("runs that could not run", () => {
     expect(childrenNamed(testcase, "failure")).toHaveLength(0)
   }, 60_000)
 
+  test("a judge whose server fails makes an error run, unless another assertion gave a real verdict", async () => {
+    const s = serve([{ match: "llm_judge_score", status: 503, repeat: true }, { content: "Hello", repeat: true }])
+    const p = project(s.baseUrl)
+    p.write(
+      "eval.yml",
+      "target: { model: m, prompt: '{{input}}' }\ncases:\n  - input: Ada\n    assert: [{ type: llm_judge, criteria: polite }]\n"
+    )
+    const r = await p.lait(["eval", "eval.yml"])
+    expect(r.stdout).toStartWith("case 1: ERROR (1 run(s) could not run)\n  run 1: error: assertion 1: llm_judge evaluation failed: ")
+    expect(r.code).toBe(4)
+    p.write(
+      "both.yml",
+      "target: { model: m, prompt: '{{input}}' }\ncases:\n  - input: Ada\n    assert:\n" +
+        "      - { type: contains, value: Bye }\n      - { type: llm_judge, criteria: polite }\n"
+    )
+    const both = await p.lait(["eval", "both.yml"])
+    expect(both.stdout).toStartWith("case 1: 0/1 (0%) FAIL\n  run 1: assertion 1: expected output to contain \"Bye\"")
+    expect(both.code).toBe(1)
+  }, 60_000)
+
   test("errors stay out of the pass rate; a real failure beside them still exits 1", async () => {
     // beta's server keeps failing with 500 (retried, then given up): errors. alpha passes 1 run in 2.
     const s = serve([{ match: "beta", status: 500, repeat: true }, drawn("alpha", 1, 1)], 1)
@@ -321,7 +341,7 @@ describe("Ctrl-C", () => {
       "case 2: not run (interrupted)",
       "1 of 2 case(s) fully passed",
       "reliability over 2 runs per case (Wilson 95% interval):",
-      "  case 1: stable-pass  pass@1=1.00  pass@2=1.00  pass^2=1  95% CI [0.34, 1.00]",
+      "  case 1: stable-pass  pass@1=1.00  pass^2=1  95% CI [0.34, 1.00]",
       "  case 2: not-run",
       "  all: mean pass@1=1.00  pass^2 1 of 2 case(s)  stable-pass 1, flaky 0, stable-fail 0, not-run 1"
     ])

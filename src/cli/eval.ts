@@ -192,9 +192,9 @@ export const evalCommand = Command.make(
         const stop = outcome.budgetStop
         if (stop !== undefined) {
           return yield* new LaitError({
-            message:
-              `stopped at the --max-cost budget of $${stop.budgetUsd.toFixed(4)}: $${stop.spentUsd.toFixed(4)} spent on ` +
-              `${stop.started} of ${stop.total} run(s); ${stop.total - stop.started} run(s) not started`
+            message: `stopped at the --max-cost budget of $${stop.budgetUsd.toFixed(4)}: ` +
+              `$${stop.spentUsd.toFixed(4)} spent on ${stop.started} of ${stop.total} run(s); ` +
+              `${stop.total - stop.started} run(s) not started`
           })
         }
       })

@@ -104,7 +104,12 @@ export const evalMergeCommand = Command.make(
     const minRate = Option.getOrUndefined(minPassRate)
     if (minRate !== undefined && (minRate < 0 || minRate > 1)) {
       return yield* new ArgumentError({
-        reason: { _tag: "InvalidValue", flag: "--min-pass-rate <R>", value: String(minRate), expected: "a number from 0 to 1" }
+        reason: {
+          _tag: "InvalidValue",
+          flag: "--min-pass-rate <R>",
+          value: String(minRate),
+          expected: "a number from 0 to 1"
+        }
       })
     }
     const baselineOptions = yield* checkBaselineFlags(flags)
@@ -118,7 +123,9 @@ export const evalMergeCommand = Command.make(
     const inputs = []
     for (const path of paths) {
       const text = yield* loader.readText(path, { waitForWriter: true }).pipe(
-        Effect.mapError((e) => new LaitError({ message: `failed to read eval report '${path}'`, cause: e.cause ?? e.message }))
+        Effect.mapError((e) =>
+          new LaitError({ message: `failed to read eval report '${path}'`, cause: e.cause ?? e.message })
+        )
       )
       const report = parseJsonReport(text, path)
       if (report instanceof ValidationError) return yield* report

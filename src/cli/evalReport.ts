@@ -36,7 +36,9 @@ export const loadBaseline = (path: string) =>
   Effect.gen(function*() {
     const loader = yield* FileLoader
     const text = yield* loader.readText(path, { waitForWriter: true }).pipe(
-      Effect.mapError((e) => new LaitError({ message: `failed to read baseline '${path}'`, cause: e.cause ?? e.message }))
+      Effect.mapError((e) =>
+        new LaitError({ message: `failed to read baseline '${path}'`, cause: e.cause ?? e.message })
+      )
     )
     const parsed = parseBaseline(text, path)
     return parsed instanceof ValidationError ? yield* parsed : parsed

@@ -137,7 +137,8 @@ export const compareWithBaseline = (report: Report, baseline: BaselineFile, opti
     const after = { passed: c.stats.passed, total: c.stats.total }
     const old = before.get(key)
     if (old === undefined) {
-      changes.push({ case: c.outcome.index, name: c.outcome.name, status: "new", before: undefined, after, pValue: undefined })
+      const { index, name } = c.outcome
+      changes.push({ case: index, name, status: "new", before: undefined, after, pValue: undefined })
       continue
     }
     seen.add(key)
@@ -146,7 +147,8 @@ export const compareWithBaseline = (report: Report, baseline: BaselineFile, opti
     pooledBefore.total += prior.total
     pooledAfter.passed += after.passed
     pooledAfter.total += after.total
-    changes.push({ case: c.outcome.index, name: c.outcome.name, before: prior, after, ...verdict(prior, after, options.significance) })
+    const { index, name } = c.outcome
+    changes.push({ case: index, name, before: prior, after, ...verdict(prior, after, options.significance) })
   }
   for (const old of baseline.cases) {
     const key = keyOf(old.case, old.name)
@@ -226,14 +228,16 @@ export const comparisonJson = (c: Comparison): string =>
 export const junitWithComparison = (xml: string, c: Comparison): string => {
   const body: Array<string> = []
   for (const change of c.cases) {
-    body.push(`    <testcase name="${xmlEscape(`case ${change.case}${change.name === undefined ? "" : `: ${change.name}`}`)}" classname="baseline">`)
+    const name = `case ${change.case}${change.name === undefined ? "" : `: ${change.name}`}`
+    body.push(`    <testcase name="${xmlEscape(name)}" classname="baseline">`)
     if (change.status === "regressed") {
       const message = `regressed: ${pct(change.before!)} -> ${pct(change.after!)} (${pText(change.pValue!)})`
       body.push(`      <failure message="${xmlEscape(message)}" type="regressed"/>`)
     } else if (change.status === "new" || change.status === "missing") {
       body.push(`      <skipped message="${change.status}"/>`)
     } else {
-      body.push(`      <system-out>${change.status}: ${xmlEscape(`${pct(change.before!)} -> ${pct(change.after!)}`)}</system-out>`)
+      const counts = `${pct(change.before!)} -> ${pct(change.after!)}`
+      body.push(`      <system-out>${change.status}: ${xmlEscape(counts)}</system-out>`)
     }
     body.push("    </testcase>")
   }
@@ -241,7 +245,8 @@ export const junitWithComparison = (xml: string, c: Comparison): string => {
   const failures = c.counts.regressed
   const skipped = c.counts.new + c.counts.missing
   const suite = [
-    `  <testsuite name="baseline" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" time="0.000">`,
+    `  <testsuite name="baseline" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" ` +
+    `time="0.000">`,
     `    <properties><property name="overall" value="${xmlEscape(
       `${c.overall.status}: ${pct(c.overall.before)} -> ${pct(c.overall.after)} (${pText(c.overall.pValue)})`
     )}"/></properties>`,

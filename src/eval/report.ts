@@ -192,7 +192,9 @@ export const junitReport = (report: Report, options: JunitOptions): string => {
     const s = c.stats
     const caseTime = seconds(c.outcome.runs.reduce((t, r) => t + r.durationMs, 0))
     body.push(`    <testcase name="${xmlEscape(caseName(c.outcome))}" classname="${file}" time="${caseTime}">`)
-    const runErrors = c.outcome.runs.flatMap((run, i) => (run.error === true ? [`run ${i + 1}: ${run.failures[0]}`] : []))
+    const runErrors = c.outcome.runs.flatMap((run, i) =>
+      run.error === true ? [`run ${i + 1}: ${run.failures[0]}`] : []
+    )
     if (s.errors > 0 && (s.total === 0 || s.accepted)) {
       body.push(
         `      <error message="${xmlEscape(`${s.errors} run(s) could not run`)}" type="error">${

@@ -124,7 +124,9 @@ const judgedRunContext = (target: LoadedTarget, judgeErrors: JudgeErrors) =>
         judge: {
           score: (request) =>
             judge.score(request).pipe(
-              Effect.tapError((e) => Effect.sync(() => void (couldNotRun(e) && judgeErrors.rendered.push(renderChain(e)))))
+              Effect.tapError((e) =>
+                Effect.sync(() => void (couldNotRun(e) && judgeErrors.rendered.push(renderChain(e))))
+              )
             )
         }
       })

@@ -38,7 +38,13 @@ export const wilsonInterval = (passed: number, total: number, z: number = Z_95):
 }
 
 export const stabilityOf = (passed: number, total: number, errors = 0): Stability =>
-  total === 0 ? (errors > 0 ? "error" : "not-run") : passed === total ? "stable-pass" : passed === 0 ? "stable-fail" : "flaky"
+  total === 0
+    ? (errors > 0 ? "error" : "not-run")
+    : passed === total
+    ? "stable-pass"
+    : passed === 0
+    ? "stable-fail"
+    : "flaky"
 
 export interface CaseStats {
   readonly passed: number

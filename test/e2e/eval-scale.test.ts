@@ -251,15 +251,15 @@ describe("scale", () => {
 })
 
 describe("Ctrl-C", () => {
-  test("prints the runs that finished as a partial report, then exits 130", async () => {
-    // alpha answers at once; beta takes 30 s, so Ctrl-C comes while beta's runs are in flight.
+  /** `lait eval` of alpha (answered at once) and beta (30 s), Ctrl-C while beta's runs are in flight. */
+  const interrupted = async (extra: ReadonlyArray<string>) => {
     const s = serve([{ match: "beta", content: "beta PASS", delay_ms: 30_000, repeat: true }, {
       content: "PASS",
       repeat: true
     }])
     const p = project(s.baseUrl)
     p.write("eval.yml", evalFile(["alpha", "beta"]))
-    const child = Bun.spawn([binaryPath(), "eval", "eval.yml", "--repeat", "2"], {
+    const child = Bun.spawn([binaryPath(), "eval", "eval.yml", "--repeat", "2", ...extra], {
       cwd: p.dir,
       env: Object.fromEntries(Object.entries(p.env()).filter((e): e is [string, string] => e[1] !== undefined)),
       stdin: "ignore",
@@ -274,7 +274,12 @@ describe("Ctrl-C", () => {
     child.kill("SIGINT")
     const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()])
     await child.exited
-    expect(child.exitCode).toBe(130)
+    return { p, stdout, stderr, code: child.exitCode }
+  }
+
+  test("prints the runs that finished as a partial report, then exits 130", async () => {
+    const { stdout, stderr, code } = await interrupted([])
+    expect(code).toBe(130)
     expect(stdout.trimEnd().split("\n")).toEqual([
       "partial results: interrupted after 2 of 4 run(s) finished",
       "case 1: 2/2 (100%) PASS",
@@ -286,5 +291,17 @@ describe("Ctrl-C", () => {
       "  all: mean pass@1=1.00  pass^2 1 of 2 case(s)  stable-pass 1, flaky 0, stable-fail 0, not-run 1"
     ])
     expect(stderr).toContain("lait: received Ctrl-C")
+  }, 60_000)
+
+  test("writes the partial report in the chosen format to -o FILE, and saves no baseline", async () => {
+    const { p, stdout, code } = await interrupted(["--format", "json", "-o", "out.json", "--save-baseline", "b.json"])
+    expect(code).toBe(130)
+    expect(stdout).toBe("")
+    const doc = JSON.parse(p.read("out.json"))
+    expect(doc.map((c: { case: number; passed: number; partial: boolean }) => [c.case, c.passed, c.partial])).toEqual([
+      [1, 2, true],
+      [2, 0, true]
+    ])
+    expect(() => p.read("b.json")).toThrow()
   }, 60_000)
 })

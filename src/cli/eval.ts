@@ -3,6 +3,8 @@
 // Evals measure the model as it is now, so responses are never served from the cache unless --cache
 // is given on this command line (`default.cache` does not apply); --record/--replay make a run
 // reproducible, judges included. The report is the only thing on stdout, or goes to `-o FILE`.
+// `lait eval merge` (evalMerge.ts) combines the JSON reports of shards; writing the report, baselines
+// and the exit code are in evalReport.ts.
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
@@ -10,15 +12,16 @@ import { EvalError } from "../eval/evalErrors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage } from "../model/RunUsage.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
-import { writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
-import { osErrorText } from "../platform/process.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
+import { checkBaselineFlags, evalMergeCommand, scaleFlags } from "./evalMerge.ts"
 import { printLine } from "./output.ts"
 
 /** Documented bound of --repeat: far beyond any useful pass-rate estimate, small enough to stay cheap. */
 export const MAX_REPEAT = 10_000
+/** Bound of --jobs: more runs at once than any server serves. */
+export const MAX_JOBS = 1_000
 
 const invalid = (flag: string, value: number, expected: string) =>
   new ArgumentError({ reason: { _tag: "InvalidValue", flag, value: String(value), expected } })
@@ -32,16 +35,6 @@ const withoutDefaultCache = Layer.effect(
       LaitConfig.of({ ...service, config: { ...service.config, default: { ...service.config.default, cache: false } } })
   )
 )
-
-const reportWriteFailure = (path: string, e: unknown) =>
-  new EvalError({ reason: { _tag: "ReportWriteFailed", path, detail: osErrorText(e) } })
-
-/** `-o PATH` that could never be written fails before any run has cost anything. */
-const checkReportTarget = (path: string) =>
-  Effect.suspend(() => {
-    const problem = writeTargetProblem(path, { createDirs: false })
-    return problem === undefined ? Effect.void : Effect.fail(reportWriteFailure(path, problem))
-  })
 
 export const evalCommand = Command.make(
   "eval",
@@ -108,11 +101,11 @@ export const evalCommand = Command.make(
     traceContent: Flag.Boolean("trace-content").pipe(
       Flag.withDescription("With --trace-dir: also prompts, answers and tool results, secrets masked"),
       Flag.optional
-    )
+    ),
+    ...scaleFlags
   },
-  Effect.fn("cli.eval")(function*(
-    { file, repeat, format, output, minPassRate, maxCost, showUsage, dryRun, traceDir, traceSpans, traceContent }
-  ) {
+  Effect.fn("cli.eval")(function*({ traceDir, traceSpans, traceContent, ...flags }) {
+    const { file, repeat, format, output, minPassRate, maxCost, showUsage, dryRun, ...scale } = flags
     for (const [given, flag] of [[traceSpans, "--trace-spans"], [traceContent, "--trace-content"]] as const) {
       if (Option.getOrUndefined(given) === true && Option.isNone(traceDir)) {
         return yield* new ArgumentError({ reason: { _tag: "Requires", flag, needs: "--trace-dir <DIR>" } })
@@ -128,11 +121,16 @@ export const evalCommand = Command.make(
     const budget = Option.getOrUndefined(maxCost)
     if (budget !== undefined && budget < 0) return yield* invalid("--max-cost <USD>", budget, "a non-negative amount")
     const k = Math.max(repeat, 1)
+    if (scale.jobs < 1 || scale.jobs > MAX_JOBS) {
+      return yield* invalid("--jobs <N>", scale.jobs, `an integer from 1 to ${MAX_JOBS}`)
+    }
+    const baselineOptions = yield* checkBaselineFlags(scale)
+    const shardText = Option.getOrUndefined(scale.shard)
 
     // Loaded on demand so that other commands never pay for the engine, jq, YAML or Ajv.
-    const [{ loadEvalDefinition }, { loadTarget }, { EVAL_CONCURRENCY, runEval, totalUsage }, reports, dry, {
+    const [{ loadEvalDefinition }, { loadTarget }, { runEval, totalUsage }, reports, dry, {
       makeEvalProgress
-    }, { AssertionEvaluator }, { htmlReport }] = yield* Effect.promise(() =>
+    }, { AssertionEvaluator }, shards, finish] = yield* Effect.promise(() =>
       Promise.all([
         import("../eval/cases.ts"),
         import("../eval/target.ts"),
@@ -141,13 +139,30 @@ export const evalCommand = Command.make(
         import("../eval/dryrun.ts"),
         import("../eval/progress.ts"),
         import("../testing/AssertionEvaluator.ts"),
-        import("../eval/html.ts")
+        import("../eval/shard.ts"),
+        import("./evalReport.ts")
       ])
     )
+    const shard = shardText === undefined ? undefined : shards.parseShard(shardText)
+    if (shardText !== undefined && shard === undefined) {
+      return yield* new ArgumentError({
+        reason: { _tag: "InvalidValue", flag: "--shard <K/N>", value: shardText, expected: "K/N with 1 <= K <= N" }
+      })
+    }
+    const baselineFile = baselineOptions.baseline === undefined
+      ? undefined
+      : yield* finish.loadBaseline(baselineOptions.baseline)
 
     const definition = yield* loadEvalDefinition(file)
     const targets = yield* Effect.forEach(definition.targets, (t) => loadTarget(t, file))
-    const cases = definition.cases
+    // A shard selects cases, each with all its targets; the cases keep their numbers in the file.
+    const caseNumbers = shard === undefined ? undefined : shards.shardCaseNumbers(definition.cases, shard)
+    const cases = caseNumbers === undefined ? definition.cases : caseNumbers.map((n) => definition.cases[n - 1]!)
+    if (shard !== undefined) {
+      yield* Console.error(
+        `eval: shard ${shard.index}/${shard.count}: ${cases.length} of ${definition.cases.length} case(s)`
+      )
+    }
 
     if (dryRun) {
       const plan = yield* dry.planEvalTargets(targets, cases, k)
@@ -155,8 +170,7 @@ export const evalCommand = Command.make(
       return
     }
     const reportPath = Option.getOrUndefined(output)
-    const toFile = reportPath !== undefined && reportPath !== "-"
-    if (toFile) yield* checkReportTarget(reportPath)
+    if (reportPath !== undefined && reportPath !== "-") yield* finish.checkReportTarget(reportPath)
 
     // The prompt-size estimate of one run, so that not even a first run starts past the budget.
     const firstRunEstimateUsd = budget === undefined ?
@@ -172,53 +186,60 @@ export const evalCommand = Command.make(
         dir: tracesTo,
         spans: Option.getOrUndefined(traceSpans),
         content: Option.getOrUndefined(traceContent),
-        caseCount: cases.length,
+        // Shards keep the file's case numbers, and so its file names' width.
+        caseCount: definition.cases.length,
         repeat: k
       })
     const progress = makeEvalProgress()
-    yield* progress.start(cases.length, k, EVAL_CONCURRENCY, targets.length)
+    yield* progress.start(cases.length, k, scale.jobs, targets.length)
     const outcome = yield* runEval(targets, cases, {
       repeat: k,
       compare: definition.compare,
+      concurrency: scale.jobs,
       maxCostUsd: budget,
       firstRunEstimateUsd,
-      onProgress: progress.update
+      onProgress: progress.update,
+      caseNumbers,
+      // Ctrl-C: what finished is still worth reading (if anything did), in the chosen format and place
+      // (`-o FILE` too); the interruption then goes on (exit 130). No baseline is saved from it.
+      onInterrupted: (partial) =>
+        partial.cases.every((c) => c.runs.length === 0) ? progress.end : progress.end.pipe(
+          Effect.andThen(finish.writeReport(
+            finish.renderEvalReport(reports.buildReport(partial, { minPassRate: minRate }), format, file, undefined),
+            reportPath
+          )),
+          Effect.ignore
+        )
     }).pipe(
       Effect.ensuring(progress.end),
       traced,
       Effect.provide(AssertionEvaluator.layer)
     )
     const report = reports.buildReport(outcome, { minPassRate: minRate })
-    const body = format === "json"
-      ? reports.jsonReport(report)
-      : format === "junit"
-      ? reports.junitReport(report, { file })
-      : format === "html"
-      ? htmlReport(report, { file })
-      : reports.textReport(report)
-    yield* toFile
-      ? writeUserFile(reportPath, `${body}\n`, { createDirs: false }).pipe(
-        Effect.mapError((e) => reportWriteFailure(reportPath, e))
-      )
-      : printLine(body)
-
-    if (showUsage) {
-      const usage = totalUsage(outcome)
-      yield* Console.error(formatUsage(usage.entries, usage.total))
-    }
-    if (budget !== undefined && outcome.costUsd === undefined && outcome.budgetStop === undefined) {
-      yield* Console.error(
-        "warning: --max-cost was not enforced: no request of this eval went to a model with 'pricing:'"
-      )
-    }
-    const stop = outcome.budgetStop
-    if (stop !== undefined) {
-      const { budgetUsd, spentUsd, started, total } = stop
-      return yield* new EvalError({ reason: { _tag: "BudgetReached", budgetUsd, spentUsd, started, total } })
-    }
-    if (!report.ok) {
-      return yield* new EvalError({ reason: { _tag: "CasesFailed", ...(minRate === undefined ? {} : { minRate }) } })
-    }
+    yield* finish.finishEval(report, {
+      format,
+      file,
+      output: reportPath,
+      minPassRate: minRate,
+      baseline: { ...baselineOptions, shard },
+      baselineFile,
+      beforeVerdict: Effect.gen(function*() {
+        if (showUsage) {
+          const usage = totalUsage(outcome)
+          yield* Console.error(formatUsage(usage.entries, usage.total))
+        }
+        if (budget !== undefined && outcome.costUsd === undefined && outcome.budgetStop === undefined) {
+          yield* Console.error(
+            "warning: --max-cost was not enforced: no request of this eval went to a model with 'pricing:'"
+          )
+        }
+        const stop = outcome.budgetStop
+        if (stop !== undefined) {
+          const { budgetUsd, spentUsd, started, total } = stop
+          return yield* new EvalError({ reason: { _tag: "BudgetReached", budgetUsd, spentUsd, started, total } })
+        }
+      })
+    })
   })
 ).pipe(
   Command.withDescription("Run an eval definition live and report per-case pass rates and reliability"),
@@ -232,5 +253,6 @@ export const evalCommand = Command.make(
   // Recording an eval records its tool calls too; an eval never replays them.
   Command.provide(({ record }) => toolCassettesLayer({ record: Option.getOrUndefined(record) })),
   Command.provide(configLayer({ waitForWriter: true })),
-  Command.provide(liveExportLayer)
+  Command.provide(liveExportLayer),
+  Command.withSubcommands([evalMergeCommand])
 )

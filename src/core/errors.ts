@@ -131,7 +131,12 @@ export const exitCodeByTag = {
     ParseFailed: ExitCode.validation,
     PromptSyntax: ExitCode.validation,
     CasesFileInvalid: ExitCode.validation,
-    CasesFileExtension: ExitCode.validation
+    CasesFileExtension: ExitCode.validation,
+    BaselineInvalid: ExitCode.validation,
+    ReportInvalid: ExitCode.validation,
+    MergeRefused: ExitCode.validation,
+    // Server or setup errors are never the model's quality.
+    RunsCouldNotRun: ExitCode.modelApi
   },
   // A schema file a step or a subagent refers to that cannot be used as written is a validation failure.
   SchemaError: { FileParse: ExitCode.validation, FileNotObject: ExitCode.validation },

@@ -1,6 +1,7 @@
-// Failures of `lait eval` (reading and parsing eval files, the prompt target, the LLM judge, and the
-// run's verdict) as one error class with a `reason`. `message` is the text lait has always printed; an
-// eval file that is invalid as written exits 3 (core/errors.ts's table), the rest 1.
+// Failures of `lait eval` and `lait eval merge` (reading and parsing eval files, baselines and reports,
+// the prompt target, the LLM judge, and the run's verdict) as one error class with a `reason`. `message`
+// is the text lait has always printed; a file that is invalid as written exits 3 (core/errors.ts's
+// table), runs that could not run 4, the rest 1.
 import { Schema } from "effect"
 import { locateError } from "../core/errors.ts"
 
@@ -30,7 +31,19 @@ const Reason = Schema.suspend(() => Schema.Union([
   Schema.TaggedStruct("CasesFileExtension", { path, extension: Schema.String, expected: Schema.String }),
   Schema.TaggedStruct("CasesFileInvalid", { path, detail: Schema.String, line: Schema.optionalKey(Schema.Number) }),
   /** `--format html -o PATH` (or any `-o`) could not be written; `detail` is the OS's reason. */
-  Schema.TaggedStruct("ReportWriteFailed", { path, detail: Schema.String })
+  Schema.TaggedStruct("ReportWriteFailed", { path, detail: Schema.String }),
+  /** `--baseline FILE` unreadable, or not a baseline (`detail` says where); `--save-baseline` unwritable. */
+  Schema.TaggedStruct("BaselineReadFailed", { path, detail: Schema.String }),
+  Schema.TaggedStruct("BaselineInvalid", { path, detail: Schema.String }),
+  Schema.TaggedStruct("BaselineWriteFailed", { path, detail: Schema.String }),
+  /** `--fail-on-regression`: `count` cases regressed against `file` at p < `significance`. */
+  Schema.TaggedStruct("Regressed", { count: Schema.Number, file: path, significance: Schema.Number }),
+  /** Runs that could not run (server or setup errors) and no failure of the model's. */
+  Schema.TaggedStruct("RunsCouldNotRun", { runs: Schema.Number }),
+  /** `lait eval merge`: a report unreadable, not a JSON report, or not of the same suite (`detail`). */
+  Schema.TaggedStruct("ReportReadFailed", { path, detail: Schema.String }),
+  Schema.TaggedStruct("ReportInvalid", { path, detail: Schema.String }),
+  Schema.TaggedStruct("MergeRefused", { detail: Schema.String })
 ]))
 export type EvalErrorReason = typeof Reason.Type
 
@@ -60,6 +73,23 @@ const describe = (reason: EvalErrorReason): string => {
       return `${reason.path}${reason.line === undefined ? "" : `:${reason.line}`}: ${reason.detail}`
     case "ReportWriteFailed":
       return `failed to write the report to '${reason.path}'`
+    case "BaselineReadFailed":
+      return `failed to read baseline '${reason.path}'`
+    case "BaselineInvalid":
+      return `invalid baseline '${reason.path}'`
+    case "BaselineWriteFailed":
+      return `failed to write baseline '${reason.path}'`
+    case "Regressed":
+      return `${reason.count} eval case(s) regressed against the baseline '${reason.file}' ` +
+        `(Fisher's exact test, p < ${reason.significance})`
+    case "RunsCouldNotRun":
+      return `${reason.runs} run(s) could not run (server or setup errors; see the report)`
+    case "ReportReadFailed":
+      return `failed to read eval report '${reason.path}'`
+    case "ReportInvalid":
+      return `invalid eval report '${reason.path}'`
+    case "MergeRefused":
+      return reason.detail
     case "CasesFailed":
       return reason.minRate === undefined
         ? "one or more eval cases did not fully pass"
@@ -91,6 +121,11 @@ export class EvalError extends Schema.TaggedError<EvalError>()("EvalError", { re
       case "JudgeNotJson":
       case "CasesFileUnreadable":
       case "ReportWriteFailed":
+      case "BaselineReadFailed":
+      case "BaselineInvalid":
+      case "BaselineWriteFailed":
+      case "ReportReadFailed":
+      case "ReportInvalid":
         return this.reason.detail
       case "ParseFailed":
         return this.reason.line === undefined ? this.reason.detail : `${this.reason.detail} (line ${this.reason.line})`

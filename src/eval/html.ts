@@ -35,6 +35,7 @@ th{background:#f1f3f8;font-weight:600}
 .label{display:inline-block;border-radius:10px;padding:1px 8px;font-size:12px;font-weight:600}
 .stable-pass{background:#dcfae6;color:#085d3a}.flaky{background:#fef0c7;color:#93370d}
 .stable-fail{background:#fee4e2;color:#912018}.not-run{background:#eaecf0;color:#344054}
+.error{background:#ede9fe;color:#4c1d95}pre.baseline{background:#fff;border:1px solid #dde1ea;padding:10px}
 td.cell-stable-pass{background:#f0fdf4}td.cell-flaky{background:#fffbeb}td.cell-stable-fail{background:#fef3f2}
 .input{color:#5b6475;max-width:28em;overflow-wrap:anywhere}
 details{margin:2px 0}summary{cursor:pointer}
@@ -115,7 +116,8 @@ const caseTable = (cases: ReadonlyArray<CaseReport>): string =>
 const suiteText = (s: SuiteStats, k: number) =>
   `${s.fullyPassed} of ${s.cases} case(s) fully passed · mean pass@1 ${two(s.meanPassAt1)} · pass^${k} ${s.passHatK}` +
   ` · stable-pass ${s.stablePass}, flaky ${s.flaky}, stable-fail ${s.stableFail}` +
-  (s.notRun > 0 ? `, not-run ${s.notRun}` : "")
+  (s.notRun > 0 ? `, not-run ${s.notRun}` : "") + (s.errorCases > 0 ? `, error ${s.errorCases}` : "") +
+  (s.errorRuns > 0 ? ` · ${s.errorRuns} run(s) could not run (not counted as failures)` : "")
 
 const matrix = (report: Report): string => {
   const targets = report.targets ?? []
@@ -140,6 +142,8 @@ const matrix = (report: Report): string => {
 export interface HtmlOptions {
   /** The eval file as given. */
   readonly file: string
+  /** The comparison with `--baseline`, as the text report prints it. */
+  readonly baseline?: string | undefined
 }
 
 export const htmlReport = (report: Report, options: HtmlOptions): string => {
@@ -153,6 +157,7 @@ export const htmlReport = (report: Report, options: HtmlOptions): string => {
     `<div class="stat ${cls}"><b>${htmlEscape(value)}</b>${htmlEscape(name)}</div>`
   const summary = [
     stat(report.ok ? "PASS" : "FAIL", "verdict", report.ok ? "verdict-pass" : "verdict-fail"),
+    ...(report.partial ? [stat("partial", "interrupted: only the runs that finished")] : []),
     stat(String(caseCount), "case(s)"),
     ...(report.targets === undefined ? [] : [stat(String(report.targets.length), "target(s)")]),
     stat(String(report.repeat), "run(s) per case"),
@@ -189,6 +194,9 @@ export const htmlReport = (report: Report, options: HtmlOptions): string => {
     `<div class="controls"><label><input type="checkbox" id="only-failing"> show only cases that did not fully pass` +
     `</label></div>`,
     ...sections,
+    ...(options.baseline === undefined
+      ? []
+      : [`<h2>Baseline</h2><pre class="baseline">${htmlEscape(options.baseline)}</pre>`]),
     `<script>${SCRIPT}</script></body></html>`
   ].join("\n")
 }

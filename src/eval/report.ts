@@ -50,12 +50,19 @@ export interface Report {
   readonly minPassRate: number | undefined
   /** Every case accepted and nothing left unrun: the eval passes. */
   readonly ok: boolean
+  /** Ctrl-C stopped the eval: only the runs that finished are counted. */
+  readonly partial: boolean
 }
 
 export const buildReport = (outcome: EvalOutcome, options: ReportOptions = {}): Report => {
   const cases = outcome.cases.map((c): CaseReport => {
-    const passed = c.runs.filter((r) => r.failures.length === 0).length
-    return { outcome: c, stats: caseStats(passed, c.runs.length, outcome.repeat, options.minPassRate) }
+    // Runs that could not run are no verdict on the model: out of the rates, counted apart.
+    const errors = c.runs.filter((r) => r.error === true).length
+    const passed = c.runs.filter((r) => r.failures.length === 0 && r.error !== true).length
+    return {
+      outcome: c,
+      stats: caseStats(passed, c.runs.length - errors, outcome.repeat, options.minPassRate, errors)
+    }
   })
   const suite = suiteStats(cases.map((c) => c.stats))
   const targets = outcome.targets?.map((name): TargetReport => {
@@ -68,7 +75,9 @@ export const buildReport = (outcome: EvalOutcome, options: ReportOptions = {}): 
     targets,
     repeat: outcome.repeat,
     minPassRate: options.minPassRate,
-    ok: outcome.budgetStop === undefined && cases.every((c) => c.stats.accepted && c.outcome.notStarted === 0)
+    ok: outcome.budgetStop === undefined && outcome.partial !== true &&
+      cases.every((c) => c.stats.accepted && c.outcome.notStarted === 0 && c.stats.errors === 0),
+    partial: outcome.partial === true
   }
 }
 
@@ -97,29 +106,37 @@ const EXCERPT_CHARS = 200
 export const outputExcerpt = (output: string): string =>
   output.length > EXCERPT_CHARS ? `${rustDebugString(output.slice(0, EXCERPT_CHARS))}...` : rustDebugString(output)
 
+const finishedRuns = (report: Report) => report.cases.reduce((n, c) => n + c.outcome.runs.length, 0)
+const partialRuns = (report: Report) =>
+  `interrupted after ${finishedRuns(report)} of ${report.cases.length * report.repeat} run(s) finished`
+
 // ---------------------------------------------------------------------------------------------------
 // text
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
 
-const passCell = (c: CaseReport): string => {
-  if (c.stats.total === 0) return "not run (stopped by --max-cost)"
-  const cell = `${c.stats.passed}/${c.stats.total} (${pct(c.stats)}%) ${fullyPassed(c) ? "PASS" : "FAIL"}`
+const passCell = (c: CaseReport, partial: boolean): string => {
+  const errors = c.stats.errors > 0 ? ` (${c.stats.errors} run(s) could not run)` : ""
+  if (c.stats.total === 0) {
+    return c.stats.errors > 0 ? `ERROR${errors}` : `not run (${partial ? "interrupted" : "stopped by --max-cost"})`
+  }
+  const cell = `${c.stats.passed}/${c.stats.total} (${pct(c.stats)}%) ${fullyPassed(c) ? "PASS" : "FAIL"}${errors}`
   const notStarted = c.outcome.notStarted
   return notStarted > 0 ? `${cell} (${notStarted} of ${c.stats.k} run(s) not started)` : cell
 }
 
-const caseLine = (c: CaseReport): string => `${oneLine(caseName(c.outcome))}: ${passCell(c)}`
+const caseLine = (c: CaseReport, partial: boolean): string => `${oneLine(caseName(c.outcome))}: ${passCell(c, partial)}`
 
 /**
- * A failed case's failures, `  run r: <failure>`, each failed run followed by its output's start
- * when no failure already quotes the whole output.
+ * A failed case's failures, `  run r: <failure>` (`error: <error>` for a run that could not run), each
+ * failed run followed by its output's start when no failure already quotes the whole output.
  */
 const failureBlock = (c: CaseReport, prefix = ""): ReadonlyArray<string> => {
-  if (fullyPassed(c) || c.stats.total === 0) return []
+  if (c.stats.errors === 0 && (fullyPassed(c) || c.stats.total === 0)) return []
   const lines: Array<string> = []
   c.outcome.runs.forEach((run: RunOutcome, i) => {
-    for (const failure of run.failures) lines.push(`  ${prefix}run ${i + 1}: ${failure}`)
+    const error = run.error === true ? "error: " : ""
+    for (const failure of run.failures) lines.push(`  ${prefix}run ${i + 1}: ${error}${failure}`)
     const output = run.output
     if (output === undefined || run.failures.length === 0) return
     const quoted = rustDebugString(output)
@@ -129,17 +146,20 @@ const failureBlock = (c: CaseReport, prefix = ""): ReadonlyArray<string> => {
 }
 
 const reliabilityCell = (s: CaseStats): string =>
-  s.total === 0 ? "not-run" : `${s.label}  pass@1=${two(s.passAt1)}  pass^${s.k}=${s.passHatK ? 1 : 0}  ` +
+  s.total === 0 ? s.label : `${s.label}  pass@1=${two(s.passAt1)}  pass^${s.k}=${s.passHatK ? 1 : 0}  ` +
     `95% CI [${two(s.wilson.lower)}, ${two(s.wilson.upper)}]${s.total < s.k ? ` (${s.total} of ${s.k} runs)` : ""}`
 
 const suiteLine = (s: SuiteStats, k: number): string =>
   `mean pass@1=${two(s.meanPassAt1)}  pass^${k} ${s.passHatK} of ${s.cases} case(s)  ` +
   `stable-pass ${s.stablePass}, flaky ${s.flaky}, stable-fail ${s.stableFail}` +
-  (s.notRun > 0 ? `, not-run ${s.notRun}` : "")
+  (s.notRun > 0 ? `, not-run ${s.notRun}` : "") + (s.errorCases > 0 ? `, error ${s.errorCases}` : "")
+
+const errorRunsLine = (s: SuiteStats): ReadonlyArray<string> =>
+  s.errorRuns > 0 ? [`${s.errorRuns} run(s) could not run (server or setup errors; not counted as failures)`] : []
 
 const reliabilityLine = (c: CaseReport, minPassRate: number | undefined): string => {
   const s = c.stats
-  if (s.total === 0) return `  ${oneLine(caseName(c.outcome))}: not-run`
+  if (s.total === 0) return `  ${oneLine(caseName(c.outcome))}: ${s.label}`
   const accepted = s.label === "flaky" && s.accepted && minPassRate !== undefined
     ? ` (accepted: pass@1 >= --min-pass-rate ${two(minPassRate)})`
     : ""
@@ -157,16 +177,18 @@ const columns = (rows: ReadonlyArray<ReadonlyArray<string>>, indent = ""): Array
 }
 
 const comparisonText = (report: Report, targets: ReadonlyArray<TargetReport>): string => {
-  const lines: Array<string> = []
+  const lines: Array<string> = report.partial ? [`partial results: ${partialRuns(report)}`] : []
   const rows = matrixRows(report)
   const header = ["case", ...targets.map((t) => t.name)]
-  const table = columns([header, ...rows.map((r) => [oneLine(r.name), ...r.cells.map(passCell)])])
+  const cells = rows.map((r) => [oneLine(r.name), ...r.cells.map((c) => passCell(c, report.partial))])
+  const table = columns([header, ...cells])
   lines.push(table[0]!)
   rows.forEach((row, i) => {
     lines.push(table[i + 1]!)
     for (const cell of row.cells) lines.push(...failureBlock(cell, `[${cell.outcome.target}] `))
   })
   for (const t of targets) lines.push(`${t.name}: ${t.suite.fullyPassed} of ${t.suite.cases} case(s) fully passed`)
+  lines.push(...errorRunsLine(report.suite))
   if (report.repeat > 1) {
     const k = report.repeat
     lines.push(`reliability over ${k} runs per case (Wilson 95% interval):`)
@@ -179,9 +201,10 @@ const comparisonText = (report: Report, targets: ReadonlyArray<TargetReport>): s
 
 export const textReport = (report: Report): string => {
   if (report.targets !== undefined) return comparisonText(report, report.targets)
-  const lines: Array<string> = []
-  for (const c of report.cases) lines.push(caseLine(c), ...failureBlock(c))
+  const lines: Array<string> = report.partial ? [`partial results: ${partialRuns(report)}`] : []
+  for (const c of report.cases) lines.push(caseLine(c, report.partial), ...failureBlock(c))
   lines.push(`${report.suite.fullyPassed} of ${report.suite.cases} case(s) fully passed`)
+  lines.push(...errorRunsLine(report.suite))
   if (report.repeat > 1) {
     const k = report.repeat
     lines.push(`reliability over ${k} runs per case (Wilson 95% interval):`)
@@ -199,6 +222,7 @@ const float = (x: number) => new RustFloat(x)
 const runJson = (r: RunOutcome) => ({
   passed: r.failures.length === 0,
   failures: r.failures,
+  ...(r.error === true ? { error: true } : {}),
   output: r.output ?? null,
   assertions: r.assertions?.map((a) => ({
     assertion: a.position,
@@ -215,7 +239,7 @@ const runJson = (r: RunOutcome) => ({
 })
 
 /** A case's results: upstream's fields, then the statistics. */
-const resultJson = (c: CaseReport, head: Readonly<Record<string, unknown>>) => {
+const resultJson = (c: CaseReport, head: Readonly<Record<string, unknown>>, partial: boolean) => {
   const s = c.stats
   return {
     ...head,
@@ -227,10 +251,13 @@ const resultJson = (c: CaseReport, head: Readonly<Record<string, unknown>>) => {
     k: s.k,
     pass_at_1: s.total === 0 ? null : float(s.passAt1),
     pass_hat_k: s.passHatK,
+    pass_at_k: s.passAtK === undefined ? null : float(s.passAtK),
     wilson_95: { lower: float(s.wilson.lower), upper: float(s.wilson.upper) },
     label: s.label,
     accepted: s.accepted,
-    not_started: c.outcome.notStarted
+    not_started: c.outcome.notStarted,
+    errors: s.errors,
+    ...(partial ? { partial: true } : {})
   }
 }
 
@@ -243,28 +270,37 @@ const suiteJson = (s: SuiteStats) => ({
   stable_pass: s.stablePass,
   flaky: s.flaky,
   stable_fail: s.stableFail,
-  not_run: s.notRun
+  not_run: s.notRun,
+  error: s.errorCases,
+  error_runs: s.errorRuns
 })
 
 const inputJson = (c: CaseOutcome) => c.inputValue ?? c.input
 
-export const jsonReport = (report: Report): string => {
+/**
+ * The JSON report as a value; `lait eval merge` reads it back (src/eval/merge.ts). With a baseline
+ * comparison (`baseline`), a single target's array becomes `{cases, baseline}` and a matrix gains
+ * a `baseline` member.
+ */
+export const jsonReportValue = (report: Report): unknown => {
   if (report.targets !== undefined) {
-    return rustJson({
+    return {
       targets: report.targets.map((t) => ({ name: t.name, ...suiteJson(t.suite) })),
       cases: matrixRows(report).map((row) => ({
         case: row.index,
         name: row.name,
         input: inputJson(row.first),
-        results: row.cells.map((c) => resultJson(c, { target: c.outcome.target }))
+        results: row.cells.map((c) => resultJson(c, { target: c.outcome.target }, report.partial))
       }))
-    })
+    }
   }
-  return rustJson(report.cases.map((c) => ({
-    ...resultJson(c, { case: c.outcome.index, input: inputJson(c.outcome) }),
+  return report.cases.map((c) => ({
+    ...resultJson(c, { case: c.outcome.index, input: inputJson(c.outcome) }, report.partial),
     name: caseName(c.outcome)
-  })))
+  }))
 }
+
+export const jsonReport = (report: Report): string => rustJson(jsonReportValue(report))
 
 // ---------------------------------------------------------------------------------------------------
 // junit
@@ -297,9 +333,10 @@ export interface JunitOptions {
 
 const counts = (cases: ReadonlyArray<CaseReport>) => {
   const failures = cases.filter((c) => c.stats.total > 0 && !c.stats.accepted).length
-  const skipped = cases.filter((c) => c.stats.total === 0).length
+  const errors = cases.filter((c) => c.stats.errors > 0 && (c.stats.total === 0 || c.stats.accepted)).length
+  const skipped = cases.filter((c) => c.stats.total === 0 && c.stats.errors === 0).length
   const time = seconds(cases.reduce((sum, c) => sum + c.outcome.runs.reduce((t, r) => t + r.durationMs, 0), 0))
-  return `tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time}"`
+  return `tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${time}"`
 }
 
 /** Comparing targets, one testsuite per target, named `<file> [<target>]`. */
@@ -307,11 +344,15 @@ export const junitReport = (report: Report, options: JunitOptions): string => {
   const suites = report.targets === undefined
     ? [{ name: options.file, cases: report.cases }]
     : report.targets.map((t) => ({ name: `${options.file} [${t.name}]`, cases: t.cases }))
+  const partial = report.partial
+    ? [`    <properties><property name="partial" value="${xmlEscape(partialRuns(report))}"/></properties>`]
+    : []
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuites name="lait eval" ${counts(report.cases)}>`,
     ...suites.flatMap((suite) => [
       `  <testsuite name="${xmlEscape(suite.name)}" ${counts(suite.cases)}>`,
+      ...partial,
       ...junitCases(suite.cases, xmlEscape(options.file)),
       "  </testsuite>"
     ]),
@@ -325,13 +366,26 @@ const junitCases = (cases: ReadonlyArray<CaseReport>, file: string): ReadonlyArr
     const s = c.stats
     const caseTime = seconds(c.outcome.runs.reduce((t, r) => t + r.durationMs, 0))
     body.push(`    <testcase name="${xmlEscape(testName(c.outcome))}" classname="${file}" time="${caseTime}">`)
-    if (s.total === 0) {
+    const runErrors = c.outcome.runs.flatMap((run, i) =>
+      run.error === true ? [`run ${i + 1}: ${run.failures[0]}`] : []
+    )
+    if (s.errors > 0 && (s.total === 0 || s.accepted)) {
+      body.push(
+        `      <error message="${xmlEscape(`${s.errors} run(s) could not run`)}" type="error">${
+          xmlEscape(runErrors.join("\n"))
+        }</error>`
+      )
+    }
+    if (s.total === 0 && s.errors === 0) {
       body.push(`      <skipped message="not started: the --max-cost budget was reached"/>`)
-    } else {
-      const runFailures = c.outcome.runs.flatMap((run, i) => run.failures.map((f) => `run ${i + 1}: ${f}`))
+    } else if (s.total > 0) {
+      const runFailures = c.outcome.runs.flatMap((run, i) =>
+        run.error === true ? [] : run.failures.map((f) => `run ${i + 1}: ${f}`)
+      )
       if (!s.accepted) {
         const message = `${s.passed}/${s.total} runs passed (${pct(s)}%)` +
-          (c.outcome.notStarted > 0 ? `; ${c.outcome.notStarted} not started` : "")
+          (c.outcome.notStarted > 0 ? `; ${c.outcome.notStarted} not started` : "") +
+          (s.errors > 0 ? `; ${s.errors} could not run` : "")
         body.push(
           `      <failure message="${xmlEscape(message)}" type="${s.label}">${
             xmlEscape(runFailures.join("\n"))
@@ -340,7 +394,7 @@ const junitCases = (cases: ReadonlyArray<CaseReport>, file: string): ReadonlyArr
       }
       if (s.label === "flaky") {
         c.outcome.runs.forEach((run, i) => {
-          if (run.failures.length === 0) return
+          if (run.failures.length === 0 || run.error === true) return
           body.push(
             `      <flakyFailure message="${xmlEscape(`run ${i + 1}: ${run.failures[0]}`)}" type="flaky">` +
               `${xmlEscape(run.failures.join("\n"))}</flakyFailure>`

@@ -4,7 +4,9 @@
 // RunContext whose judge is metered in that run's usage — so concurrent runs never see each other's
 // events or tokens; the ModelClient, config and caches are shared. Pairs are produced one at a time
 // as slots free up, never listed up front, so memory follows the runs that finished, not --repeat.
-// A run that fails is one failure (`<error chain>`); only an interruption stops the eval.
+// A run that fails is one failure (`<error chain>`), unless it could not run at all (src/eval/runError.ts:
+// a server or setup error, its judge's included): then it is an `error` run, kept out of the pass rates.
+// Only an interruption stops the eval; `onInterrupted` then gets the runs that had finished.
 //
 // With a budget (`--max-cost`), a pair starts only while the cost spent plus an estimate for the
 // runs in flight and this one stays within it. The estimate is the mean cost of the runs finished so
@@ -27,6 +29,7 @@ import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { RunContext } from "../workflow/RunContext.ts"
 import { makeLlmJudge } from "./judge.ts"
+import { couldNotRun } from "./runError.ts"
 import { caseInputText, type EvalCase } from "./schema.ts"
 import { type LoadedTarget, runPromptTarget, runWorkflowTarget, type TargetRun } from "./target.ts"
 import { withRunTrace } from "./traces.ts"
@@ -58,6 +61,8 @@ export interface RunOutcome {
   /** The same by label (`eval target 'm'`, step labels, `llm_judge`), in first-recorded order. */
   readonly usageEntries: ReadonlyArray<UsageEntry>
   readonly durationMs: number
+  /** The run could not run (server or setup error): `failures` holds the error, not a verdict. */
+  readonly error?: boolean
 }
 
 export interface CaseOutcome {
@@ -96,6 +101,8 @@ export interface EvalOutcome {
   readonly budgetStop: BudgetStop | undefined
   /** The summed cost of every run, undefined when no request had a priced model. */
   readonly costUsd: number | undefined
+  /** Set when an interruption (Ctrl-C) stopped the eval: only the runs that finished are in. */
+  readonly partial?: boolean
 }
 
 export interface ProgressEvent {
@@ -125,6 +132,10 @@ export interface EvalOptions {
   readonly onProgress?: (event: ProgressEvent) => Effect.Effect<void>
   /** Compare the targets (`targets:`): outcomes name their target. Default: more than one target. */
   readonly compare?: boolean
+  /** The 1-based number each case reports as (a --shard runs a subset); default its position. */
+  readonly caseNumbers?: ReadonlyArray<number> | undefined
+  /** Called with the finished runs when the eval is interrupted, before the interruption goes on. */
+  readonly onInterrupted?: ((partial: EvalOutcome) => Effect.Effect<void>) | undefined
 }
 
 // Costs are sums of small floats; a budget met exactly must not read as exceeded.
@@ -134,22 +145,36 @@ const BUDGET_SLACK = 1e-9
 // shared, and with them the usage and trace of another run. A model target needs no model steps.
 const promptRunServices = Layer.mergeAll(RunUsage.layer, RunTracer.layer)
 
+/** The judge's failures of a run that mean it could not be judged (server errors), as rendered. */
+interface JudgeErrors {
+  readonly rendered: Array<string>
+}
+
 /** The config's environment and registry, and a judge whose requests are metered in this run's usage. */
-const judgedRunContext = (target: LoadedTarget) =>
+const judgedRunContext = (target: LoadedTarget, judgeErrors: JudgeErrors) =>
   Layer.effect(
     RunContext,
     Effect.gen(function*() {
       const config = yield* LaitConfig
       const client = yield* ModelClient
       const judge = yield* makeLlmJudge({ config, client, defaultModel: target.defaultModel })
-      return RunContext.fromConfig(config, { judge })
+      return RunContext.fromConfig(config, {
+        judge: {
+          score: (request) =>
+            judge.score(request).pipe(
+              Effect.tapError((e) =>
+                Effect.sync(() => void (couldNotRun(e) && judgeErrors.rendered.push(renderChain(e))))
+              )
+            )
+        }
+      })
     })
   )
 
 // The model steps read the run context (its working directory); the judge meters into the run's usage.
-const workflowRunServices = (target: LoadedTarget) =>
+const workflowRunServices = (target: LoadedTarget, judgeErrors: JudgeErrors) =>
   LlmSteps.layerModel.pipe(
-    Layer.provideMerge(Layer.mergeAll(Engine.layer, Progress.layerSilent, judgedRunContext(target))),
+    Layer.provideMerge(Layer.mergeAll(Engine.layer, Progress.layerSilent, judgedRunContext(target, judgeErrors))),
     Layer.provideMerge(Layer.mergeAll(RunUsage.layer, RunTracer.layer))
   )
 
@@ -161,7 +186,11 @@ const assertionResult = (check: Check): AssertionResult => ({
   ...(check.judge === undefined ? {} : { score: check.judge.score, reasoning: check.judge.reasoning })
 })
 
-const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.Effect<TargetRun, AnyLaitError, R>) =>
+const evaluatePair = <R>(
+  evalCase: EvalCase,
+  run: Effect.Effect<TargetRun, AnyLaitError, R>,
+  judgeErrors: JudgeErrors
+) =>
   Effect.gen(function*() {
     const started = Date.now()
     const evaluator = yield* AssertionEvaluator
@@ -169,8 +198,10 @@ const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.E
     const ran = yield* Effect.result(run)
     let failures: ReadonlyArray<string>
     let details: Pick<RunOutcome, "output" | "assertions"> = {}
+    let error = false
     if (ran._tag === "Failure") {
       failures = [renderChain(ran.failure)]
+      error = couldNotRun(ran.failure)
     } else {
       // Usage assertions see the run itself; the judge's requests come after this snapshot.
       const trajectory = {
@@ -185,26 +216,36 @@ const evaluatePair = <R>(target: LoadedTarget, evalCase: EvalCase, run: Effect.E
       })
       failures = failureLines(checks)
       details = { output: ran.success.output, assertions: checks.map(assertionResult) }
+      // Only when every failure is a judge that could not answer; one real verdict makes it a failure.
+      error = failures.length > 0 && judgeErrors.rendered.length > 0 &&
+        failures.every((f) => judgeErrors.rendered.some((e) => f.includes(`llm_judge evaluation failed: ${e}`)))
     }
     return {
       failures,
       ...details,
       usage: yield* usage.total,
       usageEntries: yield* usage.entries,
-      durationMs: Date.now() - started
+      durationMs: Date.now() - started,
+      ...(error ? { error } : {})
     } satisfies RunOutcome
   })
 
 // The repeat is set around the whole run, its judge's context included, so that --record keeps
 // each repeat's answers apart and --replay gives each repeat its own (src/model/cassette/repeat.ts).
 const runPair = (target: LoadedTarget, evalCase: EvalCase, repeatIndex: number) =>
-  (target.kind === "workflow"
-    ? evaluatePair(target, evalCase, runWorkflowTarget(target, evalCase)).pipe(
-      Effect.provide(workflowRunServices(target), { local: true })
-    )
-    : evaluatePair(target, evalCase, runPromptTarget(target, evalCase)).pipe(
-      Effect.provide(judgedRunContext(target).pipe(Layer.provideMerge(promptRunServices)), { local: true })
-    )).pipe(Effect.provideService(CassetteRepeat, repeatIndex))
+  Effect.suspend(() => {
+    const judgeErrors: JudgeErrors = { rendered: [] }
+    return target.kind === "workflow"
+      ? evaluatePair(evalCase, runWorkflowTarget(target, evalCase), judgeErrors).pipe(
+        Effect.provide(workflowRunServices(target, judgeErrors), { local: true })
+      )
+      : evaluatePair(evalCase, runPromptTarget(target, evalCase), judgeErrors).pipe(
+        Effect.provide(
+          judgedRunContext(target, judgeErrors).pipe(Layer.provideMerge(promptRunServices)),
+          { local: true }
+        )
+      )
+  }).pipe(Effect.provideService(CassetteRepeat, repeatIndex))
 
 export interface ScheduledRun {
   /** 0-based position in `cases:`. */
@@ -253,6 +294,7 @@ export const runEval = (
     // A run cannot fail (its errors are its failures); a defect in one is kept and raised at the end.
     let defect: Cause.Cause<never> | undefined
 
+    const numberOf = (caseIndex: number) => options.caseNumbers?.[caseIndex] ?? caseIndex + 1
     const finish = (run: ScheduledRun, outcome: RunOutcome) =>
       Effect.gen(function*() {
         const runs = outcomes[run.caseIndex]!
@@ -271,7 +313,7 @@ export const runEval = (
           const cell = cases[run.caseIndex]!
           const caseDone = finishedPerCase[run.caseIndex] === repeat
             ? {
-              index: cell.caseIndex + 1,
+              index: numberOf(cell.caseIndex),
               passed: passedPerCase[run.caseIndex]!,
               total: repeat,
               ...(compare ? { target: cell.target.name } : {})
@@ -286,70 +328,81 @@ export const runEval = (
         }
       })
 
-    for (const run of schedule(cases.length, repeat)) {
-      yield* Semaphore.take(slots, 1)
-      if (budget !== undefined) {
-        if (done === 0 && inFlight > 0) yield* Deferred.await(firstDone)
-        const estimate = done === 0 ? (options.firstRunEstimateUsd ?? 0) : spent / done
-        if (spent + estimate * (inFlight + 1) > budget * (1 + BUDGET_SLACK) + BUDGET_SLACK) {
-          yield* Semaphore.release(slots, 1)
-          stoppedByBudget = true
-          break
+    const collect = (partial: boolean): EvalOutcome => {
+      const caseOutcomes = cases.map((cell, cellIndex): CaseOutcome => {
+        // Array.prototype.filter skips the holes of repeats that never started (or never finished).
+        const runs = outcomes[cellIndex]!.filter((o) => o !== undefined)
+        const c = cell.evalCase
+        return {
+          index: numberOf(cell.caseIndex),
+          input: caseInputText(c),
+          ...(typeof c.input === "string" ? {} : { inputValue: c.input }),
+          name: c.name,
+          named: c.named,
+          ...(compare ? { target: cell.target.name } : {}),
+          runs,
+          notStarted: repeat - runs.length
         }
-      }
-      inFlight++
-      started++
-      // Not kept: a finished run's fiber is garbage at once; the slots below tell when all are done.
-      const cell = cases[run.caseIndex]!
-      yield* liveRoot(
-        { operation: "eval_run", label: `case ${cell.caseIndex + 1}, repeat ${run.repeatIndex + 1}` },
-        {
-          "lait.eval.case": cell.caseIndex + 1,
-          "lait.eval.repeat": run.repeatIndex + 1,
-          ...(cell.target.name === undefined ? {} : { "lait.eval.target": cell.target.name })
-        },
-        withRunTrace(
-          { caseIndex: cell.caseIndex, repeatIndex: run.repeatIndex, target: compare ? cell.target.name : undefined },
-          cell.evalCase,
-          runPair(cell.target, cell.evalCase, run.repeatIndex)
-        ),
-        (exit) => (Exit.isSuccess(exit) ? { "lait.eval.passed": exit.value.failures.length === 0 } : {})
-      ).pipe(
-        Effect.flatMap((outcome) => finish(run, outcome)),
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.sync(() => void (defect ??= cause))
-        ),
-        Effect.ensuring(Semaphore.release(slots, 1)),
-        Effect.forkChild({ startImmediately: true })
-      )
-    }
-    yield* Semaphore.take(slots, concurrency)
-    if (defect !== undefined) return yield* Effect.failCause(defect)
-
-    const caseOutcomes = cases.map((cell, cellIndex): CaseOutcome => {
-      // Array.prototype.filter skips the holes of repeats that never started.
-      const runs = outcomes[cellIndex]!.filter((o) => o !== undefined)
-      const c = cell.evalCase
+      })
       return {
-        index: cell.caseIndex + 1,
-        input: caseInputText(c),
-        ...(typeof c.input === "string" ? {} : { inputValue: c.input }),
-        name: c.name,
-        named: c.named,
-        ...(compare ? { target: cell.target.name } : {}),
-        runs,
-        notStarted: repeat - runs.length
+        cases: caseOutcomes,
+        ...(compare ? { targets: targets.map((t) => t.name) } : {}),
+        repeat,
+        budgetStop: stoppedByBudget && budget !== undefined
+          ? { budgetUsd: budget, spentUsd: spent, started, total }
+          : undefined,
+        costUsd: priced ? spent : undefined,
+        ...(partial ? { partial } : {})
       }
-    })
-    return {
-      cases: caseOutcomes,
-      ...(compare ? { targets: targets.map((t) => t.name) } : {}),
-      repeat,
-      budgetStop: stoppedByBudget && budget !== undefined
-        ? { budgetUsd: budget, spentUsd: spent, started, total }
-        : undefined,
-      costUsd: priced ? spent : undefined
     }
+
+    const startAll = Effect.gen(function*() {
+      for (const run of schedule(cases.length, repeat)) {
+        yield* Semaphore.take(slots, 1)
+        if (budget !== undefined) {
+          if (done === 0 && inFlight > 0) yield* Deferred.await(firstDone)
+          const estimate = done === 0 ? (options.firstRunEstimateUsd ?? 0) : spent / done
+          if (spent + estimate * (inFlight + 1) > budget * (1 + BUDGET_SLACK) + BUDGET_SLACK) {
+            yield* Semaphore.release(slots, 1)
+            stoppedByBudget = true
+            break
+          }
+        }
+        inFlight++
+        started++
+        // Not kept: a finished run's fiber is garbage at once; the slots below tell when all are done.
+        const cell = cases[run.caseIndex]!
+        const number = numberOf(cell.caseIndex)
+        yield* liveRoot(
+          { operation: "eval_run", label: `case ${number}, repeat ${run.repeatIndex + 1}` },
+          {
+            "lait.eval.case": number,
+            "lait.eval.repeat": run.repeatIndex + 1,
+            ...(cell.target.name === undefined ? {} : { "lait.eval.target": cell.target.name })
+          },
+          withRunTrace(
+            { caseIndex: number - 1, repeatIndex: run.repeatIndex, target: compare ? cell.target.name : undefined },
+            cell.evalCase,
+            runPair(cell.target, cell.evalCase, run.repeatIndex)
+          ),
+          (exit) => (Exit.isSuccess(exit) ? { "lait.eval.passed": exit.value.failures.length === 0 } : {})
+        ).pipe(
+          Effect.flatMap((outcome) => finish(run, outcome)),
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.sync(() => void (defect ??= cause))
+          ),
+          Effect.ensuring(Semaphore.release(slots, 1)),
+          Effect.forkChild({ startImmediately: true })
+        )
+      }
+      yield* Semaphore.take(slots, concurrency)
+    })
+    const onInterrupted = options.onInterrupted
+    yield* onInterrupted === undefined
+      ? startAll
+      : startAll.pipe(Effect.onInterrupt(() => onInterrupted(collect(true))))
+    if (defect !== undefined) return yield* Effect.failCause(defect)
+    return collect(false)
   })
 
 /** Usage of every run summed per label, labels in the order they first appear (case order). */

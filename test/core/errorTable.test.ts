@@ -276,6 +276,15 @@ const rows: ReadonlyArray<Row> = [
   ],
   [new EvalError({ reason: { _tag: "CasesFailed" } }), "one or more eval cases did not fully pass", 1],
   [new EvalError({ reason: { _tag: "CasesFailed", minRate: 0.8 } }), "one or more eval cases did not pass (a flaky case needs a pass rate of at least 0.8)", 1],
+  // Baselines, merges and runs that could not run (issue 21)
+  [new EvalError({ reason: { _tag: "BaselineReadFailed", path: "b.json", detail: "no such file" } }), "failed to read baseline 'b.json': no such file", 1],
+  [new EvalError({ reason: { _tag: "BaselineInvalid", path: "b.json", detail: "cases[0]: expected {case}" } }), "invalid baseline 'b.json': cases[0]: expected {case}", 3],
+  [new EvalError({ reason: { _tag: "BaselineWriteFailed", path: "b.json", detail: "is a directory" } }), "failed to write baseline 'b.json': is a directory", 1],
+  [new EvalError({ reason: { _tag: "Regressed", count: 2, file: "b.json", significance: 0.05 } }), "2 eval case(s) regressed against the baseline 'b.json' (Fisher's exact test, p < 0.05)", 1],
+  [new EvalError({ reason: { _tag: "RunsCouldNotRun", runs: 3 } }), "3 run(s) could not run (server or setup errors; see the report)", 4],
+  [new EvalError({ reason: { _tag: "ReportReadFailed", path: "s1.json", detail: "gone" } }), "failed to read eval report 's1.json': gone", 1],
+  [new EvalError({ reason: { _tag: "ReportInvalid", path: "s1.json", detail: "case entry 1: expected 'case' and 'input'" } }), "invalid eval report 's1.json': case entry 1: expected 'case' and 'input'", 3],
+  [new EvalError({ reason: { _tag: "MergeRefused", detail: "cannot merge: case 3 is in both 'a' and 'b' (overlapping shards?)" } }), "cannot merge: case 3 is in both 'a' and 'b' (overlapping shards?)", 3],
   // LintError, CommandError
   [new LintError({ reason: { _tag: "Findings", summary: "1 of 1 file(s) had errors" } }), "1 of 1 file(s) had errors", 3],
   [

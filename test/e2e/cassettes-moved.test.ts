@@ -218,8 +218,10 @@ assert:
       cwd: path.join(ws.dir, "ev"),
       env
     })
-    expect(strict.code).toBe(1)
+    // A cassette miss means the run could not run: an `error` run, exit 4 (not a failed case).
+    expect(strict.code).toBe(4)
     expect(strict.stdout).toContain("--strict-replay refuses it")
+    expect(strict.stdout).toStartWith("case 1: ERROR (1 run(s) could not run)\n")
     expect(now.requests).toHaveLength(0)
   })
 })

@@ -142,10 +142,12 @@ describe("json report", () => {
       k: 5,
       pass_at_1: 0.8,
       pass_hat_k: false,
+      pass_at_k: 1,
       wilson_95: { lower: expect.closeTo(0.3755, 4), upper: expect.closeTo(0.9638, 4) },
       label: "flaky",
       accepted: true,
       not_started: 0,
+      errors: 0,
       name: "case 1"
     })
     const text = jsonReport(buildReport(mixed))

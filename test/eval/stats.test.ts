@@ -74,7 +74,9 @@ describe("case statistics", () => {
       stablePass: 1,
       flaky: 1,
       stableFail: 1,
-      notRun: 1
+      notRun: 1,
+      errorCases: 0,
+      errorRuns: 0
     })
   })
 })

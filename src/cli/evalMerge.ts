@@ -1,0 +1,164 @@
+// The flags `lait eval` gained for teams (--jobs, --shard, the baseline flags), and `lait eval merge
+// a.json b.json …`, which turns the JSON reports of shards (--shard K/N, on one machine or many) into
+// the report one run over all the cases would have printed, in any format, with the same baseline
+// comparison and exit code. Everything heavy is loaded on demand.
+import { Console, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { renderChain } from "../core/errors.ts"
+import { EvalError } from "../eval/evalErrors.ts"
+import { ArgumentError } from "../core/usageErrors.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
+import type { BaselineOptions } from "./evalReport.ts"
+
+const DEFAULT_JOBS = 8
+const DEFAULT_SIGNIFICANCE = 0.05
+
+const baselineFlags = {
+  baseline: Flag.String("baseline").pipe(
+    Flag.withMetavar("FILE"),
+    Flag.withDescription("Compare each case's pass rate with FILE (from --save-baseline) by Fisher's exact test"),
+    Flag.optional
+  ),
+  saveBaseline: Flag.String("save-baseline").pipe(
+    Flag.withMetavar("FILE"),
+    Flag.withDescription("Write each case's pass counts to FILE, for a later --baseline"),
+    Flag.optional
+  ),
+  significance: Flag.Finite("significance").pipe(
+    Flag.withMetavar("P"),
+    Flag.withDescription(`With --baseline, call a change significant when p < P (default ${DEFAULT_SIGNIFICANCE})`),
+    Flag.withDefault(DEFAULT_SIGNIFICANCE)
+  ),
+  failOnRegression: Flag.Boolean("fail-on-regression").pipe(
+    Flag.withDescription("With --baseline, exit 1 exactly when a case regressed significantly"),
+    Flag.withDefault(false)
+  )
+}
+
+export const scaleFlags = {
+  jobs: Flag.Int("jobs").pipe(
+    Flag.withAlias("j"),
+    Flag.withMetavar("N"),
+    Flag.withDescription(`Run at most N (case, repeat) runs at once (default ${DEFAULT_JOBS})`),
+    Flag.withDefault(DEFAULT_JOBS)
+  ),
+  shard: Flag.String("shard").pipe(
+    Flag.withMetavar("K/N"),
+    Flag.withDescription("Run only shard K of N (a stable split of the cases); combine with 'lait eval merge'"),
+    Flag.optional
+  ),
+  ...baselineFlags
+}
+
+/** The baseline flags checked against each other. */
+export const checkBaselineFlags = (flags: {
+  readonly baseline: Option.Option<string>
+  readonly saveBaseline: Option.Option<string>
+  readonly significance: number
+  readonly failOnRegression: boolean
+}): Effect.Effect<BaselineOptions, ArgumentError> => {
+  const baseline = Option.getOrUndefined(flags.baseline)
+  if (!(flags.significance > 0 && flags.significance < 1)) {
+    return Effect.fail(
+      new ArgumentError({
+        reason: {
+          _tag: "InvalidValue",
+          flag: "--significance <P>",
+          value: String(flags.significance),
+          expected: "a number between 0 and 1"
+        }
+      })
+    )
+  }
+  if (flags.failOnRegression && baseline === undefined) {
+    return Effect.fail(
+      new ArgumentError({ reason: { _tag: "Requires", flag: "--fail-on-regression", needs: "--baseline <FILE>" } })
+    )
+  }
+  return Effect.succeed({
+    baseline,
+    saveBaseline: Option.getOrUndefined(flags.saveBaseline),
+    significance: flags.significance,
+    failOnRegression: flags.failOnRegression
+  })
+}
+
+export const evalMergeCommand = Command.make(
+  "merge",
+  {
+    reports: Argument.String("report").pipe(
+      Argument.withDescription("JSON reports of 'lait eval --format json' (the shards of one suite)"),
+      Argument.variadic({ min: 1 })
+    ),
+    format: Flag.Literals("format", ["text", "json", "junit", "html"]).pipe(
+      Flag.withDescription("Report format (html: one self-contained page)"),
+      Flag.withDefault("text" as const)
+    ),
+    output: Flag.String("output").pipe(
+      Flag.withAlias("o"),
+      Flag.withMetavar("PATH"),
+      Flag.withDescription("Write the report to PATH instead of stdout ('-' is stdout)"),
+      Flag.optional
+    ),
+    minPassRate: Flag.Finite("min-pass-rate").pipe(
+      Flag.withMetavar("R"),
+      Flag.withDescription("Accept a flaky case whose pass rate is at least R (0 to 1); the exit code follows"),
+      Flag.optional
+    ),
+    ...baselineFlags
+  },
+  Effect.fn("cli.eval.merge")(function*({ reports: paths, format, output, minPassRate, ...flags }) {
+    const minRate = Option.getOrUndefined(minPassRate)
+    if (minRate !== undefined && (minRate < 0 || minRate > 1)) {
+      return yield* new ArgumentError({
+        reason: {
+          _tag: "InvalidValue",
+          flag: "--min-pass-rate <R>",
+          value: String(minRate),
+          expected: "a number from 0 to 1"
+        }
+      })
+    }
+    const baselineOptions = yield* checkBaselineFlags(flags)
+    const [{ mergeReports, parseJsonReport }, { buildReport }, finish] = yield* Effect.promise(() =>
+      Promise.all([import("../eval/merge.ts"), import("../eval/report.ts"), import("./evalReport.ts")])
+    )
+    const reportPath = Option.getOrUndefined(output)
+    if (reportPath !== undefined && reportPath !== "-") yield* finish.checkReportTarget(reportPath)
+    const baselineFile = baselineOptions.baseline === undefined
+      ? undefined
+      : yield* finish.loadBaseline(baselineOptions.baseline)
+    const loader = yield* FileLoader
+    const inputs = []
+    for (const path of paths) {
+      const text = yield* loader.readText(path, { waitForWriter: true }).pipe(
+        Effect.mapError((e) =>
+          new EvalError({
+            reason: { _tag: "ReportReadFailed", path, detail: e.cause === undefined ? e.message : renderChain(e.cause) }
+          })
+        )
+      )
+      const report = parseJsonReport(text, path)
+      if (report instanceof EvalError) return yield* report
+      inputs.push({ path, report })
+    }
+    const merged = mergeReports(inputs)
+    if (merged instanceof EvalError) return yield* merged
+    if (merged.gaps.length > 0) {
+      yield* Console.error(
+        `warning: no report holds case(s) ${merged.gaps.join(", ")}; is a shard missing?`
+      )
+    }
+    const report = buildReport(merged.outcome, { minPassRate: minRate })
+    yield* finish.finishEval(report, {
+      format,
+      file: "lait eval merge",
+      output: reportPath,
+      minPassRate: minRate,
+      baseline: baselineOptions,
+      baselineFile
+    })
+  })
+).pipe(
+  Command.withDescription("Combine the JSON reports of eval shards into one report, as from a single run")
+)

@@ -1,0 +1,221 @@
+// `lait eval merge a.json b.json …`: the JSON reports of several `lait eval --format json` runs — the
+// shards of one suite (--shard K/N), from one machine or many — read back into one eval outcome, so that
+// every statistic and every format comes out as from a single run. Each run keeps what the JSON holds:
+// its output, assertions, duration, tokens, requests and cost. A case keeps its number from the eval
+// file; with `targets:` each (case, target) cell is one entry of the matrix. The same cell in two
+// reports, reports run with different --repeat, or of different targets cannot be one run and are
+// refused. Token usage by label (--show-usage) is not in a JSON report, so not in the merge.
+import type { Json } from "../core/json.ts"
+import type { UsageTotals } from "../model/RunUsage.ts"
+import { EvalError } from "./evalErrors.ts"
+import type { AssertionResult, CaseOutcome, EvalOutcome, RunOutcome } from "./runner.ts"
+import { caseInputText } from "./schema.ts"
+
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+const countOr0 = (v: unknown) => (isCount(v) ? v : 0)
+
+type Cell = CaseOutcome & { readonly k: number }
+
+export interface ReadReport {
+  readonly cells: ReadonlyArray<Cell>
+  /** The compared targets' names, in order; undefined for a single target. */
+  readonly targets: ReadonlyArray<string> | undefined
+  readonly partial: boolean
+}
+
+const readAssertion = (a: unknown): AssertionResult | undefined => {
+  if (!isObject(a) || !isCount(a["assertion"]) || typeof a["type"] !== "string" || typeof a["passed"] !== "boolean") {
+    return undefined
+  }
+  return {
+    position: a["assertion"],
+    type: a["type"],
+    passed: a["passed"],
+    ...(typeof a["message"] === "string" ? { message: a["message"] } : {}),
+    ...(typeof a["score"] === "number" ? { score: a["score"] } : {}),
+    ...(typeof a["reasoning"] === "string" ? { reasoning: a["reasoning"] } : {})
+  }
+}
+
+/** One run of the JSON report; a string says what is wrong with it. */
+const readRun = (run: unknown): RunOutcome | string => {
+  const failures = isObject(run) ? run["failures"] : undefined
+  if (
+    !isObject(run) || typeof run["passed"] !== "boolean" || !Array.isArray(failures) ||
+    !failures.every((f) => typeof f === "string") || run["passed"] !== (failures.length === 0)
+  ) {
+    return "expected 'passed' and the 'failures' that go with it"
+  }
+  const rawAssertions = run["assertions"]
+  const assertions = Array.isArray(rawAssertions) ? rawAssertions.map(readAssertion) : undefined
+  if (assertions?.some((a) => a === undefined)) return "expected assertions of {assertion, type, passed}"
+  const tokens = isObject(run["tokens"]) ? run["tokens"] : {}
+  const cost = run["cost_usd"]
+  const usage: UsageTotals = {
+    prompt: countOr0(tokens["prompt"]),
+    completion: countOr0(tokens["completion"]),
+    total: countOr0(tokens["total"]),
+    requests: countOr0(run["requests"]),
+    costUsd: typeof cost === "number" ? cost : undefined
+  }
+  const output = run["output"]
+  const duration = run["duration_ms"]
+  return {
+    failures: failures as Array<string>,
+    // A run that failed before its assertions has none; the report writes that as [] with a null output.
+    ...(typeof output === "string" ? { output, assertions: assertions as Array<AssertionResult> } : {}),
+    usage,
+    usageEntries: [],
+    durationMs: typeof duration === "number" ? duration : 0,
+    ...(run["error"] === true ? { error: true } : {})
+  }
+}
+
+/** One case's (or cell's) results; `head` holds its number, name and input. */
+const readResult = (
+  c: Record<string, unknown>,
+  head: { readonly index: number; readonly name: string | undefined; readonly input: unknown },
+  target: string | undefined
+): Cell | string => {
+  if (!isCount(c["k"]) || !isCount(c["not_started"]) || !Array.isArray(c["runs"])) {
+    return "expected 'k', 'not_started' and 'runs'"
+  }
+  const runs: Array<RunOutcome> = []
+  for (const [r, raw] of c["runs"].entries()) {
+    const run = readRun(raw)
+    if (typeof run === "string") return `run ${r + 1}: ${run}`
+    runs.push(run)
+  }
+  const { index, name, input } = head
+  return {
+    index,
+    input: typeof input === "string" ? input : caseInputText({ input: input as Json }),
+    ...(typeof input === "string" ? {} : { inputValue: input as Json }),
+    name: name ?? `case ${index}`,
+    // The report writes `case <n>` for an unnamed case: any other name was given.
+    named: name !== undefined && name !== `case ${index}`,
+    ...(target === undefined ? {} : { target }),
+    runs,
+    notStarted: c["not_started"],
+    k: c["k"]
+  }
+}
+
+/** One report's text: the JSON of `--format json` (an array, or the object of targets or --baseline). */
+export const parseJsonReport = (text: string, path: string): ReadReport | EvalError => {
+  const invalid = (detail: string) => new EvalError({ reason: { _tag: "ReportInvalid", path, detail } })
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (e) {
+    return invalid(`not JSON (expected the output of 'lait eval --format json'): ${e instanceof Error ? e.message : e}`)
+  }
+  const list = Array.isArray(raw) ? raw : isObject(raw) && Array.isArray(raw["cases"]) ? raw["cases"] : undefined
+  if (list === undefined) return invalid("expected the output of 'lait eval --format json'")
+  const rawTargets = isObject(raw) ? raw["targets"] : undefined
+  let targets: Array<string> | undefined
+  if (rawTargets !== undefined) {
+    if (!Array.isArray(rawTargets) || !rawTargets.every((t) => isObject(t) && typeof t["name"] === "string")) {
+      return invalid("expected 'targets' as a list of {name, ...}")
+    }
+    targets = rawTargets.map((t) => (t as { name: string }).name)
+  }
+  const cells: Array<Cell> = []
+  let partial = false
+  for (const [i, item] of list.entries()) {
+    const where = `case entry ${i + 1}`
+    if (!isObject(item) || !isCount(item["case"]) || !("input" in item)) {
+      return invalid(`${where}: expected 'case' and 'input'`)
+    }
+    const head = {
+      index: item["case"],
+      name: typeof item["name"] === "string" ? item["name"] : undefined,
+      input: item["input"]
+    }
+    const results = targets === undefined ? [item] : item["results"]
+    if (!Array.isArray(results)) return invalid(`${where}: expected 'results'`)
+    for (const result of results) {
+      const target = targets === undefined ? undefined : isObject(result) ? result["target"] : undefined
+      if (!isObject(result) || (targets !== undefined && (typeof target !== "string" || !targets.includes(target)))) {
+        return invalid(`${where}: expected results of the report's targets`)
+      }
+      const cell = readResult(result, head, target as string | undefined)
+      if (typeof cell === "string") return invalid(`${where}: ${cell}`)
+      if (result["partial"] === true) partial = true
+      cells.push(cell)
+    }
+  }
+  return { cells, targets, partial }
+}
+
+export interface MergeInput {
+  readonly path: string
+  readonly report: ReadReport
+}
+
+export interface Merged {
+  readonly outcome: EvalOutcome
+  /** Case numbers below the highest one that no report holds (a shard left out?). */
+  readonly gaps: ReadonlyArray<number>
+}
+
+const refuse = (detail: string) => new EvalError({ reason: { _tag: "MergeRefused", detail } })
+const targetList = (targets: ReadonlyArray<string> | undefined) =>
+  targets === undefined ? "one target" : `targets ${targets.map((t) => `'${t}'`).join(", ")}`
+
+export const mergeReports = (inputs: ReadonlyArray<MergeInput>): Merged | EvalError => {
+  const first = inputs[0]
+  const targets = first?.report.targets
+  const byCell = new Map<string, { readonly path: string; readonly outcome: CaseOutcome }>()
+  const numbers = new Set<number>()
+  let repeat: { readonly k: number; readonly path: string } | undefined
+  for (const { path, report } of inputs) {
+    if (targetList(report.targets) !== targetList(targets)) {
+      return refuse(
+        `cannot merge '${path}' with '${first!.path}': they ran ${targetList(report.targets)} and ${
+          targetList(targets)
+        }`
+      )
+    }
+    for (const c of report.cells) {
+      if (repeat !== undefined && c.k !== repeat.k) {
+        return refuse(
+          `cannot merge '${path}' with '${repeat.path}': they ran each case ${c.k} and ${repeat.k} time(s) (--repeat)`
+        )
+      }
+      repeat ??= { k: c.k, path }
+      const key = `${c.target ?? ""}\u0000${c.index}`
+      const other = byCell.get(key)
+      if (other !== undefined) {
+        const cell = c.target === undefined ? `case ${c.index}` : `case ${c.index} [${c.target}]`
+        return refuse(`cannot merge: ${cell} is in both '${other.path}' and '${path}' (overlapping shards?)`)
+      }
+      const { k: _k, ...outcome } = c
+      byCell.set(key, { path, outcome })
+      numbers.add(c.index)
+    }
+  }
+  const sorted = [...numbers].sort((a, b) => a - b)
+  const gaps: Array<number> = []
+  for (let n = 1; n < (sorted.at(-1) ?? 0); n++) if (!numbers.has(n)) gaps.push(n)
+  // A single run lists each case's targets side by side, in the targets' order.
+  const cases = sorted.flatMap((n) =>
+    (targets ?? [undefined]).flatMap((t) => {
+      const cell = byCell.get(`${t ?? ""}\u0000${n}`)
+      return cell === undefined ? [] : [cell.outcome]
+    })
+  )
+  const costs = cases.flatMap((c) => c.runs.flatMap((r) => (r.usage.costUsd === undefined ? [] : [r.usage.costUsd])))
+  return {
+    outcome: {
+      cases,
+      ...(targets === undefined ? {} : { targets }),
+      repeat: repeat?.k ?? 1,
+      budgetStop: undefined,
+      costUsd: costs.length === 0 ? undefined : costs.reduce((a, b) => a + b, 0),
+      ...(inputs.some((i) => i.report.partial) ? { partial: true } : {})
+    },
+    gaps
+  }
+}

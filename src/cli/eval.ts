@@ -13,9 +13,10 @@ import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage } from "../model/RunUsage.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
 import { configLayer } from "./config.ts"
+import { checkTraceDirFlags, traceDirFlags } from "./traceDirFlags.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
-import { checkBaselineFlags, evalMergeCommand, scaleFlags } from "./evalMerge.ts"
+import { checkBaselineFlags, evalMergeCommand, reportFlags, scaleFlags } from "./evalMerge.ts"
 import { printLine } from "./output.ts"
 
 /** Documented bound of --repeat: far beyond any useful pass-rate estimate, small enough to stay cheap. */
@@ -45,21 +46,7 @@ export const evalCommand = Command.make(
       Flag.withDescription(`Run each case N times (0 behaves as 1, at most ${MAX_REPEAT}) and report its pass rate`),
       Flag.withDefault(1)
     ),
-    format: Flag.Literals("format", ["text", "json", "junit", "html"]).pipe(
-      Flag.withDescription("Report format (html: one self-contained page)"),
-      Flag.withDefault("text" as const)
-    ),
-    output: Flag.String("output").pipe(
-      Flag.withAlias("o"),
-      Flag.withMetavar("PATH"),
-      Flag.withDescription("Write the report to PATH instead of stdout ('-' is stdout)"),
-      Flag.optional
-    ),
-    minPassRate: Flag.Finite("min-pass-rate").pipe(
-      Flag.withMetavar("R"),
-      Flag.withDescription("Accept a flaky case whose pass rate is at least R (0 to 1); the exit code follows"),
-      Flag.optional
-    ),
+    ...reportFlags,
     maxCost: Flag.Finite("max-cost").pipe(
       Flag.withMetavar("USD"),
       Flag.withDescription("Stop starting runs once the cost from 'pricing:' would pass USD; exit 1"),
@@ -89,28 +76,12 @@ export const evalCommand = Command.make(
       Flag.withDescription("With --replay, answer only from a cassette with the exact key (no other base URL's)"),
       Flag.withDefault(false)
     ),
-    traceDir: Flag.String("trace-dir").pipe(
-      Flag.withMetavar("DIR"),
-      Flag.withDescription("Write each run's trace, its judges' calls included, to DIR/case-<i>.repeat-<r>.jsonl"),
-      Flag.optional
-    ),
-    traceSpans: Flag.Boolean("trace-spans").pipe(
-      Flag.withDescription("With --trace-dir: also the runs and steps as spans (overrides default.trace_spans)"),
-      Flag.optional
-    ),
-    traceContent: Flag.Boolean("trace-content").pipe(
-      Flag.withDescription("With --trace-dir: also prompts, answers and tool results, secrets masked"),
-      Flag.optional
-    ),
+    ...traceDirFlags("Write each run's trace, its judges' calls included, to DIR/case-<i>.repeat-<r>.jsonl"),
     ...scaleFlags
   },
   Effect.fn("cli.eval")(function*({ traceDir, traceSpans, traceContent, ...flags }) {
     const { file, repeat, format, output, minPassRate, maxCost, showUsage, dryRun, ...scale } = flags
-    for (const [given, flag] of [[traceSpans, "--trace-spans"], [traceContent, "--trace-content"]] as const) {
-      if (Option.getOrUndefined(given) === true && Option.isNone(traceDir)) {
-        return yield* new ArgumentError({ reason: { _tag: "Requires", flag, needs: "--trace-dir <DIR>" } })
-      }
-    }
+    yield* checkTraceDirFlags({ traceDir, traceSpans, traceContent })
     if (repeat < 0 || repeat > MAX_REPEAT) {
       return yield* invalid("--repeat <N>", repeat, `an integer from 0 to ${MAX_REPEAT}`)
     }

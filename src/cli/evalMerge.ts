@@ -35,6 +35,25 @@ const baselineFlags = {
   )
 }
 
+/** How an eval's report is written and judged: `lait eval` and `lait eval merge` alike. */
+export const reportFlags = {
+  format: Flag.Literals("format", ["text", "json", "junit", "html"]).pipe(
+    Flag.withDescription("Report format (html: one self-contained page)"),
+    Flag.withDefault("text" as const)
+  ),
+  output: Flag.String("output").pipe(
+    Flag.withAlias("o"),
+    Flag.withMetavar("PATH"),
+    Flag.withDescription("Write the report to PATH instead of stdout ('-' is stdout)"),
+    Flag.optional
+  ),
+  minPassRate: Flag.Finite("min-pass-rate").pipe(
+    Flag.withMetavar("R"),
+    Flag.withDescription("Accept a flaky case whose pass rate is at least R (0 to 1); the exit code follows"),
+    Flag.optional
+  )
+}
+
 export const scaleFlags = {
   jobs: Flag.Int("jobs").pipe(
     Flag.withAlias("j"),
@@ -90,21 +109,7 @@ export const evalMergeCommand = Command.make(
       Argument.withDescription("JSON reports of 'lait eval --format json' (the shards of one suite)"),
       Argument.variadic({ min: 1 })
     ),
-    format: Flag.Literals("format", ["text", "json", "junit", "html"]).pipe(
-      Flag.withDescription("Report format (html: one self-contained page)"),
-      Flag.withDefault("text" as const)
-    ),
-    output: Flag.String("output").pipe(
-      Flag.withAlias("o"),
-      Flag.withMetavar("PATH"),
-      Flag.withDescription("Write the report to PATH instead of stdout ('-' is stdout)"),
-      Flag.optional
-    ),
-    minPassRate: Flag.Finite("min-pass-rate").pipe(
-      Flag.withMetavar("R"),
-      Flag.withDescription("Accept a flaky case whose pass rate is at least R (0 to 1); the exit code follows"),
-      Flag.optional
-    ),
+    ...reportFlags,
     ...baselineFlags
   },
   Effect.fn("cli.eval.merge")(function*({ reports: paths, format, output, minPassRate, ...flags }) {

@@ -15,6 +15,7 @@ import { StrictReplay } from "../model/strictReplay.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
 import { TestError } from "../testing/testErrors.ts"
 import { configLayer } from "./config.ts"
+import { checkTraceDirFlags, traceDirFlags } from "./traceDirFlags.ts"
 import { recordingClients, type RecordingMode } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
 
@@ -79,19 +80,7 @@ export const testCommand = Command.make(
       Flag.withDescription("Like --record, but replay the requests already recorded and record only the others"),
       Flag.withDefault(false)
     ),
-    traceDir: Flag.String("trace-dir").pipe(
-      Flag.withMetavar("DIR"),
-      Flag.withDescription("Write each test file's trace to DIR/<path with / as __>.jsonl (passing or not)"),
-      Flag.optional
-    ),
-    traceSpans: Flag.Boolean("trace-spans").pipe(
-      Flag.withDescription("With --trace-dir: also the runs and steps as spans (overrides default.trace_spans)"),
-      Flag.optional
-    ),
-    traceContent: Flag.Boolean("trace-content").pipe(
-      Flag.withDescription("With --trace-dir: also prompts, answers and tool results, secrets masked"),
-      Flag.optional
-    )
+    ...traceDirFlags("Write each test file's trace to DIR/<path with / as __>.jsonl (passing or not)")
   },
   Effect.fn("cli.test")(function*(
     {
@@ -111,11 +100,7 @@ export const testCommand = Command.make(
       traceContent
     }
   ) {
-    for (const [given, flag] of [[traceSpans, "--trace-spans"], [traceContent, "--trace-content"]] as const) {
-      if (Option.getOrUndefined(given) === true && Option.isNone(traceDir)) {
-        return yield* new ArgumentError({ reason: { _tag: "Requires", flag, needs: "--trace-dir <DIR>" } })
-      }
-    }
+    yield* checkTraceDirFlags({ traceDir, traceSpans, traceContent })
     if (jobs < 1) {
       return yield* new ArgumentError({
         reason: { _tag: "InvalidValue", flag: "--jobs <N>", value: String(jobs), expected: "an integer of at least 1" }

@@ -4,6 +4,7 @@ import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import type { Document, LineCounter } from "yaml"
 import type { Env } from "../core/env.ts"
+import { withLine } from "../core/errors.ts"
 import { loadDotenv } from "./dotenv.ts"
 import { ConfigError } from "../core/configErrors.ts"
 import { errnoOf, FileLoader } from "../platform/FileLoader.ts"
@@ -110,7 +111,6 @@ const issueMessage = (message: string): string => {
   return message.length > 0 ? message[0]!.toLowerCase() + message.slice(1) : message
 }
 
-const withLine = (text: string, line: number | undefined) => (line === undefined ? text : `${text} (line ${line})`)
 
 // `file`/`line` (the first problem's) let `lait lint` point at the line without reading the message.
 const located = (line: number | undefined) => (line === undefined ? {} : { line })

@@ -264,6 +264,10 @@ export const withContext = (message: string) => (cause: unknown): AnyLaitError =
   }
 }
 
+/** `text (line N)`, or `text` when the line is not known: how a problem in a file names its line. */
+export const withLine = (text: string, line: number | undefined): string =>
+  line === undefined ? text : `${text} (line ${line})`
+
 /**
  * Sets the `file` and `line` a domain error points at (for `lait lint`). Bun gives every Error its own
  * `line` (where it was constructed), which would hide a getter, so they are own properties.

@@ -3,7 +3,7 @@
 // is the text lait has always printed; a file that is invalid as written exits 3 (core/errors.ts's
 // table), runs that could not run 4, the rest 1.
 import { Schema } from "effect"
-import { locateError } from "../core/errors.ts"
+import { locateError, withLine } from "../core/errors.ts"
 
 const path = Schema.String
 
@@ -128,7 +128,7 @@ export class EvalError extends Schema.TaggedError<EvalError>()("EvalError", { re
       case "ReportInvalid":
         return this.reason.detail
       case "ParseFailed":
-        return this.reason.line === undefined ? this.reason.detail : `${this.reason.detail} (line ${this.reason.line})`
+        return withLine(this.reason.detail, this.reason.line)
       default:
         return undefined
     }

@@ -2,7 +2,7 @@
 // one error class with a `reason`. `message` is the text lait has always printed; a test file that is
 // invalid as written exits 3 (core/errors.ts's table), the rest 1.
 import { Schema } from "effect"
-import { locateError } from "../core/errors.ts"
+import { locateError, withLine } from "../core/errors.ts"
 
 const path = Schema.String
 
@@ -100,7 +100,7 @@ export class TestError extends Schema.TaggedError<TestError>()("TestError", { re
       case "FixtureCopyFailed":
         return this.reason.detail
       case "ParseFailed":
-        return this.reason.line === undefined ? this.reason.detail : `${this.reason.detail} (line ${this.reason.line})`
+        return withLine(this.reason.detail, this.reason.line)
       default:
         return undefined
     }

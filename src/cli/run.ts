@@ -24,9 +24,7 @@ import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
 import { printLine } from "./output.ts"
-import { CommandError, PROMPT_REQUIRED } from "./commandErrors.ts"
-
-export { PROMPT_REQUIRED }
+import { CommandError } from "./commandErrors.ts"
 
 /**
  * PROMPT and piped stdin combined: `-` means stdin alone; otherwise a non-terminal stdin is read and

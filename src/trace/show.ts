@@ -52,6 +52,17 @@ export interface LabelSummary {
   output_tokens: bigint
 }
 
+/** A label's summary before any event is counted. */
+const emptySummary = (label: string): LabelSummary => ({
+  label,
+  chat: 0n,
+  execute_tool: 0n,
+  compact: 0n,
+  duration_ms: 0n,
+  input_tokens: 0n,
+  output_tokens: 0n
+})
+
 const U64_MAX = 2n ** 64n - 1n
 const I64_MIN = -(2n ** 63n)
 const I64_MAX = 2n ** 63n - 1n
@@ -67,15 +78,7 @@ export const summarize = (events: ReadonlyArray<FileEvent>): ReadonlyArray<Label
     if (isStructure(e) || e.operation === "step" || e.operation === "invoke_workflow") continue
     let s = byLabel.get(e.label)
     if (s === undefined) {
-      s = {
-        label: e.label,
-        chat: 0n,
-        execute_tool: 0n,
-        compact: 0n,
-        duration_ms: 0n,
-        input_tokens: 0n,
-        output_tokens: 0n
-      }
+      s = emptySummary(e.label)
       byLabel.set(e.label, s)
     }
     if (e.operation === "chat") s.chat++
@@ -229,15 +232,7 @@ export const renderShowFiles = (files: ReadonlyArray<TraceFileEvents>, options: 
     (a, b) => ({ runs: a.runs + b.runs, failed: a.failed + b.failed }),
     { runs: 0, failed: 0 }
   )
-  const total: LabelSummary = {
-    label: "",
-    chat: 0n,
-    execute_tool: 0n,
-    compact: 0n,
-    duration_ms: 0n,
-    input_tokens: 0n,
-    output_tokens: 0n
-  }
+  const total = emptySummary("")
   for (const s of summaries) {
     total.chat += s.chat
     total.execute_tool += s.execute_tool

@@ -9,6 +9,7 @@ import { graphCommand } from "./graph.ts"
 import { initCommand } from "./init.ts"
 import { lintCommand } from "./lint.ts"
 import { runCommand } from "./run.ts"
+import { runsCommand } from "./runs.ts"
 import { schemaCommand } from "./schema.ts"
 import { testCommand } from "./test.ts"
 import { traceCommand } from "./trace.ts"
@@ -19,6 +20,7 @@ export const root = Command.make("lait").pipe(
   ),
   Command.withSubcommands([
     runCommand,
+    runsCommand,
     cacheCommand,
     cassettesCommand,
     configCommand,

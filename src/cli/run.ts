@@ -25,6 +25,7 @@ import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
 import { printLine } from "./output.ts"
 import { CommandError } from "./commandErrors.ts"
+import { announceResume, checkpointRecorder, openResume } from "./runCheckpoint.ts"
 
 /**
  * PROMPT and piped stdin combined: `-` means stdin alone; otherwise a non-terminal stdin is read and
@@ -176,37 +177,77 @@ export const runCommand = Command.make(
     approveTools: Flag.Boolean("approve-tools").pipe(
       Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
       Flag.withDefault(false)
+    ),
+    checkpoint: Flag.Boolean("checkpoint").pipe(
+      Flag.withDescription(
+        "Save the run's progress to .lait/runs/<run-id>.json after each top-level step; a failed run prints its id"
+      ),
+      Flag.withDefault(false)
+    ),
+    resume: Flag.String("resume").pipe(
+      Flag.withMetavar("RUN_ID"),
+      Flag.withDescription(
+        "Continue checkpointed run RUN_ID after its last completed top-level step " +
+          "(implies --checkpoint; PROMPT is ignored)"
+      ),
+      Flag.optional
     )
   },
   Effect.fn("cli.run")(function*(
-    { file, prompt, input, output, json, dryRun, traceFile, traceSpans, traceContent, showUsage, approveTools }
+    {
+      file,
+      prompt,
+      input,
+      output,
+      json,
+      dryRun,
+      traceFile,
+      traceSpans,
+      traceContent,
+      showUsage,
+      approveTools,
+      checkpoint,
+      resume
+    }
   ) {
+    const resumeId = Option.getOrUndefined(resume)
+    if (resumeId !== undefined && dryRun) {
+      return yield* new ArgumentError({ reason: { _tag: "Conflict", flag: "--resume <RUN_ID>", other: "--dry-run" } })
+    }
     for (const [given, flag] of [[traceSpans, "--trace-spans"], [traceContent, "--trace-content"]] as const) {
       if (Option.getOrUndefined(given) === true && Option.isNone(traceFile)) {
         return yield* new ArgumentError({ reason: { _tag: "Requires", flag, needs: "--trace-file <PATH>" } })
       }
     }
     // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
-    const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, { dryRunPlan }, schemas] =
+    const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, { dryRunPlan }, schemas, runs] =
       yield* Effect.promise(() =>
         Promise.all([
           import("../lang/load.ts"),
           import("../lang/inputs.ts"),
           import("../workflow/dryrun.ts"),
-          import("../lang/schemaRef.ts")
+          import("../lang/schemaRef.ts"),
+          import("../workflow/checkpoint.ts")
         ])
       )
     const engine = yield* Engine
     const loader = yield* FileLoader
 
     const target = yield* resolveTarget(file)
+    const resumed = resumeId === undefined ? undefined : yield* openResume(runs, resumeId, target)
     const workflow = yield* loadWorkflow(target, { waitForWriter: true })
     yield* engine.announce(workflow)
+    if (resumed !== undefined) yield* announceResume(runs, resumed, workflow)
 
     const stdinIsTty = process.stdin.isTTY === true
-    const text = yield* resolvePromptText(Option.getOrUndefined(prompt), stdinIsTty, loader.readStdin)
+    // A resumed run starts from what its checkpoint recorded; PROMPT and stdin are not read.
+    const text = resumed !== undefined
+      ? undefined
+      : yield* resolvePromptText(Option.getOrUndefined(prompt), stdinIsTty, loader.readStdin)
     let initial: Json
-    if (text !== undefined) {
+    if (resumed !== undefined) {
+      initial = resumed.initial_input
+    } else if (text !== undefined) {
       const schema = yield* schemas.loadSchemaRef(workflow.inputSchema)
       initial = yield* resolveInitial(schema, { kind: "text", text })
     } else if (workflow.inputs.length > 0) {
@@ -223,7 +264,10 @@ export const runCommand = Command.make(
             { readonly kind: "text"; readonly text: string }
           ])
     )
-    const inputs = yield* resolveInputs(workflow.inputs, provided)
+    // `--input` on a resume replaces the recorded inputs (all of them, as upstream).
+    const inputs = resumed !== undefined && provided.length === 0
+      ? resumed.inputs
+      : yield* resolveInputs(workflow.inputs, provided)
 
     if (dryRun) {
       const plan = yield* dryRunPlan(workflow, inputs, initial)
@@ -251,7 +295,26 @@ export const runCommand = Command.make(
         secrets: [...trace.configSecrets(config, env), ...(traceOptions.capture?.secrets ?? [])]
       })
 
-    const result = yield* engine.run(workflow, initial, inputs, { timeoutMode: "cancel" }).pipe(
+    const recorder = checkpoint || resumed !== undefined
+      ? checkpointRecorder(runs, {
+        runId: resumed?.run_id ?? runs.generateRunId(),
+        requested: file,
+        workflowPath: target,
+        workflow,
+        initial,
+        inputs,
+        completed: resumed?.completed_index ?? 0,
+        state: resumed === undefined ? { value: initial, counter: 0, steps: {} } : runs.resumeState(resumed)
+      })
+      : undefined
+    const resumeFrom = resumed === undefined
+      ? {}
+      : { resume: { completed: resumed.completed_index, state: runs.resumeState(resumed) } }
+    const result = yield* engine.run(workflow, initial, inputs, {
+      timeoutMode: "cancel",
+      ...resumeFrom,
+      ...(recorder === undefined ? {} : { afterTopLevelStep: recorder.afterStep })
+    }).pipe(
       Effect.provideService(ApproveTools, approveTools),
       Effect.provideService(TraceContent, traceOptions.capture),
       // A failed or interrupted run keeps its trace: it is when one is needed most. The run's own
@@ -259,11 +322,15 @@ export const runCommand = Command.make(
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
           ? Effect.void
-          : writeTrace(Cause.hasInterruptsOnly(exit.cause) ? "interrupted" : "failed").pipe(
-            Effect.catch((e) => Console.error(`warning: ${renderChain(e)}`))
+          : Effect.andThen(
+            recorder?.failed ?? Effect.void,
+            writeTrace(Cause.hasInterruptsOnly(exit.cause) ? "interrupted" : "failed").pipe(
+              Effect.catch((e) => Console.error(`warning: ${renderChain(e)}`))
+            )
           )
       )
     )
+    if (recorder !== undefined) yield* recorder.completed
     const content = textForm(result.output)
     const usage = yield* RunUsage
     const totals = yield* usage.total

@@ -15,6 +15,14 @@ import type { RunContext } from "./RunContext.ts"
 
 export type Steps = Readonly<Record<string, Json>>
 
+/** Where a run stands between two top-level steps: what a checkpoint records and a resume restores. */
+export interface RunState {
+  readonly value: Json
+  /** How many steps (nested ones included) have run: the next progress line's `[n]` is one more. */
+  readonly counter: number
+  readonly steps: Steps
+}
+
 export interface RunOptions {
   /**
    * What the file's own `timeout:` does. `"fail"` (the default; child files, `lait test`/`eval`):
@@ -25,6 +33,16 @@ export interface RunOptions {
   readonly timeoutMode?: "fail" | "cancel"
   /** Cancels the run when completed (another deadline of the caller's). */
   readonly cancel?: Deferred.Deferred<void>
+  /**
+   * Resumes a checkpointed run: the first `completed` top-level steps are not run again, and the
+   * rest start from `state` (`initial` is then only what the checkpoint recorded as the run's input).
+   */
+  readonly resume?: { readonly completed: number; readonly state: RunState }
+  /**
+   * Called after each top-level step ends normally, with how many top-level steps have completed and
+   * the state after it (`lait run --checkpoint`). A failure fails the run.
+   */
+  readonly afterTopLevelStep?: (completed: number, state: RunState) => Effect.Effect<void, AnyLaitError>
 }
 
 export interface RunResult {

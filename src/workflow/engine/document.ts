@@ -6,7 +6,7 @@ import { evalJqOne } from "../../lang/jq.ts"
 import type { Workflow } from "../../lang/model.ts"
 import { workflowSpan } from "../../core/tracing.ts"
 import type { RunResult } from "../Engine.ts"
-import { type EngineEffect, type Frame, type State, wrap } from "./frame.ts"
+import { type EngineEffect, type Frame, type State, type TopLevel, wrap } from "./frame.ts"
 import { withFileTimeout } from "./policy.ts"
 
 const finishOutput = (workflow: Workflow, state: State, frame: Frame): EngineEffect<Json> =>
@@ -19,7 +19,8 @@ export const runDocument = (
   workflow: Workflow,
   initial: Json,
   frame: Frame,
-  timeoutMode: "fail" | "cancel"
+  timeoutMode: "fail" | "cancel",
+  resume?: { readonly start: State; readonly top: TopLevel }
 ): EngineEffect<RunResult> =>
   withFileTimeout(
     workflow.timeout,
@@ -30,9 +31,10 @@ export const runDocument = (
       Effect.gen(function*() {
         const outcome = yield* frame.run.runSteps(
           workflow.steps,
-          { value: initial, counter: 0, steps: {} },
+          resume?.start ?? { value: initial, counter: 0, steps: {} },
           frame,
-          undefined
+          undefined,
+          resume?.top
         )
         const output = yield* finishOutput(workflow, outcome.state, frame)
         return { output, steps: outcome.state.steps }

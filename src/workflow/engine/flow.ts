@@ -21,6 +21,7 @@ import {
   type Kind,
   type Outcome,
   type State,
+  type TopLevel,
   wrap
 } from "./frame.ts"
 import { runModelStep } from "./llm.ts"
@@ -35,13 +36,16 @@ export const runSteps: (
   steps: ReadonlyArray<Step>,
   initial: State,
   frame: Frame,
-  list: string | undefined
+  list: string | undefined,
+  top?: TopLevel
 ) => EngineEffect<Outcome> = Effect.fnUntraced(
-  function*(steps: ReadonlyArray<Step>, initial: State, frame: Frame, list: string | undefined) {
+  function*(steps: ReadonlyArray<Step>, initial: State, frame: Frame, list: string | undefined, top?: TopLevel) {
     let state = initial
     for (const [index, step] of steps.entries()) {
+      if (top !== undefined && index < top.from) continue
       const outcome = yield* runStep(step, state, frame, positionIn(list, index))
       state = outcome.state
+      if (top?.after !== undefined) yield* top.after(index + 1, state)
       if (outcome.flow !== "continue") return { state, flow: outcome.flow }
     }
     return { state, flow: "continue" as Flow }

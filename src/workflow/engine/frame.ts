@@ -17,17 +17,13 @@ import type { Json } from "../../core/json.ts"
 import { evalJqOne, isTruthy } from "../../lang/jq.ts"
 import type { ModelDefinition, Step, StepKind, Workflow, WorkflowDefaults } from "../../lang/model.ts"
 import type { Answerer } from "../../platform/terminal.ts"
-import type { Steps } from "../Engine.ts"
+import type { RunState, Steps } from "../Engine.ts"
 import type { LlmStepsService } from "../LlmSteps.ts"
 import type { ProgressWriter } from "../progress.ts"
 
 export type Flow = "continue" | "break" | "stop"
 
-export interface State {
-  readonly value: Json
-  readonly counter: number
-  readonly steps: Steps
-}
+export type State = RunState
 
 export interface Outcome {
   readonly state: State
@@ -42,12 +38,22 @@ export type Placement = "sequential" | "parallel" | "concurrent-items"
 
 export type EngineEffect<A> = Effect.Effect<A, AnyLaitError, FileLoader>
 
+/**
+ * The top level of `lait run` under checkpoints: the steps before `from` are skipped (already run by
+ * the run being resumed) and `after` is told of each one that ends normally.
+ */
+export interface TopLevel {
+  readonly from: number
+  readonly after?: ((completed: number, state: State) => Effect.Effect<void, AnyLaitError>) | undefined
+}
+
 /** `list`: where these steps are in the file (see src/lang/positions.ts); undefined for the top level. */
 export type RunSteps = (
   steps: ReadonlyArray<Step>,
   initial: State,
   frame: Frame,
-  list: string | undefined
+  list: string | undefined,
+  top?: TopLevel
 ) => EngineEffect<Outcome>
 
 /** One run in progress: its RunContext's values plus what the run itself owns. */

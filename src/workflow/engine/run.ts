@@ -56,5 +56,17 @@ export const runWorkflow: (
     progress,
     loop: null
   }
-  return yield* runDocument(workflow, initial, frame, options?.timeoutMode ?? "fail")
+  const checkpointed = options?.resume !== undefined || options?.afterTopLevelStep !== undefined
+  return yield* runDocument(
+    workflow,
+    initial,
+    frame,
+    options?.timeoutMode ?? "fail",
+    checkpointed
+      ? {
+        start: options?.resume?.state ?? { value: initial, counter: 0, steps: {} },
+        top: { from: options?.resume?.completed ?? 0, after: options?.afterTopLevelStep }
+      }
+      : undefined
+  )
 })

@@ -1,0 +1,211 @@
+// Checkpoints of `lait run --checkpoint`: `.lait/runs/<run-id>.json` under the current directory,
+// replaced whole (temp file + rename) after every top-level step, so that `--resume` can continue a
+// failed or interrupted run after its last completed top-level step. The file is upstream's format 2,
+// field for field, so either implementation can list and resume the other's runs.
+//
+// Only top-level steps are checkpointed: a control step (group, switch, parallel, loops) re-runs from
+// its own beginning on resume, so a `run:` or `write:` inside one can run twice across a resume.
+import { Effect } from "effect"
+import * as nodePath from "node:path"
+import { CheckpointError } from "../core/checkpointErrors.ts"
+import { type Json, isJsonObject } from "../core/json.ts"
+import { stepName } from "../lang/positions.ts"
+import type { Workflow } from "../lang/model.ts"
+import { describeOsError, FileLoader, writeAtomicSync } from "../platform/FileLoader.ts"
+import * as Files from "../platform/files.ts"
+import type { RunState } from "./Engine.ts"
+
+export const RUNS_DIR = nodePath.join(".lait", "runs")
+
+export const CHECKPOINT_FORMAT = 2
+
+/** `failed` while the run is in progress or after it failed; `completed` once it finished. */
+export type RunStatus = "failed" | "completed"
+
+export interface Checkpoint {
+  readonly format: typeof CHECKPOINT_FORMAT
+  readonly run_id: string
+  /** The workflow file as `lait run` resolved FILE (a `workflows:` name is recorded as its path). */
+  readonly workflow_path: string
+  /** The run's initial value (PROMPT, or null). */
+  readonly initial_input: Json
+  /** The resolved `inputs`, so a resumed run needs no `--input` again. They are stored verbatim. */
+  readonly inputs: Readonly<Record<string, Json>>
+  /** Every top-level step's `id`, else `step-<position>`, to see whether the file changed since. */
+  readonly top_level_labels: ReadonlyArray<string>
+  /** How many top-level steps have completed; a resume starts at the next one. */
+  readonly completed_index: number
+  readonly counter: number
+  readonly current_value: Json
+  readonly steps_outputs: Readonly<Record<string, Json>>
+  readonly status: RunStatus
+}
+
+/** The same names upstream allows for a run id, so `--resume ../x` can never leave `.lait/runs`. */
+export const validRunId = (runId: string): boolean => /^[A-Za-z0-9_-]+$/.test(runId)
+
+export const runPath = (runId: string): Effect.Effect<string, CheckpointError> =>
+  validRunId(runId)
+    ? Effect.succeed(nodePath.join(RUNS_DIR, `${runId}.json`))
+    : Effect.fail(new CheckpointError({ reason: { _tag: "InvalidRunId", runId } }))
+
+let idCounter = 0
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0")
+
+/**
+ * `YYYYMMDD-HHMMSS-<nanoseconds, 9 digits>-<pid>-<counter>` in UTC: sorts by start time, and the pid
+ * and counter keep runs started in the same instant apart.
+ */
+export const generateRunId = (now: Date = new Date()): string => {
+  const date = `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}`
+  const time = `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}`
+  // The clock has milliseconds; the monotonic clock's sub-millisecond part fills in the rest.
+  const nanos = now.getUTCMilliseconds() * 1_000_000 + Number(process.hrtime.bigint() % 1_000_000n)
+  return `${date}-${time}-${pad(nanos, 9)}-${process.pid}-${idCounter++}`
+}
+
+/** Every top-level step's stable name, by position: its `id`, else `step-<position>`. */
+export const topLevelLabels = (workflow: Workflow): Array<string> =>
+  workflow.steps.map((step, index) => stepName(step, `${index + 1}`))
+
+/**
+ * Writes the whole checkpoint atomically. Synchronous on purpose: it also runs while a Ctrl-C is
+ * stopping the run, and must not be cut off half-way.
+ */
+export const saveCheckpoint = (checkpoint: Checkpoint): Effect.Effect<void, CheckpointError> =>
+  Effect.flatMap(runPath(checkpoint.run_id), (path) =>
+    Effect.try({
+      try: () => writeAtomicSync(path, JSON.stringify(checkpoint, null, 2)),
+      catch: (e) => new CheckpointError({ reason: { _tag: "SaveFailed", path, detail: describeOsError(e) } })
+    }))
+
+const unreadable = (path: string, detail: string) =>
+  new CheckpointError({ reason: { _tag: "Unreadable", path, detail } })
+
+const isCount = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
+
+/** The checkpoint in `text`, refusing other formats before looking at single fields. */
+export const parseCheckpoint = (text: string, path: string): Effect.Effect<Checkpoint, CheckpointError> =>
+  Effect.gen(function*() {
+    let value: Json
+    try {
+      value = JSON.parse(text) as Json
+    } catch (e) {
+      return yield* unreadable(path, e instanceof Error ? e.message : String(e))
+    }
+    if (!isJsonObject(value)) return yield* unreadable(path, "expected a JSON object")
+    if (value["format"] !== CHECKPOINT_FORMAT) {
+      return yield* new CheckpointError({ reason: { _tag: "OldFormat", path } })
+    }
+    const field = (name: string, ok: (u: Json) => boolean, expected: string) => {
+      const got = value[name]
+      if (got !== undefined && ok(got)) return Effect.void
+      const detail = got === undefined ? `missing field \`${name}\`` : `\`${name}\`: expected ${expected}`
+      return Effect.fail(unreadable(path, detail))
+    }
+    const isString = (u: Json) => typeof u === "string"
+    yield* field("run_id", isString, "a string")
+    yield* field("workflow_path", isString, "a string")
+    yield* field("initial_input", () => true, "a value")
+    yield* field("top_level_labels", (u) => Array.isArray(u) && u.every(isString), "a list of strings")
+    yield* field("completed_index", isCount, "a non-negative integer")
+    yield* field("counter", isCount, "a non-negative integer")
+    yield* field("current_value", () => true, "a value")
+    yield* field("steps_outputs", isJsonObject, "an object")
+    yield* field("status", (u) => u === "failed" || u === "completed", "\"failed\" or \"completed\"")
+    if (value["inputs"] !== undefined && !isJsonObject(value["inputs"])) {
+      return yield* unreadable(path, "`inputs`: expected an object")
+    }
+    return { ...value, inputs: value["inputs"] ?? {} } as unknown as Checkpoint
+  })
+
+const isSymlink = (path: string): boolean => {
+  try {
+    return Files.lstat(path).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
+const readCheckpoint = (path: string) =>
+  Effect.gen(function*() {
+    if (isSymlink(path)) return yield* new CheckpointError({ reason: { _tag: "Symlink", path } })
+    const loader = yield* FileLoader
+    return yield* parseCheckpoint(yield* loader.readText(path), path)
+  })
+
+/** Run `runId`'s checkpoint, or why there is none to read. */
+export const loadCheckpoint = (runId: string) =>
+  Effect.gen(function*() {
+    const path = yield* runPath(runId)
+    if (!Files.exists(path) && !isSymlink(path)) {
+      return yield* new CheckpointError({ reason: { _tag: "NotFound", runId } })
+    }
+    return yield* readCheckpoint(path)
+  })
+
+export interface Listing {
+  /** By run id: oldest first. */
+  readonly checkpoints: ReadonlyArray<Checkpoint>
+  /** Files under `.lait/runs` that are not readable checkpoints, and why. */
+  readonly skipped: ReadonlyArray<CheckpointError | unknown>
+}
+
+/** Every checkpoint under `.lait/runs` (none when it does not exist). */
+export const listCheckpoints = Effect.gen(function*() {
+  if (Files.statOrUndefined(RUNS_DIR)?.isDirectory() !== true) return { checkpoints: [], skipped: [] } as Listing
+  const loader = yield* FileLoader
+  const entries = yield* loader.list(RUNS_DIR).pipe(
+    Effect.mapError((e) =>
+      new CheckpointError({ reason: { _tag: "Unreadable", path: RUNS_DIR, detail: describeOsError(e) } })
+    )
+  )
+  const checkpoints: Array<Checkpoint> = []
+  const skipped: Array<unknown> = []
+  for (const entry of entries.map((e) => e.name).filter((name) => name.endsWith(".json")).sort()) {
+    const read = yield* Effect.result(readCheckpoint(nodePath.join(RUNS_DIR, entry)))
+    if (read._tag === "Success") checkpoints.push(read.success)
+    else skipped.push(read.failure)
+  }
+  checkpoints.sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0))
+  return { checkpoints, skipped } as Listing
+})
+
+/**
+ * Whether the workflow's top-level steps still fit the checkpoint: a change at or before the resume
+ * point fails (recorded state would go into the wrong steps); a change after it is only reported, as
+ * the warning returned.
+ */
+export const checkResumable = (
+  current: ReadonlyArray<string>,
+  checkpoint: Checkpoint
+): Effect.Effect<string | undefined, CheckpointError> => {
+  const recorded = checkpoint.top_level_labels
+  const boundary = checkpoint.completed_index
+  const runId = checkpoint.run_id
+  if (current.length < boundary || recorded.length < boundary) {
+    return Effect.fail(
+      new CheckpointError({
+        reason: { _tag: "TooFewSteps", runId, completed: boundary, recorded: recorded.length, current: current.length }
+      })
+    )
+  }
+  const same = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
+    a.length === b.length && a.every((label, i) => label === b[i])
+  if (!same(current.slice(0, boundary), recorded.slice(0, boundary))) {
+    return Effect.fail(new CheckpointError({ reason: { _tag: "StepsChanged", runId } }))
+  }
+  return Effect.succeed(
+    same(current.slice(boundary), recorded.slice(boundary))
+      ? undefined
+      : `the workflow's steps after step ${boundary} differ from when run '${runId}' was checkpointed; resuming anyway`
+  )
+}
+
+/** The state a resumed run continues from. */
+export const resumeState = (checkpoint: Checkpoint): RunState => ({
+  value: checkpoint.current_value,
+  counter: checkpoint.counter,
+  steps: checkpoint.steps_outputs
+})

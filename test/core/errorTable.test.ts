@@ -3,6 +3,7 @@
 // printed before the domain classes existed; a class added to the table without a row here fails.
 import { describe, expect, test } from "bun:test"
 import { CommandError } from "../../src/cli/commandErrors.ts"
+import { CheckpointError } from "../../src/core/checkpointErrors.ts"
 import { ConfigError } from "../../src/core/configErrors.ts"
 import {
   type AnyLaitError,
@@ -307,7 +308,48 @@ const rows: ReadonlyArray<Row> = [
     new CommandError({ reason: { _tag: "CacheSymlink", path: "/p/.lait" } }),
     "refusing to clear the cache: '/p/.lait' is a symbolic link, and nothing is deleted through one",
     1
-  ]
+  ],
+  // CheckpointError (lait run --checkpoint/--resume, lait runs)
+  [
+    new CheckpointError({ reason: { _tag: "InvalidRunId", runId: "../x" } }),
+    "invalid run id '../x'; run ids may only contain letters, digits, '_', and '-'",
+    1
+  ],
+  [new CheckpointError({ reason: { _tag: "NotFound", runId: "r1" } }), "no such checkpointed run 'r1'", 1],
+  [
+    new CheckpointError({ reason: { _tag: "Unreadable", path: ".lait/runs/r1.json", detail: "missing field `run_id`" } }),
+    "failed to parse checkpoint file '.lait/runs/r1.json': missing field `run_id`",
+    1
+  ],
+  [
+    new CheckpointError({ reason: { _tag: "OldFormat", path: ".lait/runs/r1.json" } }),
+    "checkpoint file '.lait/runs/r1.json' was written by an older version of lait and cannot be resumed; start a fresh run",
+    1
+  ],
+  [
+    new CheckpointError({ reason: { _tag: "WorkflowMismatch", runId: "r1", recorded: "a.yml", given: "b.yml" } }),
+    "run 'r1' was checkpointed against workflow 'a.yml', not 'b.yml'; pass the same FILE to resume it",
+    1
+  ],
+  [new CheckpointError({ reason: { _tag: "AlreadyCompleted", runId: "r1" } }), "run 'r1' already completed; nothing to resume", 1],
+  [
+    new CheckpointError({ reason: { _tag: "TooFewSteps", runId: "r1", completed: 2, recorded: 3, current: 1 } }),
+    "run 'r1' was checkpointed after completing 2 of 3 top-level step(s), but the current workflow only has 1; " +
+    "resuming would replay recorded state into a step list that no longer has that many steps. Start a fresh run instead.",
+    1
+  ],
+  [
+    new CheckpointError({ reason: { _tag: "StepsChanged", runId: "r1" } }),
+    "run 'r1' was checkpointed against a different sequence of top-level steps than the current workflow (one of the " +
+    "already-completed steps changed); resuming would replay recorded state into the wrong steps. Start a fresh run instead.",
+    1
+  ],
+  [
+    new CheckpointError({ reason: { _tag: "SaveFailed", path: ".lait/runs/r1.json", detail: "permission denied" } }),
+    "failed to save checkpoint to '.lait/runs/r1.json': permission denied",
+    1
+  ],
+  [new CheckpointError({ reason: { _tag: "Symlink", path: ".lait/runs/r1.json" } }), "refusing to follow symbolic link '.lait/runs/r1.json'", 1]
 ]
 
 const reasonOf = (error: AnyLaitError): string | undefined =>

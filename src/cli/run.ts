@@ -299,7 +299,7 @@ export const runCommand = Command.make(
       ? checkpointRecorder(runs, {
         runId: resumed?.run_id ?? runs.generateRunId(),
         requested: file,
-        workflowPath: target,
+        workflowPath: resumed?.workflow_path ?? target,
         workflow,
         initial,
         inputs,

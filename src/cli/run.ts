@@ -180,7 +180,7 @@ export const runCommand = Command.make(
     ),
     checkpoint: Flag.Boolean("checkpoint").pipe(
       Flag.withDescription(
-        "Save the run's progress to .lait/runs/<run-id>.json after each top-level step; a failed run prints its id"
+        "Save progress to .lait/runs/<run-id>.json after each top-level step; a failed run says how to --resume it"
       ),
       Flag.withDefault(false)
     ),

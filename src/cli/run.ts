@@ -295,6 +295,9 @@ export const runCommand = Command.make(
         secrets: [...trace.configSecrets(config, env), ...(traceOptions.capture?.secrets ?? [])]
       })
 
+    const resumeFrom = resumed === undefined
+      ? undefined
+      : { completed: resumed.completed_index, state: runs.resumeState(resumed) }
     const recorder = checkpoint || resumed !== undefined
       ? checkpointRecorder(runs, {
         runId: resumed?.run_id ?? runs.generateRunId(),
@@ -303,16 +306,13 @@ export const runCommand = Command.make(
         workflow,
         initial,
         inputs,
-        completed: resumed?.completed_index ?? 0,
-        state: resumed === undefined ? { value: initial, counter: 0, steps: {} } : runs.resumeState(resumed)
+        completed: resumeFrom?.completed ?? 0,
+        state: resumeFrom?.state ?? { value: initial, counter: 0, steps: {} }
       })
       : undefined
-    const resumeFrom = resumed === undefined
-      ? {}
-      : { resume: { completed: resumed.completed_index, state: runs.resumeState(resumed) } }
     const result = yield* engine.run(workflow, initial, inputs, {
       timeoutMode: "cancel",
-      ...resumeFrom,
+      ...(resumeFrom === undefined ? {} : { resume: resumeFrom }),
       ...(recorder === undefined ? {} : { afterTopLevelStep: recorder.afterStep })
     }).pipe(
       Effect.provideService(ApproveTools, approveTools),

@@ -28,6 +28,6 @@ export const doctorCommand = Command.make(
   })
 ).pipe(
   Command.withDescription(
-    "Check the config files, api_key_cmds, model endpoints and MCP servers; one OK/WARN/FAIL line each, exit 1 on a FAIL"
+    "Check the config files, api_key_cmds, model endpoints and MCP servers: one OK/WARN/FAIL line each, exit 1 on FAIL"
   )
 )

@@ -68,7 +68,7 @@ export const modelsCommand = Command.make(
   })
 ).pipe(
   Command.withDescription(
-    "List the model aliases (primary and fallbacks, base URLs, masked keys, pricing), or with --remote the servers' models"
+    "List the model aliases (primary and fallbacks, base URLs, masked keys, pricing); --remote: the servers' models"
   ),
   Command.provide(configLayer({ waitForWriter: true }))
 )

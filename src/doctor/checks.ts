@@ -13,7 +13,7 @@ import type { CommandSpec, ConfigFile } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
 import { displayUrl } from "../core/urls.ts"
 import { makeMcpRegistry } from "../tools/mcp/registry.ts"
-import { isKeyCmd, type ModelsContext, topLevelEndpoint } from "./models.ts"
+import { type ModelsContext, topLevelEndpoint } from "./models.ts"
 import { type ListOutcome, listRemoteModels } from "./remote.ts"
 
 export type Status = "ok" | "warn" | "fail"
@@ -74,7 +74,8 @@ const runKeyCmds = (ctx: ModelsContext) =>
         message: problem ?? "printed a key"
       }
     })
-    return { checks, failedSpecs: new Set([...outcomes].flatMap(([id, problem]) => (problem === undefined ? [] : [id]))) }
+    const failedSpecs = new Set([...outcomes].flatMap(([id, problem]) => (problem === undefined ? [] : [id])))
+    return { checks, failedSpecs }
   })
 
 // ---------------------------------------------------------------------------------------------------
@@ -105,7 +106,9 @@ const modelMessage = (use: Use, outcome: ListOutcome): { readonly status: Status
     return { status, message: `${where}: ${outcome.problem}` }
   }
   const key = use.endpoint.apiKeySource === "none" ? "no key configured" : "key accepted"
-  if (use.modelId === undefined) return { status: "ok", message: `${where}: reachable, ${key} (${outcome.ids.length} models)` }
+  if (use.modelId === undefined) {
+    return { status: "ok", message: `${where}: reachable, ${key} (${outcome.ids.length} models)` }
+  }
   if (outcome.ids.includes(use.modelId)) return { status: "ok", message: `${where}: '${use.modelId}' listed, ${key}` }
   return {
     status: "warn",

@@ -173,8 +173,9 @@ const remoteTargets = (ctx: ModelsContext) =>
         }
         for (const endpoint of result.success) {
           const target = targets.get(endpoint.baseUrl)
-          if (target === undefined) targets.set(endpoint.baseUrl, { baseUrl: endpoint.baseUrl, aliases: [alias], endpoint })
-          else if (!target.aliases.includes(alias)) target.aliases.push(alias)
+          if (target === undefined) {
+            targets.set(endpoint.baseUrl, { baseUrl: endpoint.baseUrl, aliases: [alias], endpoint })
+          } else if (!target.aliases.includes(alias)) target.aliases.push(alias)
         }
       }
       if (targets.size > 0) return [...targets.values()]
@@ -183,11 +184,16 @@ const remoteTargets = (ctx: ModelsContext) =>
     return [{ baseUrl: endpoint.baseUrl, aliases: [], endpoint }]
   })
 
+export interface RemoteListing {
+  readonly stdout: string
+  readonly failure: DoctorError | undefined
+}
+
 /** `lait models --remote`: what each server lists; the failures on stderr and in the exit code. */
 export const listRemote = (
   ctx: ModelsContext,
   json: boolean
-): Effect.Effect<{ readonly stdout: string; readonly failure: DoctorError | undefined }, ConfigError, HttpClient.HttpClient> =>
+): Effect.Effect<RemoteListing, ConfigError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const targets = yield* remoteTargets(ctx)
     const outcomes = yield* Effect.forEach(targets, (target) =>
@@ -214,9 +220,10 @@ export const listRemote = (
         ...(outcome._tag === "Listed" ? { models: outcome.ids } : { error: outcome.problem })
       })))
       : outcomes.filter((o) => o.outcome._tag === "Listed").map(({ target, outcome }) => {
-        const head = `${displayUrl(target.baseUrl)}${target.aliases.length > 0 ? ` (${target.aliases.join(", ")})` : ""}`
+        const users = target.aliases.length > 0 ? ` (${target.aliases.join(", ")})` : ""
         const ids = outcome._tag === "Listed" ? outcome.ids : []
-        return [head, ...(ids.length === 0 ? ["  (the server lists no models)"] : ids.map((id) => `  ${id}`))].join("\n")
+        const listed = ids.length === 0 ? ["  (the server lists no models)"] : ids.map((id) => `  ${id}`)
+        return [`${displayUrl(target.baseUrl)}${users}`, ...listed].join("\n")
       }).join("\n")
     const failure = failed.length === 0
       ? undefined

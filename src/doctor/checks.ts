@@ -171,7 +171,9 @@ const modelChecks = (ctx: ModelsContext, failedSpecs: ReadonlySet<string>) =>
         const id = `${use.endpoint.baseUrl}\n${Redacted.value(key.success)}`
         let list = lists.get(id)
         if (list === undefined) {
-          list = yield* Effect.cached(listRemoteModels(use.endpoint.baseUrl, key.success, ctx.timeoutMillis))
+          const made = yield* Effect.cached(listRemoteModels(use.endpoint.baseUrl, key.success, ctx.timeoutMillis))
+          // Another check may have made one meanwhile (making yields): the first one made is the one asked.
+          list = lists.get(id) ?? made
           lists.set(id, list)
         }
         return { check: use.check, name: use.name, label: use.label, ...modelMessage(use, yield* list) } satisfies Check

@@ -159,6 +159,16 @@ describe("lait models", () => {
   })
 })
 
+test("lait models --remote: a rejected key is an error with the server's echo of it masked", async () => {
+  const s = server({ apiKey: CMD_KEY })
+  const lait = project(["models:", "  x:", `    - provider: { base_url: '${s.baseUrl}', api_key: '${KEY}' }`, "      model_id: m"].join("\n"))
+  const r = await lait(["models", "--remote", "-vv"])
+  expect(r.code).toBe(4)
+  expectNoKey(r, KEY)
+  expect(r.stderr).toContain(`error: GET ${s.baseUrl}/models: key rejected (HTTP 401: Incorrect API key provided: <redacted>)\n`)
+  expect(s.requests[0]?.headers["authorization"]).toBe(`Bearer ${KEY}`)
+})
+
 describe("lait doctor", () => {
   const mcpEverything = ["mcp_servers:", "  everything:", `    command: node`, `    args: ['${everythingBin}', 'stdio']`]
 
@@ -249,14 +259,18 @@ describe("lait doctor", () => {
     expect(r.code).toBe(0)
   })
 
-  test("a server and an MCP server that never answer cost the timeout, not a hang", async () => {
-    const hanging = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) })
+  test("servers and an MCP server that never answer cost the timeout once (checks run concurrently), not a hang", async () => {
+    const hang = () => Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) })
+    const [one, two] = [hang(), hang()]
     try {
       const lait = project(
         [
           "models:",
           "  slow:",
-          `    - provider: { base_url: 'http://127.0.0.1:${hanging.port}/v1' }`,
+          `    - provider: { base_url: 'http://127.0.0.1:${one.port}/v1' }`,
+          "      model_id: m",
+          "  slower:",
+          `    - provider: { base_url: 'http://127.0.0.1:${two.port}/v1' }`,
           "      model_id: m",
           "mcp_servers:",
           "  silent:",
@@ -265,16 +279,18 @@ describe("lait doctor", () => {
         ].join("\n")
       )
       const started = Date.now()
-      const r = await lait(["doctor", "--timeout", "1"])
-      expect(Date.now() - started).toBeLessThan(10_000)
+      const r = await lait(["doctor", "--timeout", "2"])
+      // One after the other, the three waits would take 6 s.
+      expect(Date.now() - started).toBeLessThan(4_500)
       expect(lines(r.stdout)).toEqual([
         "OK   config: lait.config.yml (parsed, lint clean)",
-        `FAIL model 'slow': http://127.0.0.1:${hanging.port}/v1: no answer within 1 s`,
-        expect.stringMatching(/^FAIL mcp 'silent': /)
+        `FAIL model 'slow': http://127.0.0.1:${one.port}/v1: no answer within 2 s`,
+        `FAIL model 'slower': http://127.0.0.1:${two.port}/v1: no answer within 2 s`,
+        "FAIL mcp 'silent': timed out after 2s while initializing MCP server 'silent'"
       ])
       expect(r.code).toBe(1)
     } finally {
-      await hanging.stop(true)
+      await Promise.all([one.stop(true), two.stop(true)])
     }
   }, 30_000)
 

@@ -6,7 +6,6 @@
 // fallback's problem is a WARN: requests still have the primary.
 import { Effect, Redacted, Result } from "effect"
 import type { HttpClient } from "effect/http"
-import * as nodePath from "node:path"
 import { type Endpoint, resolveEndpoints } from "../config/endpoints.ts"
 import { resolveApiKeyCmd } from "../config/apiKeyCmd.ts"
 import type { CommandSpec, ConfigFile } from "../config/schema.ts"
@@ -228,9 +227,3 @@ export const runtimeChecks = (ctx: ModelsContext) =>
     ], { concurrency: 2 })
     return [...models, ...mcp]
   })
-
-/** `config` relative to the current directory when it is inside it. */
-export const shownPath = (path: string): string => {
-  const relative = nodePath.relative(process.cwd(), path)
-  return relative === "" || relative.startsWith("..") || nodePath.isAbsolute(relative) ? path : relative
-}

@@ -5,8 +5,9 @@ import { Effect } from "effect"
 import { loadConfig, type LoadedConfig } from "../config/load.ts"
 import { errorLine, renderChain } from "../core/errors.ts"
 import { loadActiveConfig } from "../lint/config.ts"
+import { display as shownPath } from "../lint/context.ts"
 import { lintFile } from "../lint/run.ts"
-import { type Check, runtimeChecks, shownPath, type Status } from "./checks.ts"
+import { type Check, runtimeChecks, type Status } from "./checks.ts"
 import { DoctorError } from "./doctorErrors.ts"
 
 export interface DoctorOptions {

@@ -117,8 +117,8 @@ const modelMessage = (use: Use, outcome: ListOutcome): { readonly status: Status
 
 const modelUses = (ctx: ModelsContext) =>
   Effect.gen(function*() {
-    const uses: Array<Use> = []
-    const failed: Array<Check> = []
+    // In alias order; an endpoint that cannot be resolved is its check already.
+    const uses: Array<Use | Check> = []
     const aliases = Object.keys(ctx.config.models ?? {}).sort()
     for (const alias of aliases) {
       const resolved = yield* Effect.result(
@@ -126,7 +126,7 @@ const modelUses = (ctx: ModelsContext) =>
       )
       if (resolved._tag === "Failure") {
         const label = `model '${alias}'`
-        failed.push({ status: "fail", check: "model", name: alias, label, message: renderChain(resolved.failure) })
+        uses.push({ status: "fail", check: "model", name: alias, label, message: renderChain(resolved.failure) })
         continue
       }
       for (const endpoint of resolved.success) {
@@ -144,17 +144,17 @@ const modelUses = (ctx: ModelsContext) =>
       const check = raw ? "model" as const : "endpoint" as const
       const endpoint = yield* Effect.result(topLevelEndpoint(ctx, defaultModel ?? "default"))
       if (endpoint._tag === "Failure") {
-        failed.push({ status: "fail", check, name, label, message: renderChain(endpoint.failure) })
+        uses.push({ status: "fail", check, name, label, message: renderChain(endpoint.failure) })
       } else {
         uses.push({ check, name, label, endpoint: endpoint.success, modelId: raw ? defaultModel : undefined })
       }
     }
-    return { uses, failed }
+    return uses
   })
 
 const modelChecks = (ctx: ModelsContext, failedSpecs: ReadonlySet<string>) =>
   Effect.gen(function*() {
-    const { uses, failed } = yield* modelUses(ctx)
+    const uses = yield* modelUses(ctx)
     // Each distinct server and key is asked once, however many aliases use it.
     const lists = new Map<string, Effect.Effect<ListOutcome, never, HttpClient.HttpClient>>()
     const checkOne = (use: Use) =>
@@ -177,8 +177,11 @@ const modelChecks = (ctx: ModelsContext, failedSpecs: ReadonlySet<string>) =>
         }
         return { check: use.check, name: use.name, label: use.label, ...modelMessage(use, yield* list) } satisfies Check
       })
-    const checked = yield* Effect.forEach(uses, checkOne, { concurrency: 8 })
-    return [...failed, ...checked]
+    return yield* Effect.forEach(
+      uses,
+      (use) => ("status" in use ? Effect.succeed(use) : checkOne(use)),
+      { concurrency: 8 }
+    )
   })
 
 // ---------------------------------------------------------------------------------------------------

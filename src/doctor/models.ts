@@ -67,7 +67,9 @@ const keyColumn = (endpoint: Endpoint): Effect.Effect<string> => {
   if (isKeyCmd(endpoint)) return Effect.succeed("(not run)")
   return Effect.match(endpoint.apiKey, {
     onSuccess: (key) => maskedKey(Redacted.value(key)),
-    onFailure: (error: ConfigError) => `(${renderChain(error)})`
+    // The table has no room for the whole sentence about an unset variable.
+    onFailure: (error: ConfigError) =>
+      error.reason._tag === "UnsetVariable" ? `(${error.reason.name} is not set)` : `(${renderChain(error)})`
   })
 }
 

@@ -169,6 +169,34 @@ test("lait models --remote: a rejected key is an error with the server's echo of
   expect(s.requests[0]?.headers["authorization"]).toBe(`Bearer ${KEY}`)
 })
 
+test("an unset ${VAR}: models names it for the key and skips an alias whose URL needs it; doctor FAILs both in alias order", async () => {
+  const lait = project(
+    [
+      "models:",
+      "  a:",
+      "    - provider: { base_url: 'http://127.0.0.1:1/v1', api_key: '${NOPE_KEY}' }",
+      "      model_id: m",
+      "  b:",
+      "    - provider: { base_url: '${NOPE_URL}' }",
+      "      model_id: m"
+    ].join("\n")
+  )
+  const models = await lait(["models"])
+  expect(models.code).toBe(0)
+  expect(lines(models.stdout)[1]).toMatch(/^a +m +http:\/\/127\.0\.0\.1:1\/v1 +\(NOPE_KEY is not set\) +provider\.api_key +-$/)
+  expect(lines(models.stdout)).toHaveLength(2)
+  expect(models.stderr).toBe(
+    "warning: skipping model alias 'b': environment variable 'NOPE_URL' referenced by '${NOPE_URL}' is not set\n"
+  )
+  const doctor = await lait(["doctor"])
+  expect(lines(doctor.stdout)).toEqual([
+    "OK   config: lait.config.yml (parsed, lint clean)",
+    "FAIL model 'a': http://127.0.0.1:1/v1: no key (environment variable 'NOPE_KEY' referenced by '${NOPE_KEY}' is not set)",
+    "FAIL model 'b': environment variable 'NOPE_URL' referenced by '${NOPE_URL}' is not set"
+  ])
+  expect(doctor.code).toBe(1)
+})
+
 describe("lait doctor", () => {
   const mcpEverything = ["mcp_servers:", "  everything:", `    command: node`, `    args: ['${everythingBin}', 'stdio']`]
 

@@ -3,11 +3,13 @@ import { Command } from "effect/cli"
 import { cacheCommand } from "./cache.ts"
 import { cassettesCommand } from "./cassettes.ts"
 import { configCommand } from "./config.ts"
+import { doctorCommand } from "./doctor.ts"
 import { evalCommand } from "./eval.ts"
 import { globalFlags } from "./global.ts"
 import { graphCommand } from "./graph.ts"
 import { initCommand } from "./init.ts"
 import { lintCommand } from "./lint.ts"
+import { modelsCommand } from "./models.ts"
 import { runCommand } from "./run.ts"
 import { runsCommand } from "./runs.ts"
 import { schemaCommand } from "./schema.ts"
@@ -30,7 +32,9 @@ export const root = Command.make("lait").pipe(
     traceCommand,
     lintCommand,
     schemaCommand,
-    initCommand
+    initCommand,
+    modelsCommand,
+    doctorCommand
   ]),
   // After the subcommands, so their handlers' reads of the global flags count as satisfied.
   Command.withGlobalFlags(globalFlags)

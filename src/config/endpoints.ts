@@ -247,7 +247,7 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
   return endpoints as unknown as Endpoints
 })
 
-const BASE_URL_SOURCES: Record<BaseUrlSource, string> = {
+export const BASE_URL_SOURCES: Record<BaseUrlSource, string> = {
   flag: "--base-url",
   env: "OPENAI_BASE_URL",
   provider: "provider.base_url",
@@ -255,7 +255,7 @@ const BASE_URL_SOURCES: Record<BaseUrlSource, string> = {
   default: "the default"
 }
 
-const API_KEY_SOURCES: Record<ApiKeySource, string> = {
+export const API_KEY_SOURCES: Record<ApiKeySource, string> = {
   flag: "--api-key",
   env: "OPENAI_API_KEY",
   provider: "provider.api_key",

@@ -127,6 +127,8 @@ export const exitCodeByTag = {
   CheckpointError: ExitCode.general,
   // Whatever stopped `lait lint`, it is a validation outcome, as upstream.
   LintError: ExitCode.validation,
+  // A FAIL of `lait doctor` is a general failure (as upstream); a server `models --remote` could not list, an API one.
+  DoctorError: { ChecksFailed: ExitCode.general, ListFailed: ExitCode.modelApi },
   TestError: { ParseFailed: ExitCode.validation },
   EvalError: {
     ParseFailed: ExitCode.validation,

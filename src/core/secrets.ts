@@ -162,3 +162,13 @@ export const headerSecrets = (values: ReadonlyArray<string>): ReadonlyArray<stri
     const credential = whole.split(/\s+/).at(-1) ?? ""
     return credential.length >= 8 && credential !== whole ? [whole, credential] : [whole]
   })
+
+/** Keys shorter than this are shown as `<redacted>` alone: their last characters would be too much of them. */
+const MIN_HINTED_KEY_LENGTH = 20
+
+/**
+ * A key as listings show it (`lait models`): its last four characters after `…`, enough to tell two
+ * keys apart and never enough to use one; a short key is `<redacted>` outright.
+ */
+export const maskedKey = (key: string): string =>
+  key.length >= MIN_HINTED_KEY_LENGTH ? `…${key.slice(-4)}` : REDACTED

@@ -40,7 +40,7 @@ export const chatBody = (modelId: string, r: ChatRequest): Record<string, unknow
 })
 
 /** The server's own words in an error body (its `error.message` when it sent JSON), or undefined. */
-const statusDetail = (body: string, redact: (text: string) => string): string | undefined => {
+export const statusDetail = (body: string, redact: (text: string) => string): string | undefined => {
   let detail = body.trim()
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }

@@ -1,6 +1,6 @@
-import { expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { hitsIn } from "../hardening/secrets-util.ts"
-import { containsAnySecret, containsSecret, headerSecrets, redactSecret, redactSecrets } from "../../src/core/secrets.ts"
+import { containsAnySecret, containsSecret, headerSecrets, maskedKey, redactSecret, redactSecrets } from "../../src/core/secrets.ts"
 
 const KEY = "sk-\"q\"\\b/1234"
 
@@ -62,4 +62,12 @@ test("redactSecrets masks several secrets, the longer first; containsAnySecret f
     "plain-value",
     "Basic ab"
   ])
+})
+
+describe("maskedKey", () => {
+  test("shows a long key's last four characters only, and a short key not at all", () => {
+    expect(maskedKey("sk-proj-abcdefghijklmnopqrstuvwxyz")).toBe("…wxyz")
+    expect(maskedKey("sk-1234567890123456")).toBe("<redacted>")
+    expect(maskedKey("abc")).toBe("<redacted>")
+  })
 })

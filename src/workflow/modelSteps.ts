@@ -31,8 +31,6 @@ import {
 
 export const DEFAULT_SCHEMA_NAME = "structured_output"
 
-const UNSUPPORTED_FIELDS = ["skills"] as const
-
 /** First defined value along the chain step → agent → workflow default → config default. */
 const pick = <K extends keyof LlmSettings>(
   key: K,
@@ -211,12 +209,6 @@ export const makeModelSteps = Effect.gen(function*() {
   }) =>
     Effect.gen(function*() {
       const { label, chain } = options
-      for (const key of UNSUPPORTED_FIELDS) {
-        const names = pick(key, chain)
-        if (names !== undefined && names.length > 0) {
-          return yield* new StepError({ reason: { _tag: "SkillsUnsupported", step: label, key } })
-        }
-      }
       const model = pick("model", chain)
       if (model === undefined) {
         return yield* modelRequired(`step '${label}'`, stepModelPlaces(options.hasAgent), config)
@@ -246,7 +238,12 @@ export const makeModelSteps = Effect.gen(function*() {
         label,
         endpoints,
         request,
-        names: { mcp: pick("mcp", chain), subagents: pick("subagents", chain), tools: pick("tools", chain) },
+        names: {
+          mcp: pick("mcp", chain),
+          subagents: pick("subagents", chain),
+          tools: pick("tools", chain),
+          skills: pick("skills", chain)
+        },
         maxToolRounds: pick("max_tool_rounds", chain),
         cancelled: options.ctx.cancelled
       })

@@ -1,5 +1,6 @@
 // The command tree. Each subcommand lives in its own file and is registered here when it lands.
 import { Command } from "effect/cli"
+import { agentCommand } from "./agent.ts"
 import { cacheCommand } from "./cache.ts"
 import { cassettesCommand } from "./cassettes.ts"
 import { configCommand } from "./config.ts"
@@ -9,6 +10,7 @@ import { graphCommand } from "./graph.ts"
 import { initCommand } from "./init.ts"
 import { lintCommand } from "./lint.ts"
 import { runCommand } from "./run.ts"
+import { skillCommand, workflowCommand } from "./registries.ts"
 import { schemaCommand } from "./schema.ts"
 import { testCommand } from "./test.ts"
 import { traceCommand } from "./trace.ts"
@@ -19,6 +21,7 @@ export const root = Command.make("lait").pipe(
   ),
   Command.withSubcommands([
     runCommand,
+    agentCommand,
     cacheCommand,
     cassettesCommand,
     configCommand,
@@ -28,7 +31,9 @@ export const root = Command.make("lait").pipe(
     traceCommand,
     lintCommand,
     schemaCommand,
-    initCommand
+    initCommand,
+    workflowCommand,
+    skillCommand
   ]),
   // After the subcommands, so their handlers' reads of the global flags count as satisfied.
   Command.withGlobalFlags(globalFlags)

@@ -302,6 +302,7 @@ const rows: ReadonlyArray<Row> = [
     "a PROMPT is required; provide one or pipe input via stdin (a workflow that declares 'inputs:' may be run without one)",
     1
   ],
+  [new CommandError({ reason: { _tag: "InputRequired" } }), "an INPUT is required; provide one or pipe input via stdin", 1],
   [new CommandError({ reason: { _tag: "ResponseWriteFailed", path: "o.txt", detail: "permission denied" } }), "failed to write the response to 'o.txt': permission denied", 1],
   [
     new CommandError({ reason: { _tag: "InitExists", path: "lait.config.yml" } }),

@@ -92,7 +92,8 @@ const responseWriteFailure = (path: string, e: unknown) =>
 export const runAndEmit = <E, R>(flags: RunOutputFlags, run: Effect.Effect<Json, E, R>) =>
   Effect.gen(function*() {
     if (Option.getOrUndefined(flags.traceContent) === true && Option.isNone(flags.traceFile)) {
-      return yield* new ArgumentError({ reason: { _tag: "Requires", flag: "--trace-content", needs: "--trace-file <PATH>" } })
+      const reason = { _tag: "Requires", flag: "--trace-content", needs: "--trace-file <PATH>" } as const
+      return yield* new ArgumentError({ reason })
     }
     const path = Option.getOrUndefined(flags.output)
     if (path !== undefined && path !== "-") {

@@ -78,6 +78,8 @@ export interface RunOutputFlags {
   readonly json: boolean
   readonly traceFile: Option.Option<string>
   readonly traceContent: Option.Option<boolean>
+  /** `lait run --trace-spans`; other commands write no spans. */
+  readonly traceSpans?: Option.Option<boolean>
   readonly showUsage: boolean
   readonly approveTools: boolean
 }
@@ -85,16 +87,24 @@ export interface RunOutputFlags {
 const responseWriteFailure = (path: string, e: unknown) =>
   new CommandError({ reason: { _tag: "ResponseWriteFailed", path, detail: osErrorText(e) } })
 
+/** `--trace-spans`/`--trace-content` need `--trace-file`. */
+export const checkTraceFlags = (flags: Pick<RunOutputFlags, "traceFile" | "traceSpans" | "traceContent">) =>
+  Effect.gen(function*() {
+    const given = [[flags.traceSpans, "--trace-spans"], [flags.traceContent, "--trace-content"]] as const
+    for (const [value, flag] of given) {
+      if (value !== undefined && Option.getOrUndefined(value) === true && Option.isNone(flags.traceFile)) {
+        return yield* new ArgumentError({ reason: { _tag: "Requires", flag, needs: "--trace-file <PATH>" } })
+      }
+    }
+  })
+
 /**
  * Runs `run` and prints its result as the flags say. Where the answer and the trace go is checked
  * first: finding out after the run would waste its cost.
  */
 export const runAndEmit = <E, R>(flags: RunOutputFlags, run: Effect.Effect<Json, E, R>) =>
   Effect.gen(function*() {
-    if (Option.getOrUndefined(flags.traceContent) === true && Option.isNone(flags.traceFile)) {
-      const reason = { _tag: "Requires", flag: "--trace-content", needs: "--trace-file <PATH>" } as const
-      return yield* new ArgumentError({ reason })
-    }
+    yield* checkTraceFlags(flags)
     const path = Option.getOrUndefined(flags.output)
     if (path !== undefined && path !== "-") {
       const problem = writeTargetProblem(path, { createDirs: false })
@@ -104,12 +114,14 @@ export const runAndEmit = <E, R>(flags: RunOutputFlags, run: Effect.Effect<Json,
     const trace = tracePath === undefined ? undefined : yield* Effect.promise(() => import("../trace/write.ts"))
     if (trace !== undefined && tracePath !== undefined) yield* trace.checkTraceTarget(tracePath)
     const { config, env } = yield* LaitConfig
+    const spans = (flags.traceSpans === undefined ? undefined : Option.getOrUndefined(flags.traceSpans)) ??
+      config.default?.trace_spans ?? false
     const capture = (Option.getOrUndefined(flags.traceContent) ?? config.default?.trace_content ?? false)
       ? { secrets: new Set<string>() }
       : undefined
     const writeTrace = (outcome: "succeeded" | "failed" | "interrupted") =>
       trace === undefined || tracePath === undefined ? Effect.void : trace.writeRunTrace(tracePath, {
-        spans: false,
+        spans,
         outcome,
         secrets: [...trace.configSecrets(config, env), ...(capture?.secrets ?? [])]
       })

@@ -130,6 +130,39 @@ describe("progressive disclosure", () => {
   })
 })
 
+describe("skills elsewhere", () => {
+  test("a subagent's skills come from its own frontmatter", async () => {
+    const s = server({
+      script: [
+        { content: null, tool_calls: [{ id: "a1", name: "agent__helper", arguments: "{\"input\":\"sum 1 2\"}" }] },
+        { match: "sum 1 2", content: "3" },
+        { content: "done" }
+      ]
+    })
+    const p = project("subagent", s, {
+      "agents/helper.md": "---\nmodel: sub\nskills: [style]\n---\nYou add numbers.\n",
+      "wf.yml": "steps:\n  - prompt: go\n    model: m\n    subagents: [helper]\n"
+    }, "agents:\n  helper: agents/helper.md\n")
+    const r = await p.lait(["run", "wf.yml", "x"])
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "done\n" })
+    expect(bodies(s).map(systemOf)).toEqual([undefined, `You add numbers.\n\n---\n\n${STYLE}`, undefined])
+  })
+
+  test("lait test replays a workflow with skills from its recorded cassettes", async () => {
+    const s = server()
+    const p = project("testfile", s, {
+      "wf.yml": "steps:\n  - id: a\n    prompt: 'hello {{ input }}'\n    model: m\n    skills: [review, style]\n",
+      "wf.test.yml": "workflow: wf.yml\ninput: x\nreplay: cassettes\nassert:\n  - type: equals\n    value: 'echo: hello x'\n"
+    })
+    const recorded = await p.lait(["test", "--record", "wf.test.yml"])
+    expect(recorded.code).toBe(0)
+    await stopServers()
+    const replayed = await p.lait(["test", "wf.test.yml"])
+    expect(replayed.code).toBe(0)
+    expect(replayed.stdout).toContain("wf.test.yml")
+  })
+})
+
 describe("bad skills", () => {
   const run = async (name: string, skill: string, files: Readonly<Record<string, string>> = {}, remove?: string) => {
     const p = project(name, undefined, {

@@ -128,6 +128,24 @@ describe("progressive disclosure", () => {
     expect(tool?.attributes?.["gen_ai.tool.name"]).toBe("skill__review")
     expect(tool?.attributes?.["lait.tool.decision"]).toBe("allowed")
   })
+
+  test("recorded, then replayed with --replay-tools and no server: a skill call needs no tool cassette", async () => {
+    const s = server({
+      script: [
+        { content: null, tool_calls: [{ id: "c1", name: "skill__style", arguments: "" }] },
+        { content: "styled" }
+      ]
+    })
+    const p = project("progressive-replay", s, {
+      "wf.yml": "steps:\n  - prompt: 'check {{ input }}'\n    model: m\n    skills: [style]\n"
+    }, "default:\n  skill_progressive_disclosure: true\n")
+    const recorded = await p.lait(["run", "wf.yml", "x", "--record", "cas"])
+    expect(outcome(recorded)).toEqual({ code: 0, stdout: "styled\n", stderr: "[1] step-1 (prompt)\n" })
+    expect(fs.readdirSync(path.join(p.dir, "cas")).filter((f) => f.startsWith("tool-"))).toEqual([])
+    await stopServers()
+    const replayed = await p.lait(["run", "wf.yml", "x", "--replay", "cas", "--replay-tools"])
+    expect(outcome(replayed)).toEqual(outcome(recorded))
+  })
 })
 
 describe("skills elsewhere", () => {

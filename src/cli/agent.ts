@@ -35,7 +35,10 @@ const resolveAgentTarget = (argument: string) =>
       }
       return argument
     }
-    if (registered !== undefined) return registered
+    if (registered !== undefined) {
+      yield* Console.error(`note: resolved '${argument}' to '${registered}' via 'agents:'`)
+      return registered
+    }
     return argument
   })
 

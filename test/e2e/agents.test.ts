@@ -62,13 +62,14 @@ describe("lait agent run", () => {
       code: 0,
       stdout: "{\"content\":\"echo: hi\\n\\nmore\",\"reasoning\":null,\"usage\":" +
         "{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_tokens\":15}}\n",
-      stderr: "usage: prompt=10 completion=5 total=15\n"
+      stderr: `note: resolved 'echoer' to '${path.join(p.dir, "agents/echo.md")}' via 'agents:'\n` +
+        "usage: prompt=10 completion=5 total=15\n"
     })
     expect(bodies(s)[0]).toEqual({
       model: "m",
       messages: [{ role: "system", content: "Say hi\n\nmore." }, { role: "user", content: "hi\n\nmore" }]
     })
-    const written = await p.lait(["agent", "run", "echoer", "x", "-o", "out.txt"])
+    const written = await p.lait(["agent", "run", "agents/echo.md", "x", "-o", "out.txt"])
     expect(outcome(written)).toEqual({ code: 0, stdout: "", stderr: "" })
     expect(fs.readFileSync(path.join(p.dir, "out.txt"), "utf8")).toBe("echo: x\n")
   })

@@ -1,8 +1,9 @@
 // prompt and agent steps (docs/workflows.md#prompt, docs/workflows.md#model-settings,
 // docs/workflows.md#agent-files): settings resolved step → agent → workflow `default:` → config
 // `default:`, messages built from templates and attachments, requests through the tool loop
-// (src/tools: one ModelClient call per round, so cache/record/replay/usage apply), structured
-// output parsed and validated.
+// (src/tools: one ModelClient call per round, so cache/record/replay/usage apply; skills are added
+// there too), structured output parsed and validated. `runAgentFile` is the same agent code for
+// `lait agent run` (docs/agents.md#lait-agent-run), outside any workflow.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { LaitConfig, modelRequired } from "../config/LaitConfig.ts"

@@ -8,6 +8,8 @@ const path = Schema.String
 const Reason = Schema.suspend(() => Schema.Union([
   /** `lait run` got neither a PROMPT nor piped input, and the workflow declares no `inputs:`. */
   Schema.TaggedStruct("PromptRequired", {}),
+  /** `lait agent run` got neither an INPUT nor piped input. */
+  Schema.TaggedStruct("InputRequired", {}),
   /** `detail` is the OS's reason. */
   Schema.TaggedStruct("ResponseWriteFailed", { path, detail: Schema.String }),
   /** `lait init` would overwrite `path`. */
@@ -24,6 +26,8 @@ const describe = (reason: CommandErrorReason): string => {
   switch (reason._tag) {
     case "PromptRequired":
       return PROMPT_REQUIRED
+    case "InputRequired":
+      return "an INPUT is required; provide one or pipe input via stdin"
     case "ResponseWriteFailed":
       return `failed to write the response to '${reason.path}'`
     case "InitExists":

@@ -1,5 +1,6 @@
 // The command tree. Each subcommand lives in its own file and is registered here when it lands.
 import { Command } from "effect/cli"
+import { agentCommand } from "./agent.ts"
 import { cacheCommand } from "./cache.ts"
 import { cassettesCommand } from "./cassettes.ts"
 import { configCommand } from "./config.ts"
@@ -12,6 +13,7 @@ import { lintCommand } from "./lint.ts"
 import { modelsCommand } from "./models.ts"
 import { runCommand } from "./run.ts"
 import { runsCommand } from "./runs.ts"
+import { skillCommand, workflowCommand } from "./registries.ts"
 import { schemaCommand } from "./schema.ts"
 import { testCommand } from "./test.ts"
 import { traceCommand } from "./trace.ts"
@@ -23,6 +25,7 @@ export const root = Command.make("lait").pipe(
   Command.withSubcommands([
     runCommand,
     runsCommand,
+    agentCommand,
     cacheCommand,
     cassettesCommand,
     configCommand,
@@ -34,7 +37,9 @@ export const root = Command.make("lait").pipe(
     schemaCommand,
     initCommand,
     modelsCommand,
-    doctorCommand
+    doctorCommand,
+    workflowCommand,
+    skillCommand
   ]),
   // After the subcommands, so their handlers' reads of the global flags count as satisfied.
   Command.withGlobalFlags(globalFlags)

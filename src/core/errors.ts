@@ -123,6 +123,8 @@ export const exitCodeByTag = {
   JqError: ExitCode.general,
   TemplateError: ExitCode.general,
   SubagentError: ExitCode.general,
+  // A skill file that is there but malformed is a validation failure, as an agent file's is.
+  SkillError: { Invalid: ExitCode.validation },
   CommandError: ExitCode.general,
   CheckpointError: ExitCode.general,
   // Whatever stopped `lait lint`, it is a validation outcome, as upstream.

@@ -40,7 +40,6 @@ const Reason = Schema.suspend(() => Schema.Union([
   /** `detail` is the whole reading failure, as rendered. */
   Schema.TaggedStruct("ImageRead", { path: text, detail: text }),
   Schema.TaggedStruct("ImageFormat", { path: text }),
-  Schema.TaggedStruct("SkillsUnsupported", { step, key: text }),
   /** `detail` is the start of the model's answer. */
   Schema.TaggedStruct("OutputNotJson", { step, schema: text, detail: text }),
   /** `detail` is the validation failure, as rendered. */
@@ -112,8 +111,6 @@ const describe = (reason: StepErrorReason): string => {
       return `failed to read image file '${reason.path}'`
     case "ImageFormat":
       return `could not determine the image format of '${reason.path}'; supported formats are PNG/JPEG/WebP/GIF`
-    case "SkillsUnsupported":
-      return `step '${reason.step}' sets '${reason.key}', but this build of lait does not support skills yet`
     case "OutputNotJson":
       return `step '${reason.step}': the model's response is not valid JSON for output schema '${reason.schema}'`
     case "OutputMismatch":

@@ -93,11 +93,12 @@ export class McpError extends Schema.TaggedError<McpError>()("McpError", { reaso
   }
 }
 
-const ToolSource = Schema.Literals(["mcp", "subagent", "shell"])
+const ToolSource = Schema.Literals(["mcp", "subagent", "shell", "skill"])
 const article: Record<typeof ToolSource.Type, string> = {
   mcp: "an MCP tool",
   subagent: "a subagent",
-  shell: "a shell tool"
+  shell: "a shell tool",
+  skill: "a skill tool"
 }
 
 // Suspended like Reason above.

@@ -17,11 +17,12 @@ const EFFORTS: ReadonlyArray<ReasoningEffort> = ["none", "minimal", "low", "medi
 
 /** Splits `---\n<yaml>\n---\n<body>`; the frontmatter ends at the next line that is exactly `---`. */
 export const splitFrontmatter = (
-  contents: string
+  contents: string,
+  kind = "agent file"
 ): { readonly frontmatter: string; readonly body: string } | string => {
   const lines = contents.split(/(?<=\n)/)
   const first = lines[0] ?? ""
-  if (first.replace(/\r?\n$/, "") !== "---") return "agent file must start with a '---' frontmatter delimiter"
+  if (first.replace(/\r?\n$/, "") !== "---") return `${kind} must start with a '---' frontmatter delimiter`
   let offset = first.length
   for (const line of lines.slice(1)) {
     if (line.replace(/\r?\n$/, "") === "---") {
@@ -29,7 +30,7 @@ export const splitFrontmatter = (
     }
     offset += line.length
   }
-  return "agent file frontmatter has no closing '---' delimiter"
+  return `${kind} frontmatter has no closing '---' delimiter`
 }
 
 const fail = (detail: string) => new WorkflowLoadError({ reason: { _tag: "AgentField", detail } })

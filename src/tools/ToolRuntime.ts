@@ -9,7 +9,9 @@
 // `execute_tool` event of the run's trace. A call the model got wrong (a tool name that is not
 // offered, arguments that are not a JSON object) is answered with what is wrong, so the model can
 // correct itself, rather than ending the run. With `default.compaction` set, the conversation may
-// be summarised just before a round's request (src/tools/compaction.ts).
+// be summarised just before a round's request (src/tools/compaction.ts). Skills named by the request
+// are appended to its system prompt first (src/tools/skills.ts); in progressive mode they also become
+// `skill__<name>` tools, so such a request takes the loop even without other tools.
 //
 // One runtime per run context: it owns the run's MCP servers (stopped when the run's scope closes),
 // the subagent cache and the `a` (always) answers of --approve-tools.
@@ -35,6 +37,7 @@ import { makeMcpRegistry, type McpRegistryOptions } from "./mcp/registry.ts"
 import { findCollision } from "./names.ts"
 import { POLICY_DENIAL, policyAllows } from "./policy.ts"
 import { shellToolEntries } from "./shell.ts"
+import { Skills, skillSection, skillToolEntries, skillToolName, withSkillText } from "./skills.ts"
 import { type LoadedSubagent, Subagents } from "./subagents.ts"
 import type { ToolEntry } from "./types.ts"
 
@@ -45,6 +48,7 @@ export interface ToolNames {
   readonly mcp?: ReadonlyArray<string> | undefined
   readonly subagents?: ReadonlyArray<string> | undefined
   readonly tools?: ReadonlyArray<string> | undefined
+  readonly skills?: ReadonlyArray<string> | undefined
 }
 
 export interface ToolRequest {
@@ -151,6 +155,8 @@ export const makeToolRuntime = (
     }
     const mcp = yield* makeMcpRegistry(registryOptions)
     const subagents = new Subagents(config)
+    const skills = new Skills(config.config.skills)
+    const progressive = config.config.default?.skill_progressive_disclosure === true
     const always = new Set<string>()
 
     const send = (label: string, endpoints: Endpoints, request: ChatRequest) =>
@@ -159,7 +165,7 @@ export const makeToolRuntime = (
         Effect.withTracer(tracer.tracer)
       )
 
-    const toolSet = (names: ToolNames, activeAgentPaths: ReadonlyArray<string>) =>
+    const toolSet = (names: ToolNames, activeAgentPaths: ReadonlyArray<string>, fromSkills: ReadonlyArray<ToolEntry>) =>
       Effect.gen(function*() {
         const [fromMcp, fromSubagents, fromShell] = yield* Effect.all([
           mcp.entries(names.mcp ?? []),
@@ -169,12 +175,13 @@ export const makeToolRuntime = (
         const collision = findCollision([
           { source: "mcp", names: fromMcp.map((e) => e.name) },
           { source: "subagent", names: fromSubagents.map((e) => e.name) },
-          { source: "shell", names: fromShell.map((e) => e.name) }
+          { source: "shell", names: fromShell.map((e) => e.name) },
+          { source: "skill", names: fromSkills.map((e) => e.name) }
         ])
         if (collision !== undefined) return yield* collision
         // MCP calls go through the tape inside the registry, after its own checks.
         const taped = fromShell.map((e): ToolEntry => ({ ...e, call: (args) => tape.call(e.name, args, e.call(args)) }))
-        return [...fromMcp, ...fromSubagents, ...taped]
+        return [...fromMcp, ...fromSubagents, ...taped, ...fromSkills]
       }).pipe(Effect.provideService(FileLoader, files))
 
     // `exit`: what the model got back (the tool's output or the refusal), or how the call failed.
@@ -218,6 +225,8 @@ export const makeToolRuntime = (
       if (!policyAllows(config.config.tool_policy, name)) {
         return Effect.succeed({ allowed: false, reason: POLICY_DENIAL })
       }
+      // Reading a skill's own instructions has no effect outside the conversation: nobody is asked.
+      if (entry.source === "skill") return Effect.succeed({ allowed: true, entry })
       // Checked before approval: nobody should be asked about a call that cannot run.
       const problem = argumentsProblem(call.function.arguments)
       if (problem !== undefined) {
@@ -256,10 +265,10 @@ export const makeToolRuntime = (
         return { role: "tool", content, tool_call_id: call.id } satisfies ChatMessage
       })
 
-    const loop = (req: ToolRequest): Effect.Effect<ModelResult, AnyLaitError> =>
+    const loop = (req: ToolRequest, fromSkills: ReadonlyArray<ToolEntry>): Effect.Effect<ModelResult, AnyLaitError> =>
       Effect.gen(function*() {
         const activeAgentPaths = req.activeAgentPaths ?? []
-        const entries = yield* toolSet(req.names, activeAgentPaths)
+        const entries = yield* toolSet(req.names, activeAgentPaths, fromSkills)
         const byName = new Map(entries.map((e) => [e.name, e]))
         const tools = entries.map((e) => e.definition)
         const max = req.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS
@@ -300,15 +309,34 @@ export const makeToolRuntime = (
         }
       })
 
-    const complete = (req: ToolRequest): Effect.Effect<ModelResult, AnyLaitError> => {
-      if (!usesTools(req.names)) return send(req.label, req.endpoints, { ...req.request, tools: [] })
-      const cancelled = req.cancelled
-      if (cancelled === undefined) return loop(req)
-      return Effect.raceFirst(
-        loop(req),
-        Effect.andThen(cancelled, Effect.fail(new InterruptedError({ message: "workflow execution was cancelled" })))
-      )
-    }
+    /** The request with its skills in the system prompt, and the skill tools of progressive mode. */
+    const withSkills = (req: ToolRequest) =>
+      Effect.gen(function*() {
+        const names = req.names.skills ?? []
+        if (names.length === 0) return { req, fromSkills: [] }
+        const loaded = yield* skills.load(names).pipe(Effect.provideService(FileLoader, files))
+        const fromSkills = progressive ? skillToolEntries(loaded) : []
+        if (fromSkills instanceof ToolError) return yield* fromSkills
+        // Names were checked by skillToolEntries above.
+        const text = loaded.map((skill) => skillSection(skill, progressive ? String(skillToolName(skill)) : undefined))
+          .join("\n\n")
+        const messages = withSkillText(req.request.messages, text)
+        return { req: { ...req, request: { ...req.request, messages } }, fromSkills }
+      })
+
+    const complete = (original: ToolRequest): Effect.Effect<ModelResult, AnyLaitError> =>
+      Effect.gen(function*() {
+        const { req, fromSkills } = yield* withSkills(original)
+        if (!usesTools(req.names) && fromSkills.length === 0) {
+          return yield* send(req.label, req.endpoints, { ...req.request, tools: [] })
+        }
+        const cancelled = req.cancelled
+        if (cancelled === undefined) return yield* loop(req, fromSkills)
+        return yield* Effect.raceFirst(
+          loop(req, fromSkills),
+          Effect.andThen(cancelled, Effect.fail(new InterruptedError({ message: "workflow execution was cancelled" })))
+        )
+      })
 
     const runSubagent = (
       agent: LoadedSubagent,
@@ -339,7 +367,12 @@ export const makeToolRuntime = (
               ...(topP !== undefined ? { top_p: topP } : {}),
               ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {})
             },
-            names: { mcp: pick("mcp", chain), subagents: pick("subagents", chain), tools: pick("tools", chain) },
+            names: {
+              mcp: pick("mcp", chain),
+              subagents: pick("subagents", chain),
+              tools: pick("tools", chain),
+              skills: pick("skills", chain)
+            },
             maxToolRounds: pick("max_tool_rounds", chain),
             activeAgentPaths: sub.activeAgentPaths
           })

@@ -1,5 +1,6 @@
 // Qualified tool names (docs/workflows.md#tool-names). The model sees one flat namespace, so every source prefixes
-// its names: `<server>__<tool>` for MCP, `agent__<name>` for subagents, `tool__<name>` for shell tools.
+// its names: `<server>__<tool>` for MCP, `agent__<name>` for subagents, `tool__<name>` for shell tools,
+// `skill__<name>` for skills offered as tools (`skill_progressive_disclosure`).
 // OpenAI function names must match ^[A-Za-z0-9_-]{1,64}$: other characters become `_`, and a name that
 // is still too long is an error rather than a truncation, which could silently create a collision.
 import { ToolError } from "../core/toolErrors.ts"
@@ -16,12 +17,12 @@ export const qualifyToolName = (kind: string, prefix: string, name: string): str
   return qualified
 }
 
-export type ToolSource = "mcp" | "subagent" | "shell"
+export type ToolSource = "mcp" | "subagent" | "shell" | "skill"
 
 /**
  * The first name two sources both claim, as upstream words it
  * (`tool name collision: an MCP tool and a shell tool both qualify to 'x'`). Sources are given in the
- * order tools are sent (MCP, subagents, shell tools); the earlier source is named first.
+ * order tools are sent (MCP, subagents, shell tools, skills); the earlier source is named first.
  */
 export const findCollision = (
   sets: ReadonlyArray<{ readonly source: ToolSource; readonly names: ReadonlyArray<string> }>

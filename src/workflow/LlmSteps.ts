@@ -53,6 +53,20 @@ export interface LlmStepContext {
   readonly cancelled: Effect.Effect<void>
 }
 
+/** What templates and requests of a model call read from its context. */
+export type TemplateScope = Pick<LlmStepContext, "steps" | "inputs" | "loop" | "models" | "cancelled">
+
+/**
+ * `lait agent run`: one agent file run on its own, outside any workflow, with the config's `default:`
+ * only (src/workflow/modelSteps.ts `runAgentFile`, beside the service's methods).
+ */
+export interface AgentFileRequest {
+  /** The usage and trace label, and `agent '<label>'` in messages: the agent's name. */
+  readonly label: string
+  /** The user message: the INPUT text as given. */
+  readonly userText: string
+}
+
 /** Methods may read files through FileLoader (agent files, schemas, attachments); the engine provides it. */
 export interface LlmStepsService {
   /**

@@ -1,13 +1,14 @@
 // prompt and agent steps (docs/workflows.md#prompt, docs/workflows.md#model-settings,
 // docs/workflows.md#agent-files): settings resolved step → agent → workflow `default:` → config
 // `default:`, messages built from templates and attachments, requests through the tool loop
-// (src/tools: one ModelClient call per round, so cache/record/replay/usage apply), structured
-// output parsed and validated.
+// (src/tools: one ModelClient call per round, so cache/record/replay/usage apply; skills are added
+// there too), structured output parsed and validated. `runAgentFile` is the same agent code for
+// `lait agent run` (docs/agents.md#lait-agent-run), outside any workflow.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { LaitConfig, modelRequired } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
-import { renderChain } from "../core/errors.ts"
+import { renderChain, withContext } from "../core/errors.ts"
 import { FileLoader, READ_LIMIT } from "../platform/FileLoader.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
@@ -22,16 +23,16 @@ import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat } from "../m
 import { makeToolRuntime } from "../tools/ToolRuntime.ts"
 import { RunContext } from "./RunContext.ts"
 import {
+  type AgentFileRequest,
   type AgentStep,
   type LlmStepContext,
   type LlmStepsService,
   type PromptStep,
-  stepModelPlaces
+  stepModelPlaces,
+  type TemplateScope
 } from "./LlmSteps.ts"
 
 export const DEFAULT_SCHEMA_NAME = "structured_output"
-
-const UNSUPPORTED_FIELDS = ["skills"] as const
 
 /** First defined value along the chain step → agent → workflow default → config default. */
 const pick = <K extends keyof LlmSettings>(
@@ -138,14 +139,14 @@ export const makeModelSteps = Effect.gen(function*() {
       return { name: definition.name ?? nodePath.basename(absolute, ".md"), definition }
     })
 
-  const data = (input: Json, ctx: LlmStepContext) => ({ input, steps: ctx.steps, inputs: ctx.inputs, loop: ctx.loop })
+  const data = (input: Json, ctx: TemplateScope) => ({ input, steps: ctx.steps, inputs: ctx.inputs, loop: ctx.loop })
 
   /** Text attachments appended to the user text and image parts, sharing one 16 MiB budget. */
   const attachments = (
     fileTemplates: ReadonlyArray<string>,
     imageTemplates: ReadonlyArray<string>,
     input: Json,
-    ctx: LlmStepContext
+    ctx: TemplateScope
   ) =>
     Effect.gen(function*() {
       let budget = READ_LIMIT
@@ -204,22 +205,17 @@ export const makeModelSteps = Effect.gen(function*() {
   const call = (options: {
     readonly label: string
     readonly chain: ReadonlyArray<LlmSettings | undefined>
-    readonly hasAgent: boolean
-    readonly ctx: LlmStepContext
+    /** Where the model could have been set, for `model is required for <subject>; set ...`. */
+    readonly modelPlaces: { readonly subject: string; readonly places: ReadonlyArray<string> }
+    readonly ctx: TemplateScope
     readonly messages: ReadonlyArray<ChatMessage>
     readonly outputSchema: { readonly schema: JsonObject; readonly name: string } | undefined
   }) =>
     Effect.gen(function*() {
       const { label, chain } = options
-      for (const key of UNSUPPORTED_FIELDS) {
-        const names = pick(key, chain)
-        if (names !== undefined && names.length > 0) {
-          return yield* new StepError({ reason: { _tag: "SkillsUnsupported", step: label, key } })
-        }
-      }
       const model = pick("model", chain)
       if (model === undefined) {
-        return yield* modelRequired(`step '${label}'`, stepModelPlaces(options.hasAgent), config)
+        return yield* modelRequired(options.modelPlaces.subject, options.modelPlaces.places, config)
       }
       const endpoints = yield* config.resolveEndpoints(model, { workflowModels: options.ctx.models as ModelMap })
       const sampling = endpoints[0].sampling
@@ -246,7 +242,12 @@ export const makeModelSteps = Effect.gen(function*() {
         label,
         endpoints,
         request,
-        names: { mcp: pick("mcp", chain), subagents: pick("subagents", chain), tools: pick("tools", chain) },
+        names: {
+          mcp: pick("mcp", chain),
+          subagents: pick("subagents", chain),
+          tools: pick("tools", chain),
+          skills: pick("skills", chain)
+        },
         maxToolRounds: pick("max_tool_rounds", chain),
         cancelled: options.ctx.cancelled
       })
@@ -295,9 +296,55 @@ export const makeModelSteps = Effect.gen(function*() {
       return yield* call({
         label: ctx.label,
         chain: [kind.llm, ctx.defaults, config.config.default],
-        hasAgent: false,
+        modelPlaces: { subject: `step '${ctx.label}'`, places: stepModelPlaces(false) },
         ctx,
         messages: [...systemMessages(system), userMessage(prompt, blocks, images)],
+        outputSchema
+      })
+    })
+
+  /** An agent's request: its input validated, its system prompt rendered, its output parsed. */
+  const runDefinition = (
+    definition: AgentDefinition,
+    input: Json,
+    options: {
+      readonly label: string
+      /** The user message's text. */
+      readonly userText: string
+      /** The settings above the agent's own (a step's), and below them (`default:`s). */
+      readonly above: ReadonlyArray<LlmSettings | undefined>
+      readonly below: ReadonlyArray<LlmSettings | undefined>
+      readonly files: ReadonlyArray<string>
+      readonly images: ReadonlyArray<string>
+      readonly modelPlaces: { readonly subject: string; readonly places: ReadonlyArray<string> }
+      readonly ctx: TemplateScope
+      /** `lait agent run`: no step to name in messages. */
+      readonly standalone?: boolean
+    }
+  ) =>
+    Effect.gen(function*() {
+      const { ctx, label } = options
+      if (definition.inputSchema !== undefined) {
+        const schema = yield* loadSchema(definition.inputSchema, "input_schema")
+        const invalid = validateJson(schema, input, "input")
+        if (invalid !== undefined) {
+          return yield* options.standalone
+            ? withContext(`agent '${label}'`)(invalid)
+            : new StepError({ reason: { _tag: "InputMismatch", step: label, cause: invalid } })
+        }
+      }
+      const system = yield* renderTemplate(definition.system, data(input, ctx))
+      const { blocks, images } = yield* attachments(options.files, options.images, input, ctx)
+      const outputSchema = definition.outputSchema === undefined ? undefined : {
+        schema: yield* loadSchema(definition.outputSchema, "output_schema"),
+        name: definition.schemaName ?? definition.outputSchema.name ?? DEFAULT_SCHEMA_NAME
+      }
+      return yield* call({
+        label,
+        chain: [...options.above, definition, ...options.below],
+        modelPlaces: options.modelPlaces,
+        ctx,
+        messages: [...systemMessages(system), userMessage(options.userText, blocks, images)],
         outputSchema
       })
     })
@@ -305,28 +352,31 @@ export const makeModelSteps = Effect.gen(function*() {
   const runAgent = (step: AgentStep, input: Json, ctx: LlmStepContext) =>
     Effect.gen(function*() {
       const { definition } = yield* resolveAgent(step, ctx)
-      if (definition.inputSchema !== undefined) {
-        const schema = yield* loadSchema(definition.inputSchema, "input_schema")
-        const invalid = validateJson(schema, input, "input")
-        if (invalid !== undefined) {
-          return yield* new StepError({ reason: { _tag: "InputMismatch", step: ctx.label, cause: invalid } })
-        }
-      }
-      const system = yield* renderTemplate(definition.system, data(input, ctx))
-      const { blocks, images } = yield* attachments(step.kind.files, step.kind.images, input, ctx)
-      const outputSchema = definition.outputSchema === undefined ? undefined : {
-        schema: yield* loadSchema(definition.outputSchema, "output_schema"),
-        name: definition.schemaName ?? definition.outputSchema.name ?? DEFAULT_SCHEMA_NAME
-      }
-      return yield* call({
+      return yield* runDefinition(definition, input, {
         label: ctx.label,
-        chain: [step.kind.llm, definition, ctx.defaults, config.config.default],
-        hasAgent: true,
-        ctx,
-        messages: [...systemMessages(system), userMessage(textForm(input), blocks, images)],
-        outputSchema
+        userText: textForm(input),
+        above: [step.kind.llm],
+        below: [ctx.defaults, config.config.default],
+        files: step.kind.files,
+        images: step.kind.images,
+        modelPlaces: { subject: `step '${ctx.label}'`, places: stepModelPlaces(true) },
+        ctx
       })
     })
 
-  return { runPrompt, runAgent } satisfies LlmStepsService
+  const runAgentFile = (definition: AgentDefinition, input: Json, request: AgentFileRequest) =>
+    runDefinition(definition, input, {
+      label: request.label,
+      userText: request.userText,
+      above: [],
+      below: [config.config.default],
+      files: [],
+      images: [],
+      modelPlaces: { subject: `agent '${request.label}'`, places: ["'model' in its frontmatter"] },
+      standalone: true,
+      ctx: { steps: {}, inputs: {}, loop: null, models: {}, cancelled: Effect.never }
+    })
+
+  const service: LlmStepsService = { runPrompt, runAgent }
+  return { ...service, runAgentFile }
 })

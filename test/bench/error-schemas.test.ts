@@ -13,6 +13,7 @@ import { WorkflowLoadError } from "../../src/lang/loadErrors.ts"
 import { ModelError } from "../../src/model/ModelError.ts"
 import { TraceError } from "../../src/trace/TraceError.ts"
 import { CommandError } from "../../src/cli/commandErrors.ts"
+import { SkillError } from "../../src/core/skillErrors.ts"
 import { SubagentError } from "../../src/core/subagentErrors.ts"
 import { EvalError } from "../../src/eval/evalErrors.ts"
 import { JqError, SchemaError, TemplateError } from "../../src/lang/languageErrors.ts"
@@ -31,6 +32,7 @@ const classes = {
   ModelError,
   CommandError,
   SubagentError,
+  SkillError,
   EvalError,
   JqError,
   TemplateError,

@@ -22,6 +22,7 @@ import {
 } from "../../src/core/errors.ts"
 import { FileError } from "../../src/core/fileErrors.ts"
 import { StepError } from "../../src/core/stepErrors.ts"
+import { SkillError } from "../../src/core/skillErrors.ts"
 import { SubagentError } from "../../src/core/subagentErrors.ts"
 import { McpError, ToolError } from "../../src/core/toolErrors.ts"
 import { ArgumentError } from "../../src/core/usageErrors.ts"
@@ -242,6 +243,10 @@ const rows: ReadonlyArray<Row> = [
   [new SubagentError({ reason: { _tag: "TooDeep", name: "h", max: 8 } }), "calling subagent 'h' exceeded the maximum subagent nesting depth of 8", 1],
   [new SubagentError({ reason: { _tag: "ArgumentsNotJson", detail: "JSON Parse error" } }), "failed to parse subagent tool call arguments as JSON: JSON Parse error", 1],
   [new SubagentError({ reason: { _tag: "MissingInput" } }), "subagent tool call is missing the required 'input' field", 1],
+  // SkillError
+  [new SkillError({ reason: { _tag: "Unknown", name: "tone" } }), "unknown skill 'tone'; define it under 'skills:' in lait.config.yml", 1],
+  [new SkillError({ reason: { _tag: "ReadFailed", name: "tone", path: "s/tone.md", detail: "No such file or directory" } }), "failed to read skill file 's/tone.md' (skill 'tone'): No such file or directory", 1],
+  [new SkillError({ reason: { _tag: "Invalid", name: "tone", path: "s/tone.md", detail: "skill file must start with a '---' frontmatter delimiter" } }), "failed to parse skill file 's/tone.md' (skill 'tone'): skill file must start with a '---' frontmatter delimiter", 3],
   // TestError
   [new TestError({ reason: { _tag: "TargetUnreadable", path: "t", detail: "no such file or directory" } }), "failed to read test target 't': no such file or directory", 1],
   [new TestError({ reason: { _tag: "TargetSymlink", path: "t" } }), "test target 't' is a symbolic link; pass a regular file or directory", 1],
@@ -302,6 +307,7 @@ const rows: ReadonlyArray<Row> = [
     "a PROMPT is required; provide one or pipe input via stdin (a workflow that declares 'inputs:' may be run without one)",
     1
   ],
+  [new CommandError({ reason: { _tag: "InputRequired" } }), "an INPUT is required; provide one or pipe input via stdin", 1],
   [new CommandError({ reason: { _tag: "ResponseWriteFailed", path: "o.txt", detail: "permission denied" } }), "failed to write the response to 'o.txt': permission denied", 1],
   [
     new CommandError({ reason: { _tag: "InitExists", path: "lait.config.yml" } }),

@@ -1,0 +1,125 @@
+// `lait agent run FILE|NAME [INPUT]` and `lait agent list` (docs/agents.md). `agent run` runs one agent
+// Markdown file the way an `agent:` step does (src/workflow/modelSteps.ts), with its frontmatter and the
+// config's `default:` only: INPUT is JSON-parsed (else a string) for the system-prompt template, and
+// its text as given is the user message. Its tools, MCP servers, subagents and skills go through the
+// same tool loop; record/replay, cache, traces and usage work as for `lait run`. There is no --model:
+// an agent's model is its own.
+import { Console, Effect, Layer, Option } from "effect"
+import { Argument, Command } from "effect/cli"
+import * as nodePath from "node:path"
+import { LaitConfig } from "../config/LaitConfig.ts"
+import type { Json } from "../core/json.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
+import * as Files from "../platform/files.ts"
+import { RunUsage } from "../model/RunUsage.ts"
+import { RunTracer } from "../trace/RunTracer.ts"
+import { liveExportLayer } from "../trace/live/layer.ts"
+import { RunContext } from "../workflow/RunContext.ts"
+import { CommandError } from "./commandErrors.ts"
+import { configLayer } from "./config.ts"
+import { modelClientLayer } from "./modelLayers.ts"
+import { listRegistry } from "./registries.ts"
+import { resolvePromptText } from "./run.ts"
+import { runAndEmit, runFlags } from "./runOutput.ts"
+import { toolCassettesLayer } from "./toolLayers.ts"
+
+const isFile = (path: string): boolean => Files.statOrUndefined(path)?.isFile() === true
+
+/** FILE as a path when such a file exists, else an `agents:` entry, else the path (reading it fails). */
+const resolveAgentTarget = (argument: string) =>
+  Effect.gen(function*() {
+    const registered = (yield* LaitConfig).config.agents?.[argument]
+    if (isFile(argument)) {
+      if (registered !== undefined) {
+        yield* Console.error(`note: '${argument}' exists as a file and is also an 'agents:' entry; running the file`)
+      }
+      return argument
+    }
+    if (registered !== undefined) {
+      yield* Console.error(`note: resolved '${argument}' to '${registered}' via 'agents:'`)
+      return registered
+    }
+    return argument
+  })
+
+/** INPUT as JSON when it parses, else the text itself. */
+export const parseAgentInput = (text: string): Json => {
+  try {
+    return JSON.parse(text) as Json
+  } catch {
+    return text
+  }
+}
+
+const runLayers = Layer.mergeAll(RunUsage.layer, RunTracer.layer, RunContext.layerConfig())
+
+const run = Command.make(
+  "run",
+  {
+    file: Argument.String("file").pipe(
+      Argument.withDescription("Agent Markdown file, or an 'agents:' name from lait.config.yml")
+    ),
+    input: Argument.String("input").pipe(
+      Argument.withDescription(
+        "The agent's input, parsed as JSON when it is JSON; '-' reads stdin (piped stdin is appended to INPUT)"
+      ),
+      Argument.optional
+    ),
+    ...runFlags
+  },
+  Effect.fn("cli.agent.run")(function*(flags) {
+    // Loaded on demand so that other commands never pay for templates, YAML or Ajv.
+    const [{ loadAgentFile }, { makeModelSteps }] = yield* Effect.promise(() =>
+      Promise.all([import("../lang/agentFile.ts"), import("../workflow/modelSteps.ts")])
+    )
+    const loader = yield* FileLoader
+    const target = yield* resolveAgentTarget(flags.file)
+    const definition = yield* loadAgentFile(target)
+    const text = yield* resolvePromptText(
+      Option.getOrUndefined(flags.input),
+      process.stdin.isTTY === true,
+      loader.readStdin
+    )
+    if (text === undefined) return yield* new CommandError({ reason: { _tag: "InputRequired" } })
+    const label = definition.name ?? nodePath.basename(target, ".md")
+    yield* runAndEmit(
+      flags,
+      Effect.scoped(Effect.gen(function*() {
+        const steps = yield* makeModelSteps
+        return yield* steps.runAgentFile(definition, parseAgentInput(text), { label, userText: text })
+      }))
+    )
+  }, (effect) => effect.pipe(Effect.provide(runLayers)))
+).pipe(
+  Command.withDescription("Run an agent Markdown file (frontmatter + system-prompt template) on INPUT"),
+  Command.provide(({ record, replay, strictReplay, recordMissing }) =>
+    modelClientLayer({
+      record: Option.getOrUndefined(record),
+      replay: Option.getOrUndefined(replay),
+      strictReplay,
+      recordMissing: Option.getOrUndefined(recordMissing)
+    })
+  ),
+  Command.provide(({ record, replay, replayTools }) =>
+    toolCassettesLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), replayTools })
+  ),
+  Command.provide(configLayer({ waitForWriter: true })),
+  Command.provide(liveExportLayer)
+)
+
+const list = Command.make("list", {}, () =>
+  Effect.gen(function*() {
+    const { loadAgentFile } = yield* Effect.promise(() => import("../lang/agentFile.ts"))
+    yield* listRegistry("agents", (_, path) => ({
+      path,
+      description: Effect.map(loadAgentFile(path), (agent) => agent.description)
+    }))
+  })).pipe(
+    Command.withDescription("List the agents: entries of lait.config.yml"),
+    Command.provide(configLayer())
+  )
+
+export const agentCommand = Command.make("agent").pipe(
+  Command.withDescription("Run agent Markdown files, or list the agents registered in lait.config.yml"),
+  Command.withSubcommands([run, list])
+)

@@ -1,0 +1,175 @@
+// What a command that runs model requests and prints one result shares (`lait agent run`): the
+// record/replay/trace/output flags, their checks before anything is paid for, and the end of the run:
+// the result on stdout (or `-o`), `--json`, `--show-usage`, the `--trace-file` (also written when
+// the run fails or is interrupted).
+import { Cause, Console, Effect, Exit, Option } from "effect"
+import { Flag } from "effect/cli"
+import { LaitConfig } from "../config/LaitConfig.ts"
+import { type OutputError, primaryError, renderChain } from "../core/errors.ts"
+import { type Json, textForm } from "../core/json.ts"
+import { TraceContent } from "../core/tracing.ts"
+import { ArgumentError } from "../core/usageErrors.ts"
+import { formatUsage, RunUsage } from "../model/RunUsage.ts"
+import { writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
+import { osErrorText } from "../platform/process.ts"
+import { ApproveTools } from "../tools/ApproveTools.ts"
+import { CommandError } from "./commandErrors.ts"
+import { printLine } from "./output.ts"
+
+export const runFlags = {
+  output: Flag.String("output").pipe(
+    Flag.withAlias("o"),
+    Flag.withMetavar("PATH"),
+    Flag.withDescription("Write the result to PATH instead of stdout ('-' is stdout)"),
+    Flag.optional
+  ),
+  json: Flag.Boolean("json").pipe(
+    Flag.withDescription("Print {\"content\",\"reasoning\",\"usage\"} instead of the bare result"),
+    Flag.withDefault(false)
+  ),
+  record: Flag.String("record").pipe(
+    Flag.withMetavar("DIR"),
+    Flag.withDescription("Save every model request/response as a cassette <DIR>/<key>.json"),
+    Flag.optional
+  ),
+  replay: Flag.String("replay").pipe(
+    Flag.withMetavar("DIR"),
+    Flag.withDescription("Answer model requests only from cassettes in DIR; never touch the network"),
+    Flag.optional
+  ),
+  strictReplay: Flag.Boolean("strict-replay").pipe(
+    Flag.withDescription("With --replay, answer only from a cassette with the exact key (no other base URL's)"),
+    Flag.withDefault(false)
+  ),
+  replayTools: Flag.Boolean("replay-tools").pipe(
+    Flag.withDescription("With --replay: answer tool calls from its tool cassettes too; no tool or MCP server runs"),
+    Flag.withDefault(false)
+  ),
+  recordMissing: Flag.String("record-missing").pipe(
+    Flag.withMetavar("DIR"),
+    Flag.withDescription("Replay the requests that have a cassette in DIR; send and record the others"),
+    Flag.optional
+  ),
+  traceFile: Flag.String("trace-file").pipe(
+    Flag.withMetavar("PATH"),
+    Flag.withDescription(
+      "After the run (failed or interrupted too), write every model request and tool call to PATH as JSONL"
+    ),
+    Flag.optional
+  ),
+  traceContent: Flag.Boolean("trace-content").pipe(
+    Flag.withDescription(
+      "Also write prompts, answers, tool arguments and results, secrets masked (overrides default.trace_content)"
+    ),
+    Flag.optional
+  ),
+  showUsage: Flag.Boolean("show-usage").pipe(
+    Flag.withDescription("Print token usage (and cost, with pricing:) to stderr"),
+    Flag.withDefault(false)
+  ),
+  approveTools: Flag.Boolean("approve-tools").pipe(
+    Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
+    Flag.withDefault(false)
+  )
+}
+
+export interface RunOutputFlags {
+  readonly output: Option.Option<string>
+  readonly json: boolean
+  readonly traceFile: Option.Option<string>
+  readonly traceContent: Option.Option<boolean>
+  /** `lait run --trace-spans`; other commands write no spans. */
+  readonly traceSpans?: Option.Option<boolean>
+  readonly showUsage: boolean
+  readonly approveTools: boolean
+}
+
+const responseWriteFailure = (path: string, e: unknown) =>
+  new CommandError({ reason: { _tag: "ResponseWriteFailed", path, detail: osErrorText(e) } })
+
+/** `--trace-spans`/`--trace-content` need `--trace-file`. */
+export const checkTraceFlags = (flags: Pick<RunOutputFlags, "traceFile" | "traceSpans" | "traceContent">) =>
+  Effect.gen(function*() {
+    const given = [[flags.traceSpans, "--trace-spans"], [flags.traceContent, "--trace-content"]] as const
+    for (const [value, flag] of given) {
+      if (value !== undefined && Option.getOrUndefined(value) === true && Option.isNone(flags.traceFile)) {
+        return yield* new ArgumentError({ reason: { _tag: "Requires", flag, needs: "--trace-file <PATH>" } })
+      }
+    }
+  })
+
+/**
+ * Runs `run` and prints its result as the flags say. Where the answer and the trace go is checked
+ * first: finding out after the run would waste its cost. `onFailure` runs when `run` fails or is
+ * interrupted, before the trace is written (`lait run --checkpoint` saves its last good state there).
+ */
+export const runAndEmit = <E, R, E2 = never, R2 = never>(
+  flags: RunOutputFlags,
+  run: Effect.Effect<Json, E, R>,
+  onFailure?: Effect.Effect<void, E2, R2>
+) =>
+  Effect.gen(function*() {
+    yield* checkTraceFlags(flags)
+    const path = Option.getOrUndefined(flags.output)
+    if (path !== undefined && path !== "-") {
+      const problem = writeTargetProblem(path, { createDirs: false })
+      if (problem !== undefined) return yield* responseWriteFailure(path, problem)
+    }
+    const tracePath = Option.getOrUndefined(flags.traceFile)
+    const trace = tracePath === undefined ? undefined : yield* Effect.promise(() => import("../trace/write.ts"))
+    if (trace !== undefined && tracePath !== undefined) yield* trace.checkTraceTarget(tracePath)
+    const { config, env } = yield* LaitConfig
+    const spans = (flags.traceSpans === undefined ? undefined : Option.getOrUndefined(flags.traceSpans)) ??
+      config.default?.trace_spans ?? false
+    const capture = (Option.getOrUndefined(flags.traceContent) ?? config.default?.trace_content ?? false)
+      ? { secrets: new Set<string>() }
+      : undefined
+    const writeTrace = (outcome: "succeeded" | "failed" | "interrupted") =>
+      trace === undefined || tracePath === undefined ? Effect.void : trace.writeRunTrace(tracePath, {
+        spans,
+        outcome,
+        secrets: [...trace.configSecrets(config, env), ...(capture?.secrets ?? [])]
+      })
+
+    const result = yield* run.pipe(
+      Effect.provideService(ApproveTools, flags.approveTools),
+      Effect.provideService(TraceContent, capture),
+      Effect.onExit((exit) =>
+        Exit.isSuccess(exit)
+          ? Effect.void
+          : Effect.andThen(
+            onFailure ?? Effect.void,
+            writeTrace(Cause.hasInterruptsOnly(exit.cause) ? "interrupted" : "failed").pipe(
+              Effect.catch((e) => Console.error(`warning: ${renderChain(e)}`))
+            )
+          )
+      )
+    )
+    const usage = yield* RunUsage
+    const totals = yield* usage.total
+    const content = textForm(result)
+    const body = flags.json
+      ? JSON.stringify({
+        content,
+        reasoning: null,
+        usage: totals.requests === 0
+          ? null
+          : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
+      })
+      : content
+    const emit: Effect.Effect<void, CommandError | OutputError> = path !== undefined && path !== "-"
+      ? writeUserFile(path, `${body}\n`, { createDirs: false }).pipe(
+        Effect.mapError((e) => responseWriteFailure(path, e))
+      )
+      : printLine(body)
+    const emitted = yield* Effect.exit(emit)
+    if (flags.showUsage) yield* Console.error(formatUsage(yield* usage.entries, totals))
+    if (trace !== undefined) {
+      const traced = yield* Effect.exit(writeTrace("succeeded"))
+      if (Exit.isFailure(traced)) {
+        if (Exit.isSuccess(emitted)) return yield* traced
+        yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)
+      }
+    }
+    return yield* emitted
+  })

@@ -1,0 +1,45 @@
+// Failures of skills (the `skills:` registry of lait.config.yml and the files it names) as one error
+// class with a `reason`. A skill name that is not registered or a file that cannot be read exits 1;
+// a file that is there but malformed is a validation failure (exit 3), as a malformed agent file is.
+import { Schema } from "effect"
+
+const name = Schema.String
+const path = Schema.String
+
+// Suspended: built when the first such error is made, not at start-up.
+const Reason = Schema.suspend(() => Schema.Union([
+  Schema.TaggedStruct("Unknown", { name }),
+  /** `detail` is the OS's (or the read limit's) reason. */
+  Schema.TaggedStruct("ReadFailed", { name, path, detail: Schema.String }),
+  /** No frontmatter, frontmatter that is not YAML, or a field skill files do not have. */
+  Schema.TaggedStruct("Invalid", { name, path, detail: Schema.String })
+]))
+export type SkillErrorReason = typeof Reason.Type
+
+const describe = (reason: SkillErrorReason): string => {
+  switch (reason._tag) {
+    case "Unknown":
+      return `unknown skill '${reason.name}'; define it under 'skills:' in lait.config.yml`
+    case "ReadFailed":
+      return `failed to read skill file '${reason.path}' (skill '${reason.name}')`
+    case "Invalid":
+      return `failed to parse skill file '${reason.path}' (skill '${reason.name}')`
+  }
+}
+
+export class SkillError extends Schema.TaggedError<SkillError>()("SkillError", { reason: Reason }) {
+  override get message(): string {
+    return describe(this.reason)
+  }
+
+  /** What `renderChain` prints after the message. */
+  override get cause(): unknown {
+    return "detail" in this.reason ? this.reason.detail : undefined
+  }
+}
+
+declare module "./errors.ts" {
+  interface DomainErrors {
+    readonly SkillError: SkillError
+  }
+}

@@ -10,6 +10,7 @@ import { initCommand } from "./init.ts"
 import { lintCommand } from "./lint.ts"
 import { runCommand } from "./run.ts"
 import { schemaCommand } from "./schema.ts"
+import { serveCommand } from "./serve.ts"
 import { testCommand } from "./test.ts"
 import { traceCommand } from "./trace.ts"
 
@@ -28,7 +29,8 @@ export const root = Command.make("lait").pipe(
     traceCommand,
     lintCommand,
     schemaCommand,
-    initCommand
+    initCommand,
+    serveCommand
   ]),
   // After the subcommands, so their handlers' reads of the global flags count as satisfied.
   Command.withGlobalFlags(globalFlags)

@@ -31,6 +31,7 @@ workflows:
   greet: workflows/greet.yml
   broken: workflows/broken.yml
   asks: workflows/asks.yml
+  double: workflows/double.yml
 ${extra}`
 
 ws.write("agents/helper.md", "---\ndescription: Helps with anything\n---\nYou are a helper.\n")
@@ -50,6 +51,10 @@ steps:
 )
 ws.write("workflows/broken.yml", "steps:\n  - id: fails\n    run: [sh, -c, 'echo oops >&2; exit 3']\n")
 ws.write("workflows/asks.yml", "steps:\n  - ask: 'Really?'\n")
+ws.write(
+  "workflows/double.yml",
+  "input_schema: {type: object, properties: {n: {type: integer}}, required: [n]}\nsteps:\n  - jq: '{double: (.n * 2)}'\n"
+)
 
 const env = (extra: Readonly<Record<string, string>> = {}) =>
   Object.fromEntries(
@@ -89,7 +94,17 @@ describe("lait serve --mcp over stdio", () => {
     try {
       const { tools } = await client.listTools()
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]))
-      expect(Object.keys(byName).sort()).toEqual(["agent__helper", "workflow__broken", "workflow__greet", "workflow__summarize"])
+      expect(Object.keys(byName).sort()).toEqual([
+        "agent__helper",
+        "workflow__broken",
+        "workflow__double",
+        "workflow__greet",
+        "workflow__summarize"
+      ])
+      expect(byName["workflow__double"]!.inputSchema).toMatchObject({
+        properties: { input: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } },
+        required: ["input"]
+      })
       expect(byName["workflow__summarize"]!.description).toBe("Summarises a text")
       expect(byName["workflow__summarize"]!.inputSchema).toMatchObject({
         type: "object",
@@ -118,6 +133,13 @@ describe("lait serve --mcp over stdio", () => {
 
       const greeted = await client.callTool({ name: "workflow__greet", arguments: { inputs: { name: "Ann" } } })
       expect(textOf(greeted)).toBe("Hello, Ann!")
+      // Structured output comes back as JSON text; `input` may be the value or its JSON text.
+      const doubled = await client.callTool({ name: "workflow__double", arguments: { input: { n: 21 } } })
+      expect(textOf(doubled)).toBe("{\"double\":42}")
+      const fromText = await client.callTool({ name: "workflow__double", arguments: { input: "{\"n\": 2}" } })
+      expect(textOf(fromText)).toBe("{\"double\":4}")
+      const invalid = await client.callTool({ name: "workflow__double", arguments: { input: { n: "x" } } })
+      expect(invalid.isError).toBe(true)
       const helped = await client.callTool({ name: "agent__helper", arguments: { input: "help me" } })
       expect(textOf(helped)).toBe("echo: help me")
     } finally {
@@ -215,6 +237,26 @@ describe("lait serve --mcp over stdio", () => {
       await close()
     }
   }, 60_000)
+})
+
+describe("lait serve: usage", () => {
+  test.each([
+    [[], "lait: 'lait serve' currently only supports '--mcp'; see docs/serve.md"],
+    [["--mcp", "--http", "nowhere"], "lait: invalid value 'nowhere' for '--http <ADDR>': expected HOST:PORT, [IPv6]:PORT or PORT"],
+    [["--mcp", "--allowed-host", "x"], "lait: the argument '--allowed-host <HOST>' requires '--http <ADDR>'"],
+    [["--mcp", "--record", "a", "--replay", "b"], "lait: the argument '--record <DIR>' cannot be used with '--replay <DIR>'"]
+  ])("serve %p", async (args, line) => {
+    ws.write("lait.config.yml", config("http://127.0.0.1:9/v1"))
+    const r = await ws.lait(["serve", ...args])
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr.trim() }).toEqual({ code: 2, stdout: "", stderr: line })
+  })
+
+  test("a client closing stdin ends the server with exit 0", async () => {
+    ws.write("lait.config.yml", config("http://127.0.0.1:9/v1"))
+    const r = await ws.lait(["serve", "--mcp"], { stdin: "" })
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "" })
+    expect(r.stderr).toContain("note: lait serve --mcp: ready over stdio with 5 tool(s): agent__helper, workflow__")
+  })
 })
 
 /** `lait serve --mcp --http 127.0.0.1:0 ...` as a process, and the URL its ready note names. */

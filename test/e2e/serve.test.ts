@@ -251,6 +251,22 @@ describe("lait serve: usage", () => {
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr.trim() }).toEqual({ code: 2, stdout: "", stderr: line })
   })
 
+  test("an address in use fails with the OS's reason", async () => {
+    ws.write("lait.config.yml", config("http://127.0.0.1:9/v1"))
+    const taken = http.createServer()
+    await new Promise<void>((done) => taken.listen(0, "127.0.0.1", done))
+    const port = (taken.address() as { port: number }).port
+    try {
+      const r = await ws.lait(["serve", "--mcp", "--http", `127.0.0.1:${port}`])
+      expect({ code: r.code, line: r.stderr.trim().split("\n").at(-1) }).toEqual({
+        code: 1,
+        line: `lait: failed to listen on 127.0.0.1:${port}: Address already in use (os error 98)`
+      })
+    } finally {
+      taken.close()
+    }
+  })
+
   test("a client closing stdin ends the server with exit 0", async () => {
     ws.write("lait.config.yml", config("http://127.0.0.1:9/v1"))
     const r = await ws.lait(["serve", "--mcp"], { stdin: "" })

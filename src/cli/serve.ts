@@ -3,6 +3,7 @@
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { ArgumentError } from "../core/usageErrors.ts"
+import { liveExportLayer } from "../trace/live/layer.ts"
 import { VERSION } from "../version.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
@@ -81,5 +82,7 @@ export const serveCommand = Command.make(
   Command.provide(({ record, replay }) =>
     toolCassettesLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay) })
   ),
-  Command.provide(configLayer({ waitForWriter: true }))
+  Command.provide(configLayer({ waitForWriter: true })),
+  // Outermost, as for `lait run`: OTEL_* is read before .env is loaded, and flushed last.
+  Command.provide(liveExportLayer)
 )

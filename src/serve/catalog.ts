@@ -105,17 +105,24 @@ export const buildCatalog: Effect.Effect<ReadonlyArray<ServedTool>, never, LaitC
     const tools: Array<ServedTool> = []
     const skip = (kind: string, name: string, why: string) =>
       Console.error(`note: skipping ${kind} '${name}' as an MCP tool: ${why}`)
+    // Names that differ only in characters a tool name cannot hold qualify alike: the first one keeps it.
+    const add = (tool: ServedTool) => {
+      const owner = tools.find((t) => t.name === tool.name)
+      if (owner === undefined) return Effect.sync(() => void tools.push(tool))
+      const why = `its tool name '${tool.name}' is already taken by ${owner.target.kind} '${owner.target.name}'`
+      return skip(tool.target.kind, tool.target.name, why)
+    }
     const subagents = new Subagents(config)
     for (const name of Object.keys(config.config.agents ?? {})) {
       const built = yield* Effect.result(agentTool(subagents, name))
-      if (built._tag === "Success") tools.push(built.success)
+      if (built._tag === "Success") yield* add(built.success)
       else yield* skip("agent", name, renderChain(built.failure))
     }
     for (const [name, path] of Object.entries(config.config.workflows ?? {})) {
       const built = yield* Effect.result(workflowTool(name, path))
       if (built._tag === "Failure") yield* skip("workflow", name, renderChain(built.failure))
       else if (typeof built.success === "string") yield* skip("workflow", name, built.success)
-      else tools.push(built.success)
+      else yield* add(built.success)
     }
     return tools
   }

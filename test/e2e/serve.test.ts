@@ -32,6 +32,8 @@ workflows:
   broken: workflows/broken.yml
   asks: workflows/asks.yml
   double: workflows/double.yml
+  "greet.v2": workflows/greet.yml
+  greet_v2: workflows/greet.yml
 ${extra}`
 
 ws.write("agents/helper.md", "---\ndescription: Helps with anything\n---\nYou are a helper.\n")
@@ -99,6 +101,7 @@ describe("lait serve --mcp over stdio", () => {
         "workflow__broken",
         "workflow__double",
         "workflow__greet",
+        "workflow__greet_v2",
         "workflow__summarize"
       ])
       expect(byName["workflow__double"]!.inputSchema).toMatchObject({
@@ -124,6 +127,9 @@ describe("lait serve --mcp over stdio", () => {
       })
       expect(byName["agent__helper"]!.description).toBe("Helps with anything")
       expect(stderr()).toContain("skipping workflow 'asks' as an MCP tool: it has an 'ask:' step")
+      expect(stderr()).toContain(
+        "skipping workflow 'greet_v2' as an MCP tool: its tool name 'workflow__greet_v2' is already taken by workflow 'greet.v2'"
+      )
 
       const result = await client.callTool({ name: "workflow__summarize", arguments: { input: "a long text" } })
       expect(result.isError).toBeFalsy()
@@ -271,7 +277,7 @@ describe("lait serve: usage", () => {
     ws.write("lait.config.yml", config("http://127.0.0.1:9/v1"))
     const r = await ws.lait(["serve", "--mcp"], { stdin: "" })
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "" })
-    expect(r.stderr).toContain("note: lait serve --mcp: ready over stdio with 5 tool(s): agent__helper, workflow__")
+    expect(r.stderr).toContain("note: lait serve --mcp: ready over stdio with 6 tool(s): agent__helper, workflow__")
   })
 })
 

@@ -281,6 +281,56 @@ describe("lait serve: usage", () => {
   })
 })
 
+describe("lait serve --mcp: run contexts", () => {
+  test("concurrent calls keep their own traces; a call the client cancels is stopped", async () => {
+    const s = fixture([
+      { match: "never answered", content: "late", delay_ms: 20_000 },
+      { match: "Summarize:", content: "slow", delay_ms: 800, repeat: true },
+      { content: "agent reply", delay_ms: 800, repeat: true }
+    ])
+    const tracePath = path.join(ws.dir, "concurrent.jsonl")
+    const { client, close } = await stdioClient(["--trace-file", tracePath])
+    type Event = { seq: number; operation: string; label: string; attributes: Record<string, unknown> }
+    const read = () => fs.readFileSync(tracePath, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Event)
+    try {
+      await Promise.all([
+        client.callTool({ name: "workflow__summarize", arguments: { input: "a" } }),
+        client.callTool({ name: "agent__helper", arguments: { input: "b" } })
+      ])
+      const events = read()
+      expect(events.map((e) => e.seq)).toEqual([0, 1])
+      expect(events.map((e) => [e.label, e.attributes["lait.serve.tool"]]).sort()).toEqual([
+        ["step-1 (agent)", "agent__helper"],
+        ["step-1 (prompt)", "workflow__summarize"]
+      ])
+
+      const controller = new AbortController()
+      const cancelled = client
+        .callTool({ name: "workflow__summarize", arguments: { input: "never answered" } }, undefined, {
+          signal: controller.signal
+        })
+        .catch((e: unknown) => e)
+      while (!s.requests.some((r) => JSON.stringify(r.body).includes("never answered"))) await Bun.sleep(20)
+      controller.abort()
+      expect(await cancelled).toBeInstanceOf(Error)
+      // The interrupted call's trace is written at once, long before the model would have answered.
+      const deadline = Date.now() + 5000
+      while (read().length < 3 && Date.now() < deadline) await Bun.sleep(50)
+      // With the step and the run it cut short, as for any interrupted run.
+      expect(read().slice(2).map((e) => [e.operation, e.attributes["error.type"], e.attributes["lait.serve.tool"]]))
+        .toEqual([
+          ["chat", "cancelled", "workflow__summarize"],
+          ["step", "cancelled", "workflow__summarize"],
+          ["invoke_workflow", "cancelled", "workflow__summarize"]
+        ])
+      const next = await client.callTool({ name: "workflow__summarize", arguments: { input: "again" } })
+      expect(textOf(next)).toBe("slow")
+    } finally {
+      await close()
+    }
+  }, 60_000)
+})
+
 /** `lait serve --mcp --http 127.0.0.1:0 ...` as a process, and the URL its ready note names. */
 const startHttp = async (args: ReadonlyArray<string> = []) => {
   const child = Bun.spawn([binary, "serve", "--mcp", "--http", "127.0.0.1:0", ...args], {

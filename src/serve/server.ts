@@ -115,7 +115,7 @@ export const serveMcp = (options: ServeOptions) =>
     const trace = yield* makeServeTrace(options.tracePath, configSecrets(config.config, config.env))
     const sdk: Sdk = yield* Effect.promise(loadSdk)
     const run = yield* FiberSet.makeRuntimePromise<CallRequirements>()
-    const summary = `${tools.length} tool(s): ${tools.map((t) => t.name).join(", ")}`
+    const summary = tools.length === 0 ? "no tools" : `${tools.length} tool(s): ${tools.map((t) => t.name).join(", ")}`
     if (tools.length === 0) {
       yield* Console.error("warning: lait serve --mcp: no 'agents:' or 'workflows:' entry can be served")
     }

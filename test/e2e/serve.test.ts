@@ -273,6 +273,15 @@ describe("lait serve: usage", () => {
     }
   })
 
+  test("nothing to serve: a warning, and the server still starts", async () => {
+    const r = await ws.lait(["serve", "--mcp", "--no-config"], { stdin: "" })
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "" })
+    expect(r.stderr).toBe(
+      "warning: lait serve --mcp: no 'agents:' or 'workflows:' entry can be served\n" +
+        "note: lait serve --mcp: ready over stdio with no tools\n"
+    )
+  })
+
   test("a client closing stdin ends the server with exit 0", async () => {
     ws.write("lait.config.yml", config("http://127.0.0.1:9/v1"))
     const r = await ws.lait(["serve", "--mcp"], { stdin: "" })

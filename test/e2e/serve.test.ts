@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { type ScriptedReply } from "../fixtures/openai-server.ts"
 import { cleanEnv, server, stopServers, workspace } from "./model-harness.ts"
-import { ensureBinary } from "./util.ts"
+import { alive, ensureBinary } from "./util.ts"
 
 const ws = workspace("e2e-serve")
 let binary: string
@@ -288,6 +288,29 @@ describe("lait serve: usage", () => {
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "" })
     expect(r.stderr).toContain("note: lait serve --mcp: ready over stdio with 6 tool(s): agent__helper, workflow__")
   })
+})
+
+describe("lait serve --mcp over stdio: signals", () => {
+  test("SIGTERM during a call stops the server promptly", async () => {
+    const s = fixture([{ match: "Summarize:", content: "never", delay_ms: 20_000 }])
+    const transport = new StdioClientTransport({
+      command: binary,
+      args: ["serve", "--mcp"],
+      cwd: ws.dir,
+      env: env(),
+      stderr: "pipe"
+    })
+    const client = new Client({ name: "e2e", version: "0" })
+    await client.connect(transport)
+    const pid = transport.pid!
+    void client.callTool({ name: "workflow__summarize", arguments: { input: "x" } }).catch(() => undefined)
+    while (s.requests.length === 0) await Bun.sleep(20)
+    process.kill(pid, "SIGTERM")
+    const deadline = Date.now() + 5000
+    while (alive(pid) && Date.now() < deadline) await Bun.sleep(50)
+    expect(alive(pid)).toBe(false)
+    await client.close()
+  }, 60_000)
 })
 
 describe("lait serve --mcp: run contexts", () => {

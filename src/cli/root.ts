@@ -15,6 +15,7 @@ import { runCommand } from "./run.ts"
 import { runsCommand } from "./runs.ts"
 import { skillCommand, workflowCommand } from "./registries.ts"
 import { schemaCommand } from "./schema.ts"
+import { serveCommand } from "./serve.ts"
 import { testCommand } from "./test.ts"
 import { traceCommand } from "./trace.ts"
 
@@ -39,7 +40,8 @@ export const root = Command.make("lait").pipe(
     modelsCommand,
     doctorCommand,
     workflowCommand,
-    skillCommand
+    skillCommand,
+    serveCommand
   ]),
   // After the subcommands, so their handlers' reads of the global flags count as satisfied.
   Command.withGlobalFlags(globalFlags)

@@ -127,6 +127,7 @@ export const exitCodeByTag = {
   SkillError: { Invalid: ExitCode.validation },
   CommandError: ExitCode.general,
   CheckpointError: ExitCode.general,
+  ServeError: { McpRequired: ExitCode.usage },
   // Whatever stopped `lait lint`, it is a validation outcome, as upstream.
   LintError: ExitCode.validation,
   // A FAIL of `lait doctor` is a general failure (as upstream); a server `models --remote` could not list, an API one.

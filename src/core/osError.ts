@@ -25,7 +25,9 @@ const strerror: Record<string, string> = {
   EPIPE: "Broken pipe",
   ENAMETOOLONG: "File name too long",
   ELOOP: "Too many levels of symbolic links",
-  EDQUOT: "Disk quota exceeded"
+  EDQUOT: "Disk quota exceeded",
+  EADDRINUSE: "Address already in use",
+  EADDRNOTAVAIL: "Cannot assign requested address"
 }
 
 /** `No space left on device`: the reason alone, for lines that need no errno. */

@@ -18,6 +18,7 @@ import { SubagentError } from "../../src/core/subagentErrors.ts"
 import { EvalError } from "../../src/eval/evalErrors.ts"
 import { JqError, SchemaError, TemplateError } from "../../src/lang/languageErrors.ts"
 import { LintError } from "../../src/lint/lintErrors.ts"
+import { ServeError } from "../../src/serve/serveErrors.ts"
 import { TestError } from "../../src/testing/testErrors.ts"
 
 const classes = {
@@ -38,7 +39,8 @@ const classes = {
   TemplateError,
   SchemaError,
   LintError,
-  TestError
+  TestError,
+  ServeError
 }
 
 describe("domain error reason schemas", () => {

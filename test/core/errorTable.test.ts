@@ -27,6 +27,7 @@ import { SubagentError } from "../../src/core/subagentErrors.ts"
 import { McpError, ToolError } from "../../src/core/toolErrors.ts"
 import { ArgumentError } from "../../src/core/usageErrors.ts"
 import { EvalError } from "../../src/eval/evalErrors.ts"
+import { ServeError } from "../../src/serve/serveErrors.ts"
 import { JqError, SchemaError, TemplateError } from "../../src/lang/languageErrors.ts"
 import { WorkflowLoadError } from "../../src/lang/loadErrors.ts"
 import { LintError } from "../../src/lint/lintErrors.ts"
@@ -359,7 +360,20 @@ const rows: ReadonlyArray<Row> = [
     "failed to save checkpoint to '.lait/runs/r1.json': permission denied",
     1
   ],
-  [new CheckpointError({ reason: { _tag: "Symlink", path: ".lait/runs/r1.json" } }), "refusing to follow symbolic link '.lait/runs/r1.json'", 1]
+  [new CheckpointError({ reason: { _tag: "Symlink", path: ".lait/runs/r1.json" } }), "refusing to follow symbolic link '.lait/runs/r1.json'", 1],
+  // ServeError
+  [new ServeError({ reason: { _tag: "McpRequired" } }), "'lait serve' currently only supports '--mcp'; see docs/serve.md", 2],
+  [
+    new ServeError({ reason: { _tag: "ListenFailed", address: "127.0.0.1:80", detail: "permission denied" } }),
+    "failed to listen on 127.0.0.1:80: permission denied",
+    1
+  ],
+  [
+    new ServeError({ reason: { _tag: "ArgumentsInvalid", what: "'inputs'", detail: "got [1]" } }),
+    "workflow tool call 'inputs' must be a JSON object: got [1]",
+    1
+  ],
+  [new ServeError({ reason: { _tag: "MissingInput" } }), "workflow tool call is missing the required 'input' field", 1]
 ]
 
 const reasonOf = (error: AnyLaitError): string | undefined =>

@@ -1,0 +1,46 @@
+// Failures of `lait serve --mcp` as one error class with a `reason`: the server's own start-up
+// (`McpRequired` is a usage error, exit 2; the others exit 1) and a tool call's arguments, which
+// become the text of that call's MCP tool error rather than stopping the server.
+import { Schema } from "effect"
+
+const Reason = Schema.suspend(() => Schema.Union([
+  /** `lait serve` without `--mcp`, its only mode. */
+  Schema.TaggedStruct("McpRequired", {}),
+  /** `address` as given to `--http`; `detail` is the OS's reason. */
+  Schema.TaggedStruct("ListenFailed", { address: Schema.String, detail: Schema.String }),
+  /** `what` names the argument (`arguments`, `'inputs'`); `detail` says what it was. */
+  Schema.TaggedStruct("ArgumentsInvalid", { what: Schema.String, detail: Schema.String }),
+  /** A workflow without `inputs:` was called without `input`. */
+  Schema.TaggedStruct("MissingInput", {})
+]))
+export type ServeErrorReason = typeof Reason.Type
+
+const describe = (reason: ServeErrorReason): string => {
+  switch (reason._tag) {
+    case "McpRequired":
+      return "'lait serve' currently only supports '--mcp'; see docs/serve.md"
+    case "ListenFailed":
+      return `failed to listen on ${reason.address}`
+    case "ArgumentsInvalid":
+      return `workflow tool call ${reason.what} must be a JSON object`
+    case "MissingInput":
+      return "workflow tool call is missing the required 'input' field"
+  }
+}
+
+export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", { reason: Reason }) {
+  override get message(): string {
+    return describe(this.reason)
+  }
+
+  /** What `renderChain` prints after the message. */
+  override get cause(): unknown {
+    return "detail" in this.reason ? this.reason.detail : undefined
+  }
+}
+
+declare module "../core/errors.ts" {
+  interface DomainErrors {
+    readonly ServeError: ServeError
+  }
+}

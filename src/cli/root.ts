@@ -6,6 +6,7 @@ import { configCommand } from "./config.ts"
 import { evalCommand } from "./eval.ts"
 import { globalFlags } from "./global.ts"
 import { graphCommand } from "./graph.ts"
+import { historyCommand } from "./history.ts"
 import { initCommand } from "./init.ts"
 import { lintCommand } from "./lint.ts"
 import { runCommand } from "./run.ts"
@@ -26,6 +27,7 @@ export const root = Command.make("lait").pipe(
     testCommand,
     evalCommand,
     traceCommand,
+    historyCommand,
     lintCommand,
     schemaCommand,
     initCommand

@@ -25,6 +25,9 @@ import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
 import { printLine } from "./output.ts"
 import { CommandError } from "./commandErrors.ts"
+import { noHistoryFlag } from "./history.ts"
+import { historyUsage, recordHistory } from "../history/record.ts"
+import * as nodePath from "node:path"
 
 /**
  * PROMPT and piped stdin combined: `-` means stdin alone; otherwise a non-terminal stdin is read and
@@ -176,10 +179,24 @@ export const runCommand = Command.make(
     approveTools: Flag.Boolean("approve-tools").pipe(
       Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
       Flag.withDefault(false)
-    )
+    ),
+    noHistory: noHistoryFlag
   },
   Effect.fn("cli.run")(function*(
-    { file, prompt, input, output, json, dryRun, traceFile, traceSpans, traceContent, showUsage, approveTools }
+    {
+      file,
+      prompt,
+      input,
+      output,
+      json,
+      dryRun,
+      traceFile,
+      traceSpans,
+      traceContent,
+      showUsage,
+      approveTools,
+      noHistory
+    }
   ) {
     for (const [given, flag] of [[traceSpans, "--trace-spans"], [traceContent, "--trace-content"]] as const) {
       if (Option.getOrUndefined(given) === true && Option.isNone(traceFile)) {
@@ -288,6 +305,11 @@ export const runCommand = Command.make(
         if (Exit.isSuccess(emitted)) return yield* traced
         yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)
       }
+    }
+    // Only a run that succeeded all the way (its answer delivered, its trace written) is history.
+    if (Exit.isSuccess(emitted)) {
+      const run = { kind: "workflow", model: null, prompt: text ?? "", response: content } as const
+      yield* recordHistory({ ...run, usage: historyUsage(totals), workflow: nodePath.resolve(target) }, { noHistory })
     }
     return yield* emitted
   }, (effect) => effect.pipe(Effect.provide(runLayers)))

@@ -124,6 +124,8 @@ export const exitCodeByTag = {
   TemplateError: ExitCode.general,
   SubagentError: ExitCode.general,
   CommandError: ExitCode.general,
+  // A --since or N that cannot be used is the command line's fault.
+  HistoryError: { BadSince: ExitCode.usage, IndexZero: ExitCode.usage },
   // Whatever stopped `lait lint`, it is a validation outcome, as upstream.
   LintError: ExitCode.validation,
   TestError: { ParseFailed: ExitCode.validation },

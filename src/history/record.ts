@@ -1,9 +1,10 @@
 // `recordHistory`: the one call every command that runs a model (run, chat, prompt, agent) makes once
 // its result is out, to append the run to `lait history`. It is the one place that honours
 // `--no-history` and `default.history: false`, and that masks every credential the configuration and
-// environment hold out of the prompt and the response (a tool that prints the environment puts the
-// key into the answer). Never fails: the run already succeeded and its output is printed, so a history
-// that cannot be written (a read-only home, a full disk) is a warning, not a failed run.
+// environment hold, and every key an `api_key_cmd` gave, out of the prompt and the response (a tool
+// that prints the environment puts the key into the answer). Never fails: the run already succeeded
+// and its output is printed, so a history that cannot be written (a read-only home, a full disk) is a
+// warning, not a failed run.
 // Light on purpose (the store, the secrets and the path are loaded on first use): commands import it
 // statically, and `lait --version` must not pay for it.
 import { Console, Effect } from "effect"
@@ -39,16 +40,18 @@ export const recordHistory = (
   Effect.gen(function*() {
     const { config, env } = yield* LaitConfig
     if (options.noHistory || config.default?.history === false) return
-    const [store, entry, { configSecrets }, { redactSecrets }, { DUMMY_API_KEY }] = yield* Effect.promise(() =>
-      Promise.all([
-        import("./store.ts"),
-        import("./entry.ts"),
-        import("../trace/content.ts"),
-        import("../core/secrets.ts"),
-        import("../config/endpoints.ts")
-      ])
-    )
-    const secrets = configSecrets(config, env)
+    const [store, entry, { configSecrets }, { redactSecrets }, { DUMMY_API_KEY }, { resolvedApiKeyCmdKeys }] =
+      yield* Effect.promise(() =>
+        Promise.all([
+          import("./store.ts"),
+          import("./entry.ts"),
+          import("../trace/content.ts"),
+          import("../core/secrets.ts"),
+          import("../config/endpoints.ts"),
+          import("../config/apiKeyCmd.ts")
+        ])
+      )
+    const secrets = [...configSecrets(config, env), ...resolvedApiKeyCmdKeys()]
     const mask = (text: string) => redactSecrets(text, secrets, [DUMMY_API_KEY])
     const path = yield* store.historyPath(env)
     yield* store.appendEntry(path, {

@@ -230,7 +230,7 @@ describe("the history file", () => {
 
 describe("secrets", () => {
   const SECRET = `sk-test-HISTORY-${crypto.randomUUID()}`
-  test("the API key (env or config) in a prompt or an answer is masked before it reaches the file", async () => {
+  test("the API key (env, config or api_key_cmd) in a prompt or an answer is masked before it reaches the file", async () => {
     const h = fresh("secret")
     const s = server({ script: [{ content: `the key is ${SECRET} ok`, repeat: true }] })
     fs.writeFileSync(path.join(h.dir, "wf.yml"), modelWorkflow(s.baseUrl))
@@ -240,13 +240,19 @@ describe("secrets", () => {
     expect(viaEnv.stdout).toBe(`the key is ${SECRET} ok\n`)
     fs.writeFileSync(path.join(h.dir, "lait.config.yml"), "api_key: ${HISTORY_KEY}\n")
     expect((await h.lait(["run", "wf.yml", "x"], { HISTORY_KEY: SECRET })).code).toBe(0)
-    expect(s.requests.map((r) => r.headers["authorization"])).toEqual([`Bearer ${SECRET}`, `Bearer ${SECRET}`])
+    // A key only a command knows: nothing in the config or the environment spells it.
+    const script = path.join(h.dir, "key.sh")
+    fs.writeFileSync(script, `#!/bin/sh\necho '${SECRET}'\n`, { mode: 0o755 })
+    fs.writeFileSync(path.join(h.dir, "lait.config.yml"), `api_key_cmd: ['${script}']\n`)
+    expect((await h.lait(["run", "wf.yml", "y"])).code).toBe(0)
+    expect(s.requests.map((r) => r.headers["authorization"])).toEqual(Array(3).fill(`Bearer ${SECRET}`))
 
     const text = fs.readFileSync(h.file, "utf8")
     expect(text.includes(SECRET)).toBe(false)
     expect(h.lines().map((l) => [l["prompt"], l["response"]])).toEqual([
       ["my key: <redacted>", "the key is <redacted> ok"],
-      ["x", "the key is <redacted> ok"]
+      ["x", "the key is <redacted> ok"],
+      ["y", "the key is <redacted> ok"]
     ])
   })
 })

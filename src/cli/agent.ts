@@ -87,7 +87,8 @@ const run = Command.make(
       Effect.scoped(Effect.gen(function*() {
         const steps = yield* makeModelSteps
         return yield* steps.runAgentFile(definition, parseAgentInput(text), { label, userText: text })
-      }))
+      })),
+      { history: { kind: "agent", model: definition.model ?? null, prompt: text } }
     )
   }, (effect) => effect.pipe(Effect.provide(runLayers)))
 ).pipe(

@@ -8,6 +8,7 @@ import { doctorCommand } from "./doctor.ts"
 import { evalCommand } from "./eval.ts"
 import { globalFlags } from "./global.ts"
 import { graphCommand } from "./graph.ts"
+import { historyCommand } from "./history.ts"
 import { initCommand } from "./init.ts"
 import { lintCommand } from "./lint.ts"
 import { modelsCommand } from "./models.ts"
@@ -34,6 +35,7 @@ export const root = Command.make("lait").pipe(
     testCommand,
     evalCommand,
     traceCommand,
+    historyCommand,
     lintCommand,
     schemaCommand,
     initCommand,

@@ -23,6 +23,7 @@ import { printLine } from "./output.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { CommandError } from "./commandErrors.ts"
 import { announceResume, checkpointRecorder, openResume } from "./runCheckpoint.ts"
+import * as nodePath from "node:path"
 
 /**
  * PROMPT and piped stdin combined: `-` means stdin alone; otherwise a non-terminal stdin is read and
@@ -136,7 +137,8 @@ export const runCommand = Command.make(
       showUsage,
       approveTools,
       checkpoint,
-      resume
+      resume,
+      noHistory
     }
   ) {
     const resumeId = Option.getOrUndefined(resume)
@@ -222,12 +224,15 @@ export const runCommand = Command.make(
     })
     // The checkpoint is saved as completed before the answer is printed, as upstream orders it.
     yield* runAndEmit(
-      { output, json, traceFile, traceSpans, traceContent, showUsage, approveTools },
+      { output, json, traceFile, traceSpans, traceContent, showUsage, approveTools, noHistory },
       Effect.map(
         recorder === undefined ? run : Effect.tap(run, () => recorder.completed),
         (result) => result.output
       ),
-      recorder?.failed
+      {
+        ...(recorder === undefined ? {} : { onFailure: recorder.failed }),
+        history: { kind: "workflow", model: null, prompt: text ?? "", workflow: nodePath.resolve(target) }
+      }
     )
   }, (effect) => effect.pipe(Effect.provide(runLayers)))
 ).pipe(

@@ -13,7 +13,9 @@ import { formatUsage, RunUsage } from "../model/RunUsage.ts"
 import { writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
 import { osErrorText } from "../platform/process.ts"
 import { ApproveTools } from "../tools/ApproveTools.ts"
+import { historyUsage, recordHistory, type RunRecord } from "../history/record.ts"
 import { CommandError } from "./commandErrors.ts"
+import { noHistoryFlag } from "./history.ts"
 import { printLine } from "./output.ts"
 
 export const runFlags = {
@@ -70,7 +72,8 @@ export const runFlags = {
   approveTools: Flag.Boolean("approve-tools").pipe(
     Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
     Flag.withDefault(false)
-  )
+  ),
+  noHistory: noHistoryFlag
 }
 
 export interface RunOutputFlags {
@@ -82,6 +85,17 @@ export interface RunOutputFlags {
   readonly traceSpans?: Option.Option<boolean>
   readonly showUsage: boolean
   readonly approveTools: boolean
+  readonly noHistory?: boolean
+}
+
+export interface RunAndEmitOptions<E2, R2> {
+  /**
+   * Runs when the run fails or is interrupted, before the trace is written (`lait run --checkpoint`
+   * saves its last good state there).
+   */
+  readonly onFailure?: Effect.Effect<void, E2, R2>
+  /** What the history records of a run that succeeded all the way (its result and usage are added). */
+  readonly history?: Omit<RunRecord, "response" | "usage">
 }
 
 const responseWriteFailure = (path: string, e: unknown) =>
@@ -100,13 +114,13 @@ export const checkTraceFlags = (flags: Pick<RunOutputFlags, "traceFile" | "trace
 
 /**
  * Runs `run` and prints its result as the flags say. Where the answer and the trace go is checked
- * first: finding out after the run would waste its cost. `onFailure` runs when `run` fails or is
- * interrupted, before the trace is written (`lait run --checkpoint` saves its last good state there).
+ * first: finding out after the run would waste its cost. A run that succeeded all the way (its answer
+ * delivered, its trace written) is then recorded in the history.
  */
 export const runAndEmit = <E, R, E2 = never, R2 = never>(
   flags: RunOutputFlags,
   run: Effect.Effect<Json, E, R>,
-  onFailure?: Effect.Effect<void, E2, R2>
+  options: RunAndEmitOptions<E2, R2> = {}
 ) =>
   Effect.gen(function*() {
     yield* checkTraceFlags(flags)
@@ -138,7 +152,7 @@ export const runAndEmit = <E, R, E2 = never, R2 = never>(
         Exit.isSuccess(exit)
           ? Effect.void
           : Effect.andThen(
-            onFailure ?? Effect.void,
+            options.onFailure ?? Effect.void,
             writeTrace(Cause.hasInterruptsOnly(exit.cause) ? "interrupted" : "failed").pipe(
               Effect.catch((e) => Console.error(`warning: ${renderChain(e)}`))
             )
@@ -171,5 +185,11 @@ export const runAndEmit = <E, R, E2 = never, R2 = never>(
         yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)
       }
     }
-    return yield* emitted
+    yield* emitted
+    if (options.history !== undefined) {
+      yield* recordHistory(
+        { ...options.history, response: content, usage: historyUsage(totals) },
+        { noHistory: flags.noHistory ?? false }
+      )
+    }
   })

@@ -157,3 +157,9 @@ export const resolveApiKeyCmd = (
       })
     )
   })
+
+/**
+ * Every key an `api_key_cmd` gave this process: what a file written after the run (the history) must
+ * mask besides the keys written in the config and the environment.
+ */
+export const resolvedApiKeyCmdKeys = (): ReadonlyArray<string> => [...cache.values()].map((k) => Redacted.value(k))

@@ -53,6 +53,26 @@ export const readHead = (path: string, length: number): Uint8Array => {
  */
 export const readOwnText = (path: string): string => fs.readFileSync(path, "utf8")
 
+/**
+ * Appends `text` to `path` with one write(2) on a descriptor opened O_APPEND, so that concurrent
+ * appenders (other lait processes) never interleave or overwrite each other's lines: the kernel puts
+ * each write whole at the end of the file. The file (mode 0600: it may hold private text) and its
+ * directory (0700) are created when missing. Throws the OS error.
+ */
+export const appendWhole = (path: string, text: string): void => {
+  fs.mkdirSync(nodePath.dirname(path), { recursive: true, mode: 0o700 })
+  const bytes = new TextEncoder().encode(text)
+  const fd = fs.openSync(path, "a", 0o600)
+  try {
+    // A regular file takes the whole buffer in one call; only a full disk or a signal makes it
+    // short, and then the rest follows rather than being lost.
+    let written = 0
+    while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
 /** unlink(2): one file (never a directory); throws the OS error. */
 export const removeFile = (path: string): void => fs.unlinkSync(path)
 

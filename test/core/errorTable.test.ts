@@ -46,6 +46,7 @@ import {
 } from "../../src/model/ModelError.ts"
 import { TestError } from "../../src/testing/testErrors.ts"
 import { TraceError } from "../../src/trace/TraceError.ts"
+import { HistoryError } from "../../src/history/historyErrors.ts"
 
 /** `traceAs` when a trace names it otherwise than its exit code says (a cause decided the code). */
 type Row = readonly [error: AnyLaitError, line: string, code: number, traceAs?: string]
@@ -373,7 +374,22 @@ const rows: ReadonlyArray<Row> = [
     "workflow tool call 'inputs' must be a JSON object: got [1]",
     1
   ],
-  [new ServeError({ reason: { _tag: "MissingInput" } }), "workflow tool call is missing the required 'input' field", 1]
+  [new ServeError({ reason: { _tag: "MissingInput" } }), "workflow tool call is missing the required 'input' field", 1],
+  // HistoryError
+  [
+    new HistoryError({ reason: { _tag: "NoHome" } }),
+    "failed to determine the home directory (HOME/USERPROFILE is not set) to locate the history file",
+    1
+  ],
+  [
+    new HistoryError({ reason: { _tag: "BadSince", value: "yesterday" } }),
+    "invalid --since 'yesterday'; expected a date (2026-09-01), an RFC 3339 timestamp, or a duration like 30m/12h/7d/2w",
+    2
+  ],
+  [new HistoryError({ reason: { _tag: "IndexZero" } }), "history index must be at least 1", 2],
+  [new HistoryError({ reason: { _tag: "NotFound", index: 3 } }), "no history entry numbered 3", 1],
+  [new HistoryError({ reason: { _tag: "ReadFailed", path: "/h.jsonl", detail: "permission denied" } }), "failed to read '/h.jsonl': permission denied", 1],
+  [new HistoryError({ reason: { _tag: "WriteFailed", path: "/h.jsonl", detail: "no space left on device" } }), "failed to write to '/h.jsonl': no space left on device", 1]
 ]
 
 const reasonOf = (error: AnyLaitError): string | undefined =>

@@ -43,7 +43,14 @@ export const cleanEnv = (home: string): Record<string, string | undefined> => {
     if (/^(OPENAI_|LAIT_|OTEL_)/.test(key)) continue
     env[key] = value
   }
-  return { ...env, NO_COLOR: "1", HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") }
+  // The history (docs/history.md) goes into the workspace too, where the secrets sweeps search.
+  return {
+    ...env,
+    NO_COLOR: "1",
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_DATA_HOME: path.join(home, ".local", "share")
+  }
 }
 
 export const workspace = (prefix: string): Workspace => {

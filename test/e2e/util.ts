@@ -35,9 +35,29 @@ export const runCli = async (args: ReadonlyArray<string>, options: RunOptions): 
   return run(command, options)
 }
 
+let scratchData: string | undefined
+
+/**
+ * Every successful `lait run` appends to the user's history (docs/history.md): a test's runs go to a
+ * throwaway data directory instead, unless the test says where (even "unset") itself. A value merely
+ * copied from this process's environment is the developer's own, not the test's choice.
+ */
+const withScratchHistory = (env: Readonly<Record<string, string | undefined>>) => {
+  const own = process.env["XDG_DATA_HOME"]
+  if ("XDG_DATA_HOME" in env && (own === undefined || env["XDG_DATA_HOME"] !== own)) return env
+  if (scratchData === undefined) {
+    // One fixed directory whose history each test process starts afresh (bun test has no exit hook
+    // to remove a directory of its own). Only the file goes: a lait of another test process that is
+    // appending meanwhile still finds the directory.
+    scratchData = path.join(os.tmpdir(), `lait-e2e-data-${process.getuid?.() ?? "user"}`)
+    fs.rmSync(path.join(scratchData, "lait", "history.jsonl"), { force: true })
+  }
+  return { ...env, XDG_DATA_HOME: scratchData }
+}
+
 /** Spawns any command with the same conventions as runCli. */
 export const run = async (command: ReadonlyArray<string>, options: Omit<RunOptions, "binary">): Promise<RunResult> => {
-  const env = options.env ?? { ...process.env, NO_COLOR: "1" }
+  const env = withScratchHistory(options.env ?? { ...process.env, NO_COLOR: "1" })
   const child = Bun.spawn([...command], {
     cwd: options.cwd,
     env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),

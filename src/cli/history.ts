@@ -1,0 +1,134 @@
+// `lait history [-l N] [--kind K] [--model TEXT] [--since WHEN] [--json]`, `lait history show N [--json]`
+// and `lait history search QUERY`: read the runs that `recordHistory` (src/history/record.ts) appended.
+// No config is loaded (a broken lait.config.yml must not hide the history); `.env` is, unless
+// `--no-env`, since it may set XDG_DATA_HOME for the runs that wrote the file.
+// Also `noHistoryFlag`, the `--no-history` every recording command declares.
+import { Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { ArgumentError } from "../core/usageErrors.ts"
+import { globalOptions } from "./global.ts"
+import { printLine } from "./output.ts"
+
+/** `--no-history`, as `lait run` (and chat, prompt run, agent run) declare it. */
+export const noHistoryFlag = Flag.Boolean("no-history").pipe(
+  Flag.withoutNegation,
+  Flag.withDescription("Do not record this run in `lait history` (default.history: false does so for every run)"),
+  Flag.withDefault(false)
+)
+
+// Accepted before and after `search`/`show` (npm-style), as the original takes them on either side.
+const filterFlags = {
+  kind: Flag.String("kind").pipe(
+    Flag.withMetavar("KIND"),
+    Flag.withDescription("Only runs of this kind: chat, agent, workflow or prompt"),
+    Flag.optional
+  ),
+  model: Flag.String("model").pipe(
+    Flag.withMetavar("TEXT"),
+    Flag.withDescription("Only runs whose model name contains TEXT (workflow runs record no model)"),
+    Flag.optional
+  ),
+  since: Flag.String("since").pipe(
+    Flag.withMetavar("WHEN"),
+    Flag.withDescription("Only runs since WHEN: 2026-09-01 (UTC), an RFC 3339 time, or 30m, 12h, 7d, 2w ago"),
+    Flag.optional
+  ),
+  json: Flag.Boolean("json").pipe(
+    Flag.withDescription("Print a JSON array (show: one object), each entry with the number `show` takes"),
+    Flag.withDefault(false)
+  )
+}
+
+interface FilterInput {
+  readonly kind: Option.Option<string>
+  readonly model: Option.Option<string>
+  readonly since: Option.Option<string>
+}
+
+/** The history file's entries, newest first, and the filter the flags ask for. */
+const load = (flags: FilterInput) =>
+  Effect.gen(function*() {
+    const [store, entry, { loadDotenv }] = yield* Effect.promise(() =>
+      Promise.all([import("../history/store.ts"), import("../history/entry.ts"), import("../config/dotenv.ts")])
+    )
+    const { HistoryError } = yield* Effect.promise(() => import("../history/historyErrors.ts"))
+    const sinceText = Option.getOrUndefined(flags.since)
+    const since = sinceText === undefined ? undefined : entry.parseSince(sinceText, Date.now())
+    if (sinceText !== undefined && since === undefined) {
+      return yield* new HistoryError({ reason: { _tag: "BadSince", value: sinceText } })
+    }
+    if (!(yield* globalOptions).noEnv) yield* loadDotenv({ cwd: process.cwd() })
+    const numbered = yield* store.readHistory(yield* store.historyPath(process.env))
+    const filter = { kind: Option.getOrUndefined(flags.kind), model: Option.getOrUndefined(flags.model), since }
+    return { numbered, filter, entry }
+  })
+
+const printEntries = Effect.fnUntraced(function*(
+  entries: ReadonlyArray<import("../history/entry.ts").Numbered>,
+  json: boolean,
+  empty: string
+) {
+  const { entryJson, listLine } = yield* Effect.promise(() => import("../history/entry.ts"))
+  if (json) return yield* printLine(JSON.stringify(entries.map(entryJson), null, 2))
+  yield* printLine(entries.length === 0 ? empty : entries.map(listLine).join("\n"))
+})
+
+const historyBase = Command.make(
+  "history",
+  {
+    limit: Flag.Int("limit").pipe(
+      Flag.withAlias("l"),
+      Flag.withMetavar("N"),
+      Flag.withDescription("How many of the newest runs to list (default 20)"),
+      Flag.withDefault(20)
+    )
+  }
+).pipe(Command.withSharedFlags(filterFlags))
+
+const show = Command.make(
+  "show",
+  {
+    index: Argument.Int("n").pipe(Argument.withDescription("The run's number in `lait history` (1 = the newest)"))
+  },
+  Effect.fn("cli.history.show")(function*({ index }) {
+    const parent = yield* historyBase
+    const { HistoryError } = yield* Effect.promise(() => import("../history/historyErrors.ts"))
+    if (index < 1) return yield* new HistoryError({ reason: { _tag: "IndexZero" } })
+    // Numbers address the whole history: no filter applies to `show`.
+    const { numbered, entry } = yield* load({ kind: Option.none(), model: Option.none(), since: Option.none() })
+    const found = numbered.find((n) => n.number === index)
+    if (found === undefined) return yield* new HistoryError({ reason: { _tag: "NotFound", index } })
+    yield* printLine(parent.json ? JSON.stringify(entry.entryJson(found), null, 2) : entry.showText(found.entry))
+  })
+).pipe(Command.withDescription("Print one run whole: its prompt, its response, model and usage"))
+
+const search = Command.make(
+  "search",
+  {
+    query: Argument.String("query").pipe(
+      Argument.withDescription("Text to find in the prompts and responses (case-insensitive)")
+    )
+  },
+  Effect.fn("cli.history.search")(function*({ query }) {
+    const parent = yield* historyBase
+    const { numbered, filter, entry } = yield* load(parent)
+    const found = entry.searchEntries(numbered, query, filter)
+    yield* printEntries(found, parent.json, `no history entries match '${query}'`)
+  })
+).pipe(Command.withDescription("List the runs whose prompt or response contains QUERY, newest first"))
+
+export const historyCommand = historyBase.pipe(
+  Command.withHandler(Effect.fn("cli.history")(function*(flags) {
+    if (flags.limit < 1) {
+      return yield* new ArgumentError({
+        reason: { _tag: "InvalidValue", flag: "--limit <N>", value: String(flags.limit), expected: "at least 1" }
+      })
+    }
+    const { numbered, filter, entry } = yield* load(flags)
+    yield* printEntries(entry.listEntries(numbered, filter, flags.limit), flags.json, "no history recorded yet")
+  })),
+  Command.withDescription(
+    "List past runs (chat, agent, workflow, prompt), newest first; numbered for `history show N`"
+  ),
+  Command.withSubcommands([show, search])
+)

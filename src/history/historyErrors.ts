@@ -1,0 +1,57 @@
+// Failures of `lait history` and of finding the history file, as one error class with a `reason`.
+// The texts are the original lait's. A value given on the command line that cannot be used is a
+// usage error (exit 2); the rest exit 1 (core/errors.ts's table).
+import { Schema } from "effect"
+
+const path = Schema.String
+const detail = Schema.String
+
+// Suspended: the members are built when the first such error is made rather than in every process that
+// loads this module, `lait --version` included (bench/README.md, start-up).
+const Reason = Schema.suspend(() => Schema.Union([
+  /** Neither XDG_DATA_HOME nor HOME (nor USERPROFILE) says where the history file is. */
+  Schema.TaggedStruct("NoHome", {}),
+  Schema.TaggedStruct("BadSince", { value: Schema.String }),
+  Schema.TaggedStruct("IndexZero", {}),
+  Schema.TaggedStruct("NotFound", { index: Schema.Number }),
+  /** The file exists but could not be read; `detail` is the OS's reason. */
+  Schema.TaggedStruct("ReadFailed", { path, detail }),
+  /** An append failed; `detail` is the OS's reason. Recording only warns with it. */
+  Schema.TaggedStruct("WriteFailed", { path, detail })
+]))
+export type HistoryErrorReason = typeof Reason.Type
+
+const describe = (reason: HistoryErrorReason): string => {
+  switch (reason._tag) {
+    case "NoHome":
+      return "failed to determine the home directory (HOME/USERPROFILE is not set) to locate the history file"
+    case "BadSince":
+      return `invalid --since '${reason.value}'; expected a date (2026-09-01), an RFC 3339 timestamp, ` +
+        "or a duration like 30m/12h/7d/2w"
+    case "IndexZero":
+      return "history index must be at least 1"
+    case "NotFound":
+      return `no history entry numbered ${reason.index}`
+    case "ReadFailed":
+      return `failed to read '${reason.path}'`
+    case "WriteFailed":
+      return `failed to write to '${reason.path}'`
+  }
+}
+
+export class HistoryError extends Schema.TaggedError<HistoryError>()("HistoryError", { reason: Reason }) {
+  override get message(): string {
+    return describe(this.reason)
+  }
+
+  /** What `renderChain` prints after the message. */
+  override get cause(): unknown {
+    return this.reason._tag === "ReadFailed" || this.reason._tag === "WriteFailed" ? this.reason.detail : undefined
+  }
+}
+
+declare module "../core/errors.ts" {
+  interface DomainErrors {
+    readonly HistoryError: HistoryError
+  }
+}

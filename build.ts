@@ -14,7 +14,8 @@ const entry = join(root, "src", "main.ts")
 // `root` at src/ it lands at lang/jqWorker.ts beside the entry, where src/lang/jqRunner.ts looks.
 const workers = [join(root, "src", "lang", "jqWorker.ts")]
 const distDir = join(root, "dist")
-const runtimeCache = join(root, "node_modules", ".cache", "lait-build")
+// LAIT_BUILD_CACHE moves it (tests use an empty one to check what happens when npm must fetch).
+const runtimeCache = process.env["LAIT_BUILD_CACHE"] || join(root, "node_modules", ".cache", "lait-build")
 const usage = "usage: bun build.ts [--target <bun-target>]   e.g. --target bun-linux-arm64"
 
 class UsageError extends Error {}

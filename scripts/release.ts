@@ -8,7 +8,7 @@
 // is published beside them.
 // Everything is assembled in a staging folder that replaces <dir> only when every target succeeded:
 // a failed release leaves no partial archive and no stale SHA256SUMS.
-import { mkdir, readdir, rename, rm, stat } from "node:fs/promises"
+import { copyFile, mkdir, readdir, rename, rm, stat } from "node:fs/promises"
 import { basename, join, relative, resolve } from "node:path"
 
 const root = resolve(import.meta.dir, "..")
@@ -131,7 +131,11 @@ const main = async (): Promise<void> => {
       await mkdir(dir)
       const exe = target.startsWith("windows-") ? "lait.exe" : "lait"
       const binarySize = (await stat(binary)).size
-      await rename(binary, join(dir, exe))
+      // --out may be on another file system than dist/, where rename cannot go.
+      await rename(binary, join(dir, exe)).catch(async () => {
+        await copyFile(binary, join(dir, exe))
+        await rm(binary, { force: true })
+      })
       await Bun.write(join(dir, "README.md"), Bun.file(join(root, "README.md")))
       await Bun.write(join(dir, "LICENSE"), Bun.file(join(root, "LICENSE")))
       const archive = `${name}${target.startsWith("windows-") ? ".zip" : ".tar.gz"}`

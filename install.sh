@@ -122,8 +122,10 @@ binary="$tmp/${archive%.tar.gz}/lait"
 [ -f "$binary" ] || die "$archive holds no ${archive%.tar.gz}/lait"
 mkdir -p "$dir" || die "cannot create $dir"
 # Copied beside the old binary and renamed over it, so a running lait is never overwritten half-way.
-cp "$binary" "$dir/.lait.$$.tmp" && chmod 755 "$dir/.lait.$$.tmp" && mv -f "$dir/.lait.$$.tmp" "$dir/lait" ||
-  { rm -f "$dir/.lait.$$.tmp"; die "cannot write $dir/lait"; }
+if ! { cp "$binary" "$dir/.lait.$$.tmp" && chmod 755 "$dir/.lait.$$.tmp" && mv -f "$dir/.lait.$$.tmp" "$dir/lait"; }; then
+  rm -f "$dir/.lait.$$.tmp"
+  die "cannot write $dir/lait"
+fi
 
 say "installed $("$dir/lait" --version 2>/dev/null || echo lait) to $dir/lait"
 case ":${PATH:-}:" in

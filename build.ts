@@ -98,7 +98,9 @@ const hostPlatform = async (): Promise<Platform> => ({
   os: process.platform === "win32" ? "windows" : (process.platform as Platform["os"]),
   arch: process.arch === "arm64" ? "arm64" : "x64",
   // The host build embeds the running Bun, which is a musl build exactly when the system is.
-  musl: process.platform === "linux" && (await Array.fromAsync(new Bun.Glob("ld-musl-*").scan("/lib"))).length > 0,
+  musl:
+    process.platform === "linux" &&
+    (await Array.fromAsync(new Bun.Glob("ld-musl-*").scan("/lib")).catch(() => [])).length > 0,
   baseline: false
 })
 

@@ -14,7 +14,8 @@ const entry = join(root, "src", "main.ts")
 // `root` at src/ it lands at lang/jqWorker.ts beside the entry, where src/lang/jqRunner.ts looks.
 const workers = [join(root, "src", "lang", "jqWorker.ts")]
 const distDir = join(root, "dist")
-const runtimeCache = join(root, "node_modules", ".cache", "lait-build")
+// LAIT_BUILD_CACHE moves it (tests use an empty one to check what happens when npm must fetch).
+const runtimeCache = process.env["LAIT_BUILD_CACHE"] || join(root, "node_modules", ".cache", "lait-build")
 const usage = "usage: bun build.ts [--target <bun-target>]   e.g. --target bun-linux-arm64"
 
 class UsageError extends Error {}
@@ -88,6 +89,36 @@ const parseTarget = (target: string): Platform => {
 
 const npmPackageOf = (p: Platform): string =>
   `@oven/bun-${p.os}-${p.arch === "arm64" ? "aarch64" : "x64"}${p.musl ? "-musl" : ""}${p.baseline ? "-baseline" : ""}`
+
+/** The canonical spelling of a target, as `lait --version --json` reports it. */
+const targetName = (p: Platform): string =>
+  `bun-${p.os}-${p.arch}${p.musl ? "-musl" : ""}${p.baseline ? "-baseline" : ""}`
+
+const hostPlatform = async (): Promise<Platform> => ({
+  os: process.platform === "win32" ? "windows" : (process.platform as Platform["os"]),
+  arch: process.arch === "arm64" ? "arm64" : "x64",
+  // The host build embeds the running Bun, which is a musl build exactly when the system is.
+  musl:
+    process.platform === "linux" &&
+    (await Array.fromAsync(new Bun.Glob("ld-musl-*").scan("/lib")).catch(() => [])).length > 0,
+  baseline: false
+})
+
+/** The commit being built, or "unknown" outside a git checkout (a source tarball). */
+const gitCommit = (): string => {
+  const git = Bun.which("git")
+  if (git === null) return "unknown"
+  const r = Bun.spawnSync([git, "rev-parse", "--short=7", "HEAD"], { cwd: root, stdout: "pipe", stderr: "ignore" })
+  const commit = r.stdout.toString().trim()
+  return r.exitCode === 0 && /^[0-9a-f]{7,}$/.test(commit) ? commit : "unknown"
+}
+
+/** SOURCE_DATE_EPOCH (reproducible builds) when set, else now; an ISO 8601 UTC timestamp. */
+const buildDate = (): string => {
+  const epoch = process.env["SOURCE_DATE_EPOCH"]
+  if (epoch !== undefined && /^\d+$/.test(epoch)) return new Date(Number(epoch) * 1000).toISOString()
+  return new Date().toISOString()
+}
 
 const exists = async (path: string): Promise<boolean> => (await stat(path).catch(() => undefined)) !== undefined
 
@@ -180,6 +211,12 @@ const main = async () => {
   // lait reads .env itself (honouring --no-env, reporting a bad file as `lait: ...`); Bun's own autoload
   // would load it first regardless, and a .env it cannot read (a symlink loop) kills the binary silently.
   const compile: Bun.CompileBuildOptions = { outfile: tmp, autoloadDotenv: false, autoloadBunfig: false }
+  // Read by src/version.ts for `lait --version`; a source run (no build) reports "unknown".
+  const define = {
+    LAIT_BUILD_COMMIT: JSON.stringify(gitCommit()),
+    LAIT_BUILD_DATE: JSON.stringify(buildDate()),
+    LAIT_BUILD_TARGET: JSON.stringify(targetName(platform ?? (await hostPlatform())))
+  }
   if (target !== undefined) {
     compile.target = target as Bun.Build.CompileTarget
     compile.executablePath = await crossRuntime(platform!)
@@ -194,7 +231,8 @@ const main = async () => {
       compile,
       minify: true,
       bytecode: true,
-      format: "esm"
+      format: "esm",
+      define
     })
   } catch (error) {
     await rm(tmp, { force: true })

@@ -14,7 +14,7 @@ import { root } from "./cli/root.ts"
 import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "./core/errors.ts"
 import { FileLoader } from "./platform/FileLoader.ts"
 import { PlatformLayer } from "./platform/layer.ts"
-import { VERSION } from "./version.ts"
+import { versionLine } from "./version.ts"
 
 const argv = process.argv.slice(2)
 const verbosity = countVerbosity(argv)
@@ -48,7 +48,11 @@ if (conflict !== undefined) {
   process.stderr.write(`lait: ${conflict}\n`)
   flushAndExit(ExitCode.usage)
 } else {
-  const program = Command.runWith(root, { version: VERSION })(argv).pipe(
+  // effect/cli hands this string to the --version action (src/cli/global.ts), which prints it as is:
+  // the whole line, so that `--version --json` can print JSON instead.
+  const beforeDashes = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv
+  const version = versionLine(beforeDashes.includes("--json"))
+  const program = Command.runWith(root, { version })(argv).pipe(
     Effect.provide(AppLayer),
     Effect.provide(loggingLayer(levelFor(verbosity, process.env["LAIT_LOG"])))
   )

@@ -71,7 +71,7 @@ export const runStartupBench = async (options: StartupOptions): Promise<StartupF
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-bench-startup-"))
   try {
     const hello = await buildHello(dir)
-    const isVersion = (s: string) => /^lait \d+\.\d+\.\d+\S*\n$/.test(s)
+    const isVersion = (s: string) => /^lait \d+\.\d+\.\d+\S* \((?:[0-9a-f]{7,}|unknown)\)\n$/.test(s)
     const lait = () => sample([options.binary, "--version"], isVersion, "lait --version")
     const helloRun = () => sample([hello], (s) => s === "hello\n", "hello-world")
     // `-e ''` would print Bun's help: an empty script is taken as no script.

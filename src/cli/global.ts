@@ -48,10 +48,11 @@ export const Cache = GlobalFlag.Setting("cache")({
 const Version = GlobalFlag.Action({
   flag: Flag.Boolean("version").pipe(
     Flag.withAlias("V"),
-    Flag.withDescription("Print the version"),
+    Flag.withDescription("Print the version and the commit it was built from (--json: also target and build date)"),
     Flag.withDefault(false)
   ),
-  run: (_, context) => printLine(`lait ${context.version}`).pipe(Effect.orDie)
+  // src/main.ts passes the finished line (text or JSON) as the runner's version.
+  run: (_, context) => printLine(context.version).pipe(Effect.orDie)
 })
 
 export const globalFlags = [Verbose, ConfigPath, NoConfig, NoEnv, Cache] as const

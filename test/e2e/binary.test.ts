@@ -30,8 +30,28 @@ describe("dist/lait without node or bun", () => {
     expect(Object.keys(env).filter((k) => k.startsWith("BUN_"))).toEqual([])
   })
 
-  test("--version prints the package version", async () => {
-    expect(await runLait("--version")).toMatchObject({ code: 0, stdout: `lait ${pkg.version}\n`, stderr: "" })
+  // build.ts bakes in the commit; dist/lait may predate HEAD (rebuilt only when sources change), so the
+  // check is that it names a real commit of this checkout.
+  test("--version prints the package version and the commit it was built from", async () => {
+    const r = await runLait("--version")
+    expect(r).toMatchObject({ code: 0, stderr: "" })
+    const commit = /^lait (\S+) \(([0-9a-f]{7,})\)\n$/.exec(r.stdout)
+    expect(commit?.[1]).toBe(pkg.version)
+    const git = Bun.spawnSync(["git", "rev-parse", "--verify", "--quiet", `${commit?.[2]}^{commit}`], { cwd: repoRoot })
+    expect(git.exitCode).toBe(0)
+  })
+
+  test("--version --json adds the target and the build date", async () => {
+    const r = await runLait("--version", "--json")
+    expect(r).toMatchObject({ code: 0, stderr: "" })
+    const info = JSON.parse(r.stdout) as Record<string, string>
+    expect(Object.keys(info)).toEqual(["name", "version", "commit", "target", "build_date"])
+    expect(info).toMatchObject({ name: "lait", version: pkg.version, target: `bun-${process.platform}-${process.arch}` })
+    expect(r.stdout).toBe(`${JSON.stringify(info)}\n`)
+    expect((await runLait("--version")).stdout).toBe(`lait ${pkg.version} (${info["commit"]})\n`)
+    const built = Date.parse(info["build_date"]!)
+    expect(new Date(built).toISOString()).toBe(info["build_date"]!)
+    expect(built).toBeLessThanOrEqual(Date.now())
   })
 
   test("--help prints usage on stdout", async () => {

@@ -27,11 +27,28 @@ const laitWith = (extraEnv: Record<string, string>, ...args: Array<string>) => {
 const lait = (...args: Array<string>) => laitWith({}, ...args)
 
 describe("lait skeleton", () => {
+  // Run from source, nothing was built: the commit is unknown (build.ts bakes it into the binary).
   test("--version and -V print the version on stdout", () => {
     for (const flag of ["--version", "-V"]) {
       const r = lait(flag)
-      expect(r).toEqual({ code: 0, stdout: `lait ${pkg.version}\n`, stderr: "" })
+      expect(r).toEqual({ code: 0, stdout: `lait ${pkg.version} (unknown)\n`, stderr: "" })
     }
+  })
+
+  test("--version --json prints one JSON object; --json after -- is an argument, not the flag", () => {
+    for (const args of [["--version", "--json"], ["--json", "-V"]]) {
+      const r = lait(...args)
+      expect(r).toMatchObject({ code: 0, stderr: "" })
+      expect(r.stdout.endsWith("}\n")).toBe(true)
+      expect(JSON.parse(r.stdout)).toEqual({
+        name: "lait",
+        version: pkg.version,
+        commit: "unknown",
+        target: "unknown",
+        build_date: "unknown"
+      })
+    }
+    expect(lait("--version", "--", "--json")).toMatchObject({ code: 0, stdout: `lait ${pkg.version} (unknown)\n` })
   })
 
   test("--help lists the global flags on stdout", () => {

@@ -1,0 +1,134 @@
+#!/bin/sh
+# Installs the lait binary for this machine from the project's releases.
+#
+#   curl -fsSL https://github.com/SuzumiyaAoba/lait/releases/latest/download/install.sh | sh
+#   sh install.sh [--print-target]
+#
+# Environment:
+#   LAIT_VERSION           a release such as 0.2.0 (default: the latest release)
+#   LAIT_INSTALL_BASE_URL  where SHA256SUMS and the archives are (default: the project's GitHub releases)
+#   LAIT_INSTALL_DIR       where `lait` goes (default: ~/.local/bin)
+#   LAIT_INSTALL_TARGET    skip detection and install this target, e.g. linux-x64-musl
+#
+# The archive's name and its checksum both come from the release's SHA256SUMS; an archive whose
+# SHA-256 differs is refused and nothing is installed.
+set -eu
+
+repo_url="https://github.com/SuzumiyaAoba/lait/releases"
+
+say() { printf '%s\n' "lait-install: $*" >&2; }
+die() { say "$*"; exit 1; }
+
+detect_target() {
+  os=$(uname -s)
+  arch=$(uname -m)
+  case "$os" in
+    Linux) os=linux ;;
+    Darwin) os=darwin ;;
+    MINGW* | MSYS* | CYGWIN* | Windows_NT)
+      die "on Windows, download lait-<version>-windows-x64.zip from $repo_url and check it against SHA256SUMS" ;;
+    *) die "no lait release for the operating system '$os' (releases exist for Linux, macOS and Windows)" ;;
+  esac
+  case "$arch" in
+    x86_64 | amd64) arch=x64 ;;
+    aarch64 | arm64) arch=arm64 ;;
+    *) die "no lait release for the CPU architecture '$arch' (releases exist for x86_64 and arm64)" ;;
+  esac
+  # A shell under Rosetta reports x86_64 on an Apple Silicon Mac; the native build is the better one.
+  if [ "$os" = darwin ] && [ "$arch" = x64 ] && [ "$(sysctl -n sysctl.proc_translated 2>/dev/null || true)" = 1 ]; then
+    arch=arm64
+  fi
+  libc=""
+  if [ "$os" = linux ]; then
+    if ls /lib/ld-musl-* >/dev/null 2>&1 || { command -v ldd >/dev/null 2>&1 && ldd --version 2>&1 | grep -qi musl; }; then
+      libc="-musl"
+    fi
+  fi
+  # The default x64 builds need AVX2; older CPUs get the -baseline build.
+  baseline=""
+  if [ "$arch" = x64 ]; then
+    if [ "$os" = linux ]; then
+      grep -qw avx2 /proc/cpuinfo 2>/dev/null || baseline="-baseline"
+    elif [ "$os" = darwin ]; then
+      sysctl -n machdep.cpu.leaf7_features 2>/dev/null | grep -qi avx2 || baseline="-baseline"
+    fi
+  fi
+  printf '%s\n' "$os-$arch$libc$baseline"
+}
+
+download() { # URL FILE
+  if command -v curl >/dev/null 2>&1; then
+    curl --proto '=https,http' -fsSL --retry 2 -o "$2" "$1"
+  elif command -v wget >/dev/null 2>&1; then
+    wget -q -O "$2" "$1"
+  else
+    die "neither curl nor wget is installed; install one of them and run this again"
+  fi
+}
+
+sha256_of() { # FILE
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum "$1" | cut -d ' ' -f 1
+  elif command -v shasum >/dev/null 2>&1; then
+    shasum -a 256 "$1" | cut -d ' ' -f 1
+  elif command -v openssl >/dev/null 2>&1; then
+    openssl dgst -sha256 "$1" | sed 's/^.*= *//'
+  else
+    die "no sha256sum, shasum or openssl to check the download with; not installing an unchecked binary"
+  fi
+}
+
+case "${1:-}" in
+  --print-target) detect_target; exit 0 ;;
+  "") ;;
+  *) say "unknown argument '$1' (usage: sh install.sh [--print-target])"; exit 2 ;;
+esac
+
+target=${LAIT_INSTALL_TARGET:-$(detect_target)}
+case "$target" in
+  "" | *[!a-z0-9-]*) die "LAIT_INSTALL_TARGET '$target' is not a target name such as linux-x64-musl" ;;
+esac
+if [ -n "${LAIT_INSTALL_BASE_URL:-}" ]; then
+  base=${LAIT_INSTALL_BASE_URL%/}
+elif [ -n "${LAIT_VERSION:-}" ]; then
+  base="$repo_url/download/v${LAIT_VERSION#v}"
+else
+  base="$repo_url/latest/download"
+fi
+dir=${LAIT_INSTALL_DIR:-${HOME:?HOME is not set; set LAIT_INSTALL_DIR}/.local/bin}
+
+tmp=$(mktemp -d 2>/dev/null || mktemp -d -t lait-install)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+download "$base/SHA256SUMS" "$tmp/SHA256SUMS" || die "cannot download $base/SHA256SUMS"
+# `<sha256>  lait-<version>-<target>.tar.gz`; the target ends the name, so linux-x64 never matches
+# linux-x64-musl or linux-x64-baseline.
+line=$(grep -E "^[0-9a-f]{64}  lait-[^ /]+-$target\.tar\.gz\$" "$tmp/SHA256SUMS" | head -n 1 || true)
+[ -n "$line" ] || die "the release at $base has no archive for $target"
+expected=${line%% *}
+archive=${line##* }
+
+say "downloading $archive"
+download "$base/$archive" "$tmp/$archive" || die "cannot download $base/$archive"
+actual=$(sha256_of "$tmp/$archive")
+if [ "$actual" != "$expected" ]; then
+  die "checksum mismatch for $archive (SHA256SUMS says $expected, the download is $actual); not installing"
+fi
+
+tar -xzf "$tmp/$archive" -C "$tmp" || die "cannot unpack $archive"
+binary="$tmp/${archive%.tar.gz}/lait"
+[ -f "$binary" ] || die "$archive holds no ${archive%.tar.gz}/lait"
+mkdir -p "$dir" || die "cannot create $dir"
+# Copied beside the old binary and renamed over it, so a running lait is never overwritten half-way.
+if ! { cp "$binary" "$dir/.lait.$$.tmp" && chmod 755 "$dir/.lait.$$.tmp" && mv -f "$dir/.lait.$$.tmp" "$dir/lait"; }; then
+  rm -f "$dir/.lait.$$.tmp"
+  die "cannot write $dir/lait"
+fi
+
+say "installed $("$dir/lait" --version 2>/dev/null || echo lait) to $dir/lait"
+case ":${PATH:-}:" in
+  *":$dir:"*) ;;
+  *) say "$dir is not on your PATH; add it, e.g. export PATH=\"$dir:\$PATH\"" ;;
+esac

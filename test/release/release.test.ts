@@ -1,0 +1,239 @@
+// `npm run release` (scripts/release.ts) and install.sh, end to end and without the internet.
+//
+// Building every target takes minutes and about 1.3 GB of runtimes, so this suite builds only what it
+// needs: the target install.sh picks for this machine and linux-arm64 (run under qemu). The build runs
+// with npm unable to reach any registry and an empty runtime cache, after putting the runtimes into
+// npm's cache: that is the "works offline once the runtimes are cached" promise. The complete release
+// (all 11 targets) is the last test, run by hand with LAIT_RELEASE_FULL=1.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import pkg from "../../package.json" with { type: "json" }
+import { TARGETS } from "../../scripts/release.ts"
+import { makeTempDir, repoRoot, run } from "../e2e/util.ts"
+import { qemuAarch64 } from "./qemu.ts"
+
+const work = makeTempDir("release")
+const out = path.join(work, "release")
+const installSh = path.join(repoRoot, "install.sh")
+const commit = Bun.spawnSync(["git", "rev-parse", "--short=7", "HEAD"], { cwd: repoRoot }).stdout.toString().trim()
+// What install.sh picks here; the archive for it is the one the install tests download.
+const hostTarget = Bun.spawnSync(["sh", installSh, "--print-target"]).stdout.toString().trim()
+const qemu = await qemuAarch64()
+
+/** npm that cannot reach any registry: every request goes to a closed port, and fails at once. */
+const offlineNpm = {
+  npm_config_proxy: "http://127.0.0.1:9",
+  npm_config_https_proxy: "http://127.0.0.1:9",
+  npm_config_fetch_retries: "0"
+}
+const npmPackageOf = (target: string) =>
+  `@oven/bun-${target.replace("arm64", "aarch64")}@${Bun.version}`
+
+const release = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  run([process.execPath, path.join(repoRoot, "scripts", "release.ts"), ...args], {
+    cwd: work,
+    env: { ...process.env, ...env },
+    timeoutMs: 600_000
+  })
+
+const unpack = (archive: string, into: string): string => {
+  fs.mkdirSync(into, { recursive: true })
+  const r = Bun.spawnSync(["tar", "-xzf", archive, "-C", into])
+  if (r.exitCode !== 0) throw new Error(`tar -xzf ${archive}: ${r.stderr.toString()}`)
+  return into
+}
+
+let built: Awaited<ReturnType<typeof release>> | undefined
+
+beforeAll(async () => {
+  expect(hostTarget).toMatch(/^(linux|darwin)-(x64|arm64)/)
+  // The only network use of the suite: fill npm's cache (a no-op when the runtimes are there already).
+  for (const target of new Set([hostTarget, "linux-arm64"])) {
+    const r = await run(["npm", "cache", "add", npmPackageOf(target), "--prefer-offline"], { cwd: work, timeoutMs: 300_000 })
+    if (r.code !== 0) throw new Error(`npm cache add ${npmPackageOf(target)} failed: ${r.stderr}`)
+  }
+  const runtimes = path.join(work, "runtimes")
+  built = await release(["--target", hostTarget, "--target", "linux-arm64", "--out", out], {
+    ...offlineNpm,
+    LAIT_BUILD_CACHE: runtimes
+  })
+}, 600_000)
+
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }))
+
+describe("npm run release", () => {
+  test("builds the archives offline from npm's cache, with SHA256SUMS, and reports each size", () => {
+    expect(built?.stderr).not.toContain("cannot")
+    expect(built?.code).toBe(0)
+    const names = [`lait-${pkg.version}-${hostTarget}.tar.gz`, `lait-${pkg.version}-linux-arm64.tar.gz`]
+    expect(fs.readdirSync(out).sort()).toEqual([...names, "SHA256SUMS", "install.sh"].sort())
+    for (const name of names) expect(built?.stdout).toMatch(new RegExp(`${name.replace(/\./g, "\\.")}\\s+\\d+\\.\\d MiB`))
+    // The file `sha256sum -c` reads, covering every file but itself.
+    const sums = fs.readFileSync(path.join(out, "SHA256SUMS"), "utf8")
+    expect(sums.trimEnd().split("\n").map((l) => l.split("  ")[1]).sort()).toEqual([...names, "install.sh"].sort())
+    const check = Bun.spawnSync(["sha256sum", "-c", "SHA256SUMS"], { cwd: out })
+    expect(check.exitCode).toBe(0)
+  })
+
+  test("each archive holds lait, README.md and LICENSE in one folder; lait is executable", () => {
+    for (const target of [hostTarget, "linux-arm64"]) {
+      const name = `lait-${pkg.version}-${target}`
+      const listing = Bun.spawnSync(["tar", "-tvzf", path.join(out, `${name}.tar.gz`)]).stdout.toString()
+      const entries = listing.trim().split("\n").map((l) => ({ mode: l.slice(0, 10), path: l.split(/\s+/).at(-1)! }))
+      expect(entries.map((e) => e.path).sort()).toEqual([`${name}/`, `${name}/LICENSE`, `${name}/README.md`, `${name}/lait`])
+      expect(entries.find((e) => e.path === `${name}/lait`)?.mode).toBe("-rwxr-xr-x")
+    }
+  })
+
+  test("the host binary reports its version, commit and target", async () => {
+    const dir = unpack(path.join(out, `lait-${pkg.version}-${hostTarget}.tar.gz`), path.join(work, "host"))
+    const lait = path.join(dir, `lait-${pkg.version}-${hostTarget}`, "lait")
+    expect(await run([lait, "--version"], { cwd: work })).toMatchObject({ code: 0, stdout: `lait ${pkg.version} (${commit})\n` })
+    const info = JSON.parse((await run([lait, "--version", "--json"], { cwd: work })).stdout)
+    expect(info).toMatchObject({ version: pkg.version, commit, target: `bun-${hostTarget}` })
+  })
+
+  test.skipIf(qemu.path === undefined)(
+    `the linux-arm64 binary runs --version under qemu${qemu.path === undefined ? ` (skipped: ${qemu.reason})` : ""}`,
+    async () => {
+      const dir = unpack(path.join(out, `lait-${pkg.version}-linux-arm64.tar.gz`), path.join(work, "arm64"))
+      const lait = path.join(dir, `lait-${pkg.version}-linux-arm64`, "lait")
+      const r = await run([qemu.path!, "-L", qemu.sysroot!, lait, "--version", "--json"], { cwd: work, timeoutMs: 120_000 })
+      expect(r).toMatchObject({ code: 0, stderr: "" })
+      expect(JSON.parse(r.stdout)).toMatchObject({ version: pkg.version, commit, target: "bun-linux-arm64" })
+    },
+    150_000
+  )
+
+  test("a runtime that cannot be fetched: one line naming the target, exit 1, the old release kept", async () => {
+    const old = path.join(work, "old-release")
+    fs.mkdirSync(old)
+    fs.writeFileSync(path.join(old, "SHA256SUMS"), "previous\n")
+    const r = await release(["--target", "linux-arm64-musl", "--out", old], {
+      ...offlineNpm,
+      LAIT_BUILD_CACHE: path.join(work, "empty-runtimes"),
+      npm_config_cache: path.join(work, "empty-npm-cache")
+    })
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe("")
+    const lines = r.stderr.trimEnd().split("\n").filter((l) => !l.includes(": fetching "))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toStartWith("release: cannot build target linux-arm64-musl: cannot fetch @oven/bun-linux-aarch64-musl@")
+    expect(fs.readdirSync(old)).toEqual(["SHA256SUMS"])
+    expect(fs.readFileSync(path.join(old, "SHA256SUMS"), "utf8")).toBe("previous\n")
+    expect(fs.readdirSync(work).filter((f) => f.endsWith(".tmp"))).toEqual([])
+  }, 120_000)
+
+  test("usage errors exit 2 before building anything", async () => {
+    for (const [args, message] of [
+      [["--target", "plan9-x64"], "unknown target 'plan9-x64'"],
+      [["--out"], "--out needs a value"],
+      [["--fast"], "unknown flag '--fast'"]
+    ] as const) {
+      const r = await release(args, {})
+      expect(r).toMatchObject({ code: 2, stdout: "" })
+      expect(r.stderr).toStartWith(`release: ${message}`)
+    }
+  })
+})
+
+describe("install.sh against a local server", () => {
+  /** Serves `dir` over HTTP on a free port; what install.sh sees as the release. */
+  const serve = (dir: string) =>
+    Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (req) => {
+        const file = path.join(dir, path.basename(new URL(req.url).pathname))
+        return fs.existsSync(file) ? new Response(Bun.file(file)) : new Response("not found", { status: 404 })
+      }
+    })
+
+  const install = (baseUrl: string, dir: string, extra: Record<string, string> = {}) =>
+    run(["sh", installSh], {
+      cwd: work,
+      env: { PATH: process.env["PATH"], HOME: work, LAIT_INSTALL_BASE_URL: baseUrl, LAIT_INSTALL_DIR: dir, ...extra },
+      timeoutMs: 120_000
+    })
+
+  test("detects this machine's target, checks the archive and installs lait", async () => {
+    const server = serve(out)
+    try {
+      const dir = path.join(work, "bin-good")
+      const r = await install(`http://127.0.0.1:${server.port}`, dir)
+      expect(r.stderr).toContain(`installed lait ${pkg.version} (${commit}) to ${dir}/lait`)
+      expect(r).toMatchObject({ code: 0, stdout: "" })
+      expect(fs.readdirSync(dir)).toEqual(["lait"])
+      expect(await run([path.join(dir, "lait"), "--version"], { cwd: work })).toMatchObject({
+        code: 0,
+        stdout: `lait ${pkg.version} (${commit})\n`
+      })
+    } finally {
+      await server.stop(true)
+    }
+  }, 150_000)
+
+  test("refuses a corrupted archive: exit 1, checksum mismatch, the installed lait untouched", async () => {
+    const corrupt = path.join(work, "corrupt")
+    fs.cpSync(out, corrupt, { recursive: true })
+    const archive = path.join(corrupt, `lait-${pkg.version}-${hostTarget}.tar.gz`)
+    const bytes = fs.readFileSync(archive)
+    bytes[bytes.length >> 1]! ^= 0xff
+    fs.writeFileSync(archive, bytes)
+    const server = serve(corrupt)
+    try {
+      const dir = path.join(work, "bin-corrupt")
+      fs.mkdirSync(dir)
+      fs.writeFileSync(path.join(dir, "lait"), "the previous lait\n")
+      const r = await install(`http://127.0.0.1:${server.port}`, dir)
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain(`lait-install: checksum mismatch for lait-${pkg.version}-${hostTarget}.tar.gz`)
+      expect(r.stderr).toContain("not installing")
+      expect(fs.readdirSync(dir)).toEqual(["lait"])
+      expect(fs.readFileSync(path.join(dir, "lait"), "utf8")).toBe("the previous lait\n")
+    } finally {
+      await server.stop(true)
+    }
+  }, 150_000)
+
+  test("a release without this target's archive, and an unreachable server, are one-line errors", async () => {
+    const server = serve(out)
+    try {
+      const missing = await install(`http://127.0.0.1:${server.port}`, path.join(work, "bin-missing"), {
+        LAIT_INSTALL_TARGET: "linux-x64-musl-baseline"
+      })
+      expect(missing.code).toBe(1)
+      expect(missing.stderr).toBe(
+        `lait-install: the release at http://127.0.0.1:${server.port} has no archive for linux-x64-musl-baseline\n`
+      )
+    } finally {
+      await server.stop(true)
+    }
+    const down = await install("http://127.0.0.1:9", path.join(work, "bin-down"))
+    expect(down.code).toBe(1)
+    expect(down.stderr).toContain("lait-install: cannot download http://127.0.0.1:9/SHA256SUMS")
+    expect(fs.existsSync(path.join(work, "bin-down"))).toBe(false)
+  }, 60_000)
+})
+
+const full = process.env["LAIT_RELEASE_FULL"] === "1"
+test.skipIf(!full)(
+  `npm run release builds every target${full ? "" : " (skipped: slow, about 1.3 GB of runtimes; run with LAIT_RELEASE_FULL=1)"}`,
+  async () => {
+    const all = path.join(work, "full")
+    const r = await release(["--out", all], {})
+    expect(r.stderr).not.toContain("cannot")
+    expect(r.code).toBe(0)
+    const names = TARGETS.map((t) => `lait-${pkg.version}-${t}${t.startsWith("windows-") ? ".zip" : ".tar.gz"}`)
+    expect(fs.readdirSync(all).sort()).toEqual([...names, "SHA256SUMS", "install.sh"].sort())
+    expect(Bun.spawnSync(["sha256sum", "-c", "SHA256SUMS"], { cwd: all }).exitCode).toBe(0)
+    for (const t of TARGETS.filter((t) => t.startsWith("windows-"))) {
+      const zip = path.join(all, `lait-${pkg.version}-${t}.zip`)
+      expect(Bun.spawnSync(["unzip", "-tq", zip]).exitCode).toBe(0)
+      const exe = Bun.spawnSync(["unzip", "-p", zip, `lait-${pkg.version}-${t}/lait.exe`]).stdout
+      expect(exe.subarray(0, 2).toString()).toBe("MZ")
+    }
+  },
+  1_800_000
+)

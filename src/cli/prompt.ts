@@ -60,7 +60,8 @@ const run = Command.make(
       )
     const config = yield* LaitConfig
     const loader = yield* FileLoader
-    const given = yield* run.resolvePromptText(Option.getOrUndefined(input), process.stdin.isTTY === true, loader.readStdin)
+    const stdinIsTty = process.stdin.isTTY === true
+    const given = yield* run.resolvePromptText(Option.getOrUndefined(input), stdinIsTty, loader.readStdin)
     if (given === undefined) return yield* new ChatError({ reason: { _tag: "PromptRequired", command: "prompt" } })
     const named = yield* renderNamedPrompt(name, given, vars, config.config)
     const model = [named.model, config.config.default?.model].find((m) => m !== undefined && m.trim() !== "")

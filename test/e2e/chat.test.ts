@@ -369,4 +369,15 @@ describe("record, replay and traces", () => {
     const both = await p.lait(["--model", "m", "--record", "a", "--replay", "b", "q"])
     expect(both.code).toBe(2)
   })
+
+  test("--cache answers a repeated chat from .lait/cache without a request", async () => {
+    const s = server()
+    const p = project()
+    const first = await p.lait(["--model", "m", ...at(s), "--cache", "same question"])
+    const second = await p.lait(["--model", "m", ...at(s), "--cache", "--show-usage", "same question"])
+    expect([first.stdout, second.stdout]).toEqual(["echo: same question\n", "echo: same question\n"])
+    expect(second.stderr).toContain("note: cache hit for chat")
+    expect(second.stderr).toContain("answered from the cache")
+    expect(s.requests).toHaveLength(1)
+  })
 })

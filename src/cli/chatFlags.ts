@@ -78,6 +78,12 @@ export const chatFlags = {
   ...systemFlags,
   ...samplingFlags,
   ...toolFlags,
+  // Not registered as root-only: `lait run` takes it too (after its name).
+  approveTools: Flag.Boolean("approve-tools").pipe(
+    Flag.withoutNegation,
+    Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
+    Flag.withDefault(false)
+  ),
   showReasoning: bool("show-reasoning", "Print the model's reasoning (before the answer; to stderr with -o)"),
   showUsage: bool("show-usage", "Print token usage (and cost, with pricing:) to stderr"),
   session: text("session", "NAME", "Continue (or start) the conversation .lait/sessions/NAME.jsonl"),

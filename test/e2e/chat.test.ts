@@ -225,6 +225,15 @@ describe("one-shot chat", () => {
       role: "tool",
       content: "pong"
     })
+    // --approve-tools asks before the call; with no terminal to ask, the turn fails instead of running it.
+    s.script.push({ tool_calls: [{ id: "c2", name: "tool__echo", arguments: JSON.stringify({ text: "x" }) }] })
+    const asked = await p.lait(["--model", "m", ...at(s), "--tool", "echo", "--approve-tools", "again"])
+    expect(outcome(asked)).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "lait: '--approve-tools' requires an interactive stdin to confirm calling 'tool__echo', " +
+        "but stdin is not a terminal\n"
+    })
   })
   test("--mcp and --subagent: an MCP server's tool and a subagent answer within the turn", async () => {
     const s = server({

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { OpenAiServer } from "../fixtures/openai-server.ts"
+import { findLeaks, makeKey } from "../hardening/secrets-util.ts"
 import { everythingBin } from "./tools-util.ts"
 import { bodies, filesUnder, outcome, prepareCli, refusedBaseUrl, server, stopServers, workspace } from "./model-harness.ts"
 
@@ -419,4 +420,38 @@ describe("record, replay and traces", () => {
     expect(second.stderr).toContain("answered from the cache")
     expect(s.requests).toHaveLength(1)
   })
+})
+
+describe("secrets", () => {
+  for (const source of ["--api-key", "OPENAI_API_KEY"] as const) {
+    test(`the key from ${source} is in no file and no output of chat, compare or prompt run`, async () => {
+      const key = makeKey(source === "--api-key" ? "chatflag" : "chatenv")
+      const s = server({ script: [{ content: "the answer", repeat: true }] })
+      const bad = server({ script: [{ status: 401, body: { error: { message: `Incorrect API key provided: ${key}` } }, repeat: true }] })
+      const p = project({
+        "lait.config.yml": `base_url: '${s.baseUrl}'\ndefault: { model: m }\nprompts:\n  t: { template: 'Say {{ input }}' }\n`
+      })
+      const flag = source === "--api-key" ? ["--api-key", key] : []
+      const env = source === "OPENAI_API_KEY" ? { OPENAI_API_KEY: key } : {}
+      const texts: Array<readonly [string, string]> = []
+      const run = async (args: ReadonlyArray<string>, code: number) => {
+        const r = await p.lait(args, { env })
+        texts.push([`${args.join(" ")} (stdout)`, r.stdout], [`${args.join(" ")} (stderr)`, r.stderr])
+        expect({ args, code: r.code }).toEqual({ args, code })
+        return r
+      }
+      await run([...flag, "-vv", "--record", "cas", "--trace-file", "t1.jsonl", "--json", "--show-usage", "--session", "s", "q"], 0)
+      await run([...flag, "-vv", "--cache", "-o", "out.txt", "q"], 0)
+      await run([...flag, "-vv", "--cache", "--trace-file", "t2.jsonl", "q"], 0)
+      await run([...flag, "-vv", "--replay", "cas", "--trace-file", "t3.jsonl", "q"], 0)
+      const denied = await run([...flag, "-vv", "--base-url", bad.baseUrl, "q"], 4)
+      expect(denied.stderr).toContain("answered HTTP 401: Incorrect API key provided: <redacted>")
+      if (source === "OPENAI_API_KEY") {
+        await run(["-vv", "compare", "--model", "a", "--model", "b", "q"], 0)
+        await run(["-vv", "prompt", "run", "t", "x", "--json"], 0)
+      }
+      expect([...s.requests, ...bad.requests].every((r) => r.headers["authorization"] === `Bearer ${key}`)).toBe(true)
+      expect(findLeaks(key, { roots: [p.dir], owned: [], texts })).toEqual([])
+    }, 60_000)
+  }
 })

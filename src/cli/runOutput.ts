@@ -101,6 +101,18 @@ export interface RunAndEmitOptions<E2, R2> {
 const responseWriteFailure = (path: string, e: unknown) =>
   new CommandError({ reason: { _tag: "ResponseWriteFailed", path, detail: osErrorText(e) } })
 
+// Temp file + rename, or in place into a FIFO (`-o pipe`, waiting interruptibly for its reader); no
+// directories made: `-o` into a missing directory is the user's typo.
+export const writeResponse = (path: string, body: string) =>
+  writeUserFile(path, `${body}\n`, { createDirs: false }).pipe(Effect.mapError((e) => responseWriteFailure(path, e)))
+
+/** `-o PATH` that could never be written fails before the run has paid for any model call. */
+export const checkResponseTarget = (path: string) =>
+  Effect.suspend(() => {
+    const problem = writeTargetProblem(path, { createDirs: false })
+    return problem === undefined ? Effect.void : Effect.fail(responseWriteFailure(path, problem))
+  })
+
 /** `--trace-spans`/`--trace-content` need `--trace-file`. */
 export const checkTraceFlags = (flags: Pick<RunOutputFlags, "traceFile" | "traceSpans" | "traceContent">) =>
   Effect.gen(function*() {
@@ -125,10 +137,7 @@ export const runAndEmit = <E, R, E2 = never, R2 = never>(
   Effect.gen(function*() {
     yield* checkTraceFlags(flags)
     const path = Option.getOrUndefined(flags.output)
-    if (path !== undefined && path !== "-") {
-      const problem = writeTargetProblem(path, { createDirs: false })
-      if (problem !== undefined) return yield* responseWriteFailure(path, problem)
-    }
+    if (path !== undefined && path !== "-") yield* checkResponseTarget(path)
     const tracePath = Option.getOrUndefined(flags.traceFile)
     const trace = tracePath === undefined ? undefined : yield* Effect.promise(() => import("../trace/write.ts"))
     if (trace !== undefined && tracePath !== undefined) yield* trace.checkTraceTarget(tracePath)
@@ -172,9 +181,7 @@ export const runAndEmit = <E, R, E2 = never, R2 = never>(
       })
       : content
     const emit: Effect.Effect<void, CommandError | OutputError> = path !== undefined && path !== "-"
-      ? writeUserFile(path, `${body}\n`, { createDirs: false }).pipe(
-        Effect.mapError((e) => responseWriteFailure(path, e))
-      )
+      ? writeResponse(path, body)
       : printLine(body)
     const emitted = yield* Effect.exit(emit)
     if (flags.showUsage) yield* Console.error(formatUsage(yield* usage.entries, totals))

@@ -10,7 +10,10 @@ import type { InputEvent, LineEditor } from "../../src/platform/lineEditor.ts"
 const line = (text: string): InputEvent => ({ _tag: "Line", text })
 const ctrlC: InputEvent = { _tag: "Interrupt", typed: false }
 
-const scripted = (events: ReadonlyArray<InputEvent>): LineEditor & { readonly prompts: Array<string> } => {
+const scripted = (
+  events: ReadonlyArray<InputEvent>,
+  interrupted: Effect.Effect<void> = Effect.never
+): LineEditor & { readonly prompts: Array<string> } => {
   const queue = [...events]
   const prompts: Array<string> = []
   return {
@@ -21,11 +24,11 @@ const scripted = (events: ReadonlyArray<InputEvent>): LineEditor & { readonly pr
         prompts.push(prompt)
         return queue.shift() ?? { _tag: "Eof" }
       }),
-    interrupted: Effect.never
+    interrupted
   }
 }
 
-const run = async (events: ReadonlyArray<InputEvent>) => {
+const run = async (events: ReadonlyArray<InputEvent>, interrupted?: Effect.Effect<void>) => {
   const asked: Array<ReplState> = []
   const saved: Array<{ name: string; messages: ReadonlyArray<ChatMessage> }> = []
   const backend: ReplBackend = {
@@ -37,6 +40,8 @@ const run = async (events: ReadonlyArray<InputEvent>) => {
         const answer = `echo: ${String(last.content)}`
         const sink = yield* StreamSink
         yield* sink!({ _tag: "Content", text: answer })
+        // "slow" never finishes on its own: only a Ctrl-C ends it.
+        if (last.content === "slow") yield* Effect.never
         return answer
       }),
     save: (name, messages) =>
@@ -45,7 +50,7 @@ const run = async (events: ReadonlyArray<InputEvent>) => {
         return `.lait/sessions/${name}.jsonl`
       })
   }
-  const editor = scripted(events)
+  const editor = scripted(events, interrupted)
   const out: Array<string> = []
   const write = process.stdout.write.bind(process.stdout)
   process.stdout.write = ((chunk: string) => (out.push(String(chunk)), true)) as typeof process.stdout.write
@@ -102,5 +107,11 @@ describe("lait chat loop", () => {
     expect(asked.length).toBe(1)
     const cleared = await run([ctrlC, { _tag: "Interrupt", typed: true }, ctrlC, line("still here")])
     expect(cleared.asked.length).toBe(1)
+  })
+
+  test("Ctrl-C during an answer stops it: the text shown stays, the exchange is dropped, the loop goes on", async () => {
+    const { asked, stdout } = await run([line("slow"), line("next")], Effect.sleep("30 millis"))
+    expect(stdout).toBe("echo: slow\necho: next\n\n")
+    expect(asked[1]!.messages).toEqual([{ role: "user", content: "next" }])
   })
 })

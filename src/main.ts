@@ -10,7 +10,8 @@ import { CliError, Command } from "effect/cli"
 import { CliConfigLayer } from "./cli/global.ts"
 import { countVerbosity, levelFor, loggingLayer } from "./cli/logging.ts"
 import { PresenterLayer } from "./cli/output.ts"
-import { root } from "./cli/root.ts"
+import { subcommandConflict } from "./cli/chatFlags.ts"
+import { root, subcommands } from "./cli/root.ts"
 import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "./core/errors.ts"
 import { FileLoader } from "./platform/FileLoader.ts"
 import { PlatformLayer } from "./platform/layer.ts"
@@ -36,7 +37,7 @@ const usageConflict = (args: ReadonlyArray<string>): string | undefined => {
   if (before.includes("--no-config") && before.some((a) => a === "--config" || a.startsWith("--config="))) {
     return "the argument '--config <PATH>' cannot be used with '--no-config'"
   }
-  return undefined
+  return subcommandConflict(args, subcommands.map((c) => c.name))
 }
 
 // Every service that lives as long as the process, provided once here. What is per run (usage, the

@@ -1,35 +1,57 @@
 // The command tree. Each subcommand lives in its own file and is registered here when it lands.
+// The root command itself is one-shot chat (`lait [FLAGS] PROMPT`, src/cli/chatRun.ts); a
+// subcommand's name wins over a PROMPT.
+import { Effect, Layer, Option } from "effect"
 import { Command } from "effect/cli"
 import { cacheCommand } from "./cache.ts"
 import { cassettesCommand } from "./cassettes.ts"
-import { configCommand } from "./config.ts"
+import { chatFlags } from "./chatFlags.ts"
+import { configCommand, configLayer } from "./config.ts"
 import { evalCommand } from "./eval.ts"
 import { globalFlags } from "./global.ts"
 import { graphCommand } from "./graph.ts"
 import { initCommand } from "./init.ts"
 import { lintCommand } from "./lint.ts"
+import { modelClientLayer } from "./modelLayers.ts"
 import { runCommand } from "./run.ts"
 import { schemaCommand } from "./schema.ts"
 import { testCommand } from "./test.ts"
+import { toolCassettesLayer } from "./toolLayers.ts"
 import { traceCommand } from "./trace.ts"
+import { liveExportLayer } from "../trace/live/layer.ts"
 
-export const root = Command.make("lait").pipe(
+export const subcommands = [
+  runCommand,
+  cacheCommand,
+  cassettesCommand,
+  configCommand,
+  graphCommand,
+  testCommand,
+  evalCommand,
+  traceCommand,
+  lintCommand,
+  schemaCommand,
+  initCommand
+] as const
+
+export const root = Command.make(
+  "lait",
+  chatFlags,
+  Effect.fn("cli.chat")(function*(flags) {
+    const { runOneShot } = yield* Effect.promise(() => import("./chatRun.ts"))
+    const services = Layer.mergeAll(
+      modelClientLayer({ record: Option.getOrUndefined(flags.record), replay: Option.getOrUndefined(flags.replay) }),
+      toolCassettesLayer({ record: Option.getOrUndefined(flags.record) })
+    ).pipe(Layer.provideMerge(configLayer({ waitForWriter: true })))
+    // Provided here rather than on the command: they would otherwise be built for every subcommand.
+    return yield* runOneShot(flags).pipe(Effect.provide(services), Effect.provide(liveExportLayer))
+  })
+).pipe(
   Command.withDescription(
-    "Run YAML LLM workflows against any OpenAI-compatible server, and test them: record/replay, evals, traces."
+    "Run YAML LLM workflows against any OpenAI-compatible server, and test them: record/replay, evals, traces. " +
+      "With a PROMPT and no subcommand: one-shot chat."
   ),
-  Command.withSubcommands([
-    runCommand,
-    cacheCommand,
-    cassettesCommand,
-    configCommand,
-    graphCommand,
-    testCommand,
-    evalCommand,
-    traceCommand,
-    lintCommand,
-    schemaCommand,
-    initCommand
-  ]),
+  Command.withSubcommands(subcommands),
   // After the subcommands, so their handlers' reads of the global flags count as satisfied.
   Command.withGlobalFlags(globalFlags)
 )

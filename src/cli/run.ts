@@ -78,11 +78,11 @@ const responseWriteFailure = (path: string, e: unknown) =>
 
 // Temp file + rename, or in place into a FIFO (`-o pipe`, waiting interruptibly for its reader); no
 // directories made: `-o` into a missing directory is the user's typo.
-const writeResponse = (path: string, body: string) =>
+export const writeResponse = (path: string, body: string) =>
   writeUserFile(path, `${body}\n`, { createDirs: false }).pipe(Effect.mapError((e) => responseWriteFailure(path, e)))
 
 /** `-o PATH` that could never be written fails before the run has paid for any model call. */
-const checkResponseTarget = (path: string) =>
+export const checkResponseTarget = (path: string) =>
   Effect.suspend(() => {
     const problem = writeTargetProblem(path, { createDirs: false })
     return problem === undefined ? Effect.void : Effect.fail(responseWriteFailure(path, problem))

@@ -124,6 +124,7 @@ export const exitCodeByTag = {
   TemplateError: ExitCode.general,
   SubagentError: ExitCode.general,
   CommandError: ExitCode.general,
+  ChatError: ExitCode.general,
   // Whatever stopped `lait lint`, it is a validation outcome, as upstream.
   LintError: ExitCode.validation,
   TestError: { ParseFailed: ExitCode.validation },

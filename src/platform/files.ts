@@ -90,3 +90,19 @@ export const stdoutWasClosed = (): boolean => {
 /** `path` as the run sees it: against its working directory when it has one of its own. */
 export const resolveInRun = (cwd: string | undefined, path: string): string =>
   cwd === undefined ? path : nodePath.resolve(cwd, path)
+
+/**
+ * Appends `text` with one write(2) on an O_APPEND descriptor (parent directories made), so concurrent
+ * appenders never interleave inside a record and a crash leaves whole records; throws the OS error.
+ */
+export const appendRecord = (path: string, text: string): void => {
+  fs.mkdirSync(nodePath.dirname(path), { recursive: true })
+  const fd = fs.openSync(path, "a", 0o644)
+  try {
+    const bytes = Buffer.from(text, "utf8")
+    const n = fs.writeSync(fd, bytes)
+    if (n !== bytes.length) throw Object.assign(new Error("short write"), { code: "EIO" })
+  } finally {
+    fs.closeSync(fd)
+  }
+}

@@ -8,7 +8,7 @@ import * as nodePath from "node:path"
 import { LaitConfig, modelRequired } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
-import { FileLoader, READ_LIMIT } from "../platform/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
 import { StepError } from "../core/stepErrors.ts"
@@ -18,8 +18,9 @@ import { validateJson } from "../lang/jsonschema.ts"
 import { SchemaError } from "../lang/languageErrors.ts"
 import type { AgentDefinition, LlmSettings, SchemaRef } from "../lang/model.ts"
 import { renderTemplate } from "../lang/template.ts"
-import type { ChatMessage, ChatRequest, ContentPart, ResponseFormat } from "../model/types.ts"
+import type { ChatMessage, ChatRequest, ResponseFormat } from "../model/types.ts"
 import { makeToolRuntime } from "../tools/ToolRuntime.ts"
+import { loadAttachments, userMessage } from "./attachments.ts"
 import { RunContext } from "./RunContext.ts"
 import {
   type AgentStep,
@@ -51,39 +52,6 @@ const fence = /^\s*```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?```\s*$/
 export const stripFence = (text: string): string => {
   const m = fence.exec(text)
   return m === null ? text : m[1]!
-}
-
-const longestBacktickRun = (text: string): number => {
-  let longest = 0
-  let current = 0
-  for (const ch of text) {
-    current = ch === "`" ? current + 1 : 0
-    if (current > longest) longest = current
-  }
-  return longest
-}
-
-/** A file as a fenced block named after its path, the fence wider than any backtick run inside. */
-export const fencedBlock = (path: string, contents: string): string => {
-  const f = "`".repeat(Math.max(longestBacktickRun(contents), 2) + 1)
-  return `${f}${path}\n${contents}\n${f}`
-}
-
-const sniffImageMime = (bytes: Uint8Array, path: string): string | undefined => {
-  const starts = (sig: ReadonlyArray<number>) => sig.every((b, i) => bytes[i] === b)
-  if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png"
-  if (starts([0xff, 0xd8, 0xff])) return "image/jpeg"
-  const head = new TextDecoder().decode(bytes.subarray(0, 12))
-  if (head.startsWith("GIF87a") || head.startsWith("GIF89a")) return "image/gif"
-  if (head.startsWith("RIFF") && head.slice(8, 12) === "WEBP") return "image/webp"
-  const ext = nodePath.extname(path).toLowerCase()
-  return ({
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp"
-  } as Record<string, string>)[ext]
 }
 
 export const makeModelSteps = Effect.gen(function*() {
@@ -140,7 +108,7 @@ export const makeModelSteps = Effect.gen(function*() {
 
   const data = (input: Json, ctx: LlmStepContext) => ({ input, steps: ctx.steps, inputs: ctx.inputs, loop: ctx.loop })
 
-  /** Text attachments appended to the user text and image parts, sharing one 16 MiB budget. */
+  /** The step's `files:`/`images:` rendered, then read relative to the run's directory. */
   const attachments = (
     fileTemplates: ReadonlyArray<string>,
     imageTemplates: ReadonlyArray<string>,
@@ -148,58 +116,10 @@ export const makeModelSteps = Effect.gen(function*() {
     ctx: LlmStepContext
   ) =>
     Effect.gen(function*() {
-      let budget = READ_LIMIT
-      const spend = (n: number) =>
-        (budget -= n) < 0
-          ? Effect.fail(new StepError({ reason: { _tag: "AttachmentsTooLarge", limit: READ_LIMIT } }))
-          : Effect.void
-      const blocks: Array<string> = []
-      for (const template of fileTemplates) {
-        const path = yield* renderTemplate(template, data(input, ctx))
-        const bytes = yield* files.readBytes(nodePath.resolve(baseDir, path))
-        yield* spend(bytes.length)
-        const text = yield* Effect.try({
-          try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
-          catch: () =>
-            new StepError({ reason: { _tag: "AttachmentNotUtf8", path } })
-        })
-        blocks.push(fencedBlock(path, text))
-      }
-      const images: Array<ContentPart> = []
-      for (const template of imageTemplates) {
-        const value = yield* renderTemplate(template, data(input, ctx))
-        if (value.startsWith("http://") || value.startsWith("https://")) {
-          images.push({ type: "image_url", image_url: { url: value } })
-          continue
-        }
-        const bytes = yield* files.readBytes(nodePath.resolve(baseDir, value)).pipe(
-          Effect.mapError((cause) =>
-            new StepError({ reason: { _tag: "ImageRead", path: value, detail: renderChain(cause) } })
-          )
-        )
-        yield* spend(bytes.length)
-        const mime = sniffImageMime(bytes, value)
-        if (mime === undefined) {
-          return yield* new StepError({ reason: { _tag: "ImageFormat", path: value } })
-        }
-        images.push({
-          type: "image_url",
-          image_url: { url: `data:${mime};base64,${Buffer.from(bytes).toString("base64")}` }
-        })
-      }
-      return { blocks, images }
+      const files = yield* Effect.forEach(fileTemplates, (t) => renderTemplate(t, data(input, ctx)))
+      const images = yield* Effect.forEach(imageTemplates, (t) => renderTemplate(t, data(input, ctx)))
+      return yield* loadAttachments(files, images, baseDir)
     })
-
-  const userMessage = (
-    text: string,
-    blocks: ReadonlyArray<string>,
-    images: ReadonlyArray<ContentPart>
-  ): ChatMessage => {
-    const full = blocks.length === 0 ? text : `${text}\n\n${blocks.join("\n\n")}`
-    return images.length === 0
-      ? { role: "user", content: full }
-      : { role: "user", content: [{ type: "text", text: full }, ...images] }
-  }
 
   const call = (options: {
     readonly label: string
@@ -287,7 +207,7 @@ export const makeModelSteps = Effect.gen(function*() {
       const systemTemplate = kind.system ?? ctx.defaults.system
       const system = systemTemplate === undefined ? undefined : yield* renderTemplate(systemTemplate, data(input, ctx))
       const prompt = yield* renderTemplate(kind.prompt, data(input, ctx))
-      const { blocks, images } = yield* attachments(kind.files, kind.images, input, ctx)
+      const attached = yield* attachments(kind.files, kind.images, input, ctx)
       const outputSchema = kind.outputSchema === undefined ? undefined : {
         schema: yield* loadSchema(kind.outputSchema, "output_schema"),
         name: kind.schemaName ?? kind.outputSchema.name ?? DEFAULT_SCHEMA_NAME
@@ -297,7 +217,7 @@ export const makeModelSteps = Effect.gen(function*() {
         chain: [kind.llm, ctx.defaults, config.config.default],
         hasAgent: false,
         ctx,
-        messages: [...systemMessages(system), userMessage(prompt, blocks, images)],
+        messages: [...systemMessages(system), userMessage(prompt, attached)],
         outputSchema
       })
     })
@@ -313,7 +233,7 @@ export const makeModelSteps = Effect.gen(function*() {
         }
       }
       const system = yield* renderTemplate(definition.system, data(input, ctx))
-      const { blocks, images } = yield* attachments(step.kind.files, step.kind.images, input, ctx)
+      const attached = yield* attachments(step.kind.files, step.kind.images, input, ctx)
       const outputSchema = definition.outputSchema === undefined ? undefined : {
         schema: yield* loadSchema(definition.outputSchema, "output_schema"),
         name: definition.schemaName ?? definition.outputSchema.name ?? DEFAULT_SCHEMA_NAME
@@ -323,7 +243,7 @@ export const makeModelSteps = Effect.gen(function*() {
         chain: [step.kind.llm, definition, ctx.defaults, config.config.default],
         hasAgent: true,
         ctx,
-        messages: [...systemMessages(system), userMessage(textForm(input), blocks, images)],
+        messages: [...systemMessages(system), userMessage(textForm(input), attached)],
         outputSchema
       })
     })

@@ -2,6 +2,7 @@
 // reads, its exit code and the class a trace reports it as (`error.type`). The texts are the ones lait
 // printed before the domain classes existed; a class added to the table without a row here fails.
 import { describe, expect, test } from "bun:test"
+import { ChatError } from "../../src/chat/chatErrors.ts"
 import { CommandError } from "../../src/cli/commandErrors.ts"
 import { ConfigError } from "../../src/core/configErrors.ts"
 import {
@@ -307,7 +308,21 @@ const rows: ReadonlyArray<Row> = [
     new CommandError({ reason: { _tag: "CacheSymlink", path: "/p/.lait" } }),
     "refusing to clear the cache: '/p/.lait' is a symbolic link, and nothing is deleted through one",
     1
-  ]
+  ],
+  // ChatError: one-shot chat, sessions, named prompts, compare
+  [new ChatError({ reason: { _tag: "ModelRequired" } }), "model is required; provide --model, set LLM_MODEL, or specify default.model in lait.config.yml", 1],
+  [new ChatError({ reason: { _tag: "PromptModelRequired", name: "t" } }), "model is required for prompt 't'; set 'prompts.t.model' or default.model in lait.config.yml", 1],
+  [new ChatError({ reason: { _tag: "PromptRequired", command: "chat" } }), "a PROMPT is required; provide one, pipe input via stdin, or use `lait run <FILE> <PROMPT>`", 1],
+  [new ChatError({ reason: { _tag: "SessionName", name: "../x" } }), "invalid session name '../x'; session names may only contain letters, digits, '_', and '-'", 1],
+  [new ChatError({ reason: { _tag: "SessionMissing", name: "x" } }), "no such session 'x'", 1],
+  [new ChatError({ reason: { _tag: "SessionCorrupt", path: "s.jsonl", line: 2 } }), "invalid session file 's.jsonl' (line 2): expected {\"role\",\"content\"}", 1],
+  [new ChatError({ reason: { _tag: "SessionIo", path: "s.jsonl", detail: "disk full", action: "write" } }), "failed to write session file 's.jsonl': disk full", 1],
+  [new ChatError({ reason: { _tag: "UnknownPrompt", name: "x", available: ["a", "b"] } }), "no prompt named 'x' is configured; configured prompts: a, b", 1],
+  [new ChatError({ reason: { _tag: "BadVar", arg: "k", problem: "no-equals" } }), "invalid '--var k'; expected KEY=VALUE", 1],
+  [new ChatError({ reason: { _tag: "SystemFile", path: "s.txt", detail: "not found" } }), "failed to read system prompt file 's.txt': not found", 1],
+  [new ChatError({ reason: { _tag: "JsonSchemaFile", path: "s.json", detail: "bad" } }), "failed to load JSON schema 's.json': bad", 1],
+  [new ChatError({ reason: { _tag: "CompareTooFew" } }), "`lait compare` requires at least two `--model` values", 1],
+  [new ChatError({ reason: { _tag: "CompareFailed", failed: 1, total: 2 } }), "1 of 2 model(s) failed", 1]
 ]
 
 const reasonOf = (error: AnyLaitError): string | undefined =>

@@ -1,0 +1,113 @@
+// Named conversations (`--session NAME`, `lait sessions`): `.lait/sessions/<NAME>.jsonl` under the
+// current directory, one `{"role":"user"|"assistant","content":"…"}` per line, oldest first, the
+// format upstream lait writes. A turn is appended only after it succeeded, as one write holding both
+// its lines, so a failed or interrupted turn never leaves a question without its answer. System
+// prompts are not stored: each call sends its own.
+import { Effect } from "effect"
+import * as nodePath from "node:path"
+import type { ChatMessage } from "../model/types.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
+import * as Files from "../platform/files.ts"
+import { osErrorText } from "../platform/process.ts"
+import { ChatError } from "./chatErrors.ts"
+
+export const SESSIONS_DIR = nodePath.join(".lait", "sessions")
+
+export interface StoredMessage {
+  readonly role: "user" | "assistant"
+  readonly content: string
+}
+
+/** Letters, digits, `_` and `-` only: a name can never reach outside the sessions directory. */
+export const checkSessionName = (name: string): Effect.Effect<string, ChatError> =>
+  /^[A-Za-z0-9_-]+$/.test(name)
+    ? Effect.succeed(nodePath.join(SESSIONS_DIR, `${name}.jsonl`))
+    : Effect.fail(new ChatError({ reason: { _tag: "SessionName", name } }))
+
+const parseLines = (path: string, text: string): Effect.Effect<ReadonlyArray<StoredMessage>, ChatError> =>
+  Effect.suspend(() => {
+    const messages: Array<StoredMessage> = []
+    const lines = text.split("\n")
+    for (const [i, line] of lines.entries()) {
+      if (line.trim() === "") continue
+      let value: unknown
+      try {
+        value = JSON.parse(line)
+      } catch {
+        value = undefined
+      }
+      const record = value as Partial<StoredMessage> | undefined
+      if (
+        typeof record !== "object" || record === null ||
+        (record.role !== "user" && record.role !== "assistant") || typeof record.content !== "string"
+      ) {
+        return Effect.fail(new ChatError({ reason: { _tag: "SessionCorrupt", path, line: i + 1 } }))
+      }
+      messages.push({ role: record.role, content: record.content })
+    }
+    return Effect.succeed(messages)
+  })
+
+/** The session's messages, oldest first; none for a session never used (`missing: "empty"`). */
+export const loadSession = (name: string, missing: "empty" | "fail" = "empty") =>
+  Effect.gen(function*() {
+    const path = yield* checkSessionName(name)
+    const loader = yield* FileLoader
+    if (!(yield* loader.exists(path))) {
+      return missing === "empty" ? [] : yield* new ChatError({ reason: { _tag: "SessionMissing", name } })
+    }
+    return yield* parseLines(path, yield* loader.readText(path))
+  })
+
+/** The messages a request sends for the stored ones. */
+export const sessionMessages = (stored: ReadonlyArray<StoredMessage>): ReadonlyArray<ChatMessage> =>
+  stored.map((m) => ({ role: m.role, content: m.content }))
+
+/** Appends one finished turn (both lines in one write). */
+export const appendTurn = (name: string, user: string, assistant: string) =>
+  Effect.flatMap(checkSessionName(name), (path) =>
+    Effect.try({
+      try: () =>
+        Files.appendRecord(
+          path,
+          [{ role: "user", content: user }, { role: "assistant", content: assistant }]
+            .map((m) => `${JSON.stringify(m)}\n`).join("")
+        ),
+      catch: (e) => new ChatError({ reason: { _tag: "SessionIo", path, detail: osErrorText(e), action: "write" } })
+    }))
+
+export interface SessionSummary {
+  readonly name: string
+  /** user+assistant pairs */
+  readonly turns: number
+}
+
+/** Every session, sorted by name; none when the directory does not exist. */
+export const listSessions = Effect.gen(function*() {
+  const loader = yield* FileLoader
+  if (!(yield* loader.exists(SESSIONS_DIR))) return []
+  const entries = yield* loader.list(SESSIONS_DIR).pipe(
+    Effect.mapError((e) =>
+      new ChatError({ reason: { _tag: "SessionIo", path: SESSIONS_DIR, detail: osErrorText(e), action: "read" } })
+    )
+  )
+  const summaries: Array<SessionSummary> = []
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.endsWith(".jsonl")) continue
+    const text = yield* loader.readText(nodePath.join(SESSIONS_DIR, entry.name))
+    const lines = text.split("\n").filter((l) => l.trim() !== "").length
+    summaries.push({ name: entry.name.slice(0, -".jsonl".length), turns: Math.floor(lines / 2) })
+  }
+  return summaries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+})
+
+export const deleteSession = (name: string) =>
+  Effect.gen(function*() {
+    const path = yield* checkSessionName(name)
+    const loader = yield* FileLoader
+    if (!(yield* loader.exists(path))) return yield* new ChatError({ reason: { _tag: "SessionMissing", name } })
+    yield* Effect.try({
+      try: () => Files.removeFile(path),
+      catch: (e) => new ChatError({ reason: { _tag: "SessionIo", path, detail: osErrorText(e), action: "delete" } })
+    })
+  })

@@ -1,0 +1,133 @@
+// One-shot chat, `lait [FLAGS] PROMPT`: the root command's handler, loaded on demand (root.ts) so
+// that other commands never load it. One turn of the chat core (src/chat) with this invocation's
+// model client (live, --cache, --record, --replay), usage meter and tracer; the answer on stdout (or
+// -o), reasoning and usage notes on stderr, the exchange appended to --session.
+import { Cause, Console, Effect, Exit, Layer, Option } from "effect"
+import { appendTurn, loadSession, sessionMessages } from "../chat/session.ts"
+import { ChatError } from "../chat/chatErrors.ts"
+import { renderNamedPrompt } from "../chat/prompts.ts"
+import { resolveChatSettings } from "../chat/settings.ts"
+import { makeChat, type TurnResult } from "../chat/turn.ts"
+import { LaitConfig } from "../config/LaitConfig.ts"
+import { type OutputError, primaryError, renderChain } from "../core/errors.ts"
+import { ArgumentError } from "../core/usageErrors.ts"
+import { formatUsage, RunUsage, type UsageTotals } from "../model/RunUsage.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
+import { RunTracer } from "../trace/RunTracer.ts"
+import { loadAttachments, userMessage } from "../workflow/attachments.ts"
+import { chatOptionsOf, type ChatFlagValues } from "./chatFlags.ts"
+import type { CommandError } from "./commandErrors.ts"
+import { renderMarkdown } from "./markdown.ts"
+import { printLine } from "./output.ts"
+import { checkResponseTarget, resolvePromptText, writeResponse } from "./run.ts"
+
+/** `{"content","reasoning","usage"}`, usage null when no request reported any. */
+export const jsonAnswer = (content: string, reasoning: string | null, totals: UsageTotals): string =>
+  JSON.stringify({
+    content,
+    reasoning,
+    usage: totals.requests === 0
+      ? null
+      : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
+  })
+
+/** Writes the answer to `-o PATH` or stdout; `render` applies only to stdout on a terminal. */
+export const emitAnswer = (
+  body: string,
+  path: string | undefined,
+  render: boolean
+): Effect.Effect<void, CommandError | OutputError> =>
+  path !== undefined && path !== "-"
+    ? writeResponse(path, body)
+    : printLine(render && process.stdout.isTTY === true ? renderMarkdown(body) : body)
+
+const get = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
+
+export const runOneShot = (flags: ChatFlagValues) =>
+  Effect.gen(function*() {
+    if (Option.isSome(flags.system) && Option.isSome(flags.systemFile)) {
+      return yield* new ArgumentError({
+        reason: { _tag: "Conflict", flag: "--system <TEXT>", other: "--system-file <FILE>" }
+      })
+    }
+    if (Option.isSome(flags.schemaName) && Option.isNone(flags.jsonSchema)) {
+      return yield* new ArgumentError({
+        reason: { _tag: "Requires", flag: "--schema-name <NAME>", needs: "--json-schema <FILE>" }
+      })
+    }
+    const config = yield* LaitConfig
+    const loader = yield* FileLoader
+    const given = yield* resolvePromptText(get(flags.prompt), process.stdin.isTTY === true, loader.readStdin)
+    if (given === undefined) return yield* new ChatError({ reason: { _tag: "PromptRequired", command: "chat" } })
+    const promptName = get(flags.promptName)
+    const named = promptName === undefined
+      ? undefined
+      : yield* renderNamedPrompt(promptName, given, flags.var, config.config)
+    const settings = yield* resolveChatSettings({
+      ...chatOptionsOf(flags),
+      model: get(flags.model),
+      modelFallback: named?.model,
+      baseUrl: get(flags.baseUrl),
+      apiKey: get(flags.apiKey),
+      jsonSchema: get(flags.jsonSchema),
+      schemaName: get(flags.schemaName)
+    }, config, loader)
+    const attached = yield* loadAttachments(flags.file, flags.image, config.cwd)
+    const text = named?.text ?? given
+    // What a session stores: the text sent (attachments included), not the image parts.
+    const stored = attached.blocks.length === 0 ? text : `${text}\n\n${attached.blocks.join("\n\n")}`
+    const session = get(flags.session)
+    const history = session === undefined ? [] : sessionMessages(yield* loadSession(session))
+
+    const output = get(flags.output)
+    if (output !== undefined && output !== "-") yield* checkResponseTarget(output)
+    const tracePath = get(flags.traceFile)
+    const trace = tracePath === undefined ? undefined : yield* Effect.promise(() => import("../trace/write.ts"))
+    if (trace !== undefined && tracePath !== undefined) yield* trace.checkTraceTarget(tracePath)
+    const apiKey = get(flags.apiKey)
+    const writeTrace = (outcome: "succeeded" | "failed" | "interrupted") =>
+      trace === undefined || tracePath === undefined ? Effect.void : trace.writeRunTrace(tracePath, {
+        spans: false,
+        outcome,
+        secrets: [...trace.configSecrets(config.config, config.env), ...(apiKey === undefined ? [] : [apiKey])]
+      })
+
+    const answer: TurnResult = yield* Effect.scoped(
+      Effect.flatMap(makeChat, (chat) => chat.turn(settings, [...history, userMessage(text, attached)]))
+    ).pipe(
+      Effect.onExit((exit) =>
+        Exit.isSuccess(exit)
+          ? Effect.void
+          : writeTrace(Cause.hasInterruptsOnly(exit.cause) ? "interrupted" : "failed").pipe(
+            Effect.catch((e) => Console.error(`warning: ${renderChain(e)}`))
+          )
+      )
+    )
+
+    const usage = yield* RunUsage
+    const totals = yield* usage.total
+    const quiet = flags.quiet
+    const showReasoning = flags.showReasoning && !quiet && answer.reasoning !== null
+    const toFile = output !== undefined && output !== "-"
+    let body: string
+    if (flags.json) {
+      body = jsonAnswer(answer.content, answer.reasoning, totals)
+    } else if (showReasoning && !toFile) {
+      body = `Reasoning:\n${answer.reasoning}\n\n${answer.content}`
+    } else {
+      body = answer.content
+    }
+    if (showReasoning && toFile && !flags.json) yield* Console.error(`Reasoning:\n${answer.reasoning}\n`)
+    const render = flags.render || (config.config.default?.render ?? false)
+    const emitted = yield* Effect.exit(emitAnswer(body, output, render && !flags.json))
+    if (Exit.isSuccess(emitted) && session !== undefined) yield* appendTurn(session, stored, answer.content)
+    if (flags.showUsage && !quiet) yield* Console.error(formatUsage(yield* usage.entries, totals))
+    if (trace !== undefined) {
+      const traced = yield* Effect.exit(writeTrace("succeeded"))
+      if (Exit.isFailure(traced)) {
+        if (Exit.isSuccess(emitted)) return yield* traced
+        yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)
+      }
+    }
+    return yield* emitted
+  }).pipe(Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer)))

@@ -139,7 +139,8 @@ export const runRepl = (editor: LineEditor, backend: ReplBackend, initial: ReplS
         }
         if (armed) return
         armed = true
-        yield* note("(press Ctrl-C again to exit, or Ctrl-D)")
+        // readline leaves the cursor after the prompt: the hint starts a line of its own.
+        yield* note("\n(press Ctrl-C again to exit, or Ctrl-D)")
         continue
       }
       armed = false

@@ -13,6 +13,7 @@ import { graphCommand } from "./graph.ts"
 import { initCommand } from "./init.ts"
 import { lintCommand } from "./lint.ts"
 import { modelClientLayer } from "./modelLayers.ts"
+import { replCommand } from "./replCommand.ts"
 import { runCommand } from "./run.ts"
 import { schemaCommand } from "./schema.ts"
 import { testCommand } from "./test.ts"
@@ -31,20 +32,25 @@ export const subcommands = [
   traceCommand,
   lintCommand,
   schemaCommand,
-  initCommand
+  initCommand,
+  replCommand
 ] as const
 
 export const root = Command.make(
   "lait",
   chatFlags,
   Effect.fn("cli.chat")(function*(flags) {
+    // No prompt at a terminal: the conversation of `lait chat`, with the same flags.
+    const interactive = Option.isNone(flags.prompt) && Option.isNone(flags.promptName) && process.stdin.isTTY === true
     const { runOneShot } = yield* Effect.promise(() => import("./chatRun.ts"))
+    const { runChatRepl } = interactive ? yield* Effect.promise(() => import("./replRun.ts")) : { runChatRepl: undefined }
     const services = Layer.mergeAll(
       modelClientLayer({ record: Option.getOrUndefined(flags.record), replay: Option.getOrUndefined(flags.replay) }),
       toolCassettesLayer({ record: Option.getOrUndefined(flags.record) })
     ).pipe(Layer.provideMerge(configLayer({ waitForWriter: true })))
     // Provided here rather than on the command: they would otherwise be built for every subcommand.
-    return yield* runOneShot(flags).pipe(Effect.provide(services), Effect.provide(liveExportLayer))
+    const run = runChatRepl !== undefined ? runChatRepl(flags) : runOneShot(flags)
+    return yield* run.pipe(Effect.provide(services), Effect.provide(liveExportLayer))
   })
 ).pipe(
   Command.withDescription(

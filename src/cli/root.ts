@@ -43,13 +43,13 @@ export const root = Command.make(
     // No prompt at a terminal: the conversation of `lait chat`, with the same flags.
     const interactive = Option.isNone(flags.prompt) && Option.isNone(flags.promptName) && process.stdin.isTTY === true
     const { runOneShot } = yield* Effect.promise(() => import("./chatRun.ts"))
-    const { runChatRepl } = interactive ? yield* Effect.promise(() => import("./replRun.ts")) : { runChatRepl: undefined }
+    const repl = interactive ? yield* Effect.promise(() => import("./replRun.ts")) : undefined
     const services = Layer.mergeAll(
       modelClientLayer({ record: Option.getOrUndefined(flags.record), replay: Option.getOrUndefined(flags.replay) }),
       toolCassettesLayer({ record: Option.getOrUndefined(flags.record) })
     ).pipe(Layer.provideMerge(configLayer({ waitForWriter: true })))
     // Provided here rather than on the command: they would otherwise be built for every subcommand.
-    const run = runChatRepl !== undefined ? runChatRepl(flags) : runOneShot(flags)
+    const run = repl !== undefined ? repl.runChatRepl(flags) : runOneShot(flags)
     return yield* run.pipe(Effect.provide(services), Effect.provide(liveExportLayer))
   })
 ).pipe(

@@ -59,6 +59,7 @@ export const chatFlags = {
     Flag.optional
   ),
   json: bool("json", "Print {\"content\",\"reasoning\",\"usage\"} instead of the bare answer"),
+  stream: bool("stream", "Print the answer as it is generated (conflicts with --json; see docs/repl.md#streaming)"),
   render: bool("render", "Render Markdown on a terminal (ignored with --json or when stdout is not a TTY)"),
   quiet: bool("quiet", "Print only the answer: no reasoning, no usage"),
   jsonSchema: text("json-schema", "FILE", "Ask for structured output following this JSON Schema (strict)"),
@@ -109,7 +110,7 @@ const ROOT_VALUE_FLAGS = new Set([
   "--replay",
   "--trace-file"
 ])
-const ROOT_BOOLEAN_FLAGS = new Set(["--show-reasoning", "--show-usage", "--json", "--render", "--quiet"])
+const ROOT_BOOLEAN_FLAGS = new Set(["--show-reasoning", "--show-usage", "--json", "--render", "--quiet", "--stream"])
 /** Global flags that take a value (they are valid on either side of a subcommand). */
 const GLOBAL_VALUE_FLAGS = new Set(["--config"])
 

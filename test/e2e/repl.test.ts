@@ -153,6 +153,17 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
   }, 60_000)
 })
 
+describe.skipIf(!hasTmux)("lait with no prompt in a terminal", () => {
+  test("is the same conversation as lait chat", async () => {
+    server = startOpenAiServer()
+    const t = await terminal(makeTempDir("repl-root"), chatArgs().slice(1))
+    t.type("hi")
+    await t.waitFor("echo: hi")
+    t.type("/exit")
+    expect(await t.exitCode()).toBe(0)
+  }, 30_000)
+})
+
 describe("lait chat with piped stdin", () => {
   test("reads the lines one by one and answers each with the conversation so far, no prompt", async () => {
     server = startOpenAiServer()

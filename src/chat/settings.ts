@@ -41,6 +41,8 @@ export interface ChatOptions {
   readonly schemaName?: string | undefined
   /** Usage and trace label of every request (default `chat`). */
   readonly label?: string | undefined
+  /** Whether LLM_* environment variables stand in for absent flags (default true). */
+  readonly fromEnv?: boolean | undefined
 }
 
 export interface Sampling {
@@ -188,7 +190,7 @@ export const resolveChatSettings = (
   files: FileLoaderService
 ): Effect.Effect<ChatSettings, ChatError | ArgumentError | ConfigError> =>
   Effect.gen(function*() {
-    const env = config.env
+    const env = options.fromEnv === false ? {} : config.env
     const defaults = config.config.default
     const temperature = yield* numberSetting(flagOrEnv(options.temperature, env, TEMPERATURE.env), TEMPERATURE)
     const topP = yield* numberSetting(flagOrEnv(options.topP, env, TOP_P.env), TOP_P)

@@ -42,6 +42,9 @@ export const emitAnswer = (
     ? writeResponse(path, body)
     : printLine(render && process.stdout.isTTY === true ? renderMarkdown(body) : body)
 
+export { checkResponseTarget as checkAnswerTarget } from "./run.ts"
+export { formatUsage as formatUsageOf } from "../model/RunUsage.ts"
+
 const get = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
 
 export const runOneShot = (flags: ChatFlagValues) =>

@@ -6,6 +6,7 @@ import { Command } from "effect/cli"
 import { cacheCommand } from "./cache.ts"
 import { cassettesCommand } from "./cassettes.ts"
 import { chatFlags } from "./chatFlags.ts"
+import { compareCommand } from "./compare.ts"
 import { configCommand, configLayer } from "./config.ts"
 import { evalCommand } from "./eval.ts"
 import { globalFlags } from "./global.ts"
@@ -13,9 +14,11 @@ import { graphCommand } from "./graph.ts"
 import { initCommand } from "./init.ts"
 import { lintCommand } from "./lint.ts"
 import { modelClientLayer } from "./modelLayers.ts"
+import { promptCommand } from "./prompt.ts"
 import { replCommand } from "./replCommand.ts"
 import { runCommand } from "./run.ts"
 import { schemaCommand } from "./schema.ts"
+import { sessionsCommand } from "./sessions.ts"
 import { testCommand } from "./test.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
 import { traceCommand } from "./trace.ts"
@@ -33,6 +36,9 @@ export const subcommands = [
   lintCommand,
   schemaCommand,
   initCommand,
+  sessionsCommand,
+  promptCommand,
+  compareCommand,
   replCommand
 ] as const
 

@@ -1,0 +1,97 @@
+// `lait prompt list` and `lait prompt run NAME [INPUT]`: the config's `prompts:` registry
+// (src/chat/prompts.ts). `run` renders the template with INPUT (or piped stdin) and `--var`s and
+// sends it as one plain chat request labelled `prompt '<NAME>'`, with the prompt's `model:` or
+// default.model; -o, --json, --render and --show-usage as for one-shot chat.
+import { Console, Effect, Layer, Option } from "effect"
+import { Argument, Command } from "effect/cli"
+import { LaitConfig } from "../config/LaitConfig.ts"
+import { RunUsage } from "../model/RunUsage.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
+import { RunTracer } from "../trace/RunTracer.ts"
+import { chatFlags } from "./chatFlags.ts"
+import { configLayer } from "./config.ts"
+import { modelClientLayer } from "./modelLayers.ts"
+import { printLine } from "./output.ts"
+import { toolCassettesLayer } from "./toolLayers.ts"
+
+const list = Command.make("list", {}, () =>
+  Effect.gen(function*() {
+    const { config } = yield* LaitConfig
+    const { sortedPromptNames } = yield* Effect.promise(() => import("../chat/prompts.ts"))
+    const names = sortedPromptNames(config)
+    if (names.length === 0) {
+      return yield* printLine("no prompts defined in lait.config.yml; add a 'prompts:' entry to define one")
+    }
+    const line = (name: string) => {
+      const model = config.prompts?.[name]?.model
+      return model === undefined ? name : `${name}  (model: ${model})`
+    }
+    yield* printLine(names.map(line).join("\n"))
+  })).pipe(
+    Command.withDescription("List the prompts: entries of lait.config.yml"),
+    Command.provide(configLayer())
+  )
+
+const run = Command.make(
+  "run",
+  {
+    name: Argument.String("name").pipe(Argument.withDescription("A prompts: entry of lait.config.yml")),
+    input: Argument.String("input").pipe(
+      Argument.withDescription("The template's {{ input }}; '-' reads stdin (piped stdin is appended)"),
+      Argument.optional
+    ),
+    var: chatFlags.var,
+    output: chatFlags.output,
+    json: chatFlags.json,
+    render: chatFlags.render,
+    showUsage: chatFlags.showUsage
+  },
+  Effect.fn("cli.prompt.run")(function*({ name, input, var: vars, output, json, render, showUsage }) {
+    const [{ renderNamedPrompt }, { ChatError }, { resolveChatSettings }, { makeChat }, chatRun, run] = yield* Effect
+      .promise(() =>
+        Promise.all([
+          import("../chat/prompts.ts"),
+          import("../chat/chatErrors.ts"),
+          import("../chat/settings.ts"),
+          import("../chat/turn.ts"),
+          import("./chatRun.ts"),
+          import("./run.ts")
+        ])
+      )
+    const config = yield* LaitConfig
+    const loader = yield* FileLoader
+    const stdinIsTty = process.stdin.isTTY === true
+    const given = yield* run.resolvePromptText(Option.getOrUndefined(input), stdinIsTty, loader.readStdin)
+    if (given === undefined) return yield* new ChatError({ reason: { _tag: "PromptRequired", command: "prompt" } })
+    const named = yield* renderNamedPrompt(name, given, vars, config.config)
+    const model = [named.model, config.config.default?.model].find((m) => m !== undefined && m.trim() !== "")
+    if (model === undefined) return yield* new ChatError({ reason: { _tag: "PromptModelRequired", name } })
+    const label = `prompt '${name}'`
+    const settings = yield* resolveChatSettings({ model, label, fromEnv: false }, config, loader)
+    // A named prompt is one plain request: no system prompt, no tools (`-p` on chat has those).
+    const plain = { ...settings, system: undefined, tools: {} }
+    const path = Option.getOrUndefined(output)
+    if (path !== undefined && path !== "-") yield* chatRun.checkAnswerTarget(path)
+    const answer = yield* Effect.scoped(
+      Effect.flatMap(makeChat, (chat) => chat.turn(plain, [{ role: "user", content: named.text }]))
+    )
+    const usage = yield* RunUsage
+    const totals = yield* usage.total
+    const body = json ? chatRun.jsonAnswer(answer.content, null, totals) : answer.content
+    const emitted = yield* Effect.exit(
+      chatRun.emitAnswer(body, path, !json && (render || (config.config.default?.render ?? false)))
+    )
+    if (showUsage) yield* Console.error(chatRun.formatUsageOf(yield* usage.entries, totals))
+    return yield* emitted
+  }, (effect) => effect.pipe(Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer))))
+).pipe(
+  Command.withDescription("Render a prompts: entry with INPUT and send it to its model"),
+  Command.provide(modelClientLayer({})),
+  Command.provide(toolCassettesLayer({})),
+  Command.provide(configLayer({ waitForWriter: true }))
+)
+
+export const promptCommand = Command.make("prompt").pipe(
+  Command.withDescription("List and run the named prompts of lait.config.yml (prompts:)"),
+  Command.withSubcommands([list, run])
+)

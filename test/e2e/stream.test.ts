@@ -52,6 +52,29 @@ describe("lait PROMPT --stream", () => {
     expect(server.requests.length).toBe(1)
   })
 
+  test("with tools and --json-schema only the structured answer streams: not the tool rounds' text", async () => {
+    server = startOpenAiServer({
+      script: [
+        { tool_calls: [{ id: "c1", name: "tool__echo", arguments: JSON.stringify({ text: "pong" }) }] },
+        { content: "draft in prose" },
+        { content: "{\"said\":\"pong\"}" }
+      ]
+    })
+    const project = makeTempDir("stream-tools")
+    fs.writeFileSync(
+      path.join(project, "lait.config.yml"),
+      "tools:\n  echo:\n    command: [echo, '{{input.text}}']\n" +
+        "    parameters: {type: object, properties: {text: {type: string}}}\n"
+    )
+    fs.writeFileSync(path.join(project, "s.json"), JSON.stringify({ type: "object" }))
+    const r = await runCli(
+      ["--model", "m", "--base-url", server.baseUrl, "--stream", "--tool", "echo", "--json-schema", "s.json", "ping"],
+      { cwd: project, binary: true }
+    )
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "{\"said\":\"pong\"}\n" })
+    expect(server.requests.map((q) => (q.body as { stream?: boolean }).stream)).toEqual([undefined, undefined, true])
+  })
+
   test("Ctrl-C stops the stream at once: the text printed stays, a newline ends it, exit 130", async () => {
     const words = Array.from({ length: 60 }, (_, i) => `w${i}`).join(" ")
     server = startOpenAiServer({ script: [{ content: words, chunk_delay_ms: 100 }] })

@@ -178,3 +178,16 @@ describe("lait chat with piped stdin", () => {
     ])
   })
 })
+
+describe("lait chat with --record and --replay", () => {
+  test("a recorded conversation replays with no server when the same lines are entered", async () => {
+    server = startOpenAiServer()
+    const cwd = makeTempDir("repl-rec")
+    const lines = "first question\nsecond question\n"
+    const recorded = await runCli([...chatArgs(), "--record", "cassettes"], { cwd, binary: true, stdin: lines })
+    expect(recorded).toMatchObject({ code: 0, stdout: "echo: first question\necho: second question\n" })
+    await server.stop()
+    const replayed = await runCli([...chatArgs(), "--replay", "cassettes"], { cwd, binary: true, stdin: lines })
+    expect(replayed).toMatchObject({ code: 0, stdout: recorded.stdout, stderr: "" })
+  })
+})

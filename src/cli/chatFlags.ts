@@ -1,16 +1,45 @@
 // The flags of one-shot chat (`lait [FLAGS] PROMPT`), declared once: the root command takes them
 // all, `lait compare` the model, sampling, system and tool groups. A new chat flag is one entry in
-// `chatFlags` (and, when it takes a value, one name in ROOT_VALUE_FLAGS for the subcommand check).
+// `chatFlags`: declaring it through `text`/`list`/`bool`/`aliased` also registers its name for the
+// subcommand check below.
 import { Option } from "effect"
 import { Argument, Flag } from "effect/cli"
 import type { ChatOptions } from "../chat/settings.ts"
 
-const text = (name: string, metavar: string, description: string) =>
-  Flag.String(name).pipe(Flag.withMetavar(metavar), Flag.withDescription(description), Flag.optional)
-const list = (name: string, metavar: string, description: string) =>
-  Flag.String(name).pipe(Flag.withMetavar(metavar), Flag.withDescription(description), Flag.atLeast(0))
-const bool = (name: string, description: string) =>
-  Flag.Boolean(name).pipe(Flag.withoutNegation, Flag.withDescription(description), Flag.withDefault(false))
+/** Root-only flags as typed (aliases too) → how a conflict names them (`--model <MODEL>`, `--json`). */
+const ROOT_FLAGS = new Map<string, string>()
+/** The ones that take a value (the next token is theirs). */
+const ROOT_VALUE_FLAGS = new Set<string>()
+
+const register = (name: string, metavar: string | undefined, alias?: string) => {
+  const shown = metavar === undefined ? `--${name}` : `--${name} <${metavar}>`
+  for (const typed of [`--${name}`, ...(alias === undefined ? [] : [`-${alias}`])]) {
+    ROOT_FLAGS.set(typed, shown)
+    if (metavar !== undefined) ROOT_VALUE_FLAGS.add(typed)
+  }
+}
+
+const text = (name: string, metavar: string, description: string) => {
+  register(name, metavar)
+  return Flag.String(name).pipe(Flag.withMetavar(metavar), Flag.withDescription(description), Flag.optional)
+}
+const aliased = (name: string, alias: string, metavar: string, description: string) => {
+  register(name, metavar, alias)
+  return Flag.String(name).pipe(
+    Flag.withAlias(alias),
+    Flag.withMetavar(metavar),
+    Flag.withDescription(description),
+    Flag.optional
+  )
+}
+const list = (name: string, metavar: string, description: string) => {
+  register(name, metavar)
+  return Flag.String(name).pipe(Flag.withMetavar(metavar), Flag.withDescription(description), Flag.atLeast(0))
+}
+const bool = (name: string, description: string) => {
+  register(name, undefined)
+  return Flag.Boolean(name).pipe(Flag.withoutNegation, Flag.withDescription(description), Flag.withDefault(false))
+}
 
 export const samplingFlags = {
   temperature: text("temperature", "TEMPERATURE", "Sampling temperature, 0-2 (env LLM_TEMPERATURE)"),
@@ -49,15 +78,16 @@ export const chatFlags = {
   ...systemFlags,
   ...samplingFlags,
   ...toolFlags,
+  // Not registered as root-only: `lait run` takes it too (after its name).
+  approveTools: Flag.Boolean("approve-tools").pipe(
+    Flag.withoutNegation,
+    Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
+    Flag.withDefault(false)
+  ),
   showReasoning: bool("show-reasoning", "Print the model's reasoning (before the answer; to stderr with -o)"),
   showUsage: bool("show-usage", "Print token usage (and cost, with pricing:) to stderr"),
   session: text("session", "NAME", "Continue (or start) the conversation .lait/sessions/NAME.jsonl"),
-  output: Flag.String("output").pipe(
-    Flag.withAlias("o"),
-    Flag.withMetavar("PATH"),
-    Flag.withDescription("Write the answer to PATH instead of stdout ('-' is stdout)"),
-    Flag.optional
-  ),
+  output: aliased("output", "o", "PATH", "Write the answer to PATH instead of stdout ('-' is stdout)"),
   json: bool("json", "Print {\"content\",\"reasoning\",\"usage\"} instead of the bare answer"),
   stream: bool("stream", "Print the answer as it is generated (conflicts with --json; see docs/repl.md#streaming)"),
   render: bool("render", "Render Markdown on a terminal (ignored with --json or when stdout is not a TTY)"),
@@ -66,12 +96,7 @@ export const chatFlags = {
   schemaName: text("schema-name", "NAME", "The schema's name in the request (default structured_output)"),
   file: list("file", "PATH", "Attach a text file as a fenced block after the prompt (repeatable)"),
   image: list("image", "PATH_OR_URL", "Attach an image: a URL, or a local file sent as a data URL (repeatable)"),
-  promptName: Flag.String("prompt-name").pipe(
-    Flag.withAlias("p"),
-    Flag.withMetavar("NAME"),
-    Flag.withDescription("Render the prompts: entry NAME with PROMPT as its input"),
-    Flag.optional
-  ),
+  promptName: aliased("prompt-name", "p", "NAME", "Render the prompts: entry NAME with PROMPT as its input"),
   var: list("var", "KEY=VALUE", "A variable for --prompt-name's template (repeatable)"),
   record: text("record", "DIR", "Save every model request/response as a cassette <DIR>/<key>.json"),
   replay: text("replay", "DIR", "Answer model requests only from cassettes in DIR; never touch the network"),
@@ -82,39 +107,8 @@ export const chatFlags = {
   )
 }
 
-/** Root-only flags that take a value, as typed (aliases too): for the subcommand check below. */
-const ROOT_VALUE_FLAGS = new Set([
-  "--model",
-  "--base-url",
-  "--api-key",
-  "--system",
-  "--system-file",
-  "--temperature",
-  "--top-p",
-  "--max-tokens",
-  "--reasoning-effort",
-  "--mcp",
-  "--subagent",
-  "--tool",
-  "--session",
-  "--output",
-  "-o",
-  "--json-schema",
-  "--schema-name",
-  "--file",
-  "--image",
-  "--prompt-name",
-  "-p",
-  "--var",
-  "--record",
-  "--replay",
-  "--trace-file"
-])
-const ROOT_BOOLEAN_FLAGS = new Set(["--show-reasoning", "--show-usage", "--json", "--render", "--quiet", "--stream"])
 /** Global flags that take a value (they are valid on either side of a subcommand). */
 const GLOBAL_VALUE_FLAGS = new Set(["--config"])
-
-const metavars: Readonly<Record<string, string>> = { "-o": "--output", "-p": "--prompt-name" }
 
 /**
  * A root-only chat flag given before a subcommand (`lait --model m run wf.yml`), as upstream words it:
@@ -131,10 +125,7 @@ export const subcommandConflict = (
     if (token === "--") return undefined
     if (token.startsWith("-")) {
       const name = token.includes("=") ? token.slice(0, token.indexOf("=")) : token
-      if (ROOT_VALUE_FLAGS.has(name) || ROOT_BOOLEAN_FLAGS.has(name)) {
-        const long = metavars[name] ?? name
-        found ??= ROOT_VALUE_FLAGS.has(name) ? `${long} <${long.slice(2).toUpperCase().replaceAll("-", "_")}>` : long
-      }
+      found ??= ROOT_FLAGS.get(name)
       if ((ROOT_VALUE_FLAGS.has(name) || GLOBAL_VALUE_FLAGS.has(name)) && !token.includes("=")) i++
       continue
     }

@@ -13,6 +13,7 @@ import { type OutputError, primaryError, renderChain } from "../core/errors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage, RunUsage, type UsageTotals } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
+import { ApproveTools } from "../tools/ApproveTools.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { loadAttachments, userMessage } from "../workflow/attachments.ts"
 import { chatOptionsOf, type ChatFlagValues } from "./chatFlags.ts"
@@ -105,6 +106,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
       Effect.flatMap(makeChat, (chat) => chat.turn(settings, [...history, userMessage(text, attached)]))
     ).pipe(
       streamed === undefined ? identity : streamed.provide,
+      Effect.provideService(ApproveTools, flags.approveTools),
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
           ? Effect.void

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { OpenAiServer } from "../fixtures/openai-server.ts"
+import { everythingBin } from "./tools-util.ts"
 import { bodies, filesUnder, outcome, prepareCli, refusedBaseUrl, server, stopServers, workspace } from "./model-harness.ts"
 
 const ws = workspace("e2e-chat")
@@ -224,7 +225,45 @@ describe("one-shot chat", () => {
       role: "tool",
       content: "pong"
     })
+    // --approve-tools asks before the call; with no terminal to ask, the turn fails instead of running it.
+    s.script.push({ tool_calls: [{ id: "c2", name: "tool__echo", arguments: JSON.stringify({ text: "x" }) }] })
+    const asked = await p.lait(["--model", "m", ...at(s), "--tool", "echo", "--approve-tools", "again"])
+    expect(outcome(asked)).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "lait: '--approve-tools' requires an interactive stdin to confirm calling 'tool__echo', " +
+        "but stdin is not a terminal\n"
+    })
   })
+  test("--mcp and --subagent: an MCP server's tool and a subagent answer within the turn", async () => {
+    const s = server({
+      script: [
+        {
+          match: "\"add them\"",
+          content: null,
+          tool_calls: [
+            { id: "c1", name: "everything__get-sum", arguments: JSON.stringify({ a: 2, b: 3 }) },
+            { id: "c2", name: "agent__helper", arguments: JSON.stringify({ input: "summarise 5" }) }
+          ]
+        },
+        { match: "You summarise.", content: "five, in short" },
+        { content: "2 + 3 = 5" }
+      ]
+    })
+    const p = project({
+      "lait.config.yml": `base_url: '${s.baseUrl}'\ndefault: { model: m }\n` +
+        `mcp_servers:\n  everything: { command: node, args: ['${everythingBin}', stdio] }\n` +
+        "agents:\n  helper: agents/helper.md\n",
+      "agents/helper.md": "---\ndescription: Summarises numbers\n---\nYou summarise.\n"
+    })
+    const r = await p.lait(["--mcp", "everything", "--subagent", "helper", "add them"])
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "2 + 3 = 5\n" })
+    const last = bodies(s).at(-1)!["messages"] as Array<{ role: string; content: string }>
+    expect(last.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+      expect.stringContaining("5"),
+      "five, in short"
+    ])
+  }, 60_000)
 })
 
 describe("sessions", () => {
@@ -368,5 +407,16 @@ describe("record, replay and traces", () => {
     }
     const both = await p.lait(["--model", "m", "--record", "a", "--replay", "b", "q"])
     expect(both.code).toBe(2)
+  })
+
+  test("--cache answers a repeated chat from .lait/cache without a request", async () => {
+    const s = server()
+    const p = project()
+    const first = await p.lait(["--model", "m", ...at(s), "--cache", "same question"])
+    const second = await p.lait(["--model", "m", ...at(s), "--cache", "--show-usage", "same question"])
+    expect([first.stdout, second.stdout]).toEqual(["echo: same question\n", "echo: same question\n"])
+    expect(second.stderr).toContain("note: cache hit for chat")
+    expect(second.stderr).toContain("answered from the cache")
+    expect(s.requests).toHaveLength(1)
   })
 })

@@ -43,22 +43,27 @@ describe("lait skeleton", () => {
     }
   })
 
-  test("no subcommand prints usage on stderr and is a usage error", () => {
-    const r = lait()
-    expect(r.code).toBe(2)
-    expect(r.stdout).toBe("")
-    expect(r.stderr).toContain("USAGE")
+  // With no subcommand lait is one-shot chat (docs/chat.md): a word that is no subcommand is a PROMPT.
+  test("no subcommand and no prompt (stdin not a terminal) asks for a PROMPT", () => {
+    expect(laitWith({ LLM_MODEL: "" })).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "lait: a PROMPT is required; provide one, pipe input via stdin, or use `lait run <FILE> <PROMPT>`\n"
+    })
   })
 
-  test("unknown subcommands and flags are one-line usage errors (exit 2)", () => {
-    for (const args of [["frobnicate"], ["--frobnicate"]]) {
-      const r = lait(...args)
-      expect(r.code).toBe(2)
-      expect(r.stdout).toBe("")
-      expect(r.stderr.trimEnd().split("\n")).toHaveLength(1)
-      expect(r.stderr).toStartWith("lait: ")
-      expect(r.stderr).toContain("frobnicate")
-    }
+  test("an unknown flag is a one-line usage error (exit 2); an unknown word is a chat PROMPT", () => {
+    const r = lait("--frobnicate")
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe("")
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1)
+    expect(r.stderr).toStartWith("lait: ")
+    expect(r.stderr).toContain("frobnicate")
+    expect(laitWith({ LLM_MODEL: "" }, "frobnicate")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "lait: model is required; provide --model, set LLM_MODEL, or specify default.model in lait.config.yml\n"
+    })
   })
 
   test("conflicting global flags are usage errors", () => {

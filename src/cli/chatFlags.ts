@@ -89,6 +89,7 @@ export const chatFlags = {
   session: text("session", "NAME", "Continue (or start) the conversation .lait/sessions/NAME.jsonl"),
   output: aliased("output", "o", "PATH", "Write the answer to PATH instead of stdout ('-' is stdout)"),
   json: bool("json", "Print {\"content\",\"reasoning\",\"usage\"} instead of the bare answer"),
+  stream: bool("stream", "Print the answer as it is generated (conflicts with --json; see docs/repl.md#streaming)"),
   render: bool("render", "Render Markdown on a terminal (ignored with --json or when stdout is not a TTY)"),
   quiet: bool("quiet", "Print only the answer: no reasoning, no usage"),
   jsonSchema: text("json-schema", "FILE", "Ask for structured output following this JSON Schema (strict)"),

@@ -2,7 +2,7 @@
 // that other commands never load it. One turn of the chat core (src/chat) with this invocation's
 // model client (live, --cache, --record, --replay), usage meter and tracer; the answer on stdout (or
 // -o), reasoning and usage notes on stderr, the exchange appended to --session.
-import { Cause, Console, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Console, Effect, Exit, identity, Layer, Option } from "effect"
 import { appendTurn, loadSession, sessionMessages } from "../chat/session.ts"
 import { ChatError } from "../chat/chatErrors.ts"
 import { renderNamedPrompt } from "../chat/prompts.ts"
@@ -22,6 +22,7 @@ import { renderMarkdown } from "./markdown.ts"
 import { printLine } from "./output.ts"
 import { resolvePromptText } from "./run.ts"
 import { checkResponseTarget, writeResponse } from "./runOutput.ts"
+import { streamToStdout } from "./streamOutput.ts"
 
 /** `{"content","reasoning","usage"}`, usage null when no request reported any. */
 export const jsonAnswer = (content: string, reasoning: string | null, totals: UsageTotals): string =>
@@ -54,6 +55,9 @@ export const runOneShot = (flags: ChatFlagValues) =>
       return yield* new ArgumentError({
         reason: { _tag: "Conflict", flag: "--system <TEXT>", other: "--system-file <FILE>" }
       })
+    }
+    if (flags.stream && flags.json) {
+      return yield* new ArgumentError({ reason: { _tag: "Conflict", flag: "--stream", other: "--json" } })
     }
     if (Option.isSome(flags.schemaName) && Option.isNone(flags.jsonSchema)) {
       return yield* new ArgumentError({
@@ -97,9 +101,12 @@ export const runOneShot = (flags: ChatFlagValues) =>
         secrets: [...trace.configSecrets(config.config, config.env), ...(apiKey === undefined ? [] : [apiKey])]
       })
 
+    // --stream prints to stdout as the answer arrives; an answer for -o PATH is written whole.
+    const streamed = flags.stream && (output === undefined || output === "-") ? streamToStdout(flags) : undefined
     const answer: TurnResult = yield* Effect.scoped(
       Effect.flatMap(makeChat, (chat) => chat.turn(settings, [...history, userMessage(text, attached)]))
     ).pipe(
+      streamed === undefined ? identity : streamed.provide,
       Effect.provideService(ApproveTools, flags.approveTools),
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
@@ -116,7 +123,9 @@ export const runOneShot = (flags: ChatFlagValues) =>
     const showReasoning = flags.showReasoning && !quiet && answer.reasoning !== null
     const toFile = output !== undefined && output !== "-"
     let body: string
-    if (flags.json) {
+    if (streamed !== undefined) {
+      body = ""
+    } else if (flags.json) {
       body = jsonAnswer(answer.content, answer.reasoning, totals)
     } else if (showReasoning && !toFile) {
       body = `Reasoning:\n${answer.reasoning}\n\n${answer.content}`
@@ -125,7 +134,9 @@ export const runOneShot = (flags: ChatFlagValues) =>
     }
     if (showReasoning && toFile && !flags.json) yield* Console.error(`Reasoning:\n${answer.reasoning}\n`)
     const render = flags.render || (config.config.default?.render ?? false)
-    const emitted = yield* Effect.exit(emitAnswer(body, output, render && !flags.json))
+    const emitted = yield* Effect.exit(
+      streamed !== undefined ? Effect.void : emitAnswer(body, output, render && !flags.json)
+    )
     if (Exit.isSuccess(emitted) && session !== undefined) yield* appendTurn(session, stored, answer.content)
     if (flags.showUsage && !quiet) yield* Console.error(formatUsage(yield* usage.entries, totals))
     if (trace !== undefined) {

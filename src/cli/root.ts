@@ -20,6 +20,7 @@ import { modelClientLayer } from "./modelLayers.ts"
 import { modelsCommand } from "./models.ts"
 import { promptCommand } from "./prompt.ts"
 import { skillCommand, workflowCommand } from "./registries.ts"
+import { replCommand } from "./replCommand.ts"
 import { runCommand } from "./run.ts"
 import { runsCommand } from "./runs.ts"
 import { schemaCommand } from "./schema.ts"
@@ -52,20 +53,25 @@ export const subcommands = [
   serveCommand,
   sessionsCommand,
   promptCommand,
-  compareCommand
+  compareCommand,
+  replCommand
 ] as const
 
 export const root = Command.make(
   "lait",
   chatFlags,
   Effect.fn("cli.chat")(function*(flags) {
+    // No prompt at a terminal: the conversation of `lait chat`, with the same flags.
+    const interactive = Option.isNone(flags.prompt) && Option.isNone(flags.promptName) && process.stdin.isTTY === true
     const { runOneShot } = yield* Effect.promise(() => import("./chatRun.ts"))
+    const repl = interactive ? yield* Effect.promise(() => import("./replRun.ts")) : undefined
     const services = Layer.mergeAll(
       modelClientLayer({ record: Option.getOrUndefined(flags.record), replay: Option.getOrUndefined(flags.replay) }),
       toolCassettesLayer({ record: Option.getOrUndefined(flags.record) })
     ).pipe(Layer.provideMerge(configLayer({ waitForWriter: true })))
     // Provided here rather than on the command: they would otherwise be built for every subcommand.
-    return yield* runOneShot(flags).pipe(Effect.provide(services), Effect.provide(liveExportLayer))
+    const run = repl !== undefined ? repl.runChatRepl(flags) : runOneShot(flags)
+    return yield* run.pipe(Effect.provide(services), Effect.provide(liveExportLayer))
   })
 ).pipe(
   Command.withDescription(

@@ -10,6 +10,7 @@ import { entryBody } from "./cassette/entryText.ts"
 import { callKey } from "./cassette/key.ts"
 import { interpret } from "./completion.ts"
 import { RunUsage } from "./RunUsage.ts"
+import { emitWhole } from "./streamSink.ts"
 
 export interface CacheOptions {
   readonly dir: string
@@ -50,6 +51,7 @@ export const makeCache = (
           yield* recordChat(call, hit, started)
           yield* RunUsage.use((u) => u.recordCacheHit)
           yield* Console.error(`note: cache hit for ${call.label}`)
+          yield* emitWhole(hit)
           return hit
         }
         const result = yield* inner.complete(call)

@@ -1,5 +1,8 @@
 // The live layer: HTTP to the OpenAI-compatible endpoints, each retried (src/model/retry.ts), then
 // the fallbacks in order. Every body is read capped (src/model/httpBody.ts) and every attempt timed.
+// Where a StreamSink is provided, a chat-completions request is streamed (src/model/eventStream.ts);
+// once text has reached the sink, a failure is neither retried nor a reason to fall back, since the
+// text could not be taken back.
 import { Console, Duration, Effect, LogLevel, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
@@ -10,6 +13,7 @@ import { traceChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService, ModelFailure } from "./call.ts"
 import { interpret, recordUsage } from "./completion.ts"
 import { endpointRedactor } from "./endpointSecrets.ts"
+import { type Emitted, isEventStream, readEventStream, type StreamedBody } from "./eventStream.ts"
 import { DEFAULT_RESPONSE_LIMIT, readCapped } from "./httpBody.ts"
 import { chatToResponsesBody, responsesUnsupported } from "./responsesApi.ts"
 import {
@@ -22,6 +26,7 @@ import {
   Unreachable
 } from "./ModelError.ts"
 import { retryAfter, type Retryable, retrying } from "./retry.ts"
+import { type DeltaSink, emitWhole, StreamSink } from "./streamSink.ts"
 import type { ChatRequest } from "./types.ts"
 
 /** Per attempt: headers and the whole body. Reasoning models can think for minutes before answering. */
@@ -92,7 +97,12 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
     const timeout = Duration.fromInputUnsafe(options.timeout ?? DEFAULT_REQUEST_TIMEOUT)
     const maxBytes = options.maxResponseBytes ?? DEFAULT_RESPONSE_LIMIT
 
-    const sendOnce = (endpoint: Endpoint, request: ChatRequest): Effect.Effect<unknown, ModelFailure> =>
+    const sendOnce = (
+      endpoint: Endpoint,
+      request: ChatRequest,
+      sink: DeltaSink | undefined,
+      emitted: Emitted
+    ): Effect.Effect<unknown, ModelFailure> =>
       Effect.gen(function*() {
         const baseUrl = displayUrl(endpoint.baseUrl)
         const key = yield* endpoint.apiKey
@@ -104,8 +114,12 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
           return yield* new ModelError({ reason })
         }
         const path = endpoint.api === "responses" ? "/responses" : "/chat/completions"
+        // The Responses API is never streamed: its whole answer goes to the sink when it arrives.
+        const streamed = sink !== undefined && endpoint.api === "chat_completions"
         const body = endpoint.api === "responses"
           ? chatToResponsesBody(endpoint.modelId, request)
+          : streamed
+          ? { ...chatBody(endpoint.modelId, request), stream: true, stream_options: { include_usage: true } }
           : chatBody(endpoint.modelId, request)
         yield* Effect.logDebug(`POST ${displayUrl(joinUrl(endpoint.baseUrl, path))} model=${endpoint.modelId}`)
         // A tool's output (say, a printed environment) can put the key into the conversation itself.
@@ -119,7 +133,12 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
         )
         const response = yield* http.execute(req).pipe(
           Effect.flatMap((res) =>
-            Effect.map(readCapped(res, maxBytes), (body) => ({ status: res.status, headers: res.headers, body }))
+            Effect.map(
+              streamed && res.status >= 200 && res.status < 300 && isEventStream(res)
+                ? readEventStream(res, maxBytes, sink, emitted)
+                : readCapped(res, maxBytes),
+              (body: StreamedBody) => ({ status: res.status, headers: res.headers, body })
+            )
           ),
           Effect.timeout(timeout),
           Effect.mapError((e) =>
@@ -145,34 +164,51 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
             ? new ModelError({ reason: new ResponseTooLarge({ baseUrl, limit: maxBytes }) })
             : statusFailure({ bodyLimit: maxBytes })
         }
+        const badResponse = (problem: "invalid-json" | "reported", detail?: string) =>
+          new ModelError({ reason: new BadResponse({ baseUrl, problem, ...(detail === undefined ? {} : { detail }) }) })
+        switch (response.body._tag) {
+          case "Assembled": {
+            const raw = response.body.raw
+            yield* traceDump(() => `response ${status} (streamed): ${redact(JSON.stringify(raw))}`)
+            return raw
+          }
+          case "Reported":
+            return yield* badResponse("reported", redact(response.body.detail))
+          case "InvalidJson":
+            return yield* badResponse("invalid-json")
+        }
         const text = response.body.text
         yield* traceDump(() => `response ${status}: ${redact(text)}`)
         if (!ok) {
           const detail = statusDetail(text, redact)
           return yield* statusFailure(detail === undefined ? {} : { detail })
         }
-        return yield* Effect.try({
-          try: () => JSON.parse(text) as unknown,
-          catch: () => new ModelError({ reason: new BadResponse({ baseUrl, problem: "invalid-json" }) })
-        })
+        return yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => badResponse("invalid-json") })
       })
 
-    const withRetries = (endpoint: Endpoint, request: ChatRequest) =>
-      retrying(sendOnce(endpoint, request), { attempts, backoff, retryable })
+    const withRetries = (endpoint: Endpoint, request: ChatRequest, sink: DeltaSink | undefined, emitted: Emitted) =>
+      retrying(sendOnce(endpoint, request, sink, emitted), {
+        attempts,
+        backoff,
+        retryable: (e) => (emitted.value ? undefined : retryable(e))
+      })
 
     const complete = Effect.fn("ModelClient.live")(function*(call: ModelCall) {
+      const sink = yield* StreamSink
+      const emitted: Emitted = { value: false }
       for (let i = 0;; i++) {
         const endpoint = call.endpoints[i]!
-        const outcome = yield* Effect.result(withRetries(endpoint, call.request))
+        const outcome = yield* Effect.result(withRetries(endpoint, call.request, sink, emitted))
         if (outcome._tag === "Success") {
           const result = yield* interpret(outcome.success, endpoint, "live")
           yield* recordUsage(call.label, result)
+          if (!emitted.value) yield* emitWhole(result)
           return result
         }
         const failure = outcome.failure
         const next = call.endpoints[i + 1]
         // What is not the server's doing, or would fail the same anywhere, is not a reason to fall back.
-        if (!(failure instanceof ModelError) || !failure.transient || next === undefined) {
+        if (!(failure instanceof ModelError) || !failure.transient || next === undefined || emitted.value) {
           return yield* Effect.fail(failure)
         }
         yield* Console.error(

@@ -18,6 +18,7 @@ import { CassetteRepeat, replayFile } from "./cassette/repeat.ts"
 import { readCompletion, recordedProblem, recordUsage } from "./completion.ts"
 import { CassetteInvalid, CassetteMissing, ModelError } from "./ModelError.ts"
 import { StrictReplay } from "./strictReplay.ts"
+import { emitWhole } from "./streamSink.ts"
 import { displayUrl } from "../core/urls.ts"
 
 const movedHint = (moved: ReadonlyArray<MovedRecording>, requested: string): string => {
@@ -67,6 +68,7 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
         const read = readCompletion(exit.value.response, call.endpoints[0], "replay")
         if ("problem" in read) return yield* invalid("parse", recordedProblem(read.problem))
         yield* recordUsage(call.label, read.result)
+        yield* emitWhole(read.result)
         return read.result
       }, (effect, call) => traceChat(call, "replay", effect))
     }

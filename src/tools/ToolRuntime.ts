@@ -28,6 +28,7 @@ import type { LlmSettings } from "../lang/model.ts"
 import { toolContent } from "../model/chatContent.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
+import { StreamSink } from "../model/streamSink.ts"
 import type { ChatMessage, ChatRequest, ToolCall } from "../model/types.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { approve, type Decision } from "./approval.ts"
@@ -260,6 +261,8 @@ export const makeToolRuntime = (
         }
         yield* Effect.logDebug(`calling tool '${name}' (round ${round}) with arguments ${call.function.arguments}`)
         const content = yield* decision.entry.call(call.function.arguments).pipe(
+          // A subagent's own answers are a tool's result, not text of the streamed answer.
+          Effect.provideService(StreamSink, undefined),
           Effect.onExit((exit) => record(call, label, round, decision, start, exit))
         )
         return { role: "tool", content, tool_call_id: call.id } satisfies ChatMessage
@@ -280,18 +283,24 @@ export const makeToolRuntime = (
           endpoints: req.endpoints,
           request: req.request,
           resolveEndpoints: (model) => config.resolveEndpoints(model),
-          send,
+          // A summary is bookkeeping, never part of a streamed answer.
+          send: (label, endpoints, request) =>
+            Effect.provideService(send(label, endpoints, request), StreamSink, undefined),
           tracer
         })
         for (let round = 1;; round++) {
           if (round > max) return yield* maxToolRoundsError(max)
           if (compactor !== undefined) yield* compactor.beforeRound(round, messages)
-          const reply = yield* send(req.label, req.endpoints, {
+          const sent = send(req.label, req.endpoints, {
             ...req.request,
             messages: [...messages],
             tools,
             response_format: null
           })
+          // With structured output the answer is the re-sent request's: only that one streams.
+          const reply = yield* req.request.response_format === null
+            ? sent
+            : Effect.provideService(sent, StreamSink, undefined)
           compactor?.afterRound(reply)
           yield* tape.noteEndpoints(reply.endpoint, req.endpoints)
           if (reply.toolCalls.length === 0) {

@@ -1,0 +1,117 @@
+// The `lait chat` loop's rules, driven with a scripted line source and a backend that answers from
+// the conversation it is given (test/e2e/repl.test.ts drives the real binary in a terminal).
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { type ReplBackend, type ReplState, runRepl } from "../../src/cli/repl.ts"
+import type { ChatMessage } from "../../src/model/types.ts"
+import { StreamSink } from "../../src/model/streamSink.ts"
+import type { InputEvent, LineEditor } from "../../src/platform/lineEditor.ts"
+
+const line = (text: string): InputEvent => ({ _tag: "Line", text })
+const ctrlC: InputEvent = { _tag: "Interrupt", typed: false }
+
+const scripted = (
+  events: ReadonlyArray<InputEvent>,
+  interrupted: Effect.Effect<void> = Effect.never
+): LineEditor & { readonly prompts: Array<string> } => {
+  const queue = [...events]
+  const prompts: Array<string> = []
+  return {
+    interactive: true,
+    prompts,
+    next: (prompt) =>
+      Effect.sync(() => {
+        prompts.push(prompt)
+        return queue.shift() ?? { _tag: "Eof" }
+      }),
+    interrupted
+  }
+}
+
+const run = async (events: ReadonlyArray<InputEvent>, interrupted?: Effect.Effect<void>) => {
+  const asked: Array<ReplState> = []
+  const saved: Array<{ name: string; messages: ReadonlyArray<ChatMessage> }> = []
+  const backend: ReplBackend = {
+    modelName: (s) => s.model ?? "default-model",
+    turn: (state) =>
+      Effect.gen(function*() {
+        asked.push(state)
+        const last = state.messages.at(-1)!
+        const answer = `echo: ${String(last.content)}`
+        const sink = yield* StreamSink
+        yield* sink!({ _tag: "Content", text: answer })
+        // "slow" never finishes on its own: only a Ctrl-C ends it.
+        if (last.content === "slow") yield* Effect.never
+        return answer
+      }),
+    save: (name, messages) =>
+      Effect.sync(() => {
+        saved.push({ name, messages })
+        return `.lait/sessions/${name}.jsonl`
+      })
+  }
+  const editor = scripted(events, interrupted)
+  const out: Array<string> = []
+  const write = process.stdout.write.bind(process.stdout)
+  process.stdout.write = ((chunk: string) => (out.push(String(chunk)), true)) as typeof process.stdout.write
+  try {
+    await Effect.runPromise(runRepl(editor, backend, { model: undefined, system: undefined, messages: [] }))
+  } finally {
+    process.stdout.write = write
+  }
+  return { asked, saved, prompts: editor.prompts, stdout: out.join("") }
+}
+
+describe("lait chat loop", () => {
+  test("each answer carries the conversation; /model, /system and /reset change what is sent", async () => {
+    const { asked, stdout } = await run([
+      line("hello"),
+      line("again"),
+      line("/model other"),
+      line("/system Be brief."),
+      line("third"),
+      line("/reset"),
+      line("fresh")
+    ])
+    // The last newline is the one Ctrl-D (the end of the script) prints after the prompt.
+    expect(stdout).toBe("echo: hello\necho: again\necho: third\necho: fresh\n\n")
+    expect(asked[1]!.messages).toEqual([
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "echo: hello" },
+      { role: "user", content: "again" }
+    ])
+    expect(asked[2]!.model).toBe("other")
+    expect(asked[2]!.system).toBe("Be brief.")
+    expect(asked[2]!.messages.length).toBe(5)
+    expect(asked[3]!.messages).toEqual([{ role: "user", content: "fresh" }])
+    expect(asked[3]!.model).toBe("other")
+  })
+
+  test("a trailing backslash continues the line; blank lines ask nothing", async () => {
+    const { asked, prompts } = await run([line("first \\"), line("second"), line("   ")])
+    expect(asked.map((s) => s.messages.at(-1)!.content)).toEqual(["first \nsecond"])
+    expect(prompts.slice(0, 3)).toEqual(["> ", "... ", "> "])
+  })
+
+  test("/save hands over the conversation; /exit ends the loop before later lines", async () => {
+    const { saved, asked } = await run([line("hi"), line("/save notes"), line("/exit"), line("never")])
+    expect(saved).toEqual([{
+      name: "notes",
+      messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "echo: hi" }]
+    }])
+    expect(asked.length).toBe(1)
+  })
+
+  test("Ctrl-C on an empty prompt twice in a row leaves; a line in between disarms it", async () => {
+    const { asked } = await run([ctrlC, line("one"), ctrlC, ctrlC, line("never")])
+    expect(asked.length).toBe(1)
+    const cleared = await run([ctrlC, { _tag: "Interrupt", typed: true }, ctrlC, line("still here")])
+    expect(cleared.asked.length).toBe(1)
+  })
+
+  test("Ctrl-C during an answer stops it: the text shown stays, the exchange is dropped, the loop goes on", async () => {
+    const { asked, stdout } = await run([line("slow"), line("next")], Effect.sleep("30 millis"))
+    expect(stdout).toBe("echo: slow\necho: next\n\n")
+    expect(asked[1]!.messages).toEqual([{ role: "user", content: "next" }])
+  })
+})

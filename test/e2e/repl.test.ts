@@ -1,0 +1,193 @@
+// `lait chat` as a user meets it: the compiled binary in a real terminal (tmux), talking to the
+// fixture server, keys sent one by one; and with piped stdin. Skipped only when tmux is missing.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { binaryPath, makeTempDir, runCli } from "./util.ts"
+
+const hasTmux = Bun.spawnSync(["sh", "-c", "command -v tmux"]).exitCode === 0
+if (!hasTmux) console.warn("skipping the terminal tests of lait chat: tmux is not installed")
+
+// A tmux server of our own (its own socket), killed at the end: nothing of the user's is touched.
+const socket = `lait-repl-${process.pid}`
+const tmux = (...args: Array<string>) => {
+  const r = Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" })
+  return r.stdout.toString()
+}
+
+let dir = ""
+let server: OpenAiServer
+beforeAll(() => {
+  dir = makeTempDir("repl")
+})
+afterAll(() => {
+  if (hasTmux) tmux("kill-server")
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+afterEach(async () => {
+  if (hasTmux) tmux("kill-server")
+  await server?.stop()
+})
+
+interface Terminal {
+  readonly send: (...keys: Array<string>) => void
+  readonly type: (line: string) => void
+  readonly screen: () => string
+  readonly waitFor: (text: string | RegExp, ms?: number) => Promise<string>
+  readonly exitCode: (ms?: number) => Promise<number | undefined>
+}
+
+/** Starts `lait chat ARGS` in a 120x40 terminal, in `cwd`. */
+const terminal = async (cwd: string, args: ReadonlyArray<string>): Promise<Terminal> => {
+  await runCli(["--version"], { cwd, binary: true }) // builds dist/lait when it is missing or stale
+  const exitFile = path.join(cwd, "exit-status")
+  fs.rmSync(exitFile, { force: true })
+  const quoted = [binaryPath, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ")
+  const command = `cd '${cwd}' && NO_COLOR=1 XDG_CONFIG_HOME='${cwd}/xdg' ${quoted}; echo $? > '${exitFile}'; sleep 600`
+  tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", command)
+  const screen = () => tmux("capture-pane", "-p", "-t", "t")
+  const waitFor = async (text: string | RegExp, ms = 15_000) => {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const shown = screen()
+      if (typeof text === "string" ? shown.includes(text) : text.test(shown)) return shown
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(text)}; the screen:\n${shown}`)
+      await Bun.sleep(100)
+    }
+  }
+  // capture-pane drops trailing spaces: the prompt `> ` reads `>`.
+  await waitFor(/^>/m)
+  return {
+    send: (...keys) => void tmux("send-keys", "-t", "t", ...keys),
+    type: (line) => {
+      tmux("send-keys", "-t", "t", "-l", line)
+      tmux("send-keys", "-t", "t", "Enter")
+    },
+    screen,
+    waitFor,
+    exitCode: async (ms = 10_000) => {
+      const deadline = Date.now() + ms
+      while (Date.now() < deadline) {
+        if (fs.existsSync(exitFile)) {
+          const text = fs.readFileSync(exitFile, "utf8").trim()
+          if (text !== "") return Number(text)
+        }
+        await Bun.sleep(100)
+      }
+      return undefined
+    }
+  }
+}
+
+const messagesOf = (i: number) => (server.requests[i]!.body as { messages: unknown }).messages
+const chatArgs = () => ["chat", "--no-config", "--model", "fixture-model", "--base-url", server.baseUrl]
+
+describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
+  test("a conversation: each answer carries the earlier ones; /model, /system, /reset, history, /save; Ctrl-D exits 0", async () => {
+    server = startOpenAiServer()
+    const cwd = makeTempDir("repl-talk")
+    const t = await terminal(cwd, chatArgs())
+    t.type("hello")
+    await t.waitFor("echo: hello")
+    t.type("again")
+    await t.waitFor("echo: again")
+    expect(server.requests[1]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } })
+    expect(messagesOf(1)).toEqual([
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "echo: hello" },
+      { role: "user", content: "again" }
+    ])
+    t.type("/model other-model")
+    await t.waitFor("model: other-model")
+    t.type("/system Be brief.")
+    await t.waitFor("system prompt set")
+    t.type("/reset")
+    await t.waitFor("conversation cleared")
+    t.type("fresh start")
+    await t.waitFor("echo: fresh start")
+    expect((server.requests[2]!.body as { model: string }).model).toBe("other-model")
+    expect(messagesOf(2)).toEqual([{ role: "system", content: "Be brief." }, { role: "user", content: "fresh start" }])
+    // Up recalls the last line entered; Enter sends it again.
+    t.send("Up")
+    await Bun.sleep(200)
+    t.send("Enter")
+    await t.waitFor(/echo: fresh start[\s\S]*echo: fresh start/)
+    expect((messagesOf(3) as Array<{ content: string }>).at(-1)!.content).toBe("fresh start")
+    t.type("/save talk")
+    await t.waitFor("saved to .lait/sessions/talk.jsonl")
+    expect(fs.readFileSync(path.join(cwd, ".lait/sessions/talk.jsonl"), "utf8")).toBe(
+      [
+        { role: "user", content: "fresh start" },
+        { role: "assistant", content: "echo: fresh start" },
+        { role: "user", content: "fresh start" },
+        { role: "assistant", content: "echo: fresh start" }
+      ].map((m) => `${JSON.stringify(m)}\n`).join("")
+    )
+    t.send("C-d")
+    expect(await t.exitCode()).toBe(0)
+  }, 60_000)
+
+  test("Ctrl-C during a slow streamed answer stops it and returns to the prompt; Ctrl-C twice on an empty line exits", async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ")
+    server = startOpenAiServer({ script: [{ match: "slow", content: words, chunk_delay_ms: 150 }] })
+    const cwd = makeTempDir("repl-cancel")
+    const t = await terminal(cwd, chatArgs())
+    t.type("slow")
+    await t.waitFor("w2 ")
+    t.send("C-c")
+    await t.waitFor("(cancelled)")
+    const shown = t.screen()
+    await Bun.sleep(800)
+    // Nothing more of the cancelled answer arrives.
+    expect(t.screen().replace(/\s+$/, "")).toBe(shown.replace(/\s+$/, ""))
+    expect(shown).not.toContain("w20")
+    t.type("next")
+    await t.waitFor("echo: next")
+    // The cancelled exchange is not part of the conversation.
+    expect(messagesOf(1)).toEqual([{ role: "user", content: "next" }])
+    t.send("C-c")
+    await t.waitFor("press Ctrl-C again to exit")
+    t.send("C-c")
+    expect(await t.exitCode()).toBe(0)
+  }, 60_000)
+})
+
+describe.skipIf(!hasTmux)("lait with no prompt in a terminal", () => {
+  test("is the same conversation as lait chat", async () => {
+    server = startOpenAiServer()
+    const t = await terminal(makeTempDir("repl-root"), chatArgs().slice(1))
+    t.type("hi")
+    await t.waitFor("echo: hi")
+    t.type("/exit")
+    expect(await t.exitCode()).toBe(0)
+  }, 30_000)
+})
+
+describe("lait chat with piped stdin", () => {
+  test("reads the lines one by one and answers each with the conversation so far, no prompt", async () => {
+    server = startOpenAiServer()
+    const r = await runCli(chatArgs(), { cwd: dir, binary: true, stdin: "hello\n\nworld\n" })
+    expect(r.stderr).toBe("")
+    expect(r.stdout).toBe("echo: hello\necho: world\n")
+    expect(r.code).toBe(0)
+    expect(messagesOf(1)).toEqual([
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "echo: hello" },
+      { role: "user", content: "world" }
+    ])
+  })
+})
+
+describe("lait chat with --record and --replay", () => {
+  test("a recorded conversation replays with no server when the same lines are entered", async () => {
+    server = startOpenAiServer()
+    const cwd = makeTempDir("repl-rec")
+    const lines = "first question\nsecond question\n"
+    const recorded = await runCli([...chatArgs(), "--record", "cassettes"], { cwd, binary: true, stdin: lines })
+    expect(recorded).toMatchObject({ code: 0, stdout: "echo: first question\necho: second question\n" })
+    await server.stop()
+    const replayed = await runCli([...chatArgs(), "--replay", "cassettes"], { cwd, binary: true, stdin: lines })
+    expect(replayed).toMatchObject({ code: 0, stdout: recorded.stdout, stderr: "" })
+  })
+})

@@ -1,0 +1,105 @@
+// `lait PROMPT --stream` as a process against the fixture server's event streams: the text on stdout,
+// usage from the stream's last chunk, the conflict with --json, record/replay of the assembled answer
+// and Ctrl-C in the middle of a stream.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { binaryPath, makeTempDir, runCli } from "./util.ts"
+
+let dir = ""
+let server: OpenAiServer
+beforeAll(() => {
+  dir = makeTempDir("stream")
+})
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+afterEach(async () => {
+  await server?.stop()
+})
+
+const chat = (...args: Array<string>) =>
+  runCli(["--no-config", "--model", "fixture-model", "--base-url", server.baseUrl, ...args], { cwd: dir, binary: true })
+
+describe("lait PROMPT --stream", () => {
+  test("prints the streamed answer and takes the usage from the last chunk", async () => {
+    server = startOpenAiServer({ script: [{ content: "one two three", usage: { prompt_tokens: 4, completion_tokens: 3 } }] })
+    const r = await chat("--stream", "--show-usage", "count")
+    expect(r).toMatchObject({ code: 0, stdout: "one two three\n", stderr: "usage: prompt=4 completion=3 total=7\n" })
+    expect(server.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } })
+  })
+
+  test("conflicts with --json (exit 2)", async () => {
+    server = startOpenAiServer()
+    const r = await chat("--stream", "--json", "hi")
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe("lait: the argument '--stream' cannot be used with '--json'\n")
+    expect(server.requests.length).toBe(0)
+  })
+
+  test("--record stores the assembled answer; --replay, with or without --stream, prints the same text", async () => {
+    server = startOpenAiServer({ script: [{ content: "recorded while streaming" }] })
+    const recorded = await chat("--stream", "--record", "cassettes", "keep this")
+    expect(recorded).toMatchObject({ code: 0, stdout: "recorded while streaming\n" })
+    const [file] = fs.readdirSync(path.join(dir, "cassettes"))
+    const cassette = JSON.parse(fs.readFileSync(path.join(dir, "cassettes", file!), "utf8"))
+    expect(cassette.response.object).toBe("chat.completion")
+    expect(cassette.response.choices[0].message.content).toBe("recorded while streaming")
+    expect(await chat("--stream", "--replay", "cassettes", "keep this")).toMatchObject({
+      code: 0,
+      stdout: "recorded while streaming\n"
+    })
+    expect(await chat("--replay", "cassettes", "keep this")).toMatchObject({ code: 0, stdout: "recorded while streaming\n" })
+    expect(server.requests.length).toBe(1)
+  })
+
+  test("with tools and --json-schema only the structured answer streams: not the tool rounds' text", async () => {
+    server = startOpenAiServer({
+      script: [
+        { tool_calls: [{ id: "c1", name: "tool__echo", arguments: JSON.stringify({ text: "pong" }) }] },
+        { content: "draft in prose" },
+        { content: "{\"said\":\"pong\"}" }
+      ]
+    })
+    const project = makeTempDir("stream-tools")
+    fs.writeFileSync(
+      path.join(project, "lait.config.yml"),
+      "tools:\n  echo:\n    command: [echo, '{{input.text}}']\n" +
+        "    parameters: {type: object, properties: {text: {type: string}}}\n"
+    )
+    fs.writeFileSync(path.join(project, "s.json"), JSON.stringify({ type: "object" }))
+    const r = await runCli(
+      ["--model", "m", "--base-url", server.baseUrl, "--stream", "--tool", "echo", "--json-schema", "s.json", "ping"],
+      { cwd: project, binary: true }
+    )
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "{\"said\":\"pong\"}\n" })
+    expect(server.requests.map((q) => (q.body as { stream?: boolean }).stream)).toEqual([undefined, undefined, true])
+  })
+
+  test("Ctrl-C stops the stream at once: the text printed stays, a newline ends it, exit 130", async () => {
+    const words = Array.from({ length: 60 }, (_, i) => `w${i}`).join(" ")
+    server = startOpenAiServer({ script: [{ content: words, chunk_delay_ms: 100 }] })
+    await runCli(["--version"], { cwd: dir, binary: true }) // builds dist/lait when it is missing or stale
+    const child = Bun.spawn(
+      [binaryPath, "--no-config", "--model", "fixture-model", "--base-url", server.baseUrl, "--stream", "go"],
+      { cwd: dir, env: { ...process.env, NO_COLOR: "1" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" }
+    )
+    const reader = child.stdout.getReader()
+    let seen = ""
+    while (!seen.includes("w3 ")) {
+      const chunk = await reader.read()
+      if (chunk.done) break
+      seen += new TextDecoder().decode(chunk.value)
+    }
+    const stopped = Date.now()
+    child.kill("SIGINT")
+    for (;;) {
+      const chunk = await reader.read()
+      if (chunk.done) break
+      seen += new TextDecoder().decode(chunk.value)
+    }
+    expect(await child.exited).toBe(130)
+    expect(Date.now() - stopped).toBeLessThan(2000)
+    expect(seen).toMatch(/^w0 w1 w2 w3 [\w ]*\n$/)
+    expect(seen).not.toContain("w30")
+  })
+})

@@ -86,6 +86,7 @@ export const chatFlags = {
   ),
   showReasoning: bool("show-reasoning", "Print the model's reasoning (before the answer; to stderr with -o)"),
   showUsage: bool("show-usage", "Print token usage (and cost, with pricing:) to stderr"),
+  noHistory: bool("no-history", "Do not record this chat in `lait history` (default.history: false: never)"),
   session: text("session", "NAME", "Continue (or start) the conversation .lait/sessions/NAME.jsonl"),
   output: aliased("output", "o", "PATH", "Write the answer to PATH instead of stdout ('-' is stdout)"),
   json: bool("json", "Print {\"content\",\"reasoning\",\"usage\"} instead of the bare answer"),

@@ -23,6 +23,7 @@ import { printLine } from "./output.ts"
 import { resolvePromptText } from "./run.ts"
 import { checkResponseTarget, writeResponse } from "./runOutput.ts"
 import { streamToStdout } from "./streamOutput.ts"
+import { historyUsage, recordHistory } from "../history/record.ts"
 
 /** `{"content","reasoning","usage"}`, usage null when no request reported any. */
 export const jsonAnswer = (content: string, reasoning: string | null, totals: UsageTotals): string =>
@@ -138,6 +139,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
       streamed !== undefined ? Effect.void : emitAnswer(body, output, render && !flags.json)
     )
     if (Exit.isSuccess(emitted) && session !== undefined) yield* appendTurn(session, stored, answer.content)
+    const historyRecord = { model: settings.model, prompt: text, response: answer.content, usage: historyUsage(totals) }
     if (flags.showUsage && !quiet) yield* Console.error(formatUsage(yield* usage.entries, totals))
     if (trace !== undefined) {
       const traced = yield* Effect.exit(writeTrace("succeeded"))
@@ -146,5 +148,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
         yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)
       }
     }
-    return yield* emitted
+    yield* emitted
+    // Only a chat that succeeded all the way (its answer delivered, its trace written) is history.
+    yield* recordHistory({ kind: "chat", ...historyRecord }, { noHistory: flags.noHistory })
   }).pipe(Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer)))

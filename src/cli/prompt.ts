@@ -44,9 +44,10 @@ const run = Command.make(
     output: chatFlags.output,
     json: chatFlags.json,
     render: chatFlags.render,
-    showUsage: chatFlags.showUsage
+    showUsage: chatFlags.showUsage,
+    noHistory: chatFlags.noHistory
   },
-  Effect.fn("cli.prompt.run")(function*({ name, input, var: vars, output, json, render, showUsage }) {
+  Effect.fn("cli.prompt.run")(function*({ name, input, var: vars, output, json, render, showUsage, noHistory }) {
     const [{ renderNamedPrompt }, { ChatError }, { resolveChatSettings }, { makeChat }, chatRun, run] = yield* Effect
       .promise(() =>
         Promise.all([
@@ -82,7 +83,12 @@ const run = Command.make(
       chatRun.emitAnswer(body, path, !json && (render || (config.config.default?.render ?? false)))
     )
     if (showUsage) yield* Console.error(chatRun.formatUsageOf(yield* usage.entries, totals))
-    return yield* emitted
+    yield* emitted
+    const history = yield* Effect.promise(() => import("../history/record.ts"))
+    yield* history.recordHistory(
+      { kind: "prompt", model, prompt: named.text, response: answer.content, usage: history.historyUsage(totals) },
+      { noHistory }
+    )
   }, (effect) => effect.pipe(Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer))))
 ).pipe(
   Command.withDescription("Render a prompts: entry with INPUT and send it to its model"),

@@ -256,3 +256,40 @@ describe("secrets", () => {
     ])
   })
 })
+
+describe("chat, named prompts and agents record their runs too", () => {
+  test("one-shot chat (kind chat), prompt run (kind prompt), agent run (kind agent); --no-history skips each", async () => {
+    const h = fresh("kinds")
+    const s = server({
+      script: [
+        { content: "chat answer", usage: { prompt_tokens: 3, completion_tokens: 2 } },
+        { content: "prompt answer", usage: null },
+        { content: "agent answer", usage: null },
+        { content: "not recorded", repeat: true }
+      ]
+    })
+    fs.writeFileSync(
+      path.join(h.dir, "lait.config.yml"),
+      `${modelsYaml({ m: [{ baseUrl: s.baseUrl, modelId: "fixture-model" }] })}
+default:
+  model: m
+prompts:
+  greet:
+    template: 'Say hello to {{ input }}'
+`
+    )
+    fs.writeFileSync(path.join(h.dir, "helper.md"), "---\nname: helper\nmodel: m\n---\nYou help with {{ input }}.\n")
+    expect((await h.lait(["--model", "m", "hi there"])).stdout).toBe("chat answer\n")
+    expect((await h.lait(["prompt", "run", "greet", "Ada"])).stdout).toBe("prompt answer\n")
+    expect((await h.lait(["agent", "run", "helper.md", "tea"])).stdout).toBe("agent answer\n")
+    for (const args of [["--no-history", "again"], ["prompt", "run", "greet", "Bob", "--no-history"], ["agent", "run", "helper.md", "x", "--no-history"]]) {
+      const r = await h.lait(args)
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "not recorded\n" })
+    }
+    expect(h.lines().map((l) => [l["kind"], l["model"], l["prompt"], l["response"], l["usage"]])).toEqual([
+      ["chat", "m", "hi there", "chat answer", { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }],
+      ["prompt", "m", "Say hello to Ada", "prompt answer", null],
+      ["agent", "m", "tea", "agent answer", null]
+    ])
+  })
+})

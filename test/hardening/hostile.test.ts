@@ -21,6 +21,11 @@ const HANG_GUARD_MS = 20_000
 const CONCURRENCY = 3
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "lait-hostile-"))
+// `lait history` lives outside the workspace whose writes a case checks: a successful run records
+// itself there by design (docs/history.md). Shared by every case (appends are atomic), any user.
+const historyHome = path.join(root, "data")
+fs.mkdirSync(historyHome, { mode: 0o777 })
+fs.chmodSync(historyHome, 0o777)
 const asRoot = typeof process.getuid === "function" && process.getuid() === 0
 /** `nobody`, for the cases that need permission bits to apply. */
 const NOBODY = 65534
@@ -126,6 +131,7 @@ const runCase = async (c: HostileCase): Promise<Outcome> => {
         PATH: process.env["PATH"] ?? "/usr/bin:/bin",
         HOME: path.join(ws, "home"),
         XDG_CONFIG_HOME: path.join(ws, "home", ".config"),
+        XDG_DATA_HOME: historyHome,
         TMPDIR: path.join(ws, "tmp"),
         LANG: "C.UTF-8",
         NO_COLOR: "1"

@@ -26,7 +26,10 @@ beforeAll(async () => {
   const traced = await sh(`${q(lait)} run wf.yml hi --trace-file trace.jsonl`)
   expect(traced.code).toBe(0)
 }, 300_000)
-afterAll(() => fs.rmSync(ws, { recursive: true, force: true }))
+afterAll(() => {
+  fs.rmSync(ws, { recursive: true, force: true })
+  fs.rmSync(`${ws}-data`, { recursive: true, force: true })
+})
 
 const q = (text: string) => `'${text.split("'").join(`'\\''`)}'`
 
@@ -37,6 +40,8 @@ const sh = (script: string): Promise<RunResult> =>
       PATH: process.env["PATH"] ?? "/usr/bin:/bin",
       HOME: path.join(ws, "home"),
       XDG_CONFIG_HOME: path.join(ws, "home", ".config"),
+      // `lait history` records successful runs outside the directory whose contents the tests check.
+      XDG_DATA_HOME: `${ws}-data`,
       LANG: "C.UTF-8",
       NO_COLOR: "1"
     },

@@ -120,7 +120,7 @@ export const runStartupBench = async (options: StartupOptions): Promise<StartupF
   try {
     const hello = await buildHello(dir)
     const cmds = commands(dir)
-    const run = (binary: string, c: Command) => () => sample([binary, ...c.args], c.expect, `${binary} ${c.args.join(" ")}`, c.cwd)
+    const run = (binary: string, c: Command) => () => sample([binary, ...c.args], c.expect, `lait ${c.args.join(" ")}`, c.cwd)
     const lait = cmds.map((c) => run(options.binary, c))
     const helloRun = () => sample([hello], (s) => s === "hello\n", "hello-world")
     // `-e ''` would print Bun's help: an empty script is taken as no script.

@@ -74,14 +74,15 @@ let loading: Promise<void> | undefined
  * compiles to itself; compiling the 0.9 MB module is most of a load's cost, so the first load's module
  * is caught (WebAssembly.instantiate of bytes resolves to it) and handed to the evaluating worker.
  */
-const catchingModule = async <A>(load: () => Promise<A>): Promise<{ readonly value: A; readonly module?: WebAssembly.Module }> => {
+const catchingModule = async <A>(
+  load: () => Promise<A>
+): Promise<{ readonly value: A; readonly module?: WebAssembly.Module }> => {
   const original = WebAssembly.instantiate
   let module: WebAssembly.Module | undefined
   const catching = async (...args: Parameters<typeof WebAssembly.instantiate>) => {
     const result: unknown = await (original as (...a: typeof args) => Promise<unknown>).apply(WebAssembly, args)
-    if (typeof result === "object" && result !== null && "module" in result && result.module instanceof WebAssembly.Module) {
-      module ??= result.module
-    }
+    const caught = typeof result === "object" && result !== null && "module" in result ? result.module : undefined
+    if (caught instanceof WebAssembly.Module) module ??= caught
     return result
   }
   WebAssembly.instantiate = catching as typeof WebAssembly.instantiate

@@ -196,6 +196,23 @@ const crossRuntime = async (platform: Platform): Promise<string> => {
   return binary
 }
 
+/**
+ * The root help text from the sources' own command tree, rendered by effect/cli in a separate process
+ * (src/cli/rootHelp.ts), for the fast path of `lait --help` (src/cli/fastPath.ts).
+ */
+const rootHelp = async (): Promise<string> => {
+  const proc = Bun.spawn([process.execPath, join(root, "src", "cli", "rootHelp.ts")], {
+    cwd: root,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe"
+  })
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  if (code !== 0) return fail(`rendering the root help (src/cli/rootHelp.ts) failed:\n${err}`, 1)
+  const help = JSON.parse(out) as { plain: string; color: string }
+  return JSON.stringify({ plain: help.plain, color: help.color })
+}
+
 const main = async () => {
   const { target } = parseArgs(process.argv.slice(2))
   const platform = target === undefined ? undefined : parseTarget(target)
@@ -232,7 +249,8 @@ const main = async () => {
       minify: true,
       bytecode: true,
       format: "esm",
-      define
+      splitting: true,
+      define: { ...define, LAIT_ROOT_HELP: await rootHelp() }
     })
   } catch (error) {
     await rm(tmp, { force: true })

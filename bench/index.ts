@@ -4,7 +4,7 @@
 //
 //   bun bench/index.ts [--quick] [--only NAME[,NAME]]... [--binary PATH] [--promptfoo PATH | --no-promptfoo] [--json]
 //
-// NAME: startup, engine, test-suite, eval, responses. Without --binary, dist/lait is rebuilt first
+// NAME: startup, engine, test-suite, test-scaling, eval, eval-scale, responses. Without --binary, dist/lait is rebuilt first
 // when it is missing or older than its sources, and copied to a private temporary file so that a
 // rebuild by someone else during the run cannot swap binaries half-way. --quick: few rounds and
 // small sizes, a smoke check of the harness (its figures are not worth quoting); it skips promptfoo
@@ -18,10 +18,11 @@ import { defaultPromptfoo, type EvalFigures, runEvalBench } from "./eval/index.t
 import { type ResponsesFigures, runResponsesBench } from "./responses/index.ts"
 import { runStartupBench, type StartupFigures } from "./startup/index.ts"
 import { runTestSuiteBench, type TestSuiteFigures } from "./test-suite/index.ts"
+import { runTestScalingBench, type TestScalingFigures } from "./test-suite/scaling.ts"
 import { newestSourceMtime } from "../test/e2e/util.ts"
 import { defaultBinary, repoRoot } from "./util.ts"
 
-export const benchNames = ["startup", "engine", "test-suite", "eval", "responses"] as const
+export const benchNames = ["startup", "engine", "test-suite", "test-scaling", "eval", "eval-scale", "responses"] as const
 export type BenchName = (typeof benchNames)[number]
 
 const usage =
@@ -100,7 +101,7 @@ export interface BenchResult {
   readonly ok: boolean
   readonly rows: ReadonlyArray<Row>
   /** The benchmark's figures, or the error that stopped it. */
-  readonly figures?: StartupFigures | EngineFigures | TestSuiteFigures | EvalFigures | ResponsesFigures
+  readonly figures?: StartupFigures | EngineFigures | TestSuiteFigures | TestScalingFigures | EvalFigures | ResponsesFigures
   readonly error?: string
   readonly seconds: number
 }
@@ -110,17 +111,18 @@ const secs = (x: number) => `${(x / 1000).toFixed(2)} s`
 const mib = (bytes: number) => (bytes > 0 ? `${(bytes / 2 ** 20).toFixed(1)} MiB` : "n/a")
 const times = (x: number) => `${x.toFixed(2)}x`
 
-const startupRows = (f: StartupFigures): ReadonlyArray<Row> => [
-  {
-    benchmark: "start-up: `lait --version`",
-    lait: ms(f.laitMs),
-    baseline: `${ms(f.helloMs)} (compiled hello-world)`,
-    ratio: times(f.laitMs / f.helloMs),
-    peakRss: mib(f.laitMaxRss),
-    notes: `median of ${f.runs}; CPU time ${ms(f.laitCpuMs)} vs ${ms(f.helloCpuMs)} = ${times(f.laitCpuMs / f.helloCpuMs)}; ` +
-      `\`bun -e 0\` ${ms(f.bunMs)}; hello-world RSS ${mib(f.helloMaxRss)}`
-  }
-]
+const startupTargets: Record<string, string> = { version: "3", help: "3", "run-jq": "6", replay: "10" }
+
+const startupRows = (f: StartupFigures): ReadonlyArray<Row> => f.cases.map((c) => ({
+  benchmark: `start-up: \`${c.label}\``,
+  lait: ms(c.ms),
+  baseline: `${ms(f.helloMs)} (compiled hello-world)`,
+  ratio: times(c.ms / f.helloMs),
+  peakRss: mib(c.maxRss),
+  notes: `median of ${f.runs}, interleaved; CPU time ${ms(c.cpuMs)} vs ${ms(f.helloCpuMs)} = ${times(c.cpuMs / f.helloCpuMs)}; ` +
+    `target <= ${startupTargets[c.name]}x` +
+    (c.name === "version" ? `; \`bun -e 0\` ${ms(f.bunMs)}; hello-world RSS ${mib(f.helloMaxRss)}` : "")
+}))
 
 const engineRows = (f: EngineFigures): ReadonlyArray<Row> => [
   {
@@ -155,6 +157,36 @@ const testSuiteRows = (f: TestSuiteFigures): ReadonlyArray<Row> => [
   }
 ]
 
+const testScalingRows = (f: TestScalingFigures): ReadonlyArray<Row> => [
+  {
+    benchmark: `\`lait test\` marginal cost per file (${f.small} vs ${f.large} files)`,
+    lait: ms(f.marginalMs, 2),
+    baseline: `${ms(f.smallMs / f.small, 2)} (mean per file at ${f.small} files)`,
+    ratio: times(f.marginalMs / (f.smallMs / f.small)),
+    peakRss: mib(f.largeMaxRss),
+    notes: `median of ${f.rounds} interleaved; target <= 2 ms/file; ${f.small} files ${secs(f.smallMs)}, ${f.large} files ${secs(f.largeMs)}`
+  },
+  {
+    benchmark: `\`lait test\` peak RSS, ${f.large} / ${f.huge} files`,
+    lait: `${mib(f.largeMaxRss)} / ${mib(f.hugeMaxRss)}`,
+    baseline: `${mib(f.smallMaxRss)} (${f.small} files)`,
+    ratio: `${times(f.largeMaxRss / f.smallMaxRss)} / ${times(f.hugeMaxRss / f.smallMaxRss)}`,
+    peakRss: mib(f.hugeMaxRss),
+    notes: `target <= 120 / 160 MiB; ${f.huge} files: ${secs(f.hugeMs)} (${ms(f.hugeMs / f.huge)}/file)`
+  }
+]
+
+const evalScaleRows = (f: EvalFigures): ReadonlyArray<Row> => [
+  {
+    benchmark: `eval at scale (${f.requests} runs, ${f.latencyMs} ms latency, -j ${f.concurrency})`,
+    lait: ms(f.laitMs, 0),
+    baseline: `${ms(f.idealMs, 0)} (ideal: runs x latency / ${f.concurrency})`,
+    ratio: times(f.laitMs / f.idealMs),
+    peakRss: mib(f.laitMaxRss),
+    notes: `median of ${f.rounds}; includes start-up (${ms(f.laitStartMs, 0)}); target <= 1.15x, <= 200 MiB`
+  }
+]
+
 const evalRows = (f: EvalFigures): ReadonlyArray<Row> => {
   const pf = f.promptfoo
   return [
@@ -164,7 +196,7 @@ const evalRows = (f: EvalFigures): ReadonlyArray<Row> => {
       baseline: `${ms(f.idealMs, 0)} (ideal: requests x latency / ${f.concurrency})`,
       ratio: times(f.laitMs / f.idealMs),
       peakRss: mib(f.laitMaxRss),
-      notes: `median of ${f.rounds}; includes start-up (${ms(f.laitStartMs, 0)})`
+      notes: `median of ${f.rounds}; includes start-up (${ms(f.laitStartMs, 0)}); target <= 1.08x`
     },
     "ms" in pf
       ? {
@@ -225,6 +257,20 @@ export const runBenchmarks = async (options: RunOptions): Promise<ReadonlyArray<
     "test-suite": async () => {
       const f = await runTestSuiteBench({ binary, files: quick ? 6 : 500, progress: (line) => log(`  ${line}`) })
       return { figures: f, rows: testSuiteRows(f) }
+    },
+    "test-scaling": async () => {
+      const f = await runTestScalingBench(
+        quick ? { binary, small: 2, large: 6, huge: 10, rounds: 1 } : { binary, small: 50, large: 500, huge: 3000, rounds: 3 }
+      )
+      return { figures: f, rows: testScalingRows(f) }
+    },
+    "eval-scale": async () => {
+      const f = await runEvalBench(
+        quick
+          ? { binary, rounds: 1, cases: 4, repeat: 4, latencyMs: 20, jobs: 32, promptfoo: undefined }
+          : { binary, rounds: 1, cases: 100, repeat: 100, latencyMs: 20, jobs: 32, promptfoo: undefined }
+      )
+      return { figures: f, rows: evalScaleRows(f) }
     },
     eval: async () => {
       const promptfoo = {

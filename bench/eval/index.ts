@@ -8,6 +8,7 @@
 // user waits for but not of the scheduling being compared.
 //
 //   bun bench/eval/index.ts [--rounds N] [--binary PATH] [--promptfoo PATH] [--cases N] [--repeat N]
+//                           [--latency MS] [--jobs N]   (npm run bench's eval-scale row: 100 x 100, 20 ms, -j 32)
 // promptfoo is not a dependency of lait: install it outside the project, e.g.
 //   npm install --prefix /tmp/promptfoo promptfoo   (then --promptfoo /tmp/promptfoo/node_modules/.bin/promptfoo)
 // Without it the promptfoo column is reported as unavailable and the ideal ratio still stands.
@@ -18,6 +19,7 @@ import { startOpenAiServer } from "../../test/fixtures/openai-server.ts"
 import { spawnMeasured } from "../util.ts"
 
 const LATENCY_MS = 50
+/** lait's default: 8 (case, repeat) pairs at once, like upstream. */
 const CONCURRENCY = 8
 export const defaultPromptfoo = "/tmp/promptfoo/node_modules/.bin/promptfoo"
 
@@ -33,6 +35,10 @@ export interface EvalOptions {
   readonly promptfoo: string | undefined
   /** Why promptfoo was not requested, for the report (default "not requested"). */
   readonly promptfooSkipped?: string
+  /** The server's latency per request (default 50 ms). */
+  readonly latencyMs?: number
+  /** `lait eval -j N` (default: lait's own default, 8). */
+  readonly jobs?: number
 }
 
 export type PromptfooFigures =
@@ -76,9 +82,11 @@ export const runEvalBench = async (options: EvalOptions): Promise<EvalFigures> =
   const REPEAT = options.repeat ?? 5
   const laitBinary = options.binary
   const promptfooBinary = options.promptfoo
+  const LATENCY = options.latencyMs ?? LATENCY_MS
+  const JOBS = options.jobs ?? CONCURRENCY
 
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "lait-bench-eval-")))
-  const server = startOpenAiServer({ script: [{ delay_ms: LATENCY_MS, repeat: true }] })
+  const server = startOpenAiServer({ script: [{ delay_ms: LATENCY, repeat: true }] })
   try {
     const inputs = Array.from({ length: CASES }, (_, i) => `question number ${i + 1}`)
 
@@ -162,9 +170,10 @@ export const runEvalBench = async (options: EvalOptions): Promise<EvalFigures> =
     }
 
     const requests = CASES * REPEAT
-    const idealMs = (requests * LATENCY_MS) / CONCURRENCY
+    const idealMs = (requests * LATENCY) / JOBS
 
-    const lait = await measure("lait eval", [laitBinary, "eval", "eval.yml", "--repeat", String(REPEAT)], requests, (r) =>
+    const jobs = options.jobs === undefined ? [] : ["-j", String(JOBS)]
+    const lait = await measure("lait eval", [laitBinary, "eval", "eval.yml", "--repeat", String(REPEAT), ...jobs], requests, (r) =>
       r.code === 0 && r.stdout.includes(`${CASES} of ${CASES} case(s) fully passed`) ? undefined : `exit ${r.code}`
     )
     const laitStartMs = await startup([laitBinary, "--version"])
@@ -187,7 +196,7 @@ export const runEvalBench = async (options: EvalOptions): Promise<EvalFigures> =
             "--repeat",
             String(REPEAT),
             "--max-concurrency",
-            String(CONCURRENCY),
+            String(JOBS),
             "--no-cache",
             "--no-table",
             "--no-progress-bar",
@@ -205,8 +214,8 @@ export const runEvalBench = async (options: EvalOptions): Promise<EvalFigures> =
     return {
       rounds: ROUNDS,
       requests,
-      latencyMs: LATENCY_MS,
-      concurrency: CONCURRENCY,
+      latencyMs: LATENCY,
+      concurrency: JOBS,
       idealMs,
       laitMs: lait.ms,
       laitStartMs,
@@ -226,6 +235,8 @@ if (import.meta.main) {
     rounds: Number(flag("--rounds") ?? 3),
     cases: Number(flag("--cases") ?? 40),
     repeat: Number(flag("--repeat") ?? 5),
+    latencyMs: Number(flag("--latency") ?? LATENCY_MS),
+    ...(flag("--jobs") === undefined ? {} : { jobs: Number(flag("--jobs")) }),
     promptfoo: flag("--promptfoo") ?? defaultPromptfoo
   })
   const ms = (x: number) => `${x.toFixed(0)} ms`

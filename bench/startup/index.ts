@@ -1,14 +1,16 @@
-// Process start-up of the compiled binary (`lait --version`), against baselines measured in the same
-// run: a hello-world compiled on the spot with the same `bun build --compile` options as build.ts
-// (what any compiled Bun program pays), and `bun -e 0` (the runtime alone, no embedded bundle).
-// Runs are interleaved (lait, hello, bun, lait, ...) so that load from other jobs hits all three alike.
+// Process start-up of the compiled binary, against baselines measured in the same run: a hello-world
+// compiled on the spot with the same `bun build --compile` options as build.ts (what any compiled Bun
+// program pays), and `bun -e 0` (the runtime alone, no embedded bundle). Four lait command lines:
+// `--version`, `--help`, `run` of a one-step jq workflow, and `run --replay` of the release-notes
+// example (examples/release-notes: two prompts with a schema, a for_each of prompts, Handlebars, jq).
+// Runs are interleaved (each lait command, hello, bun, ...) so that load from other jobs hits all alike.
 //
 //   bun bench/startup/index.ts [--runs N] [--binary PATH] [--against PATH]
 // --against: a second lait binary measured in the same interleaved loop (before/after a change).
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { median, spawnMeasured } from "../util.ts"
+import { median, repoRoot, spawnMeasured } from "../util.ts"
 
 export interface StartupOptions {
   /** The lait binary to measure. */
@@ -19,8 +21,23 @@ export interface StartupOptions {
   readonly against?: string
 }
 
+/** One lait command line of the start-up benchmark. */
+export interface StartupCase {
+  readonly name: "version" | "help" | "run-jq" | "replay"
+  /** The command line as shown in the table. */
+  readonly label: string
+  /** Median wall time and CPU time, ms; peak RSS of a separate, untimed run, bytes. */
+  readonly ms: number
+  readonly cpuMs: number
+  readonly maxRss: number
+  /** The same for `against`, when given. */
+  readonly against?: { readonly ms: number; readonly cpuMs: number; readonly maxRss: number }
+}
+
 export interface StartupFigures {
   readonly runs: number
+  /** Every command line measured; `--version` is also in the fields below. */
+  readonly cases: ReadonlyArray<StartupCase>
   /** Median wall time of `lait --version`, ms. */
   readonly laitMs: number
   /** Median wall time of the compiled hello-world, ms. */
@@ -42,9 +59,15 @@ interface Sample {
   readonly cpuMs: number
 }
 
-const sample = (argv: ReadonlyArray<string>, expect: (stdout: string) => boolean, name: string): Sample => {
+const sample = (argv: ReadonlyArray<string>, expect: (stdout: string) => boolean, name: string, cwd?: string): Sample => {
   const started = performance.now()
-  const r = Bun.spawnSync([...argv], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } })
+  const r = Bun.spawnSync([...argv], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, NO_COLOR: "1" },
+    ...(cwd === undefined ? {} : { cwd })
+  })
   const ms = performance.now() - started
   const stdout = r.stdout.toString()
   if (r.exitCode !== 0 || !expect(stdout)) {
@@ -67,46 +90,84 @@ const buildHello = async (dir: string): Promise<string> => {
   return outfile
 }
 
+interface Command {
+  readonly name: StartupCase["name"]
+  readonly label: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd?: string
+  readonly expect: (stdout: string) => boolean
+}
+
+const commands = (dir: string): ReadonlyArray<Command> => {
+  const jq = path.join(dir, "one-jq-step.yml")
+  fs.writeFileSync(jq, "steps:\n  - jq: 'tonumber + 1'\n")
+  return [
+    { name: "version", label: "lait --version", args: ["--version"], expect: (s) => /^lait \d+\.\d+\.\d+\S*( .*)?\n$/.test(s) },
+    { name: "help", label: "lait --help", args: ["--help"], expect: (s) => s.startsWith("DESCRIPTION\n") && s.includes("SUBCOMMANDS") },
+    { name: "run-jq", label: "lait run (one jq step)", args: ["run", jq, "41"], cwd: dir, expect: (s) => s === "42\n" },
+    {
+      name: "replay",
+      label: "lait run --replay (release-notes)",
+      args: ["run", "examples/release-notes/release-notes.yml", "--replay", "examples/release-notes/cassettes"],
+      cwd: repoRoot,
+      expect: (s) => s.startsWith("# Release 0.9.0\n")
+    }
+  ]
+}
+
 export const runStartupBench = async (options: StartupOptions): Promise<StartupFigures> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-bench-startup-"))
   try {
     const hello = await buildHello(dir)
-    const isVersion = (s: string) => /^lait \d+\.\d+\.\d+\S* \((?:[0-9a-f]{7,}|unknown)\)\n$/.test(s)
-    const lait = () => sample([options.binary, "--version"], isVersion, "lait --version")
+    const cmds = commands(dir)
+    const run = (binary: string, c: Command) => () => sample([binary, ...c.args], c.expect, `lait ${c.args.join(" ")}`, c.cwd)
+    const lait = cmds.map((c) => run(options.binary, c))
     const helloRun = () => sample([hello], (s) => s === "hello\n", "hello-world")
     // `-e ''` would print Bun's help: an empty script is taken as no script.
     const bun = () => sample([process.execPath, "-e", "0"], (s) => s === "", "bun -e 0")
     const against = options.against
-    const other = against === undefined ? undefined : () => sample([against, "--version"], isVersion, `${against} --version`)
-    lait(), helloRun(), bun(), other?.()
-    const l: Array<Sample> = []
+    const other = against === undefined ? [] : cmds.map((c) => run(against, c))
+    for (const f of [...lait, helloRun, bun, ...other]) f()
+    const l: Array<Array<Sample>> = cmds.map(() => [])
+    const o: Array<Array<Sample>> = cmds.map(() => [])
     const h: Array<Sample> = []
     const b: Array<Sample> = []
-    const o: Array<Sample> = []
     for (let i = 0; i < options.runs; i++) {
-      l.push(lait())
-      h.push(helloRun())
+      for (const [k, f] of lait.entries()) {
+        l[k]!.push(f())
+        h.push(helloRun())
+        const g = other[k]
+        if (g !== undefined) o[k]!.push(g())
+      }
       b.push(bun())
-      if (other !== undefined) o.push(other())
     }
+    // Separate runs: the RSS probe (GNU time) must not add its own start-up to the timed ones.
+    const rss = async (binary: string, c: Command) => (await spawnMeasured([binary, ...c.args], c.cwd === undefined ? {} : { cwd: c.cwd })).maxRss
+    const cases: Array<StartupCase> = []
+    for (const [k, c] of cmds.entries()) {
+      cases.push({
+        name: c.name,
+        label: c.label,
+        ms: median(l[k]!.map((x) => x.ms)),
+        cpuMs: median(l[k]!.map((x) => x.cpuMs)),
+        maxRss: await rss(options.binary, c),
+        ...(against === undefined ? {} : {
+          against: { ms: median(o[k]!.map((x) => x.ms)), cpuMs: median(o[k]!.map((x) => x.cpuMs)), maxRss: await rss(against, c) }
+        })
+      })
+    }
+    const version = cases[0]!
     return {
       runs: options.runs,
-      laitMs: median(l.map((s) => s.ms)),
+      cases,
+      laitMs: version.ms,
       helloMs: median(h.map((s) => s.ms)),
       bunMs: median(b.map((s) => s.ms)),
-      laitCpuMs: median(l.map((s) => s.cpuMs)),
+      laitCpuMs: version.cpuMs,
       helloCpuMs: median(h.map((s) => s.cpuMs)),
-      // Separate runs: the RSS probe (GNU time) must not add its own start-up to the timed ones.
-      laitMaxRss: (await spawnMeasured([options.binary, "--version"])).maxRss,
+      laitMaxRss: version.maxRss,
       helloMaxRss: (await spawnMeasured([hello])).maxRss,
-      ...(against === undefined ? {} : {
-        against: {
-          binary: against,
-          ms: median(o.map((x) => x.ms)),
-          cpuMs: median(o.map((x) => x.cpuMs)),
-          maxRss: (await spawnMeasured([against, "--version"])).maxRss
-        }
-      })
+      ...(against === undefined || version.against === undefined ? {} : { against: { binary: against, ...version.against } })
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
@@ -123,17 +184,19 @@ if (import.meta.main) {
     ...(against === undefined ? {} : { against: requireBinary(against) })
   })
   const ms = (x: number) => `${x.toFixed(1)} ms`
+  const mib = (x: number) => `${(x / 2 ** 20).toFixed(1)} MiB`
+  const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`
   process.stdout.write(
     [
       `start-up, median of ${f.runs} interleaved runs (Bun ${Bun.version}, ${os.cpus().length} CPUs)`,
-      `  lait --version            ${ms(f.laitMs)}   cpu ${ms(f.laitCpuMs)}   peak RSS ${(f.laitMaxRss / 2 ** 20).toFixed(1)} MiB`,
-      `  compiled hello-world      ${ms(f.helloMs)}   cpu ${ms(f.helloCpuMs)}   peak RSS ${(f.helloMaxRss / 2 ** 20).toFixed(1)} MiB`,
-      `  bun -e 0                  ${ms(f.bunMs)}`,
-      `  ratio lait / hello-world  ${(f.laitMs / f.helloMs).toFixed(2)}x   (cpu ${(f.laitCpuMs / f.helloCpuMs).toFixed(2)}x)`,
-      ...(f.against === undefined ? [] : [
-        `  --against ${f.against.binary}: ${ms(f.against.ms)}   cpu ${ms(f.against.cpuMs)}   peak RSS ${(f.against.maxRss / 2 ** 20).toFixed(1)} MiB`,
-        `  ratio --against / hello-world ${(f.against.ms / f.helloMs).toFixed(2)}x   (cpu ${(f.against.cpuMs / f.helloCpuMs).toFixed(2)}x)`,
-        `  ratio lait / --against    ${(f.laitMs / f.against.ms).toFixed(3)}   (cpu ${(f.laitCpuMs / f.against.cpuMs).toFixed(3)})`
+      `  compiled hello-world  ${ms(f.helloMs)}   cpu ${ms(f.helloCpuMs)}   peak RSS ${mib(f.helloMaxRss)}`,
+      `  bun -e 0              ${ms(f.bunMs)}`,
+      ...f.cases.flatMap((c) => [
+        `  ${c.label}: ${ms(c.ms)} = ${x(c.ms, f.helloMs)} hello-world (cpu ${x(c.cpuMs, f.helloCpuMs)}), peak RSS ${mib(c.maxRss)}`,
+        ...(c.against === undefined ? [] : [
+          `    --against: ${ms(c.against.ms)} = ${x(c.against.ms, f.helloMs)} hello-world (cpu ${x(c.against.cpuMs, f.helloCpuMs)}), ` +
+          `peak RSS ${mib(c.against.maxRss)}; after/before ${(c.ms / c.against.ms).toFixed(3)} (cpu ${(c.cpuMs / c.against.cpuMs).toFixed(3)})`
+        ])
       ]),
       ""
     ].join("\n")

@@ -42,7 +42,7 @@ export const printLine = (text: string): Effect.Effect<void, OutputError> => wri
 export const useColor = (stream: { readonly isTTY?: boolean }): boolean =>
   stream.isTTY === true && process.env["NO_COLOR"] === undefined && process.env["TERM"] !== "dumb"
 
-const formatter = (colors: boolean) => CliOutput.defaultFormatter({ colors })
+export const formatter = (colors: boolean) => CliOutput.defaultFormatter({ colors })
 
 const usageHint = (commandPath: ReadonlyArray<string>) => `see '${commandPath.join(" ")} --help'`
 

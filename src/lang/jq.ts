@@ -29,7 +29,7 @@ import type { Jq } from "jq-wasm/inline"
 import { JqError } from "./languageErrors.ts"
 import type { Json } from "../core/json.ts"
 import { captureAborts } from "./jqAbort.ts"
-import { inWorker, type Outcome, retireInstance, type RunnerRequest } from "./jqRunner.ts"
+import { inWorker, type Outcome, retireInstance, type RunnerRequest, shareJqModule } from "./jqRunner.ts"
 import {
   abortReason,
   compileReason,
@@ -69,11 +69,39 @@ type GlobalName = (typeof GLOBALS)[number]
 let checker: Jq | undefined
 let loading: Promise<void> | undefined
 
+/**
+ * Runs `load` and returns the WebAssembly.Module it compiled, if any. jq-wasm keeps the module it
+ * compiles to itself; compiling the 0.9 MB module is most of a load's cost, so the first load's module
+ * is caught (WebAssembly.instantiate of bytes resolves to it) and handed to the evaluating worker.
+ */
+const catchingModule = async <A>(
+  load: () => Promise<A>
+): Promise<{ readonly value: A; readonly module?: WebAssembly.Module }> => {
+  const original = WebAssembly.instantiate
+  let module: WebAssembly.Module | undefined
+  const catching = async (...args: Parameters<typeof WebAssembly.instantiate>) => {
+    const result: unknown = await (original as (...a: typeof args) => Promise<unknown>).apply(WebAssembly, args)
+    const caught = typeof result === "object" && result !== null && "module" in result ? result.module : undefined
+    if (caught instanceof WebAssembly.Module) module ??= caught
+    return result
+  }
+  WebAssembly.instantiate = catching as typeof WebAssembly.instantiate
+  try {
+    const value = await load()
+    return module === undefined ? { value } : { value, module }
+  } finally {
+    WebAssembly.instantiate = original
+  }
+}
+
 const ensureLoaded = (): Promise<void> => {
   loading ??= (async () => {
     // Imported lazily: the inline build embeds the 1 MB wasm, which commands without jq never need.
     const { loadJq: load } = await import("jq-wasm/inline")
-    checker ??= await load()
+    if (checker !== undefined) return
+    const loaded = await catchingModule(load)
+    checker = loaded.value
+    if (loaded.module !== undefined) shareJqModule(loaded.module)
   })().finally(() => {
     loading = undefined
   })

@@ -14,7 +14,7 @@ import type { JqReply, JqRequest } from "./jqWorker.ts"
 export const RUNNER_CALL_BUDGET = 2048
 
 /** What jq.ts sends: everything but whether the instance must be fresh, which is decided here. */
-export type RunnerRequest = Omit<JqRequest, "fresh">
+export type RunnerRequest = Omit<JqRequest, "fresh" | "module">
 
 interface Job {
   readonly request: RunnerRequest
@@ -37,6 +37,16 @@ let freshNext = false
 let instanceSeen: number | undefined
 let instanceCalls = 0
 let lastIdentity: string | undefined
+let lastShared = false
+/** jq's compiled module, from jq.ts; each new worker gets it with its first request. */
+let sharedModule: WebAssembly.Module | undefined
+/** Whether the current worker was sent the module (or cannot be: the runtime does not clone modules). */
+let moduleSent = false
+
+/** Hands the main thread's compiled jq module to the workers, which then do not compile their own. */
+export const shareJqModule = (module: WebAssembly.Module): void => {
+  sharedModule ??= module
+}
 
 // In the compiled binary every module shares the entry's URL (`…/$bunfs/root/lait`) and build.ts embeds
 // this worker as a second entrypoint rooted, like the entry, at src/: it sits at lang/jqWorker.ts
@@ -61,6 +71,7 @@ const startWorker = (): Worker => {
   instanceSeen = undefined
   instanceCalls = 0
   freshNext = false
+  moduleSent = false
   // Referenced only while an evaluation is in flight: an idle worker must not keep lait alive.
   setReferenced(started, false)
   started.addEventListener("message", (event) => {
@@ -96,7 +107,16 @@ const pump = (): void => {
   }
   running = job
   setReferenced(worker, true)
-  worker.postMessage({ ...job.request, fresh: freshNext } satisfies JqRequest)
+  const request: JqRequest = { ...job.request, fresh: freshNext }
+  if (!moduleSent && sharedModule !== undefined) {
+    moduleSent = true
+    try {
+      worker.postMessage({ ...request, module: sharedModule } satisfies JqRequest)
+    } catch {
+      // A runtime that cannot clone a WebAssembly.Module: the worker compiles its own.
+      worker.postMessage(request)
+    }
+  } else worker.postMessage(request)
   freshNext = false
 }
 
@@ -117,6 +137,7 @@ const onReply = (reply: JqReply): void => {
   workerAnswered = true
   if (reply.kind !== "unavailable") {
     lastIdentity = `${workersStarted}.${reply.instance}`
+    if (reply.kind === "result") lastShared = reply.shared
     if (reply.instance !== instanceSeen) {
       instanceSeen = reply.instance
       instanceCalls = 0
@@ -155,12 +176,18 @@ const cancel = (job: Job): void => {
 }
 
 /**
- * For tests: how many evaluating workers this process has started, and `<worker>.<instance>` of the
- * jq instance that ran the last evaluation (undefined before the first), which changes on recycling.
+ * For tests: how many evaluating workers this process has started, `<worker>.<instance>` of the jq
+ * instance that ran the last evaluation (undefined before the first), which changes on recycling, and
+ * whether that instance was made from the main thread's compiled module.
  */
-export const jqEngineState = (): { readonly workersStarted: number; readonly lastInstance: string | undefined } => ({
+export const jqEngineState = (): {
+  readonly workersStarted: number
+  readonly lastInstance: string | undefined
+  readonly lastShared: boolean
+} => ({
   workersStarted,
-  lastInstance: lastIdentity
+  lastInstance: lastIdentity,
+  lastShared
 })
 
 /** The next evaluation runs on a new instance: the last one saw a value deep enough to corrupt it. */

@@ -15,6 +15,11 @@ export interface JqRequest {
   readonly fresh: boolean
   /** Drop the instance after running (this call's input is deep enough to corrupt it). */
   readonly retire: boolean
+  /**
+   * jq's compiled WebAssembly module, sent with a worker's first request when the main thread has it
+   * (jq.ts compiles it for syntax checks): instantiating it costs a fraction of compiling it again.
+   */
+  readonly module?: WebAssembly.Module
 }
 
 export type JqReply =
@@ -25,6 +30,8 @@ export type JqReply =
     readonly exitCode: number
     /** Counts the instances this worker has loaded, so the caller can tell when one was replaced. */
     readonly instance: number
+    /** Whether the instance was made from the main thread's module (the worker compiled nothing). */
+    readonly shared: boolean
   }
   /** The instance trapped (jq-wasm aborts through console.error and a thrown error); it is dropped. */
   | { readonly kind: "aborted"; readonly detail: ReadonlyArray<string>; readonly instance: number }
@@ -32,10 +39,13 @@ export type JqReply =
 
 let jq: Jq | undefined
 let instances = 0
+let compiled: WebAssembly.Module | undefined
+let shared = false
 
 const instance = async (): Promise<Jq> => {
   if (jq === undefined) {
-    jq = await loadJq()
+    shared = compiled !== undefined
+    jq = await loadJq(compiled === undefined ? {} : { wasmModule: compiled })
     instances++
   }
   return jq
@@ -44,6 +54,7 @@ const instance = async (): Promise<Jq> => {
 const describe = (thrown: unknown): string => (thrown instanceof Error ? thrown.message : String(thrown))
 
 const evaluate = async (request: JqRequest): Promise<JqReply> => {
+  compiled ??= request.module
   if (request.fresh) jq = undefined
   let current: Jq
   try {
@@ -63,7 +74,8 @@ const evaluate = async (request: JqRequest): Promise<JqReply> => {
     stdout: result.stdout,
     stderr: result.stderr,
     exitCode: result.exitCode,
-    instance: instances
+    instance: instances,
+    shared
   }
 }
 

@@ -12,7 +12,7 @@ import { isJsonObject, type Json } from "../core/json.ts"
 import { checkJqSyntax, loadJq } from "./jq.ts"
 import type { JqError } from "./languageErrors.ts"
 import { validateJson, validateSchemaDocument } from "./jsonschema.ts"
-import { parseDocumentStatic } from "./load/document.ts"
+import { type ParsedDocument, parseDocumentStatic } from "./load/document.ts"
 import { type FileSchemaUse, type Syntax, toLoadError } from "./load/fields.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
@@ -88,10 +88,23 @@ const loadFileSchema = Effect.fn("loadWorkflow.fileSchema")(
   }
 )
 
+// `lait test` and `lait eval` load the same few workflows for every file and run: the same text at
+// the same path parses to the same (immutable) workflow, so the YAML parse and the static checks run
+// once. The `{file:}` schemas are still read and checked on every load. Bounded, so a process that
+// loads many distinct workflows keeps only the last ones.
+const parsedCache = new Map<string, ParsedDocument>()
+const PARSED_CACHE_SIZE = 32
+
 const parseChecked = Effect.fn("loadWorkflow.parse")(
   function*(text: string, path: string, options: LoadOptions | undefined) {
     yield* loadJq
     const file = nodePath.resolve(path)
+    const key = `${file}\0${path}\0${text}`
+    const cached = parsedCache.get(key)
+    if (cached !== undefined) {
+      for (const [schemaPath, use] of cached.fileSchemas) yield* loadFileSchema(file, schemaPath, use, options)
+      return cached.workflow
+    }
     const parsed = parseYaml(text)
     if (!parsed.ok) {
       const reason = { _tag: "YamlSyntax", file, detail: parsed.message } as const
@@ -103,6 +116,8 @@ const parseChecked = Effect.fn("loadWorkflow.parse")(
     for (const [schemaPath, use] of result.value.fileSchemas) {
       yield* loadFileSchema(file, schemaPath, use, options)
     }
+    if (parsedCache.size >= PARSED_CACHE_SIZE) parsedCache.delete(parsedCache.keys().next().value!)
+    parsedCache.set(key, result.value)
     return result.value.workflow
   }
 )

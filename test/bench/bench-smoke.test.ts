@@ -35,25 +35,34 @@ describe("bench/index.ts", () => {
       ["startup", true],
       ["engine", true],
       ["test-suite", true],
+      ["test-scaling", true],
       ["eval", true],
+      ["eval-scale", true],
       ["responses", true]
     ])
     const rows = report.results.flatMap((x) => x.rows)
     expect(rows.map((row) => row.benchmark)).toEqual([
       "start-up: `lait --version`",
+      "start-up: `lait --help`",
+      "start-up: `lait run (one jq step)`",
+      "start-up: `lait run --replay (release-notes)`",
       "jq step (per step, 50-step workflow)",
       "run step (10 `run: [true]` steps)",
       "replay test suite (`lait test`, 6 files)",
+      "`lait test` marginal cost per file (2 vs 6 files)",
+      "`lait test` peak RSS, 6 / 10 files",
       "eval throughput (8 requests, 50 ms latency)",
       "eval vs promptfoo",
+      "eval at scale (16 runs, 20 ms latency, -j 32)",
       "endless response body (16 MiB cap)"
     ])
     // Every measured comparison has a finite ratio; only the skipped promptfoo row has none.
-    for (const row of rows.slice(0, 5)) expect(Number.isFinite(Number.parseFloat(row.ratio))).toBe(true)
-    expect(rows[5]).toMatchObject({ baseline: "unavailable", ratio: "-", notes: "skipped (--no-promptfoo)" })
-    expect(Number.isFinite(Number.parseFloat(rows[6]!.ratio))).toBe(true)
+    for (const [i, row] of rows.entries()) {
+      if (i === 10) expect(row).toMatchObject({ baseline: "unavailable", ratio: "-", notes: "skipped (--no-promptfoo)" })
+      else expect(Number.isFinite(Number.parseFloat(row.ratio))).toBe(true)
+    }
     // The endless body is dropped at the cap: its run stays within tens of MiB of a small one.
-    const responses = report.results[4]!.figures as { endlessMaxRss: number; smallMaxRss: number }
+    const responses = report.results[6]!.figures as { endlessMaxRss: number; smallMaxRss: number }
     expect(responses.endlessMaxRss).toBeLessThan(responses.smallMaxRss + 128 * 2 ** 20)
     // Peak RSS is the measured process's own (tens of MiB), not the harness's.
     expect(rows[0]!.peakRss).toMatch(/^\d+\.\d MiB$/)
@@ -83,7 +92,7 @@ describe("bench/index.ts", () => {
   test("bad flags exit 2 with the usage", async () => {
     const r = await run([process.execPath, bench, "--only", "nope"], { cwd: repoRoot, timeoutMs: 30_000 })
     expect(r.code).toBe(2)
-    expect(r.stderr).toStartWith("bench: --only: unknown benchmark 'nope' (one of startup, engine, test-suite, eval, responses)\nusage: bun bench/index.ts")
+    expect(r.stderr).toStartWith("bench: --only: unknown benchmark 'nope' (one of startup, engine, test-suite, test-scaling, eval, eval-scale, responses)\nusage: bun bench/index.ts")
     expect(r.stdout).toBe("")
   })
 

@@ -4,13 +4,32 @@
 // no Crypto service) and the config schema (built when src/config/schema.ts is evaluated, which only
 // commands that read a config need).
 import { describe, expect, test } from "bun:test"
+import * as path from "node:path"
 import { startupModules } from "../../bench/startup/graph.ts"
+import { repoRoot } from "../../bench/util.ts"
 
-describe("start-up module graph of src/main.ts", () => {
-  test("excludes crypto and the config schema, includes the command tree", async () => {
+// `lait --version` / `--help` (src/main.ts's fast path) evaluate nothing but the entry and the few
+// modules that print the answer: no Effect, no command tree. Every other command line loads the CLI,
+// src/cli/app.ts, with `import()`: its closure is what every command pays before its handler runs, so
+// a command's heavy modules must be loaded with `import()` inside its handler, not imported statically.
+describe("start-up module graph of src/main.ts (lait --version, lait --help)", () => {
+  test("is the entry and the fast path only: no Effect, no command tree", async () => {
     const paths = (await startupModules()).map((m) => m.path)
-    // Sanity: the closure was found (the entry and the command tree are in it).
     expect(paths).toContain("src/main.ts")
+    expect(paths).toContain("src/cli/fastPath.ts")
+    expect(paths.filter((p) => p.includes("node_modules/"))).toEqual([])
+    expect(paths.filter((p) => !/^src\/(main|version|cli\/fastPath|core\/(earlySignals|osError)|platform\/(rawStdout|files))\.ts$|^package\.json$/.test(p)))
+      .toEqual([])
+  }, 60_000)
+})
+
+const cliModules = () => startupModules(path.join(repoRoot, "src", "cli", "app.ts"))
+
+describe("start-up module graph of src/cli/app.ts (every other command line)", () => {
+  test("excludes crypto and the config schema, includes the command tree", async () => {
+    const paths = (await cliModules()).map((m) => m.path)
+    // Sanity: the closure was found (the entry and the command tree are in it).
+    expect(paths).toContain("src/cli/app.ts")
     expect(paths).toContain("src/cli/root.ts")
     expect(paths).toContain("src/platform/layer.ts")
     expect(paths.filter((p) => /effect\/dist\/crypto\//.test(p))).toEqual([])
@@ -20,14 +39,14 @@ describe("start-up module graph of src/main.ts", () => {
   }, 60_000)
 
   test("excludes live OTLP export: effect/observability and the exporter load only when OTEL_* asks", async () => {
-    const paths = (await startupModules()).map((m) => m.path)
+    const paths = (await cliModules()).map((m) => m.path)
     expect(paths).toContain("src/trace/live/layer.ts")
     expect(paths.filter((p) => /effect\/dist\/observability\//.test(p))).toEqual([])
     expect(paths.filter((p) => /src\/trace\/live\/(env|exporter)\.ts$/.test(p))).toEqual([])
   }, 60_000)
 
   test("excludes the model client's layers and the tool tape: built, and loaded, only when a command asks a model", async () => {
-    const paths = (await startupModules()).map((m) => m.path)
+    const paths = (await cliModules()).map((m) => m.path)
     expect(paths).toContain("src/model/ModelClient.ts")
     expect(paths.filter((p) => /src\/model\/(Live|Replay|Record|RecordMissing|Cache)\.ts$/.test(p))).toEqual([])
     expect(paths.filter((p) => /src\/model\/cassette\//.test(p))).toEqual([])

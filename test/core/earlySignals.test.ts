@@ -40,5 +40,5 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
 
 test("main.ts imports it before anything else, so it runs before the heavy modules load", () => {
   const imports = fs.readFileSync(path.join(root, "src/main.ts"), "utf8").split("\n").filter((l) => l.startsWith("import "))
-  expect(imports[0]).toBe(`import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "./core/earlySignals.ts"`)
+  expect(imports[0]).toMatch(/^import \{[^}]*\btakeEarlySignals\b[^}]*\} from "\.\/core\/earlySignals\.ts"$/)
 })

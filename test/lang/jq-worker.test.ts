@@ -33,6 +33,18 @@ beforeAll(async () => {
   expect(await one(". + 1", 1)).toBe(2)
 })
 
+describe("jq's WebAssembly module", () => {
+  test("is compiled once: the worker instantiates the main thread's module, on a new worker too", async () => {
+    expect(await one(".a * 2", { a: 21 })).toBe(42)
+    expect(jqEngineState().lastShared).toBe(true)
+    const before = jqEngineState().workersStarted
+    const outcome = await Effect.runPromise(Effect.timeoutOption(evalJqOne(ENDLESS, null, vars, "filter"), "300 millis"))
+    expect(Option.isNone(outcome)).toBe(true)
+    expect(await one(". + 1", 1)).toBe(2)
+    expect(jqEngineState()).toMatchObject({ workersStarted: before + 1, lastShared: true })
+  }, 20_000)
+})
+
 describe("a filter that never terminates", () => {
   test("Effect.timeout gives up on it, and the next evaluation runs on a new worker", async () => {
     const before = jqEngineState().workersStarted

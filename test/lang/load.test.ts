@@ -615,3 +615,35 @@ describe("parseWorkflowText", () => {
     expect(renderChain(error)).toContain("'write' (write) with a fixed path cannot run inside a concurrent 'for_each'")
   })
 })
+
+describe("the same workflow loaded again (lait test, lait eval)", () => {
+  test("is parsed once: the same text at the same path gives the same workflow; changed text, a new one", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-load-cache-"))
+    try {
+      const file = path.join(dir, "wf.yml")
+      fs.writeFileSync(file, "steps:\n  - jq: '. + 1'\n")
+      const first = await load(file)
+      expect(await load(file)).toBe(first)
+      fs.writeFileSync(file, "steps:\n  - jq: '. + 2'\n")
+      const changed = await load(file)
+      expect(changed).not.toBe(first)
+      expect(JSON.stringify(changed)).toContain(". + 2")
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test("still reads its {file:} schemas every time: a schema file removed since fails the load", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-load-cache-"))
+    try {
+      const file = path.join(dir, "wf.yml")
+      fs.writeFileSync(path.join(dir, "in.json"), JSON.stringify({ type: "object" }))
+      fs.writeFileSync(file, "input_schema: { file: in.json }\nsteps:\n  - jq: '.'\n")
+      await load(file)
+      fs.rmSync(path.join(dir, "in.json"))
+      expect(renderChain(await failure(loadWorkflow(file)))).toContain("in.json")
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -14,6 +14,10 @@ export const replFlags = {
   ...systemFlags,
   ...samplingFlags,
   ...toolFlags,
+  session: chatFlags.session,
+  showReasoning: chatFlags.showReasoning,
+  showUsage: chatFlags.showUsage,
+  noHistory: chatFlags.noHistory,
   record: chatFlags.record,
   replay: chatFlags.replay
 }

@@ -144,7 +144,7 @@ const nonEmpty = (names: ReadonlyArray<string> | undefined) =>
   names !== undefined && names.length > 0 ? names : undefined
 
 /** The system prompt: --system, else --system-file (trailing whitespace dropped), else default.system. */
-const systemPrompt = (options: ChatOptions, config: LaitConfigService, files: FileLoaderService) => {
+export const systemPrompt = (options: ChatOptions, config: LaitConfigService, files: FileLoaderService) => {
   if (options.system !== undefined) return Effect.succeed(options.system)
   if (options.systemFile !== undefined) {
     const path = options.systemFile

@@ -1,13 +1,14 @@
 // The `lait chat` loop (docs/repl.md): read a line, answer it streamed, remember the exchange.
 // Lines ending in `\` continue on the next line; a line starting with `/` is a command. Ctrl-C while
 // an answer is generated cancels it (the text shown stays, the exchange is dropped); Ctrl-C on an
-// empty prompt asks for a second one, which exits; Ctrl-D (or the end of piped input) exits.
+// empty prompt asks for a second one, which exits; Ctrl-D (or the end of piped input) exits. A
+// failed answer is reported and the conversation goes on, piped or not (exit status 0, as upstream).
 import { Console, Effect } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
 import { renderChain } from "../core/errors.ts"
 import type { ChatMessage } from "../model/types.ts"
-import { StreamSink } from "../model/streamSink.ts"
 import type { LineEditor } from "../platform/lineEditor.ts"
+import { streamToStdout } from "./streamOutput.ts"
 
 export interface ReplState {
   /** The model asked (`/model`); undefined: the configured default. */
@@ -17,11 +18,21 @@ export interface ReplState {
   readonly messages: ReadonlyArray<ChatMessage>
 }
 
+/** A completed answer. */
+export interface ReplAnswer {
+  readonly content: string
+  /**
+   * Run once the answer is printed and kept (never for a cancelled one): the usage summary, the
+   * `--session` append, the history entry.
+   */
+  readonly finish: Effect.Effect<void, AnyLaitError>
+}
+
 export interface ReplBackend {
-  /** The model name a state's requests use, as shown by `/model`. */
-  readonly modelName: (state: ReplState) => string
+  /** The model name a state's requests use, as shown by `/model`; undefined when none is set anywhere. */
+  readonly modelName: (state: ReplState) => string | undefined
   /** Answers the last (user) message of `state.messages`; the text streams to the provided StreamSink. */
-  readonly turn: (state: ReplState) => Effect.Effect<string, AnyLaitError>
+  readonly turn: (state: ReplState) => Effect.Effect<ReplAnswer, AnyLaitError>
   /** Stores the conversation as the session NAME; returns the file written. */
   readonly save: (name: string, messages: ReadonlyArray<ChatMessage>) => Effect.Effect<string, AnyLaitError>
 }
@@ -29,10 +40,19 @@ export interface ReplBackend {
 export const PROMPT = "> "
 export const CONTINUATION = "... "
 
+export interface ReplOptions {
+  /** Stream the model's reasoning to stderr before each answer (`--show-reasoning`). */
+  readonly showReasoning: boolean
+}
+
+/** Shown on stderr when a terminal conversation starts. */
+export const BANNER =
+  "lait chat — /exit to quit, /clear to reset history, /model <name>, /system <text>, /help for more"
+
 export const HELP = `Commands:
   /help           this list
   /exit           leave (also Ctrl-D, or Ctrl-C twice on an empty line)
-  /reset          forget the conversation (the model and system prompt stay)
+  /clear, /reset  forget the conversation (the model, system prompt and --session file stay)
   /model [NAME]   show or change the model for the next answers
   /system [TEXT]  set the system prompt (without TEXT: remove it)
   /save NAME      save the conversation as .lait/sessions/NAME.jsonl (lait --session NAME continues it)
@@ -51,38 +71,39 @@ const parseCommand = (line: string): Command => {
 }
 
 /** Runs the loop until /exit, Ctrl-D or a second Ctrl-C. */
-export const runRepl = (editor: LineEditor, backend: ReplBackend, initial: ReplState): Effect.Effect<void> =>
+export const runRepl = (
+  editor: LineEditor,
+  backend: ReplBackend,
+  initial: ReplState,
+  options: ReplOptions = { showReasoning: false }
+): Effect.Effect<void> =>
   Effect.gen(function*() {
     let state = initial
     let pending = ""
     let armed = false
     const note = (text: string) => Console.error(text)
+    const failed = (error: AnyLaitError) => note(`lait: ${renderChain(error)}`)
 
     /** One answer, printed as it streams; the exchange is kept only when it completes. */
     const answer = (text: string) =>
       Effect.gen(function*() {
-        let last = "\n"
-        const sink = StreamSink.of((delta) => {
-          if (delta._tag !== "Content") return Effect.void
-          last = delta.text
-          return stdout(delta.text)
-        })
+        // Ends what was printed with a newline however the turn ends, before any note follows.
+        const streamed = streamToStdout({ showReasoning: options.showReasoning, quiet: false })
         const asked: ReplState = { ...state, messages: [...state.messages, { role: "user", content: text }] }
         const outcome = yield* backend.turn(asked).pipe(
-          Effect.provideService(StreamSink, sink),
-          Effect.map((content) => ({ _tag: "Answered" as const, content })),
+          streamed.provide,
+          Effect.map((answer) => ({ _tag: "Answered" as const, answer })),
           Effect.catch((error: AnyLaitError) => Effect.succeed({ _tag: "Failed" as const, error })),
           Effect.raceFirst(Effect.as(editor.interrupted, { _tag: "Cancelled" as const }))
         )
-        if (!last.endsWith("\n")) yield* stdout("\n")
         switch (outcome._tag) {
           case "Answered":
-            state = { ...asked, messages: [...asked.messages, { role: "assistant", content: outcome.content }] }
-            return
+            state = { ...asked, messages: [...asked.messages, { role: "assistant", content: outcome.answer.content }] }
+            return yield* outcome.answer.finish.pipe(Effect.catch(failed))
           case "Cancelled":
             return yield* note("(cancelled)")
           case "Failed":
-            return yield* note(`lait: ${renderChain(outcome.error)}`)
+            return yield* failed(outcome.error)
         }
       })
 
@@ -96,35 +117,43 @@ export const runRepl = (editor: LineEditor, backend: ReplBackend, initial: ReplS
           case "help":
             yield* stdout(`${HELP}\n`)
             return true
+          case "clear":
           case "reset":
             state = { ...state, messages: [] }
-            yield* note("conversation cleared")
+            yield* note("(conversation cleared — a --session log, if any, is unaffected)")
             return true
-          case "model":
-            if (c.arg !== "") state = { ...state, model: c.arg }
-            yield* note(`model: ${backend.modelName(state)}`)
+          case "model": {
+            if (c.arg !== "") {
+              state = { ...state, model: c.arg }
+              yield* note(`(model set to '${c.arg}')`)
+              return true
+            }
+            const name = backend.modelName(state)
+            yield* note(name === undefined ? "usage: /model <name>" : `model: ${name}`)
             return true
+          }
           case "system":
             state = { ...state, system: c.arg === "" ? undefined : c.arg }
-            yield* note(c.arg === "" ? "system prompt removed" : "system prompt set")
+            yield* note(c.arg === "" ? "(system prompt removed)" : "(system prompt updated)")
             return true
           case "save": {
             if (c.arg === "") {
-              yield* note("usage: /save NAME")
+              yield* note("usage: /save <name>")
               return true
             }
             yield* backend.save(c.arg, state.messages).pipe(
               Effect.flatMap((path) => note(`saved to ${path}`)),
-              Effect.catch((error: AnyLaitError) => note(`lait: ${renderChain(error)}`))
+              Effect.catch(failed)
             )
             return true
           }
           default:
-            yield* note(`unknown command '/${c.name}'; /help lists the commands`)
+            yield* note(`unknown command: /${c.name}`)
             return true
         }
       })
 
+    if (editor.interactive) yield* note(BANNER)
     for (;;) {
       const event = yield* editor.next(pending === "" ? PROMPT : CONTINUATION)
       if (event._tag === "Eof") {

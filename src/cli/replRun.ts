@@ -1,13 +1,18 @@
 // The `lait chat` handler: the chat core (src/chat) behind the REPL loop (./repl.ts) on a line editor
-// over stdin. Settings resolve once for the flags' model and again, cached, for each `/model NAME`.
-import { Effect, Layer, Option } from "effect"
-import { checkSessionName } from "../chat/session.ts"
-import { type ChatSettings, resolveChatSettings } from "../chat/settings.ts"
+// over stdin. Settings resolve on first use, so `lait chat` with no model at all starts and `/model
+// NAME` can name one before the first question; they are cached per model. Each answered turn is
+// appended to `--session` and recorded in the history with its own usage (the meter runs for the
+// whole conversation: a turn's usage is the difference across it).
+import { Console, Effect, Layer, Option } from "effect"
+import { ChatError } from "../chat/chatErrors.ts"
+import { appendTurn, checkSessionName, loadSession, sessionMessages } from "../chat/session.ts"
+import { type ChatSettings, resolveChatSettings, systemPrompt } from "../chat/settings.ts"
 import { makeChat } from "../chat/turn.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
+import { historyUsage, recordHistory } from "../history/record.ts"
 import type { ChatMessage } from "../model/types.ts"
-import { RunUsage } from "../model/RunUsage.ts"
+import { formatUsage, RunUsage, type UsageTotals } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { openLineEditor } from "../platform/lineEditor.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
@@ -26,6 +31,13 @@ const sessionText = (messages: ReadonlyArray<ChatMessage>): string =>
     .map((line) => `${line}\n`)
     .join("")
 
+const difference = (after: UsageTotals, before: UsageTotals) => ({
+  prompt: after.prompt - before.prompt,
+  completion: after.completion - before.completion,
+  total: after.total - before.total,
+  requests: after.requests - before.requests
+})
+
 export const runChatRepl = (flags: ReplFlags) =>
   Effect.gen(function*() {
     if (Option.isSome(flags.system) && Option.isSome(flags.systemFile)) {
@@ -35,17 +47,27 @@ export const runChatRepl = (flags: ReplFlags) =>
     }
     const config = yield* LaitConfig
     const loader = yield* FileLoader
+    const usage = yield* RunUsage
     const options = {
       ...chatOptionsOf(flags),
       model: Option.getOrUndefined(flags.model),
       baseUrl: Option.getOrUndefined(flags.baseUrl),
       apiKey: Option.getOrUndefined(flags.apiKey)
     }
-    const initial = yield* resolveChatSettings(options, config, loader)
-    const resolved = new Map<string, ChatSettings>([[initial.model, initial]])
+    // Resolved now so that a bad flag or config still fails at once; only a missing model waits.
+    const initial = yield* resolveChatSettings(options, config, loader).pipe(
+      Effect.catchIf(
+        (e): e is ChatError => e._tag === "ChatError" && e.reason._tag === "ModelRequired",
+        () => Effect.succeed(undefined)
+      )
+    )
+    const system = initial !== undefined ? initial.system : yield* systemPrompt(options, config, loader)
+    const session = Option.getOrUndefined(flags.session)
+    const earlier = session === undefined ? [] : sessionMessages(yield* loadSession(session))
+    const resolved = new Map<string, ChatSettings>(initial === undefined ? [] : [[initial.model, initial]])
     const settingsFor = (model: string | undefined) =>
       Effect.suspend(() => {
-        const known = resolved.get(model ?? initial.model)
+        const known = resolved.get(model ?? initial?.model ?? "")
         if (known !== undefined) return Effect.succeed(known)
         return Effect.tap(resolveChatSettings({ ...options, model }, config, loader), (s) =>
           Effect.sync(() => resolved.set(s.model, s)))
@@ -55,12 +77,27 @@ export const runChatRepl = (flags: ReplFlags) =>
       const chat = yield* makeChat
       const editor = yield* openLineEditor
       const backend: ReplBackend = {
-        modelName: (state) => state.model ?? initial.model,
+        modelName: (state) => state.model ?? initial?.model,
         turn: (state) =>
           Effect.gen(function*() {
             const settings = yield* settingsFor(state.model)
+            const before = yield* usage.total
             const answer = yield* chat.turn({ ...settings, system: state.system }, state.messages)
-            return answer.content
+            const after = yield* usage.total
+            const question = state.messages.at(-1)
+            const prompt = typeof question?.content === "string" ? question.content : ""
+            const finish = Effect.gen(function*() {
+              if (flags.showUsage) yield* Console.error(formatUsage(yield* usage.entries, after))
+              if (session !== undefined) yield* appendTurn(session, prompt, answer.content)
+              yield* recordHistory({
+                kind: "chat",
+                model: settings.model,
+                prompt,
+                response: answer.content,
+                usage: historyUsage(difference(after, before))
+              }, { noHistory: flags.noHistory })
+            }).pipe(Effect.provideService(LaitConfig, config))
+            return { content: answer.content, finish }
           }),
         save: (name, messages) =>
           Effect.gen(function*() {
@@ -69,6 +106,8 @@ export const runChatRepl = (flags: ReplFlags) =>
             return path
           })
       }
-      yield* runRepl(editor, backend, { model: undefined, system: initial.system, messages: [] })
+      yield* runRepl(editor, backend, { model: undefined, system, messages: earlier }, {
+        showReasoning: flags.showReasoning
+      })
     }))
   }).pipe(Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer)))

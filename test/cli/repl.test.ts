@@ -30,6 +30,7 @@ const scripted = (
 
 const run = async (events: ReadonlyArray<InputEvent>, interrupted?: Effect.Effect<void>) => {
   const asked: Array<ReplState> = []
+  const finished: Array<string> = []
   const saved: Array<{ name: string; messages: ReadonlyArray<ChatMessage> }> = []
   const backend: ReplBackend = {
     modelName: (s) => s.model ?? "default-model",
@@ -42,7 +43,7 @@ const run = async (events: ReadonlyArray<InputEvent>, interrupted?: Effect.Effec
         yield* sink!({ _tag: "Content", text: answer })
         // "slow" never finishes on its own: only a Ctrl-C ends it.
         if (last.content === "slow") yield* Effect.never
-        return answer
+        return { content: answer, finish: Effect.sync(() => void finished.push(answer)) }
       }),
     save: (name, messages) =>
       Effect.sync(() => {
@@ -59,7 +60,7 @@ const run = async (events: ReadonlyArray<InputEvent>, interrupted?: Effect.Effec
   } finally {
     process.stdout.write = write
   }
-  return { asked, saved, prompts: editor.prompts, stdout: out.join("") }
+  return { asked, saved, finished, prompts: editor.prompts, stdout: out.join("") }
 }
 
 describe("lait chat loop", () => {
@@ -110,8 +111,25 @@ describe("lait chat loop", () => {
   })
 
   test("Ctrl-C during an answer stops it: the text shown stays, the exchange is dropped, the loop goes on", async () => {
-    const { asked, stdout } = await run([line("slow"), line("next")], Effect.sleep("30 millis"))
+    const { asked, stdout, finished } = await run([line("slow"), line("next")], Effect.sleep("30 millis"))
     expect(stdout).toBe("echo: slow\necho: next\n\n")
     expect(asked[1]!.messages).toEqual([{ role: "user", content: "next" }])
+    // Only the completed answer is finished (session, history, usage).
+    expect(finished).toEqual(["echo: next"])
+  })
+
+  test("/clear (like /reset) forgets the conversation; unknown and argument-less commands ask nothing", async () => {
+    const { asked, finished } = await run([
+      line("one"),
+      line("/clear"),
+      line("/nope"),
+      line("/save"),
+      line("two")
+    ])
+    expect(asked.map((s) => s.messages)).toEqual([
+      [{ role: "user", content: "one" }],
+      [{ role: "user", content: "two" }]
+    ])
+    expect(finished).toEqual(["echo: one", "echo: two"])
   })
 })

@@ -44,7 +44,9 @@ const terminal = async (cwd: string, args: ReadonlyArray<string>): Promise<Termi
   const exitFile = path.join(cwd, "exit-status")
   fs.rmSync(exitFile, { force: true })
   const quoted = [binaryPath, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ")
-  const command = `cd '${cwd}' && NO_COLOR=1 XDG_CONFIG_HOME='${cwd}/xdg' ${quoted}; echo $? > '${exitFile}'; sleep 600`
+  // The history goes to the test's own directory (cwd/data/lait/history.jsonl), never the user's.
+  const command = `cd '${cwd}' && unset LLM_MODEL; NO_COLOR=1 XDG_CONFIG_HOME='${cwd}/xdg' XDG_DATA_HOME='${cwd}/data' ` +
+    `${quoted}; echo $? > '${exitFile}'; sleep 600`
   tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", command)
   const screen = () => tmux("capture-pane", "-p", "-t", "t")
   const waitFor = async (text: string | RegExp, ms = 15_000) => {
@@ -83,6 +85,19 @@ const terminal = async (cwd: string, args: ReadonlyArray<string>): Promise<Termi
 const messagesOf = (i: number) => (server.requests[i]!.body as { messages: unknown }).messages
 const chatArgs = () => ["chat", "--no-config", "--model", "fixture-model", "--base-url", server.baseUrl]
 
+/** The history lines lait wrote under `data` (an XDG_DATA_HOME). */
+const historyOf = (data: string): Array<Record<string, unknown>> => {
+  const file = path.join(data, "lait", "history.jsonl")
+  return fs.existsSync(file)
+    ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))
+    : []
+}
+const sessionLines = (cwd: string, name: string) =>
+  fs.readFileSync(path.join(cwd, ".lait", "sessions", `${name}.jsonl`), "utf8").split("\n").filter((l) => l !== "")
+    .map((l) => JSON.parse(l))
+/** runCli's environment with the history under `data`. */
+const envWith = (data: string) => ({ ...process.env, NO_COLOR: "1", LLM_MODEL: undefined, XDG_DATA_HOME: data })
+
 describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
   test("a conversation: each answer carries the earlier ones; /model, /system, /reset, history, /save; Ctrl-D exits 0", async () => {
     server = startOpenAiServer()
@@ -99,11 +114,13 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
       { role: "user", content: "again" }
     ])
     t.type("/model other-model")
+    await t.waitFor("(model set to 'other-model')")
+    t.type("/model")
     await t.waitFor("model: other-model")
     t.type("/system Be brief.")
-    await t.waitFor("system prompt set")
+    await t.waitFor("(system prompt updated)")
     t.type("/reset")
-    await t.waitFor("conversation cleared")
+    await t.waitFor("(conversation cleared — a --session log, if any, is unaffected)")
     t.type("fresh start")
     await t.waitFor("echo: fresh start")
     expect((server.requests[2]!.body as { model: string }).model).toBe("other-model")
@@ -153,6 +170,98 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
   }, 60_000)
 })
 
+describe.skipIf(!hasTmux)("lait chat in a terminal: history, sessions, usage, no model", () => {
+  test("each answer is a history entry with its own usage; --show-usage prints the running total after each", async () => {
+    server = startOpenAiServer({
+      script: [
+        { match: "first", content: "one", usage: { prompt_tokens: 3, completion_tokens: 2 } },
+        { match: "second", content: "two", usage: { prompt_tokens: 7, completion_tokens: 4 } }
+      ]
+    })
+    const cwd = makeTempDir("repl-history")
+    const t = await terminal(cwd, [...chatArgs(), "--show-usage"])
+    expect(t.screen()).toContain("lait chat — /exit to quit, /clear to reset history")
+    t.type("first")
+    await t.waitFor("usage: prompt=3 completion=2 total=5")
+    t.type("second")
+    await t.waitFor("usage: prompt=10 completion=6 total=16 (2 requests)")
+    t.type("/exit")
+    expect(await t.exitCode()).toBe(0)
+    const lines = historyOf(path.join(cwd, "data"))
+    expect(lines.map(({ timestamp: _, ...rest }) => rest)).toEqual([
+      {
+        kind: "chat",
+        model: "fixture-model",
+        prompt: "first",
+        response: "one",
+        usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }
+      },
+      {
+        kind: "chat",
+        model: "fixture-model",
+        prompt: "second",
+        response: "two",
+        usage: { prompt_tokens: 7, completion_tokens: 4, total_tokens: 11 }
+      }
+    ])
+  }, 60_000)
+
+  test("--session continues a one-shot chat's session and appends each turn; /clear leaves the file alone", async () => {
+    server = startOpenAiServer()
+    const cwd = makeTempDir("repl-session")
+    const data = path.join(cwd, "data")
+    const oneShot = await runCli(
+      ["--no-config", "--model", "fixture-model", "--base-url", server.baseUrl, "--session", "talk", "from the shell"],
+      { cwd, binary: true, env: envWith(data) }
+    )
+    expect(oneShot).toMatchObject({ code: 0, stdout: "echo: from the shell\n" })
+    const t = await terminal(cwd, [...chatArgs(), "--session", "talk"])
+    t.type("and now")
+    await t.waitFor("echo: and now")
+    expect(messagesOf(1)).toEqual([
+      { role: "user", content: "from the shell" },
+      { role: "assistant", content: "echo: from the shell" },
+      { role: "user", content: "and now" }
+    ])
+    t.type("/clear")
+    await t.waitFor("(conversation cleared — a --session log, if any, is unaffected)")
+    t.type("fresh")
+    await t.waitFor("echo: fresh")
+    expect(messagesOf(2)).toEqual([{ role: "user", content: "fresh" }])
+    t.send("C-d")
+    expect(await t.exitCode()).toBe(0)
+    expect(sessionLines(cwd, "talk")).toEqual([
+      { role: "user", content: "from the shell" },
+      { role: "assistant", content: "echo: from the shell" },
+      { role: "user", content: "and now" },
+      { role: "assistant", content: "echo: and now" },
+      { role: "user", content: "fresh" },
+      { role: "assistant", content: "echo: fresh" }
+    ])
+  }, 60_000)
+
+  test("with no model anywhere it still starts; a question says so, /model NAME sets one", async () => {
+    server = startOpenAiServer()
+    const cwd = makeTempDir("repl-nomodel")
+    const t = await terminal(cwd, ["chat", "--no-config", "--base-url", server.baseUrl])
+    t.type("/model")
+    await t.waitFor("usage: /model <name>")
+    t.type("hello")
+    await t.waitFor("lait: model is required; provide --model, set LLM_MODEL, or specify default.model")
+    expect(server.requests.length).toBe(0)
+    t.type("/model fixture-model")
+    await t.waitFor("(model set to 'fixture-model')")
+    t.type("hello")
+    await t.waitFor("echo: hello")
+    // The failed question was dropped: only this one is sent.
+    expect(messagesOf(0)).toEqual([{ role: "user", content: "hello" }])
+    expect((server.requests[0]!.body as { model: string }).model).toBe("fixture-model")
+    t.type("/exit")
+    expect(await t.exitCode()).toBe(0)
+    expect(historyOf(path.join(cwd, "data")).map((l) => [l["model"], l["prompt"]])).toEqual([["fixture-model", "hello"]])
+  }, 60_000)
+})
+
 describe.skipIf(!hasTmux)("lait with no prompt in a terminal", () => {
   test("is the same conversation as lait chat", async () => {
     server = startOpenAiServer()
@@ -176,6 +285,46 @@ describe("lait chat with piped stdin", () => {
       { role: "assistant", content: "echo: hello" },
       { role: "user", content: "world" }
     ])
+  })
+})
+
+describe("lait chat with piped stdin: failures, history, usage, reasoning", () => {
+  test("a failed answer prints lait: ... and the conversation goes on; exit status 0; only answers are history", async () => {
+    server = startOpenAiServer({ script: [{ match: "broken", status: 400 }] })
+    const cwd = makeTempDir("repl-fail")
+    const data = path.join(cwd, "data")
+    const r = await runCli(chatArgs(), { cwd, binary: true, env: envWith(data), stdin: "/nope\nbroken\nfine\n" })
+    expect(r.stdout).toBe("echo: fine\n")
+    expect(r.stderr).toMatch(/^unknown command: \/nope\nlait: .*400.*\n$/)
+    expect(r.code).toBe(0)
+    expect(messagesOf(1)).toEqual([{ role: "user", content: "fine" }])
+    expect(historyOf(data).map((l) => [l["kind"], l["prompt"], l["response"]])).toEqual([["chat", "fine", "echo: fine"]])
+  })
+
+  test("--no-history and default.history: false record nothing; --show-usage and --show-reasoning go to stderr", async () => {
+    server = startOpenAiServer({
+      script: [{ content: "the answer", reasoning: "thinking hard", usage: { prompt_tokens: 4, completion_tokens: 1 } }]
+    })
+    const cwd = makeTempDir("repl-flags")
+    const data = path.join(cwd, "data")
+    const r = await runCli([...chatArgs(), "--no-history", "--show-usage", "--show-reasoning"], {
+      cwd,
+      binary: true,
+      env: envWith(data),
+      stdin: "question\n"
+    })
+    expect(r).toMatchObject({ code: 0, stdout: "the answer\n" })
+    expect(r.stderr).toBe("Reasoning:\nthinking hard\n\nusage: prompt=4 completion=1 total=5\n")
+    fs.writeFileSync(path.join(cwd, "lait.config.yml"), "default:\n  history: false\n")
+    const configured = await runCli(
+      ["chat", "--model", "fixture-model", "--base-url", server.baseUrl],
+      { cwd, binary: true, env: envWith(data), stdin: "again\n" }
+    )
+    expect(configured).toMatchObject({ code: 0, stdout: "echo: again\n", stderr: "" })
+    expect(historyOf(data)).toEqual([])
+    const recorded = await runCli(chatArgs(), { cwd, binary: true, env: envWith(data), stdin: "kept\n" })
+    expect(recorded.code).toBe(0)
+    expect(historyOf(data).map((l) => l["prompt"])).toEqual(["kept"])
   })
 })
 

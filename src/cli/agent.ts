@@ -13,15 +13,12 @@ import { FileLoader } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
-import { liveExportLayer } from "../trace/live/layer.ts"
 import { RunContext } from "../workflow/RunContext.ts"
 import { CommandError } from "./commandErrors.ts"
 import { configLayer } from "./config.ts"
-import { modelClientLayer } from "./modelLayers.ts"
 import { listRegistry } from "./registries.ts"
 import { resolvePromptText } from "./run.ts"
-import { runAndEmit, runFlags } from "./runOutput.ts"
-import { toolCassettesLayer } from "./toolLayers.ts"
+import { runAndEmit, runFlags, withRunServices } from "./runOutput.ts"
 
 const isFile = (path: string): boolean => Files.statOrUndefined(path)?.isFile() === true
 
@@ -93,19 +90,7 @@ const run = Command.make(
   }, (effect) => effect.pipe(Effect.provide(runLayers)))
 ).pipe(
   Command.withDescription("Run an agent Markdown file (frontmatter + system-prompt template) on INPUT"),
-  Command.provide(({ record, replay, strictReplay, recordMissing }) =>
-    modelClientLayer({
-      record: Option.getOrUndefined(record),
-      replay: Option.getOrUndefined(replay),
-      strictReplay,
-      recordMissing: Option.getOrUndefined(recordMissing)
-    })
-  ),
-  Command.provide(({ record, replay, replayTools }) =>
-    toolCassettesLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), replayTools })
-  ),
-  Command.provide(configLayer({ waitForWriter: true })),
-  Command.provide(liveExportLayer)
+  withRunServices
 )
 
 const list = Command.make("list", {}, () =>

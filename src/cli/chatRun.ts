@@ -9,7 +9,7 @@ import { renderNamedPrompt } from "../chat/prompts.ts"
 import { resolveChatSettings } from "../chat/settings.ts"
 import { makeChat, type TurnResult } from "../chat/turn.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { type OutputError, primaryError, renderChain } from "../core/errors.ts"
+import { type OutputError, renderChain } from "../core/errors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage, RunUsage, type UsageTotals } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -21,7 +21,7 @@ import type { CommandError } from "./commandErrors.ts"
 import { renderMarkdown } from "./markdown.ts"
 import { printLine } from "./output.ts"
 import { resolvePromptText } from "./run.ts"
-import { checkResponseTarget, writeResponse } from "./runOutput.ts"
+import { checkResponseTarget, writeResponse, writeTraceAfter } from "./runOutput.ts"
 import { streamToStdout } from "./streamOutput.ts"
 import { historyUsage, recordHistory } from "../history/record.ts"
 
@@ -141,13 +141,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
     if (Exit.isSuccess(emitted) && session !== undefined) yield* appendTurn(session, stored, answer.content)
     const historyRecord = { model: settings.model, prompt: text, response: answer.content, usage: historyUsage(totals) }
     if (flags.showUsage && !quiet) yield* Console.error(formatUsage(yield* usage.entries, totals))
-    if (trace !== undefined) {
-      const traced = yield* Effect.exit(writeTrace("succeeded"))
-      if (Exit.isFailure(traced)) {
-        if (Exit.isSuccess(emitted)) return yield* traced
-        yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)
-      }
-    }
+    yield* writeTraceAfter(trace === undefined ? undefined : writeTrace("succeeded"), emitted)
     yield* emitted
     // Only a chat that succeeded all the way (its answer delivered, its trace written) is history.
     yield* recordHistory({ kind: "chat", ...historyRecord }, { noHistory: flags.noHistory })

@@ -9,16 +9,12 @@ import type { FileError } from "../core/fileErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { RunUsage } from "../model/RunUsage.ts"
-import { liveExportLayer } from "../trace/live/layer.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { RunContext } from "../workflow/RunContext.ts"
-import { configLayer } from "./config.ts"
-import { modelClientLayer } from "./modelLayers.ts"
-import { checkTraceFlags, runAndEmit, runFlags } from "./runOutput.ts"
-import { toolCassettesLayer } from "./toolLayers.ts"
+import { checkTraceFlags, runAndEmit, runFlags, withRunServices } from "./runOutput.ts"
 import { printLine } from "./output.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { CommandError } from "./commandErrors.ts"
@@ -237,18 +233,5 @@ export const runCommand = Command.make(
   }, (effect) => effect.pipe(Effect.provide(runLayers)))
 ).pipe(
   Command.withDescription("Run a workflow file (version 2)"),
-  Command.provide(({ record, replay, strictReplay, recordMissing }) =>
-    modelClientLayer({
-      record: Option.getOrUndefined(record),
-      replay: Option.getOrUndefined(replay),
-      strictReplay,
-      recordMissing: Option.getOrUndefined(recordMissing)
-    })
-  ),
-  Command.provide(({ record, replay, replayTools }) =>
-    toolCassettesLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), replayTools })
-  ),
-  Command.provide(configLayer({ waitForWriter: true })),
-  // Outermost: read before .env is loaded, and flushed after everything else has closed.
-  Command.provide(liveExportLayer)
+  withRunServices
 )

@@ -3,7 +3,7 @@
 // the result on stdout (or `-o`), `--json`, `--show-usage`, the `--trace-file` (also written when
 // the run fails or is interrupted).
 import { Cause, Console, Effect, Exit, Option } from "effect"
-import { Flag } from "effect/cli"
+import { Command, Flag } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type OutputError, primaryError, renderChain } from "../core/errors.ts"
 import { type Json, textForm } from "../core/json.ts"
@@ -14,7 +14,11 @@ import { writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
 import { osErrorText } from "../platform/process.ts"
 import { ApproveTools } from "../tools/ApproveTools.ts"
 import { historyUsage, recordHistory, type RunRecord } from "../history/record.ts"
+import { liveExportLayer } from "../trace/live/layer.ts"
 import { CommandError } from "./commandErrors.ts"
+import { configLayer } from "./config.ts"
+import { modelClientLayer } from "./modelLayers.ts"
+import { toolCassettesLayer } from "./toolLayers.ts"
 import { noHistoryFlag } from "./history.ts"
 import { printLine } from "./output.ts"
 
@@ -75,6 +79,57 @@ export const runFlags = {
   ),
   noHistory: noHistoryFlag
 }
+
+/** The flags of `runFlags` that choose how model requests and tool calls are answered. */
+interface RunServiceFlags {
+  readonly record: Option.Option<string>
+  readonly replay: Option.Option<string>
+  readonly strictReplay: boolean
+  readonly recordMissing: Option.Option<string>
+  readonly replayTools: boolean
+}
+
+/**
+ * The services a command taking `runFlags` runs with: the model client and the tool tape as the
+ * record/replay flags say, the config (waiting for a concurrent writer), and, outermost, live OTLP
+ * export: read before .env is loaded, and flushed after everything else has closed.
+ */
+export const withRunServices = <const Name extends string, Input extends RunServiceFlags, ContextInput, E, R>(
+  command: Command.Command<Name, Input, ContextInput, E, R>
+) =>
+  command.pipe(
+    Command.provide(({ record, replay, strictReplay, recordMissing }: Input) =>
+      modelClientLayer({
+        record: Option.getOrUndefined(record),
+        replay: Option.getOrUndefined(replay),
+        strictReplay,
+        recordMissing: Option.getOrUndefined(recordMissing)
+      })
+    ),
+    Command.provide(({ record, replay, replayTools }: Input) =>
+      toolCassettesLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), replayTools })
+    ),
+    Command.provide(configLayer({ waitForWriter: true })),
+    Command.provide(liveExportLayer)
+  )
+
+/**
+ * After the answer went out (or failed to): the trace. One that cannot be written fails the command
+ * only when the answer was delivered; otherwise the answer's error is the one reported and the trace's
+ * is a warning.
+ */
+export const writeTraceAfter = <E1, R1, E2>(
+  writeTrace: Effect.Effect<void, E1, R1> | undefined,
+  emitted: Exit.Exit<void, E2>
+): Effect.Effect<void, E1, R1> =>
+  Effect.gen(function*() {
+    if (writeTrace === undefined) return
+    const traced = yield* Effect.exit(writeTrace)
+    if (Exit.isFailure(traced)) {
+      if (Exit.isSuccess(emitted)) return yield* traced
+      yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)
+    }
+  })
 
 export interface RunOutputFlags {
   readonly output: Option.Option<string>
@@ -185,13 +240,7 @@ export const runAndEmit = <E, R, E2 = never, R2 = never>(
       : printLine(body)
     const emitted = yield* Effect.exit(emit)
     if (flags.showUsage) yield* Console.error(formatUsage(yield* usage.entries, totals))
-    if (trace !== undefined) {
-      const traced = yield* Effect.exit(writeTrace("succeeded"))
-      if (Exit.isFailure(traced)) {
-        if (Exit.isSuccess(emitted)) return yield* traced
-        yield* Console.error(`warning: ${renderChain(primaryError(traced.cause))}`)
-      }
-    }
+    yield* writeTraceAfter(trace === undefined ? undefined : writeTrace("succeeded"), emitted)
     yield* emitted
     if (options.history !== undefined) {
       yield* recordHistory(

@@ -74,7 +74,7 @@ describe("npm run release", () => {
     expect(sums.trimEnd().split("\n").map((l) => l.split("  ")[1]).sort()).toEqual([...names, "install.sh"].sort())
     const check = Bun.spawnSync(["sha256sum", "-c", "SHA256SUMS"], { cwd: out })
     expect(check.exitCode).toBe(0)
-   }, 60_000)
+  }, 60_000)
 
   test("each archive holds lait, README.md and LICENSE in one folder; lait is executable", () => {
     for (const target of [hostTarget, "linux-arm64"]) {
@@ -84,7 +84,7 @@ describe("npm run release", () => {
       expect(entries.map((e) => e.path).sort()).toEqual([`${name}/`, `${name}/LICENSE`, `${name}/README.md`, `${name}/lait`])
       expect(entries.find((e) => e.path === `${name}/lait`)?.mode).toBe("-rwxr-xr-x")
     }
-   }, 60_000)
+  }, 60_000)
 
   test("the host binary reports its version, commit and target", async () => {
     const dir = unpack(path.join(out, `lait-${pkg.version}-${hostTarget}.tar.gz`), path.join(work, "host"))
@@ -92,7 +92,7 @@ describe("npm run release", () => {
     expect(await run([lait, "--version"], { cwd: work })).toMatchObject({ code: 0, stdout: `lait ${pkg.version} (${commit})\n` })
     const info = JSON.parse((await run([lait, "--version", "--json"], { cwd: work })).stdout)
     expect(info).toMatchObject({ version: pkg.version, commit, target: `bun-${hostTarget}` })
-   }, 60_000)
+  }, 60_000)
 
   test.skipIf(qemu.path === undefined)(
     `the linux-arm64 binary runs --version under qemu${qemu.path === undefined ? ` (skipped: ${qemu.reason})` : ""}`,
@@ -135,7 +135,7 @@ describe("npm run release", () => {
       expect(r).toMatchObject({ code: 2, stdout: "" })
       expect(r.stderr).toStartWith(`release: ${message}`)
     }
-   }, 60_000)
+  }, 60_000)
 })
 
 describe("install.sh against a local server", () => {

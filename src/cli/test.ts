@@ -161,6 +161,7 @@ export const testCommand = Command.make(
         concurrency: jobs,
         keepWorkdirs,
         replayTools,
+        keepPassed: false,
         onProgress: (file, lines) =>
           Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
       }).pipe(

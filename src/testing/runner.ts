@@ -63,6 +63,12 @@ export interface SuiteOptions {
   readonly keepWorkdirs?: boolean
   /** `--trace-dir`: every file's trace goes there (src/trace/dir.ts), named in its outcome. */
   readonly traces?: TraceDir
+  /**
+   * Default true: a passing outcome keeps `evaluated` too (`cassettes prune` reads its definition).
+   * `lait test` needs it only for failures (`--update`, the JUnit failure type): kept for every file
+   * until the report, it made memory grow with the suite.
+   */
+  readonly keepPassed?: boolean
 }
 
 // A test must never wait for a person: `ask:` steps answer with their default, as without a terminal.
@@ -208,7 +214,9 @@ export const runTestFile = (
             failures,
             durationMs: elapsed(),
             ...(options.recording === undefined ? {} : { recorded }),
-            evaluated: { text, definition, checks }
+            ...(options.keepPassed === false && failures.length === 0
+              ? {}
+              : { evaluated: { text, definition, checks } })
           }
         })
       )

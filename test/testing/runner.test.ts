@@ -51,6 +51,18 @@ describe("the recorded fixture suite", () => {
     expect(outcomes.every((o) => o.durationMs > 0)).toBe(true)
   }, 30_000)
 
+  test("a passing outcome keeps its evaluation unless told not to; a failing one always does", async () => {
+    const passing = path.join(fixtures, "suite/pass/summarize-en.yml")
+    const failing = path.join(fixtures, "suite/fail/messages.yml")
+    const [kept] = await runSuite([passing])
+    expect(kept!.evaluated?.definition.replay).toBe("../../cassettes/summarize-en")
+    const [failed, dropped] = await runSuite([passing, failing], { keepPassed: false })
+    expect(dropped!.status).toBe("pass")
+    expect(dropped!.evaluated).toBeUndefined()
+    expect(failed!.status).toBe("fail")
+    expect(failed!.evaluated?.checks.length).toBe(10)
+  }, 30_000)
+
   test("every failure message, and errors that fail only their own file", async () => {
     const dir = path.join(fixtures, "suite/fail")
     const outcomes = await runSuite([dir])

@@ -13,23 +13,19 @@
 // far, so until the first run has finished only one runs: before that the only estimate is the
 // prompt-size one of --dry-run, a lower bound, and a guess that is too low would start eight runs at
 // once. That lower bound still keeps a first run that alone would pass the budget from starting.
-import { Cause, Deferred, Effect, Exit, Layer, Semaphore } from "effect"
-import { LaitConfig } from "../config/LaitConfig.ts"
+import { Cause, Deferred, Effect, Exit, Semaphore } from "effect"
+import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import { CassetteRepeat } from "../model/cassette/repeat.ts"
-import { ModelClient } from "../model/ModelClient.ts"
+import type { ModelClient } from "../model/ModelClient.ts"
 import { RunUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
 import { AssertionEvaluator, type Check, failureLines } from "../testing/AssertionEvaluator.ts"
 import { liveRoot } from "../trace/LiveSpans.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
-import { Engine } from "../workflow/Engine.ts"
-import { LlmSteps } from "../workflow/LlmSteps.ts"
-import { Progress } from "../workflow/progress.ts"
-import { RunContext } from "../workflow/RunContext.ts"
-import { makeLlmJudge } from "./judge.ts"
 import { couldNotRun } from "./runError.ts"
+import { inPromptRunContext, inWorkflowRunContext, type JudgeErrors } from "./runContext.ts"
 import { caseInputText, type EvalCase } from "./schema.ts"
 import { type LoadedTarget, runPromptTarget, runWorkflowTarget, type TargetRun } from "./target.ts"
 import { withRunTrace } from "./traces.ts"
@@ -141,43 +137,6 @@ export interface EvalOptions {
 // Costs are sums of small floats; a budget met exactly must not read as exceeded.
 const BUDGET_SLACK = 1e-9
 
-// One run's own services, provided `local`: layers built by an enclosing provide would otherwise be
-// shared, and with them the usage and trace of another run. A model target needs no model steps.
-const promptRunServices = Layer.mergeAll(RunUsage.layer, RunTracer.layer)
-
-/** The judge's failures of a run that mean it could not be judged (server errors), as rendered. */
-interface JudgeErrors {
-  readonly rendered: Array<string>
-}
-
-/** The config's environment and registry, and a judge whose requests are metered in this run's usage. */
-const judgedRunContext = (target: LoadedTarget, judgeErrors: JudgeErrors) =>
-  Layer.effect(
-    RunContext,
-    Effect.gen(function*() {
-      const config = yield* LaitConfig
-      const client = yield* ModelClient
-      const judge = yield* makeLlmJudge({ config, client, defaultModel: target.defaultModel })
-      return RunContext.fromConfig(config, {
-        judge: {
-          score: (request) =>
-            judge.score(request).pipe(
-              Effect.tapError((e) =>
-                Effect.sync(() => void (couldNotRun(e) && judgeErrors.rendered.push(renderChain(e))))
-              )
-            )
-        }
-      })
-    })
-  )
-
-// The model steps read the run context (its working directory); the judge meters into the run's usage.
-const workflowRunServices = (target: LoadedTarget, judgeErrors: JudgeErrors) =>
-  LlmSteps.layerModel.pipe(
-    Layer.provideMerge(Layer.mergeAll(Engine.layer, Progress.layerSilent, judgedRunContext(target, judgeErrors))),
-    Layer.provideMerge(Layer.mergeAll(RunUsage.layer, RunTracer.layer))
-  )
-
 const assertionResult = (check: Check): AssertionResult => ({
   position: check.position,
   type: check.assertion.type,
@@ -236,15 +195,12 @@ const runPair = (target: LoadedTarget, evalCase: EvalCase, repeatIndex: number) 
   Effect.suspend(() => {
     const judgeErrors: JudgeErrors = { rendered: [] }
     return target.kind === "workflow"
-      ? evaluatePair(evalCase, runWorkflowTarget(target, evalCase), judgeErrors).pipe(
-        Effect.provide(workflowRunServices(target, judgeErrors), { local: true })
+      ? inWorkflowRunContext(
+        target,
+        judgeErrors,
+        evaluatePair(evalCase, runWorkflowTarget(target, evalCase), judgeErrors)
       )
-      : evaluatePair(evalCase, runPromptTarget(target, evalCase), judgeErrors).pipe(
-        Effect.provide(
-          judgedRunContext(target, judgeErrors).pipe(Layer.provideMerge(promptRunServices)),
-          { local: true }
-        )
-      )
+      : inPromptRunContext(target, judgeErrors, evaluatePair(evalCase, runPromptTarget(target, evalCase), judgeErrors))
   }).pipe(Effect.provideService(CassetteRepeat, repeatIndex))
 
 export interface ScheduledRun {

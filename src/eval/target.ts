@@ -7,7 +7,7 @@
 // `models:` only.
 import type { WorkflowLoadError } from "../lang/loadErrors.ts"
 import type { ConfigError } from "../core/configErrors.ts"
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import * as nodePath from "node:path"
 import type { Endpoints } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
@@ -156,6 +156,20 @@ export const runWorkflowTarget = (
     return { output: textForm(result.output), steps: result.steps }
   })
 
+// Rendering is a pure function of the template and the case (the helpers are pure), so a case's
+// prompt is rendered once for all its repeats (and targets with the same template), as are its failures.
+const renderedPrompts = new WeakMap<EvalCase, Map<string, Exit.Exit<string, TemplateError>>>()
+
+const casePrompt = (template: string, evalCase: EvalCase): Effect.Effect<string, TemplateError> =>
+  Effect.suspend(() => {
+    let byTemplate = renderedPrompts.get(evalCase)
+    if (byTemplate === undefined) renderedPrompts.set(evalCase, byTemplate = new Map())
+    const known = byTemplate.get(template)
+    if (known !== undefined) return known
+    return Effect.onExit(renderTargetPrompt(template, evalCase), (exit) =>
+      Effect.sync(() => void (Exit.hasInterrupts(exit) || byTemplate.set(template, exit))))
+  })
+
 /** One run of a model target: its single request, metered in the run's own usage and trace. */
 export const runPromptTarget = (
   target: Extract<LoadedTarget, { readonly kind: "prompt" }>,
@@ -163,7 +177,7 @@ export const runPromptTarget = (
 ): Effect.Effect<TargetRun, AnyLaitError, RunUsage | RunTracer | ModelClient | LaitConfig> =>
   Effect.gen(function*() {
     const config = yield* LaitConfig
-    const prompt = yield* renderTargetPrompt(target.template, evalCase)
+    const prompt = yield* casePrompt(target.template, evalCase)
     const request: ChatRequest = {
       messages: [{ role: "user", content: prompt }],
       tools: [],

@@ -192,7 +192,8 @@ const evaluateList = (
   context: EvaluationContext
 ): Effect.Effect<ReadonlyArray<Check>, never, RunContext> => {
   const { output, trajectory } = context
-  const input = jqInputOf(output)
+  // Parsed once, and only for a jq assertion: most lists never read it.
+  let input: Json | undefined
   const one = (assertion: Assertion, index: number): Effect.Effect<Check, never, RunContext> => {
     const position = index + 1
     type Extra = Partial<Pick<Check, "actual" | "nested" | "judge">>
@@ -221,7 +222,7 @@ const evaluateList = (
           )
         )
       case "jq":
-        return jqHolds(assertion.expr, input).pipe(
+        return jqHolds(assertion.expr, input ??= jqInputOf(output)).pipe(
           Effect.map((holds) =>
             done(
               holds ? undefined : `jq expression \`${assertion.expr}\` was false for output ${rustDebugString(output)}`
@@ -265,12 +266,18 @@ const evaluateList = (
   return Effect.forEach(assertions, one, { concurrency: MAX_CONCURRENT_ASSERTIONS })
 }
 
+const usesJq = (assertion: Assertion): boolean =>
+  assertion.type === "jq" ||
+  (assertion.type === "tool_called" && typeof assertion.args_jq === "string") ||
+  (assertion.type === "step_output" && assertion.assert.some(usesJq))
+
 const evaluate = Effect.fn("AssertionEvaluator.evaluate")(function*(
   assertions: ReadonlyArray<Assertion>,
   context: EvaluationContext
 ) {
-  // jq is loaded once per process; a failure to load it shows up in each jq assertion's message.
-  yield* Effect.ignore(loadJq)
+  // jq is loaded once per process, when a list needs it (loading compiles a large wasm module); a
+  // failure to load it shows up in each jq assertion's message.
+  if (assertions.some(usesJq)) yield* Effect.ignore(loadJq)
   return yield* evaluateList(assertions, context)
 })
 

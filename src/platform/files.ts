@@ -14,9 +14,9 @@ export const stat = (path: string): Stats => fs.statSync(path)
 
 /**
  * All of stdin (at most `limit + 1` bytes) when fd 0 is a regular file or /dev/null, where a read
- * cannot block: `</dev/null` (cron, CI) and `< file` are read at once, without building Node's stdin
- * stream (about 10 ms). Undefined for pipes, terminals and other devices, which need the stream (its
- * reads can wait, and must stay interruptible). The OS error, when a read fails, as `error`.
+ * cannot block: `</dev/null` (cron, CI) and `< file` are read at once, not through Node's stdin
+ * stream (reading it cost about 10 ms). Undefined for pipes, terminals and other devices, which need
+ * the stream (its reads can wait, and must stay interruptible). The OS error of a failed read as `error`.
  */
 export const readPlainStdin = (
   limit: number

@@ -11,8 +11,8 @@ import { CliError, Command } from "effect/cli"
 import { CliConfigLayer } from "./global.ts"
 import { countVerbosity, levelFor, loggingLayer } from "./logging.ts"
 import { PresenterLayer } from "./output.ts"
-import { subcommandConflict } from "./chatFlags.ts"
-import { root, subcommands } from "./root.ts"
+import { namedSubcommand, subcommandConflict } from "./chatFlags.ts"
+import { loadSubcommands, makeRoot, subcommandNames } from "./root.ts"
 import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { PlatformLayer } from "../platform/layer.ts"
@@ -20,6 +20,15 @@ import { versionLine } from "../version.ts"
 
 const argv = process.argv.slice(2)
 const verbosity = countVerbosity(argv)
+
+// Help, shell completions and the version describe the whole tree (or are answered at its root);
+// any other command line that names a subcommand needs that one only (src/cli/root.ts).
+const wholeTree = (args: ReadonlyArray<string>): boolean => {
+  const before = args.includes("--") ? args.slice(0, args.indexOf("--")) : args
+  return before.some((a) => ["--help", "-h", "--completions", "--version", "-V"].includes(a.split("=")[0]!))
+}
+const named = wholeTree(argv) ? undefined : namedSubcommand(argv, subcommandNames)
+const root = makeRoot(await loadSubcommands(named === undefined ? undefined : [named]))
 
 const flushAndExit = (code: number): void => {
   let pending = 2
@@ -38,7 +47,7 @@ const usageConflict = (args: ReadonlyArray<string>): string | undefined => {
   if (before.includes("--no-config") && before.some((a) => a === "--config" || a.startsWith("--config="))) {
     return "the argument '--config <PATH>' cannot be used with '--no-config'"
   }
-  return subcommandConflict(args, subcommands.map((c) => c.name))
+  return subcommandConflict(args, subcommandNames)
 }
 
 // Every service that lives as long as the process, provided once here. What is per run (usage, the

@@ -111,15 +111,12 @@ export const chatFlags = {
 /** Global flags that take a value (they are valid on either side of a subcommand). */
 const GLOBAL_VALUE_FLAGS = new Set(["--config"])
 
-/**
- * A root-only chat flag given before a subcommand (`lait --model m run wf.yml`), as upstream words it:
- * `the argument '--model <MODEL>' cannot be used with subcommand 'run'`. Undefined when there is none
- * (a flag after the subcommand is the subcommand's own to accept or reject).
- */
-export const subcommandConflict = (
+// The subcommand a command line names (its first positional, as effect/cli finds it: value flags
+// take the next token) and the first root-only chat flag before it.
+const scanToSubcommand = (
   argv: ReadonlyArray<string>,
   subcommands: ReadonlyArray<string>
-): string | undefined => {
+): { readonly name: string; readonly rootFlag: string | undefined } | undefined => {
   let found: string | undefined
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!
@@ -130,10 +127,28 @@ export const subcommandConflict = (
       if ((ROOT_VALUE_FLAGS.has(name) || GLOBAL_VALUE_FLAGS.has(name)) && !token.includes("=")) i++
       continue
     }
-    if (!subcommands.includes(token)) return undefined
-    return found === undefined ? undefined : `the argument '${found}' cannot be used with subcommand '${token}'`
+    return subcommands.includes(token) ? { name: token, rootFlag: found } : undefined
   }
   return undefined
+}
+
+/** The subcommand the command line names, if any (undefined for one-shot chat or none). */
+export const namedSubcommand = (argv: ReadonlyArray<string>, subcommands: ReadonlyArray<string>): string | undefined =>
+  scanToSubcommand(argv, subcommands)?.name
+
+/**
+ * A root-only chat flag given before a subcommand (`lait --model m run wf.yml`), as upstream words it:
+ * `the argument '--model <MODEL>' cannot be used with subcommand 'run'`. Undefined when there is none
+ * (a flag after the subcommand is the subcommand's own to accept or reject).
+ */
+export const subcommandConflict = (
+  argv: ReadonlyArray<string>,
+  subcommands: ReadonlyArray<string>
+): string | undefined => {
+  const named = scanToSubcommand(argv, subcommands)
+  return named?.rootFlag === undefined
+    ? undefined
+    : `the argument '${named.rootFlag}' cannot be used with subcommand '${named.name}'`
 }
 
 type Parsed<T> = { readonly [K in keyof T]: T[K] extends Flag.Flag<infer A> ? A : never }

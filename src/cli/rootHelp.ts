@@ -8,7 +8,7 @@ import { PlatformLayer } from "../platform/layer.ts"
 import { VERSION } from "../version.ts"
 import { CliConfigLayer } from "./global.ts"
 import { formatter } from "./output.ts"
-import { root } from "./root.ts"
+import { loadSubcommands, makeRoot } from "./root.ts"
 
 export const renderRootHelp = async (): Promise<{ readonly plain: string; readonly color: string }> => {
   let doc: HelpDoc.HelpDoc | undefined
@@ -20,7 +20,7 @@ export const renderRootHelp = async (): Promise<{ readonly plain: string; readon
       })
   })
   await Effect.runPromise(
-    Command.runWith(root, { version: VERSION })(["--help"]).pipe(
+    Command.runWith(makeRoot(await loadSubcommands()), { version: VERSION })(["--help"]).pipe(
       Effect.provide(Layer.mergeAll(PlatformLayer, FileLoader.layer, CliConfigLayer, capture))
     )
   )

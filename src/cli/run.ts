@@ -143,14 +143,15 @@ export const runCommand = Command.make(
     }
     yield* checkTraceFlags({ traceFile, traceSpans, traceContent })
     // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
-    const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, { dryRunPlan }, schemas, runs] =
+    const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, { dryRunPlan }, schemas, runs, jq] =
       yield* Effect.promise(() =>
         Promise.all([
           import("../lang/load.ts"),
           import("../lang/inputs.ts"),
           import("../workflow/dryrun.ts"),
           import("../lang/schemaRef.ts"),
-          import("../workflow/checkpoint.ts")
+          import("../workflow/checkpoint.ts"),
+          import("../lang/jq.ts")
         ])
       )
     const engine = yield* Engine
@@ -159,6 +160,7 @@ export const runCommand = Command.make(
     const target = yield* resolveTarget(file)
     const resumed = resumeId === undefined ? undefined : yield* openResume(runs, resumeId, target)
     const workflow = yield* loadWorkflow(target, { waitForWriter: true })
+    if (!dryRun) yield* jq.warmJqWorker
     yield* engine.announce(workflow)
     if (resumed !== undefined) yield* announceResume(runs, resumed, workflow)
 

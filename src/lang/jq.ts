@@ -29,7 +29,7 @@ import type { Jq } from "jq-wasm/inline"
 import { JqError } from "./languageErrors.ts"
 import type { Json } from "../core/json.ts"
 import { captureAborts } from "./jqAbort.ts"
-import { inWorker, type Outcome, retireInstance, type RunnerRequest, shareJqModule } from "./jqRunner.ts"
+import { inWorker, type Outcome, retireInstance, type RunnerRequest, shareJqModule, warmWorker } from "./jqRunner.ts"
 import {
   abortReason,
   compileReason,
@@ -172,6 +172,15 @@ export const checkJqSyntax = (filter: string): string | undefined => {
   syntaxCache.set(filter, { message })
   return message
 }
+
+/**
+ * For a command about to run what it has just loaded: when that held filters (syntax-checked here), starts
+ * the evaluating worker now, so that its start overlaps the main thread's work up to the first
+ * evaluation instead of delaying it. A process that checked no filter starts no worker.
+ */
+export const warmJqWorker: Effect.Effect<void> = Effect.sync(() => {
+  if (checker !== undefined && syntaxCache.size > 0) warmWorker()
+})
 
 // ---------------------------------------------------------------------------------------------------
 // Evaluation

@@ -4,7 +4,7 @@
 import { Effect } from "effect"
 import { JqError } from "./languageErrors.ts"
 import type { Json } from "../core/json.ts"
-import type { JqReply, JqRequest } from "./jqWorker.ts"
+import type { JqReply, JqRequest, JqWarmUp } from "./jqWorker.ts"
 
 /**
  * jq-wasm leaks one of its 4096 virtual file descriptors on every call whose input holds a string,
@@ -85,6 +85,30 @@ const startWorker = (): Worker => {
     if (started === worker) onBroken("its thread exited")
   })
   return started
+}
+
+/**
+ * Starts the evaluating worker ahead of its first request, with the shared module, so that the
+ * thread's start, the instance and jq's first run overlap what the main thread does until then.
+ * Does nothing once a worker exists or without the module (the first request then starts one).
+ */
+export const warmWorker = (): void => {
+  if (worker !== undefined || sharedModule === undefined) return
+  let started: Worker
+  try {
+    started = startWorker()
+  } catch {
+    return // the first request tries again, and reports the failure
+  }
+  try {
+    started.postMessage({ warmUp: true, module: sharedModule } satisfies JqWarmUp)
+  } catch {
+    // A runtime that cannot clone a WebAssembly.Module: the first request starts a worker as before.
+    started.terminate()
+    return
+  }
+  worker = started
+  moduleSent = true
 }
 
 const abandonWorker = (): void => {

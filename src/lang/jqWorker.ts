@@ -22,6 +22,15 @@ export interface JqRequest {
   readonly module?: WebAssembly.Module
 }
 
+/**
+ * Sent (once, before any request) when the main thread expects evaluations soon: the worker loads its
+ * instance and runs jq once while the main thread is still busy, and does not reply.
+ */
+export interface JqWarmUp {
+  readonly warmUp: true
+  readonly module: WebAssembly.Module
+}
+
 export type JqReply =
   | {
     readonly kind: "result"
@@ -37,21 +46,38 @@ export type JqReply =
   | { readonly kind: "aborted"; readonly detail: ReadonlyArray<string>; readonly instance: number }
   | { readonly kind: "unavailable"; readonly message: string }
 
-let jq: Jq | undefined
+// One load at a time: a request can arrive while the warm-up's load is still under way.
+let jq: Promise<Jq> | undefined
 let instances = 0
 let compiled: WebAssembly.Module | undefined
 let shared = false
 
-const instance = async (): Promise<Jq> => {
+const instance = (): Promise<Jq> => {
   if (jq === undefined) {
     shared = compiled !== undefined
-    jq = await loadJq(compiled === undefined ? {} : { wasmModule: compiled })
-    instances++
+    const loading = loadJq(compiled === undefined ? {} : { wasmModule: compiled }).then((loaded) => {
+      instances++
+      return loaded
+    })
+    jq = loading
+    // A failed load is retried by the next request, which reports its own failure.
+    loading.catch(() => {
+      if (jq === loading) jq = undefined
+    })
   }
   return jq
 }
 
 const describe = (thrown: unknown): string => (thrown instanceof Error ? thrown.message : String(thrown))
+
+// Compile-only (no input): runs jq's start-up and compiler once, so the first request's call is not
+// the first through the wasm code.
+const warmUp = async (message: JqWarmUp): Promise<void> => {
+  compiled ??= message.module
+  const current = await instance()
+  const captured = captureAborts(() => current.raw("", ".", []))
+  if (captured.value === undefined) jq = undefined
+}
 
 const evaluate = async (request: JqRequest): Promise<JqReply> => {
   compiled ??= request.module
@@ -82,5 +108,7 @@ const evaluate = async (request: JqRequest): Promise<JqReply> => {
 // Registered before anything is awaited: a message that arrives while the module is still loading
 // would otherwise find no listener and be lost.
 addEventListener("message", (event) => {
-  void evaluate((event as MessageEvent<JqRequest>).data).then((reply) => postMessage(reply))
+  const message = (event as MessageEvent<JqRequest | JqWarmUp>).data
+  if ("warmUp" in message) void warmUp(message).catch(() => undefined)
+  else void evaluate(message).then((reply) => postMessage(reply))
 })

@@ -351,12 +351,21 @@ const writeAtomic = Effect.fn("FileLoader.writeAtomic")(function*(path: string, 
   )
 })
 
-/**
- * All of stdin as UTF-8 (capped like any file read), without its trailing newlines. Not through the
- * descriptor reads above: an anonymous pipe whose writer already closed reads like a FIFO still
- * waiting for one.
- */
-const readStdin: Effect.Effect<string, FileError> = Effect.callback<string, FileError>((resume) => {
+const stdinFailed = (detail: string) => new FileError({ reason: { _tag: "StdinFailed", detail } })
+
+const stdinLimit = `stdin exceeds the configured read limit of ${READ_LIMIT} bytes`
+
+const decodeStdin = (bytes: Uint8Array): string | undefined => {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes).replace(/[\r\n]+$/, "")
+  } catch {
+    return undefined
+  }
+}
+
+const stdinInvalid = "stream did not contain valid UTF-8"
+
+const readStdinStream: Effect.Effect<string, FileError> = Effect.callback<string, FileError>((resume) => {
   const stdin = process.stdin
   const chunks: Array<Buffer> = []
   let total = 0
@@ -373,21 +382,17 @@ const readStdin: Effect.Effect<string, FileError> = Effect.callback<string, File
     cleanup()
     resume(effect)
   }
-  const failWith = (detail: string) =>
-    settle(Effect.fail(new FileError({ reason: { _tag: "StdinFailed", detail } })))
+  const failWith = (detail: string) => settle(Effect.fail(stdinFailed(detail)))
   const onData = (chunk: Buffer | string) => {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
     total += bytes.length
-    if (total > READ_LIMIT) return failWith(`stdin exceeds the configured read limit of ${READ_LIMIT} bytes`)
+    if (total > READ_LIMIT) return failWith(stdinLimit)
     chunks.push(bytes)
   }
   const onEnd = () => {
-    try {
-      const text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks))
-      settle(Effect.succeed(text.replace(/[\r\n]+$/, "")))
-    } catch {
-      failWith("stream did not contain valid UTF-8")
-    }
+    const text = decodeStdin(Buffer.concat(chunks))
+    if (text === undefined) failWith(stdinInvalid)
+    else settle(Effect.succeed(text))
   }
   const onError = (error: unknown) => failWith(error instanceof Error ? error.message : String(error))
   stdin.on("data", onData)
@@ -398,6 +403,23 @@ const readStdin: Effect.Effect<string, FileError> = Effect.callback<string, File
     settled = true
     cleanup()
   })
+})
+
+/**
+ * All of stdin as UTF-8 (capped like any file read), without its trailing newlines. Not through the
+ * descriptor reads above: an anonymous pipe whose writer already closed reads like a FIFO still
+ * waiting for one.
+ * A regular file or /dev/null is read at once (Files.readPlainStdin); anything else through the stream.
+ */
+const readStdin: Effect.Effect<string, FileError> = Effect.suspend(() => {
+  const plain = Files.readPlainStdin(READ_LIMIT)
+  if (plain === undefined) return readStdinStream
+  if ("error" in plain) {
+    return Effect.fail(stdinFailed(plain.error instanceof Error ? plain.error.message : String(plain.error)))
+  }
+  if (plain.bytes.length > READ_LIMIT) return Effect.fail(stdinFailed(stdinLimit))
+  const text = decodeStdin(plain.bytes)
+  return text === undefined ? Effect.fail(stdinFailed(stdinInvalid)) : Effect.succeed(text)
 })
 
 export class FileLoader extends Context.Service<FileLoader, FileLoaderService>()("lait/platform/FileLoader") {

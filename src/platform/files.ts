@@ -12,6 +12,49 @@ export type DirEntry = fs.Dirent
 /** stat(2), following symlinks; throws the OS error. */
 export const stat = (path: string): Stats => fs.statSync(path)
 
+/**
+ * All of stdin (at most `limit + 1` bytes) when fd 0 is a regular file or /dev/null, where a read
+ * cannot block: `</dev/null` (cron, CI) and `< file` are read at once, not through Node's stdin
+ * stream (reading it cost about 10 ms). Undefined for pipes, terminals and other devices, which need
+ * the stream (its reads can wait, and must stay interruptible). The OS error of a failed read as `error`.
+ */
+export const readPlainStdin = (
+  limit: number
+): { readonly bytes: Uint8Array } | { readonly error: unknown } | undefined => {
+  let plain: boolean
+  try {
+    const st = fs.fstatSync(0)
+    plain = st.isFile() || (st.isCharacterDevice() && isDevNull(st))
+  } catch {
+    return undefined
+  }
+  if (!plain) return undefined
+  const chunks: Array<Uint8Array> = []
+  let total = 0
+  try {
+    const buffer = Buffer.allocUnsafe(64 * 1024)
+    for (;;) {
+      const n = fs.readSync(0, buffer, 0, buffer.length, null)
+      if (n === 0) break
+      chunks.push(Buffer.from(buffer.subarray(0, n)))
+      total += n
+      if (total > limit) break
+    }
+  } catch (error) {
+    return { error }
+  }
+  return { bytes: Buffer.concat(chunks) }
+}
+
+const isDevNull = (st: fs.Stats): boolean => {
+  try {
+    const devNull = fs.statSync("/dev/null")
+    return devNull.isCharacterDevice() && devNull.rdev === st.rdev
+  } catch {
+    return false
+  }
+}
+
 /** lstat(2): a symlink is described, not followed; throws the OS error. */
 export const lstat = (path: string): Stats => fs.lstatSync(path)
 

@@ -288,4 +288,31 @@ describe("process lifetime", () => {
     expect(r.stderr).toBe("")
     expect(JSON.parse(r.stdout)).toEqual({ checked: null, before: 0, after: 1 })
   }, 40_000)
+
+  test("warmJqWorker starts the worker ahead of the first evaluation, which runs on it; with no filter checked, none", async () => {
+    const r = await runScript(`
+      import { Effect } from "effect"
+      import { checkJqSyntax, evalJqOne, loadJq, warmJqWorker } from ${jqModule}
+      import { jqEngineState } from ${runnerModule}
+      await Effect.runPromise(loadJq)
+      await Effect.runPromise(warmJqWorker)
+      const unchecked = jqEngineState().workersStarted
+      checkJqSyntax(". + 1")
+      await Effect.runPromise(warmJqWorker)
+      await Effect.runPromise(warmJqWorker)
+      const warmed = jqEngineState().workersStarted
+      const value = await Effect.runPromise(evalJqOne(". + 1", 41, { steps: {}, inputs: {}, loop: null }, "filter"))
+      const { workersStarted, lastInstance, lastShared } = jqEngineState()
+      console.log(JSON.stringify({ unchecked, warmed, value, workersStarted, lastInstance, lastShared }))
+    `)
+    expect(r.stderr).toBe("")
+    expect(JSON.parse(r.stdout)).toEqual({
+      unchecked: 0,
+      warmed: 1,
+      value: 42,
+      workersStarted: 1,
+      lastInstance: "1.1",
+      lastShared: true
+    })
+  }, 40_000)
 })

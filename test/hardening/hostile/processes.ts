@@ -135,6 +135,9 @@ export const processCases: ReadonlyArray<HostileCase> = [
       ),
     after: (ws) => {
       const pid = Number(fs.readFileSync(path.join(ws.dir, "bg.pid"), "utf8"))
+      // lait sends SIGKILL to the step's process group before it exits; on a loaded machine the kernel
+      // may take a moment to stop the process, so "outlived" means still running 2 s later.
+      for (let waited = 0; waited < 2_000 && alive(pid); waited += 20) Bun.sleepSync(20)
       if (alive(pid)) {
         process.kill(pid, "SIGKILL")
         throw new Error(`the background process ${pid} outlived the step`)

@@ -6,7 +6,6 @@ import * as NodeChildProcessSpawner from "@effect/platform-node-shared/NodeChild
 import * as NodeFileSystem from "@effect/platform-node-shared/NodeFileSystem"
 import * as NodePath from "@effect/platform-node-shared/NodePath"
 import * as NodeStdio from "@effect/platform-node-shared/NodeStdio"
-import * as NodeTerminal from "@effect/platform-node-shared/NodeTerminal"
 // The subpaths, not the barrel (which also loads Bun's HTTP server, Redis and worker modules), and
 // not BunServices: that adds BunCrypto, whose module graph (node:crypto and all of effect/crypto)
 // adds several milliseconds to every start-up (bench/README.md), and lait uses no Crypto service.
@@ -14,10 +13,10 @@ import * as BunChildProcessSpawner from "@effect/platform-bun/BunChildProcessSpa
 import * as BunFileSystem from "@effect/platform-bun/BunFileSystem"
 import * as BunPath from "@effect/platform-bun/BunPath"
 import * as BunStdio from "@effect/platform-bun/BunStdio"
-import * as BunTerminal from "@effect/platform-bun/BunTerminal"
 import { FileSystem, Layer, Path, Stdio, Terminal } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { ChildProcessSpawner } from "effect/process"
+import { lazyTerminalLayer } from "./lazyTerminal.ts"
 
 type Services =
   | FileSystem.FileSystem
@@ -28,14 +27,15 @@ type Services =
 
 const isBun = process.versions.bun !== undefined
 
-// BunServices.layer minus BunCrypto. The annotation matters: platform-bun 4.0.0's types refer to
+// BunServices.layer minus BunCrypto, with a Terminal built on first use (lazyTerminal.ts; BunTerminal
+// is NodeTerminal). The annotation matters: platform-bun 4.0.0's types refer to
 // `effect/Crypto` (gone in 4.1).
 const runtimeServices: Layer.Layer<Services> = isBun
   ? BunChildProcessSpawner.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(BunFileSystem.layer, BunPath.layer, BunStdio.layer, BunTerminal.layer))
+    Layer.provideMerge(Layer.mergeAll(BunFileSystem.layer, BunPath.layer, BunStdio.layer, lazyTerminalLayer()))
   )
   : NodeChildProcessSpawner.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeStdio.layer, NodeTerminal.layer))
+    Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeStdio.layer, lazyTerminalLayer()))
   )
 
 export const PlatformLayer: Layer.Layer<Services | HttpClient.HttpClient> = Layer.mergeAll(

@@ -7,6 +7,7 @@ import * as Files from "../platform/files.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
+import { stdinIsTerminal } from "../platform/rawStdout.ts"
 import type { Json } from "../core/json.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
@@ -164,7 +165,8 @@ export const runCommand = Command.make(
     yield* engine.announce(workflow)
     if (resumed !== undefined) yield* announceResume(runs, resumed, workflow)
 
-    const stdinIsTty = process.stdin.isTTY === true
+    // Not `process.stdin.isTTY`: that builds the stdin stream (≈ 10 ms), which a PROMPT argument never reads.
+    const stdinIsTty = stdinIsTerminal()
     // A resumed run starts from what its checkpoint recorded; PROMPT and stdin are not read.
     const text = resumed !== undefined
       ? undefined

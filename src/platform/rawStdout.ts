@@ -8,6 +8,9 @@ import { stdoutWasClosed } from "./files.ts"
 /** Whether fd 1 is a terminal, as `process.stdout.isTTY` would say. */
 export const stdoutIsTerminal = (): boolean => tty.isatty(1)
 
+/** Whether fd 0 is a terminal, as `process.stdin.isTTY` would say, without building the stdin stream. */
+export const stdinIsTerminal = (): boolean => tty.isatty(0)
+
 /** Writes all of `text` to fd 1 or 2; throws the OS error (EBADF for a closed stdout, as src/cli/output.ts). */
 export const writeSync = (fd: 1 | 2, text: string): void => {
   if (fd === 1 && stdoutWasClosed()) throw Object.assign(new Error("EBADF"), { code: "EBADF" })

@@ -3,6 +3,8 @@
 // and its finalizers run when the layer's scope closes.
 import { describe, expect, test } from "bun:test"
 import { Effect, Layer, Terminal } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { lazyTerminalLayer } from "../../src/platform/lazyTerminal.ts"
 
@@ -63,5 +65,29 @@ describe("platform Terminal", () => {
     const result = await Effect.runPromise(program.pipe(Effect.provide(Layer.fresh(lazyTerminalLayer(make)))))
     expect(result).toEqual({ line: "line", columns: 80 })
     expect(events).toEqual(["built", "make", "display a", "display b", "release"])
+  })
+
+  test("`lait run wf.yml PROMPT` never builds process.stdin", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-terminal-"))
+    try {
+      const preload = path.join(dir, "preload.ts")
+      fs.writeFileSync(preload, `
+        const own = Object.getOwnPropertyDescriptor(process, "stdin")
+        Object.defineProperty(process, "stdin", {
+          configurable: true,
+          get() { process.stderr.write("stdin touched\\n"); return own.get ? own.get.call(process) : own.value }
+        })
+      `)
+      fs.writeFileSync(path.join(dir, "wf.yml"), "steps:\n  - jq: 'tonumber + 1'\n")
+      const child = Bun.spawn([process.execPath, "--preload", preload, path.join(repoRoot, "src/main.ts"), "run", "wf.yml", "41"], {
+        cwd: dir, stdin: "ignore", stdout: "pipe", stderr: "pipe"
+      })
+      const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()])
+      expect(await child.exited, err).toBe(0)
+      expect(out).toBe("42\n")
+      expect(err).not.toContain("stdin touched")
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

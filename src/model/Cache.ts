@@ -43,7 +43,7 @@ export const makeCache = (
         Effect.orElseSucceed(() => undefined)
       )
     return {
-      complete: Effect.fn("ModelClient.cache")(function*(call: ModelCall) {
+      complete: Effect.fnUntraced(function*(call: ModelCall) {
         const path = nodePath.join(options.dir, `${callKey(call)}.json`)
         const started = new Date()
         const hit = yield* lookup(path, call.endpoints[0])

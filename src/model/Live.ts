@@ -193,7 +193,7 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
         retryable: (e) => (emitted.value ? undefined : retryable(e))
       })
 
-    const complete = Effect.fn("ModelClient.live")(function*(call: ModelCall) {
+    const complete = Effect.fnUntraced(function*(call: ModelCall) {
       const sink = yield* StreamSink
       const emitted: Emitted = { value: false }
       for (let i = 0;; i++) {

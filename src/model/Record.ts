@@ -15,7 +15,7 @@ export const makeRecord = (
   Effect.gen(function*() {
     const files = yield* FileLoader
     return {
-      complete: Effect.fn("ModelClient.record")(function*(call: ModelCall) {
+      complete: Effect.fnUntraced(function*(call: ModelCall) {
         const result = yield* inner.complete(call)
         const path = cassetteFile(dir, callKey(call), yield* CassetteRepeat)
         const body = yield* cassetteBody(call, result, `cassette '${path}'`)

@@ -20,7 +20,7 @@ export const makeRecordMissing = (
     const replay = yield* makeReplay(dir)
     const record = yield* makeRecord(inner, dir)
     return {
-      complete: Effect.fn("ModelClient.recordMissing")(function*(call: ModelCall) {
+      complete: Effect.fnUntraced(function*(call: ModelCall) {
         // Exactly the file a replay would read: what replays under --replay is never sent again.
         const recorded = Files.exists(replayFile(dir, callKey(call), yield* CassetteRepeat))
         return yield* (recorded ? replay.complete(call) : record.complete(call))

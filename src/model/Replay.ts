@@ -35,7 +35,7 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
     const decode = Schema.decodeUnknownExit(Schema.fromJsonString(Cassette))
     const strict = yield* StrictReplay
     return {
-      complete: Effect.fn("ModelClient.replay")(function*(call: ModelCall) {
+      complete: Effect.fnUntraced(function*(call: ModelCall) {
         let path = replayFile(dir, callKey(call), yield* CassetteRepeat)
         const exact = Files.exists(path)
         const moved = exact ? [] : movedRecordings(dir, keyInputOf(call))

@@ -271,7 +271,7 @@ const usesJq = (assertion: Assertion): boolean =>
   (assertion.type === "tool_called" && typeof assertion.args_jq === "string") ||
   (assertion.type === "step_output" && assertion.assert.some(usesJq))
 
-const evaluate = Effect.fn("AssertionEvaluator.evaluate")(function*(
+const evaluate = Effect.fnUntraced(function*(
   assertions: ReadonlyArray<Assertion>,
   context: EvaluationContext
 ) {

@@ -45,9 +45,6 @@ export const emitAnswer = (
     ? writeResponse(path, body)
     : printLine(render && process.stdout.isTTY === true ? renderMarkdown(body) : body)
 
-export { checkResponseTarget as checkAnswerTarget } from "./runOutput.ts"
-export { formatUsage as formatUsageOf } from "../model/RunUsage.ts"
-
 const get = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
 
 export const runOneShot = (flags: ChatFlagValues) =>

@@ -5,7 +5,7 @@
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { RunUsage } from "../model/RunUsage.ts"
+import { formatUsage, RunUsage } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { chatFlags } from "./chatFlags.ts"
@@ -48,15 +48,17 @@ const run = Command.make(
     noHistory: chatFlags.noHistory
   },
   Effect.fn("cli.prompt.run")(function*({ name, input, var: vars, output, json, render, showUsage, noHistory }) {
-    const [{ renderNamedPrompt }, { ChatError }, { resolveChatSettings }, { makeChat }, chatRun, run] = yield* Effect
-      .promise(() =>
+    const [prompts, { ChatError }, { resolveChatSettings }, { makeChat }, chatRun, run, runOutput, history] =
+      yield* Effect.promise(() =>
         Promise.all([
           import("../chat/prompts.ts"),
           import("../chat/chatErrors.ts"),
           import("../chat/settings.ts"),
           import("../chat/turn.ts"),
           import("./chatRun.ts"),
-          import("./run.ts")
+          import("./run.ts"),
+          import("./runOutput.ts"),
+          import("../history/record.ts")
         ])
       )
     const config = yield* LaitConfig
@@ -64,7 +66,7 @@ const run = Command.make(
     const stdinIsTty = process.stdin.isTTY === true
     const given = yield* run.resolvePromptText(Option.getOrUndefined(input), stdinIsTty, loader.readStdin)
     if (given === undefined) return yield* new ChatError({ reason: { _tag: "PromptRequired", command: "prompt" } })
-    const named = yield* renderNamedPrompt(name, given, vars, config.config)
+    const named = yield* prompts.renderNamedPrompt(name, given, vars, config.config)
     const model = [named.model, config.config.default?.model].find((m) => m !== undefined && m.trim() !== "")
     if (model === undefined) return yield* new ChatError({ reason: { _tag: "PromptModelRequired", name } })
     const label = `prompt '${name}'`
@@ -72,7 +74,7 @@ const run = Command.make(
     // A named prompt is one plain request: no system prompt, no tools (`-p` on chat has those).
     const plain = { ...settings, system: undefined, tools: {} }
     const path = Option.getOrUndefined(output)
-    if (path !== undefined && path !== "-") yield* chatRun.checkAnswerTarget(path)
+    if (path !== undefined && path !== "-") yield* runOutput.checkResponseTarget(path)
     const answer = yield* Effect.scoped(
       Effect.flatMap(makeChat, (chat) => chat.turn(plain, [{ role: "user", content: named.text }]))
     )
@@ -82,9 +84,8 @@ const run = Command.make(
     const emitted = yield* Effect.exit(
       chatRun.emitAnswer(body, path, !json && (render || (config.config.default?.render ?? false)))
     )
-    if (showUsage) yield* Console.error(chatRun.formatUsageOf(yield* usage.entries, totals))
+    if (showUsage) yield* Console.error(formatUsage(yield* usage.entries, totals))
     yield* emitted
-    const history = yield* Effect.promise(() => import("../history/record.ts"))
     yield* history.recordHistory(
       { kind: "prompt", model, prompt: named.text, response: answer.content, usage: history.historyUsage(totals) },
       { noHistory }

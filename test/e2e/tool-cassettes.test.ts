@@ -3,42 +3,14 @@
 // --replay-tools` and `replay_tools: true` answer from them without running a shell tool or starting
 // the real MCP server (server-everything from npm), which markers written by the tool and by a
 // wrapper around the server prove.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import YAML from "yaml"
-import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
-import { makeTempDir } from "./util.ts"
-import { binaryWorks, everythingBin, lait, write } from "./tools-util.ts"
+import { everythingBin, lait, toolWorkspace } from "./tools-util.ts"
 
-let cwd = ""
-const servers: Array<OpenAiServer> = []
-
-beforeAll(async () => {
-  cwd = fs.realpathSync(makeTempDir("e2e-toolcas"))
-  await binaryWorks(cwd)
-}, 300_000)
-afterAll(async () => {
-  for (const s of servers) await s.stop()
-  fs.rmSync(cwd, { recursive: true, force: true })
-})
-
-const model = (script: ReadonlyArray<ScriptedReply>) => {
-  const server = startOpenAiServer({ script })
-  servers.push(server)
-  return server
-}
-
-let dirs = 0
-const project = (server: OpenAiServer, config: Record<string, unknown>, files: Record<string, string>) => {
-  const dir = path.join(cwd, `p${++dirs}`)
-  fs.mkdirSync(dir, { recursive: true })
-  writeConfig(dir, server, config)
-  for (const [name, text] of Object.entries(files)) write(dir, name, text)
-  return dir
-}
-const writeConfig = (dir: string, server: OpenAiServer, config: Record<string, unknown>) =>
-  write(dir, "lait.config.yml", YAML.stringify({ base_url: server.baseUrl, default: { model: "fixture-model" }, ...config }))
+const workspace = toolWorkspace("e2e-toolcas")
+const { model, project, writeConfig } = workspace
 
 const call = (id: string, name: string, args: unknown) => ({ id, name, arguments: JSON.stringify(args) })
 
@@ -234,7 +206,7 @@ describe("MCP servers (server-everything)", () => {
       { match: `"add please"`, content: null, tool_calls: [call("c1", "everything__get-sum", { a: 2, b: 3 })] },
       { content: "sum done" }
     ])
-    const marker = path.join(cwd, `mcp-started-${process.pid}`)
+    const marker = path.join(workspace.cwd(), `mcp-started-${process.pid}`)
     const wrapped = { command: "sh", args: ["-c", `touch '${marker}'; exec node '${everythingBin}' stdio`] }
     const dir = project(server, { mcp_servers: { everything: wrapped } }, {
       "wf.yml": "steps:\n  - id: add\n    prompt: 'add please'\n    mcp: [everything]\n",
@@ -267,7 +239,7 @@ describe("MCP servers (server-everything)", () => {
     expect(fs.existsSync(marker)).toBe(false)
 
     // A server command that cannot even start does not matter under replay...
-    writeConfig(dir, server, { mcp_servers: { everything: { command: path.join(cwd, "no-such-mcp-server") } } })
+    writeConfig(dir, server, { mcp_servers: { everything: { command: path.join(workspace.cwd(), "no-such-mcp-server") } } })
     const test2 = await lait(dir, ["test", "t.yml"])
     expect({ code: test2.code, stdout: test2.stdout }).toEqual({ code: 0, stdout: "t.yml: PASS\n1 passed, 0 failed, 1 total\n" })
     // `cassettes prune` counts the replayed tool cassettes as used; `ls` names what each one holds.
@@ -289,7 +261,7 @@ describe("MCP servers (server-everything)", () => {
 
   test("a cassette directory from before tool cassettes: replay_tools names the missing tool list", async () => {
     const server = model([{ content: "never" }])
-    const dir = project(server, { mcp_servers: { everything: { command: path.join(cwd, "no-such-mcp-server") } } }, {
+    const dir = project(server, { mcp_servers: { everything: { command: path.join(workspace.cwd(), "no-such-mcp-server") } } }, {
       "wf.yml": "steps:\n  - id: add\n    prompt: 'add please'\n    mcp: [everything]\n",
       "cas/.keep": ""
     })

@@ -2,54 +2,29 @@
 // outlive the run (success, failure, Ctrl-C, a second Ctrl-C), only referenced servers start, and
 // approval works on a real terminal (a pseudo-terminal from util-linux `script`) and refuses to run
 // without one.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import YAML from "yaml"
-import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
-import { makeTempDir } from "./util.ts"
+import type { OpenAiServer } from "../fixtures/openai-server.ts"
 import {
   alive,
-  binaryWorks,
   cliEnv,
   lait,
   laitCommand,
   type LoggedBody,
   newMarker,
+  toolWorkspace,
   processesWith,
   scriptedServer,
   waitFor,
   watchProcesses,
-  wrappedEverything,
-  write
+  wrappedEverything
 } from "./tools-util.ts"
 
-let cwd = ""
-const servers: Array<OpenAiServer> = []
-
-beforeAll(async () => {
-  cwd = fs.realpathSync(makeTempDir("e2e-tools-life"))
-  await binaryWorks(cwd)
-}, 300_000)
-afterAll(async () => {
-  for (const s of servers) await s.stop()
-  fs.rmSync(cwd, { recursive: true, force: true })
-})
-
-const model = (script: ReadonlyArray<ScriptedReply>) => {
-  const server = startOpenAiServer({ script })
-  servers.push(server)
-  return server
-}
-
-let dirs = 0
-const project = (server: OpenAiServer, config: Record<string, unknown>, workflow: string) => {
-  const dir = path.join(cwd, `p${++dirs}`)
-  fs.mkdirSync(dir, { recursive: true })
-  write(dir, "lait.config.yml", YAML.stringify({ base_url: server.baseUrl, default: { model: "fixture-model" }, ...config }))
-  write(dir, "wf.yml", workflow)
-  return dir
-}
+const workspace = toolWorkspace("e2e-tools-life")
+const { model } = workspace
+const project = (server: OpenAiServer, config: Record<string, unknown>, workflow: string) =>
+  workspace.project(server, config, { "wf.yml": workflow })
 
 const call = (id: string, name: string, args: unknown) => ({ id, name, arguments: JSON.stringify(args) })
 
@@ -188,7 +163,7 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
 
 describe("--approve-tools", () => {
   test("without a terminal it is an error and nothing runs", async () => {
-    const marker = path.join(cwd, "approval-ran")
+    const marker = path.join(workspace.cwd(), "approval-ran")
     const server = model([{ tool_calls: [call("c", "tool__touch", {})] }])
     const dir = project(server, { tools: { touch: { command: ["touch", marker] } } }, "steps:\n  - prompt: 'go'\n    tools: [touch]\n")
     const r = await lait(dir, ["run", "wf.yml", "x", "--approve-tools"], { stdin: "y\n" })

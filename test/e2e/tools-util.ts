@@ -3,7 +3,10 @@
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
-import { alive, binaryPath, ensureBinary, repoRoot, run, runCli } from "./util.ts"
+import { afterAll, beforeAll } from "bun:test"
+import YAML from "yaml"
+import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { alive, binaryPath, ensureBinary, makeTempDir, repoRoot, run, runCli } from "./util.ts"
 export { alive } from "./util.ts"
 
 export const everythingBin = path.join(repoRoot, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
@@ -115,4 +118,42 @@ export interface LoggedBody {
   readonly tools?: ReadonlyArray<{ readonly function: { readonly name: string } }>
   readonly response_format?: unknown
   readonly model: string
+}
+
+/**
+ * One test file's scratch directory (made before its tests, removed after them with every fixture
+ * server it started) and the projects in it: `project` writes lait.config.yml pointing at `server`
+ * (model `fixture-model`, plus `config`) and the files given.
+ */
+export const toolWorkspace = (prefix: string) => {
+  let cwd = ""
+  let dirs = 0
+  const servers: Array<OpenAiServer> = []
+  beforeAll(async () => {
+    cwd = fs.realpathSync(makeTempDir(prefix))
+    await binaryWorks(cwd)
+  }, 300_000)
+  afterAll(async () => {
+    for (const s of servers) await s.stop()
+    fs.rmSync(cwd, { recursive: true, force: true })
+  })
+  const writeConfig = (dir: string, server: OpenAiServer, config: Record<string, unknown>) =>
+    write(dir, "lait.config.yml", YAML.stringify({ base_url: server.baseUrl, default: { model: "fixture-model" }, ...config }))
+  return {
+    /** The scratch directory (set once the file's tests start). */
+    cwd: () => cwd,
+    model: (script: ReadonlyArray<ScriptedReply>): OpenAiServer => {
+      const server = startOpenAiServer({ script })
+      servers.push(server)
+      return server
+    },
+    writeConfig,
+    project: (server: OpenAiServer, config: Record<string, unknown>, files: Record<string, string> = {}): string => {
+      const dir = path.join(cwd, `p${++dirs}`)
+      fs.mkdirSync(dir, { recursive: true })
+      writeConfig(dir, server, config)
+      for (const [name, text] of Object.entries(files)) write(dir, name, text)
+      return dir
+    }
+  }
 }

@@ -1,53 +1,27 @@
 // The tool loop as a user meets it: `lait run` as a real process against the fixture OpenAI server
 // (scripting tool_calls), real MCP servers from npm (server-everything over stdio and streamable HTTP,
 // server-filesystem), shell tools from lait.config.yml and subagents from agent files.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import YAML from "yaml"
-import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
-import { makeTempDir } from "./util.ts"
+import type { OpenAiServer, ScriptedReply } from "../fixtures/openai-server.ts"
 import {
-  binaryWorks,
   everythingBin,
   filesystemBin,
   freePort,
   lait,
   type LoggedBody,
   newMarker,
+  toolWorkspace,
   waitFor,
   watchProcesses,
   wrappedEverything,
   write
 } from "./tools-util.ts"
 
-let cwd = ""
-const servers: Array<OpenAiServer> = []
-
-beforeAll(async () => {
-  cwd = fs.realpathSync(makeTempDir("e2e-tools"))
-  await binaryWorks(cwd)
-}, 300_000)
-afterAll(async () => {
-  for (const s of servers) await s.stop()
-  fs.rmSync(cwd, { recursive: true, force: true })
-})
-
-const model = (script: ReadonlyArray<ScriptedReply>) => {
-  const server = startOpenAiServer({ script })
-  servers.push(server)
-  return server
-}
-
-let dirs = 0
-/** A fresh project directory with lait.config.yml (pointing at `server`) and the files given. */
-const project = (server: OpenAiServer, config: Record<string, unknown>, files: Record<string, string> = {}) => {
-  const dir = path.join(cwd, `p${++dirs}`)
-  fs.mkdirSync(dir, { recursive: true })
-  write(dir, "lait.config.yml", YAML.stringify({ base_url: server.baseUrl, default: { model: "fixture-model" }, ...config }))
-  for (const [name, text] of Object.entries(files)) write(dir, name, text)
-  return dir
-}
+const workspace = toolWorkspace("e2e-tools")
+const { model, project } = workspace
 
 const bodies = (server: OpenAiServer) => server.requests.map((r) => r.body as LoggedBody)
 const toolMessages = (body: LoggedBody) => body.messages.filter((m) => m.role === "tool")

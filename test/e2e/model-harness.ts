@@ -2,9 +2,11 @@
 // builds and starts, else `bun src/main.ts`), a clean environment per run (no OPENAI_* or LAIT_*
 // from the developer's shell, HOME/XDG pointing into the workspace so no global config leaks in),
 // and the fixture OpenAI server on 127.0.0.1.
+import { afterAll, afterEach, beforeAll } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type OpenAiServer, type OpenAiServerOptions, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { type OtlpReceiver, startOtlpReceiver } from "../fixtures/otlp-receiver.ts"
 import { binaryPath, ensureBinary, makeTempDir, run, type RunResult, runCli } from "./util.ts"
 
 let useBinary: boolean | undefined
@@ -130,3 +132,32 @@ export const modelsYaml = (
   ].join("\n")
 
 export const outcome = (r: RunResult) => ({ code: r.code, stdout: r.stdout, stderr: r.stderr })
+
+/**
+ * The hooks of a test file that exports traces: its workspace, a local OTLP/HTTP receiver for the whole
+ * file (emptied after each test, like the fixture model servers, which are stopped), both removed at
+ * the end.
+ */
+export const otlpSuite = (prefix: string): { readonly ws: Workspace; readonly receiver: OtlpReceiver } => {
+  const ws = workspace(prefix)
+  let receiver: OtlpReceiver | undefined
+  beforeAll(async () => {
+    await prepareCli()
+    receiver = startOtlpReceiver()
+  }, 300_000)
+  afterEach(async () => {
+    await stopServers()
+    if (receiver !== undefined) receiver.requests.length = 0
+  })
+  afterAll(async () => {
+    await receiver?.stop()
+    ws.remove()
+  })
+  return {
+    ws,
+    get receiver() {
+      if (receiver === undefined) throw new Error("the OTLP receiver starts in beforeAll")
+      return receiver
+    }
+  }
+}

@@ -3,27 +3,14 @@
 // `lait run`, `lait test` (replay cassettes) and `lait eval`; what arrives, when, with which headers
 // and resource; OTEL_SDK_DISABLED; a refused port and a collector that never answers; Ctrl-C; and
 // `lait trace export` falling back to the same variables.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type OtlpReceiver, startOtlpReceiver } from "../fixtures/otlp-receiver.ts"
-import { cleanEnv, outcome, prepareCli, refusedBaseUrl, server, stopServers, workspace } from "./model-harness.ts"
+import { cleanEnv, otlpSuite, outcome, refusedBaseUrl, server } from "./model-harness.ts"
 import { binaryPath, repoRoot } from "./util.ts"
 
-const ws = workspace("e2e-otlp-live")
-let receiver: OtlpReceiver
-beforeAll(async () => {
-  await prepareCli()
-  receiver = startOtlpReceiver()
-}, 300_000)
-afterEach(async () => {
-  await stopServers()
-  receiver.requests.length = 0
-})
-afterAll(async () => {
-  await receiver.stop()
-  ws.remove()
-})
+const suite = otlpSuite("e2e-otlp-live")
+const { ws } = suite
 
 interface KeyValue {
   readonly key: string
@@ -46,7 +33,7 @@ interface Body {
 }
 
 const received = (): Array<Span> =>
-  receiver.requests.flatMap((r) => (JSON.parse(r.body) as Body).resourceSpans[0]!.scopeSpans[0]!.spans)
+  suite.receiver.requests.flatMap((r) => (JSON.parse(r.body) as Body).resourceSpans[0]!.scopeSpans[0]!.spans)
 
 const attr = (span: Span, key: string): unknown => {
   const value = span.attributes.find((a) => a.key === key)?.value
@@ -97,7 +84,7 @@ const runProject = (baseUrl: string, workflow = WORKFLOW) => {
   return path.join(ws.dir, "run")
 }
 
-const endpoint = () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })
+const endpoint = () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: suite.receiver.url })
 
 describe("lait run", () => {
   test("every span arrives: the tree, kinds, GenAI attributes, headers and the resource from the environment", async () => {
@@ -112,8 +99,8 @@ describe("lait run", () => {
       }
     })
     expect(outcome(r)).toEqual({ code: 0, stdout: "PLAN DONE\n", stderr: expect.not.stringContaining("warning") })
-    expect(receiver.requests.length).toBeGreaterThan(0)
-    for (const request of receiver.requests) {
+    expect(suite.receiver.requests.length).toBeGreaterThan(0)
+    for (const request of suite.receiver.requests) {
       expect(request.path).toBe("/v1/traces")
       expect(request.problems).toEqual([])
       expect(request.headers["content-type"]).toBe("application/json")
@@ -188,7 +175,7 @@ describe("lait run", () => {
       expect(outcome(r)).toEqual({ code: 0, stdout: "PLAN DONE\n", stderr: expect.any(String) })
     }
     await Bun.sleep(200)
-    expect(receiver.requests).toEqual([])
+    expect(suite.receiver.requests).toEqual([])
   })
 })
 
@@ -199,7 +186,7 @@ describe("lait test", () => {
     expect(r.code).toBe(0)
     expect(r.stderr).not.toContain("warning")
     const spans = received()
-    expect(receiver.requests.every((q) => q.problems.length === 0)).toBe(true)
+    expect(suite.receiver.requests.every((q) => q.problems.length === 0)).toBe(true)
     const roots = spans.filter((s) => s.parentSpanId === undefined).sort((a, b) => a.name.localeCompare(b.name))
     expect(roots.map((s) => [s.name, s.kind, attr(s, "lait.test.file"), attr(s, "lait.test.status")])).toEqual([
       ["test cases/billing.yml", 1, "cases/billing.yml", "pass"],
@@ -287,13 +274,13 @@ describe("a collector that is not there", () => {
   test("a collector that never answers costs at most OTEL_BSP_EXPORT_TIMEOUT more, with one warning", async () => {
     const cwd = runProject(server({ script: [...SCRIPT, ...SCRIPT] }).baseUrl)
     const base = await timed({}, cwd)
-    const slow = await timed({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/slow`, OTEL_BSP_EXPORT_TIMEOUT: "1000" }, cwd)
+    const slow = await timed({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${suite.receiver.url}/slow`, OTEL_BSP_EXPORT_TIMEOUT: "1000" }, cwd)
     expect(outcome(slow.r)).toMatchObject({ code: 0, stdout: "PLAN DONE\n" })
     expect(warnings(slow.r.stderr)).toEqual([
-      `warning: failed to export spans to '${receiver.url}/slow': no answer within the 1000 ms lait waits at exit ` +
+      `warning: failed to export spans to '${suite.receiver.url}/slow': no answer within the 1000 ms lait waits at exit ` +
       "(spans may be missing; later failures are not reported)"
     ])
-    expect(receiver.requests.map((q) => q.path)).toEqual(["/slow"])
+    expect(suite.receiver.requests.map((q) => q.path)).toEqual(["/slow"])
     expect(slow.ms - base.ms).toBeGreaterThan(900)
     expect(slow.ms - base.ms).toBeLessThan(1_000 + 2_000)
   }, 60_000)
@@ -307,7 +294,7 @@ describe("a collector that is not there", () => {
       cwd,
       env: {
         ...cleanEnv(ws.dir),
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/slow`,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${suite.receiver.url}/slow`,
         OTEL_BSP_SCHEDULE_DELAY: "50",
         OTEL_BSP_EXPORT_TIMEOUT: "10000"
       },
@@ -316,8 +303,8 @@ describe("a collector that is not there", () => {
       stderr: "pipe"
     })
     const deadline = Date.now() + 10_000
-    while (receiver.requests.length === 0 && Date.now() < deadline) await Bun.sleep(25)
-    expect(receiver.requests.map((q) => q.path)).toEqual(["/slow"])
+    while (suite.receiver.requests.length === 0 && Date.now() < deadline) await Bun.sleep(25)
+    expect(suite.receiver.requests.map((q) => q.path)).toEqual(["/slow"])
     const started = Date.now()
     child.kill("SIGINT")
     expect(await child.exited).toBe(130)
@@ -328,7 +315,7 @@ describe("a collector that is not there", () => {
 describe("lait trace export without --otlp", () => {
   test("falls back to the OTEL_* environment; without it, --otlp is still required", async () => {
     const golden = path.join(repoRoot, "test", "trace", "golden", "upstream.jsonl")
-    const url = `${receiver.url}/v1/traces`
+    const url = `${suite.receiver.url}/v1/traces`
     const r = await ws.lait(["trace", "export", golden], {
       env: {
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url,
@@ -338,9 +325,9 @@ describe("lait trace export without --otlp", () => {
       }
     })
     expect(outcome(r)).toEqual({ code: 0, stdout: "", stderr: expect.stringMatching(/^note: exported \d+ spans to '.*\/v1\/traces'\n$/) })
-    expect(receiver.requests).toHaveLength(1)
-    expect(receiver.requests[0]!.headers["authorization"]).toBe("Bearer s3cret")
-    expect((JSON.parse(receiver.requests[0]!.body) as Body).resourceSpans[0]!.resource.attributes).toEqual([
+    expect(suite.receiver.requests).toHaveLength(1)
+    expect(suite.receiver.requests[0]!.headers["authorization"]).toBe("Bearer s3cret")
+    expect((JSON.parse(suite.receiver.requests[0]!.body) as Body).resourceSpans[0]!.resource.attributes).toEqual([
       { key: "service.name", value: { stringValue: "from-env" } },
       { key: "deployment.environment", value: { stringValue: "e2e" } }
     ])

@@ -2,29 +2,16 @@
 // tool loop), for_each and run steps against the fixture OpenAI server, then `lait trace show` with
 // each option and `lait trace export` to a local OTLP receiver that checks bodies and headers,
 // including a 404, a refused connection and Ctrl-C.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { VERSION } from "../../src/version.ts"
-import { type OtlpReceiver, startOtlpReceiver } from "../fixtures/otlp-receiver.ts"
-import { outcome, prepareCli, refusedBaseUrl, server, stopServers, workspace } from "./model-harness.ts"
+import { otlpSuite, outcome, refusedBaseUrl, server } from "./model-harness.ts"
 import { repoRoot } from "./util.ts"
 
-const ws = workspace("e2e-trace")
-let receiver: OtlpReceiver
-beforeAll(async () => {
-  await prepareCli()
-  receiver = startOtlpReceiver()
-}, 300_000)
-afterEach(async () => {
-  await stopServers()
-  receiver.requests.length = 0
-})
-afterAll(async () => {
-  await receiver.stop()
-  ws.remove()
-})
+const suite = otlpSuite("e2e-trace")
+const { ws } = suite
 
 const golden = path.join(repoRoot, "test", "trace", "golden")
 
@@ -387,15 +374,15 @@ describe("lait trace export", () => {
 
   test("one POST of OTLP/JSON, headers with ${VAR} from the environment and .env, the tree as parent ids", async () => {
     ws.write("project/.env", "OTLP_TENANT=tenant-from-dotenv\n")
-    const url = `${receiver.url}/v1/traces`
+    const url = `${suite.receiver.url}/v1/traces`
     const r = await exportTo(
       url,
       ["--header", "Authorization=Bearer ${OTLP_TOKEN}", "--header", " X-Scope-OrgID =${OTLP_TENANT}", "--service-name", "lait-e2e"],
       { OTLP_TOKEN: "s3cret-token" }
     )
     expect(outcome(r)).toEqual({ code: 0, stdout: "", stderr: `note: exported 14 spans to '${url}'\n` })
-    expect(receiver.requests).toHaveLength(1)
-    const request = receiver.requests[0]!
+    expect(suite.receiver.requests).toHaveLength(1)
+    const request = suite.receiver.requests[0]!
     expect(request.method).toBe("POST")
     expect(request.path).toBe("/v1/traces")
     expect(request.headers["content-type"]).toBe("application/json")
@@ -435,10 +422,10 @@ describe("lait trace export", () => {
   })
 
   test("a file written without --trace-spans exports flat, exactly as upstream", async () => {
-    const url = `${receiver.url}/v1/traces`
+    const url = `${suite.receiver.url}/v1/traces`
     const r = await ws.lait(["trace", "export", "traces/flat.jsonl", "--otlp", url], { cwd: projectDir })
     expect(outcome(r)).toEqual({ code: 0, stdout: "", stderr: `note: exported 6 spans to '${url}'\n` })
-    const spans = spansOf(receiver.requests[0]!.body)
+    const spans = spansOf(suite.receiver.requests[0]!.body)
     const events = readLines(flatFile)
     expect(spans.map((s) => [s.name, s.kind, "parentSpanId" in s, "status" in s])).toEqual(
       events.map((e) => [`${e.operation} ${e.label}`, 3, false, false])
@@ -449,33 +436,33 @@ describe("lait trace export", () => {
   })
 
   test("exporting the same file twice yields identical trace and span ids", async () => {
-    const url = `${receiver.url}/v1/traces`
+    const url = `${suite.receiver.url}/v1/traces`
     expect((await exportTo(url)).code).toBe(0)
     expect((await exportTo(url)).code).toBe(0)
-    const [first, second] = receiver.requests.map((r) => spansOf(r.body).map((s) => [s.traceId, s.spanId, s.parentSpanId]))
+    const [first, second] = suite.receiver.requests.map((r) => spansOf(r.body).map((s) => [s.traceId, s.spanId, s.parentSpanId]))
     expect(second).toEqual(first!)
     expect(new Set(first!.map((s) => s[1])).size).toBe(14)
   })
 
   test("a file of the original lait exports exactly as upstream does", async () => {
-    const url = `${receiver.url}/v1/traces`
+    const url = `${suite.receiver.url}/v1/traces`
     const r = await ws.lait(["trace", "export", path.join(golden, "upstream.jsonl"), "--otlp", url, "--service-name", "svc"])
     expect(r.code).toBe(0)
     expect(r.stderr).toBe(`note: exported 4 spans to '${url}'\n`)
     const expected = fs.readFileSync(path.join(golden, "upstream.otlp.json"), "utf8")
       .replace("\"version\":\"0.1.0\"", `"version":${JSON.stringify(VERSION)}`)
-    expect(receiver.requests[0]!.body).toBe(expected)
-    expect(receiver.requests[0]!.problems).toEqual([])
+    expect(suite.receiver.requests[0]!.body).toBe(expected)
+    expect(suite.receiver.requests[0]!.problems).toEqual([])
   })
 
   test("a 404 names the endpoint, the status and the body", async () => {
-    const url = `${receiver.url}/missing`
+    const url = `${suite.receiver.url}/missing`
     expect(outcome(await exportTo(url))).toEqual({
       code: 1,
       stdout: "",
       stderr: `lait: OTLP endpoint '${url}' answered 404 Not Found: no such route: /missing\n`
     })
-    expect(receiver.requests.map((r) => r.path)).toEqual(["/missing"])
+    expect(suite.receiver.requests.map((r) => r.path)).toEqual(["/missing"])
   })
 
   test("a refused connection", async () => {
@@ -489,13 +476,13 @@ describe("lait trace export", () => {
 
   test("an empty file is not sent", async () => {
     ws.write("project/empty.jsonl", "")
-    const r = await ws.lait(["trace", "export", "empty.jsonl", "--otlp", `${receiver.url}/v1/traces`], { cwd: projectDir })
+    const r = await ws.lait(["trace", "export", "empty.jsonl", "--otlp", `${suite.receiver.url}/v1/traces`], { cwd: projectDir })
     expect(outcome(r)).toEqual({ code: 0, stdout: "", stderr: "note: 'empty.jsonl' has no events; nothing to export\n" })
-    expect(receiver.requests).toEqual([])
+    expect(suite.receiver.requests).toEqual([])
   })
 
   test("bad --header values", async () => {
-    const url = `${receiver.url}/v1/traces`
+    const url = `${suite.receiver.url}/v1/traces`
     expect(outcome(await exportTo(url, ["--header", "X-Token"]))).toEqual({
       code: 1,
       stdout: "",
@@ -506,17 +493,17 @@ describe("lait trace export", () => {
       stdout: "",
       stderr: "lait: --header 'Authorization': environment variable 'LAIT_E2E_UNSET' referenced by '${LAIT_E2E_UNSET}' is not set\n"
     })
-    expect(receiver.requests).toEqual([])
+    expect(suite.receiver.requests).toEqual([])
   })
 
   test("Ctrl-C while the collector has not answered: trace export was cancelled, exit 130", async () => {
     const child = Bun.spawn(
-      [process.execPath, path.join(repoRoot, "src", "main.ts"), "trace", "export", "traces/run.jsonl", "--otlp", `${receiver.url}/slow`],
+      [process.execPath, path.join(repoRoot, "src", "main.ts"), "trace", "export", "traces/run.jsonl", "--otlp", `${suite.receiver.url}/slow`],
       { cwd: projectDir, env: { ...process.env, NO_COLOR: "1", HOME: ws.dir }, stdin: "ignore", stdout: "pipe", stderr: "pipe" }
     )
     const deadline = Date.now() + 20_000
-    while (receiver.requests.length === 0 && Date.now() < deadline) await Bun.sleep(25)
-    expect(receiver.requests.map((r) => r.path)).toEqual(["/slow"])
+    while (suite.receiver.requests.length === 0 && Date.now() < deadline) await Bun.sleep(25)
+    expect(suite.receiver.requests.map((r) => r.path)).toEqual(["/slow"])
     const started = Date.now()
     child.kill("SIGINT")
     expect(await child.exited).toBe(130)

@@ -2,77 +2,17 @@
 // cases in every report, inputs of any YAML value, per-case `inputs:` and `vars`, cases files
 // (JSONL, CSV, YAML) and their line-numbered errors, `default_assert:`, several `targets:` compared
 // side by side, the per-run details of the JSON report, and the HTML report opened in Chromium.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
+import type { OpenAiServer, ScriptedReply } from "../fixtures/openai-server.ts"
+import { evalSuite } from "./eval-harness.ts"
 import { childrenNamed, parseXml } from "../eval/xml.ts"
 import { dumpDom, findChromium, pngStats, screenshot } from "./browser.ts"
 import { binaryPath, ensureBinary, makeTempDir, run, runCli } from "./util.ts"
 
-let root = ""
-let useBinary = false
-
-beforeAll(async () => {
-  root = fs.realpathSync(makeTempDir("e2e-eval-cases"))
-  if (fs.existsSync(binaryPath)) {
-    const binary = await ensureBinary().catch(() => undefined)
-    const smoke = binary === undefined ? undefined : await run([binary, "--version"], { cwd: root, timeoutMs: 30_000 })
-    useBinary = smoke?.code === 0
-  }
-}, 300_000)
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-
-const servers: Array<OpenAiServer> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.stop()))
-})
-
-const serve = (script: ReadonlyArray<ScriptedReply> = []): OpenAiServer => {
-  const s = startOpenAiServer({ script })
-  servers.push(s)
-  return s
-}
-
-let counter = 0
-
-/** A project whose model `m` (priced) and `judge` point at `baseUrl`. */
-const project = (baseUrl: string) => {
-  const dir = path.join(root, `p${++counter}`)
-  fs.mkdirSync(dir)
-  fs.writeFileSync(
-    path.join(dir, "lait.config.yml"),
-    [
-      "models:",
-      "  m:",
-      `    - provider: { base_url: '${baseUrl}' }`,
-      "      model_id: target-model",
-      "      pricing: { input_per_1m: 1000, output_per_1m: 2000 }",
-      "  judge:",
-      `    - provider: { base_url: '${baseUrl}' }`,
-      "      model_id: judge-model",
-      ""
-    ].join("\n")
-  )
-  const write = (name: string, text: string) => {
-    const file = path.join(dir, name)
-    fs.mkdirSync(path.dirname(file), { recursive: true })
-    fs.writeFileSync(file, text)
-    return file
-  }
-  const lait = (args: ReadonlyArray<string>) => {
-    const env: Record<string, string | undefined> = {}
-    for (const [key, value] of Object.entries(process.env)) if (!/^(OPENAI_|LAIT_)/.test(key)) env[key] = value
-    return runCli(args, {
-      cwd: dir,
-      env: { ...env, NO_COLOR: "1", HOME: dir, XDG_CONFIG_HOME: path.join(dir, ".config") },
-      binary: useBinary,
-      timeoutMs: 120_000
-    })
-  }
-  return { dir, write, lait }
-}
+const { serve, project, usesBinary } = evalSuite("e2e-eval-cases", { pricing: "target", timeoutMs: 120_000 })
 
 const userTexts = (server: OpenAiServer) =>
   server.requests.map((q) =>

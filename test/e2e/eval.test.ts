@@ -3,76 +3,15 @@
 // draws from a seeded generator. Covers repeat statistics for known seeds, every llm_judge outcome,
 // the --max-cost stop, the json/junit reports, --min-pass-rate, --dry-run, --record/--replay, the
 // cache rule, workflow targets, progress on stderr and the error exits.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
+import type { OpenAiServer, ScriptedReply } from "../fixtures/openai-server.ts"
+import { evalSuite } from "./eval-harness.ts"
 import { childrenNamed, parseXml } from "../eval/xml.ts"
 import { binaryPath, ensureBinary, makeTempDir, run, type RunResult, runCli } from "./util.ts"
 
-let root = ""
-let useBinary = false
-
-beforeAll(async () => {
-  root = fs.realpathSync(makeTempDir("e2e-eval"))
-  if (fs.existsSync(binaryPath)) {
-    const binary = await ensureBinary().catch(() => undefined)
-    const smoke = binary === undefined ? undefined : await run([binary, "--version"], { cwd: root, timeoutMs: 30_000 })
-    useBinary = smoke?.code === 0
-  }
-}, 300_000)
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-
-const servers: Array<OpenAiServer> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.stop()))
-})
-
-const serve = (script: ReadonlyArray<ScriptedReply>, seed?: number): OpenAiServer => {
-  const s = startOpenAiServer({ script, ...(seed !== undefined ? { seed } : {}) })
-  servers.push(s)
-  return s
-}
-
-let counter = 0
-
-/** A fresh project directory with a lait.config.yml whose models point at `baseUrl`. */
-const project = (baseUrl: string, options: { readonly pricing?: boolean; readonly extraConfig?: string } = {}) => {
-  const dir = path.join(root, `p${++counter}`)
-  fs.mkdirSync(dir)
-  const pricing = options.pricing === true ? "\n      pricing: { input_per_1m: 1000, output_per_1m: 2000 }" : ""
-  fs.writeFileSync(
-    path.join(dir, "lait.config.yml"),
-    [
-      "models:",
-      "  m:",
-      `    - provider: { base_url: '${baseUrl}' }`,
-      `      model_id: target-model${pricing}`,
-      "  judge:",
-      `    - provider: { base_url: '${baseUrl}' }`,
-      `      model_id: judge-model${pricing}`,
-      options.extraConfig ?? "",
-      ""
-    ].join("\n")
-  )
-  const write = (name: string, text: string) => {
-    const file = path.join(dir, name)
-    fs.mkdirSync(path.dirname(file), { recursive: true })
-    fs.writeFileSync(file, text)
-    return file
-  }
-  const lait = (args: ReadonlyArray<string>) => {
-    const env: Record<string, string | undefined> = {}
-    for (const [key, value] of Object.entries(process.env)) if (!/^(OPENAI_|LAIT_)/.test(key)) env[key] = value
-    return runCli(args, {
-      cwd: dir,
-      env: { ...env, NO_COLOR: "1", HOME: dir, XDG_CONFIG_HOME: path.join(dir, ".config") },
-      binary: useBinary,
-      timeoutMs: 60_000
-    })
-  }
-  return { dir, write, lait }
-}
+const { serve, project, usesBinary } = evalSuite("e2e-eval", { pricing: "none", timeoutMs: 60_000 })
 
 const outcome = (r: RunResult) => ({ code: r.code, stdout: r.stdout, stderr: r.stderr })
 
@@ -344,7 +283,7 @@ describe("--max-cost", () => {
 
   test("stops starting runs before the budget would be passed, reports what ran, exits 1 with the reason", async () => {
     const server = serve([{ delay_ms: 5, repeat: true }])
-    const p = project(server.baseUrl, { pricing: true })
+    const p = project(server.baseUrl, { pricing: "both" })
     p.write("eval.yml", pricedEval(3))
     const r = await p.lait(["eval", "eval.yml", "--repeat", "3", "--max-cost", "0.1"])
     expect(server.requests).toHaveLength(5)
@@ -370,7 +309,7 @@ describe("--max-cost", () => {
 
   test("--max-cost 0 with a priced target starts nothing", async () => {
     const server = serve([{ repeat: true }])
-    const p = project(server.baseUrl, { pricing: true })
+    const p = project(server.baseUrl, { pricing: "both" })
     p.write("eval.yml", pricedEval(2))
     const r = await p.lait(["eval", "eval.yml", "--max-cost", "0"])
     expect(server.requests).toHaveLength(0)
@@ -386,7 +325,7 @@ describe("--max-cost", () => {
 
   test("judges count toward the budget; junit marks the runs that never started as skipped", async () => {
     const server = serve([{ match: "llm_judge_score", content: '{"score": 1, "reasoning": "ok"}', repeat: true }, { repeat: true }])
-    const p = project(server.baseUrl, { pricing: true })
+    const p = project(server.baseUrl, { pricing: "both" })
     p.write(
       "eval.yml",
       pricedEval(2).replace("  - input: c0", "  - input: c0\n    assert: [{ type: llm_judge, criteria: c, model: judge }]")
@@ -413,7 +352,7 @@ describe("--max-cost", () => {
 
   test("--dry-run counts the requests and estimates the prompt cost; nothing is sent", async () => {
     const server = serve([])
-    const p = project(server.baseUrl, { pricing: true })
+    const p = project(server.baseUrl, { pricing: "both" })
     p.write("eval.yml", pricedEval(2).replace("  - input: c0", "  - input: c0\n    assert: [{ type: llm_judge, criteria: c }]"))
     const r = await p.lait(["eval", "eval.yml", "--repeat", "5", "--dry-run"])
     expect(server.requests).toHaveLength(0)
@@ -606,7 +545,7 @@ describe("Ctrl-C", () => {
     p.write("eval.yml", "target: { model: m, prompt: '{{input}}' }\ncases:\n  - input: a\n  - input: b\n")
     const env: Record<string, string> = {}
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !/^(OPENAI_|LAIT_)/.test(key)) env[key] = value
-    const command = useBinary ? [binaryPath] : [process.execPath, path.join(import.meta.dir, "..", "..", "src", "main.ts")]
+    const command = usesBinary() ? [binaryPath] : [process.execPath, path.join(import.meta.dir, "..", "..", "src", "main.ts")]
     const child = Bun.spawn([...command, "eval", "eval.yml", "--repeat", "3", "--record", "cassettes"], {
       cwd: p.dir,
       env: { ...env, NO_COLOR: "1", HOME: p.dir },

@@ -1,6 +1,7 @@
 // Failures of one-shot chat, sessions, named prompts and `lait compare` as one error class with a
 // `reason`. The texts are upstream's; every reason exits 1 (core/errors.ts's table).
 import { Schema } from "effect"
+import { describeReasons } from "../core/reasonError.ts"
 
 const Reason = Schema.suspend(() => Schema.Union([
   /** Chat with no --model, LLM_MODEL, prompt `model:` or default.model. */
@@ -69,16 +70,8 @@ const describe = (reason: ChatErrorReason): string => {
   }
 }
 
-export class ChatError extends Schema.TaggedError<ChatError>()("ChatError", { reason: Reason }) {
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    return "detail" in this.reason ? this.reason.detail : undefined
-  }
-}
+export class ChatError extends Schema.TaggedError<ChatError>()("ChatError", { reason: Reason }) {}
+describeReasons(ChatError, describe)
 
 declare module "../core/errors.ts" {
   interface DomainErrors {

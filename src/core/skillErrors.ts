@@ -2,6 +2,7 @@
 // class with a `reason`. A skill name that is not registered or a file that cannot be read exits 1;
 // a file that is there but malformed is a validation failure (exit 3), as a malformed agent file is.
 import { Schema } from "effect"
+import { describeReasons } from "./reasonError.ts"
 
 const name = Schema.String
 const path = Schema.String
@@ -27,16 +28,8 @@ const describe = (reason: SkillErrorReason): string => {
   }
 }
 
-export class SkillError extends Schema.TaggedError<SkillError>()("SkillError", { reason: Reason }) {
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    return "detail" in this.reason ? this.reason.detail : undefined
-  }
-}
+export class SkillError extends Schema.TaggedError<SkillError>()("SkillError", { reason: Reason }) {}
+describeReasons(SkillError, describe)
 
 declare module "./errors.ts" {
   interface DomainErrors {

@@ -1,6 +1,7 @@
 // Failures of subagents (agent files called as tools) as one error class with a `reason`. `message` is
 // the text lait has always printed; every reason exits 1 (core/errors.ts's table).
 import { Schema } from "effect"
+import { describeReasons } from "./reasonError.ts"
 
 const name = Schema.String
 
@@ -38,16 +39,8 @@ const describe = (reason: SubagentErrorReason): string => {
   }
 }
 
-export class SubagentError extends Schema.TaggedError<SubagentError>()("SubagentError", { reason: Reason }) {
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    return "detail" in this.reason ? this.reason.detail : undefined
-  }
-}
+export class SubagentError extends Schema.TaggedError<SubagentError>()("SubagentError", { reason: Reason }) {}
+describeReasons(SubagentError, describe)
 
 declare module "./errors.ts" {
   interface DomainErrors {

@@ -2,6 +2,7 @@
 // (`McpRequired` is a usage error, exit 2; the others exit 1) and a tool call's arguments, which
 // become the text of that call's MCP tool error rather than stopping the server.
 import { Schema } from "effect"
+import { describeReasons } from "../core/reasonError.ts"
 
 const Reason = Schema.suspend(() => Schema.Union([
   /** `lait serve` without `--mcp`, its only mode. */
@@ -28,16 +29,8 @@ const describe = (reason: ServeErrorReason): string => {
   }
 }
 
-export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", { reason: Reason }) {
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    return "detail" in this.reason ? this.reason.detail : undefined
-  }
-}
+export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", { reason: Reason }) {}
+describeReasons(ServeError, describe)
 
 declare module "../core/errors.ts" {
   interface DomainErrors {

@@ -334,10 +334,10 @@ const evaluate = (
         const counted = countProblem(filter, mode, values.length)
         return counted === undefined ? Effect.succeed(values) : Effect.fail(counted)
       }
-      // jq-wasm decides; it needs the compiled module
-      if (checker === undefined) return Effect.andThen(loadJq, inWorker(request, (reply) => interpret(filter, mode, reply)))
     }
-    return inWorker(request, (reply) => interpret(filter, mode, reply))
+    const inJq = inWorker(request, (reply) => interpret(filter, mode, reply))
+    // jq-wasm decides; the worker gets the main thread's compiled module
+    return checker === undefined ? Effect.andThen(loadJq, inJq) : inJq
   })
   return attempt
 }

@@ -14,7 +14,6 @@ import {
   index,
   isObject,
   iterate,
-  type JsonObject,
   lengthOf,
   makeObject,
   numberText,
@@ -85,7 +84,7 @@ const keyed = (args: ReadonlyArray<Node>, input: Json, env: Env, run: Run) => {
 def0("type", typeOf)
 def0("not", (v) => !truthy(v))
 def0("length", lengthOf)
-def0("utf8bytelength", (v) => typeof v === "string" ? Buffer.byteLength(v, "utf8") : fail("only strings have UTF-8 byte length"))
+def0("utf8bytelength", (v) => (typeof v === "string" ? Buffer.byteLength(v, "utf8") : fail("only strings")))
 defGen0("empty", () => [])
 table.set("error/0", () => fail("error"))
 table.set("error/1", () => fail("error"))
@@ -161,7 +160,7 @@ table.set("add/1", (args, input, env, run) => {
   for (const v of run(args[0]!, input, env)) acc = add(acc, v)
   return [acc]
 })
-const anyAll = (name: string, want: boolean, gen: (args: ReadonlyArray<Node>, input: Json, env: Env, run: Run) => Iterable<Json>) =>
+const anyAll = (name: string, want: boolean, gen: Builtin) =>
   table.set(name, (args, input, env, run) => {
     for (const v of gen(args, input, env, run)) if (truthy(v) === want) return [want]
     return [!want]
@@ -176,7 +175,8 @@ for (const [name, want] of [["any", true], ["all", false]] as const) {
   })
 }
 def0("sort", (v) => sortStable(arrayInput(v, "sort"), compare))
-table.set("sort_by/1", (args, input, env, run) => [sortStable(keyed(args, input, env, run), (a, b) => compare(a.key, b.key)).map((p) => p.item)])
+const byKey = (a: { readonly key: Json }, b: { readonly key: Json }) => compare(a.key, b.key)
+table.set("sort_by/1", (args, input, env, run) => [sortStable(keyed(args, input, env, run), byKey).map((p) => p.item)])
 const groups = (args: ReadonlyArray<Node>, input: Json, env: Env, run: Run) => {
   const sorted = sortStable(keyed(args, input, env, run), (a, b) => compare(a.key, b.key))
   const out: Array<Array<Json>> = []
@@ -251,7 +251,8 @@ function* count(from: number, upto: number): Generator<Json> {
     yield i
   }
 }
-table.set("range/1", (args, input, env, run) => values(run, args[0]!, input, env).flatMap((n) => [...count(0, number(n))]))
+table.set("range/1", (args, input, env, run) =>
+  values(run, args[0]!, input, env).flatMap((n) => [...count(0, number(n))]))
 table.set("range/2", (args, input, env, run) => {
   const froms = values(run, args[0]!, input, env)
   const uptos = values(run, args[1]!, input, env)
@@ -328,24 +329,37 @@ def0("fromjson", (v) => {
 
 def1("startswith", (s, p) => strings("startswith()", s, p) && (s as string).startsWith(p as string))
 def1("endswith", (s, p) => strings("endswith()", s, p) && (s as string).endsWith(p as string))
-def1("ltrimstr", (s, p) => typeof s === "string" && typeof p === "string" && s.startsWith(p) ? s.slice(p.length) : s)
-def1("rtrimstr", (s, p) =>
-  typeof s === "string" && typeof p === "string" && s.endsWith(p) ? (p.length > 0 ? s.slice(0, s.length - p.length) : bail("rtrimstr")) : s)
+// jq 1.8 checks both are strings (as startswith does)
+def1("ltrimstr", (s, p) => strings("startswith()", s, p) && (s as string).startsWith(p as string) ? (s as string).slice((p as string).length) : s)
+def1("rtrimstr", (s, p) => {
+  const [text, suffix] = strings("endswith()", s, p) as [string, string]
+  if (!text.endsWith(suffix)) return text
+  return suffix.length > 0 ? text.slice(0, text.length - suffix.length) : bail("rtrimstr")
+})
 const ascii = (v: Json, upper: boolean): Json => {
   if (typeof v !== "string") return fail("cannot be case-converted")
   return v.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()))
 }
 def0("ascii_downcase", (v) => ascii(v, false))
 def0("ascii_upcase", (v) => ascii(v, true))
-def1("split", (s, sep) => (typeof s === "string" && typeof sep === "string" ? splitString(s, sep) : fail("split input and separator must be strings")))
+def1("split", (s, sep) =>
+  typeof s === "string" && typeof sep === "string" ? splitString(s, sep) : fail("split needs strings"))
 def1("join", (v, sep) => {
   if (!Array.isArray(v) || typeof sep !== "string") return bail("join input")
   burn(v.length)
   return v.map((x) =>
-    x === null ? "" : typeof x === "string" ? x : typeof x === "number" ? numberText(x) : typeof x === "boolean" ? String(x) : bail("join item")
+    x === null
+      ? ""
+      : typeof x === "string"
+      ? x
+      : typeof x === "number"
+      ? numberText(x)
+      : typeof x === "boolean"
+      ? String(x)
+      : bail("join item")
   ).join(sep)
 })
-def0("explode", (v) => (typeof v === "string" ? Array.from(v, (c) => c.codePointAt(0)!) : fail("explode input must be a string")))
+def0("explode", (v) => (typeof v === "string" ? Array.from(v, (c) => c.codePointAt(0)!) : fail("explode input")))
 def0("implode", (v) => {
   if (!Array.isArray(v)) return bail("implode input")
   return v.map((c) =>

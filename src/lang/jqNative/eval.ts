@@ -157,10 +157,12 @@ export const run: Run = function*(node, input, env) {
       return
     }
     case "if":
-      for (const c of run(node.cond, input, env)) yield* run(truthy(c) ? node.then : node.else, input, env)
+      for (const c of run(node.cond, input, env)) yield* run(truthy(c) ? node.yes : node.no, input, env)
       return
     case "as":
-      for (const v of run(node.source, input, env)) yield* run(node.body, input, { name: node.name, value: v, next: env })
+      for (const v of run(node.source, input, env)) {
+        yield* run(node.body, input, { name: node.name, value: v, next: env })
+      }
       return
     case "reduce":
     case "foreach": {

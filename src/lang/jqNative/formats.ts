@@ -3,7 +3,7 @@ import { Buffer } from "node:buffer"
 import type { Json } from "../../core/json.ts"
 import { bail, toJson, toText } from "./values.ts"
 
-const HTML: Readonly<Record<string, string>> = { "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&#39;", "\"": "&quot;" }
+const HTML: Readonly<Record<string, string>> = { "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&apos;", "\"": "&quot;" }
 
 export const format = (name: string, input: Json): Json => {
   switch (name) {

@@ -30,7 +30,8 @@ export const nativeFilter = (filter: string): NativeFilter | undefined => {
 // output-size limit is only ever decided by jq itself.
 const boundBytes = (value: Json, budget: number): number => {
   if (budget < 0) return budget
-  if (value === null || typeof value !== "object") return budget - (typeof value === "string" ? value.length * 6 + 2 : 24)
+  if (typeof value === "string") return budget - value.length * 6 - 2
+  if (value === null || typeof value !== "object") return budget - 24
   let left = budget - 2
   if (Array.isArray(value)) {
     for (const item of value) left = boundBytes(item, left - 1)

@@ -19,7 +19,7 @@ export type Node =
   | { readonly k: "neg"; readonly body: Node }
   | { readonly k: "pipe" | "comma" | "alt" | "and" | "or"; readonly left: Node; readonly right: Node }
   | { readonly k: "bin"; readonly op: string; readonly left: Node; readonly right: Node }
-  | { readonly k: "if"; readonly cond: Node; readonly then: Node; readonly else: Node }
+  | { readonly k: "if"; readonly cond: Node; readonly yes: Node; readonly no: Node }
   | { readonly k: "reduce"; readonly source: Node; readonly name: string; readonly init: Node; readonly update: Node }
   | {
     readonly k: "foreach"
@@ -51,6 +51,8 @@ class Parser {
   private at = 0
   /** `as` is not allowed directly in an object's value (jq 1.8 rejects `{a: . as $x | $x}`). */
   private asAllowed = true
+  /** A term `binding` has read ahead: the next operand. */
+  private pending: Node | undefined
 
   constructor(private readonly tokens: ReadonlyArray<Token>, private readonly scope: ReadonlyArray<string>) {}
 
@@ -103,6 +105,8 @@ class Parser {
   }
 
   pipe(noComma: boolean): Node {
+    const binding = this.binding()
+    if (binding !== undefined) return binding
     const left = noComma ? this.alt() : this.comma()
     if (!this.isOp("|")) return left
     this.at++
@@ -166,9 +170,16 @@ class Parser {
 
   // yacc gives jq's prefix `-` the precedence of binary `-`: it takes in `*`, `/` and `%`, not `+`.
   private additiveOperand(): Node {
-    if (!this.isOp("-")) return this.multiplicative()
+    if (this.pending !== undefined || !this.isOp("-")) return this.multiplicative()
     this.at++
+    this.notLiteralWord()
     return { k: "neg", body: this.multiplicative() }
+  }
+
+  // jq rejects `-true`, `-false` and `-null` when it compiles them (`-(true)` fails only when run).
+  private notLiteralWord(): void {
+    const token = this.peek
+    if (token.t === "ident" && ["true", "false", "null"].includes(token.name)) unsupported("negated literal")
   }
 
   private multiplicative(): Node {
@@ -177,12 +188,19 @@ class Parser {
       const token = this.peek
       if (token.t !== "op" || (token.op !== "*" && token.op !== "/" && token.op !== "%")) return left
       this.at++
-      const right: Node = this.isOp("-") ? (this.at++, { k: "neg", body: this.multiplicative() }) : this.postfix()
+      const right: Node = this.isOp("-")
+        ? (this.at++, this.notLiteralWord(), { k: "neg", body: this.multiplicative() })
+        : this.postfix()
       left = { k: "bin", op: token.op, left, right }
     }
   }
 
-  private postfix(allowAs = true): Node {
+  private postfix(): Node {
+    const pending = this.pending
+    if (pending !== undefined) {
+      this.pending = undefined
+      return pending
+    }
     const start = this.peek
     let node = this.primary()
     const closed = start.t === "ident" && ["if", "try", "reduce", "foreach"].includes(start.name)
@@ -205,14 +223,24 @@ class Parser {
         node = { k: "try", body: node, handler: null }
       } else break
     }
-    if (allowAs && this.isIdent("as")) {
-      if (!this.asAllowed) unsupported("as in an object value")
-      this.at++
-      const name = this.bindName()
-      this.expectOp("|")
-      return this.withScope([name], (p) => ({ k: "as", source: node, name, body: p.pipe(false) }))
-    }
     return node
+  }
+
+  // `Term as $x | body`, accepted only where the term starts a pipe: jq 1.8 also binds the result of
+  // a larger expression (`1 + . as $x | …` binds `1 + .`), which is left to jq-wasm. Otherwise the
+  // term is kept as the first operand of the expression that follows.
+  private binding(): Node | undefined {
+    if (this.isOp("-")) return undefined
+    const source = this.postfix()
+    if (!this.isIdent("as")) {
+      this.pending = source
+      return undefined
+    }
+    if (!this.asAllowed) unsupported("as in an object value")
+    this.at++
+    const name = this.bindName()
+    this.expectOp("|")
+    return this.withScope([name], (p) => ({ k: "as", source, name, body: p.pipe(false) }))
   }
 
   private bindName(): string {
@@ -330,11 +358,11 @@ class Parser {
       case "if":
         return this.conditional()
       case "try": {
-        const body = this.postfix(false)
+        const body = this.postfix()
         let handler: Node | null = null
         if (this.isIdent("catch")) {
           this.at++
-          handler = this.postfix(false)
+          handler = this.postfix()
         }
         if (this.isIdent("as")) unsupported("as after try")
         return { k: "try", body, handler }
@@ -369,18 +397,18 @@ class Parser {
     const then = this.nested(() => this.pipe(false))
     let otherwise: Node = IDENTITY
     if (this.isIdent("elif")) {
-      return { k: "if", cond, then, else: this.conditional() }
+      return { k: "if", cond, yes: then, no: this.conditional() }
     }
     if (this.isIdent("else")) {
       this.at++
       otherwise = this.nested(() => this.pipe(false))
     }
     this.expectIdent("end")
-    return { k: "if", cond, then, else: otherwise }
+    return { k: "if", cond, yes: then, no: otherwise }
   }
 
   private fold(kind: "reduce" | "foreach"): Node {
-    const source = this.postfix(false)
+    const source = this.postfix()
     this.expectIdent("as")
     const name = this.bindName()
     this.expectOp("(")
@@ -426,7 +454,8 @@ class Parser {
     if (token.t === "ident") {
       this.at++
       key = { k: "lit", v: token.name }
-      if (!KEYWORDS.has(token.name) && !["true", "false", "null"].includes(token.name)) shorthand = { k: "index", target: IDENTITY, key }
+      const plainName = !KEYWORDS.has(token.name) && !["true", "false", "null"].includes(token.name)
+      if (plainName) shorthand = { k: "index", target: IDENTITY, key }
     } else if (token.t === "var") {
       this.at++
       if (!this.scope.includes(token.name) || this.isOp(":")) unsupported("object variable key")

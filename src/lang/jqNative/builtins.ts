@@ -330,7 +330,10 @@ def0("fromjson", (v) => {
 def1("startswith", (s, p) => strings("startswith()", s, p) && (s as string).startsWith(p as string))
 def1("endswith", (s, p) => strings("endswith()", s, p) && (s as string).endsWith(p as string))
 // jq 1.8 checks both are strings (as startswith does)
-def1("ltrimstr", (s, p) => strings("startswith()", s, p) && (s as string).startsWith(p as string) ? (s as string).slice((p as string).length) : s)
+def1("ltrimstr", (s, p) => {
+  const [text, prefix] = strings("startswith()", s, p) as [string, string]
+  return text.startsWith(prefix) ? text.slice(prefix.length) : text
+})
 def1("rtrimstr", (s, p) => {
   const [text, suffix] = strings("endswith()", s, p) as [string, string]
   if (!text.endsWith(suffix)) return text

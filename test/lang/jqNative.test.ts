@@ -145,6 +145,9 @@ const CASES: ReadonlyArray<readonly [string, ReadonlyArray<Json>]> = [
   [".[0], .[-1], .[5], .[-5]", [[1, 2, 3], null, {}]],
   [".[1:], .[:2], .[-2:], .[1:-1], .[5:], .[:-9]", [[1, 2, 3, 4], "héllo😀x", null]],
   [".[1.5]", [[1, 2, 3]]],
+  // `?` right after an index skips the values it fails on; elsewhere it is `try`, which ends the stream
+  ["[.[].a?], [.[][]?], [.[] | .[0]?], [(.[] | .a)?], [.[][1:]?], [.[].\"a\"?]", [[{ a: 1 }, "s", { a: 2 }, [3]]]],
+  [".a.b?, .a?.b, [.a[]?], (.a)?, .a?, .[\"a\"]?, .[0]?", ["s", { a: "s" }, { a: { b: 1 } }, [1]]],
   [".a.[0]?", [{ a: [1] }, { a: 1 }]],
   [".__proto__, .constructor, .toString", [{ __proto__: 1 } as Json, {}, null]],
   ["$steps.draft.output, $inputs.topic, $loop.index", [null]],
@@ -204,15 +207,47 @@ const CASES: ReadonlyArray<readonly [string, ReadonlyArray<Json>]> = [
   ["error, error(\"x\"), error(null)", [null, "m"]],
   [". == \"\\ufffd\", length", ["\ud800", "a\udc00b"]],
   ["[.[] | . + 1]", [[1e308, 1]]],
-  ["not, (. | not | not)", [null, false, 0, "", []]]
+  ["not, (. | not | not)", [null, false, 0, "", []]],
+  [
+    "test(\"refund\"), test(\"^lait \"), test(\"a.b\"), test(\"\"), test(\"é😀\"), test(\"4 ?%\"), test(\"b$\")",
+    ["refunds", "lait x", "x\nlait y", "aXb", "a.b", "é😀", "4 %", "ab\n", 1, null]
+  ],
+  ["test(.[]?)", ["abc"]],
+  [".[] as $p | \"abc\" | test($p)", [["a", "^a", "^b", "[a]", "", 1]]]
 ]
+
+/** The top-level `, `-separated parts of a case, each also run on its own (one failing part fails all). */
+const parts = (filter: string): Array<string> => {
+  const out: Array<string> = []
+  let depth = 0
+  let inString = false
+  let start = 0
+  for (let i = 0; i < filter.length; i++) {
+    const c = filter[i]!
+    if (inString) {
+      if (c === "\\") i++
+      else if (c === "\"") inString = false
+    } else if (c === "\"") inString = true
+    else if ("([{".includes(c)) depth++
+    else if (")]}".includes(c)) depth--
+    else if (c === "," && depth === 0) {
+      out.push(filter.slice(start, i).trim())
+      start = i + 1
+    }
+  }
+  return out.length === 0 ? [] : [...out, filter.slice(start).trim()]
+}
 
 describe("hand-written cases", () => {
   for (const [filter, inputs] of CASES) {
     test(filter, async () => {
-      for (const input of inputs) {
-        for (const globals of GLOBALS) await differential(filter, input, globals)
+      for (const text of [filter, ...parts(filter)]) {
+        for (const input of inputs) {
+          for (const globals of GLOBALS) await differential(text, input, globals)
+        }
       }
     })
   }
 })
+
+export const CASES_FOR_TALLY = CASES.flatMap(([f, inputs]) => [f, ...parts(f)].map((x) => [x, inputs] as const))

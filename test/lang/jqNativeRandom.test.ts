@@ -106,17 +106,17 @@ const filter = (depth: number, vars: ReadonlyArray<string>): string => {
     case 22:
       return `${pick(FUNCS2)}(${f()}; ${f()})`
     case 23:
-      return `${f(0)}[${f()}]`
+      return `${f(0)}[${f()}]${pick(["", "?"])}`
     case 24:
       return `${f(0)}[${pick(["", "1", "-2", f()])}:${pick(["", "2", "-1", f()])}]`
     case 25:
-      return `${f(0)}.${pick(["a", "b", "\"a\""])}`
+      return `${f(0)}.${pick(["a", "b", "\"a\""])}${pick(["", "?"])}`
     case 26:
       return `[foreach .[]? as $x (0; . + 1; [$x, .])]`
     case 27:
       return `${f()} | ${pick(FUNCS0)}`
     case 28:
-      return `.[] | ${f()}`
+      return pick([`.[] | ${f()}`, `[.[]?${pick(["", "[]?", ".a?", "[0]?", "[1:]?"])}]`])
     default:
       return `{${pick(["a", "b", "$steps"])}}`
   }

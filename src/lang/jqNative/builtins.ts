@@ -362,6 +362,14 @@ def1("join", (v, sep) => {
       : bail("join item")
   ).join(sep)
 })
+// jq's regular expressions are Oniguruma's; only patterns that are plain text (optionally anchored at
+// the start, which in jq means the start of the string) are matched here, as substrings.
+const LITERAL_PATTERN = /^\^?(?:[A-Za-z0-9 _\-,:;'"!@%&=<>/~`]|[^\x00-\x7f])*$/
+def1("test", (s, re) => {
+  if (typeof s !== "string") return fail("cannot be matched, as it is not a string")
+  if (typeof re !== "string" || !LITERAL_PATTERN.test(re)) return bail("regular expression")
+  return re.startsWith("^") ? s.startsWith(re.slice(1)) : s.includes(re)
+})
 def0("explode", (v) => (typeof v === "string" ? Array.from(v, (c) => c.codePointAt(0)!) : fail("explode input")))
 def0("implode", (v) => {
   if (!Array.isArray(v)) return bail("implode input")

@@ -58,8 +58,20 @@ export const collect = (node: Node, input: Json, env: Env): Array<Json> => {
   return out
 }
 
+/** Runs `f`; false when it failed with a jq error (an optional index skips that value). */
+const skipFail = (f: () => unknown): boolean => {
+  try {
+    f()
+    return true
+  } catch (e) {
+    if (e instanceof Fail) return false
+    throw e
+  }
+}
+
 export const run: Run = function*(node, input, env) {
   burn(1)
+  let found: Json = null
   switch (node.k) {
     case "id":
       yield input
@@ -79,7 +91,10 @@ export const run: Run = function*(node, input, env) {
     case "index":
       // jq evaluates the key first (outer loop), then the target
       for (const key of run(node.key, input, env)) {
-        for (const target of run(node.target, input, env)) yield index(target, key)
+        for (const target of run(node.target, input, env)) {
+          if (node.opt !== true) yield index(target, key)
+          else if (skipFail(() => (found = index(target, key)))) yield found
+        }
       }
       return
     case "slice": {
@@ -88,14 +103,19 @@ export const run: Run = function*(node, input, env) {
       if (froms.length > 1 && tos.length > 1) bail("slice bounds")
       for (const to of tos) {
         for (const from of froms) {
-          for (const target of run(node.target, input, env)) yield slice(target, from, to)
+          for (const target of run(node.target, input, env)) {
+            if (node.opt !== true) yield slice(target, from, to)
+            else if (skipFail(() => (found = slice(target, from, to)))) yield found
+          }
         }
       }
       return
     }
     case "each":
       for (const target of run(node.target, input, env)) {
-        const items = iterate(target)
+        let items: ReadonlyArray<Json> = []
+        if (node.opt !== true) items = iterate(target)
+        else skipFail(() => (items = iterate(target)))
         burn(items.length)
         yield* items
       }

@@ -10,9 +10,16 @@ export type Node =
   | { readonly k: "lit"; readonly v: Json }
   | { readonly k: "interp"; readonly body: Node }
   | { readonly k: "fmt"; readonly name: string }
-  | { readonly k: "index"; readonly target: Node; readonly key: Node }
-  | { readonly k: "slice"; readonly target: Node; readonly from: Node | null; readonly to: Node | null }
-  | { readonly k: "each"; readonly target: Node }
+  // `opt` (a `?` right after the index): values the index fails on are skipped, one by one
+  | { readonly k: "index"; readonly target: Node; readonly key: Node; readonly opt?: boolean }
+  | {
+    readonly k: "slice"
+    readonly target: Node
+    readonly from: Node | null
+    readonly to: Node | null
+    readonly opt?: boolean
+  }
+  | { readonly k: "each"; readonly target: Node; readonly opt?: boolean }
   | { readonly k: "try"; readonly body: Node; readonly handler: Node | null }
   | { readonly k: "array"; readonly body: Node | null }
   | { readonly k: "object"; readonly entries: ReadonlyArray<{ readonly key: Node; readonly value: Node }> }
@@ -203,6 +210,8 @@ class Parser {
     }
     const start = this.peek
     let node = this.primary()
+    // Whether `node` is an index just read: a `?` then makes that index optional, not a `try`.
+    let fresh = node.k === "index" && start.t === "op" && start.op === "."
     const closed = start.t === "ident" && ["if", "try", "reduce", "foreach"].includes(start.name)
     for (;;) {
       const token = this.peek
@@ -212,15 +221,22 @@ class Parser {
       if (token.t === "field") {
         this.at++
         node = { k: "index", target: node, key: { k: "lit", v: token.name } }
+        fresh = true
       } else if (this.isOp(".") && this.tokens[this.at + 1]?.t === "str") {
         this.at++
         node = { k: "index", target: node, key: this.primary() }
+        fresh = true
       } else if (this.isOp("[") || (this.isOp(".") && this.isOp("[", 1))) {
         if (this.isOp(".")) this.at++
         node = this.bracket(node)
+        fresh = true
       } else if (this.isOp("?")) {
         this.at++
-        node = { k: "try", body: node, handler: null }
+        if (fresh && (node.k === "index" || node.k === "slice" || node.k === "each")) node = { ...node, opt: true }
+        else if (node === IDENTITY || node.k === "index" || node.k === "slice" || node.k === "each") {
+          unsupported("? here")
+        } else node = { k: "try", body: node, handler: null }
+        fresh = false
       } else break
     }
     return node
@@ -397,6 +413,7 @@ class Parser {
     const then = this.nested(() => this.pipe(false))
     let otherwise: Node = IDENTITY
     if (this.isIdent("elif")) {
+      this.at++
       return { k: "if", cond, yes: then, no: this.conditional() }
     }
     if (this.isIdent("else")) {

@@ -1,6 +1,11 @@
 // jq for every jq-valued workflow field (`when`, `input`, `output`, `jq`, `for_each`, `while`/`until`,
 // switch cases, the top-level `output`) and for test assertions, on jq-wasm (jq 1.8.2).
 //
+// Most filters never reach jq-wasm: the native evaluator (jqNative/) parses a strict subset of jq and
+// evaluates it on the main thread, and hands the filter over (unsupported syntax, or a bail at run
+// time: any jq error, numbers jq would print differently, too much work, ...) whenever its answer
+// could differ from jq-wasm's in any way. jq-wasm is loaded, and its worker started, only for those.
+//
 // jq-wasm runs jq's `main()` once per call, so every evaluation is one synchronous, self-contained jq
 // invocation (~1 ms plus the cost of jq parsing its input). Values travel as JSON text on stdin, never
 // as `--argjson` arguments: jq-wasm copies argv onto its 1 MiB C stack, and a large argument silently

@@ -174,7 +174,7 @@ const CASES: ReadonlyArray<readonly [string, ReadonlyArray<Json>]> = [
   ["length", [null, true, -3, 2.5, "héllo😀", [1, 2], { a: 1 }]],
   ["utf8bytelength", ["héllo😀", 1]],
   ["keys, keys_unsorted, to_entries", [{ b: 1, a: 2 }, [5, 6], null]],
-  ["has(\"a\"), has(0), has(1.5)", [{ a: 1 }, [1, 2], null]],
+  ["has(\"a\"), has(0), has(1.5), has([])", [{ a: 1 }, [1, 2], null, 1]],
   ["map(.a), map_values(. + 1)", [[{ a: 1 }], { x: 1, y: 2 }, null]],
   ["map_values(empty), map_values(., .)", [{ a: 1 }, [1, 2]]],
   ["with_entries(.value += 1), with_entries(select(.value > 1))", [{ a: 1, b: 2 }]],

@@ -2,7 +2,7 @@
 // unsupported. Each follows jq 1.8's definition (jq's builtin.jq or its C implementation).
 import { Buffer } from "node:buffer"
 import type { Json } from "../../core/json.ts"
-import type { Node } from "./parse.ts"
+import type { Node } from "./ast.ts"
 import {
   add,
   bail,
@@ -114,6 +114,7 @@ const keysOf = (v: Json, sorted: boolean): Json => {
 def0("keys", (v) => keysOf(v, true))
 def0("keys_unsorted", (v) => keysOf(v, false))
 const has = (v: Json, k: Json): boolean => {
+  if (v === null) return false
   if (isObject(v) && typeof k === "string") return Object.prototype.hasOwnProperty.call(v, k)
   if (Array.isArray(v) && typeof k === "number") return Number.isSafeInteger(k) ? k >= 0 && k < v.length : bail("has")
   return fail("Cannot check whether it has a key")

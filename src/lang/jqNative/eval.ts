@@ -2,7 +2,7 @@
 // in jq's order, lazily, so `limit` and `first` stop early exactly where jq does).
 import type { Json } from "../../core/json.ts"
 import { BUILTINS, type Env, type Run } from "./builtins.ts"
-import type { Node } from "./parse.ts"
+import type { Node } from "./ast.ts"
 import {
   add,
   Bail,

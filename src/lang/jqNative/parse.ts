@@ -1,46 +1,12 @@
 // A parser for the jq subset the native evaluator runs. It must never accept a filter jq rejects:
 // whatever it is unsure about (jq 1.8 grammar corners, unknown functions, unbound variables) throws
 // Unsupported, and the filter goes to jq-wasm unchanged.
-import type { Json } from "../../core/json.ts"
+import type { Node } from "./ast.ts"
 import { hasBuiltin } from "./builtins.ts"
+import { Cursor, unsupported } from "./cursor.ts"
 import { type Token, tokenize, Unsupported } from "./lexer.ts"
 
-export type Node =
-  | { readonly k: "id" }
-  | { readonly k: "lit"; readonly v: Json }
-  | { readonly k: "interp"; readonly body: Node }
-  | { readonly k: "fmt"; readonly name: string }
-  // `opt` (a `?` right after the index): values the index fails on are skipped, one by one
-  | { readonly k: "index"; readonly target: Node; readonly key: Node; readonly opt?: boolean }
-  | {
-    readonly k: "slice"
-    readonly target: Node
-    readonly from: Node | null
-    readonly to: Node | null
-    readonly opt?: boolean
-  }
-  | { readonly k: "each"; readonly target: Node; readonly opt?: boolean }
-  | { readonly k: "try"; readonly body: Node; readonly handler: Node | null }
-  | { readonly k: "array"; readonly body: Node | null }
-  | { readonly k: "object"; readonly entries: ReadonlyArray<{ readonly key: Node; readonly value: Node }> }
-  | { readonly k: "neg"; readonly body: Node }
-  | { readonly k: "pipe" | "comma" | "alt" | "and" | "or"; readonly left: Node; readonly right: Node }
-  | { readonly k: "bin"; readonly op: string; readonly left: Node; readonly right: Node }
-  | { readonly k: "if"; readonly cond: Node; readonly yes: Node; readonly no: Node }
-  | { readonly k: "reduce"; readonly source: Node; readonly name: string; readonly init: Node; readonly update: Node }
-  | {
-    readonly k: "foreach"
-    readonly source: Node
-    readonly name: string
-    readonly init: Node
-    readonly update: Node
-    readonly extract: Node | null
-  }
-  | { readonly k: "as"; readonly source: Node; readonly name: string; readonly body: Node }
-  | { readonly k: "var"; readonly name: string }
-  | { readonly k: "call"; readonly name: string; readonly args: ReadonlyArray<Node> }
-
-export { Unsupported }
+export { type Node, Unsupported }
 
 const KEYWORDS = new Set([
   "def", "if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch", "label", "import",
@@ -50,41 +16,14 @@ const FORMATS = new Set(["text", "json", "base64", "html", "uri"])
 const COMPARISONS = new Set(["==", "!=", "<", "<=", ">", ">="])
 const IDENTITY: Node = { k: "id" }
 
-const unsupported = (why: string): never => {
-  throw new Unsupported(why)
-}
-
-class Parser {
-  private at = 0
+class Parser extends Cursor {
   /** `as` is not allowed directly in an object's value (jq 1.8 rejects `{a: . as $x | $x}`). */
   private asAllowed = true
   /** A term `binding` has read ahead: the next operand. */
   private pending: Node | undefined
 
-  constructor(private readonly tokens: ReadonlyArray<Token>, private readonly scope: ReadonlyArray<string>) {}
-
-  private get peek(): Token {
-    return this.tokens[this.at]!
-  }
-
-  private isOp(op: string, offset = 0): boolean {
-    const token = this.tokens[this.at + offset]
-    return token !== undefined && token.t === "op" && token.op === op
-  }
-
-  private isIdent(name: string): boolean {
-    const token = this.peek
-    return token.t === "ident" && token.name === name
-  }
-
-  private expectOp(op: string): void {
-    if (!this.isOp(op)) unsupported(`expected ${op}`)
-    this.at++
-  }
-
-  private expectIdent(name: string): void {
-    if (!this.isIdent(name)) unsupported(`expected ${name}`)
-    this.at++
+  constructor(tokens: ReadonlyArray<Token>, private readonly scope: ReadonlyArray<string>) {
+    super(tokens)
   }
 
   parseAll(): Node {

@@ -23,7 +23,7 @@ const random = (seed: number) => {
 const rnd = random(SEED)
 const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(rnd() * items.length)]!
 
-const NUMBERS = [0, 1, -1, 2, 3, 0.5, -2.5, 10, 100, 1e17]
+const NUMBERS = [0, 1, -1, 2, 3, 0.5, -2.5, 10, 100, 1e17, 0.1, 1 / 3, 0.0011, 123.456]
 const STRINGS = ["", "a", "b", "ab", "a,b", "é", "😀x", "A b", "1", "\u007f"]
 const KEYS = ["a", "b", "c", "x", "1"]
 

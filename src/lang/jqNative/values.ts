@@ -132,9 +132,16 @@ export const codePoints = (s: string): number => {
   return n
 }
 
-/** A number as jq prints it, when that is certainly JavaScript's spelling too. */
+/**
+ * A number as jq prints it, when that is certainly JavaScript's spelling too: safe integers, and other
+ * numbers that both print as their shortest round-trip digits without an exponent (jq switches to
+ * exponents below 1e-4; a number read from JSON keeps its spelling, which JSON.stringify wrote).
+ */
 export const numberText = (n: number): string => {
-  if (!Number.isSafeInteger(n) || Object.is(n, -0)) bail("number formatting")
+  if (Object.is(n, -0) || !Number.isFinite(n)) return bail("number formatting")
+  if (Number.isSafeInteger(n)) return String(n)
+  const abs = Math.abs(n)
+  if (abs < 0.001 || abs >= 2 ** 53) bail("number formatting")
   return String(n)
 }
 

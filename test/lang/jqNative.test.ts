@@ -6,6 +6,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { parseAllDocuments } from "yaml"
 import type { Json } from "../../src/core/json.ts"
+import { nativeFilter, runNative } from "../../src/lang/jqNative/index.ts"
 import { differential, type Globals, jqCompiles, type Verdict } from "./jqNativeDiff.ts"
 
 const root = path.resolve(import.meta.dir, "../..")
@@ -213,6 +214,11 @@ const CASES: ReadonlyArray<readonly [string, ReadonlyArray<Json>]> = [
   [". == \"\\ufffd\", length", ["\ud800", "a\udc00b"]],
   ["[.[] | . + 1]", [[1e308, 1]]],
   ["not, (. | not | not)", [null, false, 0, "", []]],
+  ["[..], [recurse], [..?], [..[]?], [.. | .a?], [.. | numbers], [recurse(.a?)]", [{ a: [1, { b: 2 }], c: "x" }, [[1]], 3]],
+  ["[recurse(if . < 5 then . + 1 else empty end)]", [2]],
+  ["1 # a comment\n+ 2", [null]],
+  ["\"\\($steps) # not a comment\" # $inputs.x in a comment\n| length", [null]],
+  ["1 # a comment that goes on \\\n+ 2\n", [null]],
   [
     "test(\"refund\"), test(\"^lait \"), test(\"a.b\"), test(\"\"), test(\"é😀\"), test(\"4 ?%\"), test(\"b$\")",
     ["refunds", "lait x", "x\nlait y", "aXb", "a.b", "é😀", "4 %", "ab\n", 1, null]
@@ -256,3 +262,26 @@ describe("hand-written cases", () => {
 })
 
 export const CASES_FOR_TALLY = CASES.flatMap(([f, inputs]) => [f, ...parts(f)].map((x) => [x, inputs] as const))
+
+// What jq-wasm would run for long (or until it runs out of memory) runs in its worker, which a step's
+// timeout and Ctrl-C can abandon: the native evaluator, on the main thread, must hand such filters over.
+describe("endless or huge work is handed to jq-wasm", () => {
+  const endless = [
+    "[recurse(. + 1)]",
+    "[range(1000000000)] | length",
+    "reduce range(1000000000) as $i (0; . + 1)",
+    "reduce range(64) as $i ([1]; . + .) | length",
+    "reduce range(64) as $i (\"ab\"; . + .) | length",
+    "[range(100000)] as $a | [$a[] as $x | $a[] | select(. == $x)] | length",
+    "last(range(1000000000))"
+  ]
+  for (const filter of endless) {
+    test(filter, () => {
+      const node = nativeFilter(filter)
+      expect(node).toBeDefined()
+      const started = performance.now()
+      expect(runNative(node!, 0, { steps: {}, inputs: {}, loop: null }, [], 2)).toBeUndefined()
+      expect(performance.now() - started).toBeLessThan(3_000)
+    })
+  }
+})

@@ -43,7 +43,7 @@ const literal = (): string => pick(["0", "1", "2", "-1", "0.5", "\"a\"", "\"b\""
 const FUNCS0 = [
   "length", "keys", "keys_unsorted", "not", "type", "tostring", "tojson", "add", "any", "all", "sort", "unique",
   "min", "max", "reverse", "first", "last", "to_entries", "floor", "sqrt", "ascii_downcase", "explode", "values",
-  "scalars", "iterables", "numbers", "strings", "empty", "flatten", "utf8bytelength", "tonumber", "fromjson",
+  "scalars", "iterables", "numbers", "strings", "empty", "recurse", "flatten", "utf8bytelength", "tonumber", "fromjson",
   "@json", "@text", "@base64", "@uri", "@html", "from_entries", "error", "round", "ceil", "fabs"
 ]
 const FUNCS1 = [
@@ -56,7 +56,7 @@ const FUNCS2 = ["limit", "range", "nth", "any", "all"]
 const filter = (depth: number, vars: ReadonlyArray<string>): string => {
   const f = (d = depth - 1) => filter(d, vars)
   if (depth <= 0) {
-    return pick([".", ".a", ".b", ".[0]", ".[-1]", ".[]", ".[]?", ".a?", literal(), literal(), ...vars.map((v) => `$${v}`)])
+    return pick([".", "..", ".a", ".b", ".[0]", ".[-1]", ".[]", ".[]?", ".a?", literal(), literal(), ...vars.map((v) => `$${v}`)])
   }
   const r = Math.floor(rnd() * 30)
   switch (r) {

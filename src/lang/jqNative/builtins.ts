@@ -223,6 +223,7 @@ const flatten = (v: Json, depth: number): Json => {
 def0("flatten", (v) => flatten(v, 1e9))
 def1("flatten", (v, d) => (typeof d === "number" ? flatten(v, d) : fail("flatten depth must be a number")))
 const contains = (a: Json, b: Json): boolean => {
+  burn(1)
   if (isObject(a) && isObject(b)) {
     return Object.keys(b).every((k) => Object.prototype.hasOwnProperty.call(a, k) && contains(a[k]!, b[k]!))
   }
@@ -242,6 +243,16 @@ def1("getpath", (v, path) => {
   }
   return cur
 })
+
+// `def recurse(f): def r: ., (f | r); r;` and `def recurse: recurse(.[]?);`
+// Each value passes up through one generator per level: the work grows with the square of the depth.
+function* recurse(input: Json, step: (v: Json) => Iterable<Json>, depth = 1): Generator<Json> {
+  burn(depth)
+  yield input
+  for (const next of step(input)) yield* recurse(next, step, depth + 1)
+}
+defGen0("recurse", (input) => recurse(input, (v) => (v !== null && typeof v === "object" ? iterate(v) : [])))
+table.set("recurse/1", (args, input, env, run) => recurse(input, (v) => run(args[0]!, v, env)))
 
 // ----- generators ----------------------------------------------------------------------------------
 
@@ -371,7 +382,11 @@ def1("test", (s, re) => {
   if (typeof re !== "string" || !LITERAL_PATTERN.test(re)) return bail("regular expression")
   return re.startsWith("^") ? s.startsWith(re.slice(1)) : s.includes(re)
 })
-def0("explode", (v) => (typeof v === "string" ? Array.from(v, (c) => c.codePointAt(0)!) : fail("explode input")))
+def0("explode", (v) => {
+  if (typeof v !== "string") return fail("explode input")
+  burn(v.length)
+  return Array.from(v, (c) => c.codePointAt(0)!)
+})
 def0("implode", (v) => {
   if (!Array.isArray(v)) return bail("implode input")
   return v.map((c) =>

@@ -119,7 +119,14 @@ export const tokenize = (
       i++
       continue
     }
-    if (c === "#") unsupported("comment")
+    if (c === "#") {
+      // jq 1.8 continues a comment after a backslash at the end of its line: left to jq-wasm
+      const end = text.indexOf("\n", i)
+      const comment = text.slice(i, end < 0 ? text.length : end)
+      if (comment.includes("\\") || comment.includes("\r")) unsupported("comment with a backslash")
+      i += comment.length
+      continue
+    }
     if (c === "\"") {
       const lexed = lexString(text, i + 1)
       tokens.push(lexed.token)
@@ -164,7 +171,11 @@ export const tokenize = (
       i += op.length
       continue
     }
-    if (c === "." && text[i + 1] === ".") unsupported("..")
+    if (c === "." && text[i + 1] === ".") {
+      tokens.push({ t: "op", op: ".." })
+      i += 2
+      continue
+    }
     if (!SINGLE.includes(c)) unsupported(`character ${c}`)
     if (c === "=") unsupported("assignment")
     if (nested) {

@@ -265,6 +265,10 @@ class Parser extends Cursor {
       }
       return IDENTITY // `.[` is read by the postfix loop from here
     }
+    if (this.isOp("..")) {
+      this.at++
+      return { k: "call", name: "recurse", args: [] }
+    }
     if (this.isOp("(")) {
       this.at++
       const body = this.nested(() => this.pipe(false))

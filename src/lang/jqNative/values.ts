@@ -26,7 +26,7 @@ export type JsonObject = { readonly [key: string]: Json }
 
 // Work budget of one evaluation: everything jq-wasm would run in its worker runs here on the main
 // thread, so a filter that loops for long (or builds huge values) must hand over, not block.
-const FUEL = 500_000
+const FUEL = 200_000
 let fuel = FUEL
 
 export const refuel = (): void => {

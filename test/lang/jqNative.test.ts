@@ -224,6 +224,12 @@ const CASES: ReadonlyArray<readonly [string, ReadonlyArray<Json>]> = [
     ["refunds", "lait x", "x\nlait y", "aXb", "a.b", "é😀", "4 %", "ab\n", 1, null]
   ],
   ["test(.[]?)", ["abc"]],
+  [
+    "gsub(\" \"; \"-\"), sub(\" \"; \"-\"), gsub(\"a\"; \"bb\"), gsub(\".\"; \"x\"), gsub(\" \"; \"\\(.)\"), gsub(\" \"; \"$&\")",
+    ["a b  c", "aaa", "a.b", "", "é é", 1, null]
+  ],
+  ["gsub(\" \"; \"x\", \"y\"), sub(\"^a\"; \"b\"), gsub(\"\"; \"-\"), sub(\"a\"; 1)", ["a b", "ab"]],
+  ["@csv, @tsv, @sh", [[1, "a,b", "c\"d", null, true, 1.5], [1, "a\tb", "c\\d", "x\ny\r"], [[1]], [{ a: 1 }], "it's", 1, null, { a: 1 }]],
   [".[] as $p | \"abc\" | test($p)", [["a", "^a", "^b", "[a]", "", 1]]]
 ]
 

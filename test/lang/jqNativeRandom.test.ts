@@ -44,14 +44,14 @@ const FUNCS0 = [
   "length", "keys", "keys_unsorted", "not", "type", "tostring", "tojson", "add", "any", "all", "sort", "unique",
   "min", "max", "reverse", "first", "last", "to_entries", "floor", "sqrt", "ascii_downcase", "explode", "values",
   "scalars", "iterables", "numbers", "strings", "empty", "recurse", "flatten", "utf8bytelength", "tonumber", "fromjson",
-  "@json", "@text", "@base64", "@uri", "@html", "from_entries", "error", "round", "ceil", "fabs"
+  "@json", "@text", "@base64", "@uri", "@html", "@csv", "@tsv", "@sh", "from_entries", "error", "round", "ceil", "fabs"
 ]
 const FUNCS1 = [
   "map", "select", "has", "contains", "inside", "startswith", "endswith", "split", "join", "sort_by", "group_by",
   "unique_by", "min_by", "max_by", "first", "last", "range", "ltrimstr", "rtrimstr", "getpath", "any", "all", "add",
   "with_entries", "map_values", "error", "in", "nth", "flatten"
 ]
-const FUNCS2 = ["limit", "range", "nth", "any", "all"]
+const FUNCS2 = ["limit", "range", "nth", "any", "all", "sub", "gsub"]
 
 const filter = (depth: number, vars: ReadonlyArray<string>): string => {
   const f = (d = depth - 1) => filter(d, vars)

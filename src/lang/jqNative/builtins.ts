@@ -382,6 +382,21 @@ def1("test", (s, re) => {
   if (typeof re !== "string" || !LITERAL_PATTERN.test(re)) return bail("regular expression")
   return re.startsWith("^") ? s.startsWith(re.slice(1)) : s.includes(re)
 })
+// `sub`/`gsub` with plain-text patterns; the replacement sees the (empty) object of named captures.
+const substitute = (global: boolean): Builtin => (args, input, env, run) => {
+  const patterns = values(run, args[0]!, input, env)
+  const re = patterns[0]
+  if (patterns.length !== 1 || typeof re !== "string" || re.length === 0 || re.startsWith("^")) return bail("pattern")
+  if (!LITERAL_PATTERN.test(re)) return bail("regular expression")
+  if (typeof input !== "string") return fail("cannot be matched, as it is not a string")
+  const replacements = values(run, args[1]!, {}, env)
+  const by = replacements[0]
+  if (replacements.length !== 1 || typeof by !== "string") return bail("replacement")
+  burn(input.length >> 4)
+  return [global ? input.split(re).join(by) : input.replace(re, () => by)]
+}
+table.set("sub/2", substitute(false))
+table.set("gsub/2", substitute(true))
 def0("explode", (v) => {
   if (typeof v !== "string") return fail("explode input")
   burn(v.length)

@@ -1,9 +1,23 @@
 // jq's `@format` filters, where JavaScript produces exactly jq's text.
 import { Buffer } from "node:buffer"
 import type { Json } from "../../core/json.ts"
-import { bail, toJson, toText } from "./values.ts"
+import { bail, fail, numberText, toJson, toText } from "./values.ts"
 
 const HTML: Readonly<Record<string, string>> = { "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&apos;", "\"": "&quot;" }
+
+/** The cells of a @csv/@tsv row or the words of @sh: scalars only, numbers as jq prints them. */
+const cells = (input: Json, what: string, quote: (s: string) => string): Array<string> => {
+  const items = Array.isArray(input) ? input : what === "sh" ? [input] : fail(`cannot be ${what}-formatted`)
+  return items.map((item) => {
+    if (typeof item === "string") return quote(item)
+    if (typeof item === "number") return numberText(item)
+    if (typeof item === "boolean") return String(item)
+    if (item === null) return what === "sh" ? "null" : ""
+    return fail(`is not valid in a ${what} row`)
+  })
+}
+
+const TSV: Readonly<Record<string, string>> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" }
 
 export const format = (name: string, input: Json): Json => {
   switch (name) {
@@ -21,6 +35,12 @@ export const format = (name: string, input: Json): Json => {
       )
     case "base64":
       return Buffer.from(toText(input), "utf8").toString("base64")
+    case "csv":
+      return cells(input, "csv", (s) => `"${s.replaceAll("\"", "\"\"")}"`).join(",")
+    case "tsv":
+      return cells(input, "tsv", (s) => s.replace(/[\\\t\n\r]/g, (c) => TSV[c]!)).join("\t")
+    case "sh":
+      return cells(input, "sh", (s) => `'${s.replaceAll("'", "'\\''")}'`).join(" ")
   }
   return bail(`@${name}`)
 }

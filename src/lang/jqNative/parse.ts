@@ -12,7 +12,7 @@ const KEYWORDS = new Set([
   "def", "if", "then", "elif", "else", "end", "as", "reduce", "foreach", "try", "catch", "label", "import",
   "include", "and", "or", "__loc__"
 ])
-const FORMATS = new Set(["text", "json", "base64", "html", "uri"])
+const FORMATS = new Set(["text", "json", "base64", "html", "uri", "csv", "tsv", "sh"])
 const COMPARISONS = new Set(["==", "!=", "<", "<=", ">", ">="])
 const IDENTITY: Node = { k: "id" }
 

@@ -1,6 +1,11 @@
 // jq for every jq-valued workflow field (`when`, `input`, `output`, `jq`, `for_each`, `while`/`until`,
 // switch cases, the top-level `output`) and for test assertions, on jq-wasm (jq 1.8.2).
 //
+// Most filters never reach jq-wasm: the native evaluator (jqNative/) parses a strict subset of jq and
+// evaluates it on the main thread, and hands the filter over (unsupported syntax, or a bail at run
+// time: any jq error, numbers jq would print differently, too much work, ...) whenever its answer
+// could differ from jq-wasm's in any way. jq-wasm is loaded, and its worker started, only for those.
+//
 // jq-wasm runs jq's `main()` once per call, so every evaluation is one synchronous, self-contained jq
 // invocation (~1 ms plus the cost of jq parsing its input). Values travel as JSON text on stdin, never
 // as `--argjson` arguments: jq-wasm copies argv onto its 1 MiB C stack, and a large argument silently
@@ -48,6 +53,7 @@ import {
   tooDeep
 } from "./jqText.ts"
 import type { JqReply } from "./jqWorker.ts"
+import { nativeFilter, runNative } from "./jqNative/index.ts"
 
 export { MAX_FILTER_BYTES, MAX_INPUT_BYTES, MAX_NESTING, MAX_OUTPUT_BYTES, MAX_OUTPUTS } from "./jqText.ts"
 
@@ -130,6 +136,15 @@ interface SyntaxVerdict {
 }
 
 const syntaxCache = new Map<string, SyntaxVerdict>()
+/** Whether some filter needed jq-wasm's syntax check, i.e. is outside the native subset. */
+let wasmChecked = false
+
+/** Thrown by checkJqSyntax for a filter only jq-wasm can check, before jq-wasm is loaded. */
+class JqNotLoaded extends Error {
+  constructor() {
+    super("jq is not loaded: run `yield* loadJq` before checkJqSyntax")
+  }
+}
 
 // No input on stdin and no `-n`: jq compiles the program and then has nothing to run it on, so a
 // filter such as `error("boom")` is checked without being executed. The globals are bound (to null)
@@ -148,7 +163,8 @@ const filterLimitMessage = (filter: string): string | undefined => {
  * Checks a filter's syntax (and the 64 KiB / nesting limits) without running it. References to
  * `$steps`, `$inputs`, `$loop` and jq's own `$__loc__`/`$ENV` are accepted. Returns undefined when it
  * compiles, else the one-line message `failed to parse jq filter "<src>": <reason>`.
- * Synchronous: `yield* loadJq` first (it throws a defect when jq was never loaded). Results are cached.
+ * Filters in the native subset (jqNative/) are accepted without jq-wasm; any other needs it loaded:
+ * run the synchronous check inside `withJqSyntax`, or `yield* loadJq` first. Results are cached.
  */
 export const checkJqSyntax = (filter: string): string | undefined => {
   const cached = syntaxCache.get(filter)
@@ -158,8 +174,13 @@ export const checkJqSyntax = (filter: string): string | undefined => {
     syntaxCache.set(filter, { message: limit })
     return limit
   }
+  if (nativeFilter(filter) !== undefined) {
+    syntaxCache.set(filter, { message: undefined })
+    return undefined
+  }
   const jq = checker
-  if (jq === undefined) throw new Error("jq is not loaded: run `yield* loadJq` before checkJqSyntax")
+  if (jq === undefined) throw new JqNotLoaded()
+  wasmChecked = true
   const captured = captureAborts(() => jq.raw("", filter, CHECK_FLAGS))
   if (captured.value === undefined) {
     checker = undefined
@@ -174,12 +195,31 @@ export const checkJqSyntax = (filter: string): string | undefined => {
 }
 
 /**
+ * Runs `check`, a synchronous pass that calls checkJqSyntax, loading jq-wasm and running it again only
+ * when some filter needs jq-wasm: a command whose filters are all native never loads it.
+ */
+export const withJqSyntax = <A>(check: () => A): Effect.Effect<A, JqError> => {
+  const attempt = (retries: number): Effect.Effect<A, JqError> =>
+    Effect.suspend(() => {
+      try {
+        return Effect.succeed(check())
+      } catch (e) {
+        // A check that trapped drops the checker; a few reloads, then the defect it always was.
+        if (e instanceof JqNotLoaded && retries > 0) return Effect.andThen(loadJq, attempt(retries - 1))
+        throw e
+      }
+    })
+  return attempt(3)
+}
+
+/**
  * For a command about to run what it has just loaded: when that held filters (syntax-checked here), starts
  * the evaluating worker now, so that its start overlaps the main thread's work up to the first
- * evaluation instead of delaying it. A process that checked no filter starts no worker.
+ * evaluation instead of delaying it. A process that checked no filter jq-wasm had to check (none, or
+ * only native ones) starts no worker.
  */
 export const warmJqWorker: Effect.Effect<void> = Effect.sync(() => {
-  if (checker !== undefined && syntaxCache.size > 0) warmWorker()
+  if (checker !== undefined && wasmChecked) warmWorker()
 })
 
 // ---------------------------------------------------------------------------------------------------
@@ -199,7 +239,12 @@ const program = (filter: string, globals: ReadonlyArray<GlobalName>, limit: numb
 const usedGlobals = (filter: string): ReadonlyArray<GlobalName> => GLOBALS.filter((name) => filter.includes(`$${name}`))
 
 /** Everything up to running jq, on the main thread: syntax, limits and the JSON text on stdin. */
-const prepare = (filter: string, input: Json, vars: JqVars, mode: Mode): RunnerRequest | JqError => {
+const prepare = (
+  filter: string,
+  input: Json,
+  vars: JqVars,
+  mode: Mode
+): (RunnerRequest & { readonly limit: number }) | JqError => {
   const what = mode.kind === "one" ? mode.what : "filter"
   const context = (cause: JqError) => new JqError({ reason: { _tag: "InFilter", what, filter, cause } })
 
@@ -222,7 +267,19 @@ const prepare = (filter: string, input: Json, vars: JqVars, mode: Mode): RunnerR
   inputDepth = Math.max(inputDepth, encodedInput.depth)
 
   const limit = mode.kind === "one" ? 2 : MAX_OUTPUTS + 1
-  return { stdin: stream.join("\n"), program: program(filter, globals, limit), retire: inputDepth > SAFE_DEPTH }
+  return { stdin: stream.join("\n"), program: program(filter, globals, limit), retire: inputDepth > SAFE_DEPTH, limit }
+}
+
+/** The exactly-one rule, or the cap on a stream's length. */
+const countProblem = (filter: string, mode: Mode, count: number): JqError | undefined => {
+  if (mode.kind === "one") {
+    if (count === 0) return new JqError({ reason: { _tag: "NoOutput", what: mode.what, filter } })
+    if (count > 1) return new JqError({ reason: { _tag: "ManyOutputs", what: mode.what, filter, count } })
+  } else if (count > MAX_OUTPUTS) {
+    const cause = new JqError({ reason: { _tag: "OutputCount", limit: MAX_OUTPUTS } })
+    return new JqError({ reason: { _tag: "InFilter", what: "filter", filter, cause } })
+  }
+  return undefined
 }
 
 /** The worker's reply as values or the error callers see. Runs before the next request is sent. */
@@ -241,16 +298,8 @@ const interpret = (filter: string, mode: Mode, reply: JqReply): Outcome => {
   }
 
   const lines = reply.stdout.length === 0 ? [] : reply.stdout.split("\n")
-  if (mode.kind === "one") {
-    if (lines.length === 0) {
-      return new JqError({ reason: { _tag: "NoOutput", what, filter } })
-    }
-    if (lines.length > 1) {
-      return new JqError({ reason: { _tag: "ManyOutputs", what, filter, count: lines.length } })
-    }
-  } else if (lines.length > MAX_OUTPUTS) {
-    return context(new JqError({ reason: { _tag: "OutputCount", limit: MAX_OUTPUTS } }))
-  }
+  const counted = countProblem(filter, mode, lines.length)
+  if (counted !== undefined) return counted
   if (exceedsBytes(reply.stdout, MAX_OUTPUT_BYTES)) {
     return context(new JqError({ reason: { _tag: "OutputBytes", limit: MAX_OUTPUT_BYTES } }))
   }
@@ -279,11 +328,21 @@ const evaluate = (
   mode: Mode
 ): Effect.Effect<ReadonlyArray<Json>, JqError> => {
   const attempt: Effect.Effect<ReadonlyArray<Json>, JqError> = Effect.suspend(() => {
+    const native = nativeFilter(filter)
     // The checker is gone after a syntax check trapped, or was never loaded.
-    if (checker === undefined) return Effect.andThen(loadJq, attempt)
+    if (native === undefined && checker === undefined) return Effect.andThen(loadJq, attempt)
     const request = prepare(filter, input, vars, mode)
     if (request instanceof JqError) return Effect.fail(request)
-    return inWorker(request, (reply) => interpret(filter, mode, reply))
+    if (native !== undefined) {
+      const values = runNative(native, input, vars, usedGlobals(filter), request.limit)
+      if (values !== undefined) {
+        const counted = countProblem(filter, mode, values.length)
+        return counted === undefined ? Effect.succeed(values) : Effect.fail(counted)
+      }
+    }
+    const inJq = inWorker(request, (reply) => interpret(filter, mode, reply))
+    // jq-wasm decides; the worker gets the main thread's compiled module
+    return checker === undefined ? Effect.andThen(loadJq, inJq) : inJq
   })
   return attempt
 }

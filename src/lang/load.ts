@@ -9,7 +9,7 @@ import { errorClassOf, renderChain } from "../core/errors.ts"
 import { FileLoader, type ReadOptions } from "../platform/FileLoader.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
-import { checkJqSyntax, loadJq } from "./jq.ts"
+import { checkJqSyntax, withJqSyntax } from "./jq.ts"
 import type { JqError } from "./languageErrors.ts"
 import { validateJson, validateSchemaDocument } from "./jsonschema.ts"
 import { type ParsedDocument, parseDocumentStatic } from "./load/document.ts"
@@ -97,7 +97,6 @@ const PARSED_CACHE_SIZE = 32
 
 const parseChecked = Effect.fn("loadWorkflow.parse")(
   function*(text: string, path: string, options: LoadOptions | undefined) {
-    yield* loadJq
     const file = nodePath.resolve(path)
     const key = `${file}\0${path}\0${text}`
     const cached = parsedCache.get(key)
@@ -111,7 +110,7 @@ const parseChecked = Effect.fn("loadWorkflow.parse")(
       const line = parsed.line !== undefined ? { line: parsed.line } : {}
       return yield* new WorkflowLoadError({ reason: { ...reason, ...line } })
     }
-    const result = runStatic(() => parseDocumentStatic(parsed.source, path, syntax))
+    const result = yield* withJqSyntax(() => runStatic(() => parseDocumentStatic(parsed.source, path, syntax)))
     if (!result.ok) return yield* toLoadError(result.error, file)
     for (const [schemaPath, use] of result.value.fileSchemas) {
       yield* loadFileSchema(file, schemaPath, use, options)

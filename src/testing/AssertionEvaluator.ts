@@ -12,7 +12,7 @@ import { type Json, textForm } from "../core/json.ts"
 import { Attr } from "../core/tracing.ts"
 import { rustDebugString, rustFixed } from "../core/rustFormat.ts"
 import { parseTextInput } from "../lang/inputs.ts"
-import { evalJqOne, isTruthy, loadJq } from "../lang/jq.ts"
+import { evalJqOne, isTruthy } from "../lang/jq.ts"
 import type { UsageTotals } from "../model/RunUsage.ts"
 import type { TraceEvent } from "../trace/RunTracer.ts"
 import { RunContext, type JudgeVerdict } from "../workflow/RunContext.ts"
@@ -266,18 +266,12 @@ const evaluateList = (
   return Effect.forEach(assertions, one, { concurrency: MAX_CONCURRENT_ASSERTIONS })
 }
 
-const usesJq = (assertion: Assertion): boolean =>
-  assertion.type === "jq" ||
-  (assertion.type === "tool_called" && typeof assertion.args_jq === "string") ||
-  (assertion.type === "step_output" && assertion.assert.some(usesJq))
-
 const evaluate = Effect.fnUntraced(function*(
   assertions: ReadonlyArray<Assertion>,
   context: EvaluationContext
 ) {
-  // jq is loaded once per process, when a list needs it (loading compiles a large wasm module); a
-  // failure to load it shows up in each jq assertion's message.
-  if (assertions.some(usesJq)) yield* Effect.ignore(loadJq)
+  // jq-wasm (a large wasm module) is loaded by the first evaluation that needs it, if any: most
+  // filters run natively; a failure to load it shows up in each such assertion's message.
   return yield* evaluateList(assertions, context)
 })
 

@@ -4,6 +4,9 @@
 // the clock, so terminate() really ends its thread. A pure wasm loop (`def f: f; f`) cannot be stopped
 // by JavaScriptCore and keeps a core busy until its process exits, so those cases run in a child
 // process (and end to end in test/hardening/jq-interrupt.test.ts).
+//
+// Filters start with `def w: .;` (W), which the native evaluator (jqNative/) leaves to jq-wasm: these
+// tests are about the worker that runs jq-wasm.
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -17,8 +20,9 @@ import { jqEngineState, RUNNER_CALL_BUDGET } from "../../src/lang/jqRunner.ts"
 const repoRoot = path.resolve(import.meta.dir, "../..")
 const vars: JqVars = { steps: {}, inputs: {}, loop: null }
 const ENDLESS = "repeat(now) | empty"
+const W = "def w: .; "
 
-const one = (filter: string, input: Json = null) => Effect.runPromise(evalJqOne(filter, input, vars, "filter"))
+const one = (filter: string, input: Json = null) => Effect.runPromise(evalJqOne(W + filter, input, vars, "filter"))
 
 const nested = (depth: number): Json => {
   let value: Json = 1
@@ -75,7 +79,7 @@ describe("a filter that never terminates", () => {
       import { jqEngineState } from ${JSON.stringify(path.join(repoRoot, "src/lang/jqRunner.ts"))}
       const vars = { steps: {}, inputs: {}, loop: null }
       const endless = await Effect.runPromise(Effect.timeoutOption(evalJqOne("def f: f; f", null, vars, "filter"), "500 millis"))
-      const next = await Effect.runPromise(evalJqOne(". * 2", 21, vars, "filter"))
+      const next = await Effect.runPromise(evalJqOne("def w: .; . * 2", 21, vars, "filter"))
       console.log(JSON.stringify({ timedOut: Option.isNone(endless), next, workers: jqEngineState().workersStarted }))
       process.exit(0)
     `
@@ -97,7 +101,7 @@ describe("concurrent evaluations", () => {
   test("all complete, in any mix of filters", async () => {
     const results = await Effect.runPromise(
       Effect.all(
-        Array.from({ length: 40 }, (_, i) => evalJqOne("{i: ., sq: (. * .)}", i, vars, "filter")),
+        Array.from({ length: 40 }, (_, i) => evalJqOne(W + "{i: ., sq: (. * .)}", i, vars, "filter")),
         { concurrency: "unbounded" }
       )
     )
@@ -110,7 +114,7 @@ describe("concurrent evaluations", () => {
       Effect.all(
         [
           Effect.timeoutOption(evalJqOne(ENDLESS, null, vars, "filter"), "300 millis"),
-          ...Array.from({ length: 10 }, (_, i) => Effect.map(evalJqOne(". + 100", i, vars, "filter"), Option.some))
+          ...Array.from({ length: 10 }, (_, i) => Effect.map(evalJqOne(W + ". + 100", i, vars, "filter"), Option.some))
         ],
         { concurrency: "unbounded" }
       )
@@ -125,9 +129,9 @@ describe("concurrent evaluations", () => {
     const outcome = await Effect.runPromise(
       Effect.gen(function*() {
         // `first` is running (a finite but slow filter) while `queued` waits behind it.
-        const first = yield* Effect.forkChild(evalJqOne("[range(200000)] | length", null, vars, "filter"))
-        const queued = yield* Effect.forkChild(evalJqOne(". + 1", 1, vars, "filter"))
-        const after = yield* Effect.forkChild(evalJqOne(". + 2", 1, vars, "filter"))
+        const first = yield* Effect.forkChild(evalJqOne(W + "[range(200000)] | length", null, vars, "filter"))
+        const queued = yield* Effect.forkChild(evalJqOne(W + ". + 1", 1, vars, "filter"))
+        const after = yield* Effect.forkChild(evalJqOne(W + ". + 2", 1, vars, "filter"))
         yield* Effect.yieldNow
         yield* Fiber.interrupt(queued)
         return {
@@ -145,10 +149,10 @@ describe("concurrent evaluations", () => {
     const exits = await Effect.runPromise(
       Effect.all(
         [
-          Effect.exit(evalJqOne("error(\"boom\")", null, vars, "filter")),
-          Effect.exit(evalJqOne(". + 1", 1, vars, "filter")),
-          Effect.exit(evalJqOne(".[]", [1, 2], vars, "condition")),
-          Effect.exit(evalJqOne(". + 2", 1, vars, "filter"))
+          Effect.exit(evalJqOne(W + "error(\"boom\")", null, vars, "filter")),
+          Effect.exit(evalJqOne(W + ". + 1", 1, vars, "filter")),
+          Effect.exit(evalJqOne(W + ".[]", [1, 2], vars, "condition")),
+          Effect.exit(evalJqOne(W + ". + 2", 1, vars, "filter"))
         ],
         { concurrency: "unbounded" }
       )
@@ -157,9 +161,9 @@ describe("concurrent evaluations", () => {
       Exit.isSuccess(exit) ? exit.value : renderChain(exit.cause.reasons.find((r) => r._tag === "Fail")?.error)
     )
     expect(shown).toEqual([
-      "jq filter \"error(\\\"boom\\\")\" failed: boom",
+      "jq filter \"def w: .; error(\\\"boom\\\")\" failed: boom",
       2,
-      "jq condition \".[]\" produced 2 outputs; expected exactly one value (wrap a stream in '[...]' to collect it into an array)",
+      "jq condition \"def w: .; .[]\" produced 2 outputs; expected exactly one value (wrap a stream in '[...]' to collect it into an array)",
       3
     ])
   })
@@ -192,7 +196,7 @@ describe("recycling the evaluating instance", () => {
   test("after a trap", async () => {
     await one("1")
     const before = instance()
-    const exit = await Effect.runPromiseExit(evalJqOne("reduce range(2000) as $i (null; [.])", null, vars, "filter"))
+    const exit = await Effect.runPromiseExit(evalJqOne(W + "reduce range(2000) as $i (null; [.])", null, vars, "filter"))
     expect(Exit.isFailure(exit)).toBe(true)
     expect(await one(".a", { a: "ok" })).toBe("ok")
     expect(instance()).not.toBe(before)
@@ -236,8 +240,8 @@ describe("process lifetime", () => {
       import { Effect } from "effect"
       import { evalJqOne } from ${jqModule}
       const vars = { steps: {}, inputs: {}, loop: null }
-      console.log(await Effect.runPromise(evalJqOne(". + 1", 1, vars, "filter")))
-      console.log(await Effect.runPromise(evalJqOne(". + 2", 1, vars, "filter")))
+      console.log(await Effect.runPromise(evalJqOne("def w: .; . + 1", 1, vars, "filter")))
+      console.log(await Effect.runPromise(evalJqOne("def w: .; . + 2", 1, vars, "filter")))
     `)
     expect(r).toEqual({ stdout: "2\n3\n", stderr: "", code: 0, signal: null })
   }, 40_000)
@@ -255,7 +259,7 @@ describe("process lifetime", () => {
         import { evalJqOne } from ${JSON.stringify(path.join(copy, "src/lang/jq.ts"))}
         const vars = { steps: {}, inputs: {}, loop: null }
         const exits = await Effect.runPromise(
-          Effect.all([1, 2].map((i) => Effect.exit(evalJqOne(". + 1", i, vars, "filter"))), { concurrency: "unbounded" })
+          Effect.all([1, 2].map((i) => Effect.exit(evalJqOne("def w: .; . + 1", i, vars, "filter"))), { concurrency: "unbounded" })
         )
         for (const exit of exits) {
           const failure = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
@@ -282,7 +286,7 @@ describe("process lifetime", () => {
       await Effect.runPromise(loadJq)
       const checked = checkJqSyntax(".a | def f: f; f")
       const before = jqEngineState().workersStarted
-      await Effect.runPromise(evalJqOne(".", 1, { steps: {}, inputs: {}, loop: null }, "filter"))
+      await Effect.runPromise(evalJqOne("def w: .; .", 1, { steps: {}, inputs: {}, loop: null }, "filter"))
       console.log(JSON.stringify({ checked: checked ?? null, before, after: jqEngineState().workersStarted }))
     `)
     expect(r.stderr).toBe("")
@@ -297,11 +301,11 @@ describe("process lifetime", () => {
       await Effect.runPromise(loadJq)
       await Effect.runPromise(warmJqWorker)
       const unchecked = jqEngineState().workersStarted
-      checkJqSyntax(". + 1")
+      checkJqSyntax("def w: .; . + 1")
       await Effect.runPromise(warmJqWorker)
       await Effect.runPromise(warmJqWorker)
       const warmed = jqEngineState().workersStarted
-      const value = await Effect.runPromise(evalJqOne(". + 1", 41, { steps: {}, inputs: {}, loop: null }, "filter"))
+      const value = await Effect.runPromise(evalJqOne("def w: .; . + 1", 41, { steps: {}, inputs: {}, loop: null }, "filter"))
       const { workersStarted, lastInstance, lastShared } = jqEngineState()
       console.log(JSON.stringify({ unchecked, warmed, value, workersStarted, lastInstance, lastShared }))
     `)

@@ -4,7 +4,6 @@ import { Deferred, Effect } from "effect"
 import type { AnyLaitError } from "../../core/errors.ts"
 import type { FileLoader } from "../../platform/FileLoader.ts"
 import type { Json } from "../../core/json.ts"
-import { loadJq } from "../../lang/jq.ts"
 import type { Workflow } from "../../lang/model.ts"
 import type { RunOptions, RunResult } from "../Engine.ts"
 import { LlmSteps } from "../LlmSteps.ts"
@@ -28,7 +27,6 @@ export const runWorkflow: (
   inputs: Readonly<Record<string, Json>>,
   options?: RunOptions
 ) {
-  yield* loadJq
   const llm = yield* LlmSteps
   const progress = new ProgressWriter(yield* Progress)
   const context = yield* RunContext

@@ -17,7 +17,7 @@ import { type FileSchemaUse, type Syntax, toLoadError } from "./load/fields.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
 import type { Workflow } from "./model.ts"
-import { checkTemplateSyntax } from "./template.ts"
+import { checkTemplateSyntax, isTemplated, loadTemplateEngine, templateEngineLoaded } from "./template.ts"
 
 export { checkPlacement, checkUniqueIds, type Placement, topLevelPlacement } from "./load/checks.ts"
 
@@ -32,6 +32,25 @@ const syntax: Syntax = {
   schemaDocument: validateSchemaDocument,
   validate: validateJson
 }
+
+// The static checks are synchronous, and Handlebars is loaded only when a template needs it: a first
+// pass notes whether any field is templated, and only then is the engine loaded and the file checked
+// again with it, whatever the first pass found (a template error may come before the one it reported).
+const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseDocumentStatic>[0], path: string) {
+  let skipped = false
+  const withoutTemplates: Syntax = {
+    ...syntax,
+    template: (text) => {
+      if (templateEngineLoaded() || !isTemplated(text)) return checkTemplateSyntax(text)
+      skipped = true
+      return undefined
+    }
+  }
+  const first = runStatic(() => parseDocumentStatic(source, path, withoutTemplates))
+  if (!skipped) return first
+  yield* loadTemplateEngine
+  return runStatic(() => parseDocumentStatic(source, path, syntax))
+})
 
 const readOptions = (options: LoadOptions | undefined): ReadOptions => ({
   waitForWriter: options?.waitForWriter ?? true
@@ -111,7 +130,7 @@ const parseChecked = Effect.fn("loadWorkflow.parse")(
       const line = parsed.line !== undefined ? { line: parsed.line } : {}
       return yield* new WorkflowLoadError({ reason: { ...reason, ...line } })
     }
-    const result = runStatic(() => parseDocumentStatic(parsed.source, path, syntax))
+    const result = yield* checkStatic(parsed.source, path)
     if (!result.ok) return yield* toLoadError(result.error, file)
     for (const [schemaPath, use] of result.value.fileSchemas) {
       yield* loadFileSchema(file, schemaPath, use, options)

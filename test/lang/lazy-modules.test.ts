@@ -59,6 +59,11 @@ console.log(JSON.stringify({ sources, packages: [...new Set(packages)] }))
   }
 }
 
+test("a workflow without templates never loads Handlebars; one with a template does", () => {
+  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: out.txt\n").packages).toEqual([])
+  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{ input }}.txt'\n").packages).toEqual(["handlebars"])
+}, 60_000)
+
 test("a workflow without prompt or agent steps never loads the model steps; one with a prompt step does", () => {
   expect(loadedBy("steps:\n  - jq: '. + 1'\n").sources).not.toContain("src/workflow/modelSteps.ts")
   expect(loadedBy("steps:\n  - prompt: hi\n").sources).toContain("src/workflow/modelSteps.ts")

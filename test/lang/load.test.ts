@@ -1,6 +1,6 @@
 // The workflow loader: every static error of the version-2 format with its exact message and line,
 // and what a valid file turns into (locators, lines, resolved references, inputs, defaults).
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -12,7 +12,9 @@ import { checkJqSyntax, loadJq } from "../../src/lang/jq.ts"
 import { validateJson, validateSchemaDocument } from "../../src/lang/jsonschema.ts"
 import { loadWorkflow, parseWorkflowText } from "../../src/lang/load.ts"
 import type { Step, StepKind, Workflow } from "../../src/lang/model.ts"
-import { checkTemplateSyntax } from "../../src/lang/template.ts"
+import { checkTemplateSyntax, loadTemplateEngine } from "../../src/lang/template.ts"
+
+beforeAll(() => Effect.runPromise(loadTemplateEngine))
 
 const invalidDir = path.resolve(import.meta.dir, "../fixtures/workflows/invalid")
 const validDir = path.resolve(import.meta.dir, "load/fixtures")

@@ -11,7 +11,7 @@ import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
 import { checkJqSyntax, loadJq } from "./jq.ts"
 import type { JqError } from "./languageErrors.ts"
-import { validateJson, validateSchemaDocument } from "./jsonschema.ts"
+import { loadSchemaValidator, schemaValidatorLoaded, validateJson, validateSchemaDocument } from "./jsonschema.ts"
 import { type ParsedDocument, parseDocumentStatic } from "./load/document.ts"
 import { type FileSchemaUse, type Syntax, toLoadError } from "./load/fields.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
@@ -33,22 +33,35 @@ const syntax: Syntax = {
   validate: validateJson
 }
 
-// The static checks are synchronous, and Handlebars is loaded only when a template needs it: a first
-// pass notes whether any field is templated, and only then is the engine loaded and the file checked
-// again with it, whatever the first pass found (a template error may come before the one it reported).
+// The static checks are synchronous, and Handlebars and Ajv are loaded only when the file needs them: a
+// first pass notes whether any field is templated or any schema given, and only then are they loaded
+// and the file checked again, whatever the first pass found (a template or schema error may come
+// before the one it reported).
 const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseDocumentStatic>[0], path: string) {
-  let skipped = false
-  const withoutTemplates: Syntax = {
+  let templates = false
+  let schemas = false
+  const deferring: Syntax = {
     ...syntax,
     template: (text) => {
       if (templateEngineLoaded() || !isTemplated(text)) return checkTemplateSyntax(text)
-      skipped = true
+      templates = true
+      return undefined
+    },
+    schemaDocument: (schema, label) => {
+      if (schemaValidatorLoaded()) return validateSchemaDocument(schema, label)
+      schemas = true
+      return undefined
+    },
+    validate: (schema, value, label) => {
+      if (schemaValidatorLoaded()) return validateJson(schema, value, label)
+      schemas = true
       return undefined
     }
   }
-  const first = runStatic(() => parseDocumentStatic(source, path, withoutTemplates))
-  if (!skipped) return first
-  yield* loadTemplateEngine
+  const first = runStatic(() => parseDocumentStatic(source, path, deferring))
+  if (!templates && !schemas) return first
+  if (templates) yield* loadTemplateEngine
+  if (schemas) yield* loadSchemaValidator
   return runStatic(() => parseDocumentStatic(source, path, syntax))
 })
 
@@ -100,6 +113,7 @@ const loadFileSchema = Effect.fn("loadWorkflow.fileSchema")(
       catch: (e) => unusable("parse", e instanceof Error ? e.message : String(e))
     })
     if (!isJsonObject(value)) return yield* unusable("not-object")
+    yield* loadSchemaValidator
     const invalid = validateSchemaDocument(value, `${use.where}: JSON schema file '${path}'`)
     if (invalid !== undefined) {
       return yield* new WorkflowLoadError({ reason: { _tag: "Invalid", detail: invalid.message, ...at } })

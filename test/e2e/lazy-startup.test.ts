@@ -85,6 +85,9 @@ test("lait run of a jq workflow loads no model client, model steps, Handlebars o
   expect(jq.code).toBe(0)
   expect(jq.loaded).toContain("src/cli/run.ts")
   expect(jq.loaded.filter((m) => modelOnly.includes(m))).toEqual([])
+  // Nor the Effect Schema of workflow and agent files (the loader's key tables are apart from it),
+  // nor the dry-run planner.
+  expect(jq.loaded.filter((m) => ["src/lang/fileSchema.ts", "src/workflow/dryrun.ts"].includes(m))).toEqual([])
   const prompt = await loadedBy("prompt.yml")
   // No server answers: the request fails after the modules were loaded.
   expect(prompt.code).toBe(4)

@@ -6,7 +6,7 @@ import * as nodePath from "node:path"
 import { ModelMap } from "../../config/schema.ts"
 import { renderChain } from "../../core/errors.ts"
 import type { JsonObject } from "../../core/json.ts"
-import { AGENT_KEYS, DEFAULT_KEYS, TOP_LEVEL_KEYS } from "../fileSchema.ts"
+import { AGENT_KEYS, DEFAULT_KEYS, TOP_LEVEL_KEYS } from "../fileKeys.ts"
 import type {
   AgentDefinition,
   InputDefinition,

@@ -72,7 +72,15 @@ const loadedBy = async (file: string): Promise<{ readonly code: number | null; r
     [process.execPath, "--preload", path.join(dir, "record.ts"), path.join(repoRoot, "src", "main.ts"), "run", file, "41"],
     {
       cwd: dir,
-      env: { ...process.env, NO_COLOR: "1", LOADED_FILE: out, LAIT_HTTP_ATTEMPTS: "1", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }
+      env: {
+        ...process.env,
+        NO_COLOR: "1",
+        // No global config either: the run has no config file at all.
+        XDG_CONFIG_HOME: dir,
+        LOADED_FILE: out,
+        LAIT_HTTP_ATTEMPTS: "1",
+        OPENAI_BASE_URL: "http://127.0.0.1:9/v1"
+      }
     }
   )
   return { code: r.code, loaded: JSON.parse(fs.readFileSync(out, "utf8")) as Array<string> }
@@ -86,8 +94,9 @@ test("lait run of a jq workflow loads no model client, model steps, Handlebars o
   expect(jq.loaded).toContain("src/cli/run.ts")
   expect(jq.loaded.filter((m) => modelOnly.includes(m))).toEqual([])
   // Nor the Effect Schema of workflow and agent files (the loader's key tables are apart from it),
-  // nor the dry-run planner.
-  expect(jq.loaded.filter((m) => ["src/lang/fileSchema.ts", "src/workflow/dryrun.ts"].includes(m))).toEqual([])
+  // nor the dry-run planner, nor, without a config file, the config file's schema.
+  const schemas = ["src/lang/fileSchema.ts", "src/workflow/dryrun.ts", "src/config/schema.ts"]
+  expect(jq.loaded.filter((m) => schemas.includes(m))).toEqual([])
   const prompt = await loadedBy("prompt.yml")
   // No server answers: the request fails after the modules were loaded.
   expect(prompt.code).toBe(4)

@@ -2,7 +2,7 @@
 // context, syntax checks with upstream's message prefixes, schema references, and the field groups
 // (`retry`, `timeout`, model settings) that steps, inline agents and `default:` have in common.
 import * as nodePath from "node:path"
-import { ReasoningEffort as ReasoningEffortSchema } from "../../config/schema.ts"
+import { ReasoningEffort as ReasoningEffortSchema } from "../../config/modelSchema.ts"
 import { renderChain } from "../../core/errors.ts"
 import type { Json, JsonObject } from "../../core/json.ts"
 import { RETRY_KEYS } from "../fileKeys.ts"

@@ -8,7 +8,8 @@
 // LAIT_HTTP_BACKOFF_MS (default 250) and doubling after each failure. Each try may take
 // LAIT_HTTP_TIMEOUT_MS (else `default.request_timeout` seconds, else 300 s); a response body may be
 // LAIT_MAX_RESPONSE_BYTES long (default 16 MiB, the file read limit).
-import { Duration, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
+import type { HttpClient } from "effect/http"
 import * as nodePath from "node:path"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
@@ -57,6 +58,27 @@ const liveOptions = Effect.gen(function*() {
   } satisfies LiveOptions
 })
 
+/**
+ * The live client, loaded and built on the first request: the HTTP client and its retry, streaming
+ * and response-reading code are a run's to pay only when it asks a model (a workflow of jq and `run`
+ * steps never does). Built once (cached), in the layer's scope.
+ */
+const lazyLive = (options: LiveOptions): Layer.Layer<ModelClient, never, HttpClient.HttpClient> =>
+  Layer.effect(
+    ModelClient,
+    Effect.gen(function*() {
+      const services = yield* Effect.context<HttpClient.HttpClient>()
+      const scope = yield* Effect.scope
+      const client = yield* Effect.cached(
+        Layer.buildWithScope(ModelClient.layerLive(options), scope).pipe(
+          Effect.map((built) => Context.get(built, ModelClient)),
+          Effect.provide(services)
+        )
+      )
+      return ModelClient.of({ complete: (call) => Effect.flatMap(client, (c) => c.complete(call)) })
+    })
+  )
+
 export const modelClientLayer = (options: ModelModeOptions) =>
   Layer.unwrap(
     Effect.gen(function*() {
@@ -78,7 +100,7 @@ export const modelClientLayer = (options: ModelModeOptions) =>
           Layer.provide(Layer.succeed(StrictReplay, options.strictReplay === true))
         )
       }
-      const live = ModelClient.layerLive(yield* liveOptions)
+      const live = lazyLive(yield* liveOptions)
       if (options.record !== undefined) {
         yield* Effect.logDebug(`model: recording to '${options.record}'`)
         return ModelClient.layerRecord(options.record).pipe(Layer.provide(live))

@@ -144,12 +144,11 @@ export const runCommand = Command.make(
     }
     yield* checkTraceFlags({ traceFile, traceSpans, traceContent })
     // Loaded on demand so that `lait --version` and other commands never pay for jq, YAML or Ajv.
-    const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, { dryRunPlan }, schemas, runs, jq] =
+    const [{ loadWorkflow }, { parseInputFlag, resolveInputs, resolveInitial }, schemas, runs, jq] =
       yield* Effect.promise(() =>
         Promise.all([
           import("../lang/load.ts"),
           import("../lang/inputs.ts"),
-          import("../workflow/dryrun.ts"),
           import("../lang/schemaRef.ts"),
           import("../workflow/checkpoint.ts"),
           import("../lang/jq.ts")
@@ -197,6 +196,8 @@ export const runCommand = Command.make(
       : yield* resolveInputs(workflow.inputs, provided)
 
     if (dryRun) {
+      // Only here: the plan reads agent files, whose checks build the agent file schema.
+      const { dryRunPlan } = yield* Effect.promise(() => import("../workflow/dryrun.ts"))
       const plan = yield* dryRunPlan(workflow, inputs, initial)
       yield* printLine(plan.join("\n"))
       return

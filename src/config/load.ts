@@ -11,7 +11,7 @@ import { errnoOf, FileLoader } from "../platform/FileLoader.ts"
 import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
 import { yamlErrorMessage } from "../core/yamlErrors.ts"
 import { dotenvBaseUrlWarning } from "./dotenvRisk.ts"
-import { type CommandSpec, type ConfigFile, decodeConfigFile, type DefaultSettings } from "./schema.ts"
+import type { CommandSpec, ConfigFile, DefaultSettings } from "./schema.ts"
 
 export const CONFIG_FILE_NAME = "lait.config.yml"
 
@@ -196,8 +196,9 @@ export interface CheckedConfig {
  * quoted (it may hold a key).
  */
 export const checkConfigText = Effect.fn("config.checkConfigText")(function*(path: string, text: string) {
-  const [yaml, { parseYamlDocument }] = yield* Effect.promise(() =>
-    Promise.all([import("yaml"), import("../core/yamlDocument.ts")])
+  // The config schema is built when its module is evaluated: only a run that has a config file pays.
+  const [yaml, { parseYamlDocument }, { decodeConfigFile }] = yield* Effect.promise(() =>
+    Promise.all([import("yaml"), import("../core/yamlDocument.ts"), import("./schema.ts")])
   )
   const counter = new yaml.LineCounter()
   const doc = parseYamlDocument(text, counter)

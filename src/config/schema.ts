@@ -2,30 +2,21 @@
 // fields left absent when unset) because merging works field by field and must see what each file
 // set. Decode with `decodeConfigFile` (unknown keys are rejected at every level).
 import { Effect, Schema } from "effect"
+import { CommandSpec, ModelMap, PositiveInt, ReasoningEffort, Temperature, TopP } from "./modelSchema.ts"
 
-const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+export {
+  CommandSpec,
+  ModelApi,
+  ModelDefinition,
+  ModelMap,
+  Pricing,
+  Provider,
+  ReasoningEffort
+} from "./modelSchema.ts"
+
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
-const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
-const Temperature = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 2 }))
-const TopP = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 const Names = Schema.Array(Schema.String)
 const StringMap = Schema.Record(Schema.String, Schema.String)
-const NotBlank = Schema.String.check(
-  Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be empty", { expected: "a non-empty string" })
-)
-
-export const ReasoningEffort = Schema.Literals(["none", "minimal", "low", "medium", "high", "xhigh"])
-export type ReasoningEffort = typeof ReasoningEffort.Type
-
-export const ModelApi = Schema.Literals(["chat_completions", "responses"])
-export type ModelApi = typeof ModelApi.Type
-
-/** `api_key_cmd`: a string runs through `sh -c`; a list is an argv executed directly. */
-export const CommandSpec = Schema.Union([
-  Schema.String,
-  Schema.Array(Schema.String).check(Schema.isMinLength(1))
-]).annotate({ description: "A command line run with sh -c, or an argv list; its stdout is the API key" })
-export type CommandSpec = typeof CommandSpec.Type
 
 export const Compaction = Schema.Struct({
   trigger_rounds: Schema.optionalKey(
@@ -82,35 +73,6 @@ export type DefaultSettings = typeof DefaultSettings.Type
 export const DEFAULT_MAX_TOOL_ROUNDS = 8
 export const DEFAULT_HISTORY = true
 export const DEFAULT_CACHE = false
-
-export const Provider = Schema.Struct({
-  base_url: Schema.String,
-  api_key: Schema.optionalKey(Schema.String),
-  api_key_cmd: Schema.optionalKey(CommandSpec)
-})
-export type Provider = typeof Provider.Type
-
-export const Pricing = Schema.Struct({
-  input_per_1m: NonNegative.annotate({ description: "USD per million prompt tokens" }),
-  output_per_1m: NonNegative.annotate({ description: "USD per million completion tokens" })
-})
-export type Pricing = typeof Pricing.Type
-
-export const ModelDefinition = Schema.Struct({
-  provider: Provider,
-  model_id: NotBlank,
-  default_reasoning_effort: Schema.optionalKey(ReasoningEffort),
-  default_temperature: Schema.optionalKey(Temperature),
-  default_top_p: Schema.optionalKey(TopP),
-  default_max_tokens: Schema.optionalKey(PositiveInt),
-  pricing: Schema.optionalKey(Pricing),
-  api: Schema.optionalKey(ModelApi)
-})
-export type ModelDefinition = typeof ModelDefinition.Type
-
-/** alias → definitions; the first is the primary, the rest are fallbacks. Also a workflow's `models:`. */
-export const ModelMap = Schema.Record(Schema.String, Schema.Array(ModelDefinition).check(Schema.isMinLength(1)))
-export type ModelMap = typeof ModelMap.Type
 
 /** Exactly one of `command` (stdio) and `url` (streamable HTTP); checked after decoding. */
 export const McpServer = Schema.Struct({

@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { LaitError } from "../core/errors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import type { Json, JsonObject } from "../core/json.ts"
-import { validateJson } from "./jsonschema.ts"
+import { loadSchemaValidator, validateJson } from "./jsonschema.ts"
 import type { SchemaError } from "./languageErrors.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
 import type { InputDefinition } from "./model.ts"
@@ -69,6 +69,12 @@ export const resolveInputs = (
   declared: ReadonlyArray<InputDefinition>,
   provided: ReadonlyArray<readonly [string, ProvidedValue]>
 ): Effect.Effect<Record<string, Json>, InputFailure> =>
+  Effect.andThen(declared.length > 0 ? loadSchemaValidator : Effect.void, () => resolveLoaded(declared, provided))
+
+const resolveLoaded = (
+  declared: ReadonlyArray<InputDefinition>,
+  provided: ReadonlyArray<readonly [string, ProvidedValue]>
+): Effect.Effect<Record<string, Json>, InputFailure> =>
   Effect.suspend((): Effect.Effect<Record<string, Json>, InputFailure> => {
     // Re-inserting moves a repeated key to where it was last given, the order upstream reports in.
     const given = new Map<string, ProvidedValue>()
@@ -114,6 +120,12 @@ export const resolveInputs = (
  * is validated under the label `input`.
  */
 export const resolveInitial = (
+  schema: JsonObject | undefined,
+  initial: ProvidedValue | null
+): Effect.Effect<Json, SchemaError | WorkflowLoadError> =>
+  Effect.andThen(schema === undefined ? Effect.void : loadSchemaValidator, () => initialLoaded(schema, initial))
+
+const initialLoaded = (
   schema: JsonObject | undefined,
   initial: ProvidedValue | null
 ): Effect.Effect<Json, SchemaError | WorkflowLoadError> =>

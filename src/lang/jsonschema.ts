@@ -11,10 +11,14 @@
 // - schemas are not registered by `$id`, so two files that reuse an `$id` do not collide.
 // - the first failure is reported (allErrors off), with the label and the path of the failing value:
 //   `inputs.cfg.items[0] must be of type integer (got string)`.
-import Ajv07 from "ajv"
+//
+// Ajv is loaded on first need (`loadSchemaValidator`, which every caller runs first): a workflow
+// without a schema never pays for evaluating it.
+import { Effect } from "effect"
+import type Ajv07 from "ajv"
 import type { ErrorObject, Options, ValidateFunction } from "ajv"
-import Ajv2019 from "ajv/dist/2019.js"
-import Ajv2020 from "ajv/dist/2020.js"
+import type Ajv2019 from "ajv/dist/2019.js"
+import type Ajv2020 from "ajv/dist/2020.js"
 import { SchemaError } from "./languageErrors.ts"
 import { type Json, type JsonObject, jsonTypeName } from "../core/json.ts"
 
@@ -34,14 +38,36 @@ type AjvInstance = { compile: (schema: object) => ValidateFunction }
 
 const instances = new Map<Dialect, AjvInstance>()
 
+interface AjvClasses {
+  readonly draft07: typeof Ajv07
+  readonly draft2019: typeof Ajv2019
+  readonly draft2020: typeof Ajv2020
+}
+
+let classes: AjvClasses | undefined
+
+/** Loads Ajv (once); needed before `validateJson` or `validateSchemaDocument`. */
+export const loadSchemaValidator: Effect.Effect<void> = Effect.suspend(() =>
+  classes !== undefined ? Effect.void : Effect.promise(() =>
+    Promise.all([import("ajv"), import("ajv/dist/2019.js"), import("ajv/dist/2020.js")]).then(
+      ([draft07, draft2019, draft2020]) => {
+        classes ??= { draft07: draft07.default, draft2019: draft2019.default, draft2020: draft2020.default }
+      }
+    )
+  )
+)
+
+export const schemaValidatorLoaded = (): boolean => classes !== undefined
+
 const ajvFor = (dialect: Dialect): AjvInstance => {
   let ajv = instances.get(dialect)
   if (ajv === undefined) {
+    if (classes === undefined) throw new Error("internal error: a JSON Schema was used before loadSchemaValidator")
     ajv = dialect === "07"
-      ? new Ajv07(AJV_OPTIONS)
+      ? new classes.draft07(AJV_OPTIONS)
       : dialect === "2019"
-      ? new Ajv2019(AJV_OPTIONS)
-      : new Ajv2020(AJV_OPTIONS)
+      ? new classes.draft2019(AJV_OPTIONS)
+      : new classes.draft2020(AJV_OPTIONS)
     instances.set(dialect, ajv)
   }
   return ajv

@@ -11,13 +11,13 @@ import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
 import { checkJqSyntax, withJqSyntax } from "./jq.ts"
 import type { JqError } from "./languageErrors.ts"
-import { validateJson, validateSchemaDocument } from "./jsonschema.ts"
+import { loadSchemaValidator, schemaValidatorLoaded, validateJson, validateSchemaDocument } from "./jsonschema.ts"
 import { type ParsedDocument, parseDocumentStatic } from "./load/document.ts"
 import { type FileSchemaUse, type Syntax, toLoadError } from "./load/fields.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
 import type { Workflow } from "./model.ts"
-import { checkTemplateSyntax } from "./template.ts"
+import { checkTemplateSyntax, isTemplated, loadTemplateEngine, templateEngineLoaded } from "./template.ts"
 
 export { checkPlacement, checkUniqueIds, type Placement, topLevelPlacement } from "./load/checks.ts"
 
@@ -32,6 +32,38 @@ const syntax: Syntax = {
   schemaDocument: validateSchemaDocument,
   validate: validateJson
 }
+
+// The static checks are synchronous, and Handlebars and Ajv are loaded only when the file needs them: a
+// first pass notes whether any field is templated or any schema given, and only then are they loaded
+// and the file checked again, whatever the first pass found (a template or schema error may come
+// before the one it reported).
+const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseDocumentStatic>[0], path: string) {
+  let templates = false
+  let schemas = false
+  const deferring: Syntax = {
+    ...syntax,
+    template: (text) => {
+      if (templateEngineLoaded() || !isTemplated(text)) return checkTemplateSyntax(text)
+      templates = true
+      return undefined
+    },
+    schemaDocument: (schema, label) => {
+      if (schemaValidatorLoaded()) return validateSchemaDocument(schema, label)
+      schemas = true
+      return undefined
+    },
+    validate: (schema, value, label) => {
+      if (schemaValidatorLoaded()) return validateJson(schema, value, label)
+      schemas = true
+      return undefined
+    }
+  }
+  const first = yield* withJqSyntax(() => runStatic(() => parseDocumentStatic(source, path, deferring)))
+  if (!templates && !schemas) return first
+  if (templates) yield* loadTemplateEngine
+  if (schemas) yield* loadSchemaValidator
+  return yield* withJqSyntax(() => runStatic(() => parseDocumentStatic(source, path, syntax)))
+})
 
 const readOptions = (options: LoadOptions | undefined): ReadOptions => ({
   waitForWriter: options?.waitForWriter ?? true
@@ -81,6 +113,7 @@ const loadFileSchema = Effect.fn("loadWorkflow.fileSchema")(
       catch: (e) => unusable("parse", e instanceof Error ? e.message : String(e))
     })
     if (!isJsonObject(value)) return yield* unusable("not-object")
+    yield* loadSchemaValidator
     const invalid = validateSchemaDocument(value, `${use.where}: JSON schema file '${path}'`)
     if (invalid !== undefined) {
       return yield* new WorkflowLoadError({ reason: { _tag: "Invalid", detail: invalid.message, ...at } })
@@ -110,7 +143,7 @@ const parseChecked = Effect.fn("loadWorkflow.parse")(
       const line = parsed.line !== undefined ? { line: parsed.line } : {}
       return yield* new WorkflowLoadError({ reason: { ...reason, ...line } })
     }
-    const result = yield* withJqSyntax(() => runStatic(() => parseDocumentStatic(parsed.source, path, syntax)))
+    const result = yield* checkStatic(parsed.source, path)
     if (!result.ok) return yield* toLoadError(result.error, file)
     for (const [schemaPath, use] of result.value.fileSchemas) {
       yield* loadFileSchema(file, schemaPath, use, options)

@@ -16,8 +16,11 @@
 // helper instead (also for `shq`). Block helpers keep Handlebars' behaviour on purpose: `{{#if input.optional}}`,
 // `{{#each}}`, `{{#with}}`, `{{#unless}}` and `lookup` treat a missing value as empty/false, which is
 // how optional fields are tested.
+//
+// Handlebars is loaded on first need (`loadTemplateEngine`; rendering loads it itself): a workflow
+// whose text has no `{{` never pays for evaluating it. The synchronous syntax check needs it loaded.
 import { Effect } from "effect"
-import Handlebars from "handlebars"
+import type Handlebars from "handlebars"
 import { TemplateError } from "./languageErrors.ts"
 import { type Json, textForm } from "../core/json.ts"
 
@@ -33,8 +36,6 @@ export interface TemplateData {
 const PATH_HELPER = "__lait_path"
 const PRINTED_HELPER = "__lait_printed"
 const OPTIONS = { strict: true, noEscape: true } as const
-
-const env = Handlebars.create()
 
 class TemplateFailure extends Error {}
 
@@ -58,28 +59,29 @@ const singleArgument = (name: string, args: ReadonlyArray<unknown>): unknown => 
   return params[0]
 }
 
-env.registerHelper("text", (...args: Array<unknown>) => textForm(singleArgument("text", args) as Json))
-env.registerHelper("json", (...args: Array<unknown>) => JSON.stringify(singleArgument("json", args)))
-
 /** POSIX single-quote quoting: inside '…' nothing is special, and a `'` is closed, escaped, reopened. */
 export const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`
-
-env.registerHelper("shq", (...args: Array<unknown>) => shellQuote(textForm(singleArgument("shq", args) as Json)))
 
 /** Set while a template renders for `renderTemplateParts`: what each `{{…}}` printed, in order. */
 let printed: Array<string> | undefined
 
-// Wraps every `{{…}}` when a template is compiled for renderTemplateParts. It returns the value as
-// it is, so the output is what the plain template prints; Handlebars prints null/undefined as "".
-env.registerHelper(PRINTED_HELPER, (value: unknown) => {
-  printed?.push(value === null || value === undefined ? "" : String(value))
-  return value
-})
+const registerHelpers = (env: typeof Handlebars): void => {
+  env.registerHelper("text", (...args: Array<unknown>) => textForm(singleArgument("text", args) as Json))
+  env.registerHelper("json", (...args: Array<unknown>) => JSON.stringify(singleArgument("json", args)))
+  env.registerHelper("shq", (...args: Array<unknown>) => shellQuote(textForm(singleArgument("shq", args) as Json)))
+  // Wraps every `{{…}}` when a template is compiled for renderTemplateParts. It returns the value as
+  // it is, so the output is what the plain template prints; Handlebars prints null/undefined as "".
+  env.registerHelper(PRINTED_HELPER, (value: unknown) => {
+    printed?.push(value === null || value === undefined ? "" : String(value))
+    return value
+  })
+  // `(__lait_path <first segment> "<path as written>" "<segment>"…)`: Handlebars resolves the first
+  // segment (so `../`, `@data`, `this` and block params keep working), this walks the rest and fails
+  // on the first one that does not exist.
+  env.registerHelper(PATH_HELPER, pathHelper)
+}
 
-// `(__lait_path <first segment> "<path as written>" "<segment>"…)`: Handlebars resolves the first
-// segment (so `../`, `@data`, `this` and block params keep working), this walks the rest and fails on
-// the first one that does not exist.
-env.registerHelper(PATH_HELPER, (...args: Array<unknown>) => {
+const pathHelper = (...args: Array<unknown>) => {
   const options = args[args.length - 1] as Handlebars.HelperOptions
   const [first, written, ...segments] = args.slice(0, -1) as [unknown, string, ...Array<string>]
   const missing = () => new TemplateFailure(`${JSON.stringify(written)} is not defined${locationOf(options)}`)
@@ -91,7 +93,31 @@ env.registerHelper(PATH_HELPER, (...args: Array<unknown>) => {
     if (current === undefined) throw missing()
   }
   return current
-})
+}
+
+let env: typeof Handlebars | undefined
+
+/** Loads Handlebars (once); needed before `checkTemplateSyntax` sees a `{{`. Rendering loads it itself. */
+export const loadTemplateEngine: Effect.Effect<void> = Effect.suspend(() =>
+  env !== undefined ? Effect.void : Effect.promise(() =>
+    import("handlebars").then((m) => {
+      if (env !== undefined) return
+      const created = m.default.create()
+      registerHelpers(created)
+      env = created
+    })
+  )
+)
+
+export const templateEngineLoaded = (): boolean => env !== undefined
+
+/** Whether `source` needs Handlebars at all: without `{{` it is plain text. */
+export const isTemplated = (source: string): boolean => source.includes("{{")
+
+const engine = (): typeof Handlebars => {
+  if (env === undefined) throw new Error("internal error: the template engine was used before loadTemplateEngine")
+  return env
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Rewriting the parsed template
@@ -264,10 +290,11 @@ const compile = (source: string, printing = false): Compiled => {
   if (hit !== undefined) return hit
   let result: Compiled
   try {
-    const ast = env.parse(source)
+    const handlebars = engine()
+    const ast = handlebars.parse(source)
     rewriteProgram(ast)
     if (printing) wrapPrinted(ast)
-    const template = env.compile(ast, OPTIONS)
+    const template = handlebars.compile(ast, OPTIONS)
     result = { ok: true, render: (data) => template(data) }
   } catch (e) {
     result = { ok: false, reason: oneLine(messageOf(e)) }
@@ -283,7 +310,7 @@ const quote = (source: string): string => JSON.stringify(source)
  * line. Missing variables are only found by rendering. Cached with the compiled template.
  */
 export const checkTemplateSyntax = (source: string): string | undefined => {
-  if (!source.includes("{{")) return undefined
+  if (!isTemplated(source)) return undefined
   const result = compile(source)
   return result.ok ? undefined : `failed to parse template: ${quote(source)}: ${result.reason}`
 }
@@ -297,7 +324,14 @@ interface Rendered {
 const render = (source: string, data: unknown, printing: boolean): Effect.Effect<Rendered, TemplateError> =>
   Effect.suspend(() => {
     // Without `{{` Handlebars would return the text unchanged: skip it.
-    if (!source.includes("{{")) return Effect.succeed({ text: source, printed: [] })
+    if (!isTemplated(source)) return Effect.succeed({ text: source, printed: [] })
+    return env === undefined
+      ? Effect.andThen(loadTemplateEngine, renderLoaded(source, data, printing))
+      : renderLoaded(source, data, printing)
+  })
+
+const renderLoaded = (source: string, data: unknown, printing: boolean): Effect.Effect<Rendered, TemplateError> =>
+  Effect.suspend(() => {
     const result = compile(source, printing)
     if (!result.ok) {
       return Effect.fail(

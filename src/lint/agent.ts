@@ -10,7 +10,7 @@ import { parseAgentText, splitFrontmatter } from "../lang/agentFile.ts"
 import type { WorkflowLoadError } from "../lang/loadErrors.ts"
 import { parseYaml, type Source } from "../lang/load/yaml.ts"
 import type { AgentDefinition } from "../lang/model.ts"
-import { checkTemplateSyntax } from "../lang/template.ts"
+import { checkTemplateSyntax, loadTemplateEngine } from "../lang/template.ts"
 import { type FileState, keyLine, lineOfY, type Where } from "./context.ts"
 import type { Emitter } from "./findings.ts"
 import { checkCapabilities } from "./names.ts"
@@ -38,6 +38,7 @@ export const lintAgentFileContents = (
 ): Effect.Effect<void, never, FileLoader> =>
   Effect.gen(function*() {
     const holder = frontmatter === undefined ? undefined : frontmatter.wrap(frontmatter.doc.contents, 1)
+    yield* loadTemplateEngine
     const templateProblem = checkTemplateSyntax(agent.system)
     if (templateProblem !== undefined) {
       emitter.emit(

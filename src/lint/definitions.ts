@@ -20,7 +20,7 @@ import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
 import { checkJqSyntax, loadJq } from "../lang/jq.ts"
 import { parseYaml, type Y } from "../lang/load/yaml.ts"
 import { childStepLists, type Step, type Workflow } from "../lang/model.ts"
-import { checkTemplateSyntax } from "../lang/template.ts"
+import { checkTemplateSyntax, loadTemplateEngine } from "../lang/template.ts"
 import type { Assertion } from "../testing/assertions.ts"
 import { parseTestDefinition } from "../testing/testFile.ts"
 import { display, fieldOf, itemOf, keyLine, lineOfY, valueOf, type Where } from "./context.ts"
@@ -282,6 +282,7 @@ export const lintEvalText = (path: string, text: string, emitter: Emitter): Effe
       const at = single ? "target" : `targets[${t}]`
       const targetY = single ? valueOf(where, root, "target") : itemOf(where, valueOf(where, root, "targets"), t)
       if (target.kind === "prompt") {
+        yield* loadTemplateEngine
         const problem = checkTemplateSyntax(target.prompt)
         if (problem !== undefined) emitter.emit("error", `${at}.prompt: ${problem}`, keyLine(where, targetY, "prompt"))
         continue

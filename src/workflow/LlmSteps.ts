@@ -8,6 +8,7 @@ import type { AnyLaitError } from "../core/errors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import type { ModelDefinition, Step, StepKind, Workflow, WorkflowDefaults } from "../lang/model.ts"
+import type { makeModelSteps } from "./modelSteps.ts"
 import type { ProgressWriter } from "./progress.ts"
 
 export type PromptKind = Extract<StepKind, { readonly type: "prompt" }>
@@ -97,10 +98,24 @@ export class LlmSteps extends Context.Service<LlmSteps, LlmStepsService>()("lait
    */
   static readonly layerModel = Layer.effect(
     LlmSteps,
-    // Loaded when a run starts, so templates, Ajv and YAML stay out of every command's start-up.
-    Effect.promise(() => import("./modelSteps.ts")).pipe(
-      Effect.flatMap(({ makeModelSteps }) => makeModelSteps),
-      Effect.map((service) => LlmSteps.of(service))
-    )
+    Effect.gen(function*() {
+      // Loaded and built at the first prompt/agent step, not when the run starts: templates, Ajv, the
+      // tool runtime and what they import are most of a run's module graph, and a workflow without
+      // model steps never needs them. Built once (cached) from the services the layer was given, its
+      // scope included, so MCP servers still stop when the run's layers close.
+      const services = yield* Effect.context<ModelStepsRequirements>()
+      const service = yield* Effect.cached(
+        Effect.promise(() => import("./modelSteps.ts")).pipe(
+          Effect.flatMap(({ makeModelSteps }) => makeModelSteps),
+          Effect.provide(services)
+        )
+      )
+      return LlmSteps.of({
+        runPrompt: (step, input, ctx) => Effect.flatMap(service, (s) => s.runPrompt(step, input, ctx)),
+        runAgent: (step, input, ctx) => Effect.flatMap(service, (s) => s.runAgent(step, input, ctx))
+      })
+    })
   )
 }
+
+type ModelStepsRequirements = Effect.Services<typeof makeModelSteps>

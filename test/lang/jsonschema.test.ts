@@ -1,7 +1,10 @@
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
+import { Effect } from "effect"
 import { SchemaError } from "../../src/lang/languageErrors.ts"
 import type { Json, JsonObject } from "../../src/core/json.ts"
-import { validateJson, validateSchemaDocument } from "../../src/lang/jsonschema.ts"
+import { loadSchemaValidator, validateJson, validateSchemaDocument } from "../../src/lang/jsonschema.ts"
+
+beforeAll(() => Effect.runPromise(loadSchemaValidator))
 
 const check = (schema: JsonObject, value: Json, label = "inputs.cfg"): string | undefined => {
   const error = validateJson(schema, value, label)

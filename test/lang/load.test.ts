@@ -1,6 +1,6 @@
 // The workflow loader: every static error of the version-2 format with its exact message and line,
 // and what a valid file turns into (locators, lines, resolved references, inputs, defaults).
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -9,10 +9,12 @@ import { errorClassOf, exitCodeOf, renderChain } from "../../src/core/errors.ts"
 import { WorkflowLoadError } from "../../src/lang/loadErrors.ts"
 import { FileLoader, READ_LIMIT } from "../../src/platform/FileLoader.ts"
 import { checkJqSyntax, loadJq } from "../../src/lang/jq.ts"
-import { validateJson, validateSchemaDocument } from "../../src/lang/jsonschema.ts"
+import { loadSchemaValidator, validateJson, validateSchemaDocument } from "../../src/lang/jsonschema.ts"
 import { loadWorkflow, parseWorkflowText } from "../../src/lang/load.ts"
 import type { Step, StepKind, Workflow } from "../../src/lang/model.ts"
-import { checkTemplateSyntax } from "../../src/lang/template.ts"
+import { checkTemplateSyntax, loadTemplateEngine } from "../../src/lang/template.ts"
+
+beforeAll(() => Effect.runPromise(Effect.andThen(loadTemplateEngine, loadSchemaValidator)))
 
 const invalidDir = path.resolve(import.meta.dir, "../fixtures/workflows/invalid")
 const validDir = path.resolve(import.meta.dir, "load/fixtures")

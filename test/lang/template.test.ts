@@ -1,15 +1,19 @@
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
 import { Effect, Exit } from "effect"
 import { renderChain } from "../../src/core/errors.ts"
 import { TemplateError } from "../../src/lang/languageErrors.ts"
 import type { Json } from "../../src/core/json.ts"
 import {
   checkTemplateSyntax,
+  loadTemplateEngine,
   renderTemplate,
   renderTemplateParts,
   renderTemplateWith,
   type TemplateData
 } from "../../src/lang/template.ts"
+
+// The synchronous syntax check needs Handlebars loaded (rendering loads it itself).
+beforeAll(() => Effect.runPromise(loadTemplateEngine))
 
 const data = (over: Partial<TemplateData> = {}): TemplateData => ({
   input: { city: "Tokyo", population: 37400000, tags: ["a", "b"], html: "<b>&</b>", nothing: null, flag: true },

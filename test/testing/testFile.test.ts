@@ -1,8 +1,11 @@
-import { describe, expect, test } from "bun:test"
+import { beforeAll, describe, expect, test } from "bun:test"
+import { Effect } from "effect"
 import { exitCodeOf, renderChain } from "../../src/core/errors.ts"
 import { TestError } from "../../src/testing/testErrors.ts"
-import { validateJson } from "../../src/lang/jsonschema.ts"
+import { loadSchemaValidator, validateJson } from "../../src/lang/jsonschema.ts"
 import { parseTestDefinition, testFileJsonSchema } from "../../src/testing/testFile.ts"
+
+beforeAll(() => Effect.runPromise(loadSchemaValidator))
 
 const parse = (text: string) => parseTestDefinition(text, "tests/case.yml")
 const error = (text: string) => {

@@ -1,6 +1,6 @@
 // Static rules shared by the loader's parts, with upstream lait's wording. Each returns a message (or
 // undefined when the value is fine) so callers decide which line to blame.
-import { NAME_PATTERN, SCHEMA_NAME_PATTERN } from "../fileSchema.ts"
+import { NAME_PATTERN, SCHEMA_NAME_PATTERN } from "../fileKeys.ts"
 import { WorkflowLoadError } from "../loadErrors.ts"
 import { childStepLists, type Step } from "../model.ts"
 

@@ -3,10 +3,10 @@
 // Synchronous: `{file:}` schemas are only collected here and read afterwards by load.ts.
 import { Cause, Exit, Schema, SchemaIssue } from "effect"
 import * as nodePath from "node:path"
-import { ModelMap } from "../../config/schema.ts"
+import { ModelMap } from "../../config/modelSchema.ts"
 import { renderChain } from "../../core/errors.ts"
 import type { JsonObject } from "../../core/json.ts"
-import { AGENT_KEYS, DEFAULT_KEYS, TOP_LEVEL_KEYS } from "../fileSchema.ts"
+import { AGENT_KEYS, DEFAULT_KEYS, TOP_LEVEL_KEYS } from "../fileKeys.ts"
 import type {
   AgentDefinition,
   InputDefinition,

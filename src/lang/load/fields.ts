@@ -2,10 +2,10 @@
 // context, syntax checks with upstream's message prefixes, schema references, and the field groups
 // (`retry`, `timeout`, model settings) that steps, inline agents and `default:` have in common.
 import * as nodePath from "node:path"
-import { ReasoningEffort as ReasoningEffortSchema } from "../../config/schema.ts"
+import { ReasoningEffort as ReasoningEffortSchema } from "../../config/modelSchema.ts"
 import { renderChain } from "../../core/errors.ts"
 import type { Json, JsonObject } from "../../core/json.ts"
-import { RETRY_KEYS } from "../fileSchema.ts"
+import { RETRY_KEYS } from "../fileKeys.ts"
 import type { SchemaError } from "../languageErrors.ts"
 import { WorkflowLoadError } from "../loadErrors.ts"
 import type { AgentDefinition, LlmSettings, ReasoningEffort, RetryPolicy, SchemaRef, SchemaSource } from "../model.ts"

@@ -8,7 +8,7 @@ import {
   type KindKey,
   stepAcceptedKeys,
   TERMINAL_KINDS
-} from "../fileSchema.ts"
+} from "../fileKeys.ts"
 import type { AgentRef, Branch, Case, Step, StepKind } from "../model.ts"
 import { checkName, checkSchemaName, debugQuote } from "./checks.ts"
 import {

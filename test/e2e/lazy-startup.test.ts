@@ -1,0 +1,104 @@
+// What a `lait run` loads and builds before it gets to work. effect/cli's module-level Intl.Segmenter
+// (ICU break data, ≈ 2 ms) is made lazy by a build plugin (build.ts): a run that never measures help
+// text must not build one (observed in the compiled binary with a preload, which BUN_OPTIONS reaches,
+// counting the segmenters made). And a workflow of jq steps must not load what only model steps,
+// templates or schemas need (observed from source with a preload recording every module loaded).
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { makeTempDir, repoRoot, run, runCli } from "./util.ts"
+
+let dir = ""
+beforeAll(() => {
+  dir = makeTempDir("lazy-startup")
+  fs.writeFileSync(
+    path.join(dir, "count.ts"),
+    `const Original = Intl.Segmenter
+let made = 0
+;(Intl as { Segmenter: unknown }).Segmenter = class extends Original {
+  constructor(...args: ConstructorParameters<typeof Original>) {
+    super(...args)
+    made++
+  }
+}
+process.on("exit", () => require("node:fs").writeSync(2, "segmenters made: " + made + "\\n"))
+`
+  )
+  fs.writeFileSync(path.join(dir, "wf.yml"), "steps:\n  - stop: true\n")
+  fs.writeFileSync(path.join(dir, "jq.yml"), "steps:\n  - jq: 'tonumber + 1'\n")
+  fs.writeFileSync(path.join(dir, "prompt.yml"), "steps:\n  - prompt: 'hi {{ input }}'\n    model: m\n    output_schema: { type: object }\n")
+  fs.writeFileSync(
+    path.join(dir, "record.ts"),
+    `const loaded = new Set<string>()
+Bun.plugin({ name: "record", setup(build) {
+  build.onLoad({ filter: /\\/src\\/.*\\.ts$/ }, async (args) => {
+    loaded.add(args.path.replace(/.*\\/src\\//, "src/"))
+    return { contents: await Bun.file(args.path).text(), loader: "ts" }
+  })
+} })
+process.on("exit", () => {
+  // Packages published as CommonJS show in require.cache.
+  for (const p of Object.keys(require.cache)) {
+    const name = /\\/node_modules\\/(ajv|handlebars)\\//.exec(p)?.[1]
+    if (name !== undefined) loaded.add(name)
+  }
+  require("node:fs").writeFileSync(process.env.LOADED_FILE!, JSON.stringify([...loaded]))
+})
+`
+  )
+})
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+const counted = (args: ReadonlyArray<string>) =>
+  runCli(args, {
+    cwd: dir,
+    binary: true,
+    env: { ...process.env, NO_COLOR: "1", BUN_OPTIONS: `--preload ${path.join(dir, "count.ts")}` }
+  })
+
+test("lait run builds no Intl.Segmenter; help, which measures text, still does", async () => {
+  const ran = await counted(["run", "wf.yml", "41"])
+  expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: "41\n" })
+  expect(ran.stderr).toContain("segmenters made: 0\n")
+  const help = await counted(["run", "--help"])
+  expect(help.code).toBe(0)
+  expect(help.stderr).toMatch(/segmenters made: [1-9]/)
+}, 120_000)
+
+/** The modules `lait run FILE 41` loads from source (with LAIT_HTTP_ATTEMPTS=1, to fail fast). */
+const loadedBy = async (file: string): Promise<{ readonly code: number | null; readonly loaded: Array<string> }> => {
+  const out = path.join(dir, `${file}.loaded.json`)
+  const r = await run(
+    [process.execPath, "--preload", path.join(dir, "record.ts"), path.join(repoRoot, "src", "main.ts"), "run", file, "41"],
+    {
+      cwd: dir,
+      env: {
+        ...process.env,
+        NO_COLOR: "1",
+        // No global config either: the run has no config file at all.
+        XDG_CONFIG_HOME: dir,
+        LOADED_FILE: out,
+        LAIT_HTTP_ATTEMPTS: "1",
+        OPENAI_BASE_URL: "http://127.0.0.1:9/v1"
+      }
+    }
+  )
+  return { code: r.code, loaded: JSON.parse(fs.readFileSync(out, "utf8")) as Array<string> }
+}
+
+const modelOnly = ["src/model/Live.ts", "src/workflow/modelSteps.ts", "src/tools/ToolRuntime.ts", "handlebars", "ajv"]
+
+test("lait run of a jq workflow loads no model client, model steps, Handlebars or Ajv; a prompt step loads them", async () => {
+  const jq = await loadedBy("jq.yml")
+  expect(jq.code).toBe(0)
+  expect(jq.loaded).toContain("src/cli/run.ts")
+  expect(jq.loaded.filter((m) => modelOnly.includes(m))).toEqual([])
+  // Nor the Effect Schema of workflow and agent files (the loader's key tables are apart from it),
+  // nor the dry-run planner, nor, without a config file, the config file's schema.
+  const schemas = ["src/lang/fileSchema.ts", "src/workflow/dryrun.ts", "src/config/schema.ts"]
+  expect(jq.loaded.filter((m) => schemas.includes(m))).toEqual([])
+  const prompt = await loadedBy("prompt.yml")
+  // No server answers: the request fails after the modules were loaded.
+  expect(prompt.code).toBe(4)
+  expect(prompt.loaded.filter((m) => modelOnly.includes(m)).sort()).toEqual([...modelOnly].sort())
+}, 120_000)

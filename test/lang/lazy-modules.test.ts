@@ -1,0 +1,76 @@
+// Heavy modules load when a workflow needs them, not when the code that could use them does: a
+// `lait run` of a workflow without templates must not evaluate Handlebars, nor one without model
+// steps the model steps' code (tool loop, MCP registry, agent files). Each check runs in a fresh
+// process, since the test runner shares loaded modules between test files; a runtime plugin records
+// every source file loaded.
+import { expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+const repo = path.resolve(import.meta.dir, "../..")
+const src = (file: string) => JSON.stringify(path.join(repo, "src", file))
+
+/** Loads `workflow` and runs it through the engine with the real model-step layer; what was loaded. */
+const loadedBy = (workflow: string): { readonly sources: Array<string>; readonly packages: Array<string> } => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-lazy-modules-"))
+  try {
+    const script = path.join(dir, "probe.ts")
+    fs.writeFileSync(
+      script,
+      `const sources: Array<string> = []
+Bun.plugin({ name: "record", setup(build) {
+  build.onLoad({ filter: /\\/src\\/.*\\.ts$/ }, async (args) => {
+    sources.push(args.path.replace(/.*\\/src\\//, "src/"))
+    return { contents: await Bun.file(args.path).text(), loader: "ts" }
+  })
+} })
+const { Effect, Layer } = await import(${JSON.stringify(Bun.resolveSync("effect", repo))})
+const { loadWorkflow } = await import(${src("lang/load.ts")})
+const { Engine } = await import(${src("workflow/Engine.ts")})
+const { LlmSteps } = await import(${src("workflow/LlmSteps.ts")})
+const { FileLoader } = await import(${src("platform/FileLoader.ts")})
+const { Progress } = await import(${src("workflow/progress.ts")})
+const { RunContext } = await import(${src("workflow/RunContext.ts")})
+const { LaitConfig } = await import(${src("config/LaitConfig.ts")})
+const { ModelClient } = await import(${src("model/ModelClient.ts")})
+const { RunUsage } = await import(${src("model/RunUsage.ts")})
+const { RunTracer } = await import(${src("trace/RunTracer.ts")})
+const file = ${JSON.stringify(path.join(dir, "w.yml"))}
+await Bun.write(file, ${JSON.stringify(workflow)})
+const services = Layer.mergeAll(
+  FileLoader.layer, Progress.layerSilent, RunContext.layer({ env: {} }), LaitConfig.layerTest({}), RunUsage.layer,
+  RunTracer.layer, Layer.succeed(ModelClient, ModelClient.of({ complete: () => Effect.die("no model here") }))
+)
+const program = Effect.gen(function*() {
+  const workflow = yield* loadWorkflow(file)
+  return yield* (yield* Engine).run(workflow, 1, {})
+}).pipe(Effect.provide(Layer.mergeAll(Engine.layer, LlmSteps.layerModel).pipe(Layer.provideMerge(services))))
+await Effect.runPromiseExit(program)
+const packages = Object.keys(require.cache).flatMap((p) => /\\/node_modules\\/(handlebars|ajv)\\//.exec(p)?.[1] ?? [])
+console.log(JSON.stringify({ sources, packages: [...new Set(packages)] }))
+`
+    )
+    const r = Bun.spawnSync([process.execPath, script], { cwd: dir, stdout: "pipe", stderr: "pipe" })
+    if (r.exitCode !== 0) throw new Error(`probe failed: ${r.stderr.toString()}`)
+    return JSON.parse(r.stdout.toString())
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+test("a workflow without templates never loads Handlebars; one with a template does", () => {
+  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: out.txt\n").packages).toEqual([])
+  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{ input }}.txt'\n").packages).toEqual(["handlebars"])
+}, 60_000)
+
+test("a workflow without schemas never loads Ajv; one with an input schema does", () => {
+  expect(loadedBy("steps:\n  - jq: '. + 1'\n").packages).toEqual([])
+  expect(loadedBy("input_schema: { type: integer }\nsteps:\n  - jq: '. + 1'\n").packages).toEqual(["ajv"])
+  expect(loadedBy("schemas:\n  n: { type: integer }\nsteps:\n  - jq: '. + 1'\n").packages).toEqual(["ajv"])
+}, 60_000)
+
+test("a workflow without prompt or agent steps never loads the model steps; one with a prompt step does", () => {
+  expect(loadedBy("steps:\n  - jq: '. + 1'\n").sources).not.toContain("src/workflow/modelSteps.ts")
+  expect(loadedBy("steps:\n  - prompt: hi\n").sources).toContain("src/workflow/modelSteps.ts")
+}, 60_000)

@@ -6,7 +6,7 @@
 // order. A file whose workflow could not run (./outcome.ts says which errors) is an ERROR, one whose
 // workflow failed or whose assertions did not hold a FAIL, each alone with its error chain or
 // assertion lines as reasons; only a real interruption (Ctrl-C) stops the suite.
-import { Cause, Effect, Exit, Layer } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
 import type { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
 import { Attr, TraceContent } from "../core/tracing.ts"
@@ -16,13 +16,14 @@ import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
 import { loadWorkflow } from "../lang/load.ts"
 import { loadSchemaRef } from "../lang/schemaRef.ts"
 import { ModelClient } from "../model/ModelClient.ts"
+import { makeReplay } from "../model/Replay.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import type { Answerer } from "../platform/terminal.ts"
 import { type ToolCassetteMode, ToolCassettes } from "../tools/cassette/mode.ts"
 import { liveRoot } from "../trace/LiveSpans.ts"
 import { type TraceDir, testTraceNames } from "../trace/dir.ts"
 import { KeepTrace, RunTracer } from "../trace/RunTracer.ts"
-import { Engine } from "../workflow/Engine.ts"
+import { Engine, type EngineService } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { RunContext } from "../workflow/RunContext.ts"
@@ -102,7 +103,7 @@ const fileContext = (
   progress: Array<string>,
   llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>,
   replayTools: boolean,
-  modelClient: (replayDir: string) => Layer.Layer<ModelClient, never, FileLoader>,
+  modelClient: Layer.Layer<ModelClient, never, FileLoader>,
   recording: "all" | "missing" | undefined
 ) => {
   const perRun = Layer.mergeAll(
@@ -110,11 +111,50 @@ const fileContext = (
     Layer.fresh(RunUsage.layer),
     Layer.fresh(RunTracer.layer),
     Progress.layerCapture(progress),
-    modelClient(replayDir),
+    modelClient,
     RunContext.layerConfig({ answerer: noTerminal, cwd })
   )
   return Layer.fresh(llmSteps).pipe(Layer.provideMerge(perRun))
 }
+
+/**
+ * What the files of one suite share: the engine (stateless) and, when replaying, one replay client
+ * per cassette directory (it keeps no state between requests: usage and cassette use are the
+ * caller's, read per request). Built per file, they cost a module lookup, a layer and a cassette
+ * decoder each time.
+ */
+interface Shared {
+  readonly engine: EngineService
+  readonly modelClient: (replayDir: string) => Effect.Effect<Layer.Layer<ModelClient, never, FileLoader>, never, FileLoader>
+}
+
+/** What suites in this process have built (test/testing/runner.test.ts keeps it to once per suite). */
+export const sharedBuilds = { engines: 0, replayClients: 0 }
+
+const makeShared = (options: SuiteOptions): Effect.Effect<Shared, never, FileLoader | Scope.Scope> =>
+  Effect.gen(function*() {
+    const engine = Context.get(yield* Layer.build(Engine.layer), Engine)
+    sharedBuilds.engines++
+    const custom = options.modelClient
+    const replayers = new Map<string, Layer.Layer<ModelClient>>()
+    // Synchronous from lookup to insertion, so files starting together still build one client.
+    const replayer = (replayDir: string) =>
+      Effect.suspend(() => {
+        const known = replayers.get(replayDir)
+        if (known !== undefined) return Effect.succeed(known)
+        return Effect.map(makeReplay(replayDir), (service) => {
+          const layer = Layer.succeed(ModelClient, service)
+          replayers.set(replayDir, layer)
+          sharedBuilds.replayClients++
+          return layer
+        })
+      })
+    return {
+      engine,
+      // A recording client (`--record`) stays the file's own.
+      modelClient: (replayDir) => custom === undefined ? replayer(replayDir) : Effect.succeed(custom(replayDir))
+    }
+  })
 
 const readDefinition = (file: string) =>
   Effect.gen(function*() {
@@ -174,10 +214,11 @@ const settle = <R>(
  * Runs one test file; never fails (interruption aside). With `options.traces`, its trace is written
  * to `traceName` there.
  */
-export const runTestFile = (
+const runTestFile = (
   file: string,
-  options: SuiteOptions = {},
-  traceName?: string
+  options: SuiteOptions,
+  shared: Shared,
+  traceName: string | undefined
 ): Effect.Effect<TestOutcome, never, LaitConfig | AssertionEvaluator | FileLoader> =>
   Effect.gen(function*() {
     // Written when the file's run context closes, whether the run passed, failed or was interrupted.
@@ -193,17 +234,22 @@ export const runTestFile = (
 
     const runIn = (workdir: Workdir, text: string, definition: TestDefinition) => {
       const base = parentPath(file)
-      const context = fileContext(
-        joinPath(base, definition.replay),
-        workdir.cwd,
-        progress,
-        options.llmSteps ?? LlmSteps.layerModel,
-        definition.replayTools || options.replayTools === true,
-        options.modelClient ?? ModelClient.layerReplay,
-        options.recording
-      )
-      const ran = runDefinition(definition, joinPath(base, definition.workflow)).pipe(
-        Effect.provide(context, { local: true }),
+      const replayDir = joinPath(base, definition.replay)
+      const ran = Effect.flatMap(shared.modelClient(replayDir), (modelClient) =>
+        runDefinition(definition, joinPath(base, definition.workflow)).pipe(
+          Effect.provide(
+            fileContext(
+              replayDir,
+              workdir.cwd,
+              progress,
+              options.llmSteps ?? LlmSteps.layerModel,
+              definition.replayTools || options.replayTools === true,
+              modelClient,
+              options.recording
+            ),
+            { local: true }
+          )
+        )).pipe(
         Effect.provideService(KeepTrace, keep),
         Effect.provideService(TraceContent, options.traces?.capture),
         Effect.map(({ checks, recorded }): TestOutcome => {
@@ -237,7 +283,7 @@ export const runTestFile = (
         (workdir, exit) =>
           Exit.isSuccess(exit) && exit.value.keptWorkdir !== undefined ? Effect.void : removeWorkdir(workdir)
       )
-    }).pipe(Effect.provide(Engine.layer))
+    }).pipe(Effect.provideService(Engine, shared.engine))
     // Reading the file or preparing its directory failed: nothing ran.
     const outcome = yield* liveRoot(
       { operation: "test", label: file },
@@ -258,7 +304,8 @@ export const runTestSuite = (
   options: SuiteOptions = {}
 ): Effect.Effect<ReadonlyArray<TestOutcome>, never, LaitConfig | AssertionEvaluator | FileLoader> => {
   const traceNames = options.traces === undefined ? [] : testTraceNames(files, process.cwd())
-  return Effect.forEach(files, (file, i) => runTestFile(file, options, traceNames[i]), {
-    concurrency: Math.max(1, options.concurrency ?? SUITE_CONCURRENCY)
-  })
+  return Effect.scoped(Effect.flatMap(makeShared(options), (shared) =>
+    Effect.forEach(files, (file, i) => runTestFile(file, options, shared, traceNames[i]), {
+      concurrency: Math.max(1, options.concurrency ?? SUITE_CONCURRENCY)
+    })))
 }

@@ -103,7 +103,7 @@ const fileContext = (
   progress: Array<string>,
   llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>,
   replayTools: boolean,
-  modelClient: Layer.Layer<ModelClient, never, FileLoader>,
+  modelClient: ClientLayer,
   recording: "all" | "missing" | undefined
 ) => {
   const perRun = Layer.mergeAll(
@@ -123,9 +123,11 @@ const fileContext = (
  * caller's, read per request). Built per file, they cost a module lookup, a layer and a cassette
  * decoder each time.
  */
+type ClientLayer = Layer.Layer<ModelClient, never, FileLoader>
+
 interface Shared {
   readonly engine: EngineService
-  readonly modelClient: (replayDir: string) => Effect.Effect<Layer.Layer<ModelClient, never, FileLoader>, never, FileLoader>
+  readonly modelClient: (replayDir: string) => Effect.Effect<ClientLayer, never, FileLoader>
 }
 
 /** What suites in this process have built (test/testing/runner.test.ts keeps it to once per suite). */

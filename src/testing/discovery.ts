@@ -50,10 +50,7 @@ const components = (path: string): ReadonlyArray<Component> => {
   return out
 }
 
-/** Rust's `Ord for Path`: component by component, names compared as bytes. */
-export const comparePaths = (a: string, b: string): number => {
-  const ca = components(a)
-  const cb = components(b)
+const compareComponents = (ca: ReadonlyArray<Component>, cb: ReadonlyArray<Component>): number => {
   for (let i = 0; i < Math.min(ca.length, cb.length); i++) {
     const x = ca[i]!
     const y = cb[i]!
@@ -63,6 +60,16 @@ export const comparePaths = (a: string, b: string): number => {
   }
   return ca.length - cb.length
 }
+
+/** Rust's `Ord for Path`: component by component, names compared as bytes. */
+export const comparePaths = (a: string, b: string): number => compareComponents(components(a), components(b))
+
+/** Sorted by `comparePaths` of `pathOf`, each path split into components once rather than per comparison. */
+const sortByPath = <A>(items: ReadonlyArray<A>, pathOf: (item: A) => string): Array<A> =>
+  items
+    .map((item) => ({ item, key: components(pathOf(item)) }))
+    .sort((a, b) => compareComponents(a.key, b.key))
+    .map(({ item }) => item)
 
 const isYaml = (name: string): boolean => /\.ya?ml$/.test(name) && !/^\.ya?ml$/.test(name)
 
@@ -78,12 +85,11 @@ const realPath = (path: string, what: string) =>
     catch: (e) => new FileError({ reason: { _tag: "ResolveFailed", path, what, detail: describeOsError(e) } })
   })
 
-const addFile = (walk: Walk, path: string) =>
-  Effect.map(realPath(path, "test file"), (identity) => {
-    if (walk.seenFiles.has(identity)) return
-    walk.seenFiles.add(identity)
-    walk.files.push(path)
-  })
+const addFile = (walk: Walk, path: string, identity: string) => {
+  if (walk.seenFiles.has(identity)) return
+  walk.seenFiles.add(identity)
+  walk.files.push(path)
+}
 
 const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, FileError> =>
   Effect.gen(function*() {
@@ -96,8 +102,7 @@ const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, FileError> 
       try: () => Files.listEntries(dir),
       catch: (e) => new FileError({ reason: { _tag: "ListFailed", path: dir, detail: describeOsError(e) } })
     })
-    const named = entries.map((entry) => ({ entry, path: joinPath(dir, entry.name) }))
-    named.sort((a, b) => comparePaths(a.path, b.path))
+    const named = sortByPath(entries.map((entry) => ({ entry, path: joinPath(dir, entry.name) })), (e) => e.path)
     for (const { entry, path } of named) {
       if (entry.name.startsWith(".")) continue
       // Dirent types come from the entry itself (lstat semantics): a symlink is never followed.
@@ -106,7 +111,8 @@ const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, FileError> 
         if (SKIPPED_DIR_NAMES.includes(entry.name)) continue
         yield* walkDirectory(walk, path)
       } else if (entry.isFile()) {
-        if (isYaml(entry.name)) yield* addFile(walk, path)
+        // A regular file (not a symlink) in a resolved directory: its real path needs no system call.
+        if (isYaml(entry.name)) addFile(walk, path, joinPath(identity, entry.name))
       }
       // FIFOs, sockets and devices are skipped without being opened.
     }
@@ -127,7 +133,7 @@ export const discoverTestFiles = (
         return yield* new TestError({ reason: { _tag: "TargetSymlink", path } })
       }
       if (stat.isFile()) {
-        yield* addFile(walk, path)
+        addFile(walk, path, yield* realPath(path, "test file"))
         continue
       }
       if (!stat.isDirectory()) {
@@ -135,5 +141,5 @@ export const discoverTestFiles = (
       }
       yield* walkDirectory(walk, path)
     }
-    return [...walk.files].sort(comparePaths)
+    return sortByPath(walk.files, (file) => file)
   })

@@ -6,8 +6,8 @@
 // order. A file whose workflow could not run (./outcome.ts says which errors) is an ERROR, one whose
 // workflow failed or whose assertions did not hold a FAIL, each alone with its error chain or
 // assertion lines as reasons; only a real interruption (Ctrl-C) stops the suite.
-import { Cause, Effect, Exit, Layer } from "effect"
-import type { LaitConfig } from "../config/LaitConfig.ts"
+import { Cause, Context, Effect, Exit, Layer, type Scope, Tracer } from "effect"
+import { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
 import { Attr, TraceContent } from "../core/tracing.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -15,14 +15,15 @@ import { textForm } from "../core/json.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
 import { loadWorkflow } from "../lang/load.ts"
 import { loadSchemaRef } from "../lang/schemaRef.ts"
-import { ModelClient } from "../model/ModelClient.ts"
-import { RunUsage } from "../model/RunUsage.ts"
+import { ModelClient, type ModelClientService } from "../model/ModelClient.ts"
+import { makeReplay } from "../model/Replay.ts"
+import { makeRunUsage, RunUsage } from "../model/RunUsage.ts"
 import type { Answerer } from "../platform/terminal.ts"
 import { type ToolCassetteMode, ToolCassettes } from "../tools/cassette/mode.ts"
-import { liveRoot } from "../trace/LiveSpans.ts"
+import { LiveSpans, liveRoot } from "../trace/LiveSpans.ts"
 import { type TraceDir, testTraceNames } from "../trace/dir.ts"
-import { KeepTrace, RunTracer } from "../trace/RunTracer.ts"
-import { Engine } from "../workflow/Engine.ts"
+import { KeepTrace, makeRunTracer, RunTracer } from "../trace/RunTracer.ts"
+import { Engine, type EngineService } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
 import { RunContext } from "../workflow/RunContext.ts"
@@ -95,26 +96,85 @@ const toolMode = (
     ? { mode: "replay", dir }
     : { mode: "live" }
 
-/** The run context of one file: everything stateful is built anew for it. */
-const fileContext = (
-  replayDir: string,
-  cwd: string | undefined,
-  progress: Array<string>,
-  llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>,
-  replayTools: boolean,
-  modelClient: (replayDir: string) => Layer.Layer<ModelClient, never, FileLoader>,
-  recording: "all" | "missing" | undefined
-) => {
-  const perRun = Layer.mergeAll(
-    Layer.succeed(ToolCassettes, toolMode(replayDir, replayTools, recording)),
-    Layer.fresh(RunUsage.layer),
-    Layer.fresh(RunTracer.layer),
-    Progress.layerCapture(progress),
-    modelClient(replayDir),
-    RunContext.layerConfig({ answerer: noTerminal, cwd })
-  )
-  return Layer.fresh(llmSteps).pipe(Layer.provideMerge(perRun))
+/**
+ * `effect` in the run context of one file: everything stateful is built anew for it (the model steps
+ * and their tool runtime, usage, trace collector, progress, RunContext) and closed when it ends. Built
+ * directly rather than as layers: per file, merging and memoising seven layers cost more than
+ * building what they hold.
+ */
+const inFileContext = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  file: {
+    readonly replayDir: string
+    readonly cwd: string | undefined
+    readonly progress: Array<string>
+    readonly llmSteps: Layer.Layer<LlmSteps, AnyLaitError, LlmStepsRequirements>
+    readonly replayTools: boolean
+    readonly recording: "all" | "missing" | undefined
+    readonly modelClient: Effect.Effect<ModelClientService, never, FileLoader | Scope.Scope>
+  }
+) =>
+  Effect.scoped(Effect.gen(function*() {
+    const config = yield* LaitConfig
+    const collector = makeRunTracer(yield* Effect.service(LiveSpans))
+    // As RunTracer.layer: the trace is kept when the context closes, after the tool runtime stopped.
+    const keep = yield* Effect.service(KeepTrace)
+    if (keep !== undefined) {
+      yield* Effect.addFinalizer((exit) => Effect.flatMap(collector.all, (recorded) => keep(recorded, exit)))
+    }
+    const services = Context.make(ToolCassettes, toolMode(file.replayDir, file.replayTools, file.recording)).pipe(
+      Context.add(RunUsage, makeRunUsage()),
+      Context.add(RunTracer, collector),
+      Context.add(Tracer.Tracer, collector.tracer),
+      Context.add(KeepTrace, undefined),
+      Context.add(Progress, Progress.of({ line: (text) => Effect.sync(() => void file.progress.push(text)) })),
+      Context.add(ModelClient, yield* file.modelClient),
+      Context.add(RunContext, RunContext.fromConfig(config, { answerer: noTerminal, cwd: file.cwd }))
+    )
+    const steps = yield* Layer.build(Layer.fresh(file.llmSteps)).pipe(Effect.provideContext(services))
+    return yield* Effect.provideContext(effect, Context.merge(services, steps))
+  }))
+
+/**
+ * What the files of one suite share: the engine (stateless) and, when replaying, one replay client
+ * per cassette directory (it keeps no state between requests: usage and cassette use are the
+ * caller's, read per request). Built per file, they cost a module lookup, a layer and a cassette
+ * decoder each time.
+ */
+interface Shared {
+  readonly engine: EngineService
+  readonly modelClient: (replayDir: string) => Effect.Effect<ModelClientService, never, FileLoader | Scope.Scope>
 }
+
+/** What suites in this process have built (test/testing/runner.test.ts keeps it to once per suite). */
+export const sharedBuilds = { engines: 0, replayClients: 0 }
+
+const makeShared = (options: SuiteOptions): Effect.Effect<Shared, never, FileLoader | Scope.Scope> =>
+  Effect.gen(function*() {
+    const engine = Context.get(yield* Layer.build(Engine.layer), Engine)
+    sharedBuilds.engines++
+    const custom = options.modelClient
+    const replayers = new Map<string, ModelClientService>()
+    // Synchronous from lookup to insertion, so files starting together still build one client.
+    const replayer = (replayDir: string) =>
+      Effect.suspend(() => {
+        const known = replayers.get(replayDir)
+        if (known !== undefined) return Effect.succeed(known)
+        return Effect.map(makeReplay(replayDir), (service) => {
+          replayers.set(replayDir, service)
+          sharedBuilds.replayClients++
+          return service
+        })
+      })
+    return {
+      engine,
+      // A recording client (`--record`) stays the file's own.
+      modelClient: (replayDir) =>
+        custom === undefined
+          ? replayer(replayDir)
+          : Effect.map(Layer.build(custom(replayDir)), (context) => Context.get(context, ModelClient))
+    }
+  })
 
 const readDefinition = (file: string) =>
   Effect.gen(function*() {
@@ -174,10 +234,11 @@ const settle = <R>(
  * Runs one test file; never fails (interruption aside). With `options.traces`, its trace is written
  * to `traceName` there.
  */
-export const runTestFile = (
+const runTestFile = (
   file: string,
-  options: SuiteOptions = {},
-  traceName?: string
+  options: SuiteOptions,
+  shared: Shared,
+  traceName: string | undefined
 ): Effect.Effect<TestOutcome, never, LaitConfig | AssertionEvaluator | FileLoader> =>
   Effect.gen(function*() {
     // Written when the file's run context closes, whether the run passed, failed or was interrupted.
@@ -193,17 +254,16 @@ export const runTestFile = (
 
     const runIn = (workdir: Workdir, text: string, definition: TestDefinition) => {
       const base = parentPath(file)
-      const context = fileContext(
-        joinPath(base, definition.replay),
-        workdir.cwd,
+      const replayDir = joinPath(base, definition.replay)
+      const ran = inFileContext(runDefinition(definition, joinPath(base, definition.workflow)), {
+        replayDir,
+        cwd: workdir.cwd,
         progress,
-        options.llmSteps ?? LlmSteps.layerModel,
-        definition.replayTools || options.replayTools === true,
-        options.modelClient ?? ModelClient.layerReplay,
-        options.recording
-      )
-      const ran = runDefinition(definition, joinPath(base, definition.workflow)).pipe(
-        Effect.provide(context, { local: true }),
+        llmSteps: options.llmSteps ?? LlmSteps.layerModel,
+        replayTools: definition.replayTools || options.replayTools === true,
+        recording: options.recording,
+        modelClient: shared.modelClient(replayDir)
+      }).pipe(
         Effect.provideService(KeepTrace, keep),
         Effect.provideService(TraceContent, options.traces?.capture),
         Effect.map(({ checks, recorded }): TestOutcome => {
@@ -237,7 +297,7 @@ export const runTestFile = (
         (workdir, exit) =>
           Exit.isSuccess(exit) && exit.value.keptWorkdir !== undefined ? Effect.void : removeWorkdir(workdir)
       )
-    }).pipe(Effect.provide(Engine.layer))
+    }).pipe(Effect.provideService(Engine, shared.engine))
     // Reading the file or preparing its directory failed: nothing ran.
     const outcome = yield* liveRoot(
       { operation: "test", label: file },
@@ -258,7 +318,8 @@ export const runTestSuite = (
   options: SuiteOptions = {}
 ): Effect.Effect<ReadonlyArray<TestOutcome>, never, LaitConfig | AssertionEvaluator | FileLoader> => {
   const traceNames = options.traces === undefined ? [] : testTraceNames(files, process.cwd())
-  return Effect.forEach(files, (file, i) => runTestFile(file, options, traceNames[i]), {
-    concurrency: Math.max(1, options.concurrency ?? SUITE_CONCURRENCY)
-  })
+  return Effect.scoped(Effect.flatMap(makeShared(options), (shared) =>
+    Effect.forEach(files, (file, i) => runTestFile(file, options, shared, traceNames[i]), {
+      concurrency: Math.max(1, options.concurrency ?? SUITE_CONCURRENCY)
+    })))
 }

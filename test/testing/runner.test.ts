@@ -10,7 +10,7 @@ import { LaitConfig } from "../../src/config/LaitConfig.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
 import { AssertionEvaluator } from "../../src/testing/AssertionEvaluator.ts"
 import { discoverTestFiles } from "../../src/testing/discovery.ts"
-import { runTestSuite, type SuiteOptions, type TestOutcome } from "../../src/testing/runner.ts"
+import { runTestSuite, sharedBuilds, type SuiteOptions, type TestOutcome } from "../../src/testing/runner.ts"
 import { RunTracer } from "../../src/trace/RunTracer.ts"
 import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { LlmSteps } from "../../src/workflow/LlmSteps.ts"
@@ -173,6 +173,32 @@ const testsDir = () => {
   fs.mkdirSync(path.join(dir, "tests"))
   return path.join(dir, "tests")
 }
+
+describe("what a suite shares", () => {
+  test("one engine per suite and one replay client per cassette directory, however many files use them", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-runner-shared-"))
+    try {
+      const kinds = ["summarize-en", "summarize-en", "ticket-billing", "summarize-en", "ticket-billing", "summarize-en"]
+      kinds.forEach((kind, i) => {
+        const text = fs.readFileSync(path.join(fixtures, `suite/pass/${kind}.yml`), "utf8")
+          .replace("../../workflows/", `${fixtures}/workflows/`)
+          .replace("../../cassettes/", `${fixtures}/cassettes/`)
+        fs.writeFileSync(path.join(dir, `case-${i}.yml`), text)
+      })
+      const before = { ...sharedBuilds }
+      const outcomes = await runSuite([dir], { concurrency: 3 })
+      expect(outcomes.map((o) => o.status)).toEqual(kinds.map(() => "pass"))
+      expect(sharedBuilds.engines - before.engines).toBe(1)
+      expect(sharedBuilds.replayClients - before.replayClients).toBe(2)
+      // A second suite builds its own.
+      await runSuite([path.join(dir, "case-0.yml")])
+      expect(sharedBuilds.engines - before.engines).toBe(2)
+      expect(sharedBuilds.replayClients - before.replayClients).toBe(3)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+})
 
 describe("run contexts", () => {
   test("16 files, 8 at a time: each sees only its own tool calls and usage; results keep path order", async () => {

@@ -176,6 +176,10 @@ const testScalingRows = (f: TestScalingFigures): ReadonlyArray<Row> => [
   }
 ]
 
+/** The plain-fetch client's figure: what the server and machine leave any client (bench/eval/plainFetch.ts). */
+const floorNote = (f: EvalFigures): string =>
+  `plain fetch client ${ms(f.plainMs, 0)} = ${times(f.plainMs / f.idealMs)} (the floor; interleaved)`
+
 const evalScaleRows = (f: EvalFigures): ReadonlyArray<Row> => [
   {
     benchmark: `eval at scale (${f.requests} runs, ${f.latencyMs} ms latency, -j ${f.concurrency})`,
@@ -183,7 +187,8 @@ const evalScaleRows = (f: EvalFigures): ReadonlyArray<Row> => [
     baseline: `${ms(f.idealMs, 0)} (ideal: runs x latency / ${f.concurrency})`,
     ratio: times(f.laitMs / f.idealMs),
     peakRss: mib(f.laitMaxRss),
-    notes: `median of ${f.rounds}; includes start-up (${ms(f.laitStartMs, 0)}); target <= 1.15x, <= 200 MiB`
+    notes: `median of ${f.rounds}; includes start-up (${ms(f.laitStartMs, 0)}); target <= 1.15x, <= 200 MiB; ` +
+      `${floorNote(f)}`
   }
 ]
 
@@ -196,7 +201,7 @@ const evalRows = (f: EvalFigures): ReadonlyArray<Row> => {
       baseline: `${ms(f.idealMs, 0)} (ideal: requests x latency / ${f.concurrency})`,
       ratio: times(f.laitMs / f.idealMs),
       peakRss: mib(f.laitMaxRss),
-      notes: `median of ${f.rounds}; includes start-up (${ms(f.laitStartMs, 0)}); target <= 1.08x`
+      notes: `median of ${f.rounds}; includes start-up (${ms(f.laitStartMs, 0)}); target <= 1.08x; ${floorNote(f)}`
     },
     "ms" in pf
       ? {

@@ -4,6 +4,8 @@
 //               latency counted (lait runs at most 8 pairs at once, like upstream);
 //   promptfoo — `promptfoo eval` on the same 40 cases (same prompt, same `contains` assertions,
 //               --repeat 5, 8 concurrent requests, no cache) against the same server.
+//   plain     — a plain `fetch` loop (plainFetch.ts, its own process) sending the same requests, as
+//               many at once: the floor this server, loopback and machine leave any client.
 // Both tools' process start-up is measured too (`--version`) and reported, since it is part of what a
 // user waits for but not of the scheduling being compared.
 //
@@ -58,6 +60,11 @@ export interface EvalFigures {
   readonly laitStartMs: number
   /** Largest peak RSS of a `lait eval` run, bytes. */
   readonly laitMaxRss: number
+  /**
+   * Median wall time of a plain `fetch` loop sending the same requests, as many at once, as its own
+   * process (bench/eval/plainFetch.ts): the floor the server, loopback and machine leave any client.
+   */
+  readonly plainMs: number
   readonly promptfoo: PromptfooFigures
 }
 
@@ -153,29 +160,57 @@ export const runEvalBench = async (options: EvalOptions): Promise<EvalFigures> =
       return median(times)
     }
 
-    /** Runs `command` ROUNDS times (after one warm-up), checking each run made `requests` requests. */
-    const measure = async (name: string, command: ReadonlyArray<string>, requests: number, ok: (r: Timed) => string | undefined) => {
-      const times: Array<number> = []
-      let maxRss = 0
+    interface Measured {
+      readonly name: string
+      readonly command: ReadonlyArray<string>
+      readonly ok: (r: Timed) => string | undefined
+    }
+    /**
+     * Runs each command ROUNDS times (after one warm-up round), interleaved round by round (the order
+     * alternating), checking each run made `requests` requests; medians and largest peak RSS.
+     */
+    type Figures = { readonly ms: number; readonly maxRss: number }
+    const measure = async (commands: ReadonlyArray<Measured>, requests: number): Promise<Array<Figures>> => {
+      const times = commands.map((): Array<number> => [])
+      const maxRss = commands.map(() => 0)
       for (let round = 0; round <= ROUNDS; round++) {
-        const before = server.requests.length
-        const r = await timed(command)
-        const made = server.requests.length - before
-        const problem = ok(r) ?? (made !== requests ? `made ${made} requests, expected ${requests}` : undefined)
-        if (problem !== undefined) throw new Error(`${name}: ${problem}\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 2000)}`)
-        if (round > 0) times.push(r.ms)
-        maxRss = Math.max(maxRss, r.maxRss)
+        const order = commands.map((_, i) => i)
+        for (const i of round % 2 === 0 ? order : order.reverse()) {
+          const { name, command, ok } = commands[i]!
+          const before = server.requests.length
+          const r = await timed(command)
+          const made = server.requests.length - before
+          const problem = ok(r) ?? (made !== requests ? `made ${made} requests, expected ${requests}` : undefined)
+          if (problem !== undefined) throw new Error(`${name}: ${problem}\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 2000)}`)
+          if (round > 0) times[i]!.push(r.ms)
+          maxRss[i] = Math.max(maxRss[i]!, r.maxRss)
+        }
       }
-      return { ms: median(times), maxRss }
+      return commands.map((_, i) => ({ ms: median(times[i]!), maxRss: maxRss[i]! }))
     }
 
     const requests = CASES * REPEAT
     const idealMs = (requests * LATENCY) / JOBS
 
     const jobs = options.jobs === undefined ? [] : ["-j", String(JOBS)]
-    const lait = await measure("lait eval", [laitBinary, "eval", "eval.yml", "--repeat", String(REPEAT), ...jobs], requests, (r) =>
-      r.code === 0 && r.stdout.includes(`${CASES} of ${CASES} case(s) fully passed`) ? undefined : `exit ${r.code}`
-    )
+    // The floor: what any client pays on this machine and server (bench/eval/plainFetch.ts), measured
+    // interleaved with lait so that load from other jobs hits both alike.
+    const [lait, plain] = (await measure([
+      {
+        name: "lait eval",
+        command: [laitBinary, "eval", "eval.yml", "--repeat", String(REPEAT), ...jobs],
+        ok: (r) => r.code === 0 && r.stdout.includes(`${CASES} of ${CASES} case(s) fully passed`) ? undefined : `exit ${r.code}`
+      },
+      {
+        name: "plain fetch client",
+        command: [
+          process.execPath,
+          path.join(import.meta.dir, "plainFetch.ts"),
+          ...["--url", server.baseUrl, "--cases", String(CASES), "--repeat", String(REPEAT), "--jobs", String(JOBS)]
+        ],
+        ok: (r) => (r.code === 0 ? undefined : `exit ${r.code}: ${r.stderr.slice(0, 500)}`)
+      }
+    ], requests)) as [Figures, Figures]
     const laitStartMs = await startup([laitBinary, "--version"])
 
     let promptfoo: PromptfooFigures
@@ -186,9 +221,9 @@ export const runEvalBench = async (options: EvalOptions): Promise<EvalFigures> =
     } else {
       // promptfoo failing to run is reported, not fatal: it is a third-party peer, not what is tested.
       try {
-        const pf = await measure(
-          "promptfoo eval",
-          [
+        const [pf] = (await measure([{
+          name: "promptfoo eval",
+          command: [
             promptfooBinary,
             "eval",
             "-c",
@@ -202,9 +237,8 @@ export const runEvalBench = async (options: EvalOptions): Promise<EvalFigures> =
             "--no-progress-bar",
             "--no-write"
           ],
-          requests,
-          (r) => (r.code === 0 && new RegExp(`\\b${requests} passed\\b`).test(r.stdout) ? undefined : `exit ${r.code}`)
-        )
+          ok: (r) => (r.code === 0 && new RegExp(`\\b${requests} passed\\b`).test(r.stdout) ? undefined : `exit ${r.code}`)
+        }], requests)) as [Figures]
         const startMs = await startup([promptfooBinary, "--version"])
         promptfoo = { ms: pf.ms, startMs, maxRss: pf.maxRss }
       } catch (e) {
@@ -220,6 +254,7 @@ export const runEvalBench = async (options: EvalOptions): Promise<EvalFigures> =
       laitMs: lait.ms,
       laitStartMs,
       laitMaxRss: lait.maxRss,
+      plainMs: plain.ms,
       promptfoo
     }
   } finally {
@@ -245,6 +280,7 @@ if (import.meta.main) {
     `lait eval: ${f.requests} requests, server latency ${f.latencyMs} ms, median of ${f.rounds}`,
     `  ideal (requests x latency / ${f.concurrency}):  ${ms(f.idealMs)}`,
     `  lait eval:                       ${ms(f.laitMs)}   = ${(f.laitMs / f.idealMs).toFixed(2)} x ideal   (start-up ${ms(f.laitStartMs)})`,
+    `  plain fetch client (the floor):  ${ms(f.plainMs)}   = ${(f.plainMs / f.idealMs).toFixed(2)} x ideal`,
     "ms" in pf
       ? `  promptfoo eval (-j ${f.concurrency}):          ${ms(pf.ms)}   = ${(pf.ms / f.idealMs).toFixed(2)} x ideal   (start-up ${
         ms(pf.startMs)

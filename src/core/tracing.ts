@@ -121,7 +121,8 @@ export const traceSpan = <A, E, R>(
           for (const [key, value] of Object.entries(attributesOnExit(exit))) span.attribute(key, value)
         })
       ),
-      Effect.withParentSpan(span)
+      // No stack capture (an Error per span): lait never prints an error's span stack.
+      Effect.withParentSpan(span, { captureStackTrace: false })
     ))
 
 const nanosOfDate = (date: Date): bigint => BigInt(date.getTime()) * 1_000_000n

@@ -3,7 +3,7 @@
 // through ModelClient like every other request, under the label `llm_judge`, into the run's own
 // usage, so --record/--replay capture judges and --max-cost counts them. The AssertionEvaluator turns
 // the score (or the error) into the assertion's verdict and message.
-import { Effect } from "effect"
+import { type Context, Effect } from "effect"
 import type { LaitConfigService } from "../config/LaitConfig.ts"
 import type { AnyLaitError } from "../core/errors.ts"
 import { EvalError, LLM_JUDGE_NO_MODEL } from "./evalErrors.ts"
@@ -93,28 +93,31 @@ export interface JudgeOptions {
  * (and trace), alongside the target's own requests.
  */
 export const makeLlmJudge = (options: JudgeOptions): Effect.Effect<JudgeService, never, RunUsage | RunTracer> =>
-  Effect.map(Effect.context<RunUsage | RunTracer>(), (runContext) => {
-    const { config, client } = options
-    const score = (request: JudgeRequest): Effect.Effect<JudgeVerdict, AnyLaitError> =>
-      Effect.gen(function*() {
-        const model = request.model ?? options.defaultModel
-        if (model === undefined) return yield* new EvalError({ reason: { _tag: "JudgeNoModel" } })
-        // Only config `models:` resolve a judge (a workflow's own aliases belong to its steps).
-        const endpoints = yield* config.resolveEndpoints(model)
-        const chat: ChatRequest = {
-          messages: [{ role: "user", content: llmJudgePrompt(request.criteria, request.input, request.output) }],
-          tools: [],
-          response_format: llmJudgeResponseFormat,
-          ...samplingFields(endpoints[0], config.config.default)
-        }
-        const result = yield* client.complete({
-          label: LLM_JUDGE_LABEL,
-          endpoints,
-          request: chat,
-          traceAttributes: { [Attr.judge]: true }
-        })
-        const parsed = parseJudgeVerdict(result.content ?? "")
-        return parsed instanceof EvalError ? yield* parsed : parsed
-      }).pipe(Effect.provideContext(runContext))
-    return { score }
-  })
+  Effect.map(Effect.context<RunUsage | RunTracer>(), (runContext) => llmJudgeIn(options, runContext))
+
+/** The same judge, bound to the given run context (a run that builds its context itself). */
+export const llmJudgeIn = (options: JudgeOptions, runContext: Context.Context<RunUsage | RunTracer>): JudgeService => {
+  const { config, client } = options
+  const score = (request: JudgeRequest): Effect.Effect<JudgeVerdict, AnyLaitError> =>
+    Effect.gen(function*() {
+      const model = request.model ?? options.defaultModel
+      if (model === undefined) return yield* new EvalError({ reason: { _tag: "JudgeNoModel" } })
+      // Only config `models:` resolve a judge (a workflow's own aliases belong to its steps).
+      const endpoints = yield* config.resolveEndpoints(model)
+      const chat: ChatRequest = {
+        messages: [{ role: "user", content: llmJudgePrompt(request.criteria, request.input, request.output) }],
+        tools: [],
+        response_format: llmJudgeResponseFormat,
+        ...samplingFields(endpoints[0], config.config.default)
+      }
+      const result = yield* client.complete({
+        label: LLM_JUDGE_LABEL,
+        endpoints,
+        request: chat,
+        traceAttributes: { [Attr.judge]: true }
+      })
+      const parsed = parseJudgeVerdict(result.content ?? "")
+      return parsed instanceof EvalError ? yield* parsed : parsed
+    }).pipe(Effect.provideContext(runContext))
+  return { score }
+}

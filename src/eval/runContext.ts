@@ -2,7 +2,7 @@
 // collector, a RunContext whose judge is metered in them, and for a workflow target the engine and
 // model steps. Built fresh for every run, so concurrent runs never see each other's events or tokens.
 import { Context, Effect, Layer, Tracer } from "effect"
-import { LaitConfig } from "../config/LaitConfig.ts"
+import { LaitConfig, type LaitConfigService } from "../config/LaitConfig.ts"
 import { renderChain } from "../core/errors.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import { makeRunUsage, RunUsage } from "../model/RunUsage.ts"
@@ -11,8 +11,8 @@ import { KeepTrace, makeRunTracer, RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
-import { RunContext } from "../workflow/RunContext.ts"
-import { makeLlmJudge } from "./judge.ts"
+import { type JudgeService, RunContext } from "../workflow/RunContext.ts"
+import { llmJudgeIn, makeLlmJudge } from "./judge.ts"
 import { couldNotRun } from "./runError.ts"
 import type { LoadedTarget } from "./target.ts"
 
@@ -22,21 +22,26 @@ export interface JudgeErrors {
 }
 
 /** The config's environment and registry, and a judge whose requests are metered in this run's usage. */
+const judgedRunContext = (
+  config: LaitConfigService,
+  judge: JudgeService,
+  judgeErrors: JudgeErrors
+) =>
+  RunContext.fromConfig(config, {
+    judge: {
+      score: (request) =>
+        judge.score(request).pipe(
+          Effect.tapError((e) => Effect.sync(() => void (couldNotRun(e) && judgeErrors.rendered.push(renderChain(e)))))
+        )
+    }
+  })
+
 const makeJudgedRunContext = (target: LoadedTarget, judgeErrors: JudgeErrors) =>
   Effect.gen(function*() {
     const config = yield* LaitConfig
     const client = yield* ModelClient
     const judge = yield* makeLlmJudge({ config, client, defaultModel: target.defaultModel })
-    return RunContext.fromConfig(config, {
-      judge: {
-        score: (request) =>
-          judge.score(request).pipe(
-            Effect.tapError((e) =>
-              Effect.sync(() => void (couldNotRun(e) && judgeErrors.rendered.push(renderChain(e))))
-            )
-          )
-      }
-    })
+    return judgedRunContext(config, judge, judgeErrors)
   })
 
 // The model steps read the run context (its working directory); the judge meters into the run's usage.
@@ -63,21 +68,31 @@ const withPromptRunContext = <A, E, R>(
   target: LoadedTarget,
   judgeErrors: JudgeErrors,
   effect: Effect.Effect<A, E, R>
-) =>
-  Effect.gen(function*() {
-    const collector = makeRunTracer(yield* Effect.service(LiveSpans))
-    const keep = yield* Effect.service(KeepTrace)
+): Effect.Effect<A, E, Exclude<R, PromptRunServices> | LaitConfig | ModelClient> =>
+  // Built in one synchronous step from the calling fiber: as a generator of services provided to
+  // another, it cost a tenth of a model run's own work.
+  Effect.withFiber((fiber) => {
+    const collector = makeRunTracer(fiber.getRef(LiveSpans))
+    const keep = fiber.getRef(KeepTrace)
     const services = Context.make(RunUsage, makeRunUsage()).pipe(
       Context.add(RunTracer, collector),
       Context.add(Tracer.Tracer, collector.tracer),
       Context.add(KeepTrace, undefined)
     )
-    const runContext = yield* Effect.provideContext(makeJudgedRunContext(target, judgeErrors), services)
-    const run = Effect.provideContext(effect, Context.add(services, RunContext, runContext))
-    return yield* keep === undefined
+    const outer = fiber.context as Context.Context<LaitConfig | ModelClient>
+    const config = Context.getUnsafe(outer, LaitConfig)
+    const client = Context.getUnsafe(outer, ModelClient)
+    const judge = llmJudgeIn({ config, client, defaultModel: target.defaultModel }, services)
+    const run = Effect.provideContext(
+      effect,
+      Context.add(services, RunContext, judgedRunContext(config, judge, judgeErrors))
+    )
+    return keep === undefined
       ? run
       : run.pipe(Effect.onExit((exit) => Effect.flatMap(collector.all, (recorded) => keep(recorded, exit))))
   })
+
+type PromptRunServices = RunUsage | RunTracer | RunContext
 
 /** A workflow target's run in a fresh run context of its own. */
 export const inWorkflowRunContext = <A, E, R>(

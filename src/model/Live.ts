@@ -3,7 +3,7 @@
 // Where a StreamSink is provided, a chat-completions request is streamed (src/model/eventStream.ts);
 // once text has reached the sink, a failure is neither retried nor a reason to fall back, since the
 // text could not be taken back.
-import { Console, Duration, Effect, LogLevel, Redacted } from "effect"
+import { Console, Duration, Effect, Fiber, LogLevel, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { renderChain } from "../core/errors.ts"
@@ -67,6 +67,44 @@ export const statusDetail = (body: string, redact: (text: string) => string): st
  */
 const traceDump = (message: () => string): Effect.Effect<void> =>
   Effect.flatMap(LogLevel.isEnabled("Trace"), (enabled) => (enabled ? Effect.logTrace(message()) : Effect.void))
+
+// setTimeout's longest wait; a longer timeout keeps Effect's own, which waits in steps.
+const MAX_TIMER_MILLIS = 2 ** 31 - 1
+
+/**
+ * `effect`, interrupted (and awaited) and then failed with `onTimeout()` if it has not ended within
+ * `millis`, as Effect.timeout does. That one races the attempt against a second fiber sleeping on the
+ * Clock, which cost as much per request as the rest of the client's retry and span handling together
+ * (an eval sends thousands); here the attempt runs in one child fiber beside a plain timer. An
+ * interruption of the caller (Ctrl-C) interrupts the attempt and waits for it, as before.
+ */
+export const timeoutAfter = <A, E, R, E2>(
+  effect: Effect.Effect<A, E, R>,
+  millis: number,
+  onTimeout: () => E2
+): Effect.Effect<A, E | E2, R> =>
+  millis > MAX_TIMER_MILLIS ?
+    Effect.catchTag(Effect.timeout(effect, millis), "TimeoutError", () => Effect.fail(onTimeout())) as Effect.Effect<
+      A,
+      E | E2,
+      R
+    > :
+    Effect.flatMap(Effect.forkChild(effect, { startImmediately: true }), (fiber) =>
+      Effect.callback<A, E | E2>((resume) => {
+        const timer = setTimeout(() => {
+          stop()
+          resume(Effect.andThen(Fiber.interrupt(fiber), Effect.fail(onTimeout())))
+        }, millis)
+        const stop = fiber.addObserver((exit) => {
+          clearTimeout(timer)
+          resume(exit)
+        })
+        return Effect.suspend(() => {
+          clearTimeout(timer)
+          stop()
+          return Fiber.interrupt(fiber)
+        })
+      }))
 
 /** How a failure is retried: only a ModelError that may go away (src/model/ModelError.ts) is. */
 const retryable = (e: ModelFailure): Retryable | undefined =>
@@ -140,14 +178,15 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
               (body: StreamedBody) => ({ status: res.status, headers: res.headers, body })
             )
           ),
-          Effect.timeout(timeout),
           Effect.mapError((e) =>
-            new ModelError({
-              reason: e._tag === "TimeoutError"
-                ? new Timeout({ baseUrl, timeoutMillis: Duration.toMillis(timeout) })
-                : new Unreachable({ baseUrl, detail: redact(describeNetworkFailure(e)) })
-            })
-          )
+            new ModelError({ reason: new Unreachable({ baseUrl, detail: redact(describeNetworkFailure(e)) }) })
+          ),
+          (attempt) =>
+            timeoutAfter(
+              attempt,
+              Duration.toMillis(timeout),
+              () => new ModelError({ reason: new Timeout({ baseUrl, timeoutMillis: Duration.toMillis(timeout) }) })
+            )
         )
         const status = response.status
         const ok = status >= 200 && status < 300

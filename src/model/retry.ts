@@ -122,11 +122,26 @@ export const retryPolicy = <E>(options: RetryOptions<E>): Schedule.Schedule<Dura
     })
   )
 
-/** Runs `send` and retries it by `retryPolicy`; fails with the last failure. */
+/**
+ * Runs `send` and retries it by `retryPolicy`; fails with the last failure. Nearly every request
+ * succeeds at once, and setting up a retry costs as much as the rest of the client's work on an
+ * answer (an eval sends thousands): the policy starts only after a first failure, which it then sees
+ * as the outcome of its own first attempt, so its waits and warnings are the same.
+ */
 export const retrying = <A, E, R>(send: Effect.Effect<A, E, R>, options: RetryOptions<E>): Effect.Effect<A, E, R> => {
   const timed = Effect.suspend(() => {
     const started = Date.now()
     return Effect.mapError(send, (error): FailedAttempt<E> => ({ error, elapsedMillis: Date.now() - started }))
   })
-  return Effect.retry(timed, retryPolicy(options)).pipe(Effect.mapError((failed) => failed.error))
+  const afterFirstFailure = (first: FailedAttempt<E>) => {
+    let pending: FailedAttempt<E> | undefined = first
+    const attempt = Effect.suspend(() => {
+      if (pending === undefined) return timed
+      const failed = pending
+      pending = undefined
+      return Effect.fail(failed)
+    })
+    return Effect.retry(attempt, retryPolicy(options))
+  }
+  return Effect.catch(timed, afterFirstFailure).pipe(Effect.mapError((failed) => failed.error))
 }

@@ -2,9 +2,10 @@
 // at -j 32 was spread over such costs): the model client's `complete` opens no span of its own, only
 // the `chat` trace span and the HTTP client's.
 import { afterAll, expect, test } from "bun:test"
-import { Effect, Layer, Redacted, Tracer } from "effect"
+import { Effect, Layer, Redacted, References, Tracer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { type ModelCall, ModelClient } from "../../src/model/ModelClient.ts"
+import { traceSpan } from "../../src/core/tracing.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
 import { RunTracer } from "../../src/trace/RunTracer.ts"
 import { startOpenAiServer } from "../fixtures/openai-server.ts"
@@ -40,4 +41,14 @@ test("a live model call opens no ModelClient span", async () => {
   expect(result.content).toBe("hi")
   expect(names.length).toBeGreaterThan(0)
   expect(names.filter((name) => name.startsWith("ModelClient."))).toEqual([])
+})
+
+test("a trace span captures no stack trace (an Error per span; lait never prints span stacks)", async () => {
+  const frame = await Effect.runPromise(
+    traceSpan({ operation: "chat", label: "m" }, Effect.service(References.CurrentStackFrame)).pipe(
+      Effect.provide(RunTracer.layer)
+    )
+  )
+  expect(frame?.name).toBe("chat")
+  expect(frame?.stack()).toBeUndefined()
 })

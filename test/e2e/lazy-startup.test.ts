@@ -102,3 +102,22 @@ test("lait run of a jq workflow loads no model client, model steps, Handlebars o
   expect(prompt.code).toBe(4)
   expect(prompt.loaded.filter((m) => modelOnly.includes(m)).sort()).toEqual([...modelOnly].sort())
 }, 120_000)
+
+// The loader checks a file once without Handlebars and Ajv and, when it needs them, again with them:
+// a fresh process must report the first problem in the file, not the first one the engine-free pass saw.
+test("a fresh process still reports a file's first error when it is a template or schema error", async () => {
+  fs.writeFileSync(path.join(dir, "bad-template.yml"), "steps:\n  - write: '{{#if x}}y{{/each}}.txt'\n  - jq: '.'\n    bogus: 1\n")
+  fs.writeFileSync(path.join(dir, "bad-schema.yml"), "input_schema: { type: intger }\nsteps:\n  - jq: '.'\n    bogus: 1\n")
+  const template = await runCli(["run", "bad-template.yml", "1"], { cwd: dir })
+  expect({ code: template.code, stderr: template.stderr }).toEqual({
+    code: 3,
+    stderr: "lait: failed to load workflow 'bad-template.yml' (line 2): steps[0]: 'write': failed to parse template: " +
+      "\"{{#if x}}y{{/each}}.txt\": if doesn't match each - 1:3\n"
+  })
+  const schema = await runCli(["run", "bad-schema.yml", "1"], { cwd: dir })
+  expect({ code: schema.code, stderr: schema.stderr }).toEqual({
+    code: 3,
+    stderr: "lait: failed to load workflow 'bad-schema.yml' (line 1): the workflow: 'input_schema': invalid JSON Schema: " +
+      "type must be JSONType or JSONType[]: intger\n"
+  })
+}, 60_000)

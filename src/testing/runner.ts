@@ -1,5 +1,6 @@
 // Running test files (docs/testing.md#how-files-run). Each file is one whole workflow run with its own run context —
-// a replaying ModelClient over its cassette directory, a fresh RunUsage and RunTracer, LlmSteps built
+// a replaying ModelClient over its cassette directory (stateless, so one per directory serves every
+// file that replays from it), a fresh RunUsage and RunTracer, LlmSteps built
 // for that context, a RunContext without a terminal or a judge, its own `$steps` — so files running
 // side by side never see each other's tool calls or token counts, and its own working directory when
 // it asks for one (./workdir.ts). At most eight files run at once (`-j`) and results keep the discovery

@@ -331,10 +331,11 @@ const evaluate = (
     const native = nativeFilter(filter)
     // The checker is gone after a syntax check trapped, or was never loaded.
     if (native === undefined && checker === undefined) return Effect.andThen(loadJq, attempt)
-    const request = prepare(filter, input, vars, mode)
-    if (request instanceof JqError) return Effect.fail(request)
+    const prepared = prepare(filter, input, vars, mode)
+    if (prepared instanceof JqError) return Effect.fail(prepared)
+    const { limit, ...request } = prepared
     if (native !== undefined) {
-      const values = runNative(native, input, vars, usedGlobals(filter), request.limit)
+      const values = runNative(native, input, vars, usedGlobals(filter), limit)
       if (values !== undefined) {
         const counted = countProblem(filter, mode, values.length)
         return counted === undefined ? Effect.succeed(values) : Effect.fail(counted)

@@ -7,6 +7,8 @@ export const unsupported = (why: string): never => {
 
 export class Cursor {
   protected at = 0
+  /** `as` is not allowed directly in an object's value (jq 1.8 rejects `{a: . as $x | $x}`). */
+  protected asAllowed = true
 
   constructor(protected readonly tokens: ReadonlyArray<Token>) {}
 
@@ -32,5 +34,16 @@ export class Cursor {
   protected expectIdent(name: string): void {
     if (!this.isIdent(name)) unsupported(`expected ${name}`)
     this.at++
+  }
+
+  /** Runs `f` inside brackets, where `as` is allowed again. */
+  protected nested<A>(f: () => A): A {
+    const saved = this.asAllowed
+    this.asAllowed = true
+    try {
+      return f()
+    } finally {
+      this.asAllowed = saved
+    }
   }
 }

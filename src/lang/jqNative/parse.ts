@@ -17,8 +17,6 @@ const COMPARISONS = new Set(["==", "!=", "<", "<=", ">", ">="])
 const IDENTITY: Node = { k: "id" }
 
 class Parser extends Cursor {
-  /** `as` is not allowed directly in an object's value (jq 1.8 rejects `{a: . as $x | $x}`). */
-  private asAllowed = true
   /** A term `binding` has read ahead: the next operand. */
   private pending: Node | undefined
 
@@ -38,16 +36,6 @@ class Parser extends Cursor {
     const result = f(inner)
     this.at = inner.at
     return result
-  }
-
-  private nested<A>(f: () => A): A {
-    const saved = this.asAllowed
-    this.asAllowed = true
-    try {
-      return f()
-    } finally {
-      this.asAllowed = saved
-    }
   }
 
   pipe(noComma: boolean): Node {

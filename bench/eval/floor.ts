@@ -11,6 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { startOpenAiServer } from "../../test/fixtures/openai-server.ts"
 import { flag, median } from "../util.ts"
+import { writeEvalProject } from "./index.ts"
 
 const argv = process.argv.slice(2)
 const rounds = Number(flag("--rounds") ?? 3)
@@ -29,19 +30,7 @@ server.requests.push = (...items) => {
 }
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "lait-bench-floor-")))
 const inputs = Array.from({ length: cases }, (_, i) => `question number ${i + 1}`)
-fs.writeFileSync(
-  path.join(dir, "lait.config.yml"),
-  `models:\n  m:\n    - provider: { base_url: '${server.baseUrl}' }\n      model_id: bench-model\n`
-)
-fs.writeFileSync(
-  path.join(dir, "eval.yml"),
-  [
-    "target: { model: m, prompt: '{{input}}' }",
-    "cases:",
-    ...inputs.map((input) => `  - input: '${input}'\n    assert: [{ type: contains, value: '${input}' }]`),
-    ""
-  ].join("\n")
-)
+writeEvalProject(dir, server.baseUrl, inputs)
 const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: dir, NO_COLOR: "1" }
 
 interface Sample {

@@ -83,6 +83,23 @@ const median = (xs: ReadonlyArray<number>) => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
+/** The eval rows' project in `dir`: model `m` at `baseUrl`, one `contains` case per input. */
+export const writeEvalProject = (dir: string, baseUrl: string, inputs: ReadonlyArray<string>): void => {
+  fs.writeFileSync(
+    path.join(dir, "lait.config.yml"),
+    `models:\n  m:\n    - provider: { base_url: '${baseUrl}' }\n      model_id: bench-model\n`
+  )
+  fs.writeFileSync(
+    path.join(dir, "eval.yml"),
+    [
+      "target: { model: m, prompt: '{{input}}' }",
+      "cases:",
+      ...inputs.map((input) => `  - input: '${input}'\n    assert: [{ type: contains, value: '${input}' }]`),
+      ""
+    ].join("\n")
+  )
+}
+
 export const runEvalBench = async (options: EvalOptions): Promise<EvalFigures> => {
   const ROUNDS = options.rounds
   const CASES = options.cases ?? 40
@@ -98,19 +115,7 @@ export const runEvalBench = async (options: EvalOptions): Promise<EvalFigures> =
     const inputs = Array.from({ length: CASES }, (_, i) => `question number ${i + 1}`)
 
     // lait: a model target; the fixture echoes the prompt (`echo: <prompt>`), which `contains` checks.
-    fs.writeFileSync(
-      path.join(dir, "lait.config.yml"),
-      `models:\n  m:\n    - provider: { base_url: '${server.baseUrl}' }\n      model_id: bench-model\n`
-    )
-    fs.writeFileSync(
-      path.join(dir, "eval.yml"),
-      [
-        "target: { model: m, prompt: '{{input}}' }",
-        "cases:",
-        ...inputs.map((input) => `  - input: '${input}'\n    assert: [{ type: contains, value: '${input}' }]`),
-        ""
-      ].join("\n")
-    )
+    writeEvalProject(dir, server.baseUrl, inputs)
 
     // promptfoo: the same prompt, cases and assertions, through its OpenAI chat provider.
     fs.writeFileSync(

@@ -35,8 +35,11 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = table
 
 export const hasBuiltin = (name: string, arity: number): boolean => table.has(`${name}/${arity}`)
 
-/** Every output of an argument, collected; an error bails (jq would interleave it with outputs). */
-const values = (run: Run, node: Node, input: Json, env: Env): Array<Json> => {
+/**
+ * Every output of `node` under `run`, collected; an error bails (jq would interleave it with the
+ * outputs, and its laziness could matter to a `try` around it).
+ */
+export const values = (run: Run, node: Node, input: Json, env: Env): Array<Json> => {
   const out: Array<Json> = []
   try {
     for (const v of run(node, input, env)) out.push(v)

@@ -1,7 +1,7 @@
 // The native evaluator's core: jq's generator semantics (every expression yields zero or more values,
 // in jq's order, lazily, so `limit` and `first` stop early exactly where jq does).
 import type { Json } from "../../core/json.ts"
-import { BUILTINS, type Env, type Run } from "./builtins.ts"
+import { BUILTINS, type Env, type Run, values } from "./builtins.ts"
 import type { Node } from "./ast.ts"
 import {
   add,
@@ -46,17 +46,8 @@ const BINARY: Readonly<Record<string, (a: Json, b: Json) => Json>> = {
   ">=": (a, b) => compare(a, b) >= 0
 }
 
-/** Every output of `node`, collected; any error bails (its laziness could matter to a `try` around it). */
-export const collect = (node: Node, input: Json, env: Env): Array<Json> => {
-  const out: Array<Json> = []
-  try {
-    for (const v of run(node, input, env)) out.push(v)
-  } catch (e) {
-    if (e instanceof Fail) bail("error in an argument")
-    throw e
-  }
-  return out
-}
+/** Every output of `node`, collected; any error bails. */
+export const collect = (node: Node, input: Json, env: Env): Array<Json> => values(run, node, input, env)
 
 /** Runs `f`; false when it failed with a jq error (an optional index skips that value). */
 const skipFail = (f: () => unknown): boolean => {

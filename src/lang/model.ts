@@ -244,3 +244,15 @@ export const childStepLists = (
   }
   return out
 }
+
+/** A setting's first defined value along a chain such as step → agent → workflow default → config default. */
+export const pickSetting = <K extends keyof LlmSettings>(
+  key: K,
+  chain: ReadonlyArray<LlmSettings | undefined>
+): LlmSettings[K] | undefined => {
+  for (const layer of chain) {
+    const value = layer?.[key]
+    if (value !== undefined) return value
+  }
+  return undefined
+}

@@ -24,7 +24,7 @@ import { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { Attr, errorAttributesOf, TraceContent } from "../core/tracing.ts"
 import { ToolError } from "../core/toolErrors.ts"
-import type { LlmSettings } from "../lang/model.ts"
+import { pickSetting } from "../lang/model.ts"
 import { toolContent } from "../model/chatContent.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
@@ -85,18 +85,6 @@ const usesTools = (names: ToolNames): boolean =>
   (names.mcp?.length ?? 0) + (names.subagents?.length ?? 0) + (names.tools?.length ?? 0) > 0
 
 export const maxToolRoundsError = (max: number) => new ToolError({ reason: { _tag: "MaxRounds", max } })
-
-/** First defined value along a settings chain. */
-const pick = <K extends keyof LlmSettings>(
-  key: K,
-  chain: ReadonlyArray<LlmSettings | undefined>
-): LlmSettings[K] | undefined => {
-  for (const layer of chain) {
-    const value = layer?.[key]
-    if (value !== undefined) return value
-  }
-  return undefined
-}
 
 /** What the tool loop decided about one call: run it, refuse it (policy, approval), or answer that it is malformed. */
 type Verdict =
@@ -360,10 +348,10 @@ export const makeToolRuntime = (
         const result = yield* Effect.gen(function*() {
           const endpoints = yield* config.resolveEndpoints(sub.model)
           const sampling = endpoints[0].sampling
-          const reasoning = pick("reasoning_effort", chain) ?? sampling.reasoningEffort
-          const temperature = pick("temperature", chain) ?? sampling.temperature
-          const topP = pick("top_p", chain) ?? sampling.topP
-          const maxTokens = pick("max_tokens", chain) ?? sampling.maxTokens
+          const reasoning = pickSetting("reasoning_effort", chain) ?? sampling.reasoningEffort
+          const temperature = pickSetting("temperature", chain) ?? sampling.temperature
+          const topP = pickSetting("top_p", chain) ?? sampling.topP
+          const maxTokens = pickSetting("max_tokens", chain) ?? sampling.maxTokens
           return yield* complete({
             label: sub.label,
             endpoints,
@@ -377,12 +365,12 @@ export const makeToolRuntime = (
               ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {})
             },
             names: {
-              mcp: pick("mcp", chain),
-              subagents: pick("subagents", chain),
-              tools: pick("tools", chain),
-              skills: pick("skills", chain)
+              mcp: pickSetting("mcp", chain),
+              subagents: pickSetting("subagents", chain),
+              tools: pickSetting("tools", chain),
+              skills: pickSetting("skills", chain)
             },
-            maxToolRounds: pick("max_tool_rounds", chain),
+            maxToolRounds: pickSetting("max_tool_rounds", chain),
             activeAgentPaths: sub.activeAgentPaths
           })
         }).pipe(Effect.mapError((e) => wrapSubagent(agent.name, e)))

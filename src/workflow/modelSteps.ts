@@ -17,7 +17,7 @@ import { parseYamlValue } from "../core/yamlDocument.ts"
 import { loadAgentFile } from "../lang/agentFile.ts"
 import { loadSchemaValidator, validateJson } from "../lang/jsonschema.ts"
 import { SchemaError } from "../lang/languageErrors.ts"
-import type { AgentDefinition, LlmSettings, SchemaRef } from "../lang/model.ts"
+import { type AgentDefinition, type LlmSettings, pickSetting, type SchemaRef } from "../lang/model.ts"
 import { renderTemplate } from "../lang/template.ts"
 import type { ChatMessage, ChatRequest, ResponseFormat } from "../model/types.ts"
 import { makeToolRuntime } from "../tools/ToolRuntime.ts"
@@ -34,18 +34,6 @@ import {
 } from "./LlmSteps.ts"
 
 export const DEFAULT_SCHEMA_NAME = "structured_output"
-
-/** First defined value along the chain step → agent → workflow default → config default. */
-const pick = <K extends keyof LlmSettings>(
-  key: K,
-  chain: ReadonlyArray<LlmSettings | undefined>
-): LlmSettings[K] | undefined => {
-  for (const layer of chain) {
-    const value = layer?.[key]
-    if (value !== undefined) return value
-  }
-  return undefined
-}
 
 const fence = /^\s*```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?```\s*$/
 
@@ -133,16 +121,16 @@ export const makeModelSteps = Effect.gen(function*() {
   }) =>
     Effect.gen(function*() {
       const { label, chain } = options
-      const model = pick("model", chain)
+      const model = pickSetting("model", chain)
       if (model === undefined) {
         return yield* modelRequired(options.modelPlaces.subject, options.modelPlaces.places, config)
       }
       const endpoints = yield* config.resolveEndpoints(model, { workflowModels: options.ctx.models as ModelMap })
       const sampling = endpoints[0].sampling
-      const reasoning = pick("reasoning_effort", chain) ?? sampling.reasoningEffort
-      const temperature = pick("temperature", chain) ?? sampling.temperature
-      const topP = pick("top_p", chain) ?? sampling.topP
-      const maxTokens = pick("max_tokens", chain) ?? sampling.maxTokens
+      const reasoning = pickSetting("reasoning_effort", chain) ?? sampling.reasoningEffort
+      const temperature = pickSetting("temperature", chain) ?? sampling.temperature
+      const topP = pickSetting("top_p", chain) ?? sampling.topP
+      const maxTokens = pickSetting("max_tokens", chain) ?? sampling.maxTokens
       const responseFormat: ResponseFormat | null = options.outputSchema === undefined
         ? null
         : {
@@ -163,12 +151,12 @@ export const makeModelSteps = Effect.gen(function*() {
         endpoints,
         request,
         names: {
-          mcp: pick("mcp", chain),
-          subagents: pick("subagents", chain),
-          tools: pick("tools", chain),
-          skills: pick("skills", chain)
+          mcp: pickSetting("mcp", chain),
+          subagents: pickSetting("subagents", chain),
+          tools: pickSetting("tools", chain),
+          skills: pickSetting("skills", chain)
         },
-        maxToolRounds: pick("max_tool_rounds", chain),
+        maxToolRounds: pickSetting("max_tool_rounds", chain),
         cancelled: options.ctx.cancelled
       })
       const content = result.content ?? ""

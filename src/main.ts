@@ -3,17 +3,20 @@
 // not need is evaluated before them. Keep the static imports here light: test/bench/startup-graph.test.ts
 // checks that the command tree and Effect stay out of them.
 // First import on purpose: it catches a signal that arrives while the others are still loading.
-import { takeEarlySignals } from "./core/earlySignals.ts"
+import { earlySignalArrived, takeEarlySignals } from "./core/earlySignals.ts"
 import { fastAnswer, printFastAnswer } from "./cli/fastPath.ts"
+import { tuneJsc } from "./platform/jscTuning.ts"
 
 // 128 + the signal's number, as src/core/errors.ts's signalExitCode (not imported: it loads Effect).
 const signalExitCode = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const
 
-const answer = fastAnswer(process.argv.slice(2))
+const args = process.argv.slice(2)
+const answer = fastAnswer(args)
 if (answer !== undefined) {
   const code = printFastAnswer(answer)
   const [signal] = takeEarlySignals()
   process.exit(signal === undefined ? code : signalExitCode[signal])
 } else {
+  tuneJsc(args, earlySignalArrived)
   await import("./cli/app.ts")
 }

@@ -22,3 +22,6 @@ export const takeEarlySignals = (): ReadonlyArray<ShutdownSignal> => {
   for (const [signal, remember] of handlers) process.off(signal, remember)
   return received
 }
+
+/** Whether a shutdown signal has arrived yet (the handlers stay). */
+export const earlySignalArrived = (): boolean => received.length > 0

@@ -1,0 +1,66 @@
+// `lait test` runs with JavaScriptCore's FTL tier off (src/platform/jscTuning.ts): the process replaces
+// itself once with BUN_JSC_useFTLJIT=0 in its environment, then takes the option out again so that
+// what a test runs does not inherit it. A `run:` step shows both sides: its own environment and
+// lait's initial one (/proc/<lait>/environ, which keeps what the process was started with).
+import { afterAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { makeTempDir, runCli } from "./util.ts"
+
+const dir = fs.realpathSync(makeTempDir("e2e-jsc"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+fs.writeFileSync(
+  path.join(dir, "wf.yml"),
+  `steps:
+  - run: [sh, -c, 'echo "own: $(env | grep -E "^(BUN_JSC_useFTLJIT|LAIT_JSC_TUNED)=" | sort | tr "\\n" " ")"; echo "lait: $(tr "\\0" "\\n" < /proc/$PPID/environ | grep -E "^(BUN_JSC_useFTLJIT|LAIT_JSC_TUNED)=" | sort | tr "\\n" " ")"']
+`
+)
+fs.mkdirSync(path.join(dir, "cassettes"))
+/** A test file whose assertion shows the step's output whatever it is (the message quotes it). */
+fs.writeFileSync(
+  path.join(dir, "env.yml"),
+  "workflow: wf.yml\ninput: x\nreplay: cassettes\nassert:\n  - type: equals\n    value: nothing\n"
+)
+
+const env = (extra: Record<string, string> = {}) => {
+  const base: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", HOME: dir }
+  delete base["BUN_JSC_useFTLJIT"]
+  delete base["LAIT_JSC_TUNED"]
+  return { ...base, ...extra }
+}
+
+/** The step's output as the failing assertion quotes it. */
+const shown = (stdout: string): string => {
+  const match = /got "(.*)"/.exec(stdout)
+  if (match === null) throw new Error(`no output shown in: ${stdout}`)
+  return JSON.parse(`"${match[1]}"`) as string
+}
+
+describe.skipIf(process.platform !== "linux")("lait test and JavaScriptCore's FTL tier", () => {
+  test("lait test runs with the option set; the commands it starts do not inherit it", async () => {
+    const r = await runCli(["--no-env", "test", "env.yml"], { cwd: dir, env: env(), binary: true })
+    expect(r.code).toBe(1)
+    expect(shown(r.stdout)).toBe("own: \nlait: BUN_JSC_useFTLJIT=0 LAIT_JSC_TUNED=1 ")
+  }, 60_000)
+
+  test("lait run is not re-executed", async () => {
+    const r = await runCli(["--no-env", "run", "wf.yml", "x"], { cwd: dir, env: env(), binary: true })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe("own: \nlait: \n")
+  }, 60_000)
+
+  test("an option the user set is the user's: no re-execution, and the commands inherit it", async () => {
+    const r = await runCli(["--no-env", "test", "env.yml"], {
+      cwd: dir,
+      env: env({ BUN_JSC_useFTLJIT: "1" }),
+      binary: true
+    })
+    expect(shown(r.stdout)).toBe("own: BUN_JSC_useFTLJIT=1 \nlait: BUN_JSC_useFTLJIT=1 ")
+  }, 60_000)
+
+  test("from the sources too (bun src/main.ts test)", async () => {
+    const r = await runCli(["--no-env", "test", "env.yml"], { cwd: dir, env: env() })
+    expect(shown(r.stdout)).toBe("own: \nlait: BUN_JSC_useFTLJIT=0 LAIT_JSC_TUNED=1 ")
+  }, 60_000)
+})

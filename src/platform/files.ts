@@ -136,19 +136,22 @@ export const copyTree = (source: string, target: string): void =>
 const O_CLOEXEC = 0o2000000
 
 /**
- * Whether fd 1 was closed when lait started (`lait ... >&-`). The runtime then opens /dev/null on it
- * with close-on-exec set, which an inherited descriptor cannot have (it survived an exec). Only Linux
- * shows a descriptor's flags (/proc/self/fdinfo); elsewhere such output goes to /dev/null unnoticed.
+ * Whether fd `fd` (0, 1 or 2) was closed when lait started (`lait ... >&-`). The runtime then opens
+ * /dev/null on it with close-on-exec set, which an inherited descriptor cannot have (it survived an
+ * exec). Only Linux shows a descriptor's flags (/proc/self/fdinfo); elsewhere such output goes to
+ * /dev/null unnoticed.
  */
-export const stdoutWasClosed = (): boolean => {
+export const standardStreamWasClosed = (fd: 0 | 1 | 2): boolean => {
   try {
-    if (!fs.fstatSync(1).isCharacterDevice()) return false
-    const flags = /^flags:\s*([0-7]+)$/m.exec(fs.readFileSync("/proc/self/fdinfo/1", "utf8"))?.[1]
+    if (!fs.fstatSync(fd).isCharacterDevice()) return false
+    const flags = /^flags:\s*([0-7]+)$/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"))?.[1]
     return flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) !== 0
   } catch {
     return false
   }
 }
+
+export const stdoutWasClosed = (): boolean => standardStreamWasClosed(1)
 
 /** `path` as the run sees it: against its working directory when it has one of its own. */
 export const resolveInRun = (cwd: string | undefined, path: string): string =>

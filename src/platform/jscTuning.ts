@@ -6,6 +6,8 @@
 // the option set; the new image takes it out of its environment again, so that the commands, tools and
 // servers a test starts do not inherit it. Elsewhere (Deno, Windows, no execve) lait runs untuned.
 
+import { standardStreamWasClosed } from "./files.ts"
+
 const OPTION = "BUN_JSC_useFTLJIT"
 /** Set only across the exec: says the option was ours, not the user's. */
 const MARK = "LAIT_JSC_TUNED"
@@ -13,6 +15,12 @@ const MARK = "LAIT_JSC_TUNED"
 interface Execve {
   readonly execve?: (file: string, args: ReadonlyArray<string>, env: Record<string, string | undefined>) => never
 }
+
+/**
+ * Whether stdin, stdout and stderr are all open. The runtime puts /dev/null on a closed one, and the
+ * exec would hand that on as if it were the user's: lait must report a closed stdout (docs/cli.md).
+ */
+const standardStreamsOpen = (): boolean => ([0, 1, 2] as const).every((fd) => !standardStreamWasClosed(fd))
 
 /** The subcommand, as far as the entry can tell before the CLI loads: the first word not a flag. */
 const subcommandOf = (args: ReadonlyArray<string>): string | undefined => args.find((arg) => !arg.startsWith("-"))
@@ -36,7 +44,7 @@ export const tuneJsc = (args: ReadonlyArray<string>, hold: () => boolean): void 
   const entry = process.argv[1] ?? ""
   const compiled = entry.startsWith("/$bunfs/") || entry.includes("~BUN")
   const argv = compiled ? [process.argv[0] ?? process.execPath, ...args] : [...process.argv]
-  if (hold()) return
+  if (hold() || !standardStreamsOpen()) return
   try {
     execve(process.execPath, argv, { ...process.env, [OPTION]: "0", [MARK]: "1" })
   } catch {

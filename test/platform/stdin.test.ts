@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { stdinSpy } from "./stdinSpy.ts"
 
 const repoRoot = path.resolve(import.meta.dir, "../..")
 let dir = ""
@@ -19,12 +20,7 @@ const script = `
   import { Effect } from "effect"
   import { renderChain } from ${JSON.stringify(path.join(repoRoot, "src/core/errors.ts"))}
   import { FileLoader } from ${JSON.stringify(path.join(repoRoot, "src/platform/FileLoader.ts"))}
-  let stream = false
-  const own = Object.getOwnPropertyDescriptor(process, "stdin")
-  Object.defineProperty(process, "stdin", {
-    configurable: true,
-    get() { stream = true; return own.get ? own.get.call(process) : own.value }
-  })
+  ${stdinSpy}
   const exit = await Effect.runPromiseExit(FileLoader.use((f) => f.readStdin).pipe(Effect.provide(FileLoader.layer)))
   const text = exit._tag === "Success" ? exit.value : undefined
   const error = exit._tag === "Failure" ? renderChain(exit.cause.reasons.find((r) => r._tag === "Fail")?.error) : undefined

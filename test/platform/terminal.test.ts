@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { lazyTerminalLayer } from "../../src/platform/lazyTerminal.ts"
+import { stdinSpy } from "./stdinSpy.ts"
 
 const repoRoot = path.resolve(import.meta.dir, "../..")
 
@@ -14,12 +15,7 @@ const repoRoot = path.resolve(import.meta.dir, "../..")
 const script = `
   import { Context, Effect, Layer, Terminal } from "effect"
   import { PlatformLayer } from ${JSON.stringify(path.join(repoRoot, "src/platform/layer.ts"))}
-  let stream = false
-  const own = Object.getOwnPropertyDescriptor(process, "stdin")
-  Object.defineProperty(process, "stdin", {
-    configurable: true,
-    get() { stream = true; return own.get ? own.get.call(process) : own.value }
-  })
+  ${stdinSpy}
   const seen = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(PlatformLayer)
     const afterBuild = stream

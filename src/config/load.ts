@@ -2,14 +2,14 @@
 import { Cause, Console, Effect, Exit, SchemaIssue } from "effect"
 import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
-import type { Document, LineCounter } from "yaml"
 import type { Env } from "../core/env.ts"
 import { withLine } from "../core/errors.ts"
 import { loadDotenv } from "./dotenv.ts"
 import { ConfigError } from "../core/configErrors.ts"
 import { errnoOf, FileLoader } from "../platform/FileLoader.ts"
 import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
-import { yamlErrorMessage } from "../core/yamlErrors.ts"
+import { offsetAtPath } from "../core/yamlNative/nodes.ts"
+import type { YamlTree } from "../core/yamlTree.ts"
 import { dotenvBaseUrlWarning } from "./dotenvRisk.ts"
 import type { CommandSpec, ConfigFile, DefaultSettings } from "./schema.ts"
 
@@ -77,32 +77,13 @@ export const findProjectConfig = (cwd: string): string | undefined => {
 // ---------------------------------------------------------------------------------------------------
 // Parsing one file
 
-type YamlModule = typeof import("yaml")
-
 /**
  * The 1-based line of the deepest node on `path` that exists in the document: the key's line for a
  * mapping entry (so an unknown key points at itself), the item's line for a sequence element.
  */
-const lineOf = (yaml: YamlModule, doc: Document, counter: LineCounter, path: ReadonlyArray<PathSegment>) => {
-  let node: unknown = doc.contents
-  let offset: number | undefined = yaml.isNode(node) ? node.range?.[0] : undefined
-  for (const segment of path) {
-    if (yaml.isMap(node)) {
-      const keyText = (key: unknown) => (yaml.isScalar(key) ? String(key.value) : String(key))
-      const pair = node.items.find((p) => keyText(p.key) === String(segment))
-      if (pair === undefined) break
-      if (yaml.isNode(pair.key) && pair.key.range) offset = pair.key.range[0]
-      node = pair.value
-    } else if (yaml.isSeq(node) && typeof segment === "number") {
-      const item = node.items[segment]
-      if (item === undefined) break
-      if (yaml.isNode(item) && item.range) offset = item.range[0]
-      node = item
-    } else {
-      break
-    }
-  }
-  return offset === undefined ? undefined : counter.linePos(offset).line
+const lineOf = (tree: YamlTree, path: ReadonlyArray<PathSegment>) => {
+  const offset = offsetAtPath(tree.root, path)
+  return offset === undefined ? undefined : tree.line(offset)
 }
 
 const issueMessage = (message: string): string => {
@@ -197,22 +178,19 @@ export interface CheckedConfig {
  */
 export const checkConfigText = Effect.fn("config.checkConfigText")(function*(path: string, text: string) {
   // The config schema is built when its module is evaluated: only a run that has a config file pays.
-  const [yaml, { parseYamlDocument }, { decodeConfigFile }] = yield* Effect.promise(() =>
-    Promise.all([import("yaml"), import("../core/yamlDocument.ts"), import("./schema.ts")])
+  const [{ parseYamlTree }, { decodeConfigFile }] = yield* Effect.promise(() =>
+    Promise.all([import("../core/yamlTree.ts"), import("./schema.ts")])
   )
-  const counter = new yaml.LineCounter()
-  const doc = parseYamlDocument(text, counter)
-  const syntax = doc.errors[0]
-  if (syntax !== undefined) return yield* parseFailure(path, yamlErrorMessage(syntax), syntax.linePos?.[0].line)
+  const parsed = parseYamlTree(text)
+  if (!parsed.ok) return yield* parseFailure(path, parsed.message, parsed.line)
+  const tree = parsed.tree
   const raw = yield* Effect.try({
-    try: () => doc.toJS({ maxAliasCount: 1000 }) as unknown,
+    try: () => tree.toJS(tree.root, 1000),
     catch: (e) => parseFailure(path, firstLine(e instanceof Error ? e.message : String(e)))
   })
   // A top-level list would otherwise decode as an object with no known keys and pass unnoticed.
   if (raw !== null && raw !== undefined && (typeof raw !== "object" || Array.isArray(raw))) {
-    const line = yaml.isNode(doc.contents) && doc.contents.range
-      ? counter.linePos(doc.contents.range[0]).line
-      : undefined
+    const line = tree.root === null ? undefined : tree.line(tree.root.range[0])
     return yield* parseFailure(
       path,
       withLine(`a configuration file must be a YAML mapping, got ${describeYamlValue(raw)}`, line),
@@ -230,7 +208,7 @@ export const checkConfigText = Effect.fn("config.checkConfigText")(function*(pat
     const detail = issues.map((issue) => {
       const at = (issue.path ?? []).map((s) => (typeof s === "object" && s !== null && "key" in s ? s.key : s))
       const where = at.length === 0 ? "" : `${formatPath(at)}: `
-      const line = lineOf(yaml, doc, counter, at)
+      const line = lineOf(tree, at)
       lines.push(line)
       return withLine(`${where}${issueMessage(issue.message)}`, line)
     })
@@ -238,7 +216,7 @@ export const checkConfigText = Effect.fn("config.checkConfigText")(function*(pat
   }
   const config = decoded.value
   const problems = semanticProblems(config)
-  const lines = problems.map((p) => lineOf(yaml, doc, counter, p.path))
+  const lines = problems.map((p) => lineOf(tree, p.path))
   const invalid = problems.length === 0
     ? undefined
     : invalidConfig(path, problems.map((p, i) => withLine(p.message, lines[i])).join("; "), lines[0])

@@ -1,10 +1,22 @@
-// The one way lait parses a YAML file it reads (workflows, configs, test and eval files, agent
-// frontmatter, schema files). A repeated key is an error everywhere, and its message names the key
+// The yaml package's side of reading YAML: src/core/yamlTree.ts tries the native parser first and
+// loads this module only for a text it declines. A repeated key is an error everywhere, and its message names the key
 // as upstream (serde_yaml) does — `duplicate entry with key "jq"` — where the yaml package only says
 // `Map keys must be unique`. The position suffix the package appends is kept.
-import { type Document, isScalar, type LineCounter, type ParsedNode, parseDocument } from "yaml"
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type ParsedNode,
+  parseDocument
+} from "yaml"
 import { rustDebugString } from "./rustFormat.ts"
 import { yamlErrorMessage } from "./yamlErrors.ts"
+import type { YNode, YPair } from "./yamlNative/nodes.ts"
+import type { YamlParsed } from "./yamlTree.ts"
 
 const PACKAGE_WORDING = "Map keys must be unique"
 
@@ -40,10 +52,62 @@ export const parseYamlDocument = (text: string, lineCounter?: LineCounter): Docu
   return doc
 }
 
-/** One YAML value (agent frontmatter, a schema file); a syntax error throws its one-line message. */
-export const parseYamlValue = (text: string): unknown => {
-  const doc = parseYamlDocument(text)
+/**
+ * The package's document as lait's node model. Nodes are adapted once each (an alias's target is
+ * the adapted anchor node, so a repeated alias costs nothing here); `toJS` stays the package's own,
+ * with its alias-count limit.
+ */
+export const parsePackageTree = (text: string): YamlParsed => {
+  const counter = new LineCounter()
+  const doc = parseYamlDocument(text, counter)
   const error = doc.errors[0]
-  if (error !== undefined) throw new Error(yamlErrorMessage(error))
-  return doc.toJS()
+  if (error !== undefined) return { ok: false, message: yamlErrorMessage(error), line: error.linePos?.[0].line }
+  const raw = new WeakMap<YNode, Node>()
+  const adapted = new Map<Node, YNode>()
+  const adapt = (n: unknown): YNode | null => {
+    if (n === null || n === undefined) return null
+    const node = n as Node
+    const known = adapted.get(node)
+    if (known !== undefined) return known
+    const range = [node.range?.[0] ?? 0, node.range?.[1] ?? 0] as const
+    let out: YNode
+    if (isMap(node)) {
+      const items: Array<YPair> = []
+      out = { kind: "map", range, items }
+      adapted.set(node, out)
+      for (const pair of node.items) {
+        const keyText = isScalar(pair.key) ? undefined : String(pair.key)
+        items.push({ key: adapt(pair.key), value: adapt(pair.value), ...(keyText === undefined ? {} : { keyText }) })
+      }
+    } else if (isSeq(node)) {
+      const items: Array<YNode | null> = []
+      out = { kind: "seq", range, items }
+      adapted.set(node, out)
+      for (const item of node.items) items.push(adapt(item))
+    } else if (isAlias(node)) {
+      const alias = { kind: "alias" as const, range, source: node.source, target: undefined as YNode | undefined }
+      out = alias
+      adapted.set(node, out)
+      alias.target = adapt(node.resolve(doc)) ?? undefined
+    } else {
+      out = { kind: "scalar", range, value: isScalar(node) ? node.value : null }
+      adapted.set(node, out)
+    }
+    raw.set(out, node)
+    return out
+  }
+  const root = adapt(doc.contents)
+  return {
+    ok: true,
+    tree: {
+      root,
+      native: false,
+      line: (offset) => counter.linePos(offset).line,
+      toJS: (node, maxAliasCount) => {
+        if (node === null) return null
+        if (node === root) return doc.toJS({ maxAliasCount })
+        return raw.get(node)!.toJS(doc, { maxAliasCount })
+      }
+    }
+  }
 }

@@ -120,7 +120,7 @@ const fromYaml = (text: string, defaultAssert: ReadonlyArray<Assertion>): Array<
   const parsed = parseYaml(text)
   if (!parsed.ok) return new CaseProblem(parsed.line, parsed.message.replace(/ at line \d+, column \d+$/, ""))
   const src = parsed.source
-  const converted = runStatic(() => src.json(src.wrap(src.doc.contents), "the cases file"))
+  const converted = runStatic(() => src.json(src.top(), "the cases file"))
   if (!converted.ok) return new CaseProblem(converted.error.line, converted.error.message)
   const list = converted.value
   if (list === null) return []

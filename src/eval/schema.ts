@@ -322,7 +322,7 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
   // The parser's `at line L, column C` would repeat the `(line L)` that failure() appends.
   if (!parsed.ok) return failure(parsed.message.replace(/ at line \d+, column \d+$/, ""), parsed.line)
   const src = parsed.source
-  const converted = runStatic(() => src.json(src.wrap(src.doc.contents), "the eval definition"))
+  const converted = runStatic(() => src.json(src.top(), "the eval definition"))
   if (!converted.ok) return failure(converted.error.message, converted.error.line)
   const raw = converted.value
   if (!isMapping(raw)) {

@@ -37,7 +37,7 @@ export const lintAgentFileContents = (
   emitter: Emitter
 ): Effect.Effect<void, never, FileLoader> =>
   Effect.gen(function*() {
-    const holder = frontmatter === undefined ? undefined : frontmatter.wrap(frontmatter.doc.contents, 1)
+    const holder = frontmatter === undefined ? undefined : frontmatter.top(1)
     yield* loadTemplateEngine
     const templateProblem = checkTemplateSyntax(agent.system)
     if (templateProblem !== undefined) {
@@ -59,7 +59,7 @@ const bodyLine = (where: Where): number | undefined => {
   if (where.src === undefined) return undefined
   // The frontmatter source is parsed with one blank line standing in for the opening `---`, so the
   // line just past its end is the closing `---`; the body (where a template error is) follows it.
-  return where.src.lines.linePos(where.src.text.length).line + 1
+  return where.src.tree.line(where.src.text.length) + 1
 }
 
 /** The frontmatter parsed so that its lines are the file's lines (a blank line stands in for `---`). */
@@ -75,7 +75,7 @@ const frontmatterSource = (text: string): { readonly src: Source | undefined; re
 const lineOfNamedKey = (error: unknown, src: Source | undefined): number | undefined => {
   if (src === undefined) return undefined
   const message = renderChain(error)
-  const holder = src.wrap(src.doc.contents, 1)
+  const holder = src.top(1)
   for (const match of message.matchAll(/'([A-Za-z_][A-Za-z0-9_.]*)'/g)) {
     const key = match[1]!.split(".")[0]!
     const line = keyLine({ src }, holder, key)

@@ -151,7 +151,7 @@ export const lintConfigText = (
     const config: ConfigFile = parsed.success.config
     const yaml = parseYaml(text)
     const where: Where = { src: yaml.ok ? yaml.source : undefined }
-    const root = where.src?.wrap(where.src.doc.contents, 1)
+    const root = where.src?.top(1)
     checkShellTools(config, where, root, emitter)
     const real = realpath(absolute)
     // The active config's registry is already reported in its own section.

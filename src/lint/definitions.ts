@@ -185,7 +185,7 @@ const sourceOf = (text: string): Where => {
 }
 
 const rootOf = (where: Where): Y | undefined =>
-  where.src === undefined ? undefined : where.src.wrap(where.src.doc.contents, 1)
+  where.src === undefined ? undefined : where.src.top(1)
 
 export const lintTestText = (path: string, text: string, emitter: Emitter): Effect.Effect<void, never, FileLoader> =>
   Effect.gen(function*() {

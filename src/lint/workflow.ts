@@ -365,7 +365,7 @@ export const lintWorkflowContents = (
   emitter: Emitter
 ): Effect.Effect<void, never, FileLoader> =>
   Effect.gen(function*() {
-    const root: Y | undefined = where.src === undefined ? undefined : where.src.wrap(where.src.doc.contents, 1)
+    const root: Y | undefined = where.src === undefined ? undefined : where.src.top(1)
     const defaults = valueOf(where, root, "default")
     const agentsY = valueOf(where, root, "agents")
     const schemasY = valueOf(where, root, "schemas")

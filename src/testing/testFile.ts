@@ -148,7 +148,7 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
   const parsed = parseYaml(text)
   if (!parsed.ok) return failure(parsed.message.replace(/ at line \d+, column \d+$/, ""), parsed.line)
   const src = parsed.source
-  const root = src.wrap(src.doc.contents, 1)
+  const root = src.top(1)
   const fields = entries(src, root)
   if (fields === undefined) {
     return failure(

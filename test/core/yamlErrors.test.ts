@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { parseYamlDocument, parseYamlValue } from "../../src/core/yamlDocument.ts"
+import { parseYamlDocument } from "../../src/core/yamlDocument.ts"
+import { parseYamlValue } from "../../src/core/yamlTree.ts"
 import { yamlErrorMessage } from "../../src/core/yamlErrors.ts"
 
 const firstError = (text: string) => {

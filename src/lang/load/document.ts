@@ -55,7 +55,7 @@ export interface ParsedDocument {
 
 /** Parses and checks a whole document; throws StaticError (see yaml.ts) on the first problem. */
 export const parseDocumentStatic = (src: Source, path: string, syntax: Syntax): ParsedDocument => {
-  const root = src.wrap(src.doc.contents, 1)
+  const root = src.top(1)
   const list = entries(src, root)
   if (list === undefined) return fail("a workflow file must be a YAML mapping", root.line)
 

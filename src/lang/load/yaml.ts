@@ -2,10 +2,9 @@
 // every static-check message can point at a 1-based line. The checks themselves are synchronous and
 // stop at the first problem; they report it by throwing a `StaticError`, which `runStatic` turns
 // into a value at the loader's boundary (nothing outside src/lang/load* ever sees the throw).
-import { type Document, isAlias, isMap, isNode, isScalar, isSeq, LineCounter, type Node } from "yaml"
 import { describeJsonType, type Json } from "../../core/json.ts"
-import { parseYamlDocument } from "../../core/yamlDocument.ts"
-import { yamlErrorMessage } from "../../core/yamlErrors.ts"
+import { offsetAtPath, type YNode } from "../../core/yamlNative/nodes.ts"
+import { parseYamlTree, type YamlTree } from "../../core/yamlTree.ts"
 
 export class StaticError {
   constructor(
@@ -39,7 +38,7 @@ const MAX_ALIAS_COUNT = 100
 
 /** A node together with where it was written. `node === null` is an explicit or implicit null. */
 export interface Y {
-  readonly node: Node | null
+  readonly node: YNode | null
   readonly line: number | undefined
 }
 
@@ -47,36 +46,39 @@ export class Source {
   private expansions = 0
 
   constructor(
-    readonly doc: Document.Parsed,
-    readonly lines: LineCounter,
+    readonly tree: YamlTree,
     readonly text: string
   ) {}
 
   lineAt(offset: number | undefined): number | undefined {
-    return offset === undefined ? undefined : this.lines.linePos(offset).line
+    return offset === undefined ? undefined : this.tree.line(offset)
+  }
+
+  /** The document's top node; `fallbackLine` is the line of an empty document. */
+  top(fallbackLine?: number): Y {
+    return this.wrap(this.tree.root, fallbackLine)
   }
 
   /** Wraps a child node; aliases resolve to their anchor but keep the line where they are used. */
-  wrap(node: unknown, fallbackLine?: number): Y {
-    if (node === null || node === undefined) return { node: null, line: fallbackLine }
-    const n = node as Node
-    const line = this.lineAt(n.range?.[0]) ?? fallbackLine
-    if (isAlias(n)) {
+  wrap(node: YNode | null, fallbackLine?: number): Y {
+    if (node === null) return { node: null, line: fallbackLine }
+    const line = this.lineAt(node.range[0]) ?? fallbackLine
+    if (node.kind === "alias") {
       if (++this.expansions > MAX_ALIAS_EXPANSIONS) {
         fail("Excessive alias count indicates a resource exhaustion attack", line)
       }
-      const target = n.resolve(this.doc)
-      if (target === undefined) return fail(`unresolved alias '*${n.source}'`, line)
-      return { node: isScalar(target) && target.value === null ? null : target, line }
+      const target = node.target
+      if (target === undefined) return fail(`unresolved alias '*${node.source}'`, line)
+      return { node: target.kind === "scalar" && target.value === null ? null : target, line }
     }
-    if (isScalar(n) && n.value === null) return { node: null, line }
-    return { node: n, line }
+    if (node.kind === "scalar" && node.value === null) return { node: null, line }
+    return { node, line }
   }
 
   /** The source text of a node, as written (for messages that quote a value). */
   sourceOf(y: Y): string {
     const range = y.node?.range
-    if (range === undefined || range === null) return "null"
+    if (range === undefined) return "null"
     return this.text.slice(range[0], range[1]).trim()
   }
 
@@ -85,7 +87,7 @@ export class Source {
     if (y.node === null) return null
     let value: unknown
     try {
-      value = y.node.toJS(this.doc, { maxAliasCount: MAX_ALIAS_COUNT })
+      value = this.tree.toJS(y.node, MAX_ALIAS_COUNT)
     } catch (e) {
       return fail(`${where}: ${e instanceof Error ? e.message : String(e)}`, y.line)
     }
@@ -123,13 +125,8 @@ export type Parsed = { readonly ok: true; readonly source: Source } | {
 
 /** Parses one YAML document; a syntax error becomes the yaml package's one-line message and line. */
 export const parseYaml = (text: string): Parsed => {
-  const lines = new LineCounter()
-  const doc = parseYamlDocument(text, lines)
-  const error = doc.errors[0]
-  if (error !== undefined) {
-    return { ok: false, message: yamlErrorMessage(error), line: error.linePos?.[0].line }
-  }
-  return { ok: true, source: new Source(doc, lines, text) }
+  const parsed = parseYamlTree(text)
+  return parsed.ok ? { ok: true, source: new Source(parsed.tree, text) } : parsed
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,12 +135,12 @@ export const parseYaml = (text: string): Parsed => {
 /** A YAML value's type in messages: `got a string`, `got a list`. */
 export const describeY = (src: Source, y: Y): string => {
   if (y.node === null) return "null"
-  if (isMap(y.node)) return "a mapping"
-  if (isSeq(y.node)) return "a list"
+  if (y.node.kind === "map") return "a mapping"
+  if (y.node.kind === "seq") return "a list"
   return describeJsonType(src.json(y, "value"))
 }
 
-export const scalarValue = (y: Y): unknown => (y.node !== null && isScalar(y.node) ? y.node.value : undefined)
+export const scalarValue = (y: Y): unknown => (y.node?.kind === "scalar" ? y.node.value : undefined)
 
 export const stringOf = (y: Y): string | undefined => {
   const v = scalarValue(y)
@@ -151,7 +148,7 @@ export const stringOf = (y: Y): string | undefined => {
 }
 
 export const items = (src: Source, y: Y): ReadonlyArray<Y> | undefined => {
-  if (y.node === null || !isSeq(y.node)) return undefined
+  if (y.node?.kind !== "seq") return undefined
   return y.node.items.map((item) => src.wrap(item, y.line))
 }
 
@@ -165,7 +162,7 @@ export interface Entry {
 
 /** The entries of a mapping in document order, or undefined when the value is not a mapping. */
 export const entries = (src: Source, y: Y): ReadonlyArray<Entry> | undefined => {
-  if (y.node === null || !isMap(y.node)) return undefined
+  if (y.node?.kind !== "map") return undefined
   return y.node.items.map((pair) => {
     const keyY = src.wrap(pair.key, y.line)
     const raw = scalarValue(keyY)
@@ -265,21 +262,5 @@ export class Fields {
 }
 
 /** 1-based line of the deepest node on `path`: a mapping key's own line, a sequence item's line. */
-export const lineAtPath = (src: Source, path: ReadonlyArray<PropertyKey>): number | undefined => {
-  let node: unknown = src.doc.contents
-  let offset: number | undefined = isNode(node) ? node.range?.[0] : undefined
-  for (const segment of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(segment))
-      if (pair === undefined) break
-      if (isNode(pair.key) && pair.key.range) offset = pair.key.range[0]
-      node = pair.value
-    } else if (isSeq(node) && typeof segment === "number") {
-      const item = node.items[segment] as Node | undefined
-      if (item === undefined) break
-      if (item.range) offset = item.range[0]
-      node = item
-    } else break
-  }
-  return src.lineAt(offset)
-}
+export const lineAtPath = (src: Source, path: ReadonlyArray<PropertyKey>): number | undefined =>
+  src.lineAt(offsetAtPath(src.tree.root, path))

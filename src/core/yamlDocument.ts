@@ -2,27 +2,22 @@
 // loads this module only for a text it declines. A repeated key is an error everywhere, and its message names the key
 // as upstream (serde_yaml) does — `duplicate entry with key "jq"` — where the yaml package only says
 // `Map keys must be unique`. The position suffix the package appends is kept.
-import {
-  type Document,
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  type ParsedNode,
-  parseDocument
-} from "yaml"
+import type { Document, LineCounter, Node, ParsedNode } from "yaml"
 import { rustDebugString } from "./rustFormat.ts"
 import { yamlErrorMessage } from "./yamlErrors.ts"
 import type { YNode, YPair } from "./yamlNative/nodes.ts"
 import type { YamlParsed } from "./yamlTree.ts"
 
+type YamlPackage = typeof import("yaml")
+let loaded: YamlPackage | undefined
+/** The package, evaluated on first use: a run whose YAML the native parser reads never loads it. */
+const yaml = (): YamlPackage => (loaded ??= require("yaml") as YamlPackage)
+
 const PACKAGE_WORDING = "Map keys must be unique"
 
 /** serde_yaml's wording for a key seen twice in one mapping. */
 const duplicateKeyMessage = (key: ParsedNode | undefined): string => {
-  if (key === undefined || !isScalar(key)) return "duplicate entry in YAML map"
+  if (key === undefined || !yaml().isScalar(key)) return "duplicate entry in YAML map"
   const value = key.value
   if (value === null) return "duplicate entry with null key"
   if (typeof value === "boolean") return `duplicate entry with key \`${value}\``
@@ -32,6 +27,7 @@ const duplicateKeyMessage = (key: ParsedNode | undefined): string => {
 
 /** Parses one document with unique keys enforced; errors keep the package's position suffix. */
 export const parseYamlDocument = (text: string, lineCounter?: LineCounter): Document.Parsed => {
+  const { isScalar, parseDocument } = yaml()
   // The package's own equality, recording each key it finds repeated: it reports one error per
   // repeat, in the same order, but the error carries only an offset, not the key.
   const repeated: Array<ParsedNode> = []
@@ -58,6 +54,7 @@ export const parseYamlDocument = (text: string, lineCounter?: LineCounter): Docu
  * with its alias-count limit.
  */
 export const parsePackageTree = (text: string): YamlParsed => {
+  const { isAlias, isMap, isScalar, isSeq, LineCounter } = yaml()
   const counter = new LineCounter()
   const doc = parseYamlDocument(text, counter)
   const error = doc.errors[0]

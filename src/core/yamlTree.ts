@@ -2,6 +2,7 @@
 // frontmatter, schema files): the native parser (src/core/yamlNative/) for the subset lait's files are
 // written in, else the yaml package, loaded only then. Both give the same node model, lines and values.
 import { LineIndex, nativeToJS, type YNode } from "./yamlNative/nodes.ts"
+import { parsePackageTree } from "./yamlDocument.ts"
 import { parseNative } from "./yamlNative/parse.ts"
 
 export interface YamlTree {
@@ -21,12 +22,6 @@ export type YamlParsed = { readonly ok: true; readonly tree: YamlTree } | {
   readonly line: number | undefined
 }
 
-type PackageSide = typeof import("./yamlDocument.ts")
-let packageSide: PackageSide | undefined
-
-/** The yaml package's side, evaluated on first use: a run whose YAML is all native never loads it. */
-export const yamlPackage = (): PackageSide => (packageSide ??= require("./yamlDocument.ts") as PackageSide)
-
 const nativeTree = (text: string, root: YNode | null): YamlTree => {
   let lines: LineIndex | undefined
   return {
@@ -41,7 +36,7 @@ const nativeTree = (text: string, root: YNode | null): YamlTree => {
 export const parseYamlTree = (text: string): YamlParsed => {
   const native = parseNative(text)
   if (native !== undefined) return { ok: true, tree: nativeTree(text, native.root) }
-  return yamlPackage().parsePackageTree(text)
+  return parsePackageTree(text)
 }
 
 /** One YAML value (agent frontmatter, a schema file); a syntax error throws its one-line message. */

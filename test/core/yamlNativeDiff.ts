@@ -2,7 +2,7 @@
 import { parseNative } from "../../src/core/yamlNative/parse.ts"
 import type { YNode } from "../../src/core/yamlNative/nodes.ts"
 import { LineIndex, nativeToJS } from "../../src/core/yamlNative/nodes.ts"
-import { yamlPackage } from "../../src/core/yamlTree.ts"
+import { parsePackageTree } from "../../src/core/yamlDocument.ts"
 
 const same = (a: unknown, b: unknown): boolean => {
   if (Object.is(a, b)) return true
@@ -51,7 +51,7 @@ export type Verdict = { readonly native: boolean; readonly problem?: string }
 export const compare = (text: string): Verdict => {
   const native = parseNative(text)
   if (native === undefined) return { native: false }
-  const pkg = yamlPackage().parsePackageTree(text)
+  const pkg = parsePackageTree(text)
   if (!pkg.ok) return { native: true, problem: `native accepted what the package rejects: ${pkg.message}` }
   const d = diffNodes(native.root, pkg.tree.root, "$")
   if (d !== undefined) return { native: true, problem: d }

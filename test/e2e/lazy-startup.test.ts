@@ -26,6 +26,8 @@ process.on("exit", () => require("node:fs").writeSync(2, "segmenters made: " + m
   )
   fs.writeFileSync(path.join(dir, "wf.yml"), "steps:\n  - stop: true\n")
   fs.writeFileSync(path.join(dir, "jq.yml"), "steps:\n  - jq: 'tonumber + 1'\n")
+  // An anchor is outside the native YAML parser's subset: the yaml package parses this one.
+  fs.writeFileSync(path.join(dir, "anchor.yml"), "steps:\n  - jq: &f 'tonumber + 1'\n  - jq: *f\n")
   fs.writeFileSync(path.join(dir, "prompt.yml"), "steps:\n  - prompt: 'hi {{ input }}'\n    model: m\n    output_schema: { type: object }\n")
   fs.writeFileSync(
     path.join(dir, "record.ts"),
@@ -39,7 +41,7 @@ Bun.plugin({ name: "record", setup(build) {
 process.on("exit", () => {
   // Packages published as CommonJS show in require.cache.
   for (const p of Object.keys(require.cache)) {
-    const name = /\\/node_modules\\/(ajv|handlebars)\\//.exec(p)?.[1]
+    const name = /\\/node_modules\\/(ajv|handlebars|yaml)\\//.exec(p)?.[1]
     if (name !== undefined) loaded.add(name)
   }
   require("node:fs").writeFileSync(process.env.LOADED_FILE!, JSON.stringify([...loaded]))
@@ -105,6 +107,13 @@ test("lait run of a jq workflow loads no model client, model steps, Handlebars o
 
 // The loader checks a file once without Handlebars and Ajv and, when it needs them, again with them:
 // a fresh process must report the first problem in the file, not the first one the engine-free pass saw.
+test("lait run of a workflow in the native YAML subset never loads the yaml package; one with an anchor does", async () => {
+  const jq = await loadedBy("jq.yml")
+  expect({ code: jq.code, yaml: jq.loaded.includes("yaml") }).toEqual({ code: 0, yaml: false })
+  const anchor = await loadedBy("anchor.yml")
+  expect({ code: anchor.code, yaml: anchor.loaded.includes("yaml") }).toEqual({ code: 0, yaml: true })
+}, 120_000)
+
 test("a fresh process still reports a file's first error when it is a template or schema error", async () => {
   fs.writeFileSync(path.join(dir, "bad-template.yml"), "steps:\n  - write: '{{#if x}}y{{/each}}.txt'\n  - jq: '.'\n    bogus: 1\n")
   fs.writeFileSync(path.join(dir, "bad-schema.yml"), "input_schema: { type: intger }\nsteps:\n  - jq: '.'\n    bogus: 1\n")

@@ -171,6 +171,7 @@ class Parser {
     if (++this.depth > MAX_DEPTH) bail()
     for (let p = start;;) {
       this.gap = undefined
+      const after = this.lastEnd
       let q = p + 1
       while (t[q] === " ") q++
       if (q >= t.length || t[q] === "\n" || t[q] === "#") {
@@ -178,7 +179,8 @@ class Parser {
         const indent = this.nextContentLine()
         if (indent > col) items.push(this.block(this.pos + indent, indent, col))
         else {
-          if (t[q] === "#") bail()
+          // Comment lines before an empty item move its end in the package.
+          if (t[q] === "#" || (p > start && /^ *#/m.test(t.slice(after, p)))) bail()
           items.push(scalar(q, q, null))
           this.lastEnd = q
           this.tail = "null"

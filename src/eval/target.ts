@@ -20,7 +20,7 @@ import { loadWorkflow } from "../lang/load.ts"
 import type { Workflow } from "../lang/model.ts"
 import { loadSchemaRef } from "../lang/schemaRef.ts"
 import type { TemplateError } from "../lang/languageErrors.ts"
-import { checkTemplateSyntax, loadTemplateEngine, renderTemplateWith } from "../lang/template.ts"
+import { checkTemplateSyntax, loadTemplateEngineFor, renderTemplateWith } from "../lang/template.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest } from "../model/types.ts"
@@ -95,7 +95,7 @@ export const loadTarget = (
         defaultModel: workflow.defaults.model ?? config.config.default?.model
       } as const
     }
-    yield* loadTemplateEngine
+    yield* loadTemplateEngineFor(target.prompt)
     const syntax = checkTemplateSyntax(target.prompt)
     if (syntax !== undefined) {
       return yield* new EvalError({ reason: { _tag: "PromptSyntax", file: evalFile, detail: syntax } })

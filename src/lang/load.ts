@@ -17,7 +17,7 @@ import { type FileSchemaUse, type Syntax, toLoadError } from "./load/fields.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
 import type { Workflow } from "./model.ts"
-import { checkTemplateSyntax, isTemplated, loadTemplateEngine, templateEngineLoaded } from "./template.ts"
+import { checkTemplateSyntax, loadTemplateEngine, templateEngineLoaded, templateNeedsEngine } from "./template.ts"
 
 export { checkPlacement, checkUniqueIds, type Placement, topLevelPlacement } from "./load/checks.ts"
 
@@ -43,7 +43,7 @@ const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseD
   const deferring: Syntax = {
     ...syntax,
     template: (text) => {
-      if (templateEngineLoaded() || !isTemplated(text)) return checkTemplateSyntax(text)
+      if (templateEngineLoaded() || !templateNeedsEngine(text)) return checkTemplateSyntax(text)
       templates = true
       return undefined
     },

@@ -29,6 +29,7 @@ process.on("exit", () => require("node:fs").writeSync(2, "segmenters made: " + m
   // An anchor is outside the native YAML parser's subset: the yaml package parses this one.
   fs.writeFileSync(path.join(dir, "anchor.yml"), "steps:\n  - jq: &f 'tonumber + 1'\n  - jq: *f\n")
   fs.writeFileSync(path.join(dir, "prompt.yml"), "steps:\n  - prompt: 'hi {{ input }}'\n    model: m\n    output_schema: { type: object }\n")
+  fs.writeFileSync(path.join(dir, "hbs.yml"), "steps:\n  - prompt: 'hi {{~ input }}'\n    model: m\n")
   fs.writeFileSync(
     path.join(dir, "record.ts"),
     `const loaded = new Set<string>()
@@ -90,7 +91,7 @@ const loadedBy = async (file: string): Promise<{ readonly code: number | null; r
 
 const modelOnly = ["src/model/Live.ts", "src/workflow/modelSteps.ts", "src/tools/ToolRuntime.ts", "handlebars", "ajv"]
 
-test("lait run of a jq workflow loads no model client, model steps, Handlebars or Ajv; a prompt step loads them", async () => {
+test("lait run of a jq workflow loads no model client, model steps, Handlebars or Ajv; a prompt step loads them but Handlebars", async () => {
   const jq = await loadedBy("jq.yml")
   expect(jq.code).toBe(0)
   expect(jq.loaded).toContain("src/cli/run.ts")
@@ -102,7 +103,11 @@ test("lait run of a jq workflow loads no model client, model steps, Handlebars o
   const prompt = await loadedBy("prompt.yml")
   // No server answers: the request fails after the modules were loaded.
   expect(prompt.code).toBe(4)
-  expect(prompt.loaded.filter((m) => modelOnly.includes(m)).sort()).toEqual([...modelOnly].sort())
+  // Its template is rendered natively: Handlebars only for a template outside the native subset.
+  expect(prompt.loaded.filter((m) => modelOnly.includes(m)).sort()).toEqual(modelOnly.filter((m) => m !== "handlebars").sort())
+  const hbs = await loadedBy("hbs.yml")
+  expect(hbs.code).toBe(4)
+  expect(hbs.loaded).toContain("handlebars")
 }, 120_000)
 
 // The loader checks a file once without Handlebars and Ajv and, when it needs them, again with them:

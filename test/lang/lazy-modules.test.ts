@@ -59,9 +59,14 @@ console.log(JSON.stringify({ sources, packages: [...new Set(packages)] }))
   }
 }
 
-test("a workflow without templates never loads Handlebars; one with a template does", () => {
+test("a workflow without templates, or with only natively rendered ones, never loads Handlebars; another does", () => {
   expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: out.txt\n").packages).toEqual([])
-  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{ input }}.txt'\n").packages).toEqual(["handlebars"])
+  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{ input }}.txt'\n").packages).toEqual([])
+  const blocks = "steps:\n  - jq: '. + 1'\n  - write: '{{#if input}}{{ shq input }}{{else}}none{{/if}}.txt'\n"
+  expect(loadedBy(blocks).packages).toEqual([])
+  // Outside the native subset (whitespace control), or a value the native renderer is unsure of.
+  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{~ input ~}}.txt'\n").packages).toEqual(["handlebars"])
+  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{ steps.nope }}.txt'\n").packages).toEqual(["handlebars"])
 }, 60_000)
 
 test("a workflow in the native YAML subset never loads the yaml package; one with an anchor does", () => {

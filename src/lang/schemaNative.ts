@@ -40,22 +40,29 @@ const ANNOTATIONS = new Set([
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+// Ajv compiles schemas and walks values recursively, and a deep enough one overflows its stack: the
+// schema is then invalid ("Maximum call stack size exceeded"). Where that happens depends on the stack
+// in use, so native stays far below it and leaves deeper schemas and values to Ajv.
+const MAX_DEPTH = 32
+
 // Ajv's schema walk (resolving `$id`s and anchors) enters the values of unknown keywords and
 // annotations too, and records what it finds in the instance: such a value must hold no `$` key.
-const inert = (value: unknown): boolean => {
-  if (Array.isArray(value)) return value.every(inert)
+const inert = (value: unknown, depth = 0): boolean => {
+  if (depth > MAX_DEPTH) return false
+  if (Array.isArray(value)) return value.every((v) => inert(v, depth + 1))
   if (!isObject(value)) return true
   for (const key of Object.keys(value)) {
-    if (key.startsWith("$") || !inert(value[key])) return false
+    if (key.startsWith("$") || !inert(value[key], depth + 1)) return false
   }
   return true
 }
 
 // Compiled into literals by Ajv: only values whose literal means the same (no NaN, ±Infinity).
-const literal = (value: unknown): boolean => {
+const literal = (value: unknown, depth = 0): boolean => {
+  if (depth > MAX_DEPTH) return false
   if (typeof value === "number") return Number.isFinite(value)
-  if (Array.isArray(value)) return value.every(literal)
-  if (isObject(value)) return Object.values(value).every(literal)
+  if (Array.isArray(value)) return value.every((v) => literal(v, depth + 1))
+  if (isObject(value)) return Object.values(value).every((v) => literal(v, depth + 1))
   return true
 }
 
@@ -172,12 +179,12 @@ interface Rule {
 
 const alwaysValid = (schema: Json): boolean => schema === true || (isObject(schema) && Object.keys(schema).length === 0)
 
-const properties = (value: Json): Array<Rule> | undefined => {
+const properties = (value: Json, depth: number): Array<Rule> | undefined => {
   if (!isObject(value)) return undefined
   const checks: Array<readonly [string, NativeCheck]> = []
   for (const name of Object.keys(value)) {
     if (!plainName(name)) return undefined
-    const check = subschema(value[name]!)
+    const check = subschema(value[name]!, depth)
     if (check === undefined) return undefined
     if (!alwaysValid(value[name]!)) checks.push([name, check])
   }
@@ -196,8 +203,8 @@ const required = (value: Json): Array<Rule> | undefined => {
   return [{ applies: "object", check: (v) => names.every((name) => (v as JsonObject)[name] !== undefined) }]
 }
 
-const additionalProperties = (value: Json, schema: JsonObject): Array<Rule> | undefined => {
-  const check = subschema(value)
+const additionalProperties = (value: Json, schema: JsonObject, depth: number): Array<Rule> | undefined => {
+  const check = subschema(value, depth)
   if (check === undefined) return undefined
   if (alwaysValid(value)) return []
   // `properties` was checked (or sent the schema to Ajv) on its own.
@@ -213,28 +220,28 @@ const additionalProperties = (value: Json, schema: JsonObject): Array<Rule> | un
   }]
 }
 
-const items = (value: Json): Array<Rule> | undefined => {
+const items = (value: Json, depth: number): Array<Rule> | undefined => {
   // An array of schemas is a tuple in draft-07 and 2019-09, an error in 2020-12: Ajv's.
   if (Array.isArray(value)) return undefined
-  const check = subschema(value)
+  const check = subschema(value, depth)
   if (check === undefined) return undefined
   return alwaysValid(value) ? [] : [{ applies: "array", check: (v) => (v as ReadonlyArray<Json>).every(check) }]
 }
 
-const keywordRules = (key: string, value: Json, schema: JsonObject): Array<Rule> | undefined => {
+const keywordRules = (key: string, value: Json, schema: JsonObject, depth: number): Array<Rule> | undefined => {
   switch (key) {
     case "type": {
       const check = typeCheck(value)
       return check === undefined ? undefined : [{ applies: "any", check }]
     }
     case "properties":
-      return properties(value)
+      return properties(value, depth)
     case "required":
       return required(value)
     case "additionalProperties":
-      return additionalProperties(value, schema)
+      return additionalProperties(value, schema, depth)
     case "items":
-      return items(value)
+      return items(value, depth)
     case "enum": {
       if (!Array.isArray(value) || value.length === 0 || !literal(value)) return undefined
       const options = value as ReadonlyArray<Json>
@@ -262,7 +269,8 @@ const keywordRules = (key: string, value: Json, schema: JsonObject): Array<Rule>
   return undefined
 }
 
-const schemaObject = (schema: JsonObject, root: boolean): NativeCheck | undefined => {
+const schemaObject = (schema: JsonObject, root: boolean, depth: number): NativeCheck | undefined => {
+  if (depth > MAX_DEPTH) return undefined
   const rules: Array<Rule> = []
   for (const key of Object.keys(schema)) {
     const value = schema[key]!
@@ -270,7 +278,7 @@ const schemaObject = (schema: JsonObject, root: boolean): NativeCheck | undefine
       if (!root || typeof value !== "string") return undefined
       continue
     }
-    const more = keywordRules(key, value, schema)
+    const more = keywordRules(key, value, schema, depth)
     if (more === undefined) return undefined
     rules.push(...more)
   }
@@ -278,10 +286,10 @@ const schemaObject = (schema: JsonObject, root: boolean): NativeCheck | undefine
   return (v) => rules.every((rule) => !applies(rule.applies, v) || rule.check(v))
 }
 
-const subschema = (schema: Json): NativeCheck | undefined => {
+const subschema = (schema: Json, depth: number): NativeCheck | undefined => {
   if (schema === true) return () => true
   if (schema === false) return () => false
-  return isObject(schema) ? schemaObject(schema, false) : undefined
+  return isObject(schema) ? schemaObject(schema, false, depth + 1) : undefined
 }
 
 /**
@@ -290,15 +298,8 @@ const subschema = (schema: Json): NativeCheck | undefined => {
  * decide).
  */
 export const compileNative = (schema: JsonObject): NativeCheck | undefined => {
-  let check: NativeCheck | undefined
-  try {
-    check = schemaObject(schema, true)
-  } catch {
-    // Nested too deep for the stack: Ajv decides (and words the error).
-    return undefined
-  }
-  if (check === undefined) return undefined
-  const decided = check
+  const decided = schemaObject(schema, true, 0)
+  if (decided === undefined) return undefined
   return (value) => {
     try {
       return decided(value)

@@ -179,6 +179,25 @@ describe("the native JSON Schema subset, against Ajv", () => {
     })
   }
 
+  test("schemas and values nested deeper than Ajv reliably compiles are Ajv's (it may overflow its stack)", () => {
+    const nested = (levels: number): JsonObject => {
+      let schema: JsonObject = { type: "integer" }
+      for (let i = 0; i < levels; i++) schema = { items: schema }
+      return schema
+    }
+    const deepValue = (levels: number): Json => {
+      let value: Json = 1
+      for (let i = 0; i < levels; i++) value = [value]
+      return value
+    }
+    expect(differential(nested(20), [deepValue(20), deepValue(21)])).toEqual({ native: true, problems: [], valid: 1 })
+    expect(differential(nested(40), [])).toEqual({ native: false, problems: [], valid: 0 })
+    // Ajv fails to compile this one on Bun's default stack: native must not take it.
+    expect(differential(nested(3000), [])).toEqual({ native: false, problems: [], valid: 0 })
+    expect(differential({ const: deepValue(40) }, []).native).toBe(false)
+    expect(differential({ "x-note": JSON.parse("[".repeat(40) + "]".repeat(40)) as Json }, []).native).toBe(false)
+  })
+
   test("a value whose own `constructor`, `valueOf` or `toString` Ajv's comparison would read is left to Ajv", () => {
     const odd: ReadonlyArray<Json> = [{ constructor: 1, a: 1 }, { a: 1, toString: "x" }]
     const verdict = differential({ enum: [{ a: 1 }, 2] }, [...VALUES, ...odd], odd)

@@ -198,7 +198,9 @@ const properties = (value: Json, depth: number): Array<Rule> | undefined => {
 }
 
 const required = (value: Json): Array<Rule> | undefined => {
-  if (!Array.isArray(value) || !value.every(plainName)) return undefined
+  // Ajv's test for a missing property is `data[name] === undefined && (missing = name)`, which never
+  // holds for the name "" (a falsy string) unless the list is long enough for its loop: Ajv's.
+  if (!Array.isArray(value) || !value.every((name) => plainName(name) && name !== "")) return undefined
   const names = value as ReadonlyArray<string>
   return [{ applies: "object", check: (v) => names.every((name) => (v as JsonObject)[name] !== undefined) }]
 }

@@ -18,6 +18,7 @@ const VALUES: ReadonlyArray<Json> = [
   [], [1], [1, 2], [1, 1], ["a"], [null], [{}], [[1]], [1, "a", null], ["a", "b", "c"],
   {}, { a: 1 }, { a: "x" }, { a: null }, { a: 1.5 }, { b: 1 }, { a: 1, b: 2 }, { b: 2, a: 1 }, { a: [1, 2] },
   { a: { b: 1 } }, { "a b": 1 }, { "": 0 }, { a: "x", b: "y", c: "z" },
+  JSON.parse('{"__proto__": 1}') as Json, JSON.parse('{"__proto__": {"a": 1}, "a": 1}') as Json, { 'a"b': 1, "\u2028": "" },
   { kind: "fix", summary: "x", breaking: true }, { changes: [{ kind: "fix", summary: "x", breaking: false }] },
   { changes: [{ kind: "other", summary: "x", breaking: false }] }, { changes: [] }, { changes: [{}] }
 ]
@@ -108,6 +109,9 @@ const CASES: ReadonlyArray<Case> = [
   { schema: { additionalProperties: false }, native: true },
   { schema: { additionalProperties: true, properties: { a: true, b: false } }, native: true },
   { schema: { properties: { a: { title: "only an annotation" } }, additionalProperties: {} }, native: true },
+  { schema: { properties: { 'a"b': { type: "integer" }, "\u2028": { type: "string" }, "": {} } }, native: true },
+  { schema: { required: ["a", ""] }, native: false },
+  { schema: { additionalProperties: { type: "object", required: ["a"] } }, native: true },
   { schema: { properties: [] }, native: false },
   { schema: { properties: { a: 5 } }, native: false },
   { schema: { additionalProperties: "no" }, native: false },

@@ -30,7 +30,7 @@ const chance = (p: number): boolean => rnd() < p
 
 const NUMBERS = [0, -0, 1, -1, 2, 3, 0.5, 1.0, -2.5, 10, 1e308, 2 ** 53, 0.1, 1e21]
 const STRINGS = ["", "a", "b", "ab", "é", "😀", "😀x", "\ud83d", "A b", "1"]
-const KEYS = ["a", "b", "c", "x y", "1"]
+const KEYS = ["a", "b", "c", "x y", "1", ""]
 const TYPES = ["string", "number", "integer", "boolean", "null", "object", "array"]
 
 const value = (depth: number): Json => {

@@ -267,6 +267,8 @@ const keywordRules = (key: string, value: Json, schema: JsonObject, depth: numbe
     const kind = bound.applies
     return [{ applies: kind, check: (v) => !bound.fails(measure(kind, v), value) }]
   }
+  // Ajv looks keywords up in plain objects, where `constructor` or `__proto__` would be found.
+  if (key in Object.prototype) return undefined
   if (ANNOTATIONS.has(key) || !AJV_KEYWORDS.has(key)) return inert(value) ? [] : undefined
   return undefined
 }

@@ -142,6 +142,8 @@ const CASES: ReadonlyArray<Case> = [
   },
   { schema: { "x-order": ["a"], strict: true, type: "string", foo: { bar: [1] } }, native: true },
   { schema: { "x-meta": { $id: "http://example.com/x" } }, native: false },
+  { schema: JSON.parse('{"type": "string", "__proto__": {"type": "integer"}}'), native: false },
+  { schema: { type: "string", constructor: 1 }, native: false },
   { schema: { examples: { $anchor: "a b" } }, native: false },
   // Everything else is Ajv's.
   { schema: { $ref: "#/$defs/a", $defs: { a: {} } }, native: false },

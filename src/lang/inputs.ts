@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { LaitError } from "../core/errors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import type { Json, JsonObject } from "../core/json.ts"
-import { loadSchemaValidator, validateJson } from "./jsonschema.ts"
+import { checkJson } from "./jsonschema.ts"
 import type { SchemaError } from "./languageErrors.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
 import type { InputDefinition } from "./model.ts"
@@ -69,13 +69,7 @@ export const resolveInputs = (
   declared: ReadonlyArray<InputDefinition>,
   provided: ReadonlyArray<readonly [string, ProvidedValue]>
 ): Effect.Effect<Record<string, Json>, InputFailure> =>
-  Effect.andThen(declared.length > 0 ? loadSchemaValidator : Effect.void, () => resolveLoaded(declared, provided))
-
-const resolveLoaded = (
-  declared: ReadonlyArray<InputDefinition>,
-  provided: ReadonlyArray<readonly [string, ProvidedValue]>
-): Effect.Effect<Record<string, Json>, InputFailure> =>
-  Effect.suspend((): Effect.Effect<Record<string, Json>, InputFailure> => {
+  Effect.gen(function*() {
     // Re-inserting moves a repeated key to where it was last given, the order upstream reports in.
     const given = new Map<string, ProvidedValue>()
     for (const [key, value] of provided) {
@@ -85,9 +79,9 @@ const resolveLoaded = (
     const names = new Set(declared.map((d) => d.name))
     for (const key of given.keys()) {
       if (names.has(key)) continue
-      return Effect.fail(
-        new WorkflowLoadError({ reason: { _tag: "UnknownInput", key, declared: declared.map((d) => d.name) } })
-      )
+      return yield* new WorkflowLoadError({
+        reason: { _tag: "UnknownInput", key, declared: declared.map((d) => d.name) }
+      })
     }
     const resolved: Record<string, Json> = {}
     for (const definition of declared) {
@@ -104,13 +98,13 @@ const resolveLoaded = (
       } else {
         const { name, description } = definition
         const reason = { _tag: "MissingInput", name, ...(description !== undefined ? { description } : {}) } as const
-        return Effect.fail(new WorkflowLoadError({ reason }))
+        return yield* new WorkflowLoadError({ reason })
       }
-      const invalid = validateJson(definition.schema, value, `inputs.${definition.name}`)
-      if (invalid !== undefined) return Effect.fail(invalid)
+      const invalid = yield* checkJson(definition.schema, value, `inputs.${definition.name}`)
+      if (invalid !== undefined) return yield* invalid
       resolved[definition.name] = value
     }
-    return Effect.succeed(resolved)
+    return resolved
   })
 
 /**
@@ -120,12 +114,6 @@ const resolveLoaded = (
  * is validated under the label `input`.
  */
 export const resolveInitial = (
-  schema: JsonObject | undefined,
-  initial: ProvidedValue | null
-): Effect.Effect<Json, SchemaError | WorkflowLoadError> =>
-  Effect.andThen(schema === undefined ? Effect.void : loadSchemaValidator, () => initialLoaded(schema, initial))
-
-const initialLoaded = (
   schema: JsonObject | undefined,
   initial: ProvidedValue | null
 ): Effect.Effect<Json, SchemaError | WorkflowLoadError> =>
@@ -150,6 +138,8 @@ const initialLoaded = (
         if (hasNonFiniteNumber(value)) return notJson("a number is out of range")
       } else value = parseTextInput(initial.text)
     }
-    const invalid = validateJson(schema, value, "input")
-    return invalid === undefined ? Effect.succeed(value) : Effect.fail(invalid)
+    return Effect.flatMap(
+      checkJson(schema, value, "input"),
+      (invalid) => invalid === undefined ? Effect.succeed(value) : Effect.fail(invalid)
+    )
   })

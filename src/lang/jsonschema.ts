@@ -12,8 +12,10 @@
 // - the first failure is reported (allErrors off), with the label and the path of the failing value:
 //   `inputs.cfg.items[0] must be of type integer (got string)`.
 //
-// Ajv is loaded on first need (`loadSchemaValidator`, which every caller runs first): a workflow
-// without a schema never pays for evaluating it.
+// Schemas in the subset src/lang/schemaNative.ts decides exactly as Ajv does are checked natively, and
+// values they accept never reach Ajv. Ajv is loaded on first need only: `checkJson` and
+// `checkSchemaDocument` load it when the native answer is not enough (a value that fails gets Ajv's
+// message), `loadSchemaValidator` unconditionally before the synchronous `validateJson`.
 import { Effect } from "effect"
 import type Ajv07 from "ajv"
 import type { ErrorObject, Options, ValidateFunction } from "ajv"
@@ -21,8 +23,10 @@ import type Ajv2019 from "ajv/dist/2019.js"
 import type Ajv2020 from "ajv/dist/2020.js"
 import { SchemaError } from "./languageErrors.ts"
 import { type Json, type JsonObject, jsonTypeName } from "../core/json.ts"
+import { compileNative, type NativeCheck } from "./schemaNative.ts"
 
-const AJV_OPTIONS: Options = {
+/** Exported for the differential tests of the native validator. */
+export const AJV_OPTIONS: Options = {
   strict: false,
   allErrors: false,
   validateSchema: false,
@@ -32,7 +36,7 @@ const AJV_OPTIONS: Options = {
   logger: false
 }
 
-type Dialect = "2020" | "2019" | "07"
+export type Dialect = "2020" | "2019" | "07"
 
 type AjvInstance = { compile: (schema: object) => ValidateFunction }
 
@@ -73,7 +77,7 @@ const ajvFor = (dialect: Dialect): AjvInstance => {
   return ajv
 }
 
-const dialectOf = (schema: JsonObject): Dialect => {
+export const dialectOf = (schema: JsonObject): Dialect => {
   const uri = schema["$schema"]
   if (typeof uri !== "string") return "2020"
   if (/draft-0[67]\b/.test(uri)) return "07"
@@ -83,25 +87,45 @@ const dialectOf = (schema: JsonObject): Dialect => {
 
 type Compiled = { readonly validate: ValidateFunction } | { readonly invalid: string }
 
-const byIdentity = new WeakMap<object, Compiled>()
-const byText = new Map<string, Compiled>()
+// Per schema text: its native validator (undefined when the schema is outside the native subset) and,
+// once a value needed Ajv, Ajv's compiled one.
+interface Entry {
+  readonly native: NativeCheck | undefined
+  ajv?: Compiled
+}
 
-const compile = (schema: JsonObject): Compiled => {
+const byIdentity = new WeakMap<object, Entry>()
+const byText = new Map<string, Entry>()
+
+const entryOf = (schema: JsonObject): Entry => {
   const same = byIdentity.get(schema)
   if (same !== undefined) return same
   const text = JSON.stringify(schema)
-  let compiled = byText.get(text)
-  if (compiled === undefined) {
-    try {
-      compiled = { validate: ajvFor(dialectOf(schema)).compile(schema) }
-    } catch (e) {
-      compiled = { invalid: (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ") }
-    }
-    byText.set(text, compiled)
+  let entry = byText.get(text)
+  if (entry === undefined) {
+    entry = { native: compileNative(schema) }
+    byText.set(text, entry)
   }
-  byIdentity.set(schema, compiled)
-  return compiled
+  byIdentity.set(schema, entry)
+  return entry
 }
+
+const compiledOf = (entry: Entry, schema: JsonObject): Compiled => {
+  if (entry.ajv === undefined) {
+    try {
+      entry.ajv = { validate: ajvFor(dialectOf(schema)).compile(schema) }
+    } catch (e) {
+      entry.ajv = { invalid: (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ") }
+    }
+  }
+  return entry.ajv
+}
+
+/** True when `schema` is in the native subset: checking it as a document needs no Ajv. */
+export const isNativeSchema = (schema: JsonObject): boolean => entryOf(schema).native !== undefined
+
+/** True when the native validator accepts `value`: validating it needs no Ajv. */
+export const isNativelyValid = (schema: JsonObject, value: Json): boolean => entryOf(schema).native?.(value) === true
 
 // ---------------------------------------------------------------------------------------------------
 // Messages
@@ -171,20 +195,44 @@ const failureMessage = (errors: ReadonlyArray<ErrorObject>, value: Json, label: 
 /**
  * Validates `value` against `schema`. Undefined when it matches; else a SchemaError such as
  * `inputs.count must be of type integer (got string)`, or `<label>: invalid JSON Schema: <reason>` when
- * the schema itself does not compile. Compiled validators are cached (by object, then by JSON text).
+ * the schema itself does not compile. Needs Ajv loaded unless `isNativelyValid`. Validators are
+ * cached (by object, then by JSON text).
  */
 export const validateJson = (schema: JsonObject, value: Json, label: string): SchemaError | undefined => {
-  const compiled = compile(schema)
+  const entry = entryOf(schema)
+  if (entry.native?.(value) === true) return undefined
+  const compiled = compiledOf(entry, schema)
   if ("invalid" in compiled) return new SchemaError({ reason: { _tag: "Invalid", label, detail: compiled.invalid } })
   if (compiled.validate(value)) return undefined
   const detail = failureMessage(compiled.validate.errors ?? [], value, label)
   return new SchemaError({ reason: { _tag: "Mismatch", detail } })
 }
 
-/** Checks that `schema` compiles (at load time): undefined, or `<label>: invalid JSON Schema: <reason>`. */
+/**
+ * Checks that `schema` compiles (at load time): undefined, or `<label>: invalid JSON Schema: <reason>`.
+ * Needs Ajv loaded unless `isNativeSchema`.
+ */
 export const validateSchemaDocument = (schema: JsonObject, label: string): SchemaError | undefined => {
-  const compiled = compile(schema)
+  const entry = entryOf(schema)
+  if (entry.native !== undefined) return undefined
+  const compiled = compiledOf(entry, schema)
   return "invalid" in compiled
     ? new SchemaError({ reason: { _tag: "Invalid", label, detail: compiled.invalid } })
     : undefined
 }
+
+/** `validateJson`, loading Ajv first only when the native validator cannot accept the value. */
+export const checkJson = (schema: JsonObject, value: Json, label: string): Effect.Effect<SchemaError | undefined> =>
+  Effect.suspend(() =>
+    isNativelyValid(schema, value)
+      ? Effect.succeed(undefined)
+      : Effect.map(loadSchemaValidator, () => validateJson(schema, value, label))
+  )
+
+/** `validateSchemaDocument`, loading Ajv first only for a schema outside the native subset. */
+export const checkSchemaDocument = (schema: JsonObject, label: string): Effect.Effect<SchemaError | undefined> =>
+  Effect.suspend(() =>
+    isNativeSchema(schema)
+      ? Effect.succeed(undefined)
+      : Effect.map(loadSchemaValidator, () => validateSchemaDocument(schema, label))
+  )

@@ -11,7 +11,15 @@ import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
 import { checkJqSyntax, withJqSyntax } from "./jq.ts"
 import type { JqError } from "./languageErrors.ts"
-import { loadSchemaValidator, schemaValidatorLoaded, validateJson, validateSchemaDocument } from "./jsonschema.ts"
+import {
+  checkSchemaDocument,
+  isNativelyValid,
+  isNativeSchema,
+  loadSchemaValidator,
+  schemaValidatorLoaded,
+  validateJson,
+  validateSchemaDocument
+} from "./jsonschema.ts"
 import { type ParsedDocument, parseDocumentStatic } from "./load/document.ts"
 import { type FileSchemaUse, type Syntax, toLoadError } from "./load/fields.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
@@ -34,7 +42,8 @@ const syntax: Syntax = {
 }
 
 // The static checks are synchronous, and Handlebars and Ajv are loaded only when the file needs them: a
-// first pass notes whether any field is templated or any schema given, and only then are they loaded
+// first pass notes whether any field is templated or any schema or default needs Ajv (one outside the
+// native subset, a default the native validator does not accept), and only then are they loaded
 // and the file checked again, whatever the first pass found (a template or schema error may come
 // before the one it reported).
 const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseDocumentStatic>[0], path: string) {
@@ -48,12 +57,12 @@ const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseD
       return undefined
     },
     schemaDocument: (schema, label) => {
-      if (schemaValidatorLoaded()) return validateSchemaDocument(schema, label)
+      if (schemaValidatorLoaded() || isNativeSchema(schema)) return validateSchemaDocument(schema, label)
       schemas = true
       return undefined
     },
     validate: (schema, value, label) => {
-      if (schemaValidatorLoaded()) return validateJson(schema, value, label)
+      if (schemaValidatorLoaded() || isNativelyValid(schema, value)) return validateJson(schema, value, label)
       schemas = true
       return undefined
     }
@@ -113,8 +122,7 @@ const loadFileSchema = Effect.fn("loadWorkflow.fileSchema")(
       catch: (e) => unusable("parse", e instanceof Error ? e.message : String(e))
     })
     if (!isJsonObject(value)) return yield* unusable("not-object")
-    yield* loadSchemaValidator
-    const invalid = validateSchemaDocument(value, `${use.where}: JSON schema file '${path}'`)
+    const invalid = yield* checkSchemaDocument(value, `${use.where}: JSON schema file '${path}'`)
     if (invalid !== undefined) {
       return yield* new WorkflowLoadError({ reason: { _tag: "Invalid", detail: invalid.message, ...at } })
     }

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
-import { loadSchemaValidator, validateSchemaDocument } from "../lang/jsonschema.ts"
+import { checkSchemaDocument } from "../lang/jsonschema.ts"
 import type { SchemaRef } from "../lang/model.ts"
 import { display } from "./context.ts"
 
@@ -39,7 +39,6 @@ export const readSchemaRef = (ref: SchemaRef, label: string): Effect.Effect<Sche
       }
       schema = value
     }
-    yield* loadSchemaValidator
-    const invalid = validateSchemaDocument(schema, label)
+    const invalid = yield* checkSchemaDocument(schema, label)
     return invalid === undefined ? { ok: true, schema } as const : { ok: false, problem: renderChain(invalid) } as const
   })

@@ -10,7 +10,7 @@ import { type Env, expandMap, expandVars } from "../core/env.ts"
 import { type AnyLaitError, renderChain, withContext } from "../core/errors.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
 import { ToolError } from "../core/toolErrors.ts"
-import { loadSchemaValidator, validateJson } from "../lang/jsonschema.ts"
+import { checkJson } from "../lang/jsonschema.ts"
 import { renderTemplate } from "../lang/template.ts"
 import { runCommand } from "../platform/process.ts"
 import { resolveInRun } from "../platform/files.ts"
@@ -63,8 +63,7 @@ export const callShellTool = (
   Effect.gen(function*() {
     const input = parseToolArguments(args)
     if (input instanceof ToolError) return yield* input
-    yield* loadSchemaValidator
-    const invalid = validateJson(tool.parameters as JsonObject, input, "arguments")
+    const invalid = yield* checkJson(tool.parameters as JsonObject, input, "arguments")
     if (invalid !== undefined) return `tool arguments failed validation: ${invalid.message}`
     const argv = yield* Effect.result(renderArgv(tool, input))
     if (argv._tag === "Failure") return failed(argv.failure)

@@ -13,7 +13,7 @@ import { SubagentError } from "../core/subagentErrors.ts"
 import { ToolError } from "../core/toolErrors.ts"
 import { parseYamlValue } from "../core/yamlTree.ts"
 import { loadAgentFile } from "../lang/agentFile.ts"
-import { loadSchemaValidator, validateJson } from "../lang/jsonschema.ts"
+import { checkJson } from "../lang/jsonschema.ts"
 import { SchemaError } from "../lang/languageErrors.ts"
 import type { AgentDefinition, LlmSettings, SchemaRef } from "../lang/model.ts"
 import { renderTemplate } from "../lang/template.ts"
@@ -173,8 +173,7 @@ export class Subagents {
         let input: Json
         if (agent.inputSchema !== undefined) {
           input = parsed
-          yield* loadSchemaValidator
-          const invalid = validateJson(agent.inputSchema, input, "input")
+          const invalid = yield* checkJson(agent.inputSchema, input, "input")
           if (invalid !== undefined) return yield* invalid
         } else {
           if (!isJsonObject(parsed) || !Object.hasOwn(parsed, "input")) {

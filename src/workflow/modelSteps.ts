@@ -15,7 +15,7 @@ import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json
 import { StepError } from "../core/stepErrors.ts"
 import { parseYamlValue } from "../core/yamlTree.ts"
 import { loadAgentFile } from "../lang/agentFile.ts"
-import { loadSchemaValidator, validateJson } from "../lang/jsonschema.ts"
+import { checkJson } from "../lang/jsonschema.ts"
 import { SchemaError } from "../lang/languageErrors.ts"
 import { type AgentDefinition, type LlmSettings, pickSetting, type SchemaRef } from "../lang/model.ts"
 import { renderTemplate } from "../lang/template.ts"
@@ -173,8 +173,7 @@ export const makeModelSteps = Effect.gen(function*() {
             }
           })
       })
-      yield* loadSchemaValidator
-      const invalid = validateJson(options.outputSchema.schema, parsed, "output")
+      const invalid = yield* checkJson(options.outputSchema.schema, parsed, "output")
       if (invalid !== undefined) {
         return yield* new StepError({ reason: { _tag: "OutputMismatch", step: label, detail: renderChain(invalid) } })
       }
@@ -189,8 +188,7 @@ export const makeModelSteps = Effect.gen(function*() {
       const kind = step.kind
       if (kind.inputSchema !== undefined) {
         const schema = yield* loadSchema(kind.inputSchema, "input_schema")
-        yield* loadSchemaValidator
-        const invalid = validateJson(schema, input, "input")
+        const invalid = yield* checkJson(schema, input, "input")
         if (invalid !== undefined) {
           return yield* new StepError({ reason: { _tag: "InputMismatch", step: ctx.label, cause: invalid } })
         }
@@ -236,8 +234,7 @@ export const makeModelSteps = Effect.gen(function*() {
       const { ctx, label } = options
       if (definition.inputSchema !== undefined) {
         const schema = yield* loadSchema(definition.inputSchema, "input_schema")
-        yield* loadSchemaValidator
-        const invalid = validateJson(schema, input, "input")
+        const invalid = yield* checkJson(schema, input, "input")
         if (invalid !== undefined) {
           return yield* options.standalone
             ? withContext(`agent '${label}'`)(invalid)

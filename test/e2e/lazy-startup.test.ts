@@ -68,13 +68,17 @@ test("lait run builds no Intl.Segmenter; help, which measures text, still does",
   expect(help.stderr).toMatch(/segmenters made: [1-9]/)
 }, 120_000)
 
-/** The modules `lait run FILE 41` loads from source (with LAIT_HTTP_ATTEMPTS=1, to fail fast). */
-const loadedBy = async (file: string): Promise<{ readonly code: number | null; readonly loaded: Array<string> }> => {
-  const out = path.join(dir, `${file}.loaded.json`)
+/** The modules `lait run FILE 41` (or `lait run ARGS`) loads from source (with LAIT_HTTP_ATTEMPTS=1, to fail fast). */
+const loadedBy = async (
+  file: string,
+  args: ReadonlyArray<string> = [file, "41"],
+  cwd = dir
+): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string; readonly loaded: Array<string> }> => {
+  const out = path.join(dir, `${path.basename(file)}.loaded.json`)
   const r = await run(
-    [process.execPath, "--preload", path.join(dir, "record.ts"), path.join(repoRoot, "src", "main.ts"), "run", file, "41"],
+    [process.execPath, "--preload", path.join(dir, "record.ts"), path.join(repoRoot, "src", "main.ts"), "run", ...args],
     {
-      cwd: dir,
+      cwd,
       env: {
         ...process.env,
         NO_COLOR: "1",
@@ -86,12 +90,12 @@ const loadedBy = async (file: string): Promise<{ readonly code: number | null; r
       }
     }
   )
-  return { code: r.code, loaded: JSON.parse(fs.readFileSync(out, "utf8")) as Array<string> }
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr, loaded: JSON.parse(fs.readFileSync(out, "utf8")) as Array<string> }
 }
 
-const modelOnly = ["src/model/Live.ts", "src/workflow/modelSteps.ts", "src/tools/ToolRuntime.ts", "handlebars", "ajv"]
+const modelOnly = ["src/model/Live.ts", "src/workflow/modelSteps.ts", "src/tools/ToolRuntime.ts", "handlebars"]
 
-test("lait run of a jq workflow loads no model client, model steps, Handlebars or Ajv; a prompt step loads them but Handlebars", async () => {
+test("lait run of a jq workflow loads no model client, model steps, Handlebars or Ajv; a prompt step loads them but Handlebars and Ajv", async () => {
   const jq = await loadedBy("jq.yml")
   expect(jq.code).toBe(0)
   expect(jq.loaded).toContain("src/cli/run.ts")
@@ -108,6 +112,31 @@ test("lait run of a jq workflow loads no model client, model steps, Handlebars o
   const hbs = await loadedBy("hbs.yml")
   expect(hbs.code).toBe(4)
   expect(hbs.loaded).toContain("handlebars")
+  // Its output schema is in the native subset, and no answer came to check against it.
+  expect(prompt.loaded).not.toContain("ajv")
+}, 120_000)
+
+// Schemas in the native subset (src/lang/schemaNative.ts) are checked without Ajv while values match
+// them; a value that does not gets Ajv's message, as before.
+test("lait run --replay of the release-notes example loads neither Handlebars nor Ajv; an input its schema rejects does", async () => {
+  const example = path.join("examples", "release-notes")
+  const replay = await loadedBy(
+    path.join(example, "release-notes.yml"),
+    [path.join(example, "release-notes.yml"), "--replay", path.join(example, "cassettes")],
+    repoRoot
+  )
+  expect({ code: replay.code, headline: replay.stdout.startsWith("# Release 0.9.0\n") }).toEqual({ code: 0, headline: true })
+  expect(replay.loaded).not.toContain("handlebars")
+  expect(replay.loaded).not.toContain("ajv")
+  fs.writeFileSync(path.join(dir, "typed.yml"), "inputs:\n  n: { type: integer, minimum: 1 }\nsteps:\n  - jq: '$inputs.n'\n")
+  const good = await loadedBy("typed.yml", ["typed.yml", "--input", "n=3"])
+  expect({ code: good.code, ajv: good.loaded.includes("ajv") }).toEqual({ code: 0, ajv: false })
+  const bad = await loadedBy("typed.yml", ["typed.yml", "--input", "n=0"])
+  expect({ code: bad.code, stderr: bad.stderr, ajv: bad.loaded.includes("ajv") }).toEqual({
+    code: 1,
+    stderr: "lait: inputs.n must be >= 1\n",
+    ajv: true
+  })
 }, 120_000)
 
 // The loader checks a file once without Handlebars and Ajv and, when it needs them, again with them:

@@ -2,7 +2,13 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { SchemaError } from "../../src/lang/languageErrors.ts"
 import type { Json, JsonObject } from "../../src/core/json.ts"
-import { loadSchemaValidator, validateJson, validateSchemaDocument } from "../../src/lang/jsonschema.ts"
+import {
+  checkJson,
+  checkSchemaDocument,
+  loadSchemaValidator,
+  validateJson,
+  validateSchemaDocument
+} from "../../src/lang/jsonschema.ts"
 
 beforeAll(() => Effect.runPromise(loadSchemaValidator))
 
@@ -115,5 +121,32 @@ describe("validateSchemaDocument", () => {
       "input_schema: invalid JSON Schema: Invalid regular expression"
     )
     expect(validateSchemaDocument({ enum: "a" }, "schemas.x")).toBeInstanceOf(SchemaError)
+  })
+})
+
+describe("checkJson and checkSchemaDocument", () => {
+  // Native schemas (the first five) and Ajv's: matching values, failing ones (whose message comes from
+  // Ajv), schemas that do not compile.
+  const cases: ReadonlyArray<readonly [JsonObject, Json]> = [
+    [{ type: "integer", minimum: 1 }, 3],
+    [{ type: "integer", minimum: 1 }, 0],
+    [{ type: "object", required: ["a"], additionalProperties: false, properties: { a: { enum: ["x"] } } }, { a: "y" }],
+    [{ type: "object", required: ["a"], additionalProperties: false, properties: { a: { enum: ["x"] } } }, { a: "x", b: 1 }],
+    [{ items: { const: { a: [1] } } }, [{ a: [1] }, { a: [2] }]],
+    [{ type: "string", pattern: "^a" }, "b"],
+    [{ anyOf: [{ type: "string" }, { type: "null" }] }, null],
+    [{ type: "strin" }, 1],
+    [{ required: "a" }, {}]
+  ]
+
+  test("answer exactly as validateJson and validateSchemaDocument", () => {
+    for (const [schema, value] of cases) {
+      const fresh = JSON.parse(JSON.stringify(schema)) as JsonObject
+      expect(Effect.runSync(checkJson(fresh, value, "inputs.x"))?.message).toBe(validateJson(schema, value, "inputs.x")?.message)
+      expect(Effect.runSync(checkSchemaDocument(fresh, "schemas.x"))?.message).toBe(
+        validateSchemaDocument(schema, "schemas.x")?.message
+      )
+    }
+    expect(Effect.runSync(checkJson(cases[1]![0], 0, "inputs.n"))?.message).toBe("inputs.n must be >= 1")
   })
 })

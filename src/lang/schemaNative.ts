@@ -27,7 +27,7 @@ const AJV_KEYWORDS = new Set([
   "unevaluatedProperties", "uniqueItems", "writeOnly"
 ])
 
-/** The keywords Ajv knows that this file handles; the test checks AJV_KEYWORDS against Ajv itself. */
+/** For the test that checks this list against the keywords of Ajv itself. */
 export const ajvKeywordsKnown: ReadonlySet<string> = AJV_KEYWORDS
 
 // Keywords with no effect on validity in Ajv as configured (formats are annotations, no defaults are
@@ -71,7 +71,7 @@ const literal = (value: unknown, depth = 0): boolean => {
 const plainName = (name: unknown): name is string => typeof name === "string" && !(name in Object.prototype)
 
 // Thrown where Ajv's comparison would read a value's own `constructor`, `valueOf` or `toString` (data
-// can have such keys): the value is then left to Ajv, whose answer "invalid" always is here.
+// can have such keys): the native answer is then false, which only means "ask Ajv".
 class Undecided extends Error {}
 
 const INHERITED_BY_EQUAL = ["constructor", "valueOf", "toString"]

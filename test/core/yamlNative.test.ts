@@ -89,6 +89,9 @@ const TABLE: ReadonlyArray<readonly [string, boolean]> = [
   ["a: |\n   \n  x\n", false],
   ["a: |\n  x\n b: 1\n", false],
   ["a: |\nb: 1\n", false],
+  ["- |\n  x\n- >-\n  y\n  z\n- |+\n  w\n\n- - |\n    v\n", true],
+  ["a:\n- |\n  x\n- b: |\n    y\n  c: 1\n", true],
+  ["a: x &y\nb: x *y\nc: x !y\nd: x | y\n", true],
   // sequences, compact forms, empty values
   ["- - x\n  - y\n- - - z\n", true],
   ["- a: 1\n  b: 2\n- c: 3\n", true],
@@ -239,6 +242,7 @@ const generate = (rand: () => number): string => {
         if (rr < 0.3) out += `${head}- ${node(indent + 2, depth + 1, true)}`
         else if (rr < 0.4) out += `${head}-${comment()}\n${node(indent + 2, depth + 1, false)}`
         else if (rr < 0.5) out += `${head}-\n`
+        else if (rr < 0.6) out += `${head}- ${blockScalar(indent)}`
         else out += `${head}- ${scalar()}${comment()}\n`
         out += noise(indent)
       }

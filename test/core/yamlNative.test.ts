@@ -137,10 +137,16 @@ const TABLE: ReadonlyArray<readonly [string, boolean]> = [
   ["null: 1\n", false],
   ["a: 1\n---\nb: 2\n", false],
   ["%YAML 1.2\n---\na: 1\n", false],
-  ["a: b\n  c\n", false],
-  ["a:\n  x\n  y\n", false],
   ["\ufeffa: 1\n", false],
   [`a: ${"[".repeat(100)}${"]".repeat(100)}\n`, false],
+  // plain scalars over several lines
+  ["a: b\n  c\n\n  d\n\n\n  e\nf: 1\n", true],
+  ["- a\n  b  \n- k: c\n   d # e\n  k2:\n    f\n    g\n", true],
+  ["a: 1\n  2\nb: true\n  x\n", true],
+  ["a: b # x\n  c\n", false],
+  ["a: b\n  c: d\n", false],
+  ["a: b\n  - c\n", false],
+  ["x\ny\n", false],
   // documents that are not mappings
   ["x\n", true],
   ["\"x\"\n", true],
@@ -221,6 +227,16 @@ const generate = (rand: () => number): string => {
     }
     return `${header}${comment()}\n${body}${rand() < 0.3 ? "\n" : ""}`
   }
+  // A plain scalar over several lines, continued deeper than `indent` (or not: a near-miss).
+  const multiPlain = (indent: number): string => {
+    let out = pick(PLAINS)
+    const n = 1 + Math.floor(rand() * 3)
+    for (let i = 0; i < n; i++) {
+      if (rand() < 0.3) out += `\n${" ".repeat(Math.floor(rand() * 3))}`
+      out += `\n${" ".repeat(indent + (rand() < 0.1 ? 0 : 1 + Math.floor(rand() * 3)))}${pick(PLAINS)}${rand() < 0.2 ? "  " : ""}`
+    }
+    return out
+  }
   const node = (indent: number, depth: number, inline: boolean): string => {
     const r = rand()
     const pad = " ".repeat(indent)
@@ -243,6 +259,7 @@ const generate = (rand: () => number): string => {
         else if (rr < 0.4) out += `${head}-${comment()}\n${node(indent + 2, depth + 1, false)}`
         else if (rr < 0.5) out += `${head}-\n`
         else if (rr < 0.6) out += `${head}- ${blockScalar(indent)}`
+        else if (rr < 0.7) out += `${head}- ${multiPlain(indent)}${comment()}\n`
         else out += `${head}- ${scalar()}${comment()}\n`
         out += noise(indent)
       }
@@ -252,7 +269,8 @@ const generate = (rand: () => number): string => {
   }
   const value = (indent: number, depth: number): string => {
     const r = rand()
-    if (r < 0.45) return ` ${scalar()}${comment()}\n`
+    if (r < 0.4) return ` ${scalar()}${comment()}\n`
+    if (r < 0.45) return ` ${multiPlain(indent)}${comment()}\n`
     if (r < 0.6) return ` ${blockScalar(indent)}`
     if (r < 0.67) return `${comment()}\n`
     const sameIndentSeq = rand() < 0.15

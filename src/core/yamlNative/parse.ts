@@ -1,11 +1,11 @@
 // A parser for the strict subset of YAML that lait's own files are written in: block mappings and
-// sequences, comments, plain and one-line quoted scalars, block scalars and one-line flow
-// collections. For every text it accepts it builds the tree (values, key order, offsets) the yaml
-// package would; anything else (a syntax error, a duplicate key, anchors, tags, directives,
-// document markers, complex keys, tabs, multi-line plain or quoted scalars) makes it decline, and the
-// caller parses with the package instead, so every message stays the package's.
+// sequences, comments, plain scalars (also over several lines), one-line quoted scalars, block
+// scalars and one-line flow collections. For every text it accepts it builds the tree (values, key
+// order, offsets) the yaml package would; anything else (a syntax error, a duplicate key, anchors,
+// tags, directives, document markers, complex keys, tabs, quoted scalars over several lines) makes it
+// decline, and the caller parses with the package instead, so every message stays the package's.
 import type { YMap, YNode, YPair, YScalar, YSeq } from "./nodes.ts"
-import { Bail, bail, blockScalar, quoted, resolvePlain } from "./scalars.ts"
+import { Bail, bail, blockScalar, foldPlain, quoted, resolvePlain } from "./scalars.ts"
 
 // Characters and line starts the subset never has: checked once over the whole text before any work.
 const REJECT = /[\t\r\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]|^(?:---|\.\.\.|%)/m
@@ -222,13 +222,14 @@ class Parser {
       end = node.range[1]
     } else {
       if (NOT_PLAIN_START.has(c) || (c === "-" && this.blank(q + 1))) bail()
-      end = q
-      for (let i = q; i < t.length && t[i] !== "\n"; i++) {
-        if (t[i] === "#" && t[i - 1] === " ") break
-        if (t[i] === ":" && this.blank(i + 1)) bail()
-        if (t[i] !== " ") end = i + 1
+      end = this.plainLine(q)
+      // Lines indented deeper than the collection continue the scalar (unless a comment ended it).
+      let multi = false
+      for (let next = this.continuation(end, parentIndent); next >= 0; next = this.continuation(end, parentIndent)) {
+        end = this.plainLine(next)
+        multi = true
       }
-      node = scalar(q, end, resolvePlain(t.slice(q, end)))
+      node = scalar(q, end, multi ? foldPlain(t.slice(q, end)) : resolvePlain(t.slice(q, end)))
     }
     this.finishLine(end)
     this.tail = "attach"
@@ -275,6 +276,39 @@ class Parser {
     if (col > 0 && gap.indents.some((n) => n >= col)) this.lastEnd = gap.end
     else this.gap = gap
     return end
+  }
+
+  /** The end of the plain scalar text on the line from `i` (before a comment or trailing spaces). */
+  private plainLine(i: number): number {
+    const t = this.t
+    let end = i
+    for (; i < t.length && t[i] !== "\n"; i++) {
+      if (t[i] === "#" && t[i - 1] === " ") break
+      if (t[i] === ":" && this.blank(i + 1)) bail()
+      if (t[i] !== " ") end = i + 1
+    }
+    return end
+  }
+
+  /**
+   * Where a plain scalar ending at `end` continues: the first character of the next non-blank line
+   * when that line is indented deeper than `parentIndent`, else -1. A line that could be read as
+   * anything but text (an indicator first, a comment on the scalar's last line) bails.
+   */
+  private continuation(end: number, parentIndent: number): number {
+    const t = this.t
+    let i = end
+    while (t[i] === " ") i++
+    if (t[i] !== "\n") return -1
+    for (;;) {
+      const lineStart = ++i
+      while (t[i] === " ") i++
+      if (i >= t.length) return -1
+      if (t[i] === "\n") continue
+      if (i - lineStart <= parentIndent || t[i] === "#") return -1
+      if (parentIndent < 0 || NOT_PLAIN_START.has(t[i]!) || t[i] === "-") bail()
+      return i
+    }
   }
 
   /** A flow collection closed on the line it opens. */

@@ -31,6 +31,35 @@ export const resolvePlain = (text: string): unknown => {
   return text
 }
 
+/**
+ * A plain scalar written over several lines, from its first character to its last: the package's
+ * line folding (a line break between text becomes a space, each blank line a line break), then the
+ * core schema resolution of the folded text.
+ */
+export const foldPlain = (source: string): unknown => {
+  const first = /(.*?)(?<![ \t])[ \t]*\r?\n/sy
+  const line = /[ \t]*(.*?)(?:(?<![ \t])[ \t]*)?\r?\n/sy
+  let match = first.exec(source)
+  if (match === null) return resolvePlain(source)
+  let out = match[1]!
+  let sep = " "
+  let pos = first.lastIndex
+  line.lastIndex = pos
+  while ((match = line.exec(source)) !== null) {
+    if (match[1] === "") {
+      if (sep === "\n") out += sep
+      else sep = "\n"
+    } else {
+      out += sep + match[1]
+      sep = " "
+    }
+    pos = line.lastIndex
+  }
+  const last = /[ \t]*(.*)/sy
+  last.lastIndex = pos
+  return resolvePlain(out + sep + (last.exec(source)?.[1] ?? ""))
+}
+
 const ESCAPES: Readonly<Record<string, string>> = {
   "0": "\0",
   a: "\x07",

@@ -65,7 +65,6 @@ const TABLE: ReadonlyArray<readonly [string, boolean]> = [
   ["a: \"\\U00110000\"\n", false],
   ["a: \"\\uD800\"\n", true],
   ["a: 'x''\n", false],
-  ["a: \"x\n  y\"\n", false],
   ["a: 'x' y\n", false],
   ["a: '' \nb: \"\" #c\n", true],
   // `#` and `:` inside scalars, comments after values
@@ -147,6 +146,12 @@ const TABLE: ReadonlyArray<readonly [string, boolean]> = [
   ["a: b\n  c: d\n", false],
   ["a: b\n  - c\n", false],
   ["x\ny\n", false],
+  // quoted scalars over several lines
+  ["a: \"x\n  y\"\nb: 'x\n\n  y  \n   z'\n", true],
+  ["a: \"x  \n  y\\\n   z\\n \n\n  w\"\n", true],
+  ["- \"a\n  b\" # c\n- 'it''s\n  ok'\n", true],
+  ["a: \"x\ny\"\n", false],
+  ["a: \"\\q\n  x\"\n", false],
   // documents that are not mappings
   ["x\n", true],
   ["\"x\"\n", true],
@@ -237,6 +242,20 @@ const generate = (rand: () => number): string => {
     }
     return out
   }
+  // A quoted scalar over several lines (escapes, escaped line breaks, blank lines, trailing spaces).
+  const multiQuoted = (indent: number): string => {
+    const q = rand() < 0.5 ? "\"" : "'"
+    const words = q === "\"" ? ["a", "b c", "\\n", "\\t", "\\\"", "\\", "# h", "x: y", "\\q"] : ["a", "b c", "''", "# h", "x: y"]
+    let out = q + pick(words)
+    const n = 1 + Math.floor(rand() * 3)
+    for (let i = 0; i < n; i++) {
+      if (rand() < 0.2) out += " "
+      if (q === "\"" && rand() < 0.15) out += "\\"
+      if (rand() < 0.3) out += `\n${" ".repeat(Math.floor(rand() * 3))}`
+      out += `\n${" ".repeat(indent + (rand() < 0.1 ? 0 : 1 + Math.floor(rand() * 3)))}${pick(words)}`
+    }
+    return out + q
+  }
   const node = (indent: number, depth: number, inline: boolean): string => {
     const r = rand()
     const pad = " ".repeat(indent)
@@ -260,6 +279,7 @@ const generate = (rand: () => number): string => {
         else if (rr < 0.5) out += `${head}-\n`
         else if (rr < 0.6) out += `${head}- ${blockScalar(indent)}`
         else if (rr < 0.7) out += `${head}- ${multiPlain(indent)}${comment()}\n`
+        else if (rr < 0.75) out += `${head}- ${multiQuoted(indent)}${comment()}\n`
         else out += `${head}- ${scalar()}${comment()}\n`
         out += noise(indent)
       }
@@ -270,7 +290,7 @@ const generate = (rand: () => number): string => {
   const value = (indent: number, depth: number): string => {
     const r = rand()
     if (r < 0.4) return ` ${scalar()}${comment()}\n`
-    if (r < 0.45) return ` ${multiPlain(indent)}${comment()}\n`
+    if (r < 0.45) return ` ${rand() < 0.5 ? multiPlain(indent) : multiQuoted(indent)}${comment()}\n`
     if (r < 0.6) return ` ${blockScalar(indent)}`
     if (r < 0.67) return `${comment()}\n`
     const sameIndentSeq = rand() < 0.15

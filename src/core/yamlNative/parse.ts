@@ -1,11 +1,11 @@
 // A parser for the strict subset of YAML that lait's own files are written in: block mappings and
-// sequences, comments, plain scalars (also over several lines), one-line quoted scalars, block
-// scalars and one-line flow collections. For every text it accepts it builds the tree (values, key
-// order, offsets) the yaml package would; anything else (a syntax error, a duplicate key, anchors,
-// tags, directives, document markers, complex keys, tabs, quoted scalars over several lines) makes it
+// sequences, comments, plain and quoted scalars (also over several lines), block scalars and
+// one-line flow collections. For every text it accepts it builds the tree (values, key order,
+// offsets) the yaml package would; anything else (a syntax error, a duplicate key, anchors, tags,
+// directives, document markers, complex keys, tabs, flow collections over several lines) makes it
 // decline, and the caller parses with the package instead, so every message stays the package's.
 import type { YMap, YNode, YPair, YScalar, YSeq } from "./nodes.ts"
-import { Bail, bail, blockScalar, foldPlain, quoted, resolvePlain } from "./scalars.ts"
+import { Bail, bail, blockScalar, foldPlain, multiLineQuoted, quoted, resolvePlain } from "./scalars.ts"
 
 // Characters and line starts the subset never has: checked once over the whole text before any work.
 const REJECT = /[\t\r\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]|^(?:---|\.\.\.|%)/m
@@ -214,7 +214,7 @@ class Parser {
     let node: YNode
     let end: number
     if (c === "\"" || c === "'") {
-      const s = quoted(t, q)
+      const s = multiLineQuoted(t, q, parentIndent)
       node = scalar(q, s.end, s.value)
       end = s.end
     } else if (c === "[" || c === "{") {

@@ -123,6 +123,9 @@ const TABLE: ReadonlyArray<readonly [string, boolean]> = [
   ["- k: v\n  # c\n- k2: v2\n  # d\n", true],
   ["a:\n  b: |\n    x\n\n   # d\n", true],
   ["a:\n  b:\n  # d\n", false],
+  ["k:\n  q:\n\n# n\n    a\nx: 1\n", false],
+  ["- q:\n\n# n\n    a\n- 1\n", false],
+  ["k:\n\n# c\n  b: 1\nl:\n  # c\n  - 1\n", true],
   // what always goes to the package
   ["a: &x 1\nb: *x\n", false],
   ["a: !!str 1\n", false],

@@ -104,11 +104,15 @@ class Parser {
     return -1
   }
 
-  /** A node that starts a line (or follows `- `) at column `col`, inside a collection at `parentIndent`. */
-  block(p: number, col: number, parentIndent: number): YNode {
+  /**
+   * A node that starts a line (or follows `- `) at column `col`, inside a collection at `parentIndent`.
+   * `gap`: where the lines between its `key:` or `-` and it begin (a scalar after a comment line there
+   * is read by the package in ways of its own: it bails).
+   */
+  block(p: number, col: number, parentIndent: number, gap = p): YNode {
     if (this.isDash(p)) return this.seq(p, col)
     if (this.keyColon(p) >= 0) return this.map(p, col)
-    if (this.t[p] === "|" || this.t[p] === ">") return bail()
+    if (this.t[p] === "|" || this.t[p] === ">" || /^ *#/m.test(this.t.slice(gap, p))) return bail()
     return this.inline(p, parentIndent)
   }
 
@@ -141,8 +145,9 @@ class Parser {
       let value: YNode
       if (q >= t.length || t[q] === "\n" || t[q] === "#") {
         this.finishLine(q)
+        const gap = this.pos
         const indent = this.nextContentLine()
-        if (indent > col) value = this.block(this.pos + indent, indent, col)
+        if (indent > col) value = this.block(this.pos + indent, indent, col, gap)
         else if (indent === col && this.isDash(this.pos + indent)) value = this.seq(this.pos + indent, col)
         else {
           // The package's end of an empty value with a comment depends on the lines after it.
@@ -176,8 +181,9 @@ class Parser {
       while (t[q] === " ") q++
       if (q >= t.length || t[q] === "\n" || t[q] === "#") {
         this.finishLine(q)
+        const gap = this.pos
         const indent = this.nextContentLine()
-        if (indent > col) items.push(this.block(this.pos + indent, indent, col))
+        if (indent > col) items.push(this.block(this.pos + indent, indent, col, gap))
         else {
           // Comment lines before an empty item move its end in the package.
           if (t[q] === "#" || (p > start && /^ *#/m.test(t.slice(after, p)))) bail()

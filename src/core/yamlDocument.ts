@@ -1,7 +1,8 @@
 // The yaml package's side of reading YAML: src/core/yamlTree.ts tries the native parser first and
-// loads this module only for a text it declines. A repeated key is an error everywhere, and its message names the key
-// as upstream (serde_yaml) does — `duplicate entry with key "jq"` — where the yaml package only says
-// `Map keys must be unique`. The position suffix the package appends is kept.
+// comes here only for a text it declines (the package itself is loaded then). A repeated key is an
+// error everywhere, and its message names the key as upstream (serde_yaml) does — `duplicate entry
+// with key "jq"` — where the yaml package only says `Map keys must be unique`. The position suffix
+// the package appends is kept.
 import type { Document, LineCounter, Node, ParsedNode } from "yaml"
 import { rustDebugString } from "./rustFormat.ts"
 import { yamlErrorMessage } from "./yamlErrors.ts"

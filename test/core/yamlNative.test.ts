@@ -65,7 +65,6 @@ const TABLE: ReadonlyArray<readonly [string, boolean]> = [
   ["a: \"\\U00110000\"\n", false],
   ["a: \"\\uD800\"\n", true],
   ["a: 'x''\n", false],
-  ["a: \"x\n  y\"\n", false],
   ["a: 'x' y\n", false],
   ["a: '' \nb: \"\" #c\n", true],
   // `#` and `:` inside scalars, comments after values
@@ -89,6 +88,9 @@ const TABLE: ReadonlyArray<readonly [string, boolean]> = [
   ["a: |\n   \n  x\n", false],
   ["a: |\n  x\n b: 1\n", false],
   ["a: |\nb: 1\n", false],
+  ["- |\n  x\n- >-\n  y\n  z\n- |+\n  w\n\n- - |\n    v\n", true],
+  ["a:\n- |\n  x\n- b: |\n    y\n  c: 1\n", true],
+  ["a: x &y\nb: x *y\nc: x !y\nd: x | y\n", true],
   // sequences, compact forms, empty values
   ["- - x\n  - y\n- - - z\n", true],
   ["- a: 1\n  b: 2\n- c: 3\n", true],
@@ -121,6 +123,9 @@ const TABLE: ReadonlyArray<readonly [string, boolean]> = [
   ["- k: v\n  # c\n- k2: v2\n  # d\n", true],
   ["a:\n  b: |\n    x\n\n   # d\n", true],
   ["a:\n  b:\n  # d\n", false],
+  ["k:\n  q:\n\n# n\n    a\nx: 1\n", false],
+  ["- q:\n\n# n\n    a\n- 1\n", false],
+  ["k:\n\n# c\n  b: 1\nl:\n  # c\n  - 1\n", true],
   // what always goes to the package
   ["a: &x 1\nb: *x\n", false],
   ["a: !!str 1\n", false],
@@ -134,10 +139,22 @@ const TABLE: ReadonlyArray<readonly [string, boolean]> = [
   ["null: 1\n", false],
   ["a: 1\n---\nb: 2\n", false],
   ["%YAML 1.2\n---\na: 1\n", false],
-  ["a: b\n  c\n", false],
-  ["a:\n  x\n  y\n", false],
   ["\ufeffa: 1\n", false],
   [`a: ${"[".repeat(100)}${"]".repeat(100)}\n`, false],
+  // plain scalars over several lines
+  ["a: b\n  c\n\n  d\n\n\n  e\nf: 1\n", true],
+  ["- a\n  b  \n- k: c\n   d # e\n  k2:\n    f\n    g\n", true],
+  ["a: 1\n  2\nb: true\n  x\n", true],
+  ["a: b # x\n  c\n", false],
+  ["a: b\n  c: d\n", false],
+  ["a: b\n  - c\n", false],
+  ["x\ny\n", false],
+  // quoted scalars over several lines
+  ["a: \"x\n  y\"\nb: 'x\n\n  y  \n   z'\n", true],
+  ["a: \"x  \n  y\\\n   z\\n \n\n  w\"\n", true],
+  ["- \"a\n  b\" # c\n- 'it''s\n  ok'\n", true],
+  ["a: \"x\ny\"\n", false],
+  ["a: \"\\q\n  x\"\n", false],
   // documents that are not mappings
   ["x\n", true],
   ["\"x\"\n", true],
@@ -218,6 +235,30 @@ const generate = (rand: () => number): string => {
     }
     return `${header}${comment()}\n${body}${rand() < 0.3 ? "\n" : ""}`
   }
+  // A plain scalar over several lines, continued deeper than `indent` (or not: a near-miss).
+  const multiPlain = (indent: number): string => {
+    let out = pick(PLAINS)
+    const n = 1 + Math.floor(rand() * 3)
+    for (let i = 0; i < n; i++) {
+      if (rand() < 0.3) out += `\n${" ".repeat(Math.floor(rand() * 3))}`
+      out += `\n${" ".repeat(indent + (rand() < 0.1 ? 0 : 1 + Math.floor(rand() * 3)))}${pick(PLAINS)}${rand() < 0.2 ? "  " : ""}`
+    }
+    return out
+  }
+  // A quoted scalar over several lines (escapes, escaped line breaks, blank lines, trailing spaces).
+  const multiQuoted = (indent: number): string => {
+    const q = rand() < 0.5 ? "\"" : "'"
+    const words = q === "\"" ? ["a", "b c", "\\n", "\\t", "\\\"", "\\", "# h", "x: y", "\\q"] : ["a", "b c", "''", "# h", "x: y"]
+    let out = q + pick(words)
+    const n = 1 + Math.floor(rand() * 3)
+    for (let i = 0; i < n; i++) {
+      if (rand() < 0.2) out += " "
+      if (q === "\"" && rand() < 0.15) out += "\\"
+      if (rand() < 0.3) out += `\n${" ".repeat(Math.floor(rand() * 3))}`
+      out += `\n${" ".repeat(indent + (rand() < 0.1 ? 0 : 1 + Math.floor(rand() * 3)))}${pick(words)}`
+    }
+    return out + q
+  }
   const node = (indent: number, depth: number, inline: boolean): string => {
     const r = rand()
     const pad = " ".repeat(indent)
@@ -239,6 +280,9 @@ const generate = (rand: () => number): string => {
         if (rr < 0.3) out += `${head}- ${node(indent + 2, depth + 1, true)}`
         else if (rr < 0.4) out += `${head}-${comment()}\n${node(indent + 2, depth + 1, false)}`
         else if (rr < 0.5) out += `${head}-\n`
+        else if (rr < 0.6) out += `${head}- ${blockScalar(indent)}`
+        else if (rr < 0.7) out += `${head}- ${multiPlain(indent)}${comment()}\n`
+        else if (rr < 0.75) out += `${head}- ${multiQuoted(indent)}${comment()}\n`
         else out += `${head}- ${scalar()}${comment()}\n`
         out += noise(indent)
       }
@@ -248,7 +292,8 @@ const generate = (rand: () => number): string => {
   }
   const value = (indent: number, depth: number): string => {
     const r = rand()
-    if (r < 0.45) return ` ${scalar()}${comment()}\n`
+    if (r < 0.4) return ` ${scalar()}${comment()}\n`
+    if (r < 0.45) return ` ${rand() < 0.5 ? multiPlain(indent) : multiQuoted(indent)}${comment()}\n`
     if (r < 0.6) return ` ${blockScalar(indent)}`
     if (r < 0.67) return `${comment()}\n`
     const sameIndentSeq = rand() < 0.15

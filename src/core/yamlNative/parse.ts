@@ -1,11 +1,11 @@
 // A parser for the strict subset of YAML that lait's own files are written in: block mappings and
-// sequences, comments, plain and one-line quoted scalars, block scalars and one-line flow
-// collections. For every text it accepts it builds the tree (values, key order, offsets) the yaml
-// package would; anything else (a syntax error, a duplicate key, anchors, tags, directives,
-// document markers, complex keys, tabs, multi-line plain or quoted scalars) makes it decline, and the
-// caller parses with the package instead, so every message stays the package's.
+// sequences, comments, plain and quoted scalars (also over several lines), block scalars and
+// one-line flow collections. For every text it accepts it builds the tree (values, key order,
+// offsets) the yaml package would; anything else (a syntax error, a duplicate key, anchors, tags,
+// directives, document markers, complex keys, tabs, flow collections over several lines) makes it
+// decline, and the caller parses with the package instead, so every message stays the package's.
 import type { YMap, YNode, YPair, YScalar, YSeq } from "./nodes.ts"
-import { Bail, bail, blockScalar, quoted, resolvePlain } from "./scalars.ts"
+import { Bail, bail, blockScalar, foldPlain, multiLineQuoted, quoted, resolvePlain } from "./scalars.ts"
 
 // Characters and line starts the subset never has: checked once over the whole text before any work.
 const REJECT = /[\t\r\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]|^(?:---|\.\.\.|%)/m
@@ -104,11 +104,15 @@ class Parser {
     return -1
   }
 
-  /** A node that starts a line (or follows `- `) at column `col`, inside a collection at `parentIndent`. */
-  block(p: number, col: number, parentIndent: number): YNode {
+  /**
+   * A node that starts a line (or follows `- `) at column `col`, inside a collection at `parentIndent`.
+   * `gap`: where the lines between its `key:` or `-` and it begin (a scalar after a comment line there
+   * is read by the package in ways of its own: it bails).
+   */
+  block(p: number, col: number, parentIndent: number, gap = p): YNode {
     if (this.isDash(p)) return this.seq(p, col)
     if (this.keyColon(p) >= 0) return this.map(p, col)
-    if (this.t[p] === "|" || this.t[p] === ">") return bail()
+    if (this.t[p] === "|" || this.t[p] === ">" || /^ *#/m.test(this.t.slice(gap, p))) return bail()
     return this.inline(p, parentIndent)
   }
 
@@ -141,8 +145,9 @@ class Parser {
       let value: YNode
       if (q >= t.length || t[q] === "\n" || t[q] === "#") {
         this.finishLine(q)
+        const gap = this.pos
         const indent = this.nextContentLine()
-        if (indent > col) value = this.block(this.pos + indent, indent, col)
+        if (indent > col) value = this.block(this.pos + indent, indent, col, gap)
         else if (indent === col && this.isDash(this.pos + indent)) value = this.seq(this.pos + indent, col)
         else {
           // The package's end of an empty value with a comment depends on the lines after it.
@@ -176,8 +181,9 @@ class Parser {
       while (t[q] === " ") q++
       if (q >= t.length || t[q] === "\n" || t[q] === "#") {
         this.finishLine(q)
+        const gap = this.pos
         const indent = this.nextContentLine()
-        if (indent > col) items.push(this.block(this.pos + indent, indent, col))
+        if (indent > col) items.push(this.block(this.pos + indent, indent, col, gap))
         else {
           // Comment lines before an empty item move its end in the package.
           if (t[q] === "#" || (p > start && /^ *#/m.test(t.slice(after, p)))) bail()
@@ -214,7 +220,7 @@ class Parser {
     let node: YNode
     let end: number
     if (c === "\"" || c === "'") {
-      const s = quoted(t, q)
+      const s = multiLineQuoted(t, q, parentIndent)
       node = scalar(q, s.end, s.value)
       end = s.end
     } else if (c === "[" || c === "{") {
@@ -222,13 +228,14 @@ class Parser {
       end = node.range[1]
     } else {
       if (NOT_PLAIN_START.has(c) || (c === "-" && this.blank(q + 1))) bail()
-      end = q
-      for (let i = q; i < t.length && t[i] !== "\n"; i++) {
-        if (t[i] === "#" && t[i - 1] === " ") break
-        if (t[i] === ":" && this.blank(i + 1)) bail()
-        if (t[i] !== " ") end = i + 1
+      end = this.plainLine(q)
+      // Lines indented deeper than the collection continue the scalar (unless a comment ended it).
+      let multi = false
+      for (let next = this.continuation(end, parentIndent); next >= 0; next = this.continuation(end, parentIndent)) {
+        end = this.plainLine(next)
+        multi = true
       }
-      node = scalar(q, end, resolvePlain(t.slice(q, end)))
+      node = scalar(q, end, multi ? foldPlain(t.slice(q, end)) : resolvePlain(t.slice(q, end)))
     }
     this.finishLine(end)
     this.tail = "attach"
@@ -275,6 +282,39 @@ class Parser {
     if (col > 0 && gap.indents.some((n) => n >= col)) this.lastEnd = gap.end
     else this.gap = gap
     return end
+  }
+
+  /** The end of the plain scalar text on the line from `i` (before a comment or trailing spaces). */
+  private plainLine(i: number): number {
+    const t = this.t
+    let end = i
+    for (; i < t.length && t[i] !== "\n"; i++) {
+      if (t[i] === "#" && t[i - 1] === " ") break
+      if (t[i] === ":" && this.blank(i + 1)) bail()
+      if (t[i] !== " ") end = i + 1
+    }
+    return end
+  }
+
+  /**
+   * Where a plain scalar ending at `end` continues: the first character of the next non-blank line
+   * when that line is indented deeper than `parentIndent`, else -1. A line that could be read as
+   * anything but text (an indicator first, a comment on the scalar's last line) bails.
+   */
+  private continuation(end: number, parentIndent: number): number {
+    const t = this.t
+    let i = end
+    while (t[i] === " ") i++
+    if (t[i] !== "\n") return -1
+    for (;;) {
+      const lineStart = ++i
+      while (t[i] === " ") i++
+      if (i >= t.length) return -1
+      if (t[i] === "\n") continue
+      if (i - lineStart <= parentIndent || t[i] === "#") return -1
+      if (parentIndent < 0 || NOT_PLAIN_START.has(t[i]!) || t[i] === "-") bail()
+      return i
+    }
   }
 
   /** A flow collection closed on the line it opens. */

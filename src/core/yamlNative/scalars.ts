@@ -31,6 +31,38 @@ export const resolvePlain = (text: string): unknown => {
   return text
 }
 
+/**
+ * A plain scalar written over several lines, from its first character to its last: the package's
+ * line folding (a line break between text becomes a space, each blank line a line break), then the
+ * core schema resolution of the folded text.
+ */
+export const foldPlain = (source: string): unknown => resolvePlain(foldLines(source))
+
+/** The package's folding of the lines of a plain or single-quoted scalar. */
+const foldLines = (source: string): string => {
+  const first = /(.*?)(?<![ \t])[ \t]*\r?\n/sy
+  const line = /[ \t]*(.*?)(?:(?<![ \t])[ \t]*)?\r?\n/sy
+  let match = first.exec(source)
+  if (match === null) return source
+  let out = match[1]!
+  let sep = " "
+  let pos = first.lastIndex
+  line.lastIndex = pos
+  while ((match = line.exec(source)) !== null) {
+    if (match[1] === "") {
+      if (sep === "\n") out += sep
+      else sep = "\n"
+    } else {
+      out += sep + match[1]
+      sep = " "
+    }
+    pos = line.lastIndex
+  }
+  const last = /[ \t]*(.*)/sy
+  last.lastIndex = pos
+  return out + sep + (last.exec(source)?.[1] ?? "")
+}
+
 const ESCAPES: Readonly<Record<string, string>> = {
   "0": "\0",
   a: "\x07",
@@ -101,6 +133,76 @@ export const singleQuoted = (t: string, start: number): { readonly value: string
     out += "'"
     from = ++i + 1
   }
+}
+
+/**
+ * A quoted scalar at `start` that may go on over more lines, each indented deeper than
+ * `parentIndent` (or blank); `end` is past the closing quote. Folded as the package folds it.
+ */
+export const multiLineQuoted = (
+  t: string,
+  start: number,
+  parentIndent: number
+): { readonly value: string; readonly end: number } => {
+  const double = t[start] === "\""
+  let close = start + 1
+  for (;; close++) {
+    const ch = t[close]
+    if (ch === undefined) return bail()
+    if (double && ch === "\\") close++
+    else if (ch === (double ? "\"" : "'")) {
+      if (double || t[close + 1] !== "'") break
+      close++
+    }
+  }
+  if (t.lastIndexOf("\n", close) < start) return quoted(t, start)
+  if (parentIndent < 0) return bail()
+  for (let nl = t.indexOf("\n", start); nl !== -1 && nl < close; nl = t.indexOf("\n", nl + 1)) {
+    let i = nl + 1
+    while (t[i] === " ") i++
+    if (t[i] !== "\n" && i - nl - 1 <= parentIndent) return bail()
+  }
+  const value = double
+    ? doubleQuotedValue(t.slice(start, close + 1))
+    : foldLines(t.slice(start + 1, close)).replace(/''/g, "'")
+  return { value, end: close + 1 }
+}
+
+/** The package's reading of a double-quoted scalar's source (quotes included); an error bails. */
+const doubleQuotedValue = (source: string): string => {
+  let res = ""
+  for (let i = 1; i < source.length - 1; ++i) {
+    const ch = source[i]!
+    if (ch === "\n") {
+      let fold = ""
+      let next = source[i + 1]
+      while (next === " " || next === "\n") {
+        if (next === "\n") fold += "\n"
+        next = source[++i + 1]
+      }
+      res += fold === "" ? " " : fold
+    } else if (ch === "\\") {
+      let next = source[++i]!
+      const simple = ESCAPES[next]
+      if (simple !== undefined) res += simple
+      else if (next === "\n") {
+        next = source[i + 1]!
+        while (next === " ") next = source[++i + 1]!
+      } else if (next === "x" || next === "u" || next === "U") {
+        const length = next === "x" ? 2 : next === "u" ? 4 : 8
+        const code = source.substr(i + 1, length)
+        if (code.length !== length || !HEX.test(code) || parseInt(code, 16) > 0x10ffff) return bail()
+        res += String.fromCodePoint(parseInt(code, 16))
+        i += length
+      } else return bail()
+    } else if (ch === " ") {
+      const wsStart = i
+      let next = source[i + 1]
+      while (next === " ") next = source[++i + 1]
+      if (next !== "\n") res += i > wsStart ? source.slice(wsStart, i + 1) : ch
+    } else res += ch
+  }
+  return res
 }
 
 /** A one-line quoted scalar at `start` (which holds the quote). */

@@ -238,7 +238,6 @@ export const runEval = (
     const outcomes: Array<Array<RunOutcome>> = cases.map(() => [])
     const finishedPerCase = cases.map(() => 0)
     const passedPerCase = cases.map(() => 0)
-    const slots = yield* Semaphore.make(concurrency)
     const firstDone = yield* Deferred.make<void>()
     let inFlight = 0
     let done = 0
@@ -312,46 +311,70 @@ export const runEval = (
       }
     }
 
-    const startAll = Effect.gen(function*() {
-      for (const run of schedule(cases.length, repeat)) {
-        yield* Semaphore.take(slots, 1)
-        if (budget !== undefined) {
-          if (done === 0 && inFlight > 0) yield* Deferred.await(firstDone)
-          const estimate = done === 0 ? (options.firstRunEstimateUsd ?? 0) : spent / done
-          if (spent + estimate * (inFlight + 1) > budget * (1 + BUDGET_SLACK) + BUDGET_SLACK) {
-            yield* Semaphore.release(slots, 1)
-            stoppedByBudget = true
-            break
-          }
-        }
-        inFlight++
-        started++
-        // Not kept: a finished run's fiber is garbage at once; the slots below tell when all are done.
-        const cell = cases[run.caseIndex]!
-        const number = numberOf(cell.caseIndex)
-        yield* liveRoot(
-          { operation: "eval_run", label: `case ${number}, repeat ${run.repeatIndex + 1}` },
-          {
-            "lait.eval.case": number,
-            "lait.eval.repeat": run.repeatIndex + 1,
-            ...(cell.target.name === undefined ? {} : { "lait.eval.target": cell.target.name })
-          },
-          withRunTrace(
-            { caseIndex: number - 1, repeatIndex: run.repeatIndex, target: compare ? cell.target.name : undefined },
-            cell.evalCase,
-            runPair(cell.target, cell.evalCase, run.repeatIndex)
-          ),
-          (exit) => (Exit.isSuccess(exit) ? { "lait.eval.passed": exit.value.failures.length === 0 } : {})
-        ).pipe(
-          Effect.flatMap((outcome) => finish(run, outcome)),
-          Effect.catchCause((cause) =>
-            Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.sync(() => void (defect ??= cause))
-          ),
-          Effect.ensuring(Semaphore.release(slots, 1)),
-          Effect.forkChild({ startImmediately: true })
-        )
+    // The next run to start, or undefined once none may: the schedule is done or the budget is spent.
+    const runs = schedule(cases.length, repeat)
+    let closed = false
+    const admitNext: Effect.Effect<ScheduledRun | undefined> = Effect.gen(function*() {
+      if (closed) return undefined
+      const next = runs.next()
+      if (next.done === true) {
+        closed = true
+        return undefined
       }
-      yield* Semaphore.take(slots, concurrency)
+      if (budget !== undefined) {
+        if (done === 0 && inFlight > 0) yield* Deferred.await(firstDone)
+        const estimate = done === 0 ? (options.firstRunEstimateUsd ?? 0) : spent / done
+        if (spent + estimate * (inFlight + 1) > budget * (1 + BUDGET_SLACK) + BUDGET_SLACK) {
+          closed = true
+          stoppedByBudget = true
+          return undefined
+        }
+      }
+      inFlight++
+      started++
+      return next.value
+    })
+    // Without a budget admitting never waits, so it cannot interleave; with one it may wait for the
+    // first run's cost, and the runs must still be admitted one at a time in schedule order.
+    const admit = budget === undefined ? admitNext : Semaphore.withPermit(yield* Semaphore.make(1), admitNext)
+
+    const runOne = (run: ScheduledRun) => {
+      const cell = cases[run.caseIndex]!
+      const number = numberOf(cell.caseIndex)
+      return liveRoot(
+        { operation: "eval_run", label: `case ${number}, repeat ${run.repeatIndex + 1}` },
+        {
+          "lait.eval.case": number,
+          "lait.eval.repeat": run.repeatIndex + 1,
+          ...(cell.target.name === undefined ? {} : { "lait.eval.target": cell.target.name })
+        },
+        withRunTrace(
+          { caseIndex: number - 1, repeatIndex: run.repeatIndex, target: compare ? cell.target.name : undefined },
+          cell.evalCase,
+          runPair(cell.target, cell.evalCase, run.repeatIndex)
+        ),
+        (exit) => (Exit.isSuccess(exit) ? { "lait.eval.passed": exit.value.failures.length === 0 } : {})
+      ).pipe(
+        Effect.flatMap((outcome) => finish(run, outcome)),
+        // An interruption of the eval ends the worker itself; a run that only interrupted itself ends.
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.sync(() => void (defect ??= cause))
+        )
+      )
+    }
+
+    // One worker per slot, each starting the next run as soon as its own has finished: the next request
+    // leaves before the other answers that came in meanwhile are checked (an eval's critical path).
+    const worker = Effect.gen(function*() {
+      for (;;) {
+        const run = yield* admit
+        if (run === undefined) return
+        yield* runOne(run)
+      }
+    })
+    const startAll = Effect.forEach(Array.from({ length: Math.min(concurrency, total) }), () => worker, {
+      concurrency: "unbounded",
+      discard: true
     })
     const onInterrupted = options.onInterrupted
     yield* onInterrupted === undefined

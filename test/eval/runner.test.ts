@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { LaitConfig } from "../../src/config/LaitConfig.ts"
@@ -257,6 +257,54 @@ describe("runEval", () => {
     expect(stats.calls).toBe(1)
     expect(outcome.cases.map((c) => [c.runs.length, c.notStarted])).toEqual([[1, repeat - 1]])
     expect(outcome.budgetStop).toMatchObject({ started: 1, total: repeat })
+  })
+
+  test("a finished run's slot goes to the next run at once, before other runs answered meanwhile are checked", async () => {
+    // Runs 1 and 2 are answered together. The next request must leave as soon as one of them is done,
+    // not after both have been checked: that wait was on every slot's path from answer to request.
+    const events: Array<string> = []
+    const gate = Effect.runSync(Deferred.make<void>())
+    let calls = 0
+    const client = Layer.succeed(
+      ModelClient,
+      ModelClient.of({
+        complete: (call) =>
+          Effect.gen(function*() {
+            const n = ++calls
+            events.push("send")
+            if (n === 2) yield* Deferred.succeed(gate, undefined)
+            if (n <= 2) yield* Deferred.await(gate)
+            const content = `echo: ${call.request.messages.at(-1)?.content as string}`
+            return { content, reasoning: null, toolCalls: [], usage: undefined, source: "live", endpoint: call.endpoints[0], raw: {} } as const
+          })
+      })
+    )
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-eval-runner-"))
+    const evalFile = path.join(dir, "e.yml")
+    const definition = parseEvalDefinition(
+      `target: { model: m, prompt: "{{input}}" }\ncases:\n  - input: a\n    assert: [{ type: contains, value: a }]\n`,
+      evalFile
+    )
+    if (definition instanceof Error) throw definition
+    const outcome = await Effect.runPromise(
+      Effect.gen(function*() {
+        const target = yield* loadTarget(definition.targets[0]!, evalFile)
+        return yield* runEval(target, definition.cases, {
+          repeat: 4,
+          concurrency: 2,
+          onProgress: (e) => Effect.sync(() => void events.push(`done ${e.runsDone}`))
+        })
+      }).pipe(
+        Effect.provide(
+          Layer.mergeAll(client, AssertionEvaluator.layer).pipe(
+            Layer.provideMerge(LaitConfig.layerTest(configFor("http://127.0.0.1:9/v1"), { cwd: dir })),
+            Layer.provideMerge(FileLoader.layer)
+          )
+        )
+      )
+    )
+    expect(events).toEqual(["send", "send", "done 1", "send", "done 2", "send", "done 3", "done 4"])
+    expect(outcome.cases[0]!.runs.map((r) => r.failures)).toEqual([[], [], [], []])
   })
 })
 

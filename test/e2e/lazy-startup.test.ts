@@ -35,6 +35,10 @@ Bun.plugin({ name: "record", setup(build) {
     loaded.add(args.path.replace(/.*\\/src\\//, "src/"))
     return { contents: await Bun.file(args.path).text(), loader: "ts" }
   })
+  build.onLoad({ filter: /\\/node_modules\\/effect\\/dist\\/cli\\/.*\\.js$/ }, async (args) => {
+    loaded.add(args.path.replace(/.*\\/node_modules\\//, ""))
+    return { contents: await Bun.file(args.path).text(), loader: "js" }
+  })
 } })
 process.on("exit", () => {
   // Packages published as CommonJS show in require.cache.
@@ -65,11 +69,11 @@ test("lait run builds no Intl.Segmenter; help, which measures text, still does",
   expect(help.stderr).toMatch(/segmenters made: [1-9]/)
 }, 120_000)
 
-/** The modules `lait run FILE 41` loads from source (with LAIT_HTTP_ATTEMPTS=1, to fail fast). */
-const loadedBy = async (file: string): Promise<{ readonly code: number | null; readonly loaded: Array<string> }> => {
+/** The modules `lait run FILE 41 [FLAGS]` loads from source (with LAIT_HTTP_ATTEMPTS=1, to fail fast). */
+const loadedBy = async (file: string, flags: ReadonlyArray<string> = []): Promise<{ readonly code: number | null; readonly loaded: Array<string> }> => {
   const out = path.join(dir, `${file}.loaded.json`)
   const r = await run(
-    [process.execPath, "--preload", path.join(dir, "record.ts"), path.join(repoRoot, "src", "main.ts"), "run", file, "41"],
+    [process.execPath, "--preload", path.join(dir, "record.ts"), path.join(repoRoot, "src", "main.ts"), "run", file, "41", ...flags],
     {
       cwd: dir,
       env: {
@@ -91,7 +95,7 @@ const modelOnly = ["src/model/Live.ts", "src/workflow/modelSteps.ts", "src/tools
 test("lait run of a jq workflow loads no model client, model steps, Handlebars or Ajv; a prompt step loads them", async () => {
   const jq = await loadedBy("jq.yml")
   expect(jq.code).toBe(0)
-  expect(jq.loaded).toContain("src/cli/run.ts")
+  expect(jq.loaded).toContain("src/cli/runWorkflow.ts")
   expect(jq.loaded.filter((m) => modelOnly.includes(m))).toEqual([])
   // Nor the Effect Schema of workflow and agent files (the loader's key tables are apart from it),
   // nor the dry-run planner, nor, without a config file, the config file's schema.
@@ -101,6 +105,20 @@ test("lait run of a jq workflow loads no model client, model steps, Handlebars o
   // No server answers: the request fails after the modules were loaded.
   expect(prompt.code).toBe(4)
   expect(prompt.loaded.filter((m) => modelOnly.includes(m)).sort()).toEqual([...modelOnly].sort())
+}, 120_000)
+
+test("a plain lait run loads neither effect/cli nor the command tree; other command lines still do", async () => {
+  const lean = await loadedBy("jq.yml")
+  expect(lean.code).toBe(0)
+  expect(lean.loaded).toContain("src/cli/leanRun.ts")
+  expect(lean.loaded.filter((m) => m.startsWith("effect/dist/cli/"))).toEqual([])
+  const tree = ["src/cli/app.ts", "src/cli/root.ts", "src/cli/run.ts", "src/cli/global.ts", "src/cli/presenter.ts"]
+  expect(lean.loaded.filter((m) => tree.includes(m))).toEqual([])
+  // A flag the lean path does not read takes the command tree, as before.
+  const full = await loadedBy("jq.yml", ["--approve-tools"])
+  expect(full.code).toBe(0)
+  expect(full.loaded).toContain("src/cli/app.ts")
+  expect(full.loaded).toContain("effect/dist/cli/Command.js")
 }, 120_000)
 
 // The loader checks a file once without Handlebars and Ajv and, when it needs them, again with them:

@@ -3,8 +3,8 @@
 // handling (src/cli/runProcess.ts) as the command tree does, without loading effect/cli or building
 // and parsing its command tree: that was about a fifth of a short `lait run`.
 import { Effect, Layer, Option } from "effect"
+import { FetchHttpClient } from "effect/http"
 import { FileLoader } from "../platform/FileLoader.ts"
-import { PlatformLayer } from "../platform/layer.ts"
 import type { LeanRunArgs } from "./leanArgs.ts"
 import { levelFor, loggingLayer } from "./logging.ts"
 import { runProgram } from "./runProcess.ts"
@@ -56,7 +56,10 @@ export const leanRun = (args: LeanRunArgs): void => {
   })
   const program = provideRunServices(runOptionsOf(args), runWorkflow(runOptionsOf(args))).pipe(
     Effect.provideService(GlobalSettings, settings),
-    Effect.provide(Layer.mergeAll(PlatformLayer, FileLoader.layer)),
+    // Of the command tree's AppLayer, only what a run needs (the type says so): not the runtime's file
+    // system, child process, stdio and terminal services, which effect/cli asks for (their modules,
+    // node:crypto among them, cost milliseconds to evaluate).
+    Effect.provide(Layer.mergeAll(FetchHttpClient.layer, FileLoader.layer)),
     Effect.provide(loggingLayer(levelFor(args.verbosity, process.env["LAIT_LOG"])))
   )
   // No usage errors on this path: whatever effect/cli would reject never comes here.

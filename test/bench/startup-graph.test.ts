@@ -33,6 +33,13 @@ describe("start-up module graph of src/cli/leanRun.ts (a plain `lait run`)", () 
     const tree = ["app", "root", "run", "global", "presenter", "runFlags", "history", "config", "cache", "chatFlags"]
     expect(paths.filter((p) => tree.map((name) => `src/cli/${name}.ts`).includes(p))).toEqual([])
   }, 60_000)
+
+  test("has none of the runtime services effect/cli needs: file system (with node:crypto), processes, stdio, terminal", async () => {
+    const paths = (await startupModules(path.join(repoRoot, "src", "cli", "leanRun.ts"))).map((m) => m.path)
+    expect(paths).not.toContain("src/platform/layer.ts")
+    expect(paths.filter((p) => /platform-(bun|node-shared)\/dist\/(Bun|Node)(FileSystem|ChildProcessSpawner|Stdio|Terminal)\.js$/.test(p)))
+      .toEqual([])
+  }, 60_000)
 })
 
 describe("start-up module graph of src/cli/app.ts (every other command line)", () => {

@@ -40,6 +40,13 @@ describe("start-up module graph of src/cli/leanRun.ts (a plain `lait run`)", () 
     expect(paths.filter((p) => /platform-(bun|node-shared)\/dist\/(Bun|Node)(FileSystem|ChildProcessSpawner|Stdio|Terminal)\.js$/.test(p)))
       .toEqual([])
   }, 60_000)
+
+  test("evaluates neither node:child_process nor node:crypto (a millisecond and several, loaded on first use)", async () => {
+    const modules = await startupModules(path.join(repoRoot, "src", "cli", "leanRun.ts"))
+    expect(modules.map((m) => m.path)).toContain("src/platform/process.ts")
+    const heavy = modules.filter((m) => m.builtins.some((b) => /^(node:)?(child_process|crypto)$/.test(b)))
+    expect(heavy.map((m) => `${m.path}: ${m.builtins.join(", ")}`)).toEqual([])
+  }, 60_000)
 })
 
 describe("start-up module graph of src/cli/app.ts (every other command line)", () => {

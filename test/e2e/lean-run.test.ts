@@ -93,6 +93,35 @@ describe("lait run: the lean path and the command tree agree", () => {
   }
 })
 
+// With .env read (no --no-env): `-v` is the global flag that moves to the other side instead.
+describe("lait run with a .env: the lean path and the command tree agree", () => {
+  const dotenvCases: ReadonlyArray<readonly [string, string, ReadonlyArray<string>]> = [
+    ["a .env setting a bad LAIT_HTTP_ATTEMPTS", "LAIT_HTTP_ATTEMPTS=0\n", ["prompt.yml", "x"]],
+    ["a .env naming a server", "OPENAI_BASE_URL=http://127.0.0.1:9/v1\nLAIT_HTTP_ATTEMPTS=1\n", ["prompt.yml", "x"]],
+    ["a .env and a jq step", "X=1\n", ["one.yml", "41"]],
+    ["an unreadable .env", "", ["one.yml", "41"]]
+  ]
+  for (const [name, dotenv, args] of dotenvCases) {
+    test(name, async () => {
+      const cwd = makeTempDir("lean-run-env")
+      try {
+        for (const f of ["one.yml", "prompt.yml"]) fs.copyFileSync(path.join(dir, f), path.join(cwd, f))
+        if (dotenv === "") fs.mkdirSync(path.join(cwd, ".env"))
+        else fs.writeFileSync(path.join(cwd, ".env"), dotenv)
+        const lean = ["run", "-v", ...args]
+        expect(leanRunArgs(lean, process.env)).toBeDefined()
+        const outcome = async (argv: ReadonlyArray<string>) => {
+          const r = await runCli(argv, { cwd, binary: true })
+          return { code: r.code, stdout: r.stdout, stderr: r.stderr }
+        }
+        expect(await outcome(lean)).toEqual(await outcome(["-v", "run", ...args]))
+      } finally {
+        fs.rmSync(cwd, { recursive: true, force: true })
+      }
+    }, 60_000)
+  }
+})
+
 describe("leanRunArgs leaves to effect/cli", () => {
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }
   const lines: ReadonlyArray<readonly [ReadonlyArray<string>, Record<string, string>?]> = [

@@ -1,10 +1,12 @@
-// Entry point. `lait --version` and `lait --help` are answered at once (src/cli/fastPath.ts); every
-// other command line loads the CLI (src/cli/app.ts) with `import()`, so that nothing the answers do
-// not need is evaluated before them. Keep the static imports here light: test/bench/startup-graph.test.ts
+// Entry point. `lait --version` and `lait --help` are answered at once (src/cli/fastPath.ts), a plain
+// `lait run` goes to its handler without effect/cli (src/cli/leanRun.ts); every other command line
+// loads the CLI (src/cli/app.ts) with `import()`, so that nothing the answers do not need is
+// evaluated before them. Keep the static imports here light: test/bench/startup-graph.test.ts
 // checks that the command tree and Effect stay out of them.
 // First import on purpose: it catches a signal that arrives while the others are still loading.
 import { earlySignalArrived, takeEarlySignals } from "./core/earlySignals.ts"
 import { fastAnswer, printFastAnswer } from "./cli/fastPath.ts"
+import { leanRunArgs } from "./cli/leanArgs.ts"
 import { tuneJsc } from "./platform/jscTuning.ts"
 
 // 128 + the signal's number, as src/core/errors.ts's signalExitCode (not imported: it loads Effect).
@@ -18,5 +20,8 @@ if (answer !== undefined) {
   process.exit(signal === undefined ? code : signalExitCode[signal])
 } else {
   tuneJsc(args, earlySignalArrived)
-  await import("./cli/app.ts")
+  // A plain `lait run FILE [PROMPT] [FLAGS]` skips effect/cli's command tree (src/cli/leanRun.ts).
+  const lean = leanRunArgs(args, process.env)
+  if (lean !== undefined) (await import("./cli/leanRun.ts")).leanRun(lean)
+  else await import("./cli/app.ts")
 }

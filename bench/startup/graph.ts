@@ -14,9 +14,15 @@ export interface StartupModule {
   readonly path: string
   /** Bytes it contributes to the (unminified) bundle. */
   readonly bytes: number
+  /** The runtime's built-in modules it imports statically (`node:crypto` → `crypto`). */
+  readonly builtins: ReadonlyArray<string>
 }
 
 interface Metafile {
+  readonly inputs: Record<
+    string,
+    { readonly imports: ReadonlyArray<{ readonly path: string; readonly kind: string; readonly external?: boolean }> }
+  >
   readonly outputs: Record<
     string,
     {
@@ -51,13 +57,17 @@ export const startupModules = async (entry = path.join(repoRoot, "src", "main.ts
     }
     visit(entryKey)
     const modules = new Map<string, number>()
+    const builtins = new Map<string, ReadonlyArray<string>>()
     for (const key of seen) {
       for (const [input, info] of Object.entries(outputs[key]!.inputs)) {
         const rel = path.relative(repoRoot, path.resolve(repoRoot, input))
         modules.set(rel, (modules.get(rel) ?? 0) + info.bytesInOutput)
+        const imports = meta.inputs[input]?.imports ?? []
+        builtins.set(rel, imports.filter((i) => i.external === true && i.kind === "import-statement").map((i) => i.path))
       }
     }
-    return [...modules].map(([p, bytes]) => ({ path: p, bytes })).sort((a, b) => b.bytes - a.bytes)
+    return [...modules].map(([p, bytes]) => ({ path: p, bytes, builtins: builtins.get(p) ?? [] }))
+      .sort((a, b) => b.bytes - a.bytes)
   } finally {
     fs.rmSync(outdir, { recursive: true, force: true })
   }

@@ -17,8 +17,9 @@ import { RunContext } from "../workflow/RunContext.ts"
 import { CommandError } from "./commandErrors.ts"
 import { configLayer } from "./config.ts"
 import { listRegistry } from "./registries.ts"
-import { resolvePromptText } from "./run.ts"
-import { runAndEmit, runFlags, withRunServices } from "./runOutput.ts"
+import { resolvePromptText } from "./runWorkflow.ts"
+import { runAndEmit } from "./runOutput.ts"
+import { runFlags, withRunServices } from "./runFlags.ts"
 
 const isFile = (path: string): boolean => Files.statOrUndefined(path)?.isFile() === true
 

@@ -1,22 +1,17 @@
-// The CLI behind src/main.ts: parse, run, map the outcome to an exit code, and own the shutdown signals.
-// The first of Ctrl-C (SIGINT), SIGTERM (kill, docker stop, systemd, CI cancellation) or SIGHUP (a
-// closed terminal) interrupts the running fiber: finalizers run (temp files removed, children and
-// their process groups killed, MCP servers stopped). A second one, of any of the three, exits at
-// once. Either way the exit code is 128 + the first signal's number: 130, 143 or 129.
-// src/main.ts imported earlySignals before anything else, so signals that arrive while this module's
-// imports load are already being remembered.
-import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "../core/earlySignals.ts"
-import { Cause, Effect, Exit, Layer } from "effect"
+// The CLI behind src/main.ts: parse with effect/cli and run (src/cli/runProcess.ts maps the outcome to
+// an exit code and owns the shutdown signals).
+import { Effect, Layer } from "effect"
 import { CliError, Command } from "effect/cli"
 import { CliConfigLayer } from "./global.ts"
 import { countVerbosity, levelFor, loggingLayer } from "./logging.ts"
-import { PresenterLayer } from "./output.ts"
+import { PresenterLayer } from "./presenter.ts"
 import { namedSubcommand, subcommandConflict } from "./chatFlags.ts"
 import { loadSubcommands, makeRoot, subcommandNames } from "./root.ts"
-import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "../core/errors.ts"
+import { ExitCode } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { PlatformLayer } from "../platform/layer.ts"
 import { versionLine } from "../version.ts"
+import { flushAndExit, runProgram } from "./runProcess.ts"
 
 const argv = process.argv.slice(2)
 const verbosity = countVerbosity(argv)
@@ -29,15 +24,6 @@ const wholeTree = (args: ReadonlyArray<string>): boolean => {
 }
 const named = wholeTree(argv) ? undefined : namedSubcommand(argv, subcommandNames)
 const root = makeRoot(await loadSubcommands(named === undefined ? undefined : [named]))
-
-const flushAndExit = (code: number): void => {
-  let pending = 2
-  const done = () => {
-    if (--pending === 0) process.exit(code)
-  }
-  process.stdout.write("", done)
-  process.stderr.write("", done)
-}
 
 const usageConflict = (args: ReadonlyArray<string>): string | undefined => {
   const before = args.includes("--") ? args.slice(0, args.indexOf("--")) : args
@@ -68,47 +54,5 @@ if (conflict !== undefined) {
     Effect.provide(loggingLayer(levelFor(verbosity, process.env["LAIT_LOG"])))
   )
 
-  const fiber = Effect.runFork(program)
-
-  // Ctrl-C keeps upstream's wording; the terminal has just echoed ^C, hence the leading newline.
-  const named = (signal: ShutdownSignal) => (signal === "SIGINT" ? "Ctrl-C" : signal)
-  let stopping: ShutdownSignal | undefined
-  const onSignal = (signal: ShutdownSignal) => {
-    if (stopping === undefined) {
-      stopping = signal
-      process.stderr.write(
-        signal === "SIGINT"
-          ? "\nlait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)...\n"
-          : `lait: received ${signal}, stopping (a second signal exits immediately)...\n`
-      )
-      fiber.interruptUnsafe()
-    } else {
-      process.stderr.write(
-        signal === stopping
-          ? `lait: received a second ${named(signal)}; exiting immediately\n`
-          : `lait: received ${named(signal)} while stopping; exiting immediately\n`
-      )
-      // No finalizers run from here; the process-wide exit hooks kill the children's process groups.
-      process.exit(signalExitCode[stopping])
-    }
-  }
-  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => onSignal(signal))
-  // Signals caught while the modules loaded count as if they came now (the fiber has not run yet).
-  for (const signal of takeEarlySignals()) onSignal(signal)
-
-  fiber.addObserver((exit) => {
-    if (stopping !== undefined) return flushAndExit(signalExitCode[stopping])
-    if (Exit.isSuccess(exit)) return flushAndExit(ExitCode.ok)
-    const error = primaryError(exit.cause)
-    if (error === undefined) return flushAndExit(ExitCode.ctrlC)
-    // The reader of stdout went away (`lait ... | head -1`): quiet, like any other filter in a pipe.
-    if (isBrokenPipe(error)) return flushAndExit(ExitCode.brokenPipe)
-    if (CliError.isCliError(error)) {
-      // effect/cli already printed the usage line (or help); parse problems are usage errors.
-      return flushAndExit(ExitCode.usage)
-    }
-    process.stderr.write(`lait: ${renderChain(error)}\n`)
-    if (verbosity >= 2) process.stderr.write(`${Cause.pretty(exit.cause)}\n`)
-    flushAndExit(exitCodeOf(error))
-  })
+  runProgram(program, { verbosity, isUsageError: CliError.isCliError })
 }

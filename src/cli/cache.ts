@@ -7,9 +7,8 @@ import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { FileError } from "../core/fileErrors.ts"
 import { CommandError } from "./commandErrors.ts"
+import { CACHE_DIR } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
-
-export const CACHE_DIR = nodePath.join(".lait", "cache")
 
 const isSymlink = (path: string): boolean => {
   try {

@@ -7,7 +7,7 @@ import type { LaitConfigService } from "../config/LaitConfig.ts"
 import { type AnyLaitError, primaryError, renderChain } from "../core/errors.ts"
 import type { FileLoaderService } from "../platform/FileLoader.ts"
 import { printLine } from "./output.ts"
-import { resolvePromptText } from "./run.ts"
+import { resolvePromptText } from "./runWorkflow.ts"
 
 export interface CompareRequest {
   readonly models: ReadonlyArray<string>

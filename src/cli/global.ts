@@ -1,10 +1,13 @@
 // Flags valid on either side of any subcommand (effect/cli global flags), and the built-ins we keep.
 // `-v` is verbosity here, as in the original lait; the version flag is `-V`/`--version`.
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { CliConfig, Flag, GlobalFlag } from "effect/cli"
 
 import { ArgumentError } from "../core/usageErrors.ts"
 import { printLine } from "./output.ts"
+import { type GlobalOptions, GlobalSettings } from "./settings.ts"
+
+export { type GlobalOptions, globalOptions } from "./settings.ts"
 
 export const Verbose = GlobalFlag.Setting("verbose")({
   flag: Flag.Boolean("verbose").pipe(
@@ -59,17 +62,8 @@ export const globalFlags = [Verbose, ConfigPath, NoConfig, NoEnv, Cache] as cons
 
 export const CliConfigLayer = CliConfig.layer({ builtIns: [GlobalFlag.Help, Version, GlobalFlag.Completions] })
 
-export interface GlobalOptions {
-  readonly configPath: string | undefined
-  readonly noConfig: boolean
-  readonly noEnv: boolean
-  readonly verbosity: number
-  /** undefined when neither --cache nor --no-cache was given. */
-  readonly cache: boolean | undefined
-}
-
-/** The global flags of this invocation, checked for conflicts. */
-export const globalOptions = Effect.gen(function*() {
+/** The global flags' settings as parsed by effect/cli, checked for conflicts. */
+const fromFlags = Effect.gen(function*() {
   const configPath = Option.getOrUndefined(yield* ConfigPath)
   const noConfig = yield* NoConfig
   if (configPath !== undefined && noConfig) {
@@ -83,3 +77,13 @@ export const globalOptions = Effect.gen(function*() {
     cache: Option.getOrUndefined(yield* Cache)
   } satisfies GlobalOptions
 })
+
+/**
+ * GlobalSettings from the settings effect/cli provides to a command's handler; read, as before, only
+ * when the command asks for them.
+ */
+export const globalSettingsLayer = Layer.effect(
+  GlobalSettings,
+  Effect.map(Effect.context<Effect.Services<typeof fromFlags>>(), (context) =>
+    GlobalSettings.of({ options: Effect.provideContext(fromFlags, context) }))
+)

@@ -17,8 +17,7 @@ import { ArgumentError } from "../core/usageErrors.ts"
 import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
 import { StrictReplay } from "../model/strictReplay.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
-import { CACHE_DIR } from "./cache.ts"
-import { globalOptions } from "./global.ts"
+import { globalOptions } from "./settings.ts"
 
 export interface ModelModeOptions {
   readonly record?: string | undefined
@@ -26,6 +25,9 @@ export interface ModelModeOptions {
   readonly strictReplay?: boolean | undefined
   readonly recordMissing?: string | undefined
 }
+
+/** Where `--cache` keeps answers (`lait cache clear` empties it). */
+export const CACHE_DIR = nodePath.join(".lait", "cache")
 
 const envInteger = (env: Env, name: string, min: number, max: number) =>
   Effect.gen(function*() {

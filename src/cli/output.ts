@@ -1,10 +1,8 @@
 // How lait prints. Every result a command prints goes through `writeStdout`/`printLine`, so a write
 // that fails (a full disk, `ulimit -f`, a closed stdout) is a tagged OutputError: main prints
 // `lait: failed to write output: <reason>` and exits 1, or exits quietly (141) when the reader of a
-// pipe went away. Also how effect/cli's help, version and usage errors reach the user: help asked for
-// goes to stdout, a usage error is one `lait: ...` line on stderr, colour only on a TTY.
-import { Console, Effect, Layer } from "effect"
-import { CliOutput } from "effect/cli"
+// pipe went away. How effect/cli's help, version and usage errors reach the user: src/cli/presenter.ts.
+import { Effect } from "effect"
 import { OutputError } from "../core/errors.ts"
 import { errnoOf } from "../platform/FileLoader.ts"
 import { stdoutWasClosed } from "../platform/files.ts"
@@ -41,37 +39,3 @@ export const printLine = (text: string): Effect.Effect<void, OutputError> => wri
 
 export const useColor = (stream: { readonly isTTY?: boolean }): boolean =>
   stream.isTTY === true && process.env["NO_COLOR"] === undefined && process.env["TERM"] !== "dumb"
-
-export const formatter = (colors: boolean) => CliOutput.defaultFormatter({ colors })
-
-const usageHint = (commandPath: ReadonlyArray<string>) => `see '${commandPath.join(" ")} --help'`
-
-export const PresenterLayer = Layer.mergeAll(
-  CliOutput.layer(formatter(useColor(process.stdout))),
-  CliOutput.layerPresenter({
-    // The presenter may not fail; a failed write still reaches main, as a defect.
-    present: (event) =>
-      Effect.gen(function*() {
-        switch (event._tag) {
-          case "Help": {
-            // "Implicit" help means a command group was called with nothing to do: the usage goes
-            // to stderr and the invocation is a usage error (main maps it to exit 2).
-            if (event.reason === "Requested") {
-              yield* printLine(formatter(useColor(process.stdout)).formatHelpDoc(event.helpDoc))
-            } else {
-              yield* Console.error(formatter(useColor(process.stderr)).formatHelpDoc(event.helpDoc))
-            }
-            return
-          }
-          case "InvalidInvocation": {
-            const first = event.errors[0]
-            const message = first === undefined ? "invalid invocation" : first.message.split("\n")[0]
-            yield* Console.error(`lait: ${message} (${usageHint(event.commandPath)})`)
-            return
-          }
-          case "Version":
-            yield* printLine(`${event.name} ${event.version}`)
-        }
-      }).pipe(Effect.orDie)
-  })
-)

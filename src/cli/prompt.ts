@@ -56,7 +56,7 @@ const run = Command.make(
           import("../chat/settings.ts"),
           import("../chat/turn.ts"),
           import("./chatRun.ts"),
-          import("./run.ts"),
+          import("./runWorkflow.ts"),
           import("./runOutput.ts"),
           import("../history/record.ts")
         ])

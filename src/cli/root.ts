@@ -14,7 +14,7 @@ import type { compareCommand } from "./compare.ts"
 import { configCommand, configLayer } from "./config.ts"
 import type { doctorCommand } from "./doctor.ts"
 import type { evalCommand } from "./eval.ts"
-import { globalFlags } from "./global.ts"
+import { globalFlags, globalSettingsLayer } from "./global.ts"
 import type { graphCommand } from "./graph.ts"
 import type { historyCommand } from "./history.ts"
 import type { initCommand } from "./init.ts"
@@ -117,6 +117,8 @@ export const makeRoot = (subcommands: ReadonlyArray<Subcommand>) =>
         "With a PROMPT and no subcommand: one-shot chat."
     ),
     Command.withSubcommands(subcommands),
+    // Around every handler, the root's and each subcommand's: what the global flags say, for those that read them.
+    Command.provide(globalSettingsLayer),
     // After the subcommands, so their handlers' reads of the global flags count as satisfied.
     Command.withGlobalFlags(globalFlags)
   )

@@ -7,12 +7,12 @@ import { FileLoader } from "../platform/FileLoader.ts"
 import { PlatformLayer } from "../platform/layer.ts"
 import { VERSION } from "../version.ts"
 import { CliConfigLayer } from "./global.ts"
-import { formatter } from "./output.ts"
+import { formatter } from "./presenter.ts"
 import { loadSubcommands, makeRoot } from "./root.ts"
 
 export const renderRootHelp = async (): Promise<{ readonly plain: string; readonly color: string }> => {
   let doc: HelpDoc.HelpDoc | undefined
-  // The presenter src/cli/output.ts installs formats the same event's document with `formatter`.
+  // The presenter src/cli/presenter.ts installs formats the same event's document with `formatter`.
   const capture = CliOutput.layerPresenter({
     present: (event) =>
       Effect.sync(() => {

@@ -1,9 +1,9 @@
 // What a command that runs model requests and prints one result shares (`lait agent run`): the
-// record/replay/trace/output flags, their checks before anything is paid for, and the end of the run:
+// checks of the record/replay/trace/output flags (src/cli/runFlags.ts) before anything is paid for,
+// and the end of the run:
 // the result on stdout (or `-o`), `--json`, `--show-usage`, the `--trace-file` (also written when
 // the run fails or is interrupted).
 import { Cause, Console, Effect, Exit, Option } from "effect"
-import { Command, Flag } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type OutputError, primaryError, renderChain } from "../core/errors.ts"
 import { type Json, textForm } from "../core/json.ts"
@@ -14,104 +14,8 @@ import { writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
 import { osErrorText } from "../platform/process.ts"
 import { ApproveTools } from "../tools/ApproveTools.ts"
 import { historyUsage, recordHistory, type RunRecord } from "../history/record.ts"
-import { liveExportLayer } from "../trace/live/layer.ts"
 import { CommandError } from "./commandErrors.ts"
-import { configLayer } from "./config.ts"
-import { modelClientLayer } from "./modelLayers.ts"
-import { toolCassettesLayer } from "./toolLayers.ts"
-import { noHistoryFlag } from "./history.ts"
 import { printLine } from "./output.ts"
-
-export const runFlags = {
-  output: Flag.String("output").pipe(
-    Flag.withAlias("o"),
-    Flag.withMetavar("PATH"),
-    Flag.withDescription("Write the result to PATH instead of stdout ('-' is stdout)"),
-    Flag.optional
-  ),
-  json: Flag.Boolean("json").pipe(
-    Flag.withDescription("Print {\"content\",\"reasoning\",\"usage\"} instead of the bare result"),
-    Flag.withDefault(false)
-  ),
-  record: Flag.String("record").pipe(
-    Flag.withMetavar("DIR"),
-    Flag.withDescription("Save every model request/response as a cassette <DIR>/<key>.json"),
-    Flag.optional
-  ),
-  replay: Flag.String("replay").pipe(
-    Flag.withMetavar("DIR"),
-    Flag.withDescription("Answer model requests only from cassettes in DIR; never touch the network"),
-    Flag.optional
-  ),
-  strictReplay: Flag.Boolean("strict-replay").pipe(
-    Flag.withDescription("With --replay, answer only from a cassette with the exact key (no other base URL's)"),
-    Flag.withDefault(false)
-  ),
-  replayTools: Flag.Boolean("replay-tools").pipe(
-    Flag.withDescription("With --replay: answer tool calls from its tool cassettes too; no tool or MCP server runs"),
-    Flag.withDefault(false)
-  ),
-  recordMissing: Flag.String("record-missing").pipe(
-    Flag.withMetavar("DIR"),
-    Flag.withDescription("Replay the requests that have a cassette in DIR; send and record the others"),
-    Flag.optional
-  ),
-  traceFile: Flag.String("trace-file").pipe(
-    Flag.withMetavar("PATH"),
-    Flag.withDescription(
-      "After the run (failed or interrupted too), write every model request and tool call to PATH as JSONL"
-    ),
-    Flag.optional
-  ),
-  traceContent: Flag.Boolean("trace-content").pipe(
-    Flag.withDescription(
-      "Also write prompts, answers, tool arguments and results, secrets masked (overrides default.trace_content)"
-    ),
-    Flag.optional
-  ),
-  showUsage: Flag.Boolean("show-usage").pipe(
-    Flag.withDescription("Print token usage (and cost, with pricing:) to stderr"),
-    Flag.withDefault(false)
-  ),
-  approveTools: Flag.Boolean("approve-tools").pipe(
-    Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
-    Flag.withDefault(false)
-  ),
-  noHistory: noHistoryFlag
-}
-
-/** The flags of `runFlags` that choose how model requests and tool calls are answered. */
-interface RunServiceFlags {
-  readonly record: Option.Option<string>
-  readonly replay: Option.Option<string>
-  readonly strictReplay: boolean
-  readonly recordMissing: Option.Option<string>
-  readonly replayTools: boolean
-}
-
-/**
- * The services a command taking `runFlags` runs with: the model client and the tool tape as the
- * record/replay flags say, the config (waiting for a concurrent writer), and, outermost, live OTLP
- * export: read before .env is loaded, and flushed after everything else has closed.
- */
-export const withRunServices = <const Name extends string, Input extends RunServiceFlags, ContextInput, E, R>(
-  command: Command.Command<Name, Input, ContextInput, E, R>
-) =>
-  command.pipe(
-    Command.provide(({ record, replay, strictReplay, recordMissing }: Input) =>
-      modelClientLayer({
-        record: Option.getOrUndefined(record),
-        replay: Option.getOrUndefined(replay),
-        strictReplay,
-        recordMissing: Option.getOrUndefined(recordMissing)
-      })
-    ),
-    Command.provide(({ record, replay, replayTools }: Input) =>
-      toolCassettesLayer({ record: Option.getOrUndefined(record), replay: Option.getOrUndefined(replay), replayTools })
-    ),
-    Command.provide(configLayer({ waitForWriter: true })),
-    Command.provide(liveExportLayer)
-  )
 
 /**
  * After the answer went out (or failed to): the trace. One that cannot be written fails the command

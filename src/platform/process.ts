@@ -5,7 +5,8 @@
 // Not Effect's ChildProcessSpawner: it kills groups with a grace period, but only from a scope's
 // finalizer, and `process.exit` on a second shutdown signal runs none; the exit hook below does.
 import { Effect, Exit } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import type * as ChildProcesses from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import * as os from "node:os"
 import { StepError } from "../core/stepErrors.ts"
 import { osErrorText } from "../core/osError.ts"
@@ -57,6 +58,10 @@ export interface SpawnOptions {
   readonly stdio: readonly ["pipe" | "ignore", "pipe", "pipe" | "inherit"]
 }
 
+// Fetched at the first spawn: most runs start no process, and evaluating node:child_process costs
+// about a millisecond of every start-up.
+const childProcesses = () => process.getBuiltinModule("node:child_process") as typeof ChildProcesses
+
 /** A started child leading its own process group, tracked by the exit hook until stopped. */
 export interface GroupChild {
   readonly child: ChildProcess
@@ -77,7 +82,7 @@ export interface GroupChild {
  */
 export const spawnGroup = (program: string, args: ReadonlyArray<string>, options: SpawnOptions): Promise<GroupChild> =>
   new Promise((resolve, reject) => {
-    const child = spawn(program, [...args], {
+    const child = childProcesses().spawn(program, [...args], {
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       ...(options.env !== undefined ? { env: { ...options.env } } : {}),
       stdio: [...options.stdio],

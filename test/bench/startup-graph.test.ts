@@ -9,7 +9,7 @@ import { startupModules } from "../../bench/startup/graph.ts"
 import { repoRoot } from "../../bench/util.ts"
 
 // `lait --version` / `--help` (src/main.ts's fast path) evaluate nothing but the entry and the few
-// modules that print the answer: no Effect, no command tree. Every other command line loads the CLI,
+// modules that print the answer, and the lean `lait run` path's argument reader: no Effect, no command tree. Every other command line loads the CLI,
 // src/cli/app.ts, with `import()`: its closure is what every command pays before its handler runs, so
 // a command's heavy modules must be loaded with `import()` inside its handler, not imported statically.
 describe("start-up module graph of src/main.ts (lait --version, lait --help)", () => {
@@ -18,12 +18,36 @@ describe("start-up module graph of src/main.ts (lait --version, lait --help)", (
     expect(paths).toContain("src/main.ts")
     expect(paths).toContain("src/cli/fastPath.ts")
     expect(paths.filter((p) => p.includes("node_modules/"))).toEqual([])
-    expect(paths.filter((p) => !/^src\/(main|version|cli\/fastPath|core\/(earlySignals|osError)|platform\/(rawStdout|files|jscTuning))\.ts$|^package\.json$/.test(p)))
+    expect(paths.filter((p) => !/^src\/(main|version|cli\/(fastPath|leanArgs)|core\/(earlySignals|osError)|platform\/(rawStdout|files|jscTuning))\.ts$|^package\.json$/.test(p)))
       .toEqual([])
   }, 60_000)
 })
 
 const cliModules = () => startupModules(path.join(repoRoot, "src", "cli", "app.ts"))
+
+describe("start-up module graph of src/cli/leanRun.ts (a plain `lait run`)", () => {
+  test("has no effect/cli and no command tree: the run handler, its services and Effect only", async () => {
+    const paths = (await startupModules(path.join(repoRoot, "src", "cli", "leanRun.ts"))).map((m) => m.path)
+    expect(paths).toContain("src/cli/runWorkflow.ts")
+    expect(paths.filter((p) => /effect\/dist\/cli\//.test(p))).toEqual([])
+    const tree = ["app", "root", "run", "global", "presenter", "runFlags", "history", "config", "cache", "chatFlags"]
+    expect(paths.filter((p) => tree.map((name) => `src/cli/${name}.ts`).includes(p))).toEqual([])
+  }, 60_000)
+
+  test("has none of the runtime services effect/cli needs: file system (with node:crypto), processes, stdio, terminal", async () => {
+    const paths = (await startupModules(path.join(repoRoot, "src", "cli", "leanRun.ts"))).map((m) => m.path)
+    expect(paths).not.toContain("src/platform/layer.ts")
+    expect(paths.filter((p) => /platform-(bun|node-shared)\/dist\/(Bun|Node)(FileSystem|ChildProcessSpawner|Stdio|Terminal)\.js$/.test(p)))
+      .toEqual([])
+  }, 60_000)
+
+  test("evaluates neither node:child_process nor node:crypto (a millisecond and several, loaded on first use)", async () => {
+    const modules = await startupModules(path.join(repoRoot, "src", "cli", "leanRun.ts"))
+    expect(modules.map((m) => m.path)).toContain("src/platform/process.ts")
+    const heavy = modules.filter((m) => m.builtins.some((b) => /^(node:)?(child_process|crypto)$/.test(b)))
+    expect(heavy.map((m) => `${m.path}: ${m.builtins.join(", ")}`)).toEqual([])
+  }, 60_000)
+})
 
 describe("start-up module graph of src/cli/app.ts (every other command line)", () => {
   test("excludes crypto, the config schema and every subcommand's module", async () => {
@@ -33,9 +57,8 @@ describe("start-up module graph of src/cli/app.ts (every other command line)", (
     expect(paths).toContain("src/cli/root.ts")
     expect(paths).toContain("src/platform/layer.ts")
     // The command tree is loaded by name: only the subcommand a command line names is evaluated.
-    // (src/cli/cache.ts stays: the model layers take the cache's directory from it, and it is small.)
     const commandModules = [
-      "run", "runs", "agent", "cassettes", "graph", "test", "eval", "trace", "history", "lint", "schema",
+      "run", "runs", "agent", "cache", "cassettes", "graph", "test", "eval", "trace", "history", "lint", "schema",
       "init", "models", "doctor", "registries", "serve", "sessions", "prompt", "compare", "replCommand"
     ].map((name) => `src/cli/${name}.ts`)
     expect(paths.filter((p) => commandModules.includes(p))).toEqual([])

@@ -38,6 +38,10 @@ Bun.plugin({ name: "record", setup(build) {
     loaded.add(args.path.replace(/.*\\/src\\//, "src/"))
     return { contents: await Bun.file(args.path).text(), loader: "ts" }
   })
+  build.onLoad({ filter: /\\/node_modules\\/effect\\/dist\\/cli\\/.*\\.js$/ }, async (args) => {
+    loaded.add(args.path.replace(/.*\\/node_modules\\//, ""))
+    return { contents: await Bun.file(args.path).text(), loader: "js" }
+  })
 } })
 process.on("exit", () => {
   // Packages published as CommonJS show in require.cache.
@@ -98,7 +102,7 @@ const modelOnly = ["src/model/Live.ts", "src/workflow/modelSteps.ts", "src/tools
 test("lait run of a jq workflow loads no model client, model steps, Handlebars or Ajv; a prompt step loads them but Handlebars and Ajv", async () => {
   const jq = await loadedBy("jq.yml")
   expect(jq.code).toBe(0)
-  expect(jq.loaded).toContain("src/cli/run.ts")
+  expect(jq.loaded).toContain("src/cli/runWorkflow.ts")
   expect(jq.loaded.filter((m) => modelOnly.includes(m))).toEqual([])
   // Nor the Effect Schema of workflow and agent files (the loader's key tables are apart from it),
   // nor the dry-run planner, nor, without a config file, the config file's schema.
@@ -139,8 +143,20 @@ test("lait run --replay of the release-notes example loads neither Handlebars no
   })
 }, 120_000)
 
-// The loader checks a file once without Handlebars and Ajv and, when it needs them, again with them:
-// a fresh process must report the first problem in the file, not the first one the engine-free pass saw.
+test("a plain lait run loads neither effect/cli nor the command tree; other command lines still do", async () => {
+  const lean = await loadedBy("jq.yml")
+  expect(lean.code).toBe(0)
+  expect(lean.loaded).toContain("src/cli/leanRun.ts")
+  expect(lean.loaded.filter((m) => m.startsWith("effect/dist/cli/"))).toEqual([])
+  const tree = ["src/cli/app.ts", "src/cli/root.ts", "src/cli/run.ts", "src/cli/global.ts", "src/cli/presenter.ts"]
+  expect(lean.loaded.filter((m) => tree.includes(m))).toEqual([])
+  // A flag the lean path does not read takes the command tree, as before.
+  const full = await loadedBy("jq.yml", ["jq.yml", "41", "--approve-tools"])
+  expect(full.code).toBe(0)
+  expect(full.loaded).toContain("src/cli/app.ts")
+  expect(full.loaded).toContain("effect/dist/cli/Command.js")
+}, 120_000)
+
 test("lait run of a workflow in the native YAML subset never loads the yaml package; one with an anchor does", async () => {
   const jq = await loadedBy("jq.yml")
   expect({ code: jq.code, yaml: jq.loaded.includes("yaml") }).toEqual({ code: 0, yaml: false })
@@ -148,6 +164,8 @@ test("lait run of a workflow in the native YAML subset never loads the yaml pack
   expect({ code: anchor.code, yaml: anchor.loaded.includes("yaml") }).toEqual({ code: 0, yaml: true })
 }, 120_000)
 
+// The loader checks a file once without Handlebars and Ajv and, when it needs them, again with them:
+// a fresh process must report the first problem in the file, not the first one the engine-free pass saw.
 test("a fresh process still reports a file's first error when it is a template or schema error", async () => {
   fs.writeFileSync(path.join(dir, "bad-template.yml"), "steps:\n  - write: '{{#if x}}y{{/each}}.txt'\n  - jq: '.'\n    bogus: 1\n")
   fs.writeFileSync(path.join(dir, "bad-schema.yml"), "input_schema: { type: intger }\nsteps:\n  - jq: '.'\n    bogus: 1\n")

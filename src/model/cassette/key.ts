@@ -1,7 +1,7 @@
 // The cache/cassette key: SHA-256 over serde_json's compact rendering of a fixed struct, so a
 // cassette recorded by the original Rust lait is found by this one and vice versa
 // (docs/record-replay.md#the-request-key).
-import { createHash } from "node:crypto"
+import { sha256Hex } from "../../core/sha256.ts"
 import type { Endpoint, ModelCall } from "../call.ts"
 import { RustFloat, rustJson } from "../rustJson.ts"
 import type { ChatMessage, ContentPart, ResponseFormat, ToolCall, ToolDefinition } from "../types.ts"
@@ -72,7 +72,7 @@ export const keyMaterial = (k: KeyInput): string =>
     response_format: canonicalResponseFormat(k.response_format)
   })
 
-export const requestKey = (k: KeyInput): string => createHash("sha256").update(keyMaterial(k)).digest("hex")
+export const requestKey = (k: KeyInput): string => sha256Hex(keyMaterial(k))
 
 /** The key input of a call: always the primary endpoint's base URL and model id. */
 export const keyInputOf = (call: ModelCall, endpoint: Endpoint = call.endpoints[0]): KeyInput => ({

@@ -11,7 +11,7 @@
 //     request's once both base URLs are blanked: this covers a stored URL whose credentials are masked.
 // The directory is read once and reused until its modification time changes (a file added, renamed
 // or removed), so a run's misses cost one scan, not one per request.
-import { createHash } from "node:crypto"
+import { sha256Hex } from "../../core/sha256.ts"
 import * as nodePath from "node:path"
 import * as Files from "../../platform/files.ts"
 import type { ChatMessage, ResponseFormat, ToolDefinition } from "../types.ts"
@@ -39,7 +39,7 @@ interface DirIndex {
 const SAMPLING = ["reasoning_effort", "temperature", "top_p", "max_tokens"] as const
 
 const restDigest = (k: KeyInput): string =>
-  createHash("sha256").update(keyMaterial({ ...k, base_url: "" })).digest("hex")
+  sha256Hex(keyMaterial({ ...k, base_url: "" }))
 
 const optional = <A>(v: unknown): A | undefined => (v === null || v === undefined ? undefined : v as A)
 

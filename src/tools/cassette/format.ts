@@ -3,7 +3,7 @@
 // JSON and how many times the run had made that same call before, so a tool asked the same thing twice
 // replays both answers in order. The `tool-` prefix can never be a model cassette's name (those are
 // 64 hex digits), so neither replay mistakes one for the other.
-import { createHash } from "node:crypto"
+import { sha256Hex } from "../../core/sha256.ts"
 import * as nodePath from "node:path"
 import { requestDiff } from "../../model/cassette/diff.ts"
 import { parseCassetteObject } from "../../model/cassette/format.ts"
@@ -45,15 +45,13 @@ export const canonicalArguments = (raw: string): unknown => {
 
 /** `tool-<sha256>.json` of one call. */
 export const callFileName = (tool: string, args: unknown, occurrence: number): string =>
-  `${TOOL_CASSETTE_PREFIX}${
-    createHash("sha256").update(JSON.stringify({ tool, arguments: args, occurrence })).digest("hex")
-  }.json`
+  `${TOOL_CASSETTE_PREFIX}${sha256Hex(JSON.stringify({ tool, arguments: args, occurrence }))}.json`
 
 /** `tool-list-<server>.json`; a name that is not file-safe gets a hash, so two names never share a file. */
 export const listFileName = (server: string): string => {
   const safe = server.replace(/[^A-Za-z0-9_-]/g, "_")
   if (safe === server && safe.length > 0 && safe.length <= 100) return `${LIST_PREFIX}${safe}.json`
-  return `${LIST_PREFIX}${safe.slice(0, 40)}-${createHash("sha256").update(server).digest("hex").slice(0, 16)}.json`
+  return `${LIST_PREFIX}${safe.slice(0, 40)}-${sha256Hex(server).slice(0, 16)}.json`
 }
 
 export interface CallCassette {

@@ -1,0 +1,73 @@
+// Runs a command's program as the process: maps its outcome to an exit code and owns the shutdown
+// signals. The first of Ctrl-C (SIGINT), SIGTERM (kill, docker stop, systemd, CI cancellation) or SIGHUP
+// (a closed terminal) interrupts the running fiber: finalizers run (temp files removed, children and
+// their process groups killed, MCP servers stopped). A second one, of any of the three, exits at
+// once. Either way the exit code is 128 + the first signal's number: 130, 143 or 129.
+// src/main.ts imported earlySignals before anything else, so signals that arrive while the modules
+// load are already being remembered. Used by the command tree (src/cli/app.ts) and the lean `lait run`
+// path (src/cli/leanRun.ts) alike; no effect/cli here.
+import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "../core/earlySignals.ts"
+import { Cause, Effect, Exit } from "effect"
+import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "../core/errors.ts"
+
+export const flushAndExit = (code: number): void => {
+  let pending = 2
+  const done = () => {
+    if (--pending === 0) process.exit(code)
+  }
+  process.stdout.write("", done)
+  process.stderr.write("", done)
+}
+
+export interface RunProgramOptions {
+  /** -v count: -vv adds the failure's cause. */
+  readonly verbosity: number
+  /** effect/cli's parse problems: it printed the usage line (or help) already; exit 2. */
+  readonly isUsageError: (error: unknown) => boolean
+}
+
+export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, isUsageError }: RunProgramOptions) => {
+  const fiber = Effect.runFork(program)
+
+  // Ctrl-C keeps upstream's wording; the terminal has just echoed ^C, hence the leading newline.
+  const named = (signal: ShutdownSignal) => (signal === "SIGINT" ? "Ctrl-C" : signal)
+  let stopping: ShutdownSignal | undefined
+  const onSignal = (signal: ShutdownSignal) => {
+    if (stopping === undefined) {
+      stopping = signal
+      process.stderr.write(
+        signal === "SIGINT"
+          ? "\nlait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)...\n"
+          : `lait: received ${signal}, stopping (a second signal exits immediately)...\n`
+      )
+      fiber.interruptUnsafe()
+    } else {
+      process.stderr.write(
+        signal === stopping
+          ? `lait: received a second ${named(signal)}; exiting immediately\n`
+          : `lait: received ${named(signal)} while stopping; exiting immediately\n`
+      )
+      // No finalizers run from here; the process-wide exit hooks kill the children's process groups.
+      process.exit(signalExitCode[stopping])
+    }
+  }
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => onSignal(signal))
+  // Signals caught while the modules loaded count as if they came now (the fiber has not run yet).
+  for (const signal of takeEarlySignals()) onSignal(signal)
+
+  fiber.addObserver((exit) => {
+    if (stopping !== undefined) return flushAndExit(signalExitCode[stopping])
+    if (Exit.isSuccess(exit)) return flushAndExit(ExitCode.ok)
+    const error = primaryError(exit.cause)
+    if (error === undefined) return flushAndExit(ExitCode.ctrlC)
+    // The reader of stdout went away (`lait ... | head -1`): quiet, like any other filter in a pipe.
+    if (isBrokenPipe(error)) return flushAndExit(ExitCode.brokenPipe)
+    if (isUsageError(error)) {
+      // effect/cli already printed the usage line (or help); parse problems are usage errors.
+      return flushAndExit(ExitCode.usage)
+    }
+    process.stderr.write(`lait: ${renderChain(error)}\n`)
+    if (verbosity >= 2) process.stderr.write(`${Cause.pretty(exit.cause)}\n`)
+    flushAndExit(exitCodeOf(error))
+  })
+}

@@ -132,6 +132,11 @@ test("lait run --replay of the release-notes example loads neither Handlebars no
   expect({ code: replay.code, headline: replay.stdout.startsWith("# Release 0.9.0\n") }).toEqual({ code: 0, headline: true })
   expect(replay.loaded).not.toContain("handlebars")
   expect(replay.loaded).not.toContain("ajv")
+  // Its prompts name no tools, skills or agents: neither the tool loop (MCP, subagents, shell tools,
+  // tool cassettes) nor the Effect Schema of agent files is loaded.
+  const toolsOnly = ["src/tools/toolLoop.ts", "src/tools/mcp/registry.ts", "src/tools/subagents.ts", "src/tools/skills.ts"]
+  const agentsOnly = ["src/lang/agentFile.ts", "src/lang/fileSchema.ts", "src/config/schema.ts"]
+  expect(replay.loaded.filter((m) => [...toolsOnly, ...agentsOnly].includes(m))).toEqual([])
   fs.writeFileSync(path.join(dir, "typed.yml"), "inputs:\n  n: { type: integer, minimum: 1 }\nsteps:\n  - jq: '$inputs.n'\n")
   const good = await loadedBy("typed.yml", ["typed.yml", "--input", "n=3"])
   expect({ code: good.code, ajv: good.loaded.includes("ajv") }).toEqual({ code: 0, ajv: false })

@@ -94,7 +94,8 @@ export const makeToolRuntime = (
       if ((req.names.skills?.length ?? 0) > 0 || usesTools(req.names)) {
         return Effect.flatMap(loop, (l) => l.complete(req))
       }
-      return client.complete({ label: req.label, endpoints: req.endpoints, request: { ...req.request, tools: [] } }).pipe(
+      const request = { ...req.request, tools: [] }
+      return client.complete({ label: req.label, endpoints: req.endpoints, request }).pipe(
         Effect.provideService(RunUsage, usage),
         Effect.withTracer(tracer.tracer)
       )

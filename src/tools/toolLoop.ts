@@ -26,7 +26,13 @@ import { POLICY_DENIAL, policyAllows } from "./policy.ts"
 import { shellToolEntries } from "./shell.ts"
 import { Skills, skillSection, skillToolEntries, skillToolName, withSkillText } from "./skills.ts"
 import { type LoadedSubagent, Subagents } from "./subagents.ts"
-import { type ToolNames, type ToolRequest, type ToolRuntimeOptions, type ToolRuntimeService, usesTools } from "./ToolRuntime.ts"
+import {
+  type ToolNames,
+  type ToolRequest,
+  type ToolRuntimeOptions,
+  type ToolRuntimeService,
+  usesTools
+} from "./ToolRuntime.ts"
 import type { ToolEntry } from "./types.ts"
 
 /** Tool calls of one reply run at most this many at a time. */

@@ -9,10 +9,9 @@ import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { traceChat } from "./chatSpan.ts"
 import type { ModelCall, ModelClientService } from "./call.ts"
-import { closestRecording } from "./cassette/diff.ts"
 import { Cassette, cassetteProblem, plainCassette } from "./cassette/format.ts"
 import { callKey, keyInputOf } from "./cassette/key.ts"
-import { type MovedRecording, movedRecordings } from "./cassette/moved.ts"
+import type { MovedRecording } from "./cassette/moved.ts"
 import { CassetteUse } from "./cassette/used.ts"
 import { CassetteRepeat, replayFile } from "./cassette/repeat.ts"
 import { readCompletion, recordedProblem, recordUsage } from "./completion.ts"
@@ -40,13 +39,19 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
       complete: Effect.fnUntraced(function*(call: ModelCall) {
         let path = replayFile(dir, callKey(call), yield* CassetteRepeat)
         const exact = Files.exists(path)
-        const moved = exact ? [] : movedRecordings(dir, keyInputOf(call))
+        // Only a miss searches the directory: a replay that finds its files never loads the search.
+        const search = exact
+          ? undefined
+          : yield* Effect.promise(() => Promise.all([import("./cassette/moved.ts"), import("./cassette/diff.ts")]))
+        const moved = search === undefined ? [] : search[0].movedRecordings(dir, keyInputOf(call))
         const requested = displayUrl(call.endpoints[0].baseUrl)
         if (moved.length === 1 && !strict) {
           path = moved[0]!.path
           yield* Console.error(`note: replayed ${path} recorded for ${moved[0]!.recordedUrl} (requested ${requested})`)
         } else if (!exact) {
-          const hint = moved.length > 0 ? movedHint(moved, requested) : closestRecording(dir, keyInputOf(call))
+          const hint = moved.length > 0
+            ? movedHint(moved, requested)
+            : search?.[1].closestRecording(dir, keyInputOf(call))
           return yield* new ModelError({
             reason: new CassetteMissing({
               path,

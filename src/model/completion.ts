@@ -1,15 +1,16 @@
 // What an answer means, wherever it came from (a server, the cache, a cassette): the chat
 // completion lait reads out of it, or why there is none, and the usage it reports.
-import { Effect, Schema } from "effect"
+import { Effect, type Exit, Schema } from "effect"
 import { displayUrl } from "../core/urls.ts"
 import type { Endpoint, ModelResult, Source } from "./call.ts"
 import { responsesFailure, responsesToChat } from "./responsesApi.ts"
 import { BadResponse, ModelError } from "./ModelError.ts"
 import { RunUsage } from "./RunUsage.ts"
-import { ChatCompletion } from "./types.ts"
+import { type ChatCompletion, chatCompletionSchema } from "./types.ts"
 import { readUsage } from "./usage.ts"
 
-const decodeCompletion = Schema.decodeUnknownExit(ChatCompletion)
+let decoder: ((raw: unknown) => Exit.Exit<ChatCompletion, unknown>) | undefined
+const decodeCompletion = (raw: unknown) => (decoder ??= Schema.decodeUnknownExit(chatCompletionSchema()))(raw)
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype

@@ -8,7 +8,7 @@ import * as path from "node:path"
 import type { Endpoint } from "../../src/model/call.ts"
 import { Cassette, plainCassette } from "../../src/model/cassette/format.ts"
 import { isPlainCompletion, readCompletion } from "../../src/model/completion.ts"
-import { ChatCompletion } from "../../src/model/types.ts"
+import { chatCompletionSchema } from "../../src/model/types.ts"
 
 const endpoint: Endpoint = {
   baseUrl: "http://127.0.0.1:1/v1",
@@ -16,7 +16,7 @@ const endpoint: Endpoint = {
   api: "chat_completions",
   apiKey: Effect.succeed(undefined)
 }
-const decode = Schema.decodeUnknownExit(ChatCompletion)
+const decode = Schema.decodeUnknownExit(chatCompletionSchema())
 const decodeCassette = Schema.decodeUnknownExit(Schema.fromJsonString(Cassette))
 
 // Values a field may hold in an answer: right, wrong and absent.

@@ -3,16 +3,15 @@
 // moved.ts) and replays it with a note, unless StrictReplay; otherwise it names the closest recording
 // and where it differs (src/model/cassette/diff.ts). In repeat i of an eval, `<key>.r<i>.json` answers
 // when it exists (src/model/cassette/repeat.ts). Every file read is reported to CassetteUse.
-import { Console, Effect, Schema } from "effect"
+import { Console, Effect, type Exit, Schema } from "effect"
 import * as Files from "../platform/files.ts"
 import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { traceChat } from "./chatSpan.ts"
 import type { ModelCall, ModelClientService } from "./call.ts"
-import { closestRecording } from "./cassette/diff.ts"
-import { Cassette, cassetteProblem } from "./cassette/format.ts"
+import { Cassette, cassetteProblem, plainCassette } from "./cassette/format.ts"
 import { callKey, keyInputOf } from "./cassette/key.ts"
-import { type MovedRecording, movedRecordings } from "./cassette/moved.ts"
+import type { MovedRecording } from "./cassette/moved.ts"
 import { CassetteUse } from "./cassette/used.ts"
 import { CassetteRepeat, replayFile } from "./cassette/repeat.ts"
 import { readCompletion, recordedProblem, recordUsage } from "./completion.ts"
@@ -32,19 +31,27 @@ const movedHint = (moved: ReadonlyArray<MovedRecording>, requested: string): str
 export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never, FileLoader> =>
   Effect.gen(function*() {
     const files = yield* FileLoader
-    const decode = Schema.decodeUnknownExit(Schema.fromJsonString(Cassette))
+    // Built for the first cassette plainCassette declines; most replays never need it.
+    let decodeFull: ((text: string) => Exit.Exit<typeof Cassette.Type, unknown>) | undefined
+    const decode = (text: string) => (decodeFull ??= Schema.decodeUnknownExit(Schema.fromJsonString(Cassette)))(text)
     const strict = yield* StrictReplay
     return {
       complete: Effect.fnUntraced(function*(call: ModelCall) {
         let path = replayFile(dir, callKey(call), yield* CassetteRepeat)
         const exact = Files.exists(path)
-        const moved = exact ? [] : movedRecordings(dir, keyInputOf(call))
+        // Only a miss searches the directory: a replay that finds its files never loads the search.
+        const search = exact
+          ? undefined
+          : yield* Effect.promise(() => Promise.all([import("./cassette/moved.ts"), import("./cassette/diff.ts")]))
+        const moved = search === undefined ? [] : search[0].movedRecordings(dir, keyInputOf(call))
         const requested = displayUrl(call.endpoints[0].baseUrl)
         if (moved.length === 1 && !strict) {
           path = moved[0]!.path
           yield* Console.error(`note: replayed ${path} recorded for ${moved[0]!.recordedUrl} (requested ${requested})`)
         } else if (!exact) {
-          const hint = moved.length > 0 ? movedHint(moved, requested) : closestRecording(dir, keyInputOf(call))
+          const hint = moved.length > 0
+            ? movedHint(moved, requested)
+            : search?.[1].closestRecording(dir, keyInputOf(call))
           return yield* new ModelError({
             reason: new CassetteMissing({
               path,
@@ -62,10 +69,14 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
           // The loader's message names the path again; only its reason goes after ours.
           Effect.mapError((e) => invalid("read", e.cause === undefined ? e.message : renderChain(e.cause)))
         )
-        const exit = decode(text)
-        if (exit._tag === "Failure") return yield* invalid("parse", cassetteProblem(text))
+        let cassette = plainCassette(text)
+        if (cassette === undefined) {
+          const exit = decode(text)
+          if (exit._tag === "Failure") return yield* invalid("parse", cassetteProblem(text))
+          cassette = exit.value
+        }
         // Nothing was asked of a server here: the file is at fault (exit 1, not a model API error's 4).
-        const read = readCompletion(exit.value.response, call.endpoints[0], "replay")
+        const read = readCompletion(cassette.response, call.endpoints[0], "replay")
         if ("problem" in read) return yield* invalid("parse", recordedProblem(read.problem))
         yield* recordUsage(call.label, read.result)
         yield* emitWhole(read.result)

@@ -1,15 +1,42 @@
 // What an answer means, wherever it came from (a server, the cache, a cassette): the chat
 // completion lait reads out of it, or why there is none, and the usage it reports.
-import { Effect, Schema } from "effect"
+import { Effect, type Exit, Schema } from "effect"
 import { displayUrl } from "../core/urls.ts"
 import type { Endpoint, ModelResult, Source } from "./call.ts"
 import { responsesFailure, responsesToChat } from "./responsesApi.ts"
 import { BadResponse, ModelError } from "./ModelError.ts"
 import { RunUsage } from "./RunUsage.ts"
-import { ChatCompletion } from "./types.ts"
+import { type ChatCompletion, chatCompletionSchema } from "./types.ts"
 import { readUsage } from "./usage.ts"
 
-const decodeCompletion = Schema.decodeUnknownExit(ChatCompletion)
+let decoder: ((raw: unknown) => Exit.Exit<ChatCompletion, unknown>) | undefined
+const decodeCompletion = (raw: unknown) => (decoder ??= Schema.decodeUnknownExit(chatCompletionSchema()))(raw)
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype
+const isOptional = (o: Record<string, unknown>, key: string, ok: (v: unknown) => boolean) =>
+  !Object.hasOwn(o, key) || ok(o[key])
+const isString = (v: unknown) => typeof v === "string"
+const isNullOrString = (v: unknown) => v === null || typeof v === "string"
+const isToolCall = (v: unknown) =>
+  isObject(v) && isString(v["id"]) && isOptional(v, "type", isString) && isObject(v["function"]) &&
+  isString(v["function"]["name"]) && isString(v["function"]["arguments"])
+const isChoice = (v: unknown) => {
+  if (!isObject(v) || !isOptional(v, "finish_reason", isNullOrString)) return false
+  const m = v["message"]
+  return isObject(m) && isOptional(m, "role", isString) && isOptional(m, "content", isNullOrString) &&
+    isOptional(m, "reasoning_content", isNullOrString) &&
+    isOptional(m, "tool_calls", (t) => t === null || (Array.isArray(t) && t.every(isToolCall)))
+}
+
+/**
+ * Whether `raw` (parsed JSON) is plainly a ChatCompletion: then its fields are read as they are, the
+ * same values the decoder would give, without running Effect Schema's decoder on every answer. It
+ * says no to anything unusual (another prototype, an undefined value), which the decoder then judges.
+ */
+export const isPlainCompletion = (raw: unknown): raw is ChatCompletion =>
+  isObject(raw) && Array.isArray(raw["choices"]) && raw["choices"].every(isChoice) &&
+  isOptional(raw, "usage", (u) => u !== undefined)
 
 /** Why an answer (live, cached or recorded) is not a chat completion lait can use. */
 export type CompletionProblem =
@@ -25,9 +52,14 @@ export const readCompletion = (
 ): { readonly result: ModelResult } | { readonly problem: CompletionProblem } => {
   const failed = endpoint.api === "responses" ? responsesFailure(raw) : undefined
   if (failed !== undefined) return { problem: { kind: "reported", detail: failed } }
-  const exit = decodeCompletion(endpoint.api === "responses" ? responsesToChat(raw) : raw)
-  if (exit._tag === "Failure") return { problem: { kind: "unreadable" } }
-  const completion = exit.value
+  const body = endpoint.api === "responses" ? responsesToChat(raw) : raw
+  let completion: ChatCompletion
+  if (isPlainCompletion(body)) completion = body
+  else {
+    const exit = decodeCompletion(body)
+    if (exit._tag === "Failure") return { problem: { kind: "unreadable" } }
+    completion = exit.value
+  }
   const message = completion.choices[0]?.message
   if (message === undefined) return { problem: { kind: "no-choices" } }
   const usage = readUsage(completion.usage)

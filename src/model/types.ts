@@ -40,26 +40,34 @@ export interface ChatRequest {
   readonly max_tokens?: number
 }
 
-const ResponseToolCall = Schema.Struct({
-  id: Schema.String,
-  type: Schema.optionalKey(Schema.String),
-  function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
-})
+const makeChatCompletion = () => {
+  const ResponseToolCall = Schema.Struct({
+    id: Schema.String,
+    type: Schema.optionalKey(Schema.String),
+    function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
+  })
+  return Schema.Struct({
+    choices: Schema.Array(
+      Schema.Struct({
+        message: Schema.Struct({
+          role: Schema.optionalKey(Schema.String),
+          content: Schema.optionalKey(Schema.NullOr(Schema.String)),
+          reasoning_content: Schema.optionalKey(Schema.NullOr(Schema.String)),
+          tool_calls: Schema.optionalKey(Schema.NullOr(Schema.Array(ResponseToolCall)))
+        }),
+        finish_reason: Schema.optionalKey(Schema.NullOr(Schema.String))
+      })
+    ),
+    // Read by readUsage (src/model/usage.ts): a bad count must not make the whole answer unreadable.
+    usage: Schema.optionalKey(Schema.Unknown)
+  })
+}
 
-/** The parts of a chat completion lait reads; everything else is kept verbatim in `raw`. */
-export const ChatCompletion = Schema.Struct({
-  choices: Schema.Array(
-    Schema.Struct({
-      message: Schema.Struct({
-        role: Schema.optionalKey(Schema.String),
-        content: Schema.optionalKey(Schema.NullOr(Schema.String)),
-        reasoning_content: Schema.optionalKey(Schema.NullOr(Schema.String)),
-        tool_calls: Schema.optionalKey(Schema.NullOr(Schema.Array(ResponseToolCall)))
-      }),
-      finish_reason: Schema.optionalKey(Schema.NullOr(Schema.String))
-    })
-  ),
-  // Read by readUsage (src/model/usage.ts): a bad count must not make the whole answer unreadable.
-  usage: Schema.optionalKey(Schema.Unknown)
-})
-export type ChatCompletion = typeof ChatCompletion.Type
+let chatCompletion: ReturnType<typeof makeChatCompletion> | undefined
+
+/**
+ * The parts of a chat completion lait reads; everything else is kept verbatim in `raw`. Built on
+ * first use: most answers are read without it (src/model/completion.ts's isPlainCompletion).
+ */
+export const chatCompletionSchema = () => (chatCompletion ??= makeChatCompletion())
+export type ChatCompletion = ReturnType<typeof makeChatCompletion>["Type"]

@@ -14,7 +14,6 @@ import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
 import { StepError } from "../core/stepErrors.ts"
 import { parseYamlValue } from "../core/yamlTree.ts"
-import { loadAgentFile } from "../lang/agentFile.ts"
 import { checkJson } from "../lang/jsonschema.ts"
 import { SchemaError } from "../lang/languageErrors.ts"
 import { type AgentDefinition, type LlmSettings, pickSetting, type SchemaRef } from "../lang/model.ts"
@@ -90,6 +89,8 @@ export const makeModelSteps = Effect.gen(function*() {
       const absolute = nodePath.resolve(ctx.workflow.dir, path)
       const cached = agentCache.get(absolute)
       if (cached !== undefined) return { name: cached.name ?? nodePath.basename(absolute, ".md"), definition: cached }
+      // Agent files bring the Effect Schema of their frontmatter: loaded by the first agent step only.
+      const { loadAgentFile } = yield* Effect.promise(() => import("../lang/agentFile.ts"))
       const definition = yield* loadAgentFile(absolute)
       agentCache.set(absolute, definition)
       return { name: definition.name ?? nodePath.basename(absolute, ".md"), definition }

@@ -76,7 +76,8 @@ test("lait run builds no Intl.Segmenter; help, which measures text, still does",
 const loadedBy = async (
   file: string,
   args: ReadonlyArray<string> = [file, "41"],
-  cwd = dir
+  cwd = dir,
+  extraEnv: Record<string, string | undefined> = {}
 ): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string; readonly loaded: Array<string> }> => {
   const out = path.join(dir, `${path.basename(file)}.loaded.json`)
   const r = await run(
@@ -90,7 +91,8 @@ const loadedBy = async (
         XDG_CONFIG_HOME: dir,
         LOADED_FILE: out,
         LAIT_HTTP_ATTEMPTS: "1",
-        OPENAI_BASE_URL: "http://127.0.0.1:9/v1"
+        OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+        ...extraEnv
       }
     }
   )
@@ -132,6 +134,28 @@ test("lait run --replay of the release-notes example loads neither Handlebars no
   expect({ code: replay.code, headline: replay.stdout.startsWith("# Release 0.9.0\n") }).toEqual({ code: 0, headline: true })
   expect(replay.loaded).not.toContain("handlebars")
   expect(replay.loaded).not.toContain("ajv")
+  // Its prompts name no tools, skills or agents: neither the tool loop (MCP, subagents, shell tools,
+  // tool cassettes) nor the Effect Schema of agent files is loaded.
+  const toolsOnly = ["src/tools/toolLoop.ts", "src/tools/mcp/registry.ts", "src/tools/subagents.ts", "src/tools/skills.ts"]
+  const agentsOnly = ["src/lang/agentFile.ts", "src/lang/fileSchema.ts", "src/config/schema.ts"]
+  expect(replay.loaded.filter((m) => [...toolsOnly, ...agentsOnly].includes(m))).toEqual([])
+  // OPENAI_BASE_URL moves every request off the recorded URL: each is found by searching the directory.
+  expect(replay.stderr).toContain("note: replayed ")
+  // Without it every cassette is where its key says: the search a miss makes is not loaded.
+  const exact = await loadedBy(
+    path.join(example, "release-notes.yml"),
+    [path.join(example, "release-notes.yml"), "--replay", path.join(example, "cassettes")],
+    repoRoot,
+    { OPENAI_BASE_URL: undefined }
+  )
+  expect({ code: exact.code, stdout: exact.stdout, notes: exact.stderr.includes("note:") }).toEqual({
+    code: 0,
+    stdout: replay.stdout,
+    notes: false
+  })
+  const missOnly = ["src/model/cassette/moved.ts", "src/model/cassette/diff.ts", "src/model/cassette/scan.ts"]
+  expect(exact.loaded.filter((m) => missOnly.includes(m))).toEqual([])
+  expect(replay.loaded.filter((m) => missOnly.includes(m)).sort()).toEqual([...missOnly].sort())
   fs.writeFileSync(path.join(dir, "typed.yml"), "inputs:\n  n: { type: integer, minimum: 1 }\nsteps:\n  - jq: '$inputs.n'\n")
   const good = await loadedBy("typed.yml", ["typed.yml", "--input", "n=3"])
   expect({ code: good.code, ajv: good.loaded.includes("ajv") }).toEqual({ code: 0, ajv: false })

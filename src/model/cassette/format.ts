@@ -16,6 +16,23 @@ export const CachedEntry = Schema.Struct({ created_at: Schema.String, response: 
 /** `<dir>/<key>.json`: only the answer is read back; the request is there for people and diffs. */
 export const Cassette = Schema.Struct({ response: Schema.Unknown })
 
+/**
+ * A cassette's text as `Cassette` decodes it, when it plainly is one (a JSON object with its own
+ * `response`); undefined otherwise, and the decoder judges it. Spares a replay the decoder per answer.
+ */
+export const plainCassette = (text: string): { readonly response: unknown } | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype &&
+      Object.hasOwn(value, "response")
+    ? { response: (value as { readonly response: unknown }).response }
+    : undefined
+}
+
 /** Fails if `text` contains the API key in use: a cassette or cache entry must never hold a secret. */
 export const assertNoSecret = (text: string, endpoint: Endpoint, what: string) =>
   Effect.gen(function*() {

@@ -104,11 +104,12 @@ export const evalModelLayer = ({ record, replay, strictReplay }: ServiceFlags) =
   }).pipe(Layer.provide(withoutDefaultCache))
 
 /** Recording an eval records its tool calls too; an eval never replays them. */
-export const evalToolsLayer = ({ record }: ServiceFlags) => toolCassettesLayer({ record: Option.getOrUndefined(record) })
+export const evalToolsLayer = ({ record }: ServiceFlags) =>
+  toolCassettesLayer({ record: Option.getOrUndefined(record) })
 
 export const evalConfigLayer = configLayer({ waitForWriter: true })
 
-/** `handler` with the services the command tree provides around it (src/cli/eval.ts), in the same order. */
+/** `handler` with the services the command tree provides around it (src/cli/eval.ts), in its order. */
 export const provideEvalServices = <A, E, R>(flags: ServiceFlags, handler: Effect.Effect<A, E, R>) =>
   handler.pipe(
     Effect.provide(evalModelLayer(flags)),

@@ -5,37 +5,13 @@
 // reproducible, judges included. The report is the only thing on stdout, or goes to `-o FILE`.
 // `lait eval merge` (evalMerge.ts) combines the JSON reports of shards; writing the report, baselines
 // and the exit code are in evalReport.ts.
-import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { LaitConfig } from "../config/LaitConfig.ts"
-import { EvalError } from "../eval/evalErrors.ts"
-import { ArgumentError } from "../core/usageErrors.ts"
-import { formatUsage } from "../model/RunUsage.ts"
+import { traceDirFlags } from "./traceDirFlags.ts"
+import { evalMergeCommand, reportFlags, scaleFlags } from "./evalMerge.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
-import { configLayer } from "./config.ts"
-import { checkTraceDirFlags, traceDirFlags } from "./traceDirFlags.ts"
-import { modelClientLayer } from "./modelLayers.ts"
-import { toolCassettesLayer } from "./toolLayers.ts"
-import { checkBaselineFlags, evalMergeCommand, reportFlags, scaleFlags } from "./evalMerge.ts"
-import { printLine } from "./output.ts"
+import { evalConfigLayer, evalModelLayer, evalToolsLayer, MAX_REPEAT, runEvalCommand } from "./evalRun.ts"
 
-/** Documented bound of --repeat: far beyond any useful pass-rate estimate, small enough to stay cheap. */
-export const MAX_REPEAT = 10_000
-/** Bound of --jobs: more runs at once than any server serves. */
-export const MAX_JOBS = 1_000
-
-const invalid = (flag: string, value: number, expected: string) =>
-  new ArgumentError({ reason: { _tag: "InvalidValue", flag, value: String(value), expected } })
-
-/** The config as modelClientLayer should see it for an eval: `default.cache` switched off. */
-const withoutDefaultCache = Layer.effect(
-  LaitConfig,
-  Effect.map(
-    LaitConfig,
-    (service) =>
-      LaitConfig.of({ ...service, config: { ...service.config, default: { ...service.config.default, cache: false } } })
-  )
-)
+export { MAX_JOBS, MAX_REPEAT } from "./evalRun.ts"
 
 export const evalCommand = Command.make(
   "eval",
@@ -79,151 +55,13 @@ export const evalCommand = Command.make(
     ...traceDirFlags("Write each run's trace, its judges' calls included, to DIR/case-<i>.repeat-<r>.jsonl"),
     ...scaleFlags
   },
-  Effect.fn("cli.eval")(function*({ traceDir, traceSpans, traceContent, ...flags }) {
-    const { file, repeat, format, output, minPassRate, maxCost, showUsage, dryRun, ...scale } = flags
-    yield* checkTraceDirFlags({ traceDir, traceSpans, traceContent })
-    if (repeat < 0 || repeat > MAX_REPEAT) {
-      return yield* invalid("--repeat <N>", repeat, `an integer from 0 to ${MAX_REPEAT}`)
-    }
-    const minRate = Option.getOrUndefined(minPassRate)
-    if (minRate !== undefined && (minRate < 0 || minRate > 1)) {
-      return yield* invalid("--min-pass-rate <R>", minRate, "a number from 0 to 1")
-    }
-    const budget = Option.getOrUndefined(maxCost)
-    if (budget !== undefined && budget < 0) return yield* invalid("--max-cost <USD>", budget, "a non-negative amount")
-    const k = Math.max(repeat, 1)
-    if (scale.jobs < 1 || scale.jobs > MAX_JOBS) {
-      return yield* invalid("--jobs <N>", scale.jobs, `an integer from 1 to ${MAX_JOBS}`)
-    }
-    const baselineOptions = yield* checkBaselineFlags(scale)
-    const shardText = Option.getOrUndefined(scale.shard)
-
-    // Loaded on demand so that other commands never pay for the engine, jq, YAML or Ajv.
-    const [{ loadEvalDefinition }, { loadTarget }, { runEval, totalUsage }, reports, dry, {
-      makeEvalProgress
-    }, { AssertionEvaluator }, shards, finish] = yield* Effect.promise(() =>
-      Promise.all([
-        import("../eval/cases.ts"),
-        import("../eval/target.ts"),
-        import("../eval/runner.ts"),
-        import("../eval/report.ts"),
-        import("../eval/dryrun.ts"),
-        import("../eval/progress.ts"),
-        import("../testing/AssertionEvaluator.ts"),
-        import("../eval/shard.ts"),
-        import("./evalReport.ts")
-      ])
-    )
-    const shard = shardText === undefined ? undefined : shards.parseShard(shardText)
-    if (shardText !== undefined && shard === undefined) {
-      return yield* new ArgumentError({
-        reason: { _tag: "InvalidValue", flag: "--shard <K/N>", value: shardText, expected: "K/N with 1 <= K <= N" }
-      })
-    }
-    const baselineFile = baselineOptions.baseline === undefined
-      ? undefined
-      : yield* finish.loadBaseline(baselineOptions.baseline)
-
-    const definition = yield* loadEvalDefinition(file)
-    const targets = yield* Effect.forEach(definition.targets, (t) => loadTarget(t, file))
-    // A shard selects cases, each with all its targets; the cases keep their numbers in the file.
-    const caseNumbers = shard === undefined ? undefined : shards.shardCaseNumbers(definition.cases, shard)
-    const cases = caseNumbers === undefined ? definition.cases : caseNumbers.map((n) => definition.cases[n - 1]!)
-    if (shard !== undefined) {
-      yield* Console.error(
-        `eval: shard ${shard.index}/${shard.count}: ${cases.length} of ${definition.cases.length} case(s)`
-      )
-    }
-
-    if (dryRun) {
-      const plan = yield* dry.planEvalTargets(targets, cases, k)
-      yield* printLine(dry.formatDryRun(plan, cases.length, k, targets.length))
-      return
-    }
-    const reportPath = Option.getOrUndefined(output)
-    if (reportPath !== undefined && reportPath !== "-") yield* finish.checkReportTarget(reportPath)
-
-    // The prompt-size estimate of one run, so that not even a first run starts past the budget.
-    const firstRunEstimateUsd = budget === undefined ?
-      undefined :
-      yield* dry.planEvalTargets(targets, cases, k).pipe(
-        Effect.map((plan) => (plan.costUsd === undefined || plan.runs === 0 ? 0 : plan.costUsd / plan.runs))
-      )
-    // `--trace-dir`: checked before the first run; each run writes its own file (src/eval/traces.ts).
-    const tracesTo = Option.getOrUndefined(traceDir)
-    const traced = tracesTo === undefined
-      ? <A, E, R>(effect: Effect.Effect<A, E, R>) => effect
-      : yield* (yield* Effect.promise(() => import("../eval/traces.ts"))).evalTraces({
-        dir: tracesTo,
-        spans: Option.getOrUndefined(traceSpans),
-        content: Option.getOrUndefined(traceContent),
-        // Shards keep the file's case numbers, and so its file names' width.
-        caseCount: definition.cases.length,
-        repeat: k
-      })
-    const progress = makeEvalProgress()
-    yield* progress.start(cases.length, k, scale.jobs, targets.length)
-    const outcome = yield* runEval(targets, cases, {
-      repeat: k,
-      compare: definition.compare,
-      concurrency: scale.jobs,
-      maxCostUsd: budget,
-      firstRunEstimateUsd,
-      onProgress: progress.update,
-      caseNumbers,
-      // Ctrl-C: what finished is still worth reading (if anything did), in the chosen format and place
-      // (`-o FILE` too); the interruption then goes on (exit 130). No baseline is saved from it.
-      onInterrupted: (partial) =>
-        partial.cases.every((c) => c.runs.length === 0) ? progress.end : progress.end.pipe(
-          Effect.andThen(finish.writeReport(
-            finish.renderEvalReport(reports.buildReport(partial, { minPassRate: minRate }), format, file, undefined),
-            reportPath
-          )),
-          Effect.ignore
-        )
-    }).pipe(
-      Effect.ensuring(progress.end),
-      traced,
-      Effect.provide(AssertionEvaluator.layer)
-    )
-    const report = reports.buildReport(outcome, { minPassRate: minRate })
-    yield* finish.finishEval(report, {
-      format,
-      file,
-      output: reportPath,
-      minPassRate: minRate,
-      baseline: { ...baselineOptions, shard },
-      baselineFile,
-      beforeVerdict: Effect.gen(function*() {
-        if (showUsage) {
-          const usage = totalUsage(outcome)
-          yield* Console.error(formatUsage(usage.entries, usage.total))
-        }
-        if (budget !== undefined && outcome.costUsd === undefined && outcome.budgetStop === undefined) {
-          yield* Console.error(
-            "warning: --max-cost was not enforced: no request of this eval went to a model with 'pricing:'"
-          )
-        }
-        const stop = outcome.budgetStop
-        if (stop !== undefined) {
-          const { budgetUsd, spentUsd, started, total } = stop
-          return yield* new EvalError({ reason: { _tag: "BudgetReached", budgetUsd, spentUsd, started, total } })
-        }
-      })
-    })
-  })
+  runEvalCommand
 ).pipe(
   Command.withDescription("Run an eval definition live and report per-case pass rates and reliability"),
-  Command.provide(({ record, replay, strictReplay }) =>
-    modelClientLayer({
-      record: Option.getOrUndefined(record),
-      replay: Option.getOrUndefined(replay),
-      strictReplay
-    }).pipe(Layer.provide(withoutDefaultCache))
-  ),
-  // Recording an eval records its tool calls too; an eval never replays them.
-  Command.provide(({ record }) => toolCassettesLayer({ record: Option.getOrUndefined(record) })),
-  Command.provide(configLayer({ waitForWriter: true })),
+  // The same services, in the same order, as src/cli/evalRun.ts's provideEvalServices (the lean path).
+  Command.provide((flags) => evalModelLayer(flags)),
+  Command.provide((flags) => evalToolsLayer(flags)),
+  Command.provide(evalConfigLayer),
   Command.provide(liveExportLayer),
   Command.withSubcommands([evalMergeCommand])
 )

@@ -8,10 +8,7 @@ import { renderChain } from "../core/errors.ts"
 import { EvalError } from "../eval/evalErrors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
-import type { BaselineOptions } from "./evalReport.ts"
-
-const DEFAULT_JOBS = 8
-const DEFAULT_SIGNIFICANCE = 0.05
+import { checkBaselineFlags, DEFAULT_JOBS, DEFAULT_SIGNIFICANCE } from "./evalRun.ts"
 
 const baselineFlags = {
   baseline: Flag.String("baseline").pipe(
@@ -67,39 +64,6 @@ export const scaleFlags = {
     Flag.optional
   ),
   ...baselineFlags
-}
-
-/** The baseline flags checked against each other. */
-export const checkBaselineFlags = (flags: {
-  readonly baseline: Option.Option<string>
-  readonly saveBaseline: Option.Option<string>
-  readonly significance: number
-  readonly failOnRegression: boolean
-}): Effect.Effect<BaselineOptions, ArgumentError> => {
-  const baseline = Option.getOrUndefined(flags.baseline)
-  if (!(flags.significance > 0 && flags.significance < 1)) {
-    return Effect.fail(
-      new ArgumentError({
-        reason: {
-          _tag: "InvalidValue",
-          flag: "--significance <P>",
-          value: String(flags.significance),
-          expected: "a number between 0 and 1"
-        }
-      })
-    )
-  }
-  if (flags.failOnRegression && baseline === undefined) {
-    return Effect.fail(
-      new ArgumentError({ reason: { _tag: "Requires", flag: "--fail-on-regression", needs: "--baseline <FILE>" } })
-    )
-  }
-  return Effect.succeed({
-    baseline,
-    saveBaseline: Option.getOrUndefined(flags.saveBaseline),
-    significance: flags.significance,
-    failOnRegression: flags.failOnRegression
-  })
 }
 
 export const evalMergeCommand = Command.make(

@@ -1,8 +1,9 @@
 // `--trace-dir DIR` with `--trace-spans`/`--trace-content` (docs/traces.md#tests-and-evals): the flags
 // `lait test` and `lait eval` share, and the rule that the two options need the directory.
-import { Effect, Option } from "effect"
 import { Flag } from "effect/cli"
-import { ArgumentError } from "../core/usageErrors.ts"
+
+// The check is its own module so that the lean `lait eval` path loads it without effect/cli.
+export { checkTraceDirFlags } from "./traceDirCheck.ts"
 
 /** `where`: what the flag's help says each file holds and is named. */
 export const traceDirFlags = (where: string) => ({
@@ -16,18 +17,3 @@ export const traceDirFlags = (where: string) => ({
     Flag.optional
   )
 })
-
-/** `--trace-spans`/`--trace-content` given without `--trace-dir` is a usage error (exit 2). */
-export const checkTraceDirFlags = (flags: {
-  readonly traceDir: Option.Option<string>
-  readonly traceSpans: Option.Option<boolean>
-  readonly traceContent: Option.Option<boolean>
-}) =>
-  Effect.gen(function*() {
-    const options = [[flags.traceSpans, "--trace-spans"], [flags.traceContent, "--trace-content"]] as const
-    for (const [given, flag] of options) {
-      if (Option.getOrUndefined(given) === true && Option.isNone(flags.traceDir)) {
-        return yield* new ArgumentError({ reason: { _tag: "Requires", flag, needs: "--trace-dir <DIR>" } })
-      }
-    }
-  })

@@ -13,6 +13,7 @@ import { describeYamlValue, formatPath } from "../core/schemaPath.ts"
 import { lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { Assertion } from "../testing/assertions.ts"
+import { nativeCases } from "./casesNative.ts"
 import { CsvError, parseCsv } from "./csv.ts"
 import { EvalError } from "./evalErrors.ts"
 import {
@@ -46,7 +47,8 @@ const decodeCase = (
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return new CaseProblem(lineOf([]), `expected a case mapping with an 'input', got ${describeYamlValue(value)}`)
   }
-  const decoded = decodeAt(EvalCaseSchema, { cases: [value] }, ["cases", 0])
+  const decoded = nativeCases<typeof EvalCaseSchema.Type>([value])?.[0] ??
+    decodeAt(EvalCaseSchema, { cases: [value] }, ["cases", 0])
   if (!isIssue(decoded)) return completeCase(decoded, position, defaultAssert)
   const where = formatPath(decoded.at.slice(2))
   return new CaseProblem(lineOf(decoded.path.slice(2)), where === "" ? decoded.text : `${where}: ${decoded.text}`)

@@ -4,6 +4,7 @@
 // output must satisfy (the `lait test` vocabulary), plus `default_assert:` for every case. Unknown
 // keys are rejected at every level. `EvalFileSchema` is also the source of `lait schema eval`.
 import { Cause, Effect, Exit, Schema, SchemaIssue } from "effect"
+import { nativeCases } from "./casesNative.ts"
 import { EvalError } from "./evalErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
@@ -391,7 +392,7 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
       defaultAssert
     }
   }
-  const decoded = decodeAt(Schema.Array(EvalCaseSchema), raw, ["cases"])
+  const decoded = nativeCases<DecodedCase>(cases) ?? decodeAt(Schema.Array(EvalCaseSchema), raw, ["cases"])
   if (isIssue(decoded)) return fail(decoded)
   const complete = decoded.map((c, i) => completeCase(c, i + 1, defaultAssert))
   const duplicate = duplicateCaseName(complete)

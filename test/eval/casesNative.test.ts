@@ -1,0 +1,143 @@
+// The native decoder of an eval file's inline cases (src/eval/casesNative.ts) against EvalCaseSchema:
+// whatever it accepts, the schema decodes to the same value with the same key order; whatever the
+// schema rejects, it leaves to the schema. Hand-written cases, then random ones.
+import { describe, expect, test } from "bun:test"
+import { Schema } from "effect"
+import { nativeCases } from "../../src/eval/casesNative.ts"
+import { decodeAt, EvalCaseSchema, isIssue, parseEvalDefinition } from "../../src/eval/schema.ts"
+import { parseYaml, runStatic } from "../../src/lang/load/yaml.ts"
+
+const bySchema = (cases: unknown) => decodeAt(Schema.Array(EvalCaseSchema), { cases }, ["cases"])
+
+const agree = (cases: unknown): "native" | "schema" => {
+  const native = nativeCases(cases)
+  const schema = bySchema(cases)
+  if (native === undefined) return "schema"
+  expect(isIssue(schema)).toBe(false)
+  expect(native).toEqual(schema as Array<unknown>)
+  expect(JSON.stringify(native)).toBe(JSON.stringify(schema))
+  return "native"
+}
+
+const fromYaml = (text: string): unknown => {
+  const parsed = parseYaml(text)
+  if (!parsed.ok) throw new Error(parsed.message)
+  const converted = runStatic(() => parsed.source.json(parsed.source.top(), "test"))
+  if (!converted.ok) throw new Error(converted.error.message)
+  return converted.value
+}
+
+describe("nativeCases", () => {
+  const accepted: ReadonlyArray<string> = [
+    "- input: hello\n  assert: [{ type: contains, value: hi }]",
+    "- { input: 1, name: one }\n- { input: [1, true, null, {a: b}] }",
+    "- name: n\n  assert:\n    - value: x\n      type: equals\n    - expr: '. == 1'\n      type: jq\n  input: 'x'",
+    "- input: { z: 1, a: [2] }\n  vars: { v: w }\n  inputs: { k: 3.5 }\n  assert: []",
+    "[]"
+  ]
+  for (const text of accepted) {
+    test(`decodes as the schema does: ${JSON.stringify(text)}`, () => {
+      expect(agree(fromYaml(text))).toBe("native")
+    })
+  }
+  const declined: ReadonlyArray<string> = [
+    "- { name: x }",
+    "- { input: a, bogus: 1 }",
+    "- { input: a, name: 3 }",
+    "- { input: a, assert: null }",
+    "- { input: a, vars: null }",
+    "- { input: a, inputs: [1] }",
+    "- { input: a, assert: [{ type: contains }] }",
+    "- { input: a, assert: [{ type: contains, value: 1 }] }",
+    "- { input: a, assert: [{ type: contains, value: b, extra: 1 }] }",
+    "- { input: a, assert: [{ type: llm_judge, criteria: c }] }",
+    "- { input: a, assert: [{ type: usage, max_total_tokens: 3 }] }",
+    "- { input: a, assert: [{ type: toString, value: b }] }",
+    "- { input: a, assert: {type: contains, value: b} }",
+    "- plain text",
+    "{ input: a }"
+  ]
+  for (const text of declined) {
+    test(`leaves to the schema: ${JSON.stringify(text)}`, () => {
+      expect(agree(fromYaml(text))).toBe("schema")
+    })
+  }
+
+  test("random cases: the same value whenever it decides", () => {
+    let seed = 12345
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    const pick = <A>(xs: ReadonlyArray<A>): A => xs[rand(xs.length)]!
+    const json = (depth: number): unknown =>
+      depth > 2 ? pick(["s", 1, 2.5, true, null]) : pick([
+        () => "text",
+        () => rand(100),
+        () => null,
+        () => [json(depth + 1), json(depth + 1)],
+        () => ({ [pick(["a", "b", "c"])]: json(depth + 1), k: json(depth + 1) })
+      ])()
+    const assertion = (): unknown =>
+      pick([
+        () => ({ type: pick(["equals", "contains"]), value: pick(["v", "w", 1]) }),
+        () => ({ value: "v", type: "contains" }),
+        () => ({ type: "jq", expr: ". != null" }),
+        () => ({ expr: ".", type: "jq" }),
+        () => ({ type: "jq", value: "x" }),
+        () => ({ type: "contains", value: "v", name: "n" }),
+        () => ({ type: "llm_judge", criteria: "c" })
+      ])()
+    let native = 0
+    for (let i = 0; i < 400; i++) {
+      const cases = Array.from({ length: 1 + rand(3) }, () => {
+        const c: Record<string, unknown> = {}
+        for (const key of ["assert", "vars", "input", "name", "inputs", "other"]) {
+          if (rand(key === "input" ? 20 : 3) === 0) continue
+          if (key === "other" && rand(12) !== 0) continue
+          c[key] = key === "assert"
+            ? (rand(20) === 0 ? null : Array.from({ length: rand(3) }, assertion))
+            : key === "name"
+            ? pick(["n", "m", "o", 5])
+            : key === "vars" || key === "inputs"
+            ? pick([{ a: json(1) }, { a: json(1), c: 1 }, { b: 2 }, null, [1]])
+            : json(0)
+        }
+        return c
+      })
+      if (agree(cases) === "native") native++
+    }
+    // Both outcomes are exercised.
+    expect(native).toBeGreaterThan(20)
+    expect(native).toBeLessThan(380)
+  })
+
+  test("an eval file's cases come out the same either way, defaults and default_assert included", () => {
+    const text = "target: { model: m, prompt: '{{input}}' }\ndefault_assert: [{ type: equals, value: z }]\n" +
+      "cases:\n  - input: a\n    assert: [{ value: b, type: contains }]\n  - { input: 2, name: two, vars: { x: 1 } }\n"
+    const parsed = parseEvalDefinition(text, "e.yml")
+    expect(JSON.stringify(parsed)).toBe(JSON.stringify({
+      targets: [{ kind: "prompt", name: "m", model: "m", prompt: "{{input}}" }],
+      compare: false,
+      cases: [
+        {
+          name: "case 1",
+          named: false,
+          input: "a",
+          vars: {},
+          assert: [{ type: "contains", value: "b" }, { type: "equals", value: "z" }],
+          ownAssert: [{ type: "contains", value: "b" }]
+        },
+        {
+          name: "two",
+          named: true,
+          input: 2,
+          vars: { x: 1 },
+          assert: [{ type: "equals", value: "z" }],
+          ownAssert: []
+        }
+      ],
+      defaultAssert: [{ type: "equals", value: "z" }]
+    }))
+  })
+})

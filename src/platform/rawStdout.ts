@@ -12,7 +12,7 @@ const LINUX_MEMORY_MAJOR = 1
  * loaded only for a character device that may be a terminal: a pipe, file or socket is none, and
  * neither is /dev/null (a spawned process's usual stdin).
  */
-export const isTerminal = (fd: 0 | 1 | 2): boolean => {
+export const isTerminal = (fd: number): boolean => {
   let stat: fs.Stats
   try {
     stat = fs.fstatSync(fd)

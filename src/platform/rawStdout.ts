@@ -2,6 +2,7 @@
 // Touching `process.stdout` builds Node's stream machinery, which costs more than the whole rest of
 // such a process; a synchronous write(2) on fd 1 costs nothing and reports failures the same way.
 import * as fs from "node:fs"
+import type * as Tty from "node:tty"
 import { stdoutWasClosed } from "./files.ts"
 
 /** Linux's memory devices (/dev/null, /dev/zero, /dev/full, /dev/random ...): never terminals. */
@@ -22,7 +23,7 @@ export const isTerminal = (fd: number): boolean => {
   if (!stat.isCharacterDevice()) return false
   // glibc's encoding of the device number: the major's low 12 bits sit above the minor's low 8.
   if (process.platform === "linux" && ((stat.rdev >> 8) & 0xfff) === LINUX_MEMORY_MAJOR) return false
-  return (require("node:tty") as typeof import("node:tty")).isatty(fd)
+  return (process.getBuiltinModule("node:tty") as typeof Tty).isatty(fd)
 }
 
 /** Whether fd 1 is a terminal, as `process.stdout.isTTY` would say. */

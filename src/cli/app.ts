@@ -12,6 +12,7 @@ import { FileLoader } from "../platform/FileLoader.ts"
 import { PlatformLayer } from "../platform/layer.ts"
 import { versionLine } from "../version.ts"
 import { flushAndExit, runProgram } from "./runProcess.ts"
+import { stderrStream } from "../platform/stdStreams.ts"
 
 const argv = process.argv.slice(2)
 const verbosity = countVerbosity(argv)
@@ -42,7 +43,7 @@ const AppLayer = Layer.mergeAll(PlatformLayer, FileLoader.layer, CliConfigLayer,
 
 const conflict = usageConflict(argv)
 if (conflict !== undefined) {
-  process.stderr.write(`lait: ${conflict}\n`)
+  stderrStream().write(`lait: ${conflict}\n`)
   flushAndExit(ExitCode.usage)
 } else {
   // effect/cli hands this string to the --version action (src/cli/global.ts), which prints it as is:

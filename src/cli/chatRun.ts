@@ -24,6 +24,7 @@ import { resolvePromptText } from "./runWorkflow.ts"
 import { checkResponseTarget, writeResponse, writeTraceAfter } from "./runOutput.ts"
 import { streamToStdout } from "./streamOutput.ts"
 import { historyUsage, recordHistory } from "../history/record.ts"
+import { stdoutStream } from "../platform/stdStreams.ts"
 
 /** `{"content","reasoning","usage"}`, usage null when no request reported any. */
 export const jsonAnswer = (content: string, reasoning: string | null, totals: UsageTotals): string =>
@@ -43,7 +44,7 @@ export const emitAnswer = (
 ): Effect.Effect<void, CommandError | OutputError> =>
   path !== undefined && path !== "-"
     ? writeResponse(path, body)
-    : printLine(render && process.stdout.isTTY === true ? renderMarkdown(body) : body)
+    : printLine(render && stdoutStream().isTTY === true ? renderMarkdown(body) : body)
 
 const get = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
 

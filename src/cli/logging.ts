@@ -1,6 +1,7 @@
 // Diagnostics go to stderr only. `-v` = Debug, `-vv` = Trace (full request/response JSON);
 // LAIT_LOG (EnvFilter-like: `debug`, `lait=trace`, `warn,lait=debug`, `off`) overrides both.
 import { Layer, Logger, LogLevel, References } from "effect"
+import { writeStderr } from "../platform/stdStreams.ts"
 
 const levels: Record<string, LogLevel.LogLevel> = {
   off: "None",
@@ -39,7 +40,7 @@ const render = (message: unknown): string => {
 }
 
 const stderrLogger = Logger.make(({ logLevel, message }) => {
-  process.stderr.write(`lait: [${logLevel.toLowerCase()}] ${render(message)}\n`)
+  writeStderr(`lait: [${logLevel.toLowerCase()}] ${render(message)}\n`)
 })
 
 export const loggingLayer = (level: LogLevel.LogLevel) =>

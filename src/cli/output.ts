@@ -7,11 +7,8 @@ import { OutputError } from "../core/errors.ts"
 import { errnoOf } from "../platform/FileLoader.ts"
 import { stdoutWasClosed } from "../platform/files.ts"
 import { osReason } from "../core/osError.ts"
-
-// A failed write reaches the write's callback (below), and Bun emits it as an 'error' event as well,
-// which with no listener would end the process from the event loop with a stack trace.
-process.stdout.on("error", () => {})
-process.stderr.on("error", () => {})
+import { writeSync } from "../platform/rawStdout.ts"
+import { stdoutStream, streamsBuilt } from "../platform/stdStreams.ts"
 
 const outputError = (error: unknown) =>
   new OutputError({ message: "failed to write output", cause: osReason(error), errno: errnoOf(error) })
@@ -22,13 +19,22 @@ let failure: OutputError | undefined
 
 /**
  * Writes `text` to stdout and waits until the OS took it (Bun's stdout is asynchronous on pipes), so
- * the outcome of the write is known before the command goes on or exits.
+ * the outcome of the write is known before the command goes on or exits. While no stream exists
+ * (src/platform/stdStreams.ts), a synchronous write(2) does the same without building one.
  */
 export const writeStdout = (text: string): Effect.Effect<void, OutputError> =>
   Effect.callback<void, OutputError>((resume) => {
     failure ??= stdoutWasClosed() ? outputError({ code: "EBADF" }) : undefined
     if (failure !== undefined) return resume(Effect.fail(failure))
-    process.stdout.write(text, (error) => {
+    if (!streamsBuilt()) {
+      try {
+        writeSync(1, text)
+      } catch (error) {
+        failure ??= outputError(error)
+      }
+      return resume(failure === undefined ? Effect.void : Effect.fail(failure))
+    }
+    stdoutStream().write(text, (error) => {
       if (error !== null && error !== undefined) failure ??= outputError(error)
       resume(failure === undefined ? Effect.void : Effect.fail(failure))
     })

@@ -4,13 +4,14 @@
 import { Console, Effect, Layer } from "effect"
 import { CliOutput } from "effect/cli"
 import { printLine, useColor } from "./output.ts"
+import { stderrStream, stdoutStream } from "../platform/stdStreams.ts"
 
 export const formatter = (colors: boolean) => CliOutput.defaultFormatter({ colors })
 
 const usageHint = (commandPath: ReadonlyArray<string>) => `see '${commandPath.join(" ")} --help'`
 
 export const PresenterLayer = Layer.mergeAll(
-  CliOutput.layer(formatter(useColor(process.stdout))),
+  CliOutput.layer(formatter(useColor(stdoutStream()))),
   CliOutput.layerPresenter({
     // The presenter may not fail; a failed write still reaches main, as a defect.
     present: (event) =>
@@ -20,9 +21,9 @@ export const PresenterLayer = Layer.mergeAll(
             // "Implicit" help means a command group was called with nothing to do: the usage goes
             // to stderr and the invocation is a usage error (main maps it to exit 2).
             if (event.reason === "Requested") {
-              yield* printLine(formatter(useColor(process.stdout)).formatHelpDoc(event.helpDoc))
+              yield* printLine(formatter(useColor(stdoutStream())).formatHelpDoc(event.helpDoc))
             } else {
-              yield* Console.error(formatter(useColor(process.stderr)).formatHelpDoc(event.helpDoc))
+              yield* Console.error(formatter(useColor(stderrStream())).formatHelpDoc(event.helpDoc))
             }
             return
           }

@@ -9,6 +9,7 @@ import { renderChain } from "../core/errors.ts"
 import type { ChatMessage } from "../model/types.ts"
 import type { LineEditor } from "../platform/lineEditor.ts"
 import { streamToStdout } from "./streamOutput.ts"
+import { stdoutStream } from "../platform/stdStreams.ts"
 
 export interface ReplState {
   /** The model asked (`/model`); undefined: the configured default. */
@@ -58,7 +59,7 @@ export const HELP = `Commands:
   /save NAME      save the conversation as .lait/sessions/NAME.jsonl (lait --session NAME continues it)
 A line ending in \\ continues on the next line. Ctrl-C cancels an answer being written.`
 
-const stdout = (text: string) => Effect.sync(() => void process.stdout.write(text))
+const stdout = (text: string) => Effect.sync(() => void stdoutStream().write(text))
 
 type Command = { readonly name: string; readonly arg: string }
 

@@ -9,14 +9,17 @@
 import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "../core/earlySignals.ts"
 import { Cause, Effect, Exit } from "effect"
 import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "../core/errors.ts"
+import { stderrStream, stdoutStream, streamsBuilt, writeStderr } from "../platform/stdStreams.ts"
 
 export const flushAndExit = (code: number): void => {
+  // Without streams every write was synchronous: nothing is queued.
+  if (!streamsBuilt()) return process.exit(code)
   let pending = 2
   const done = () => {
     if (--pending === 0) process.exit(code)
   }
-  process.stdout.write("", done)
-  process.stderr.write("", done)
+  stdoutStream().write("", done)
+  stderrStream().write("", done)
 }
 
 export interface RunProgramOptions {
@@ -35,14 +38,14 @@ export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, i
   const onSignal = (signal: ShutdownSignal) => {
     if (stopping === undefined) {
       stopping = signal
-      process.stderr.write(
+      writeStderr(
         signal === "SIGINT"
           ? "\nlait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)...\n"
           : `lait: received ${signal}, stopping (a second signal exits immediately)...\n`
       )
       fiber.interruptUnsafe()
     } else {
-      process.stderr.write(
+      writeStderr(
         signal === stopping
           ? `lait: received a second ${named(signal)}; exiting immediately\n`
           : `lait: received ${named(signal)} while stopping; exiting immediately\n`
@@ -66,8 +69,8 @@ export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, i
       // effect/cli already printed the usage line (or help); parse problems are usage errors.
       return flushAndExit(ExitCode.usage)
     }
-    process.stderr.write(`lait: ${renderChain(error)}\n`)
-    if (verbosity >= 2) process.stderr.write(`${Cause.pretty(exit.cause)}\n`)
+    writeStderr(`lait: ${renderChain(error)}\n`)
+    if (verbosity >= 2) writeStderr(`${Cause.pretty(exit.cause)}\n`)
     flushAndExit(exitCodeOf(error))
   })
 }

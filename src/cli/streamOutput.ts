@@ -4,6 +4,7 @@
 // of its own and the text shown stays.
 import { Effect } from "effect"
 import { StreamSink } from "../model/streamSink.ts"
+import { stderrStream, stdoutStream } from "../platform/stdStreams.ts"
 
 export interface StreamedOutput {
   readonly provide: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -18,19 +19,19 @@ export const streamToStdout = (flags: { readonly showReasoning: boolean; readonl
       if (!flags.showReasoning || flags.quiet) return Effect.void
       const head = reasoning ? "" : "Reasoning:\n"
       reasoning = true
-      return write(process.stderr, head + delta.text)
+      return write(stderrStream(), head + delta.text)
     }
     // The reasoning (on stderr) ends with a blank line before the answer starts.
-    const endReasoning = reasoning ? write(process.stderr, "\n\n") : Effect.void
+    const endReasoning = reasoning ? write(stderrStream(), "\n\n") : Effect.void
     reasoning = false
     last = delta.text
-    return Effect.andThen(endReasoning, write(process.stdout, delta.text))
+    return Effect.andThen(endReasoning, write(stdoutStream(), delta.text))
   })
   return {
     provide: (effect) =>
       effect.pipe(
         Effect.provideService(StreamSink, sink),
-        Effect.ensuring(Effect.suspend(() => (last.endsWith("\n") ? Effect.void : write(process.stdout, "\n"))))
+        Effect.ensuring(Effect.suspend(() => (last.endsWith("\n") ? Effect.void : write(stdoutStream(), "\n"))))
       )
   }
 }

@@ -3,6 +3,7 @@
 // pipes) a redrawn line would be noise, so a plain line is written each time a case has finished.
 import { Effect } from "effect"
 import type { ProgressEvent } from "./runner.ts"
+import { stderrStream } from "../platform/stdStreams.ts"
 
 export interface EvalProgress {
   readonly start: (cases: number, repeat: number, concurrency: number, targets?: number) => Effect.Effect<void>
@@ -18,9 +19,9 @@ export interface ProgressSink {
 
 export const stderrSink: ProgressSink = {
   get isTTY() {
-    return process.stderr.isTTY === true
+    return stderrStream().isTTY === true
   },
-  write: (text) => void process.stderr.write(text)
+  write: (text) => void stderrStream().write(text)
 }
 
 export const makeEvalProgress = (sink: ProgressSink = stderrSink): EvalProgress => {

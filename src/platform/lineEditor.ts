@@ -5,6 +5,7 @@
 // (raw mode, no SIGINT reaches lait's own handler); piped, Ctrl-C is the usual signal.
 import { Effect, type Scope } from "effect"
 import * as readline from "node:readline"
+import { stdoutStream } from "./stdStreams.ts"
 
 export type InputEvent =
   | { readonly _tag: "Line"; readonly text: string }
@@ -31,7 +32,7 @@ export const openLineEditor: Effect.Effect<LineEditor, never, Scope.Scope> = Eff
     Effect.sync(() =>
       readline.createInterface({
         input: process.stdin,
-        output: interactive ? process.stdout : undefined,
+        output: interactive ? stdoutStream() : undefined,
         terminal: interactive,
         historySize: HISTORY_SIZE,
         removeHistoryDuplicates: true

@@ -2,14 +2,35 @@
 // Touching `process.stdout` builds Node's stream machinery, which costs more than the whole rest of
 // such a process; a synchronous write(2) on fd 1 costs nothing and reports failures the same way.
 import * as fs from "node:fs"
-import * as tty from "node:tty"
+import type * as Tty from "node:tty"
 import { stdoutWasClosed } from "./files.ts"
 
+/** Linux's memory devices (/dev/null, /dev/zero, /dev/full, /dev/random ...): never terminals. */
+const LINUX_MEMORY_MAJOR = 1
+
+/**
+ * `tty.isatty(fd)`. node:tty evaluates Node's stream modules (≈ 4 ms in a compiled binary), so it is
+ * loaded only for a character device that may be a terminal: a pipe, file or socket is none, and
+ * neither is /dev/null (a spawned process's usual stdin).
+ */
+export const isTerminal = (fd: number): boolean => {
+  let stat: fs.Stats
+  try {
+    stat = fs.fstatSync(fd)
+  } catch {
+    return false
+  }
+  if (!stat.isCharacterDevice()) return false
+  // glibc's encoding of the device number: the major's low 12 bits sit above the minor's low 8.
+  if (process.platform === "linux" && ((stat.rdev >> 8) & 0xfff) === LINUX_MEMORY_MAJOR) return false
+  return (process.getBuiltinModule("node:tty") as typeof Tty).isatty(fd)
+}
+
 /** Whether fd 1 is a terminal, as `process.stdout.isTTY` would say. */
-export const stdoutIsTerminal = (): boolean => tty.isatty(1)
+export const stdoutIsTerminal = (): boolean => isTerminal(1)
 
 /** Whether fd 0 is a terminal, as `process.stdin.isTTY` would say, without building the stdin stream. */
-export const stdinIsTerminal = (): boolean => tty.isatty(0)
+export const stdinIsTerminal = (): boolean => isTerminal(0)
 
 /** Writes all of `text` to fd 1 or 2; throws the OS error (EBADF for a closed stdout, as src/cli/output.ts). */
 export const writeSync = (fd: 1 | 2, text: string): void => {

@@ -9,6 +9,7 @@ import { ToolError } from "../core/toolErrors.ts"
 import { stripOneLineEnding } from "../platform/process.ts"
 import { terminalAnswerer } from "../platform/terminal.ts"
 import { ApproveTools } from "./ApproveTools.ts"
+import { stderrStream } from "../platform/stdStreams.ts"
 
 export const INTERACTIVE_DENIAL = "denied interactively (--approve-tools)"
 
@@ -24,7 +25,7 @@ export interface ApprovalTerminal {
 export const ApprovalTerminal = Context.Reference<ApprovalTerminal>("lait/tools/ApprovalTerminal", {
   defaultValue: () => ({
     interactive: terminalAnswerer.interactive,
-    write: (text) => Effect.sync(() => void process.stderr.write(text)),
+    write: (text) => Effect.sync(() => void stderrStream().write(text)),
     readLine: terminalAnswerer.read(false)
   })
 })

@@ -2,6 +2,7 @@
 // `lait run`, but a test of the engine, or `lait test` running files side by side, needs to capture
 // or drop them per run, so the sink is a service and the engine never writes to stderr itself.
 import { Context, Effect, Layer } from "effect"
+import { writeStderr } from "../platform/stdStreams.ts"
 
 export interface ProgressService {
   /** One complete line, without its trailing newline. */
@@ -11,7 +12,7 @@ export interface ProgressService {
 export class Progress extends Context.Service<Progress, ProgressService>()("lait/workflow/Progress") {
   static readonly layerStderr = Layer.succeed(
     Progress,
-    Progress.of({ line: (text) => Effect.sync(() => void process.stderr.write(`${text}\n`)) })
+    Progress.of({ line: (text) => Effect.sync(() => writeStderr(`${text}\n`)) })
   )
 
   /** Appends every line to `lines` (tests, and callers that print the log later). */

@@ -21,6 +21,15 @@ describe("start-up module graph of src/main.ts (lait --version, lait --help)", (
     expect(paths.filter((p) => !/^src\/(main|version|cli\/(fastPath|leanArgs|leanEvalArgs)|core\/(earlySignals|osError)|platform\/(rawStdout|files|jscTuning))\.ts$|^package\.json$/.test(p)))
       .toEqual([])
   }, 60_000)
+
+  // node:tty evaluates Node's stream modules, ≈ 4 ms: src/platform/rawStdout.ts loads it only for a
+  // character device that may be a terminal.
+  test("imports no node:tty, nor does the lean `lait run` path", async () => {
+    for (const entry of [path.join(repoRoot, "src", "main.ts"), path.join(repoRoot, "src", "cli", "leanRun.ts")]) {
+      const modules = await startupModules(entry)
+      expect(modules.filter((m) => m.builtins.some((b) => /^(node:)?tty$/.test(b))).map((m) => m.path)).toEqual([])
+    }
+  }, 60_000)
 })
 
 const cliModules = () => startupModules(path.join(repoRoot, "src", "cli", "app.ts"))

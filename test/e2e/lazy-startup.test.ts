@@ -72,6 +72,36 @@ test("lait run builds no Intl.Segmenter; help, which measures text, still does",
   expect(help.stderr).toMatch(/segmenters made: [1-9]/)
 }, 120_000)
 
+// process.stdout/process.stderr are lazy: the first read builds Node's stream machinery (node:tty and
+// the stream modules). The preload puts a recording stand-in in their place; a run that never reads
+// them writes its answer, progress and errors with write(2) (src/platform/stdStreams.ts).
+const streamsUsedBy = async (args: ReadonlyArray<string>) => {
+  const preload = path.join(dir, "streams.ts")
+  fs.writeFileSync(
+    preload,
+    `const used = new Set<string>()
+for (const name of ["stdout", "stderr"] as const) {
+  const fd = name === "stdout" ? 1 : 2
+  const stand = { on: () => stand, isTTY: false, write: (t: string, cb?: () => void) => (require("node:fs").writeSync(fd, t), cb?.(), true) }
+  Object.defineProperty(process, name, { configurable: true, get: () => (used.add(name), stand) })
+}
+process.on("exit", () => require("node:fs").writeSync(2, "streams used: [" + [...used].sort().join(",") + "]\\n"))
+`
+  )
+  return runCli(args, { cwd: dir, binary: true, env: { ...process.env, NO_COLOR: "1", BUN_OPTIONS: `--preload ${preload}` } })
+}
+
+test("lait run builds neither stdout's nor stderr's stream: for its answer, progress lines or an error", async () => {
+  const ran = await streamsUsedBy(["run", "jq.yml", "41"])
+  expect(ran).toMatchObject({ code: 0, stdout: "42\n", stderr: "[1] step-1 (jq)\nstreams used: []\n" })
+  const failed = await streamsUsedBy(["run", "missing.yml", "41"])
+  expect(failed.code).toBe(1)
+  expect(failed.stderr).toEndWith("\nstreams used: []\n")
+  // The command tree's presenter still asks for them (colour detection).
+  const help = await streamsUsedBy(["run", "--help"])
+  expect(help.stderr).toContain("streams used: [stderr,stdout]\n")
+}, 120_000)
+
 /** The modules `lait run FILE 41` (or `lait run ARGS`) loads from source (with LAIT_HTTP_ATTEMPTS=1, to fail fast). */
 const loadedBy = async (
   file: string,

@@ -32,6 +32,8 @@ export const stdoutIsTerminal = (): boolean => isTerminal(1)
 /** Whether fd 0 is a terminal, as `process.stdin.isTTY` would say, without building the stdin stream. */
 export const stdinIsTerminal = (): boolean => isTerminal(0)
 
+const pause = new Int32Array(new SharedArrayBuffer(4))
+
 /** Writes all of `text` to fd 1 or 2; throws the OS error (EBADF for a closed stdout, as src/cli/output.ts). */
 export const writeSync = (fd: 1 | 2, text: string): void => {
   if (fd === 1 && stdoutWasClosed()) throw Object.assign(new Error("EBADF"), { code: "EBADF" })
@@ -41,8 +43,12 @@ export const writeSync = (fd: 1 | 2, text: string): void => {
     try {
       written = fs.writeSync(fd, bytes)
     } catch (error) {
-      // A non-blocking pipe that is full for now: wait for the reader, as the stream would.
-      if ((error as { code?: unknown }).code === "EAGAIN") continue
+      // A non-blocking pipe that is full for now: wait for the reader, as the stream would, a
+      // millisecond at a time, asleep rather than spinning on the CPU.
+      if ((error as { code?: unknown }).code === "EAGAIN") {
+        Atomics.wait(pause, 0, 0, 1)
+        continue
+      }
       throw error
     }
     bytes = bytes.subarray(written)

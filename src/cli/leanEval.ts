@@ -2,9 +2,7 @@
 // handler (src/cli/evalRun.ts) with the same options, services, global settings, logging and process
 // handling (src/cli/runProcess.ts) as the command tree does, without loading effect/cli or building
 // and parsing its command tree: that was most of the time before an eval's first request.
-import { Effect, Layer, Option } from "effect"
-import { FetchHttpClient } from "effect/http"
-import { FileLoader } from "../platform/FileLoader.ts"
+import { Option } from "effect"
 import {
   DEFAULT_JOBS,
   DEFAULT_SIGNIFICANCE,
@@ -13,9 +11,7 @@ import {
   runEvalCommand
 } from "./evalRun.ts"
 import type { LeanEvalArgs } from "./leanEvalArgs.ts"
-import { levelFor, loggingLayer } from "./logging.ts"
-import { runProgram } from "./runProcess.ts"
-import { GlobalSettings } from "./settings.ts"
+import { runLeanProgram } from "./leanProgram.ts"
 
 /** The options effect/cli would parse from the same command line. */
 export const evalOptionsOf = (args: LeanEvalArgs): EvalOptions => {
@@ -49,22 +45,6 @@ export const evalOptionsOf = (args: LeanEvalArgs): EvalOptions => {
 }
 
 export const leanEval = (args: LeanEvalArgs): void => {
-  const settings = GlobalSettings.of({
-    options: Effect.succeed({
-      configPath: args.strings.config,
-      noConfig: args.booleans.has("no-config"),
-      noEnv: args.booleans.has("no-env"),
-      verbosity: args.verbosity,
-      cache: args.booleans.has("cache") ? true : args.booleans.has("no-cache") ? false : undefined
-    })
-  })
   const options = evalOptionsOf(args)
-  const program = provideEvalServices(options, runEvalCommand(options)).pipe(
-    Effect.provideService(GlobalSettings, settings),
-    // Of the command tree's AppLayer, only what an eval needs (the type says so), as src/cli/leanRun.ts.
-    Effect.provide(Layer.mergeAll(FetchHttpClient.layer, FileLoader.layer)),
-    Effect.provide(loggingLayer(levelFor(args.verbosity, process.env["LAIT_LOG"])))
-  )
-  // No usage errors on this path: whatever effect/cli would reject never comes here.
-  runProgram(program, { verbosity: args.verbosity, isUsageError: () => false })
+  runLeanProgram(provideEvalServices(options, runEvalCommand(options)), args)
 }

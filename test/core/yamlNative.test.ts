@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { parseYamlValue } from "../../src/core/yamlTree.ts"
 import { compare } from "./yamlNativeDiff.ts"
+import { prng as mulberry32 } from "../fixtures/prng.ts"
 
 const repo = path.resolve(import.meta.dir, "../..")
 
@@ -188,14 +189,6 @@ describe("tricky cases", () => {
 
 // ---------------------------------------------------------------------------------------------
 // Random documents
-
-const mulberry32 = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = seed
-  t = Math.imul(t ^ (t >>> 15), t | 1)
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
 
 const PLAINS = [
   "abc", "a b", "1", "-2", "0o17", "0x1F", "1e3", ".5", "+1", "~", "null", "True", "false", "yes", "a#b", "x:y",

@@ -12,6 +12,7 @@ import * as path from "node:path"
 import YAML from "yaml"
 import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
 import { alive } from "../e2e/util.ts"
+import { prng } from "../fixtures/prng.ts"
 export { alive } from "../e2e/util.ts"
 
 export const repoRoot = path.resolve(import.meta.dir, "../..")
@@ -60,19 +61,7 @@ export const SCENARIOS = [
 export type ScenarioName = (typeof SCENARIOS)[number]
 
 // ---------------------------------------------------------------------------------------------------
-// Seeded randomness
-
-/** mulberry32: small, fast, and the same sequence on every platform. */
-export const prng = (seed: number): (() => number) => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+// Seeded randomness (prng: test/fixtures/prng.ts)
 
 /** A 32-bit seed derived from the run's seed and a label (FNV-1a). */
 const derive = (seed: number, label: string): number => {

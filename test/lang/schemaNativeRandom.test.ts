@@ -8,21 +8,10 @@ import * as path from "node:path"
 import { parseAllDocuments } from "yaml"
 import type { Json, JsonObject } from "../../src/core/json.ts"
 import { differential } from "./schemaNativeDiff.ts"
+import { prng as random } from "../fixtures/prng.ts"
 
 const SEED = Number(process.env.SCHEMA_NATIVE_SEED ?? 24)
 const SCHEMAS = 1500
-
-// mulberry32
-const random = (seed: number) => {
-  let a = seed >>> 0
-  return (): number => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const rnd = random(SEED)
 const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(rnd() * items.length)]!

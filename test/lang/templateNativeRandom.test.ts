@@ -3,23 +3,12 @@
 // must agree. Deterministic: a failure names its template and data.
 import { beforeAll, expect, test } from "bun:test"
 import { differential, loadEngine, tally, type Verdict } from "./templateNativeDiff.ts"
+import { prng as random } from "../fixtures/prng.ts"
 
 beforeAll(loadEngine)
 
 const SEED = Number(process.env.TEMPLATE_NATIVE_SEED ?? 24)
 const TEMPLATES = 1500
-
-// mulberry32
-const random = (seed: number) => {
-  let a = seed >>> 0
-  return (): number => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const rnd = random(SEED)
 const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(rnd() * items.length)]!

@@ -256,3 +256,11 @@ export const pickSetting = <K extends keyof LlmSettings>(
   }
   return undefined
 }
+
+/** The tools a request may use (MCP servers, subagents, shell tools, skills), each from its chain. */
+export const pickToolNames = (chain: ReadonlyArray<LlmSettings | undefined>) => ({
+  mcp: pickSetting("mcp", chain),
+  subagents: pickSetting("subagents", chain),
+  tools: pickSetting("tools", chain),
+  skills: pickSetting("skills", chain)
+})

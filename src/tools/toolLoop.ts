@@ -10,7 +10,7 @@ import { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { Attr, errorAttributesOf, TraceContent } from "../core/tracing.ts"
 import { ToolError } from "../core/toolErrors.ts"
-import { pickSetting } from "../lang/model.ts"
+import { pickSetting, pickToolNames } from "../lang/model.ts"
 import { toolContent } from "../model/chatContent.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
@@ -319,12 +319,7 @@ export const makeToolLoop = (
               ...(topP !== undefined ? { top_p: topP } : {}),
               ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {})
             },
-            names: {
-              mcp: pickSetting("mcp", chain),
-              subagents: pickSetting("subagents", chain),
-              tools: pickSetting("tools", chain),
-              skills: pickSetting("skills", chain)
-            },
+            names: pickToolNames(chain),
             maxToolRounds: pickSetting("max_tool_rounds", chain),
             activeAgentPaths: sub.activeAgentPaths
           })

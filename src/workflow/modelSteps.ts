@@ -16,7 +16,7 @@ import { StepError } from "../core/stepErrors.ts"
 import { parseYamlValue } from "../core/yamlTree.ts"
 import { checkJson } from "../lang/jsonschema.ts"
 import { SchemaError } from "../lang/languageErrors.ts"
-import { type AgentDefinition, type LlmSettings, pickSetting, type SchemaRef } from "../lang/model.ts"
+import { type AgentDefinition, type LlmSettings, pickSetting, pickToolNames, type SchemaRef } from "../lang/model.ts"
 import { renderTemplate } from "../lang/template.ts"
 import type { ChatMessage, ChatRequest, ResponseFormat } from "../model/types.ts"
 import { makeToolRuntime } from "../tools/ToolRuntime.ts"
@@ -151,12 +151,7 @@ export const makeModelSteps = Effect.gen(function*() {
         label,
         endpoints,
         request,
-        names: {
-          mcp: pickSetting("mcp", chain),
-          subagents: pickSetting("subagents", chain),
-          tools: pickSetting("tools", chain),
-          skills: pickSetting("skills", chain)
-        },
+        names: pickToolNames(chain),
         maxToolRounds: pickSetting("max_tool_rounds", chain),
         cancelled: options.ctx.cancelled
       })

@@ -6,8 +6,7 @@
 // First import on purpose: it catches a signal that arrives while the others are still loading.
 import { earlySignalArrived, takeEarlySignals } from "./core/earlySignals.ts"
 import { fastAnswer, printFastAnswer } from "./cli/fastPath.ts"
-import { leanRunArgs } from "./cli/leanArgs.ts"
-import { leanEvalArgs } from "./cli/leanEvalArgs.ts"
+import { leanEvalArgs, leanRunArgs } from "./cli/leanArgs.ts"
 import { tuneJsc } from "./platform/jscTuning.ts"
 
 // 128 + the signal's number, as src/core/errors.ts's signalExitCode (not imported: it loads Effect).

@@ -1,4 +1,4 @@
-// The lean `lait eval`: a command line src/cli/leanEvalArgs.ts read as a plain eval calls the same
+// The lean `lait eval`: a command line src/cli/leanArgs.ts read as a plain eval calls the same
 // handler (src/cli/evalRun.ts) with the same options, services, global settings, logging and process
 // handling (src/cli/runProcess.ts) as the command tree does, without loading effect/cli or building
 // and parsing its command tree: that was most of the time before an eval's first request.
@@ -10,7 +10,7 @@ import {
   provideEvalServices,
   runEvalCommand
 } from "./evalRun.ts"
-import type { LeanEvalArgs } from "./leanEvalArgs.ts"
+import type { LeanEvalArgs } from "./leanArgs.ts"
 import { runLeanProgram } from "./leanProgram.ts"
 
 /** The options effect/cli would parse from the same command line. */

@@ -1,11 +1,11 @@
-// A plain `lait eval` skips effect/cli (src/cli/leanEvalArgs.ts, leanEval.ts). Every command line the
+// A plain `lait eval` skips effect/cli (src/cli/leanArgs.ts, leanEval.ts). Every command line the
 // lean path accepts must behave exactly as effect/cli's reading of it: the same stdout, stderr, exit
 // code and files. Each line runs twice through the binary: as `lait eval --no-env ARGS` (lean) and as
 // `lait --no-env eval ARGS` (a global flag before the subcommand: the command tree), which mean the same.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { leanEvalArgs } from "../../src/cli/leanEvalArgs.ts"
+import { leanEvalArgs } from "../../src/cli/leanArgs.ts"
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
 import { withoutTimings } from "./evalProject.ts"
 import { makeTempDir, runCli } from "./util.ts"

@@ -4,7 +4,7 @@
 // once text has reached the sink, a failure is neither retried nor a reason to fall back, since the
 // text could not be taken back.
 import { Console, Duration, Effect, Fiber, LogLevel, Redacted, Tracer } from "effect"
-import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
+import { type Headers, HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { renderChain } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
@@ -14,7 +14,7 @@ import type { Endpoint, ModelCall, ModelClientService, ModelFailure } from "./ca
 import { interpret, recordUsage } from "./completion.ts"
 import { endpointRedactor } from "./endpointSecrets.ts"
 import { type Emitted, isEventStream, readEventStream, type StreamedBody } from "./eventStream.ts"
-import { DEFAULT_RESPONSE_LIMIT, readCapped } from "./httpBody.ts"
+import { DEFAULT_RESPONSE_LIMIT, FETCH_TIMED_OUT, fetchCapped, readCapped } from "./httpBody.ts"
 import { chatToResponsesBody, responsesUnsupported } from "./responsesApi.ts"
 import {
   BadResponse,
@@ -196,26 +196,38 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
             HttpClientRequest.bodyJsonUnsafe(body)
           )
         )
-        const response = yield* http.execute(req).pipe(
-          Effect.provideService(HttpClient.TracerDisabledWhen, untraced),
-          Effect.flatMap((res) =>
-            Effect.map(
-              streamed && res.status >= 200 && res.status < 300 && isEventStream(res)
-                ? readEventStream(res, maxBytes, sink, emitted)
-                : readCapped(res, maxBytes),
-              (body: StreamedBody) => ({ status: res.status, headers: res.headers, body })
-            )
-          ),
-          Effect.mapError((e) =>
-            new ModelError({ reason: new Unreachable({ baseUrl, detail: redact(describeNetworkFailure(e)) }) })
-          ),
-          (attempt) =>
-            timeoutAfter(
-              attempt,
-              Duration.toMillis(timeout),
-              () => new ModelError({ reason: new Timeout({ baseUrl, timeoutMillis: Duration.toMillis(timeout) }) })
-            )
-        )
+        const millis = Duration.toMillis(timeout)
+        const timedOut = () => new ModelError({ reason: new Timeout({ baseUrl, timeoutMillis: millis }) })
+        const unreachable = (e: unknown) =>
+          new ModelError({ reason: new Unreachable({ baseUrl, detail: redact(describeNetworkFailure(e)) }) })
+        // A whole answer skips the HTTP client and times itself (src/model/httpBody.ts fetchCapped); a
+        // stream reads its events through the client, under timeoutAfter.
+        const response: {
+          readonly status: number
+          readonly headers: Headers.Headers
+          readonly body: StreamedBody
+        } = yield* !streamed && millis <= MAX_TIMER_MILLIS
+          ? Effect.mapError(fetchCapped(req, maxBytes, millis), (e) => (e === FETCH_TIMED_OUT ? timedOut() : unreachable(e)))
+          : timeoutAfter(
+            Effect.mapError(
+              streamed
+                ? http.execute(req).pipe(
+                  Effect.provideService(HttpClient.TracerDisabledWhen, untraced),
+                  Effect.flatMap((res) =>
+                    Effect.map(
+                      res.status >= 200 && res.status < 300 && isEventStream(res)
+                        ? readEventStream(res, maxBytes, sink, emitted)
+                        : readCapped(res, maxBytes),
+                      (body: StreamedBody) => ({ status: res.status, headers: res.headers, body })
+                    )
+                  )
+                )
+                : fetchCapped(req, maxBytes),
+              unreachable
+            ),
+            millis,
+            timedOut
+          )
         const status = response.status
         const ok = status >= 200 && status < 300
         const wait = retryAfter(status, response.headers)

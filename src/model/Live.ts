@@ -207,7 +207,10 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
           readonly headers: Headers.Headers
           readonly body: StreamedBody
         } = yield* !streamed && millis <= MAX_TIMER_MILLIS
-          ? Effect.mapError(fetchCapped(req, maxBytes, millis), (e) => (e === FETCH_TIMED_OUT ? timedOut() : unreachable(e)))
+          ? Effect.mapError(
+            fetchCapped(req, maxBytes, millis),
+            (e) => (e === FETCH_TIMED_OUT ? timedOut() : unreachable(e))
+          )
           : timeoutAfter(
             Effect.mapError(
               streamed

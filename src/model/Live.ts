@@ -68,6 +68,31 @@ export const statusDetail = (body: string, redact: (text: string) => string): st
 const traceDump = (message: () => string): Effect.Effect<void> =>
   Effect.flatMap(LogLevel.isEnabled("Trace"), (enabled) => (enabled ? Effect.logTrace(message()) : Effect.void))
 
+/** A `-v` line, likewise built only when debug logging is on. */
+const debugLine = (message: () => string): Effect.Effect<void> =>
+  Effect.flatMap(LogLevel.isEnabled("Debug"), (enabled) => (enabled ? Effect.logDebug(message()) : Effect.void))
+
+/**
+ * `f` remembered per argument: URLs are split and masked once per endpoint, not once per request (an
+ * eval sends thousands to the same few).
+ */
+const remembered = (f: (url: string) => string): ((url: string) => string) => {
+  const known = new Map<string, string>()
+  return (url) => {
+    let value = known.get(url)
+    if (value === undefined) {
+      // A config has a handful of endpoints; the bound only keeps a pathological caller from growing it.
+      if (known.size >= 256) known.clear()
+      known.set(url, value = f(url))
+    }
+    return value
+  }
+}
+const shownBaseUrl = remembered(displayUrl)
+const chatUrl = remembered((base) => joinUrl(base, "/chat/completions"))
+const responsesUrl = remembered((base) => joinUrl(base, "/responses"))
+const shownUrl = remembered(displayUrl)
+
 // setTimeout's longest wait; a longer timeout keeps Effect's own, which waits in steps.
 const MAX_TIMER_MILLIS = 2 ** 31 - 1
 
@@ -167,7 +192,7 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
       emitted: Emitted
     ): Effect.Effect<unknown, ModelFailure> =>
       Effect.gen(function*() {
-        const baseUrl = displayUrl(endpoint.baseUrl)
+        const baseUrl = shownBaseUrl(endpoint.baseUrl)
         const key = yield* endpoint.apiKey
         // Some servers echo the bearer token in error bodies; nothing they send may print it.
         const redact = endpointRedactor(key === undefined ? undefined : Redacted.value(key), endpoint.baseUrl)
@@ -176,7 +201,7 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
           const reason = new ResponsesUnsupported({ modelId: endpoint.modelId, feature: unsupported })
           return yield* new ModelError({ reason })
         }
-        const path = endpoint.api === "responses" ? "/responses" : "/chat/completions"
+        const url = endpoint.api === "responses" ? responsesUrl(endpoint.baseUrl) : chatUrl(endpoint.baseUrl)
         // The Responses API is never streamed: its whole answer goes to the sink when it arrives.
         const streamed = sink !== undefined && endpoint.api === "chat_completions"
         const body = endpoint.api === "responses"
@@ -184,11 +209,11 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
           : streamed
           ? { ...chatBody(endpoint.modelId, request), stream: true, stream_options: { include_usage: true } }
           : chatBody(endpoint.modelId, request)
-        yield* Effect.logDebug(`POST ${displayUrl(joinUrl(endpoint.baseUrl, path))} model=${endpoint.modelId}`)
+        yield* debugLine(() => `POST ${shownUrl(url)} model=${endpoint.modelId}`)
         // A tool's output (say, a printed environment) can put the key into the conversation itself.
         yield* traceDump(() => `request body: ${redact(JSON.stringify(body))}`)
         const req = yield* withTracePropagation(
-          HttpClientRequest.post(joinUrl(endpoint.baseUrl, path)).pipe(
+          HttpClientRequest.post(url).pipe(
             HttpClientRequest.setHeader(
               "authorization",
               `Bearer ${key === undefined ? DUMMY_API_KEY : Redacted.value(key)}`

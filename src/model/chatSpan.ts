@@ -23,9 +23,21 @@ import type { Endpoint, ModelCall, ModelResult, Source } from "./ModelClient.ts"
  */
 export const PROVIDER_NAME = "openai"
 
-const serverOf = (endpoint: Endpoint): Record<string, Json> => {
+// A span attribute per answer, from the few base URLs a config has: parsed once each.
+const servers = new Map<string, Readonly<Record<string, Json>>>()
+
+const serverOf = (endpoint: Endpoint): Readonly<Record<string, Json>> => {
+  let known = servers.get(endpoint.baseUrl)
+  if (known === undefined) {
+    if (servers.size >= 256) servers.clear()
+    servers.set(endpoint.baseUrl, known = parseServer(endpoint.baseUrl))
+  }
+  return known
+}
+
+const parseServer = (baseUrl: string): Record<string, Json> => {
   try {
-    const url = new URL(endpoint.baseUrl)
+    const url = new URL(baseUrl)
     const port = url.port !== ""
       ? Number(url.port)
       : url.protocol === "https:"

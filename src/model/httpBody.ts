@@ -163,7 +163,15 @@ export const fetchCapped = (
             : await readBodyCapped(response.body, limit, stop.signal)
           // A cancelled reader ends like a finished one: what it read is not the whole answer.
           if (timedOut) throw FETCH_TIMED_OUT
-          return { status: response.status, headers: Headers.fromInput(response.headers), body: answer }
+          // Read only when asked for (a retry's Retry-After): copying them costs more than the body.
+          let answerHeaders: Headers.Headers | undefined
+          return {
+            status: response.status,
+            get headers() {
+              return answerHeaders ??= Headers.fromInput(response.headers)
+            },
+            body: answer
+          }
         } catch (cause) {
           throw timedOut ? FETCH_TIMED_OUT : cause
         } finally {

@@ -24,7 +24,7 @@ import {
   traceSpan
 } from "../core/tracing.ts"
 import { type LiveSink, LiveSpans } from "./LiveSpans.ts"
-import { formatTimestamp } from "./time.ts"
+import { formatMillis } from "./time.ts"
 
 export type { RecordedOperation, SpanOperation, TraceOperation } from "../core/tracing.ts"
 export { errorTypeOf, traceSpan as withSpan } from "../core/tracing.ts"
@@ -134,8 +134,8 @@ export const makeRunTracer = (live?: LiveSink): RunTracerService => {
       seq: recorded.length,
       operation: span.entry.operation,
       label: span.entry.label,
-      start: formatTimestamp(start * NANOS_PER_MILLI),
-      end: formatTimestamp(end * NANOS_PER_MILLI),
+      start: formatMillis(start),
+      end: formatMillis(end),
       duration_ms: end > start ? Number(end - start) : 0,
       attributes: Object.fromEntries(span.attributes) as Record<string, Json>,
       span_id: span.spanId,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { formatClock, formatTimestamp, nanosOfDate, parseTimestamp, unixNanosText } from "../../src/trace/time.ts"
+import { formatClock, formatMillis, formatTimestamp, nanosOfDate, parseTimestamp, unixNanosText } from "../../src/trace/time.ts"
+import { prng } from "../fixtures/prng.ts"
 
 describe("parseTimestamp", () => {
   test("UTC with nanoseconds is exact", () => {
@@ -66,4 +67,19 @@ test("formatClock is %H:%M:%S%.3f in UTC, milliseconds truncated", () => {
 test("unixNanosText is decimal, 0 outside i64 (as chrono's timestamp_nanos_opt)", () => {
   expect(unixNanosText(1714564800123456789n)).toBe("1714564800123456789")
   expect(unixNanosText(parseTimestamp("2300-01-01T00:00:00Z")!)).toBe("0")
+})
+
+describe("formatMillis", () => {
+  test("is formatTimestamp of the same instant in nanoseconds, inside and outside the years a Date's ISO form covers", () => {
+    const fixed = [
+      0n, 1n, 999n, 1000n, 1_700_000_000_000n, 1_700_000_000_120n, 253_402_300_799_999n, 253_402_300_800_000n,
+      -1n, -1000n, -62_167_219_200_000n, 8_640_000_000_000_000n
+    ]
+    const random = prng(24)
+    const drawn = Array.from({ length: 2000 }, (_, i) => {
+      const span = i % 2 === 0 ? 2 ** 41 : 2 ** 53
+      return BigInt(Math.floor((random() * 2 - (i % 3 === 0 ? 1 : 0)) * span))
+    })
+    for (const millis of [...fixed, ...drawn]) expect(formatMillis(millis)).toBe(formatTimestamp(millis * 1_000_000n))
+  })
 })

@@ -157,9 +157,15 @@ export const fetchCapped = (
         }, timeoutMillis)
         try {
           const response = await fetch(url, { method: request.method, headers, body, signal: stop.signal })
-          const declared = Number(response.headers.get("content-length"))
+          const length = response.headers.get("content-length")
+          const declared = length === null || !/^\d+$/.test(length) ? Number.NaN : Number(length)
+          const encoded = response.headers.has("content-encoding")
           const answer: CappedBody = Number.isFinite(declared) && declared > limit
             ? (void response.body?.cancel().catch(() => undefined), { _tag: "TooLarge" })
+            // A length within the cap, of the body as it will be read (not compressed), bounds it: read
+            // at once. Otherwise chunk by chunk, counting (a compressed body may inflate past the cap).
+            : Number.isFinite(declared) && !encoded
+            ? { _tag: "Body", text: await response.text() }
             : await readBodyCapped(response.body, limit, stop.signal)
           // A cancelled reader ends like a finished one: what it read is not the whole answer.
           if (timedOut) throw FETCH_TIMED_OUT

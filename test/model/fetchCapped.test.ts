@@ -34,6 +34,11 @@ const odd = Bun.serve({
       // The headers at once, then a body that never ends.
       return new Response(new ReadableStream({ start(controller) { controller.enqueue(new TextEncoder().encode("{")) } }))
     }
+    if (path === "/gzip") {
+      // 4 KiB of text that travels as a few dozen bytes: its announced length is not what it reads as.
+      const packed = Bun.gzipSync(new TextEncoder().encode("b".repeat(4096)))
+      return new Response(packed, { headers: { "content-encoding": "gzip", "content-length": String(packed.length) } })
+    }
     return new Response("x".repeat(100), { headers: { "content-length": "100", "retry-after": "7" }, status: 503 })
   }
 })
@@ -85,6 +90,14 @@ test("the cap: an announced length over it, and a body that grows past it", asyn
   expect((await Effect.runPromise(fetchCapped(post(`${odd.url}unannounced`, {}), 4095))).body).toEqual({ _tag: "TooLarge" })
   const whole = await Effect.runPromise(fetchCapped(post(`${odd.url}unannounced`, {}), 4096))
   expect(whole.body).toEqual({ _tag: "Body", text: "a".repeat(4096) })
+})
+
+test("the cap counts a compressed body as it reads, not as it travels", async () => {
+  expect((await Effect.runPromise(fetchCapped(post(`${odd.url}gzip`, {}), 4095))).body).toEqual({ _tag: "TooLarge" })
+  expect((await Effect.runPromise(fetchCapped(post(`${odd.url}gzip`, {}), 4096))).body).toEqual({
+    _tag: "Body",
+    text: "b".repeat(4096)
+  })
 })
 
 test("the timer stops a body that stalls, and fails with FETCH_TIMED_OUT, not a partial answer", async () => {

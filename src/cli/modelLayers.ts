@@ -14,7 +14,7 @@ import * as nodePath from "node:path"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
-import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
+import { type LiveOptions, ModelClient, type ModelClientService } from "../model/ModelClient.ts"
 import { StrictReplay } from "../model/strictReplay.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import { globalOptions } from "./settings.ts"
@@ -77,7 +77,12 @@ const lazyLive = (options: LiveOptions): Layer.Layer<ModelClient, never, HttpCli
           Effect.provide(services)
         )
       )
-      return ModelClient.of({ complete: (call) => Effect.flatMap(client, (c) => c.complete(call)) })
+      // Once built, calls go straight to it: the cached effect costs a few operations per request.
+      let built: ModelClientService | undefined
+      return ModelClient.of({
+        complete: (call) =>
+          built !== undefined ? built.complete(call) : Effect.flatMap(client, (c) => (built = c).complete(call))
+      })
     })
   )
 

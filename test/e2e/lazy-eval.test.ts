@@ -1,0 +1,66 @@
+// What a `lait eval` of a model target loads before its first request: a plain lait.config.yml is
+// decoded natively (src/config/configNative.ts), without the config file's Effect Schema, and a model
+// target needs no workflow loader (nor the model schema a workflow's `models:` decode builds). A config
+// outside the native subset, or a workflow target, still loads them. Observed from source with a
+// preload recording every module loaded.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { makeTempDir, repoRoot, run } from "./util.ts"
+
+let dir = ""
+let server: OpenAiServer
+beforeAll(() => {
+  dir = makeTempDir("lazy-eval")
+  server = startOpenAiServer({ script: [{ repeat: true }] })
+  const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text)
+  write(
+    "record.ts",
+    `const loaded: Array<string> = []
+Bun.plugin({ name: "record", setup(build) {
+  build.onLoad({ filter: /\\/src\\/.*\\.ts$/ }, async (args) => {
+    loaded.push(args.path.replace(/.*\\/src\\//, "src/"))
+    return { contents: await Bun.file(args.path).text(), loader: "ts" }
+  })
+} })
+process.on("exit", () => require("node:fs").writeFileSync(process.env.LOADED_FILE!, JSON.stringify(loaded)))
+`
+  )
+  const models = `models:\n  m:\n    - provider: { base_url: '${server.baseUrl}' }\n      model_id: fixture\n`
+  write("plain.config.yml", models)
+  // `tools:` is outside the native decoder's subset.
+  write("tools.config.yml", `${models}tools:\n  wc: { command: [wc, -w] }\n`)
+  write("model.yml", "target: { model: m, prompt: '{{input}}' }\ncases:\n  - input: hi\n    assert: [{ type: contains, value: hi }]\n")
+  write("wf.yml", "steps:\n  - jq: '.'\n")
+  write("workflow.yml", "target: { workflow: wf.yml }\ncases:\n  - input: hi\n    assert: [{ type: contains, value: hi }]\n")
+})
+afterAll(() => {
+  server.stop()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const loadedBy = async (config: string, file: string) => {
+  const out = path.join(dir, "loaded.json")
+  const r = await run(
+    [process.execPath, "--preload", path.join(dir, "record.ts"), path.join(repoRoot, "src", "main.ts"), "eval", file, "--config", config],
+    { cwd: dir, env: { ...process.env, NO_COLOR: "1", XDG_CONFIG_HOME: dir, LOADED_FILE: out } }
+  )
+  expect({ code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 })
+  return JSON.parse(fs.readFileSync(out, "utf8")) as Array<string>
+}
+
+const configSchema = ["src/config/modelSchema.ts", "src/config/schema.ts"]
+const workflowLoader = ["src/lang/load.ts", "src/lang/load/document.ts", "src/lang/schemaRef.ts"]
+const among = (loaded: ReadonlyArray<string>, modules: ReadonlyArray<string>) => modules.filter((m) => loaded.includes(m))
+
+test("an eval of a model target with a plain config loads neither the config schema nor the workflow loader", async () => {
+  const plain = await loadedBy("plain.config.yml", "model.yml")
+  expect(plain).toContain("src/eval/runner.ts")
+  expect(among(plain, [...configSchema, ...workflowLoader])).toEqual([])
+}, 60_000)
+
+test("a config outside the native subset loads the config schema; a workflow target the workflow loader", async () => {
+  expect(among(await loadedBy("tools.config.yml", "model.yml"), configSchema)).toEqual(configSchema)
+  expect(among(await loadedBy("plain.config.yml", "workflow.yml"), workflowLoader)).toEqual(workflowLoader)
+}, 60_000)

@@ -3,7 +3,8 @@
 // pipes) a redrawn line would be noise, so a plain line is written each time a case has finished.
 import { Effect } from "effect"
 import type { ProgressEvent } from "./runner.ts"
-import { stderrStream } from "../platform/stdStreams.ts"
+import { isTerminal } from "../platform/rawStdout.ts"
+import { writeStderr } from "../platform/stdStreams.ts"
 
 export interface EvalProgress {
   readonly start: (cases: number, repeat: number, concurrency: number, targets?: number) => Effect.Effect<void>
@@ -17,11 +18,15 @@ export interface ProgressSink {
   readonly write: (text: string) => void
 }
 
+let stderrIsTerminal: boolean | undefined
+
+// Not `process.stderr`: building it (Node's stream machinery) cost milliseconds before an eval's
+// first request. A write(2) while no stream exists, through the stream once one does.
 export const stderrSink: ProgressSink = {
   get isTTY() {
-    return stderrStream().isTTY === true
+    return stderrIsTerminal ??= isTerminal(2)
   },
-  write: (text) => void stderrStream().write(text)
+  write: writeStderr
 }
 
 export const makeEvalProgress = (sink: ProgressSink = stderrSink): EvalProgress => {

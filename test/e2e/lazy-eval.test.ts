@@ -2,12 +2,13 @@
 // decoded natively (src/config/configNative.ts), without the config file's Effect Schema, and a model
 // target needs no workflow loader (nor the model schema a workflow's `models:` decode builds). A config
 // outside the native subset, or a workflow target, still loads them. Observed from source with a
-// preload recording every module loaded.
+// preload recording every module loaded. Nor does it build Node's stdout/stderr streams (its progress
+// lines and report go out with write(2)): observed in the binary with a preload standing in for them.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
-import { makeTempDir, repoRoot, run } from "./util.ts"
+import { makeTempDir, repoRoot, run, runCli } from "./util.ts"
 
 let dir = ""
 let server: OpenAiServer
@@ -25,6 +26,17 @@ Bun.plugin({ name: "record", setup(build) {
   })
 } })
 process.on("exit", () => require("node:fs").writeFileSync(process.env.LOADED_FILE!, JSON.stringify(loaded)))
+`
+  )
+  write(
+    "streams.ts",
+    `const used = new Set<string>()
+for (const name of ["stdout", "stderr"] as const) {
+  const fd = name === "stdout" ? 1 : 2
+  const stand = { on: () => stand, isTTY: false, write: (t: string, cb?: () => void) => (require("node:fs").writeSync(fd, t), cb?.(), true) }
+  Object.defineProperty(process, name, { configurable: true, get: () => (used.add(name), stand) })
+}
+process.on("exit", () => require("node:fs").writeSync(2, "streams used: [" + [...used].sort().join(",") + "]\\n"))
 `
   )
   const models = `models:\n  m:\n    - provider: { base_url: '${server.baseUrl}' }\n      model_id: fixture\n`
@@ -63,4 +75,17 @@ test("an eval of a model target with a plain config loads neither the config sch
 test("a config outside the native subset loads the config schema; a workflow target the workflow loader", async () => {
   expect(among(await loadedBy("tools.config.yml", "model.yml"), configSchema)).toEqual(configSchema)
   expect(among(await loadedBy("plain.config.yml", "workflow.yml"), workflowLoader)).toEqual(workflowLoader)
+}, 60_000)
+
+test("an eval builds neither stdout's nor stderr's stream: for its progress lines or its report", async () => {
+  const r = await runCli(["eval", "model.yml", "--config", "plain.config.yml"], {
+    cwd: dir,
+    binary: true,
+    env: { ...process.env, NO_COLOR: "1", XDG_CONFIG_HOME: dir, BUN_OPTIONS: `--preload ${path.join(dir, "streams.ts")}` }
+  })
+  expect(r).toMatchObject({
+    code: 0,
+    stdout: "case 1: 1/1 (100%) PASS\n1 of 1 case(s) fully passed\n",
+    stderr: "eval: 1 case(s) x 1 run(s) = 1 run(s), 8 at a time\neval: case 1 done: 1/1 passed [1/1]\nstreams used: []\n"
+  })
 }, 60_000)

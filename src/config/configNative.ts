@@ -49,7 +49,8 @@ const record = <A>(value: Decoder<A>): Decoder<Record<string, A>> => (v) => {
 }
 
 /** `optional`: the key may be absent; `fallback`: absent means this value (the schema's default). */
-type Field = readonly [key: string, decoder: Decoder, absent: "required" | "optional" | { readonly fallback: () => unknown }]
+type Absent = "required" | "optional" | { readonly fallback: () => unknown }
+type Field = readonly [key: string, decoder: Decoder, absent: Absent]
 
 /** A struct that rejects excess keys; the result lists its fields in the schema's order. */
 const struct = (fields: ReadonlyArray<Field>): Decoder<Record<string, unknown>> => (v) => {

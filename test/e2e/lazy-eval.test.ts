@@ -1,7 +1,8 @@
 // What a `lait eval` of a model target loads before its first request: a plain lait.config.yml is
 // decoded natively (src/config/configNative.ts), without the config file's Effect Schema, and a model
-// target needs no workflow loader (nor the model schema a workflow's `models:` decode builds). A config
-// outside the native subset, or a workflow target, still loads them. Observed from source with a
+// target needs no workflow loader (nor the model schema a workflow's `models:` decode builds), nor
+// `contains` assertions jq. A config outside the native subset, a workflow target or a jq assertion
+// still loads them. Observed from source with a
 // preload recording every module loaded. Nor does it build Node's stdout/stderr streams (its progress
 // lines and report go out with write(2)): observed in the binary with a preload standing in for them.
 import { afterAll, beforeAll, expect, test } from "bun:test"
@@ -44,6 +45,7 @@ process.on("exit", () => require("node:fs").writeSync(2, "streams used: [" + [..
   // `tools:` is outside the native decoder's subset.
   write("tools.config.yml", `${models}tools:\n  wc: { command: [wc, -w] }\n`)
   write("model.yml", "target: { model: m, prompt: '{{input}}' }\ncases:\n  - input: hi\n    assert: [{ type: contains, value: hi }]\n")
+  write("jq.yml", "target: { model: m, prompt: '{{input}}' }\ncases:\n  - input: hi\n    assert: [{ type: jq, expr: '. != null' }]\n")
   write("wf.yml", "steps:\n  - jq: '.'\n")
   write("workflow.yml", "target: { workflow: wf.yml }\ncases:\n  - input: hi\n    assert: [{ type: contains, value: hi }]\n")
 })
@@ -64,17 +66,19 @@ const loadedBy = async (config: string, file: string) => {
 
 const configSchema = ["src/config/modelSchema.ts", "src/config/schema.ts"]
 const workflowLoader = ["src/lang/load.ts", "src/lang/load/document.ts", "src/lang/schemaRef.ts"]
+const jq = ["src/lang/jq.ts", "src/lang/jqNative/index.ts"]
 const among = (loaded: ReadonlyArray<string>, modules: ReadonlyArray<string>) => modules.filter((m) => loaded.includes(m))
 
-test("an eval of a model target with a plain config loads neither the config schema nor the workflow loader", async () => {
+test("an eval of a model target with a plain config loads neither the config schema, the workflow loader nor jq", async () => {
   const plain = await loadedBy("plain.config.yml", "model.yml")
   expect(plain).toContain("src/eval/runner.ts")
-  expect(among(plain, [...configSchema, ...workflowLoader])).toEqual([])
+  expect(among(plain, [...configSchema, ...workflowLoader, ...jq])).toEqual([])
 }, 60_000)
 
-test("a config outside the native subset loads the config schema; a workflow target the workflow loader", async () => {
+test("a config outside the native subset loads the config schema; a workflow target the loader; a jq assertion jq", async () => {
   expect(among(await loadedBy("tools.config.yml", "model.yml"), configSchema)).toEqual(configSchema)
   expect(among(await loadedBy("plain.config.yml", "workflow.yml"), workflowLoader)).toEqual(workflowLoader)
+  expect(among(await loadedBy("plain.config.yml", "jq.yml"), jq)).toEqual(jq)
 }, 60_000)
 
 test("an eval builds neither stdout's nor stderr's stream: for its progress lines or its report", async () => {

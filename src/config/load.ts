@@ -11,6 +11,7 @@ import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaP
 import { offsetAtPath } from "../core/yamlNative/nodes.ts"
 import type { YamlTree } from "../core/yamlTree.ts"
 import { dotenvBaseUrlWarning } from "./dotenvRisk.ts"
+import { nativeConfigFile } from "./configNative.ts"
 import type { CommandSpec, ConfigFile, DefaultSettings } from "./schema.ts"
 
 export const CONFIG_FILE_NAME = "lait.config.yml"
@@ -171,16 +172,37 @@ export interface CheckedConfig {
 }
 
 /**
+ * The schema's decode, for what the native decoder (./configNative.ts) leaves: it words every error.
+ * The config schema is built when its module is evaluated: only a file the native decoder declines
+ * pays for it.
+ */
+const decodeBySchema = Effect.fnUntraced(function*(path: string, tree: YamlTree, raw: unknown) {
+  const { decodeConfigFile } = yield* Effect.promise(() => import("./schema.ts"))
+  const decoded = decodeConfigFile(raw)
+  if (Exit.isSuccess(decoded)) return decoded.value
+  const error = Cause.squash(decoded.cause)
+  const issues = typeof error === "object" && error !== null && "issue" in error
+    ? SchemaIssue.makeFormatterStandardSchemaV1()(error.issue as SchemaIssue.Issue).issues
+    : [{ path: [] as ReadonlyArray<PathSegment>, message: String(error) }]
+  const lines: Array<number | undefined> = []
+  const detail = issues.map((issue) => {
+    const at = (issue.path ?? []).map((s) => (typeof s === "object" && s !== null && "key" in s ? s.key : s))
+    const where = at.length === 0 ? "" : `${formatPath(at)}: `
+    const line = lineOf(tree, at)
+    lines.push(line)
+    return withLine(`${where}${issueMessage(issue.message)}`, line)
+  })
+  return yield* parseFailure(path, detail.join("; "), lines[0])
+})
+
+/**
  * Parses and checks one config file's text. `path` must be absolute: it names the file in errors and
  * anchors registry paths. Parse and schema errors (which leave nothing to use) fail; a file that
  * decodes is returned with its rule violations. Errors carry the YAML line; the line's text is never
  * quoted (it may hold a key).
  */
 export const checkConfigText = Effect.fn("config.checkConfigText")(function*(path: string, text: string) {
-  // The config schema is built when its module is evaluated: only a run that has a config file pays.
-  const [{ parseYamlTree }, { decodeConfigFile }] = yield* Effect.promise(() =>
-    Promise.all([import("../core/yamlTree.ts"), import("./schema.ts")])
-  )
+  const { parseYamlTree } = yield* Effect.promise(() => import("../core/yamlTree.ts"))
   const parsed = parseYamlTree(text)
   if (!parsed.ok) return yield* parseFailure(path, parsed.message, parsed.line)
   const tree = parsed.tree
@@ -198,23 +220,7 @@ export const checkConfigText = Effect.fn("config.checkConfigText")(function*(pat
     )
   }
   // An empty file (or one holding only comments) is an empty config.
-  const decoded = decodeConfigFile(raw ?? {})
-  if (Exit.isFailure(decoded)) {
-    const error = Cause.squash(decoded.cause)
-    const issues = typeof error === "object" && error !== null && "issue" in error
-      ? SchemaIssue.makeFormatterStandardSchemaV1()(error.issue as SchemaIssue.Issue).issues
-      : [{ path: [] as ReadonlyArray<PathSegment>, message: String(error) }]
-    const lines: Array<number | undefined> = []
-    const detail = issues.map((issue) => {
-      const at = (issue.path ?? []).map((s) => (typeof s === "object" && s !== null && "key" in s ? s.key : s))
-      const where = at.length === 0 ? "" : `${formatPath(at)}: `
-      const line = lineOf(tree, at)
-      lines.push(line)
-      return withLine(`${where}${issueMessage(issue.message)}`, line)
-    })
-    return yield* parseFailure(path, detail.join("; "), lines[0])
-  }
-  const config = decoded.value
+  const config = nativeConfigFile(raw ?? {}) ?? (yield* decodeBySchema(path, tree, raw ?? {}))
   const problems = semanticProblems(config)
   const lines = problems.map((p) => lineOf(tree, p.path))
   const invalid = problems.length === 0

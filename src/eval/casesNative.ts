@@ -5,6 +5,8 @@
 // written with exactly their keys. The result is what EvalCaseSchema decodes them to (the same keys in
 // the same order: test/eval/casesNative.test.ts compares the two). Anything else — a null, another
 // assertion type, a mistake — is undefined, and the schema decodes it and words the error as before.
+// So is a target written with strings only (`{model, prompt, name?}`, `{workflow, name?}`): the first
+// decode of the target schema built its parser before the first request.
 
 type Plain = string | number | boolean | null | ReadonlyArray<Plain> | { readonly [key: string]: Plain }
 
@@ -70,4 +72,23 @@ export const nativeCases = <Case>(value: unknown): Array<Case> | undefined => {
     })
   }
   return cases as Array<Case>
+}
+
+type NativeTarget =
+  | { readonly kind: "prompt"; readonly name: string; readonly model: string; readonly prompt: string }
+  | { readonly kind: "workflow"; readonly name: string; readonly workflow: string; readonly inputs: {} }
+
+/** A target as decodeTarget (./schema.ts) builds it from the schema's decode, or undefined. */
+export const nativeTarget = (value: unknown): NativeTarget | undefined => {
+  if (!isMapping(value)) return undefined
+  const name = value["name"]
+  if ("name" in value && typeof name !== "string") return undefined
+  const { model, prompt, workflow } = value
+  if (onlyKeys(value, ["name", "model", "prompt"]) && typeof model === "string" && typeof prompt === "string") {
+    return { kind: "prompt", name: typeof name === "string" ? name : model, model, prompt }
+  }
+  if (onlyKeys(value, ["name", "workflow"]) && typeof workflow === "string") {
+    return { kind: "workflow", name: typeof name === "string" ? name : workflow, workflow, inputs: {} }
+  }
+  return undefined
 }

@@ -20,8 +20,8 @@ export interface ProgressSink {
 
 let stderrIsTerminal: boolean | undefined
 
-// Without building Node's stderr stream (src/platform/stdStreams.ts): an eval that never needs it
-// must not pay for it before its first request.
+// Not `process.stderr`: building it (Node's stream machinery) cost milliseconds before an eval's
+// first request. A write(2) while no stream exists, through the stream once one does.
 export const stderrSink: ProgressSink = {
   get isTTY() {
     return stderrIsTerminal ??= isTerminal(2)

@@ -4,7 +4,7 @@
 // output must satisfy (the `lait test` vocabulary), plus `default_assert:` for every case. Unknown
 // keys are rejected at every level. `EvalFileSchema` is also the source of `lait schema eval`.
 import { Cause, Effect, Exit, Schema, SchemaIssue } from "effect"
-import { nativeCases } from "./casesNative.ts"
+import { nativeCases, nativeTarget } from "./casesNative.ts"
 import { EvalError } from "./evalErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
@@ -242,6 +242,8 @@ export const isIssue = (value: unknown): value is Issue =>
 // that shape ("unknown key 'modle'") instead of as two failed alternatives.
 const decodeTarget = (raw: unknown, at: ReadonlyArray<Segment>): EvalTarget | Issue => {
   const target = valueAtPath(raw, at)
+  const native = nativeTarget(target)
+  if (native !== undefined) return native
   const where = formatPath(at)
   if (!isMapping(target)) {
     return {

@@ -16,9 +16,7 @@ import { EvalError } from "./evalErrors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import { type Json, type JsonObject, textForm } from "../core/json.ts"
 import { parseTextInput, resolveInitial, resolveInputs } from "../lang/inputs.ts"
-import { loadWorkflow } from "../lang/load.ts"
 import type { Workflow } from "../lang/model.ts"
-import { loadSchemaRef } from "../lang/schemaRef.ts"
 import type { TemplateError } from "../lang/languageErrors.ts"
 import { checkTemplateSyntax, loadTemplateEngineFor, renderTemplateWith } from "../lang/template.ts"
 import { ModelClient } from "../model/ModelClient.ts"
@@ -77,6 +75,11 @@ export const loadTarget = (
   Effect.gen(function*() {
     const config = yield* LaitConfig
     if (target.kind === "workflow") {
+      // The workflow loader (and the model schema its `models:` decode builds) only for a workflow
+      // target: a model target's first request does not wait for it.
+      const [{ loadWorkflow }, { loadSchemaRef }] = yield* Effect.promise(() =>
+        Promise.all([import("../lang/load.ts"), import("../lang/schemaRef.ts")])
+      )
       const path = targetWorkflowPath(evalFile, target.workflow)
       const workflow = yield* loadWorkflow(path, { waitForWriter: true })
       const inputs = yield* resolveInputs(

@@ -12,7 +12,6 @@ import { type Json, textForm } from "../core/json.ts"
 import { Attr } from "../core/tracing.ts"
 import { rustDebugString, rustFixed } from "../core/rustFormat.ts"
 import { parseTextInput } from "../lang/inputs.ts"
-import { evalJqOne, isTruthy } from "../lang/jq.ts"
 import type { UsageTotals } from "../model/RunUsage.ts"
 import type { TraceEvent } from "../trace/RunTracer.ts"
 import { RunContext, type JudgeVerdict } from "../workflow/RunContext.ts"
@@ -98,7 +97,17 @@ export const jqInputOf = (text: string): Json => parseTextInput(text)
 
 const NO_VARS = { steps: {}, inputs: {}, loop: null } as const
 
-const jqHolds = (expr: string, input: Json) => Effect.map(evalJqOne(expr, input, NO_VARS, "condition"), isTruthy)
+// jq (its native evaluator's modules) is loaded by the first jq assertion: an eval of `contains`
+// assertions does not wait for it before its first request.
+let jqModule: typeof import("../lang/jq.ts") | undefined
+const loadJqModule = Effect.suspend(() =>
+  jqModule !== undefined
+    ? Effect.succeed(jqModule)
+    : Effect.map(Effect.promise(() => import("../lang/jq.ts")), (m) => (jqModule = m))
+)
+
+const jqHolds = (expr: string, input: Json) =>
+  Effect.flatMap(loadJqModule, (jq) => Effect.map(jq.evalJqOne(expr, input, NO_VARS, "condition"), jq.isTruthy))
 
 const toolNameMatches = (wanted: string, recorded: Json | undefined): boolean =>
   typeof recorded === "string" &&

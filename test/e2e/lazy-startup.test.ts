@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { startOpenAiServer } from "../fixtures/openai-server.ts"
 import { makeTempDir, repoRoot, run, runCli } from "./util.ts"
 
 let dir = ""
@@ -76,7 +75,7 @@ test("lait run builds no Intl.Segmenter; help, which measures text, still does",
 // process.stdout/process.stderr are lazy: the first read builds Node's stream machinery (node:tty and
 // the stream modules). The preload puts a recording stand-in in their place; a run that never reads
 // them writes its answer, progress and errors with write(2) (src/platform/stdStreams.ts).
-const streamsUsedBy = async (args: ReadonlyArray<string>, cwd = dir) => {
+const streamsUsedBy = async (args: ReadonlyArray<string>) => {
   const preload = path.join(dir, "streams.ts")
   fs.writeFileSync(
     preload,
@@ -89,7 +88,7 @@ for (const name of ["stdout", "stderr"] as const) {
 process.on("exit", () => require("node:fs").writeSync(2, "streams used: [" + [...used].sort().join(",") + "]\\n"))
 `
   )
-  return runCli(args, { cwd, binary: true, env: { ...process.env, NO_COLOR: "1", BUN_OPTIONS: `--preload ${preload}` } })
+  return runCli(args, { cwd: dir, binary: true, env: { ...process.env, NO_COLOR: "1", BUN_OPTIONS: `--preload ${preload}` } })
 }
 
 test("lait run builds neither stdout's nor stderr's stream: for its answer, progress lines or an error", async () => {
@@ -101,30 +100,6 @@ test("lait run builds neither stdout's nor stderr's stream: for its answer, prog
   // The command tree's presenter still asks for them (colour detection).
   const help = await streamsUsedBy(["run", "--help"])
   expect(help.stderr).toContain("streams used: [stderr,stdout]\n")
-}, 120_000)
-
-test("lait eval builds neither stream: its progress lines and report go out with write(2) too", async () => {
-  const server = startOpenAiServer({ script: [{ repeat: true }] })
-  try {
-    const project = path.join(dir, "eval-streams")
-    fs.mkdirSync(project, { recursive: true })
-    fs.writeFileSync(
-      path.join(project, "lait.config.yml"),
-      `models:\n  m:\n    - provider: { base_url: '${server.baseUrl}' }\n      model_id: fixture-model\n`
-    )
-    fs.writeFileSync(
-      path.join(project, "eval.yml"),
-      "target: { model: m, prompt: '{{input}}' }\ncases:\n  - input: 'one'\n    assert: [{ type: contains, value: 'one' }]\n"
-    )
-    const ran = await streamsUsedBy(["eval", "eval.yml", "--repeat", "2"], project)
-    expect({ code: ran.code, stdout: ran.stdout }).toMatchObject({ code: 0 })
-    expect(ran.stdout).toContain("1 of 1 case(s) fully passed")
-    expect(ran.stderr).toBe(
-      "eval: 1 case(s) x 2 run(s) = 2 run(s), 8 at a time\neval: case 1 done: 2/2 passed [2/2]\nstreams used: []\n"
-    )
-  } finally {
-    await server.stop()
-  }
 }, 120_000)
 
 /** The modules `lait run FILE 41` (or `lait run ARGS`) loads from source (with LAIT_HTTP_ATTEMPTS=1, to fail fast). */

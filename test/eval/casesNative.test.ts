@@ -3,8 +3,16 @@
 // schema rejects, it leaves to the schema. Hand-written cases, then random ones.
 import { describe, expect, test } from "bun:test"
 import { Schema } from "effect"
-import { nativeCases } from "../../src/eval/casesNative.ts"
-import { decodeAt, EvalCaseSchema, isIssue, parseEvalDefinition } from "../../src/eval/schema.ts"
+import { nativeCases, nativeTarget } from "../../src/eval/casesNative.ts"
+import {
+  decodeAt,
+  EvalCaseSchema,
+  isIssue,
+  parseEvalDefinition,
+  PromptTargetSchema,
+  WorkflowTargetSchema
+} from "../../src/eval/schema.ts"
+import { prng } from "../fixtures/prng.ts"
 import { parseYaml, runStatic } from "../../src/lang/load/yaml.ts"
 
 const bySchema = (cases: unknown) => decodeAt(Schema.Array(EvalCaseSchema), { cases }, ["cases"])
@@ -139,5 +147,70 @@ describe("nativeCases", () => {
       ],
       defaultAssert: [{ type: "equals", value: "z" }]
     }))
+  })
+})
+
+// A target's shape is chosen by its keys (decodeTarget in src/eval/schema.ts), then the shape's schema
+// decodes it: the native target must be what that decode gives, and never a value the schema rejects.
+describe("nativeTarget", () => {
+  const bySchema = (target: Record<string, unknown>) => {
+    const workflow = "workflow" in target || ("inputs" in target && !("model" in target))
+    const t = decodeAt(workflow ? WorkflowTargetSchema : PromptTargetSchema, { target }, ["target"])
+    if (isIssue(t)) return t
+    return "workflow" in t
+      ? { kind: "workflow", name: t.name ?? t.workflow, workflow: t.workflow, inputs: t.inputs ?? {} }
+      : { kind: "prompt", name: t.name ?? t.model, model: t.model, prompt: t.prompt }
+  }
+  const agreeTarget = (target: unknown): "native" | "schema" => {
+    const native = nativeTarget(target)
+    if (native === undefined) return "schema"
+    const schema = bySchema(target as Record<string, unknown>)
+    expect(isIssue(schema)).toBe(false)
+    expect(native).toEqual(schema as typeof native)
+    expect(JSON.stringify(native)).toBe(JSON.stringify(schema))
+    return "native"
+  }
+
+  test("hand-written targets", () => {
+    const native = [
+      { model: "m", prompt: "{{input}}" },
+      { prompt: "p", model: "m", name: "n" },
+      { workflow: "w.yml" },
+      { name: "x", workflow: "w.yml" }
+    ]
+    for (const t of native) expect(agreeTarget(t)).toBe("native")
+    const schema = [
+      { model: "m" },
+      { model: "m", prompt: 1 },
+      { model: "m", prompt: "p", name: null },
+      { model: "m", prompt: "p", inputs: {} },
+      { workflow: "w.yml", inputs: { a: 1 } },
+      { workflow: "w.yml", model: "m" },
+      { workflow: 3 },
+      { model: "m", prompt: "p", bogus: 1 },
+      null,
+      "m",
+      ["m"]
+    ]
+    for (const t of schema) expect(agreeTarget(t)).toBe("schema")
+  })
+
+  test("random targets: the same value whenever it decides", () => {
+    const random = prng(24_8)
+    const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)]!
+    const outcomes = { native: 0, schema: 0 }
+    for (let i = 0; i < 500; i++) {
+      // A prompt or workflow shape (keys in random order), then a key or a value changed now and then.
+      const keys = random() < 0.5 ? ["model", "prompt"] : ["workflow"]
+      if (random() < 0.4) keys.push("name")
+      if (random() < 0.3) keys.push(pick(["inputs", "model", "workflow", "prompt", "other"]))
+      const target: Record<string, unknown> = {}
+      for (const key of keys.sort(() => random() - 0.5)) {
+        target[key] = random() < 0.85 ? pick(["s", "{{input}}", "", "w.yml"]) : pick([1, null, true, [], {}, { a: 1 }])
+      }
+      outcomes[agreeTarget(target)]++
+    }
+    expect(outcomes.native).toBeGreaterThan(20)
+    expect(outcomes.schema).toBeGreaterThan(200)
   })
 })

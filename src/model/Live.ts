@@ -258,7 +258,8 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
           )
         const status = response.status
         const ok = status >= 200 && status < 300
-        const wait = retryAfter(status, response.headers)
+        // Only a failure waits; reading the headers of every answer would copy them (fetchCapped).
+        const wait = ok ? undefined : retryAfter(status, response.headers)
         const statusFailure = (fields: { readonly detail?: string; readonly bodyLimit?: number }) =>
           new ModelError({
             reason: new HttpStatus({ baseUrl, status, ...fields, ...(wait === undefined ? {} : { retryAfter: wait }) })

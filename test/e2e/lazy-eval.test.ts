@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { STREAMS_PRELOAD } from "../fixtures/streamsPreload.ts"
 import { makeTempDir, repoRoot, run, runCli } from "./util.ts"
 
 let dir = ""
@@ -29,17 +30,7 @@ Bun.plugin({ name: "record", setup(build) {
 process.on("exit", () => require("node:fs").writeFileSync(process.env.LOADED_FILE!, JSON.stringify(loaded)))
 `
   )
-  write(
-    "streams.ts",
-    `const used = new Set<string>()
-for (const name of ["stdout", "stderr"] as const) {
-  const fd = name === "stdout" ? 1 : 2
-  const stand = { on: () => stand, isTTY: false, write: (t: string, cb?: () => void) => (require("node:fs").writeSync(fd, t), cb?.(), true) }
-  Object.defineProperty(process, name, { configurable: true, get: () => (used.add(name), stand) })
-}
-process.on("exit", () => require("node:fs").writeSync(2, "streams used: [" + [...used].sort().join(",") + "]\\n"))
-`
-  )
+  write("streams.ts", STREAMS_PRELOAD)
   const models = `models:\n  m:\n    - provider: { base_url: '${server.baseUrl}' }\n      model_id: fixture\n`
   write("plain.config.yml", models)
   // `tools:` is outside the native decoder's subset.

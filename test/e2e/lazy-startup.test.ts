@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { STREAMS_PRELOAD } from "../fixtures/streamsPreload.ts"
 import { makeTempDir, repoRoot, run, runCli } from "./util.ts"
 
 let dir = ""
@@ -77,17 +78,7 @@ test("lait run builds no Intl.Segmenter; help, which measures text, still does",
 // them writes its answer, progress and errors with write(2) (src/platform/stdStreams.ts).
 const streamsUsedBy = async (args: ReadonlyArray<string>) => {
   const preload = path.join(dir, "streams.ts")
-  fs.writeFileSync(
-    preload,
-    `const used = new Set<string>()
-for (const name of ["stdout", "stderr"] as const) {
-  const fd = name === "stdout" ? 1 : 2
-  const stand = { on: () => stand, isTTY: false, write: (t: string, cb?: () => void) => (require("node:fs").writeSync(fd, t), cb?.(), true) }
-  Object.defineProperty(process, name, { configurable: true, get: () => (used.add(name), stand) })
-}
-process.on("exit", () => require("node:fs").writeSync(2, "streams used: [" + [...used].sort().join(",") + "]\\n"))
-`
-  )
+  fs.writeFileSync(preload, STREAMS_PRELOAD)
   return runCli(args, { cwd: dir, binary: true, env: { ...process.env, NO_COLOR: "1", BUN_OPTIONS: `--preload ${preload}` } })
 }
 

@@ -62,6 +62,13 @@ const syntax: Syntax = {
 // `models:`, and only then are they loaded and the file checked again, whatever the first pass found
 // (a template, schema or `models:` error may come before the one it reported).
 const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseDocumentStatic>[0], path: string) {
+  // A file that plainly has `models:` gets the decoder before the first pass, so it is checked once; the
+  // first pass still notes one this look misses.
+  const root = source.tree.root
+  if (
+    modelsDecoder === undefined && root?.kind === "map" &&
+    root.items.some((pair) => pair.key?.kind === "scalar" && pair.key.value === "models")
+  ) yield* loadModelsDecoder
   let templates = false
   let schemas = false
   let models = false

@@ -3,7 +3,7 @@
 // needs, logging, and the process handling of src/cli/runProcess.ts.
 import { Effect } from "effect"
 import { FileLoader } from "../platform/FileLoader.ts"
-import { levelFor, loggingLayer } from "./logging.ts"
+import { levelFor, withLogging } from "./logging.ts"
 import { runProgram } from "./runProcess.ts"
 import { GlobalSettings } from "./settings.ts"
 
@@ -33,9 +33,10 @@ export const runLeanProgram = <E>(
     // Of the command tree's AppLayer, only what a run needs (the type says so): not the runtime's file
     // system, child process, stdio and terminal services, which effect/cli asks for (their modules,
     // node:crypto among them, cost milliseconds to evaluate), nor an HTTP client: the live model
-    // client and live export build theirs when they are first used (src/cli/modelLayers.ts).
-    Effect.provide(FileLoader.layer),
-    Effect.provide(loggingLayer(levelFor(args.verbosity, process.env["LAIT_LOG"])))
+    // client and live export build theirs when they are first used (src/cli/modelLayers.ts). Provided
+    // as services, not layers: nothing to build.
+    Effect.provideService(FileLoader, FileLoader.live),
+    withLogging(levelFor(args.verbosity, process.env["LAIT_LOG"]))
   )
   // No usage errors on these paths: whatever effect/cli would reject never comes here.
   runProgram(provided, { verbosity: args.verbosity, isUsageError: () => false })

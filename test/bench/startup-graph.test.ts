@@ -59,6 +59,13 @@ describe("start-up module graph of src/cli/leanRun.ts (a plain `lait run`)", () 
     expect(evalPaths.filter((p) => /effect\/dist\/http\/(HttpClient|FetchHttpClient)\.js$/.test(p))).toEqual([])
   }, 60_000)
 
+  // A command line with OTEL_* export set takes the command tree (src/cli/leanArgs.ts): the lean path
+  // provides no live export layer, which would only ever be empty there.
+  test("has no live OTLP export layer", async () => {
+    const paths = (await startupModules(path.join(repoRoot, "src", "cli", "leanRun.ts"))).map((m) => m.path)
+    expect(paths.filter((p) => p.startsWith("src/trace/live/"))).toEqual([])
+  }, 60_000)
+
   test("evaluates neither node:child_process nor node:crypto (a millisecond and several, loaded on first use)", async () => {
     const modules = await startupModules(path.join(repoRoot, "src", "cli", "leanRun.ts"))
     expect(modules.map((m) => m.path)).toContain("src/platform/process.ts")

@@ -1,10 +1,9 @@
 // What the lean paths of `lait run` and `lait eval` (src/cli/leanRun.ts, leanEval.ts) share: the
 // global settings read from their command line, the services of the command tree's AppLayer a run
 // needs, logging, and the process handling of src/cli/runProcess.ts.
-import { Effect, Layer } from "effect"
-import { FetchHttpClient, type HttpClient } from "effect/http"
+import { Effect } from "effect"
 import { FileLoader } from "../platform/FileLoader.ts"
-import { levelFor, loggingLayer } from "./logging.ts"
+import { levelFor, withLogging } from "./logging.ts"
 import { runProgram } from "./runProcess.ts"
 import { GlobalSettings } from "./settings.ts"
 
@@ -17,7 +16,7 @@ export interface LeanGlobals {
 
 /** Runs a command's program as the command tree would, from a command line a lean reader accepted. */
 export const runLeanProgram = <E>(
-  program: Effect.Effect<void, E, GlobalSettings | HttpClient.HttpClient | FileLoader>,
+  program: Effect.Effect<void, E, GlobalSettings | FileLoader>,
   args: LeanGlobals
 ): void => {
   const settings = GlobalSettings.of({
@@ -33,9 +32,11 @@ export const runLeanProgram = <E>(
     Effect.provideService(GlobalSettings, settings),
     // Of the command tree's AppLayer, only what a run needs (the type says so): not the runtime's file
     // system, child process, stdio and terminal services, which effect/cli asks for (their modules,
-    // node:crypto among them, cost milliseconds to evaluate).
-    Effect.provide(Layer.mergeAll(FetchHttpClient.layer, FileLoader.layer)),
-    Effect.provide(loggingLayer(levelFor(args.verbosity, process.env["LAIT_LOG"])))
+    // node:crypto among them, cost milliseconds to evaluate), nor an HTTP client: the live model
+    // client and live export build theirs when they are first used (src/cli/modelLayers.ts). Provided
+    // as services, not layers: nothing to build.
+    Effect.provideService(FileLoader, FileLoader.live),
+    withLogging(levelFor(args.verbosity, process.env["LAIT_LOG"]))
   )
   // No usage errors on these paths: whatever effect/cli would reject never comes here.
   runProgram(provided, { verbosity: args.verbosity, isUsageError: () => false })

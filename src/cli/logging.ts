@@ -1,6 +1,6 @@
 // Diagnostics go to stderr only. `-v` = Debug, `-vv` = Trace (full request/response JSON);
 // LAIT_LOG (EnvFilter-like: `debug`, `lait=trace`, `warn,lait=debug`, `off`) overrides both.
-import { Layer, Logger, LogLevel, References } from "effect"
+import { Effect, Layer, Logger, LogLevel, References } from "effect"
 import { writeStderr } from "../platform/stdStreams.ts"
 
 const levels: Record<string, LogLevel.LogLevel> = {
@@ -45,6 +45,13 @@ const stderrLogger = Logger.make(({ logLevel, message }) => {
 
 export const loggingLayer = (level: LogLevel.LogLevel) =>
   Layer.mergeAll(Logger.layer([stderrLogger]), Layer.succeed(References.MinimumLogLevel, level))
+
+/** What `loggingLayer` provides, as plain services (no layer to build: the lean run path). */
+export const withLogging = (level: LogLevel.LogLevel) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.provideService(References.CurrentLoggers, new Set([stderrLogger])),
+    Effect.provideService(References.MinimumLogLevel, level)
+  )
 
 /**
  * Counts -v the way the CLI lexer does (`-vv` = 2, `--verbose` = 1), up to a literal `--`. Needed

@@ -1,12 +1,12 @@
 // The services the record/replay flags of `lait run` and `lait agent run` choose: the model client and
-// the tool tape, the config (waiting for a concurrent writer), and, outermost, live OTLP export: read
-// before .env is loaded, and flushed after everything else has closed. Without effect/cli: the command
-// tree provides them around the handler (src/cli/runFlags.ts), the lean `lait run` path the same way.
+// the tool tape, and the config (waiting for a concurrent writer). Without effect/cli: the command tree
+// provides them around the handler (src/cli/runFlags.ts, outermost live OTLP export), the lean `lait
+// run` path the same way but without live export: a command line with OTEL_* export set never takes
+// that path (src/cli/leanArgs.ts), and the export layer, reading the same variables, would be empty.
 import { Effect, Option } from "effect"
 import { configLayer } from "./configLayer.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
-import { liveExportLayer } from "../trace/live/layer.ts"
 
 /** The flags of `runFlags` that choose how model requests and tool calls are answered. */
 export interface RunServiceFlags {
@@ -30,17 +30,15 @@ export const runServiceLayers = ({ record, replay, strictReplay, recordMissing, 
     replay: Option.getOrUndefined(replay),
     replayTools
   }),
-  config: configLayer({ waitForWriter: true }),
-  live: liveExportLayer
+  config: configLayer({ waitForWriter: true })
 })
 
-/** `handler` with the services, provided as src/cli/runFlags.ts's `withRunServices` provides them. */
+/** `handler` with the services, as src/cli/runFlags.ts's `withRunServices` provides them (but live export). */
 export const provideRunServices = <A, E, R>(flags: RunServiceFlags, handler: Effect.Effect<A, E, R>) => {
   const layers = runServiceLayers(flags)
   return handler.pipe(
     Effect.provide(layers.model),
     Effect.provide(layers.tools),
-    Effect.provide(layers.config),
-    Effect.provide(layers.live)
+    Effect.provide(layers.config)
   )
 }

@@ -72,12 +72,15 @@ const resolveTarget = (argument: string) =>
 
 /**
  * One run context: its own usage meter, the model steps bound to it, progress on stderr, and the
- * config's environment and registry with `ask:` answered on the terminal.
+ * config's environment and registry with `ask:` answered on the terminal. Built one after the other,
+ * not concurrently: `Layer.mergeAll` forks a fiber for each, which costs more than it overlaps here.
  */
-const runLayers = LlmSteps.layerModel.pipe(
-  Layer.provideMerge(
-    Layer.mergeAll(Engine.layer, RunUsage.layer, RunTracer.layer, Progress.layerStderr, RunContext.layerConfig())
-  )
+export const runLayers = LlmSteps.layerModel.pipe(
+  Layer.provideMerge(Engine.layer),
+  Layer.provideMerge(RunUsage.layer),
+  Layer.provideMerge(RunTracer.layer),
+  Layer.provideMerge(Progress.layerStderr),
+  Layer.provideMerge(RunContext.layerConfig())
 )
 
 /** The parsed command line of `lait run`, as effect/cli hands it over. */

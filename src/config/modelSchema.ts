@@ -3,6 +3,7 @@
 // them): the workflow loader decodes `models:` with these, and building the whole config schema cost
 // every `lait run` milliseconds though only a config file needs it.
 import { Schema } from "effect"
+import { REASONING_EFFORTS } from "./reasoningEffort.ts"
 
 export const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
@@ -12,7 +13,7 @@ const NotBlank = Schema.String.check(
   Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be empty", { expected: "a non-empty string" })
 )
 
-export const ReasoningEffort = Schema.Literals(["none", "minimal", "low", "medium", "high", "xhigh"])
+export const ReasoningEffort = Schema.Literals(REASONING_EFFORTS)
 export type ReasoningEffort = typeof ReasoningEffort.Type
 
 export const ModelApi = Schema.Literals(["chat_completions", "responses"])

@@ -22,6 +22,7 @@ import {
 } from "./jsonschema.ts"
 import { type ParsedDocument, parseDocumentStatic } from "./load/document.ts"
 import { type FileSchemaUse, type Syntax, toLoadError } from "./load/fields.ts"
+import type { DecodedModels } from "./load/models.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
 import type { Workflow } from "./model.ts"
@@ -34,21 +35,43 @@ export interface LoadOptions {
   readonly waitForWriter?: boolean
 }
 
+// Set once ./load/models.ts is loaded: only for a file with `models:`.
+let modelsDecoder: ((value: Json) => DecodedModels) | undefined
+
+const loadModelsDecoder = Effect.promise(() => import("./load/models.ts")).pipe(
+  Effect.map(({ decodeModels }) => {
+    modelsDecoder = decodeModels
+  })
+)
+
 const syntax: Syntax = {
   jq: checkJqSyntax,
   template: checkTemplateSyntax,
   schemaDocument: validateSchemaDocument,
-  validate: validateJson
+  validate: validateJson,
+  // Only the second pass uses these, and a file with `models:` loaded the decoder before it.
+  models: (value) => {
+    if (modelsDecoder === undefined) throw new Error("the 'models:' decoder was not loaded")
+    return modelsDecoder(value)
+  }
 }
 
-// The static checks are synchronous, and Handlebars and Ajv are loaded only when the file needs them: a
-// first pass notes whether any field is templated or any schema or default needs Ajv (one outside the
-// native subset, a default the native validator does not accept), and only then are they loaded
-// and the file checked again, whatever the first pass found (a template or schema error may come
-// before the one it reported).
+// The static checks are synchronous, and Handlebars, Ajv and the `models:` decoder are loaded only when
+// the file needs them: a first pass notes whether any field is templated, any schema or default needs
+// Ajv (one outside the native subset, a default the native validator does not accept) or the file has
+// `models:`, and only then are they loaded and the file checked again, whatever the first pass found
+// (a template, schema or `models:` error may come before the one it reported).
 const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseDocumentStatic>[0], path: string) {
+  // A file that plainly has `models:` gets the decoder before the first pass, so it is checked once; the
+  // first pass still notes one this look misses.
+  const root = source.tree.root
+  if (
+    modelsDecoder === undefined && root?.kind === "map" &&
+    root.items.some((pair) => pair.key?.kind === "scalar" && pair.key.value === "models")
+  ) yield* loadModelsDecoder
   let templates = false
   let schemas = false
+  let models = false
   const deferring: Syntax = {
     ...syntax,
     template: (text) => {
@@ -65,12 +88,18 @@ const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseD
       if (schemaValidatorLoaded() || isNativelyValid(schema, value)) return validateJson(schema, value, label)
       schemas = true
       return undefined
+    },
+    models: (value) => {
+      if (modelsDecoder !== undefined) return modelsDecoder(value)
+      models = true
+      return undefined
     }
   }
   const first = yield* withJqSyntax(() => runStatic(() => parseDocumentStatic(source, path, deferring)))
-  if (!templates && !schemas) return first
+  if (!templates && !schemas && !models) return first
   if (templates) yield* loadTemplateEngine
   if (schemas) yield* loadSchemaValidator
+  if (models) yield* loadModelsDecoder
   return yield* withJqSyntax(() => runStatic(() => parseDocumentStatic(source, path, syntax)))
 })
 

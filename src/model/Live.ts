@@ -3,8 +3,8 @@
 // Where a StreamSink is provided, a chat-completions request is streamed (src/model/eventStream.ts);
 // once text has reached the sink, a failure is neither retried nor a reason to fall back, since the
 // text could not be taken back.
-import { Console, Duration, Effect, Fiber, LogLevel, Redacted, Tracer } from "effect"
-import { type Headers, HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
+import { Console, Duration, Effect, Fiber, type Layer, LogLevel, Redacted, Tracer } from "effect"
+import { FetchHttpClient, type Headers, HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { renderChain } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
@@ -176,6 +176,12 @@ export interface LiveOptions {
   /** Bytes of one response body (error bodies too) beyond which the request fails. */
   readonly maxResponseBytes?: number
 }
+
+/**
+ * The HTTP client the live model client of a command uses: loaded with this module, at the first
+ * request, so that a run which asks no model never evaluates effect/http's client and Stream modules.
+ */
+export const fetchClientLayer: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer
 
 export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {

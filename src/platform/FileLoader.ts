@@ -423,21 +423,21 @@ const readStdin: Effect.Effect<string, FileError> = Effect.suspend(() => {
 })
 
 export class FileLoader extends Context.Service<FileLoader, FileLoaderService>()("lait/platform/FileLoader") {
-  static readonly layer = Layer.succeed(
-    FileLoader,
-    FileLoader.of({
-      readText,
-      readBytes,
-      writeAtomic,
-      writeInPlace: (path, data) =>
-        writeStream(path, data).pipe(
-          Effect.mapError((e) => new FileError({ reason: { _tag: "WriteFailed", path, detail: describeOsError(e) } }))
-        ),
-      readStdin,
-      stat: (path) => Effect.try({ try: () => Files.stat(path), catch: (e) => e }),
-      realPath: (path) => Effect.try({ try: () => Files.realPath(path), catch: (e) => e }),
-      list: (dir) => Effect.try({ try: () => Files.listEntries(dir), catch: (e) => e }),
-      exists: (path) => Effect.sync(() => Files.exists(path))
-    })
-  )
+  /** The service itself, for a caller that provides it without building a layer (the lean run path). */
+  static readonly live: FileLoaderService = {
+    readText,
+    readBytes,
+    writeAtomic,
+    writeInPlace: (path, data) =>
+      writeStream(path, data).pipe(
+        Effect.mapError((e) => new FileError({ reason: { _tag: "WriteFailed", path, detail: describeOsError(e) } }))
+      ),
+    readStdin,
+    stat: (path) => Effect.try({ try: () => Files.stat(path), catch: (e) => e }),
+    realPath: (path) => Effect.try({ try: () => Files.realPath(path), catch: (e) => e }),
+    list: (dir) => Effect.try({ try: () => Files.listEntries(dir), catch: (e) => e }),
+    exists: (path) => Effect.sync(() => Files.exists(path))
+  }
+
+  static readonly layer = Layer.succeed(FileLoader, FileLoader.live)
 }

@@ -50,6 +50,22 @@ describe("start-up module graph of src/cli/leanRun.ts (a plain `lait run`)", () 
       .toEqual([])
   }, 60_000)
 
+  // The live model client and live export build their HTTP client at first use (src/cli/modelLayers.ts,
+  // src/trace/live/layer.ts): a run that asks no model never evaluates effect/http's client or Stream.
+  test("has no HTTP client: effect/http's client modules and Stream load with the live model client", async () => {
+    const paths = (await startupModules(path.join(repoRoot, "src", "cli", "leanRun.ts"))).map((m) => m.path)
+    expect(paths.filter((p) => /effect\/dist\/(http\/(HttpClient|FetchHttpClient)|Stream|Channel)\.js$/.test(p))).toEqual([])
+    const evalPaths = (await startupModules(path.join(repoRoot, "src", "cli", "leanEval.ts"))).map((m) => m.path)
+    expect(evalPaths.filter((p) => /effect\/dist\/http\/(HttpClient|FetchHttpClient)\.js$/.test(p))).toEqual([])
+  }, 60_000)
+
+  // A command line with OTEL_* export set takes the command tree (src/cli/leanArgs.ts): the lean path
+  // provides no live export layer, which would only ever be empty there.
+  test("has no live OTLP export layer", async () => {
+    const paths = (await startupModules(path.join(repoRoot, "src", "cli", "leanRun.ts"))).map((m) => m.path)
+    expect(paths.filter((p) => p.startsWith("src/trace/live/"))).toEqual([])
+  }, 60_000)
+
   test("evaluates neither node:child_process nor node:crypto (a millisecond and several, loaded on first use)", async () => {
     const modules = await startupModules(path.join(repoRoot, "src", "cli", "leanRun.ts"))
     expect(modules.map((m) => m.path)).toContain("src/platform/process.ts")

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { countVerbosity, levelFor, levelFromEnvFilter } from "../../src/cli/logging.ts"
+import { Effect, References } from "effect"
+import { countVerbosity, levelFor, levelFromEnvFilter, loggingLayer, withLogging } from "../../src/cli/logging.ts"
 
 describe("verbosity", () => {
   test("counts -v the way the parser clusters short flags, up to --", () => {
@@ -25,5 +26,21 @@ describe("verbosity", () => {
     expect(levelFromEnvFilter("lait::engine=info,debug")).toBe("Info")
     expect(levelFromEnvFilter("hyper=trace")).toBeUndefined()
     expect(levelFromEnvFilter("")).toBeUndefined()
+  })
+})
+
+// The lean run path provides logging as plain services (no layer to build at start-up): the same ones.
+describe("withLogging", () => {
+  const seen = Effect.gen(function*() {
+    return { loggers: [...(yield* References.CurrentLoggers)], level: yield* References.MinimumLogLevel }
+  })
+  test("provides the loggers and the minimum level loggingLayer provides", () => {
+    for (const level of ["Warn", "Debug", "Trace", "None"] as const) {
+      const fromLayer = Effect.runSync(seen.pipe(Effect.provide(loggingLayer(level))))
+      const fromServices = Effect.runSync(seen.pipe(withLogging(level)))
+      expect(fromServices.level).toBe(level)
+      expect(fromServices).toEqual(fromLayer)
+      expect(fromServices.loggers).toHaveLength(1)
+    }
   })
 })

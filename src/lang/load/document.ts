@@ -1,9 +1,7 @@
 // The top level of a workflow file: version detection, the top-level keys, `schemas:`, `agents:`,
 // `default:`, `models:`, `inputs:`, then the steps and the whole-file rules (unique ids, placement).
 // Synchronous: `{file:}` schemas are only collected here and read afterwards by load.ts.
-import { Cause, Exit, Schema, SchemaIssue } from "effect"
 import * as nodePath from "node:path"
-import { ModelMap } from "../../config/modelSchema.ts"
 import { renderChain } from "../../core/errors.ts"
 import type { JsonObject } from "../../core/json.ts"
 import { AGENT_KEYS, DEFAULT_KEYS, TOP_LEVEL_KEYS } from "../fileKeys.ts"
@@ -83,7 +81,7 @@ export const parseDocumentStatic = (src: Source, path: string, syntax: Syntax): 
   const inputSchemaEntry = fields.take("input_schema")
   const output = fields.string("output")
   const defaultEntry = fields.take("default")
-  const models = parseModels(src, fields.take("models"))
+  const models = parseModels(src, syntax, fields.take("models"))
   const schemasEntry = fields.take("schemas")
   const agentsEntry = fields.take("agents")
   const stepsEntry = fields.take("steps")
@@ -219,9 +217,6 @@ const parseDefaults = (ctx: ParseContext, entry: Entry | undefined): WorkflowDef
   return defaults
 }
 
-const decodeModels = Schema.decodeUnknownExit(ModelMap, { onExcessProperty: "error" })
-const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
-
 /** The line of the node at a decoded path, for schema errors. */
 const lineAtPath = (src: Source, y: Y, path: ReadonlyArray<PropertyKey>): number | undefined => {
   let current = y
@@ -240,22 +235,23 @@ const renderPath = (path: ReadonlyArray<PropertyKey>): string =>
 
 const parseModels = (
   src: Source,
+  syntax: Syntax,
   entry: Entry | undefined
 ): Readonly<Record<string, ReadonlyArray<ModelDefinition>>> => {
   if (entry === undefined || entry.value.node === null) return {}
   const value = src.json(entry.value, "'models'")
-  const decoded = decodeModels(value)
-  if (Exit.isFailure(decoded)) {
-    const error = Cause.squash(decoded.cause)
-    const issue = Schema.isSchemaError(error) ? formatIssue(error.issue).issues[0] : undefined
-    const path = (issue?.path ?? []) as ReadonlyArray<PropertyKey>
+  const decoded = syntax.models(value)
+  // A first pass without the decoder (load.ts): the file is checked again once it is loaded.
+  if (decoded === undefined) return {}
+  if (!decoded.ok) {
+    const path = decoded.path
     const line = lineAtPath(src, entry.value, path) ?? entry.keyLine
     const last = path.at(-1)
     // The decoder's wording for an extra key, in the loader's own words.
-    if (issue?.message === "Expected no excess property" && last !== undefined) {
+    if (decoded.message === "Expected no excess property" && last !== undefined) {
       return fail(`models${renderPath(path.slice(0, -1))}: unknown field '${String(last)}'`, line)
     }
-    return fail(`models${renderPath(path)}: ${issue?.message ?? String(error)}`, line)
+    return fail(`models${renderPath(path)}: ${decoded.message}`, line)
   }
   for (const [alias, definitions] of Object.entries(decoded.value)) {
     definitions.forEach((definition, index) => {
@@ -268,7 +264,7 @@ const parseModels = (
       }
     })
   }
-  return decoded.value as Readonly<Record<string, ReadonlyArray<ModelDefinition>>>
+  return decoded.value
 }
 
 const parseInputs = (ctx: ParseContext, entry: Entry | undefined): ReadonlyArray<InputDefinition> => {

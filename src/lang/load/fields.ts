@@ -2,19 +2,18 @@
 // context, syntax checks with upstream's message prefixes, schema references, and the field groups
 // (`retry`, `timeout`, model settings) that steps, inline agents and `default:` have in common.
 import * as nodePath from "node:path"
-import { ReasoningEffort as ReasoningEffortSchema } from "../../config/modelSchema.ts"
+import { REASONING_EFFORTS } from "../../config/reasoningEffort.ts"
 import { renderChain } from "../../core/errors.ts"
 import type { Json, JsonObject } from "../../core/json.ts"
 import { RETRY_KEYS } from "../fileKeys.ts"
 import type { SchemaError } from "../languageErrors.ts"
 import { WorkflowLoadError } from "../loadErrors.ts"
+import type { DecodedModels } from "./models.ts"
 import type { AgentDefinition, LlmSettings, ReasoningEffort, RetryPolicy, SchemaRef, SchemaSource } from "../model.ts"
 import { checkRetryValues, checkSampling, checkTimeoutValue, debugQuote } from "./checks.ts"
 import { describeY, entries, type Entry, fail, Fields, type Source, StaticError, stringOf, type Y } from "./yaml.ts"
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] }
-
-const REASONING_EFFORTS: ReadonlyArray<ReasoningEffort> = ReasoningEffortSchema.literals
 
 /** A `{file:}` schema seen while parsing, loaded and checked once parsing is done. */
 export interface FileSchemaUse {
@@ -30,6 +29,8 @@ export interface Syntax {
   readonly schemaDocument: (schema: JsonObject, label: string) => SchemaError | undefined
   /** Why `value` does not match `schema` (the message names `label`), or undefined. */
   readonly validate: (schema: JsonObject, value: Json, label: string) => SchemaError | undefined
+  /** `models:` decoded (./models.ts); undefined in a first pass that has not loaded the decoder. */
+  readonly models: (value: Json) => DecodedModels | undefined
 }
 
 export interface ParseContext {

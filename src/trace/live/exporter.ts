@@ -14,7 +14,7 @@
 // root hangs under the `liveRoot` around it (a test file, an eval run), and each top span starts a
 // trace of its own, so an eval's runs are separate traces though they share one process.
 import { Console, Context, Duration, Effect, Exit, Layer, Option, Scope, type Tracer } from "effect"
-import { HttpBody, HttpClient, HttpClientError, type HttpClientRequest } from "effect/http"
+import { FetchHttpClient, HttpBody, HttpClient, HttpClientError, type HttpClientRequest } from "effect/http"
 import { OtlpExporter } from "effect/observability"
 import { describeNetworkFailure } from "../../core/network.ts"
 import { headerSecrets, redactSecrets } from "../../core/secrets.ts"
@@ -160,3 +160,7 @@ export const layer = (settings: OtlpEnv): Layer.Layer<never, never, HttpClient.H
     }
     return Context.make(LiveSpans, sink)
   }))
+
+/** `layer` over its own fetch client, built with it: what ./layer.ts installs. */
+export const layerFetch = (settings: OtlpEnv): Layer.Layer<never> =>
+  layer(settings).pipe(Layer.provide(FetchHttpClient.layer))

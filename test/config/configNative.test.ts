@@ -6,13 +6,13 @@
 import { describe, expect, test } from "bun:test"
 import { Exit } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { nativeConfigFile } from "../../src/config/configNative.ts"
 import { decodeConfigFile } from "../../src/config/schema.ts"
 import { parseYamlTree } from "../../src/core/yamlTree.ts"
 import { extractBlocks, YAML_LANGS } from "../docs/markdown.ts"
 import { prng } from "../fixtures/prng.ts"
+import { runSourceProbe } from "../fixtures/sourceProbe.ts"
 
 const repo = path.resolve(import.meta.dir, "../..")
 
@@ -217,32 +217,13 @@ describe("nativeConfigFile", () => {
 })
 
 /** Which config modules loading `text` as a config file evaluates, in a fresh process. */
-const configModulesFor = (text: string): Array<string> => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-config-native-"))
-  try {
-    const script = path.join(dir, "probe.ts")
-    fs.writeFileSync(
-      script,
-      `const sources: Array<string> = []
-Bun.plugin({ name: "record", setup(build) {
-  build.onLoad({ filter: /\\/src\\/config\\/.*\\.ts$/ }, async (args) => {
-    sources.push(args.path.replace(/.*\\/src\\//, "src/"))
-    return { contents: await Bun.file(args.path).text(), loader: "ts" }
-  })
-} })
-const { Effect } = await import(${JSON.stringify(Bun.resolveSync("effect", repo))})
+const configModulesFor = (text: string): Array<string> =>
+  runSourceProbe(/\/src\/config\/.*\.ts$/, (dir) =>
+    `const { Effect } = await import(${JSON.stringify(Bun.resolveSync("effect", repo))})
 const { checkConfigText } = await import(${JSON.stringify(path.join(repo, "src/config/load.ts"))})
 await Effect.runPromiseExit(checkConfigText(${JSON.stringify(path.join(dir, "lait.config.yml"))}, ${JSON.stringify(text)}))
 console.log(JSON.stringify(sources.filter((s) => /schema/i.test(s)).sort()))
-`
-    )
-    const r = Bun.spawnSync([process.execPath, script], { cwd: dir, stdout: "pipe", stderr: "pipe" })
-    if (r.exitCode !== 0) throw new Error(`probe failed: ${r.stderr.toString()}`)
-    return JSON.parse(r.stdout.toString())
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true })
-  }
-}
+`)
 
 test("a plain config file never evaluates the config schema; one outside the subset, or an invalid one, does", () => {
   const plain = "models:\n  m: [{ provider: { base_url: 'http://x/v1' }, model_id: m }]\ndefault: { model: m }\n"

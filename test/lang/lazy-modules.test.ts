@@ -4,28 +4,16 @@
 // process, since the test runner shares loaded modules between test files; a runtime plugin records
 // every source file loaded.
 import { expect, test } from "bun:test"
-import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
+import { runSourceProbe } from "../fixtures/sourceProbe.ts"
 
 const repo = path.resolve(import.meta.dir, "../..")
 const src = (file: string) => JSON.stringify(path.join(repo, "src", file))
 
 /** Loads `workflow` and runs it through the engine with the real model-step layer; what was loaded. */
-const loadedBy = (workflow: string): { readonly sources: Array<string>; readonly packages: Array<string> } => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-lazy-modules-"))
-  try {
-    const script = path.join(dir, "probe.ts")
-    fs.writeFileSync(
-      script,
-      `const sources: Array<string> = []
-Bun.plugin({ name: "record", setup(build) {
-  build.onLoad({ filter: /\\/src\\/.*\\.ts$/ }, async (args) => {
-    sources.push(args.path.replace(/.*\\/src\\//, "src/"))
-    return { contents: await Bun.file(args.path).text(), loader: "ts" }
-  })
-} })
-const { Effect, Layer } = await import(${JSON.stringify(Bun.resolveSync("effect", repo))})
+const loadedBy = (workflow: string): { readonly sources: Array<string>; readonly packages: Array<string> } =>
+  runSourceProbe(/\/src\/.*\.ts$/, (dir) =>
+    `const { Effect, Layer } = await import(${JSON.stringify(Bun.resolveSync("effect", repo))})
 const { loadWorkflow } = await import(${src("lang/load.ts")})
 const { Engine } = await import(${src("workflow/Engine.ts")})
 const { LlmSteps } = await import(${src("workflow/LlmSteps.ts")})
@@ -49,15 +37,7 @@ const program = Effect.gen(function*() {
 await Effect.runPromiseExit(program)
 const packages = Object.keys(require.cache).flatMap((p) => /\\/node_modules\\/(handlebars|ajv|yaml)\\//.exec(p)?.[1] ?? [])
 console.log(JSON.stringify({ sources, packages: [...new Set(packages)] }))
-`
-    )
-    const r = Bun.spawnSync([process.execPath, script], { cwd: dir, stdout: "pipe", stderr: "pipe" })
-    if (r.exitCode !== 0) throw new Error(`probe failed: ${r.stderr.toString()}`)
-    return JSON.parse(r.stdout.toString())
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true })
-  }
-}
+`)
 
 test("a workflow without templates, or with only natively rendered ones, never loads Handlebars; another does", () => {
   expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: out.txt\n").packages).toEqual([])

@@ -2,25 +2,17 @@
 // `chat` span, as Effect's HTTP client adds them; that span is made for the headers only: the client's
 // own span, which parsed the URL and copied every header into attributes nobody reads, is skipped.
 import { afterAll, expect, test } from "bun:test"
-import { Effect, Layer, Redacted, Tracer } from "effect"
+import { Effect, Layer, Tracer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
-import { type ModelCall, ModelClient } from "../../src/model/ModelClient.ts"
+import { ModelClient } from "../../src/model/ModelClient.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
+import { helloCall } from "../fixtures/modelCall.ts"
 import { startOpenAiServer } from "../fixtures/openai-server.ts"
 
 const server = startOpenAiServer({ script: [{ content: "hi", repeat: true }] })
 afterAll(() => server.stop())
 
-const call: ModelCall = {
-  label: "step-1 (prompt)",
-  endpoints: [{
-    baseUrl: server.baseUrl,
-    modelId: "fixture-model",
-    api: "chat_completions",
-    apiKey: Effect.succeed(Redacted.make("sk-test"))
-  }],
-  request: { messages: [{ role: "user", content: "hello" }], tools: [], response_format: null }
-}
+const call = helloCall(server.baseUrl)
 
 /** One live call under a tracer that keeps every span it makes; the headers the server saw. */
 const callTraced = async <R>(wrap: (effect: Effect.Effect<unknown, unknown, R>) => Effect.Effect<unknown, unknown, R>) => {

@@ -2,12 +2,13 @@
 // at -j 32 was spread over such costs): the model client's `complete` opens no span of its own, only
 // the `chat` trace span and the HTTP client's.
 import { afterAll, expect, test } from "bun:test"
-import { Effect, Layer, Redacted, References, Tracer } from "effect"
+import { Effect, Layer, References, Tracer } from "effect"
 import { FetchHttpClient } from "effect/http"
-import { type ModelCall, ModelClient } from "../../src/model/ModelClient.ts"
+import { ModelClient } from "../../src/model/ModelClient.ts"
 import { traceSpan } from "../../src/core/tracing.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
 import { RunTracer } from "../../src/trace/RunTracer.ts"
+import { helloCall } from "../fixtures/modelCall.ts"
 import { startOpenAiServer } from "../fixtures/openai-server.ts"
 
 const server = startOpenAiServer({ script: [{ content: "hi", repeat: true }] })
@@ -21,16 +22,7 @@ test("a live model call opens no ModelClient span", async () => {
       return new Tracer.NativeSpan(options)
     }
   })
-  const call: ModelCall = {
-    label: "step-1 (prompt)",
-    endpoints: [{
-      baseUrl: server.baseUrl,
-      modelId: "fixture-model",
-      api: "chat_completions",
-      apiKey: Effect.succeed(Redacted.make("sk-test"))
-    }],
-    request: { messages: [{ role: "user", content: "hello" }], tools: [], response_format: null }
-  }
+  const call = helloCall(server.baseUrl)
   const live = ModelClient.layerLive({ attempts: 1, backoff: "5 millis" }).pipe(Layer.provide(FetchHttpClient.layer))
   const result = await Effect.runPromise(
     ModelClient.use((m) => m.complete(call)).pipe(

@@ -88,10 +88,9 @@ const remembered = (f: (url: string) => string): ((url: string) => string) => {
     return value
   }
 }
-const shownBaseUrl = remembered(displayUrl)
+const shown = remembered(displayUrl)
 const chatUrl = remembered((base) => joinUrl(base, "/chat/completions"))
 const responsesUrl = remembered((base) => joinUrl(base, "/responses"))
-const shownUrl = remembered(displayUrl)
 
 // setTimeout's longest wait; a longer timeout keeps Effect's own, which waits in steps.
 const MAX_TIMER_MILLIS = 2 ** 31 - 1
@@ -198,7 +197,7 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
       emitted: Emitted
     ): Effect.Effect<unknown, ModelFailure> =>
       Effect.gen(function*() {
-        const baseUrl = shownBaseUrl(endpoint.baseUrl)
+        const baseUrl = shown(endpoint.baseUrl)
         const key = yield* endpoint.apiKey
         // Some servers echo the bearer token in error bodies; nothing they send may print it.
         const redact = endpointRedactor(key === undefined ? undefined : Redacted.value(key), endpoint.baseUrl)
@@ -215,7 +214,7 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
           : streamed
           ? { ...chatBody(endpoint.modelId, request), stream: true, stream_options: { include_usage: true } }
           : chatBody(endpoint.modelId, request)
-        yield* debugLine(() => `POST ${shownUrl(url)} model=${endpoint.modelId}`)
+        yield* debugLine(() => `POST ${shown(url)} model=${endpoint.modelId}`)
         // A tool's output (say, a printed environment) can put the key into the conversation itself.
         yield* traceDump(() => `request body: ${redact(JSON.stringify(body))}`)
         const req = yield* withTracePropagation(

@@ -4,41 +4,20 @@
 // its text as given is the user message. Its tools, MCP servers, subagents and skills go through the
 // same tool loop; record/replay, cache, traces and usage work as for `lait run`. There is no --model:
 // an agent's model is its own.
-import { Console, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Argument, Command } from "effect/cli"
 import * as nodePath from "node:path"
-import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Json } from "../core/json.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
-import * as Files from "../platform/files.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { RunContext } from "../workflow/RunContext.ts"
 import { CommandError } from "./commandErrors.ts"
 import { configLayer } from "./config.ts"
 import { listRegistry } from "./registries.ts"
-import { resolvePromptText } from "./runWorkflow.ts"
+import { resolvePromptText, resolveRegistered } from "./runWorkflow.ts"
 import { runAndEmit } from "./runOutput.ts"
 import { runFlags, withRunServices } from "./runFlags.ts"
-
-const isFile = (path: string): boolean => Files.statOrUndefined(path)?.isFile() === true
-
-/** FILE as a path when such a file exists, else an `agents:` entry, else the path (reading it fails). */
-const resolveAgentTarget = (argument: string) =>
-  Effect.gen(function*() {
-    const registered = (yield* LaitConfig).config.agents?.[argument]
-    if (isFile(argument)) {
-      if (registered !== undefined) {
-        yield* Console.error(`note: '${argument}' exists as a file and is also an 'agents:' entry; running the file`)
-      }
-      return argument
-    }
-    if (registered !== undefined) {
-      yield* Console.error(`note: resolved '${argument}' to '${registered}' via 'agents:'`)
-      return registered
-    }
-    return argument
-  })
 
 /** INPUT as JSON when it parses, else the text itself. */
 export const parseAgentInput = (text: string): Json => {
@@ -71,7 +50,7 @@ const run = Command.make(
       Promise.all([import("../lang/agentFile.ts"), import("../workflow/modelSteps.ts")])
     )
     const loader = yield* FileLoader
-    const target = yield* resolveAgentTarget(flags.file)
+    const target = yield* resolveRegistered(flags.file, "agents")
     const definition = yield* loadAgentFile(target)
     const text = yield* resolvePromptText(
       Option.getOrUndefined(flags.input),

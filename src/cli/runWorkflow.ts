@@ -44,27 +44,22 @@ export const resolvePromptText: (
   return usable
 })
 
-const isFile = (path: string): boolean => {
-  try {
-    return Files.stat(path).isFile()
-  } catch {
-    return false
-  }
-}
-
-/** FILE as a path when such a file exists, else a `workflows:` entry, else the path (reading it fails). */
-const resolveTarget = (argument: string) =>
+/**
+ * FILE as a path when such a file exists, else an entry of the config's `workflows:` (`lait run`) or
+ * `agents:` (`lait agent run`), else the path (reading it fails).
+ */
+export const resolveRegistered = (argument: string, registry: "workflows" | "agents") =>
   Effect.gen(function*() {
-    const config = yield* LaitConfig
-    const registered = config.config.workflows?.[argument]
-    if (isFile(argument)) {
+    const registered = (yield* LaitConfig).config[registry]?.[argument]
+    if (Files.statOrUndefined(argument)?.isFile() === true) {
       if (registered !== undefined) {
-        yield* Console.error(`note: '${argument}' exists as a file and is also a 'workflows:' entry; running the file`)
+        const entry = `${registry === "agents" ? "an" : "a"} '${registry}:' entry`
+        yield* Console.error(`note: '${argument}' exists as a file and is also ${entry}; running the file`)
       }
       return argument
     }
     if (registered !== undefined) {
-      yield* Console.error(`note: resolved '${argument}' to '${registered}' via 'workflows:'`)
+      yield* Console.error(`note: resolved '${argument}' to '${registered}' via '${registry}:'`)
       return registered
     }
     return argument
@@ -132,7 +127,7 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
   const engine = yield* Engine
   const loader = yield* FileLoader
 
-  const target = yield* resolveTarget(file)
+  const target = yield* resolveRegistered(file, "workflows")
   const resumed = resumeId === undefined ? undefined : yield* openResume(runs, resumeId, target)
   const workflow = yield* loadWorkflow(target, { waitForWriter: true })
   if (!dryRun) yield* jq.warmJqWorker

@@ -2,8 +2,7 @@
 // the one lait has always printed; its exit code is in core/errors.ts's table (`exitCodeByTag`):
 // 4 when a model server was asked (or could not be), 1 when a cassette on disk is at fault.
 import { Schema } from "effect"
-import { formatBytes } from "./httpBody.ts"
-import { formatWait } from "./retry.ts"
+import { formatBytes, formatWait } from "../core/units.ts"
 
 /** The server could not be reached, or the connection broke before the whole answer arrived. */
 export class Unreachable extends Schema.TaggedClass<Unreachable>()("Unreachable", {

@@ -8,23 +8,6 @@ import { READ_LIMIT } from "../platform/FileLoader.ts"
 
 export const DEFAULT_RESPONSE_LIMIT = READ_LIMIT
 
-const KIB = 1024
-const MIB = 1024 * KIB
-const GIB = 1024 * MIB
-
-/** `16 MiB`, `512 KiB`, `1.5 MiB`, `1000 bytes`: sizes as people read them (two decimals at most). */
-export const formatBytes = (bytes: number): string => {
-  const unit = bytes >= GIB
-    ? [GIB, "GiB"] as const
-    : bytes >= MIB
-    ? [MIB, "MiB"] as const
-    : bytes >= KIB
-    ? [KIB, "KiB"] as const
-    : undefined
-  if (unit === undefined) return `${bytes} ${bytes === 1 ? "byte" : "bytes"}`
-  return `${Number((bytes / unit[0]).toFixed(2))} ${unit[1]}`
-}
-
 export type CappedBody =
   | { readonly _tag: "Body"; readonly text: string }
   /** The body passed the cap (or announced it would): nothing of it is kept. */

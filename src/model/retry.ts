@@ -1,13 +1,10 @@
 // How the live layer waits between attempts at one endpoint, and what it tells the user before it
 // does: a retry can cost minutes (a stalled server times out per attempt), so none is silent.
 import { Console, Duration, Effect, Schedule } from "effect"
+import { formatWait } from "../core/units.ts"
 
 /** A server's `Retry-After` is obeyed up to this; beyond it, waiting would look like a hang. */
 export const RETRY_AFTER_CAP_MS = 60_000
-
-/** `250 ms`, `2 s`, `1.5 s`, `300 s`: a wait or an elapsed time in a message. */
-export const formatWait = (millis: number): string =>
-  millis < 1000 ? `${Math.round(millis)} ms` : `${Number((millis / 1000).toFixed(1))} s`
 
 export const formatDuration = (duration: Duration.Duration): string => formatWait(Duration.toMillis(duration))
 

@@ -3,8 +3,8 @@
 import { describe, expect, test } from "bun:test"
 import { READ_LIMIT } from "../../src/platform/FileLoader.ts"
 import { deeperThan, entryText, PRETTY_DEPTH, stringifyDeep, unreadableSize } from "../../src/model/cassette/entryText.ts"
-import { formatBytes } from "../../src/model/httpBody.ts"
-import { formatWait, retryAfter, retryWarning } from "../../src/model/retry.ts"
+import { formatBytes, formatWait } from "../../src/core/units.ts"
+import { retryAfter, retryWarning } from "../../src/model/retry.ts"
 
 describe("formatBytes and formatWait", () => {
   test("sizes", () => {

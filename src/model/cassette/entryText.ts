@@ -6,7 +6,7 @@
 // file lait refuses to read back (pretty-printing can triple a 16 MiB answer).
 import { Effect } from "effect"
 import { READ_LIMIT } from "../../platform/FileLoader.ts"
-import { formatBytes } from "../httpBody.ts"
+import { formatBytes } from "../../core/units.ts"
 import { EntryRefused, ModelError } from "../ModelError.ts"
 
 type Frame =

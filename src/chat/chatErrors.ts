@@ -1,34 +1,30 @@
 // Failures of one-shot chat, sessions, named prompts and `lait compare` as one error class with a
 // `reason`. The texts are upstream's; every reason exits 1 (core/errors.ts's table).
-import { Schema } from "effect"
-import { describeReasons } from "../core/reasonError.ts"
+import { Data } from "effect"
+import { describeReasons, type TaggedUnion } from "../core/reasonError.ts"
 
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** Chat with no --model, LLM_MODEL, prompt `model:` or default.model. */
-  Schema.TaggedStruct("ModelRequired", {}),
+  ModelRequired: {}
   /** `lait prompt run NAME` whose prompt names no model and no default.model is set. */
-  Schema.TaggedStruct("PromptModelRequired", { name: Schema.String }),
+  PromptModelRequired: { name: string }
   /** One-shot chat (or `compare`) got neither a PROMPT nor piped input; `command` names which. */
-  Schema.TaggedStruct("PromptRequired", { command: Schema.Literals(["chat", "compare", "prompt"]) }),
-  Schema.TaggedStruct("SessionName", { name: Schema.String }),
-  Schema.TaggedStruct("SessionMissing", { name: Schema.String }),
+  PromptRequired: { command: "chat" | "compare" | "prompt" }
+  SessionName: { name: string }
+  SessionMissing: { name: string }
   /** A line of a session file that is not a `{"role","content"}` record; `line` is 1-based. */
-  Schema.TaggedStruct("SessionCorrupt", { path: Schema.String, line: Schema.Number }),
+  SessionCorrupt: { path: string; line: number }
   /** `detail` is the OS's reason. */
-  Schema.TaggedStruct("SessionIo", {
-    path: Schema.String,
-    detail: Schema.String,
-    action: Schema.Literals(["write", "read", "delete"])
-  }),
-  Schema.TaggedStruct("UnknownPrompt", { name: Schema.String, available: Schema.Array(Schema.String) }),
-  Schema.TaggedStruct("BadVar", { arg: Schema.String, problem: Schema.Literals(["no-equals", "empty-key"]) }),
-  Schema.TaggedStruct("SystemFile", { path: Schema.String, detail: Schema.String }),
+  SessionIo: { path: string; detail: string; action: "write" | "read" | "delete" }
+  UnknownPrompt: { name: string; available: ReadonlyArray<string> }
+  BadVar: { arg: string; problem: "no-equals" | "empty-key" }
+  SystemFile: { path: string; detail: string }
   /** `--json-schema FILE` that cannot be read or is not a JSON object. */
-  Schema.TaggedStruct("JsonSchemaFile", { path: Schema.String, detail: Schema.String }),
-  Schema.TaggedStruct("CompareTooFew", {}),
-  Schema.TaggedStruct("CompareFailed", { failed: Schema.Number, total: Schema.Number })
-]))
-export type ChatErrorReason = typeof Reason.Type
+  JsonSchemaFile: { path: string; detail: string }
+  CompareTooFew: {}
+  CompareFailed: { failed: number; total: number }
+}
+export type ChatErrorReason = TaggedUnion<Reasons>
 
 const describe = (reason: ChatErrorReason): string => {
   switch (reason._tag) {
@@ -70,7 +66,7 @@ const describe = (reason: ChatErrorReason): string => {
   }
 }
 
-export class ChatError extends Schema.TaggedError<ChatError>()("ChatError", { reason: Reason }) {}
+export class ChatError extends Data.TaggedError("ChatError")<{ readonly reason: ChatErrorReason }> {}
 describeReasons(ChatError, describe)
 
 declare module "../core/errors.ts" {

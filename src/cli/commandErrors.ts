@@ -1,23 +1,22 @@
 // Failures that belong to one command's own job (`run`'s prompt and `-o` file, `init`, `cache clear`)
 // as one error class with a `reason`. `message` is the text lait has always printed; every reason
 // exits 1 (core/errors.ts's table).
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "../core/reasonError.ts"
 
-const path = Schema.String
-
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** `lait run` got neither a PROMPT nor piped input, and the workflow declares no `inputs:`. */
-  Schema.TaggedStruct("PromptRequired", {}),
+  PromptRequired: {}
   /** `lait agent run` got neither an INPUT nor piped input. */
-  Schema.TaggedStruct("InputRequired", {}),
+  InputRequired: {}
   /** `detail` is the OS's reason. */
-  Schema.TaggedStruct("ResponseWriteFailed", { path, detail: Schema.String }),
+  ResponseWriteFailed: { path: string; detail: string }
   /** `lait init` would overwrite `path`. */
-  Schema.TaggedStruct("InitExists", { path }),
+  InitExists: { path: string }
   /** `lait cache clear` would delete through the symbolic link at `path`. */
-  Schema.TaggedStruct("CacheSymlink", { path })
-]))
-export type CommandErrorReason = typeof Reason.Type
+  CacheSymlink: { path: string }
+}
+export type CommandErrorReason = TaggedUnion<Reasons>
 
 export const PROMPT_REQUIRED = "a PROMPT is required; provide one or pipe input via stdin " +
   "(a workflow that declares 'inputs:' may be run without one)"
@@ -37,7 +36,7 @@ const describe = (reason: CommandErrorReason): string => {
   }
 }
 
-export class CommandError extends Schema.TaggedError<CommandError>()("CommandError", { reason: Reason }) {
+export class CommandError extends Data.TaggedError("CommandError")<{ readonly reason: CommandErrorReason }> {
   override get message(): string {
     return describe(this.reason)
   }

@@ -1,36 +1,27 @@
 // Why a checkpointed run (`lait run --checkpoint/--resume`, `lait runs`) cannot be saved, read or
 // resumed, as one error class with a `reason`. The texts are upstream's; every reason exits 1.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "./reasonError.ts"
 
-const runId = Schema.String
-const path = Schema.String
-
-// Suspended: the members are built when the first such error is made rather than in every process that
-// loads this module, `lait --version` included (bench/README.md, start-up).
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** A run id that could name a file outside `.lait/runs` (`../x`, `a/b`) or nothing at all. */
-  Schema.TaggedStruct("InvalidRunId", { runId }),
-  Schema.TaggedStruct("NotFound", { runId }),
+  InvalidRunId: { runId: string }
+  NotFound: { runId: string }
   /** The file could not be read, or is not a checkpoint (`detail` says why). */
-  Schema.TaggedStruct("Unreadable", { path, detail: Schema.String }),
+  Unreadable: { path: string; detail: string }
   /** A checkpoint without `format: 2`: written before workflow values were typed. */
-  Schema.TaggedStruct("OldFormat", { path }),
-  Schema.TaggedStruct("WorkflowMismatch", { runId, recorded: path, given: path }),
-  Schema.TaggedStruct("AlreadyCompleted", { runId }),
+  OldFormat: { path: string }
+  WorkflowMismatch: { runId: string; recorded: string; given: string }
+  AlreadyCompleted: { runId: string }
   /** The workflow now has fewer top-level steps than the run had completed. */
-  Schema.TaggedStruct("TooFewSteps", {
-    runId,
-    completed: Schema.Number,
-    recorded: Schema.Number,
-    current: Schema.Number
-  }),
+  TooFewSteps: { runId: string; completed: number; recorded: number; current: number }
   /** A top-level step at or before the resume point has another id (or position) than when recorded. */
-  Schema.TaggedStruct("StepsChanged", { runId }),
-  Schema.TaggedStruct("SaveFailed", { path, detail: Schema.String }),
+  StepsChanged: { runId: string }
+  SaveFailed: { path: string; detail: string }
   /** `.lait/runs` holds a symbolic link where a checkpoint should be. */
-  Schema.TaggedStruct("Symlink", { path })
-]))
-export type CheckpointErrorReason = typeof Reason.Type
+  Symlink: { path: string }
+}
+export type CheckpointErrorReason = TaggedUnion<Reasons>
 
 const describe = (reason: CheckpointErrorReason): string => {
   switch (reason._tag) {
@@ -63,7 +54,7 @@ const describe = (reason: CheckpointErrorReason): string => {
   }
 }
 
-export class CheckpointError extends Schema.TaggedError<CheckpointError>()("CheckpointError", { reason: Reason }) {
+export class CheckpointError extends Data.TaggedError("CheckpointError")<{ readonly reason: CheckpointErrorReason }> {
   override get message(): string {
     return describe(this.reason)
   }

@@ -2,49 +2,41 @@
 // api_key_cmd) as one error class with a `reason`. `message` is the text lait has always printed; the
 // exit code of each reason is in core/errors.ts's table: 3 for a file or definition that is invalid as
 // written, 1 for the rest.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "./reasonError.ts"
 import { locateError } from "./errors.ts"
 
-const path = Schema.String
-/** The first problem's 1-based line, for `lait lint` and the `(line N)` of a message. */
-const line = Schema.optionalKey(Schema.Number)
-
-// Suspended: the members are built when the first such error is made rather than in every process that
-// loads this module, `lait --version` included (bench/README.md, start-up).
-const Reason = Schema.suspend(() => Schema.Union([
-  Schema.TaggedStruct("ParseFailed", { path, detail: Schema.String, line }),
-  Schema.TaggedStruct("Invalid", { path, detail: Schema.String, line }),
+interface Reasons {
+  /** `line`: the first problem's 1-based line, for `lait lint` and the `(line N)` of a message. */
+  ParseFailed: { path: string; detail: string; line?: number }
+  Invalid: { path: string; detail: string; line?: number }
   /** The file could not be read; `detail` says why. */
-  Schema.TaggedStruct("ReadFailed", { path, detail: Schema.String }),
-  Schema.TaggedStruct("EmptyBaseUrl", {}),
-  Schema.TaggedStruct("EmptyModelName", {}),
+  ReadFailed: { path: string; detail: string }
+  EmptyBaseUrl: {}
+  EmptyModelName: {}
   /** `context` names the definition (`model definition "x"`, `...'s fallback entry #2`). */
-  Schema.TaggedStruct("EmptyModelId", { context: Schema.String }),
-  Schema.TaggedStruct("BothApiKeys", { context: Schema.String }),
-  Schema.TaggedStruct("EmptyDefinition", { name: Schema.String }),
+  EmptyModelId: { context: string }
+  BothApiKeys: { context: string }
+  EmptyDefinition: { name: string }
   /** api_key_cmd did not produce a key; `detail` is the whole line (it names the command's problem). */
-  Schema.TaggedStruct("ApiKeyCmd", { detail: Schema.String }),
+  ApiKeyCmd: { detail: string }
   /** `quoted` is the value as shown (JSON-quoted, or the redaction marker for a secret). */
-  Schema.TaggedStruct("UnterminatedPlaceholder", { quoted: Schema.String }),
-  Schema.TaggedStruct("BadPlaceholder", { name: Schema.String, quoted: Schema.String }),
-  Schema.TaggedStruct("UnsetVariable", { name: Schema.String }),
-  Schema.TaggedStruct("DotenvSyntax", { file: Schema.String, line: Schema.Number, detail: Schema.String }),
+  UnterminatedPlaceholder: { quoted: string }
+  BadPlaceholder: { name: string; quoted: string }
+  UnsetVariable: { name: string }
+  DotenvSyntax: { file: string; line: number; detail: string }
   /**
    * A step or subagent has no model; `places` are where one can be set, `why` says why no config file
    * offers a default.
    */
-  Schema.TaggedStruct("ModelRequired", {
-    subject: Schema.String,
-    places: Schema.Array(Schema.String),
-    why: Schema.optionalKey(Schema.String)
-  }),
+  ModelRequired: { subject: string; places: ReadonlyArray<string>; why?: string }
   /** `default.compaction` has no trigger (`key` absent), or a trigger below 1. */
-  Schema.TaggedStruct("CompactionTrigger", { key: Schema.optionalKey(Schema.String) }),
+  CompactionTrigger: { key?: string }
   /** `mcp_servers.<server>` sets both or neither of `command` and `url`. */
-  Schema.TaggedStruct("McpTransport", { server: Schema.String, problem: Schema.Literals(["both", "neither"]) }),
-  Schema.TaggedStruct("McpHeader", { server: Schema.String, key: Schema.String })
-]))
-export type ConfigErrorReason = typeof Reason.Type
+  McpTransport: { server: string; problem: "both" | "neither" }
+  McpHeader: { server: string; key: string }
+}
+export type ConfigErrorReason = TaggedUnion<Reasons>
 
 /** `a or b`, `a, b, or c`. */
 const alternatives = (items: ReadonlyArray<string>): string =>
@@ -95,7 +87,7 @@ const describe = (reason: ConfigErrorReason): string => {
   }
 }
 
-export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", { reason: Reason }) {
+export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly reason: ConfigErrorReason }> {
   constructor(props: { readonly reason: ConfigErrorReason }) {
     super(props)
     const located = props.reason._tag === "ParseFailed" || props.reason._tag === "Invalid" ? props.reason : undefined

@@ -1,31 +1,28 @@
 // Failures of reading a user's file or writing one for the user, as one error class with a `reason`.
 // The text is the one lait has always printed (`failed to read 'p': <why>`); every reason exits 1.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "./reasonError.ts"
 
-const path = Schema.String
-
-// Suspended: the members are built when the first such error is made rather than in every process that
-// loads this module, `lait --version` included (bench/README.md, start-up).
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** The OS refused (missing file, not a directory, ...); `detail` is its description. */
-  Schema.TaggedStruct("ReadFailed", { path, detail: Schema.String }),
-  Schema.TaggedStruct("PermissionDenied", { path, access: Schema.Literals(["read", "write"]) }),
-  Schema.TaggedStruct("IsDirectory", { path }),
-  Schema.TaggedStruct("IsSocket", { path }),
+  ReadFailed: { path: string; detail: string }
+  PermissionDenied: { path: string; access: "read" | "write" }
+  IsDirectory: { path: string }
+  IsSocket: { path: string }
   /** A FIFO no one writes to, read by a command that does not wait for a writer. */
-  Schema.TaggedStruct("FifoNoWriter", { path }),
-  Schema.TaggedStruct("TooLarge", { path, limit: Schema.Number }),
-  Schema.TaggedStruct("NotUtf8", { path }),
-  Schema.TaggedStruct("WriteFailed", { path, detail: Schema.String }),
+  FifoNoWriter: { path: string }
+  TooLarge: { path: string; limit: number }
+  NotUtf8: { path: string }
+  WriteFailed: { path: string; detail: string }
   /** Standard input could not be read, or held more or other than text lait accepts. */
-  Schema.TaggedStruct("StdinFailed", { detail: Schema.String }),
+  StdinFailed: { detail: string }
   /** A path's real path could not be found; `what` names it (`directory`, `test file`). */
-  Schema.TaggedStruct("ResolveFailed", { path, what: Schema.String, detail: Schema.String }),
+  ResolveFailed: { path: string; what: string; detail: string }
   /** `what`: the directory's role when it has one (`cassette directory`). */
-  Schema.TaggedStruct("ListFailed", { path, detail: Schema.String, what: Schema.optionalKey(Schema.String) }),
-  Schema.TaggedStruct("RemoveFailed", { path, detail: Schema.String })
-]))
-export type FileErrorReason = typeof Reason.Type
+  ListFailed: { path: string; detail: string; what?: string }
+  RemoveFailed: { path: string; detail: string }
+}
+export type FileErrorReason = TaggedUnion<Reasons>
 
 const detailOf = (reason: FileErrorReason): string => {
   switch (reason._tag) {
@@ -51,7 +48,7 @@ const detailOf = (reason: FileErrorReason): string => {
   }
 }
 
-export class FileError extends Schema.TaggedError<FileError>()("FileError", { reason: Reason }) {
+export class FileError extends Data.TaggedError("FileError")<{ readonly reason: FileErrorReason }> {
   override get message(): string {
     switch (this.reason._tag) {
       case "StdinFailed":

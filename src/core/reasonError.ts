@@ -1,6 +1,20 @@
 // What every domain error class with a single `reason` (a tagged union) shares: its `message` is the
 // reason described, its `cause` — what `renderChain` prints after the message — the reason's `detail`
 // when it has one, unless the class says otherwise.
+//
+// These classes are `Data.TaggedError`s and their reasons plain TypeScript types, not Schemas: nothing
+// decodes, encodes or validates an error (they are only ever rendered as text), and evaluating effect's
+// Schema modules costs a few ms of every run that does not otherwise need them (bench/README.md, issue
+// 24, round 9). src/model/ModelError.ts keeps Schema classes for its reasons.
+
+/**
+ * The union of tagged reasons described by a map from each `_tag` to its fields: `{ A: { x: string } }`
+ * is `{ readonly _tag: "A"; readonly x: string }`. An optional field stays optional.
+ */
+export type TaggedUnion<M> = {
+  [K in keyof M]: { readonly _tag: K } & { readonly [F in keyof M[K]]: M[K][F] }
+}[keyof M]
+
 const detailOf = (reason: unknown): unknown =>
   typeof reason === "object" && reason !== null && "detail" in reason ? reason.detail : undefined
 

@@ -1,21 +1,17 @@
 // Failures of skills (the `skills:` registry of lait.config.yml and the files it names) as one error
 // class with a `reason`. A skill name that is not registered or a file that cannot be read exits 1;
 // a file that is there but malformed is a validation failure (exit 3), as a malformed agent file is.
-import { Schema } from "effect"
-import { describeReasons } from "./reasonError.ts"
+import { Data } from "effect"
+import { describeReasons, type TaggedUnion } from "./reasonError.ts"
 
-const name = Schema.String
-const path = Schema.String
-
-// Suspended: built when the first such error is made, not at start-up.
-const Reason = Schema.suspend(() => Schema.Union([
-  Schema.TaggedStruct("Unknown", { name }),
+interface Reasons {
+  Unknown: { name: string }
   /** `detail` is the OS's (or the read limit's) reason. */
-  Schema.TaggedStruct("ReadFailed", { name, path, detail: Schema.String }),
+  ReadFailed: { name: string; path: string; detail: string }
   /** No frontmatter, frontmatter that is not YAML, or a field skill files do not have. */
-  Schema.TaggedStruct("Invalid", { name, path, detail: Schema.String })
-]))
-export type SkillErrorReason = typeof Reason.Type
+  Invalid: { name: string; path: string; detail: string }
+}
+export type SkillErrorReason = TaggedUnion<Reasons>
 
 const describe = (reason: SkillErrorReason): string => {
   switch (reason._tag) {
@@ -28,7 +24,7 @@ const describe = (reason: SkillErrorReason): string => {
   }
 }
 
-export class SkillError extends Schema.TaggedError<SkillError>()("SkillError", { reason: Reason }) {}
+export class SkillError extends Data.TaggedError("SkillError")<{ readonly reason: SkillErrorReason }> {}
 describeReasons(SkillError, describe)
 
 declare module "./errors.ts" {

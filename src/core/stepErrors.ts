@@ -1,55 +1,51 @@
 // Failures of running a workflow's steps (timeouts, loops, child workflows, `ask`, `write`, `run:`
 // commands) as one error class with a `reason`. `message` is the text lait has always printed; a
 // timeout is a typed interruption (exit 5, in core/errors.ts's table), every other reason exits 1.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "./reasonError.ts"
 
-const step = Schema.String
-const text = Schema.String
-
-// Suspended: the members are built when the first such error is made rather than in every process that
-// loads this module, `lait --version` included (bench/README.md, start-up).
-const Reason = Schema.suspend(() => Schema.Union([
-  Schema.TaggedStruct("StepTimeout", { step, seconds: Schema.Number, attempt: Schema.Number, attempts: Schema.Number }),
-  Schema.TaggedStruct("WorkflowTimeout", { seconds: Schema.Number }),
-  Schema.TaggedStruct("ForEachNotArray", { step, got: text }),
+interface Reasons {
+  StepTimeout: { step: string; seconds: number; attempt: number; attempts: number }
+  WorkflowTimeout: { seconds: number }
+  ForEachNotArray: { step: string; got: string }
   /** `keyword` is `until` or `while`. */
-  Schema.TaggedStruct("MaxIterations", { step, max: Schema.Number, keyword: text }),
-  Schema.TaggedStruct("NoCaseMatched", { step }),
-  Schema.TaggedStruct("AskInvalidChoice", { answer: text, choices: Schema.Array(text) }),
-  Schema.TaggedStruct("AskNoTerminal", {}),
-  Schema.TaggedStruct("AskConcurrent", { step }),
-  Schema.TaggedStruct("WriteConcurrent", { step }),
-  Schema.TaggedStruct("WriteFailed", { path: text, detail: text }),
+  MaxIterations: { step: string; max: number; keyword: string }
+  NoCaseMatched: { step: string }
+  AskInvalidChoice: { answer: string; choices: ReadonlyArray<string> }
+  AskNoTerminal: {}
+  AskConcurrent: { step: string }
+  WriteConcurrent: { step: string }
+  WriteFailed: { path: string; detail: string }
   /** A templated value in a `write` path holds `/` or `..`. */
-  Schema.TaggedStruct("UnsafeWritePath", { path: text, value: text }),
-  Schema.TaggedStruct("ResolvePathFailed", { path: text, detail: text }),
-  Schema.TaggedStruct("UnregisteredWorkflow", { name: text }),
-  Schema.TaggedStruct("WorkflowCycle", { target: text, canonical: text }),
-  Schema.TaggedStruct("WorkflowTooDeep", { max: Schema.Number }),
-  Schema.TaggedStruct("WithNotObject", { got: text }),
+  UnsafeWritePath: { path: string; value: string }
+  ResolvePathFailed: { path: string; detail: string }
+  UnregisteredWorkflow: { name: string }
+  WorkflowCycle: { target: string; canonical: string }
+  WorkflowTooDeep: { max: number }
+  WithNotObject: { got: string }
   /** A command could not be started (`spawn`) or waited for (`wait`); `detail` is the OS's reason. */
-  Schema.TaggedStruct("CommandFailed", { program: text, stage: Schema.Literals(["spawn", "wait"]), detail: text }),
-  Schema.TaggedStruct("CommandOutputTooLarge", { stream: text, detail: text }),
+  CommandFailed: { program: string; stage: "spawn" | "wait"; detail: string }
+  CommandOutputTooLarge: { stream: string; detail: string }
   /** `status` as shown (`exit status: 2`); `stderr` is its tail. */
-  Schema.TaggedStruct("CommandExited", { program: text, status: text, stderr: text }),
-  Schema.TaggedStruct("CommandNotUtf8", { program: text }),
+  CommandExited: { program: string; status: string; stderr: string }
+  CommandNotUtf8: { program: string }
   /** A model step's agent is in neither the workflow's nor the config's `agents:`. */
-  Schema.TaggedStruct("UnknownAgent", { name: text }),
-  Schema.TaggedStruct("AttachmentsTooLarge", { limit: Schema.Number }),
-  Schema.TaggedStruct("AttachmentNotUtf8", { path: text }),
+  UnknownAgent: { name: string }
+  AttachmentsTooLarge: { limit: number }
+  AttachmentNotUtf8: { path: string }
   /** `detail` is the whole reading failure, as rendered. */
-  Schema.TaggedStruct("ImageRead", { path: text, detail: text }),
-  Schema.TaggedStruct("ImageFormat", { path: text }),
+  ImageRead: { path: string; detail: string }
+  ImageFormat: { path: string }
   /** `detail` is the start of the model's answer. */
-  Schema.TaggedStruct("OutputNotJson", { step, schema: text, detail: text }),
+  OutputNotJson: { step: string; schema: string; detail: string }
   /** `detail` is the validation failure, as rendered. */
-  Schema.TaggedStruct("OutputMismatch", { step, detail: text }),
+  OutputMismatch: { step: string; detail: string }
   /** A step's input does not match its `input_schema`; `cause` is the mismatch. */
-  Schema.TaggedStruct("InputMismatch", { step, cause: Schema.Unknown }),
+  InputMismatch: { step: string; cause: unknown }
   /** A dry run could not load a step's agent: a file (no `name`) or one registered as `name`. */
-  Schema.TaggedStruct("DryRunAgent", { step, name: Schema.optionalKey(text), cause: Schema.Unknown })
-]))
-export type StepErrorReason = typeof Reason.Type
+  DryRunAgent: { step: string; name?: string; cause: unknown }
+}
+export type StepErrorReason = TaggedUnion<Reasons>
 
 const describe = (reason: StepErrorReason): string => {
   switch (reason._tag) {
@@ -124,7 +120,7 @@ const describe = (reason: StepErrorReason): string => {
   }
 }
 
-export class StepError extends Schema.TaggedError<StepError>()("StepError", { reason: Reason }) {
+export class StepError extends Data.TaggedError("StepError")<{ readonly reason: StepErrorReason }> {
   override get message(): string {
     return describe(this.reason)
   }

@@ -1,24 +1,22 @@
 // Failures of subagents (agent files called as tools) as one error class with a `reason`. `message` is
 // the text lait has always printed; every reason exits 1 (core/errors.ts's table).
-import { Schema } from "effect"
-import { describeReasons } from "./reasonError.ts"
+import { Data } from "effect"
+import { describeReasons, type TaggedUnion } from "./reasonError.ts"
 
-const name = Schema.String
-
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** The name is not under the config's `agents:`. */
-  Schema.TaggedStruct("Unknown", { name }),
+  Unknown: { name: string }
   /** `detail` is the OS's reason. */
-  Schema.TaggedStruct("ResolvePathFailed", { path: Schema.String, detail: Schema.String }),
-  Schema.TaggedStruct("Duplicate", { name }),
+  ResolvePathFailed: { path: string; detail: string }
+  Duplicate: { name: string }
   /** `path` is the real path of the agent file already running. */
-  Schema.TaggedStruct("Cycle", { name, path: Schema.String }),
-  Schema.TaggedStruct("TooDeep", { name, max: Schema.Number }),
+  Cycle: { name: string; path: string }
+  TooDeep: { name: string; max: number }
   /** `detail` is the JSON parser's reason. */
-  Schema.TaggedStruct("ArgumentsNotJson", { detail: Schema.String }),
-  Schema.TaggedStruct("MissingInput", {})
-]))
-export type SubagentErrorReason = typeof Reason.Type
+  ArgumentsNotJson: { detail: string }
+  MissingInput: {}
+}
+export type SubagentErrorReason = TaggedUnion<Reasons>
 
 const describe = (reason: SubagentErrorReason): string => {
   switch (reason._tag) {
@@ -39,7 +37,7 @@ const describe = (reason: SubagentErrorReason): string => {
   }
 }
 
-export class SubagentError extends Schema.TaggedError<SubagentError>()("SubagentError", { reason: Reason }) {}
+export class SubagentError extends Data.TaggedError("SubagentError")<{ readonly reason: SubagentErrorReason }> {}
 describeReasons(SubagentError, describe)
 
 declare module "./errors.ts" {

@@ -3,40 +3,31 @@
 // `catchReason("McpError", "Timeout", ...)` instead of matching text; `message` is the one line the
 // user reads. An MCP timeout, and a server asked for while the run is ending, are typed interruptions
 // (exit 5), which context wrapping keeps as it keeps an InterruptedError; every other reason exits 1.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "./reasonError.ts"
 
-const server = Schema.String
-
-// Suspended: the members are built when the first such error is made rather than in every process that
-// loads this module, `lait --version` included (bench/README.md, start-up).
-const Reason = Schema.suspend(() => Schema.Union([
-  Schema.TaggedStruct("UnknownServer", { server }),
+interface Reasons {
+  UnknownServer: { server: string }
   /** `mcp_servers.<name>` cannot be used as written (both or neither of command/url, a `${VAR}` unset, ...). */
-  Schema.TaggedStruct("InvalidConfig", { server, detail: Schema.String }),
-  Schema.TaggedStruct("SpawnFailed", { server, command: Schema.String, detail: Schema.String }),
+  InvalidConfig: { server: string; detail: string }
+  SpawnFailed: { server: string; command: string; detail: string }
   /** The handshake failed: the server exited, broke the protocol, refused, or could not be reached. */
-  Schema.TaggedStruct("InitFailed", { server, detail: Schema.String }),
+  InitFailed: { server: string; detail: string }
   /** No answer within the I/O timeout, to the handshake (no `tool`) or to a call of `tool`. */
-  Schema.TaggedStruct("Timeout", { server, timeoutMs: Schema.Number, tool: Schema.optionalKey(Schema.String) }),
+  Timeout: { server: string; timeoutMs: number; tool?: string }
   /** The run's scope closed before the server could start. */
-  Schema.TaggedStruct("Stopping", { server }),
-  Schema.TaggedStruct("ListFailed", { server, detail: Schema.String }),
+  Stopping: { server: string }
+  ListFailed: { server: string; detail: string }
   /** The servers of one request offer more tools together than lait accepts. */
-  Schema.TaggedStruct("TooManyTools", { limit: Schema.Number }),
-  Schema.TaggedStruct("NameCollision", {
-    qualified: Schema.String,
-    server,
-    tool: Schema.String,
-    otherServer: Schema.String,
-    otherTool: Schema.String
-  }),
-  Schema.TaggedStruct("NotAllowed", { server, tool: Schema.String }),
-  Schema.TaggedStruct("ArgumentsNotJson", { qualified: Schema.String, detail: Schema.String }),
-  Schema.TaggedStruct("ArgumentsNotObject", { qualified: Schema.String, got: Schema.String }),
+  TooManyTools: { limit: number }
+  NameCollision: { qualified: string; server: string; tool: string; otherServer: string; otherTool: string }
+  NotAllowed: { server: string; tool: string }
+  ArgumentsNotJson: { qualified: string; detail: string }
+  ArgumentsNotObject: { qualified: string; got: string }
   /** The call failed: the connection broke, the answer was not an MCP result, the server returned an error. */
-  Schema.TaggedStruct("CallFailed", { server, tool: Schema.String, detail: Schema.String })
-]))
-export type McpErrorReason = typeof Reason.Type
+  CallFailed: { server: string; tool: string; detail: string }
+}
+export type McpErrorReason = TaggedUnion<Reasons>
 
 /** `base: detail`, or `base` alone when there is no detail (as an error chain renders an empty cause). */
 const withDetail = (base: string, detail: string): string => {
@@ -82,7 +73,7 @@ const describe = (reason: McpErrorReason): string => {
   }
 }
 
-export class McpError extends Schema.TaggedError<McpError>()("McpError", { reason: Reason }) {
+export class McpError extends Data.TaggedError("McpError")<{ readonly reason: McpErrorReason }> {
   override get message(): string {
     return describe(this.reason)
   }
@@ -93,53 +84,46 @@ export class McpError extends Schema.TaggedError<McpError>()("McpError", { reaso
   }
 }
 
-const ToolSource = Schema.Literals(["mcp", "subagent", "shell", "skill"])
-const article: Record<typeof ToolSource.Type, string> = {
+type ToolSource = "mcp" | "subagent" | "shell" | "skill"
+const article: Record<ToolSource, string> = {
   mcp: "an MCP tool",
   subagent: "a subagent",
   shell: "a shell tool",
   skill: "a skill tool"
 }
 
-// Suspended like Reason above.
-const ToolReason = Schema.suspend(() => Schema.Union([
+interface ToolReasons {
   /** A tool call's arguments (shell tools) are not JSON. */
-  Schema.TaggedStruct("ArgumentsNotJson", { detail: Schema.String }),
-  Schema.TaggedStruct("ArgumentsNotObject", { got: Schema.String }),
+  ArgumentsNotJson: { detail: string }
+  ArgumentsNotObject: { got: string }
   /** A shell tool's command outlived its `timeout:`; `argv` as upstream prints it. */
-  Schema.TaggedStruct("CommandTimeout", { seconds: Schema.Number, argv: Schema.String }),
-  Schema.TaggedStruct("UnknownTool", { name: Schema.String }),
-  Schema.TaggedStruct("DuplicateTool", { name: Schema.String }),
+  CommandTimeout: { seconds: number; argv: string }
+  UnknownTool: { name: string }
+  DuplicateTool: { name: string }
   /** `kind` names what was qualified (`MCP tool`, `shell tool`, `subagent tool`). */
-  Schema.TaggedStruct("NameTooLong", {
-    kind: Schema.String,
-    qualified: Schema.String,
-    prefix: Schema.String,
-    name: Schema.String,
-    limit: Schema.Number
-  }),
+  NameTooLong: { kind: string; qualified: string; prefix: string; name: string; limit: number }
   /** Two tool sources offer the same qualified name; `first` is the one sent first. */
-  Schema.TaggedStruct("NameCollision", { name: Schema.String, first: ToolSource, second: ToolSource }),
-  Schema.TaggedStruct("NoTerminal", { tool: Schema.String }),
-  Schema.TaggedStruct("UnrecognizedAnswer", { tool: Schema.String, answer: Schema.String }),
-  Schema.TaggedStruct("MaxRounds", { max: Schema.Number }),
+  NameCollision: { name: string; first: ToolSource; second: ToolSource }
+  NoTerminal: { tool: string }
+  UnrecognizedAnswer: { tool: string; answer: string }
+  MaxRounds: { max: number }
   /** `--replay-tools` found no recorded result for a call; `hint` names the closest recording. */
-  Schema.TaggedStruct("CassetteMissing", {
-    tool: Schema.String,
+  CassetteMissing: {
+    tool: string
     /** The call's arguments, compact and shortened. */
-    arguments: Schema.String,
-    occurrence: Schema.Number,
-    path: Schema.String,
-    dir: Schema.String,
-    hint: Schema.optionalKey(Schema.String)
-  }),
+    arguments: string
+    occurrence: number
+    path: string
+    dir: string
+    hint?: string
+  }
   /** `--replay-tools` found no recorded tool list for an MCP server. */
-  Schema.TaggedStruct("ListCassetteMissing", { server: Schema.String, path: Schema.String, dir: Schema.String }),
-  Schema.TaggedStruct("CassetteInvalid", { path: Schema.String, problem: Schema.String }),
+  ListCassetteMissing: { server: string; path: string; dir: string }
+  CassetteInvalid: { path: string; problem: string }
   /** A recorded result that could not be read back (or serialised) is not written. */
-  Schema.TaggedStruct("CassetteUnwritable", { path: Schema.String, problem: Schema.String })
-]))
-export type ToolErrorReason = typeof ToolReason.Type
+  CassetteUnwritable: { path: string; problem: string }
+}
+export type ToolErrorReason = TaggedUnion<ToolReasons>
 
 const describeTool = (reason: ToolErrorReason): string => {
   switch (reason._tag) {
@@ -184,7 +168,7 @@ const describeTool = (reason: ToolErrorReason): string => {
 }
 
 /** Every reason exits 1. */
-export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", { reason: ToolReason }) {
+export class ToolError extends Data.TaggedError("ToolError")<{ readonly reason: ToolErrorReason }> {
   override get message(): string {
     return describeTool(this.reason)
   }

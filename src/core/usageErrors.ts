@@ -1,26 +1,20 @@
 // Command lines lait cannot act on, beyond what the CLI parser rejects itself, as one error class with
 // a `reason`. The text is upstream's (clap-style for flag conflicts); every reason exits 2.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "./reasonError.ts"
 
-// Suspended: the members are built when the first such error is made rather than in every process that
-// loads this module, `lait --version` included (bench/README.md, start-up).
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** Two flags that exclude each other were both given; `flag`/`other` as shown (`--config <PATH>`). */
-  Schema.TaggedStruct("Conflict", { flag: Schema.String, other: Schema.String }),
+  Conflict: { flag: string; other: string }
   /** `flag` is meaningful only with `needs`. */
-  Schema.TaggedStruct("Requires", { flag: Schema.String, needs: Schema.String }),
-  Schema.TaggedStruct("InvalidValue", { flag: Schema.String, value: Schema.String, expected: Schema.String }),
+  Requires: { flag: string; needs: string }
+  InvalidValue: { flag: string; value: string; expected: string }
   /** An environment variable that must hold an integer in a range. */
-  Schema.TaggedStruct("EnvOutOfRange", {
-    name: Schema.String,
-    raw: Schema.String,
-    min: Schema.Number,
-    max: Schema.Number
-  }),
+  EnvOutOfRange: { name: string; raw: string; min: number; max: number }
   /** `--input` that is not `KEY=VALUE`, or whose key is empty. */
-  Schema.TaggedStruct("BadInputFlag", { arg: Schema.String, problem: Schema.Literals(["no-equals", "empty-key"]) })
-]))
-export type ArgumentErrorReason = typeof Reason.Type
+  BadInputFlag: { arg: string; problem: "no-equals" | "empty-key" }
+}
+export type ArgumentErrorReason = TaggedUnion<Reasons>
 
 const describe = (reason: ArgumentErrorReason): string => {
   switch (reason._tag) {
@@ -39,7 +33,7 @@ const describe = (reason: ArgumentErrorReason): string => {
 }
 
 /** Exit 2, as the parser's own usage errors. */
-export class ArgumentError extends Schema.TaggedError<ArgumentError>()("ArgumentError", { reason: Reason }) {
+export class ArgumentError extends Data.TaggedError("ArgumentError")<{ readonly reason: ArgumentErrorReason }> {
   override get message(): string {
     return describe(this.reason)
   }

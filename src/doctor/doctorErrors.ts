@@ -1,19 +1,20 @@
 // How `lait doctor` and `lait models --remote` fail, as one error class with a `reason`. Both print
 // their findings first; the error is the one summary line after them. Exit codes are in core/errors.ts's
 // table: 1 when doctor found a FAIL (CI reads it), 4 when a server could not be listed.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "../core/reasonError.ts"
 
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** `lait doctor`: `failed` of `total` checks ended FAIL. */
-  Schema.TaggedStruct("ChecksFailed", { failed: Schema.Number, total: Schema.Number }),
+  ChecksFailed: { failed: number; total: number }
   /** `lait models --remote`: `failed` of `total` endpoints could not be listed (each said why on stderr). */
-  Schema.TaggedStruct("ListFailed", { failed: Schema.Number, total: Schema.Number })
-]))
-export type DoctorErrorReason = typeof Reason.Type
+  ListFailed: { failed: number; total: number }
+}
+export type DoctorErrorReason = TaggedUnion<Reasons>
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 
-export class DoctorError extends Schema.TaggedError<DoctorError>()("DoctorError", { reason: Reason }) {
+export class DoctorError extends Data.TaggedError("DoctorError")<{ readonly reason: DoctorErrorReason }> {
   override get message(): string {
     const { failed, total } = this.reason
     return this.reason._tag === "ChecksFailed"

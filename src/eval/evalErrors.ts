@@ -2,50 +2,44 @@
 // the prompt target, the LLM judge, and the run's verdict) as one error class with a `reason`. `message`
 // is the text lait has always printed; a file that is invalid as written exits 3 (core/errors.ts's
 // table), runs that could not run 4, the rest 1.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "../core/reasonError.ts"
 import { locateError, withLine } from "../core/errors.ts"
 
-const path = Schema.String
-
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** `detail` is the reading failure, as rendered. */
-  Schema.TaggedStruct("ReadFailed", { path, detail: Schema.String }),
+  ReadFailed: { path: string; detail: string }
   /** `detail` says where and what (`cases[0]: unknown field 'x'`); `line` is 1-based. */
-  Schema.TaggedStruct("ParseFailed", { path, detail: Schema.String, line: Schema.optionalKey(Schema.Number) }),
+  ParseFailed: { path: string; detail: string; line?: number }
   /** `target.prompt` is not a valid template; `detail` is the template checker's message. */
-  Schema.TaggedStruct("PromptSyntax", { file: path, detail: Schema.String }),
-  Schema.TaggedStruct("JudgeNoModel", {}),
+  PromptSyntax: { file: string; detail: string }
+  JudgeNoModel: {}
   /** `quoted` is the judge's answer as Rust's `{:?}` shows it; `detail` what is wrong with it, if known. */
-  Schema.TaggedStruct("JudgeNotJson", { quoted: Schema.String, detail: Schema.optionalKey(Schema.String) }),
+  JudgeNotJson: { quoted: string; detail?: string }
   /** `--max-cost` stopped the run before `total - started` runs began. */
-  Schema.TaggedStruct("BudgetReached", {
-    budgetUsd: Schema.Number,
-    spentUsd: Schema.Number,
-    started: Schema.Number,
-    total: Schema.Number
-  }),
+  BudgetReached: { budgetUsd: number; spentUsd: number; started: number; total: number }
   /** Some case did not pass; `minRate` is the pass rate a flaky case needs, when one was set. */
-  Schema.TaggedStruct("CasesFailed", { minRate: Schema.optionalKey(Schema.Number) }),
+  CasesFailed: { minRate?: number }
   /** `cases: {file}` (docs/evals.md): unreadable, or invalid at `line` (1-based) when known. */
-  Schema.TaggedStruct("CasesFileUnreadable", { path, detail: Schema.String }),
-  Schema.TaggedStruct("CasesFileExtension", { path, extension: Schema.String, expected: Schema.String }),
-  Schema.TaggedStruct("CasesFileInvalid", { path, detail: Schema.String, line: Schema.optionalKey(Schema.Number) }),
+  CasesFileUnreadable: { path: string; detail: string }
+  CasesFileExtension: { path: string; extension: string; expected: string }
+  CasesFileInvalid: { path: string; detail: string; line?: number }
   /** `--format html -o PATH` (or any `-o`) could not be written; `detail` is the OS's reason. */
-  Schema.TaggedStruct("ReportWriteFailed", { path, detail: Schema.String }),
+  ReportWriteFailed: { path: string; detail: string }
   /** `--baseline FILE` unreadable, or not a baseline (`detail` says where); `--save-baseline` unwritable. */
-  Schema.TaggedStruct("BaselineReadFailed", { path, detail: Schema.String }),
-  Schema.TaggedStruct("BaselineInvalid", { path, detail: Schema.String }),
-  Schema.TaggedStruct("BaselineWriteFailed", { path, detail: Schema.String }),
+  BaselineReadFailed: { path: string; detail: string }
+  BaselineInvalid: { path: string; detail: string }
+  BaselineWriteFailed: { path: string; detail: string }
   /** `--fail-on-regression`: `count` cases regressed against `file` at p < `significance`. */
-  Schema.TaggedStruct("Regressed", { count: Schema.Number, file: path, significance: Schema.Number }),
+  Regressed: { count: number; file: string; significance: number }
   /** Runs that could not run (server or setup errors) and no failure of the model's. */
-  Schema.TaggedStruct("RunsCouldNotRun", { runs: Schema.Number }),
+  RunsCouldNotRun: { runs: number }
   /** `lait eval merge`: a report unreadable, not a JSON report, or not of the same suite (`detail`). */
-  Schema.TaggedStruct("ReportReadFailed", { path, detail: Schema.String }),
-  Schema.TaggedStruct("ReportInvalid", { path, detail: Schema.String }),
-  Schema.TaggedStruct("MergeRefused", { detail: Schema.String })
-]))
-export type EvalErrorReason = typeof Reason.Type
+  ReportReadFailed: { path: string; detail: string }
+  ReportInvalid: { path: string; detail: string }
+  MergeRefused: { detail: string }
+}
+export type EvalErrorReason = TaggedUnion<Reasons>
 
 export const LLM_JUDGE_NO_MODEL = "llm_judge requires a `model:` (no default model is available in this eval context)"
 
@@ -97,7 +91,7 @@ const describe = (reason: EvalErrorReason): string => {
   }
 }
 
-export class EvalError extends Schema.TaggedError<EvalError>()("EvalError", { reason: Reason }) {
+export class EvalError extends Data.TaggedError("EvalError")<{ readonly reason: EvalErrorReason }> {
   constructor(props: { readonly reason: EvalErrorReason }) {
     super(props)
     const reason = props.reason

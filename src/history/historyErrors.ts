@@ -1,25 +1,21 @@
 // Failures of `lait history` and of finding the history file, as one error class with a `reason`.
 // The texts are the original lait's. A value given on the command line that cannot be used is a
 // usage error (exit 2); the rest exit 1 (core/errors.ts's table).
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "../core/reasonError.ts"
 
-const path = Schema.String
-const detail = Schema.String
-
-// Suspended: the members are built when the first such error is made rather than in every process that
-// loads this module, `lait --version` included (bench/README.md, start-up).
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** Neither XDG_DATA_HOME nor HOME (nor USERPROFILE) says where the history file is. */
-  Schema.TaggedStruct("NoHome", {}),
-  Schema.TaggedStruct("BadSince", { value: Schema.String }),
-  Schema.TaggedStruct("IndexZero", {}),
-  Schema.TaggedStruct("NotFound", { index: Schema.Number }),
+  NoHome: {}
+  BadSince: { value: string }
+  IndexZero: {}
+  NotFound: { index: number }
   /** The file exists but could not be read; `detail` is the OS's reason. */
-  Schema.TaggedStruct("ReadFailed", { path, detail }),
+  ReadFailed: { path: string; detail: string }
   /** An append failed; `detail` is the OS's reason. Recording only warns with it. */
-  Schema.TaggedStruct("WriteFailed", { path, detail })
-]))
-export type HistoryErrorReason = typeof Reason.Type
+  WriteFailed: { path: string; detail: string }
+}
+export type HistoryErrorReason = TaggedUnion<Reasons>
 
 const describe = (reason: HistoryErrorReason): string => {
   switch (reason._tag) {
@@ -39,7 +35,7 @@ const describe = (reason: HistoryErrorReason): string => {
   }
 }
 
-export class HistoryError extends Schema.TaggedError<HistoryError>()("HistoryError", { reason: Reason }) {
+export class HistoryError extends Data.TaggedError("HistoryError")<{ readonly reason: HistoryErrorReason }> {
   override get message(): string {
     return describe(this.reason)
   }

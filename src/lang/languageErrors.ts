@@ -1,35 +1,32 @@
 // Failures of the workflow language's expressions: jq filters (JqError), templates (TemplateError) and
 // JSON Schemas (SchemaError), each one class with a `reason`. `message` is the text lait has always
 // printed; a schema file that cannot be used as written exits 3 (core/errors.ts's table), the rest 1.
-import { Schema } from "effect"
-
-const text = Schema.String
-/** Where a filter is used (`condition`, `filter`, ...), as the message names it. */
-const what = Schema.String
-const filter = Schema.String
+import { Data } from "effect"
+import type { TaggedUnion } from "../core/reasonError.ts"
 
 const quote = (value: string): string => JSON.stringify(value)
 
-const JqReason = Schema.suspend(() => Schema.Union([
+/** `what` is where a filter is used (`condition`, `filter`, ...), as the message names it. */
+interface JqReasons {
   /** The engine could not start; `cause` is why. */
-  Schema.TaggedStruct("EngineUnavailable", { cause: Schema.Unknown }),
-  Schema.TaggedStruct("EngineStopped", { cause: Schema.Unknown }),
+  EngineUnavailable: { cause: unknown }
+  EngineStopped: { cause: unknown }
   /** The syntax checker's whole message (`failed to parse jq filter ...`, or a limit it passed). */
-  Schema.TaggedStruct("Syntax", { detail: text }),
+  Syntax: { detail: string }
   /** jq stopped with an error; `problem` is its reason, as shown. */
-  Schema.TaggedStruct("Failed", { what, filter, problem: text }),
-  Schema.TaggedStruct("NoOutput", { what, filter }),
-  Schema.TaggedStruct("ManyOutputs", { what, filter, count: Schema.Number }),
+  Failed: { what: string; filter: string; problem: string }
+  NoOutput: { what: string; filter: string }
+  ManyOutputs: { what: string; filter: string; count: number }
   /** A limit or encoding problem (`cause`, a JqError) while running `filter`. */
-  Schema.TaggedStruct("InFilter", { what, filter, cause: Schema.Unknown }),
-  Schema.TaggedStruct("OutputCount", { limit: Schema.Number }),
-  Schema.TaggedStruct("OutputBytes", { limit: Schema.Number }),
-  Schema.TaggedStruct("OutputNotJson", { detail: text }),
+  InFilter: { what: string; filter: string; cause: unknown }
+  OutputCount: { limit: number }
+  OutputBytes: { limit: number }
+  OutputNotJson: { detail: string }
   /** `subject` is the value at fault (`jq input`, `jq '$steps'`, `jq output`). */
-  Schema.TaggedStruct("TooDeep", { subject: text, limit: Schema.Number }),
-  Schema.TaggedStruct("TooLarge", { subject: text, limit: Schema.Number })
-]))
-export type JqErrorReason = typeof JqReason.Type
+  TooDeep: { subject: string; limit: number }
+  TooLarge: { subject: string; limit: number }
+}
+export type JqErrorReason = TaggedUnion<JqReasons>
 
 const describeJq = (reason: JqErrorReason): string => {
   switch (reason._tag) {
@@ -62,7 +59,7 @@ const describeJq = (reason: JqErrorReason): string => {
 }
 
 /** Every reason exits 1. */
-export class JqError extends Schema.TaggedError<JqError>()("JqError", { reason: JqReason }) {
+export class JqError extends Data.TaggedError("JqError")<{ readonly reason: JqErrorReason }> {
   override get message(): string {
     return describeJq(this.reason)
   }
@@ -73,16 +70,16 @@ export class JqError extends Schema.TaggedError<JqError>()("JqError", { reason: 
   }
 }
 
-const TemplateReason = Schema.suspend(() => Schema.Union([
+interface TemplateReasons {
   /** `detail` is the parser's reason. */
-  Schema.TaggedStruct("Parse", { source: text, detail: text }),
+  Parse: { source: string; detail: string }
   /** `detail` is the helper's or Handlebars' failure, on one line. */
-  Schema.TaggedStruct("Render", { source: text, detail: text })
-]))
-export type TemplateErrorReason = typeof TemplateReason.Type
+  Render: { source: string; detail: string }
+}
+export type TemplateErrorReason = TaggedUnion<TemplateReasons>
 
 /** Every reason exits 1. */
-export class TemplateError extends Schema.TaggedError<TemplateError>()("TemplateError", { reason: TemplateReason }) {
+export class TemplateError extends Data.TaggedError("TemplateError")<{ readonly reason: TemplateErrorReason }> {
   override get message(): string {
     return `failed to ${this.reason._tag === "Parse" ? "parse" : "render"} template: ${quote(this.reason.source)}`
   }
@@ -93,16 +90,16 @@ export class TemplateError extends Schema.TaggedError<TemplateError>()("Template
   }
 }
 
-const SchemaReason = Schema.suspend(() => Schema.Union([
+interface SchemaReasons {
   /** `label` names the schema's use (`output`, `steps[0].output_schema`, ...); `detail` is the compiler's reason. */
-  Schema.TaggedStruct("Invalid", { label: text, detail: text }),
+  Invalid: { label: string; detail: string }
   /** A value does not match; `detail` is every failure, as rendered (`inputs.n must be of type integer ...`). */
-  Schema.TaggedStruct("Mismatch", { detail: text }),
+  Mismatch: { detail: string }
   /** A schema file a step or a subagent refers to is not YAML/JSON; `detail` is the parser's reason. */
-  Schema.TaggedStruct("FileParse", { path: text, detail: text }),
-  Schema.TaggedStruct("FileNotObject", { label: text, path: text })
-]))
-export type SchemaErrorReason = typeof SchemaReason.Type
+  FileParse: { path: string; detail: string }
+  FileNotObject: { label: string; path: string }
+}
+export type SchemaErrorReason = TaggedUnion<SchemaReasons>
 
 const describeSchema = (reason: SchemaErrorReason): string => {
   switch (reason._tag) {
@@ -117,7 +114,7 @@ const describeSchema = (reason: SchemaErrorReason): string => {
   }
 }
 
-export class SchemaError extends Schema.TaggedError<SchemaError>()("SchemaError", { reason: SchemaReason }) {
+export class SchemaError extends Data.TaggedError("SchemaError")<{ readonly reason: SchemaErrorReason }> {
   override get message(): string {
     return describeSchema(this.reason)
   }

@@ -1,61 +1,46 @@
 // Failures of loading a workflow and what it refers to (its YAML, inputs, schema and agent files), as
 // one error class with a `reason`. `message` is the text lait has always printed; a workflow or agent
 // file that is invalid as written exits 3 (core/errors.ts's table), the rest 1.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "../core/reasonError.ts"
 import { locateError } from "../core/errors.ts"
 
-const path = Schema.String
-const detail = Schema.String
-
-// Suspended: the members are built when the first such error is made rather than in every process that
-// loads this module, `lait --version` included (bench/README.md, start-up).
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** The parser's message already says where (`at line L, column C`); `line` is for `lait lint`. */
-  Schema.TaggedStruct("YamlSyntax", { file: path, detail, line: Schema.optionalKey(Schema.Number) }),
+  YamlSyntax: { file: string; detail: string; line?: number }
   /** `declared` is empty when the workflow has no `inputs:`. */
-  Schema.TaggedStruct("UnknownInput", { key: Schema.String, declared: Schema.Array(Schema.String) }),
-  Schema.TaggedStruct("MissingInput", { name: Schema.String, description: Schema.optionalKey(Schema.String) }),
-  Schema.TaggedStruct("InitialNotJson", { detail }),
+  UnknownInput: { key: string; declared: ReadonlyArray<string> }
+  MissingInput: { name: string; description?: string }
+  InitialNotJson: { detail: string }
   /** `detail` is the whole reading failure, as rendered. */
-  Schema.TaggedStruct("SchemaFileRead", { path, detail }),
-  Schema.TaggedStruct("SchemaFileParse", { path, detail }),
-  Schema.TaggedStruct("AgentFileRead", { path, detail }),
+  SchemaFileRead: { path: string; detail: string }
+  SchemaFileParse: { path: string; detail: string }
+  AgentFileRead: { path: string; detail: string }
   /** A static check failed; `detail` is its whole message, `file`/`line` where it points. */
-  Schema.TaggedStruct("Invalid", {
-    detail,
-    file: Schema.optionalKey(path),
-    line: Schema.optionalKey(Schema.Number),
-    cause: Schema.optionalKey(Schema.Unknown)
-  }),
+  Invalid: { detail: string; file?: string; line?: number; cause?: unknown }
   /** A `{file:}` schema the workflow refers to cannot be read, parsed, or is not an object. */
-  Schema.TaggedStruct("SchemaFileUnusable", {
-    where: Schema.String,
-    path,
-    problem: Schema.Literals(["read", "parse", "not-object"]),
-    file: path,
-    line: Schema.optionalKey(Schema.Number),
-    cause: Schema.optionalKey(Schema.Unknown)
-  }),
+  SchemaFileUnusable: {
+    where: string
+    path: string
+    problem: "read" | "parse" | "not-object"
+    file: string
+    line?: number
+    cause?: unknown
+  }
   /** The workflow at `path` did not load; `cause` is why (its exit code counts through the chain). */
-  Schema.TaggedStruct("LoadFailed", { path, cause: Schema.Unknown }),
+  LoadFailed: { path: string; cause: unknown }
   /**
    * The workflow at `path` is invalid as written (`cause` says how); `shownLine` is the line the
    * message names, when the cause's own text does not already say where.
    */
-  Schema.TaggedStruct("Rejected", {
-    path,
-    cause: Schema.Unknown,
-    shownLine: Schema.optionalKey(Schema.Number),
-    file: Schema.optionalKey(path),
-    line: Schema.optionalKey(Schema.Number)
-  }),
+  Rejected: { path: string; cause: unknown; shownLine?: number; file?: string; line?: number }
   /** An agent file's frontmatter field cannot be used as written; `detail` says why. */
-  Schema.TaggedStruct("AgentField", { detail }),
+  AgentField: { detail: string }
   /** `detail` is the YAML parser's reason. */
-  Schema.TaggedStruct("AgentFrontmatter", { detail }),
-  Schema.TaggedStruct("AgentFileInvalid", { path, cause: Schema.Unknown })
-]))
-export type WorkflowLoadErrorReason = typeof Reason.Type
+  AgentFrontmatter: { detail: string }
+  AgentFileInvalid: { path: string; cause: unknown }
+}
+export type WorkflowLoadErrorReason = TaggedUnion<Reasons>
 
 const describe = (reason: WorkflowLoadErrorReason): string => {
   switch (reason._tag) {
@@ -95,9 +80,9 @@ const describe = (reason: WorkflowLoadErrorReason): string => {
   }
 }
 
-export class WorkflowLoadError extends Schema.TaggedError<WorkflowLoadError>()("WorkflowLoadError", {
-  reason: Reason
-}) {
+export class WorkflowLoadError extends Data.TaggedError("WorkflowLoadError")<{
+  readonly reason: WorkflowLoadErrorReason
+}> {
   constructor(props: { readonly reason: WorkflowLoadErrorReason }) {
     super(props)
     const reason = props.reason

@@ -1,20 +1,21 @@
 // How `lait lint` fails, as one error class with a `reason`: it found errors, or could not do its job
 // (a directory it cannot read, a config it cannot load). Either way the exit code is 3 (core/errors.ts's
 // table), as upstream's.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "../core/reasonError.ts"
 
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** `summary` is the line that counts what was found (`2 error(s) in 1 file(s)`, ...). */
-  Schema.TaggedStruct("Findings", { summary: Schema.String }),
+  Findings: { summary: string }
   /** Lint itself failed; `error` is why, shown as its own message and cause. */
-  Schema.TaggedStruct("Aborted", { error: Schema.Unknown })
-]))
-export type LintErrorReason = typeof Reason.Type
+  Aborted: { error: unknown }
+}
+export type LintErrorReason = TaggedUnion<Reasons>
 
 const messageOf = (u: unknown): string =>
   typeof u === "object" && u !== null && "message" in u && typeof u.message === "string" ? u.message : String(u)
 
-export class LintError extends Schema.TaggedError<LintError>()("LintError", { reason: Reason }) {
+export class LintError extends Data.TaggedError("LintError")<{ readonly reason: LintErrorReason }> {
   override get message(): string {
     return this.reason._tag === "Findings" ? this.reason.summary : messageOf(this.reason.error)
   }

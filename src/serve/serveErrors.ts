@@ -1,20 +1,20 @@
 // Failures of `lait serve --mcp` as one error class with a `reason`: the server's own start-up
 // (`McpRequired` is a usage error, exit 2; the others exit 1) and a tool call's arguments, which
 // become the text of that call's MCP tool error rather than stopping the server.
-import { Schema } from "effect"
-import { describeReasons } from "../core/reasonError.ts"
+import { Data } from "effect"
+import { describeReasons, type TaggedUnion } from "../core/reasonError.ts"
 
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** `lait serve` without `--mcp`, its only mode. */
-  Schema.TaggedStruct("McpRequired", {}),
+  McpRequired: {}
   /** `address` as given to `--http`; `detail` is the OS's reason. */
-  Schema.TaggedStruct("ListenFailed", { address: Schema.String, detail: Schema.String }),
+  ListenFailed: { address: string; detail: string }
   /** `what` names the argument (`arguments`, `'inputs'`); `detail` says what it was. */
-  Schema.TaggedStruct("ArgumentsInvalid", { what: Schema.String, detail: Schema.String }),
+  ArgumentsInvalid: { what: string; detail: string }
   /** A workflow without `inputs:` was called without `input`. */
-  Schema.TaggedStruct("MissingInput", {})
-]))
-export type ServeErrorReason = typeof Reason.Type
+  MissingInput: {}
+}
+export type ServeErrorReason = TaggedUnion<Reasons>
 
 const describe = (reason: ServeErrorReason): string => {
   switch (reason._tag) {
@@ -29,7 +29,7 @@ const describe = (reason: ServeErrorReason): string => {
   }
 }
 
-export class ServeError extends Schema.TaggedError<ServeError>()("ServeError", { reason: Reason }) {}
+export class ServeError extends Data.TaggedError("ServeError")<{ readonly reason: ServeErrorReason }> {}
 describeReasons(ServeError, describe)
 
 declare module "../core/errors.ts" {

@@ -1,38 +1,37 @@
 // Failures of `lait test` itself (finding, reading and parsing test files, and the suite's verdict) as
 // one error class with a `reason`. `message` is the text lait has always printed; a test file that is
 // invalid as written exits 3 (core/errors.ts's table), the rest 1.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "../core/reasonError.ts"
 import { locateError, withLine } from "../core/errors.ts"
 
-const path = Schema.String
-
-const Reason = Schema.suspend(() => Schema.Union([
+interface Reasons {
   /** A path given on the command line cannot be examined; `detail` is the OS's reason. */
-  Schema.TaggedStruct("TargetUnreadable", { path, detail: Schema.String }),
-  Schema.TaggedStruct("TargetSymlink", { path }),
-  Schema.TaggedStruct("TargetNotFile", { path }),
+  TargetUnreadable: { path: string; detail: string }
+  TargetSymlink: { path: string }
+  TargetNotFile: { path: string }
   /** `listed` is the paths searched, as shown. */
-  Schema.TaggedStruct("NoFiles", { listed: Schema.String }),
-  Schema.TaggedStruct("FilterMatchedNone", { filter: Schema.String, found: Schema.Number }),
+  NoFiles: { listed: string }
+  FilterMatchedNone: { filter: string; found: number }
   /** `detail` is the reading failure, as rendered. */
-  Schema.TaggedStruct("ReadFailed", { path, detail: Schema.String }),
+  ReadFailed: { path: string; detail: string }
   /** `detail` says where and what (`tests[0]: unknown field 'x'`); `line` is 1-based. */
-  Schema.TaggedStruct("ParseFailed", { path, detail: Schema.String, line: Schema.optionalKey(Schema.Number) }),
+  ParseFailed: { path: string; detail: string; line?: number }
   /** `workdir:`/`fixtures:` (docs/testing.md#working-directory); `detail` is the OS's reason. */
-  Schema.TaggedStruct("WorkdirUnusable", { path, detail: Schema.String }),
-  Schema.TaggedStruct("WorkdirNotDirectory", { path }),
-  Schema.TaggedStruct("TempWorkdirFailed", { detail: Schema.String }),
-  Schema.TaggedStruct("FixtureCopyFailed", { path, detail: Schema.String }),
+  WorkdirUnusable: { path: string; detail: string }
+  WorkdirNotDirectory: { path: string }
+  TempWorkdirFailed: { detail: string }
+  FixtureCopyFailed: { path: string; detail: string }
   /** Two fixtures with the same base name. */
-  Schema.TaggedStruct("FixtureClash", { earlier: Schema.String, fixture: Schema.String, name: Schema.String }),
+  FixtureClash: { earlier: string; fixture: string; name: string }
   /** `lait cassettes prune` with tests that did not pass in replay. */
-  Schema.TaggedStruct("PruneRefused", { failing: Schema.Number, total: Schema.Number }),
+  PruneRefused: { failing: number; total: number }
   /** An `ask:` step tried to read an answer during a test. */
-  Schema.TaggedStruct("NoStdin", {}),
+  NoStdin: {}
   /** `errors`: files that could not run (docs/testing.md#pass-fail-and-error). */
-  Schema.TaggedStruct("SuiteFailed", { failed: Schema.Number, errors: Schema.Number, total: Schema.Number })
-]))
-export type TestErrorReason = typeof Reason.Type
+  SuiteFailed: { failed: number; errors: number; total: number }
+}
+export type TestErrorReason = TaggedUnion<Reasons>
 
 const describe = (reason: TestErrorReason): string => {
   switch (reason._tag) {
@@ -75,7 +74,7 @@ const describe = (reason: TestErrorReason): string => {
   }
 }
 
-export class TestError extends Schema.TaggedError<TestError>()("TestError", { reason: Reason }) {
+export class TestError extends Data.TaggedError("TestError")<{ readonly reason: TestErrorReason }> {
   constructor(props: { readonly reason: TestErrorReason }) {
     super(props)
     const parse = props.reason._tag === "ParseFailed" ? props.reason : undefined

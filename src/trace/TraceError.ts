@@ -1,29 +1,25 @@
 // Failures of reading, writing and exporting trace files, as one error class with a `reason`.
 // `message` is the text lait has always printed; every reason exits 1.
-import { Schema } from "effect"
+import { Data } from "effect"
+import type { TaggedUnion } from "../core/reasonError.ts"
 
-const path = Schema.String
-const detail = Schema.String
-
-// Suspended: the members are built when the first such error is made rather than in every process that
-// loads this module, `lait --version` included (bench/README.md, start-up).
-const Reason = Schema.suspend(() => Schema.Union([
-  Schema.TaggedStruct("ReadFailed", { path, detail }),
+interface Reasons {
+  ReadFailed: { path: string; detail: string }
   /** `line` is the 1-based line of the JSONL file. */
-  Schema.TaggedStruct("EventInvalid", { path, line: Schema.Number, detail }),
-  Schema.TaggedStruct("WriteFailed", { path, detail }),
+  EventInvalid: { path: string; line: number; detail: string }
+  WriteFailed: { path: string; detail: string }
   /** A `--trace-dir` that could not hold trace files. */
-  Schema.TaggedStruct("DirUnusable", { path, detail }),
+  DirUnusable: { path: string; detail: string }
   /** `header` as shown (a credential past its first `=` cut off). */
-  Schema.TaggedStruct("HeaderMalformed", { header: Schema.String }),
+  HeaderMalformed: { header: string }
   /** A `${VAR}` in the header's value could not be expanded; `detail` says why. */
-  Schema.TaggedStruct("HeaderValue", { name: Schema.String, detail }),
+  HeaderValue: { name: string; detail: string }
   /** The request did not get an answer; `url` and `detail` are redacted. */
-  Schema.TaggedStruct("SendFailed", { url: Schema.String, detail }),
+  SendFailed: { url: string; detail: string }
   /** The collector answered with a status other than 2xx; `status` as shown, `detail` redacted. */
-  Schema.TaggedStruct("Rejected", { url: Schema.String, status: Schema.String, detail })
-]))
-export type TraceErrorReason = typeof Reason.Type
+  Rejected: { url: string; status: string; detail: string }
+}
+export type TraceErrorReason = TaggedUnion<Reasons>
 
 const describe = (reason: TraceErrorReason): string => {
   switch (reason._tag) {
@@ -47,7 +43,7 @@ const describe = (reason: TraceErrorReason): string => {
   }
 }
 
-export class TraceError extends Schema.TaggedError<TraceError>()("TraceError", { reason: Reason }) {
+export class TraceError extends Data.TaggedError("TraceError")<{ readonly reason: TraceErrorReason }> {
   override get message(): string {
     return describe(this.reason)
   }

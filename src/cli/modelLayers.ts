@@ -8,7 +8,7 @@
 // LAIT_HTTP_BACKOFF_MS (default 250) and doubling after each failure. Each try may take
 // LAIT_HTTP_TIMEOUT_MS (else `default.request_timeout` seconds, else 300 s); a response body may be
 // LAIT_MAX_RESPONSE_BYTES long (default 16 MiB, the file read limit).
-import { Context, Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import * as nodePath from "node:path"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
@@ -60,26 +60,16 @@ const liveOptions = Effect.gen(function*() {
 })
 
 /**
- * The live client, loaded and built on the first request: the HTTP client and its retry, streaming
- * and response-reading code are a run's to pay only when it asks a model (a workflow of jq and `run`
- * steps never does). Its HTTP client too (src/model/Live.ts `fetchClientLayer`): built in this layer's
- * context, as a command's own client was built in its context at start-up. Built once (cached), in
- * the layer's scope.
+ * The live client, loaded and built on the first request: its retry and response-reading code are a
+ * run's to pay only when it asks a model (a workflow of jq and `run` steps never does); Effect's HTTP
+ * client only when it streams (src/model/Live.ts). Built once (cached).
  */
 const lazyLive = (options: LiveOptions): Layer.Layer<ModelClient> =>
   Layer.effect(
     ModelClient,
     Effect.gen(function*() {
-      const services = yield* Effect.context<never>()
-      const scope = yield* Effect.scope
       const client = yield* Effect.cached(
-        Effect.promise(() => import("../model/Live.ts")).pipe(
-          Effect.flatMap(({ fetchClientLayer }) =>
-            Layer.buildWithScope(ModelClient.layerLive(options).pipe(Layer.provide(fetchClientLayer)), scope)
-          ),
-          Effect.map((built) => Context.get(built, ModelClient)),
-          Effect.updateContext<never, never>(() => services)
-        )
+        Effect.flatMap(Effect.promise(() => import("../model/Live.ts")), ({ makeLive }) => makeLive(options))
       )
       // Once built, calls go straight to it: the cached effect costs a few operations per request.
       let built: ModelClientService | undefined

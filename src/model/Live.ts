@@ -3,8 +3,7 @@
 // Where a StreamSink is provided, a chat-completions request is streamed (src/model/eventStream.ts);
 // once text has reached the sink, a failure is neither retried nor a reason to fall back, since the
 // text could not be taken back.
-import { Console, Duration, Effect, Fiber, type Layer, LogLevel, Redacted, Tracer } from "effect"
-import { FetchHttpClient, type Headers, HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
+import { Console, Duration, Effect, Fiber, LogLevel, Redacted } from "effect"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { renderChain } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
@@ -13,8 +12,8 @@ import { traceChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService, ModelFailure } from "./call.ts"
 import { interpret, recordUsage } from "./completion.ts"
 import { endpointRedactor } from "./endpointSecrets.ts"
-import { type Emitted, isEventStream, readEventStream, type StreamedBody } from "./eventStream.ts"
-import { DEFAULT_RESPONSE_LIMIT, FETCH_TIMED_OUT, fetchCapped, readCapped } from "./httpBody.ts"
+import type { Emitted, StreamedBody } from "./eventStream.ts"
+import { DEFAULT_RESPONSE_LIMIT, FETCH_TIMED_OUT, fetchCapped } from "./fetchCapped.ts"
 import { chatToResponsesBody, responsesUnsupported } from "./responsesApi.ts"
 import {
   BadResponse,
@@ -27,6 +26,7 @@ import {
 } from "./ModelError.ts"
 import { retryAfter, type Retryable, retrying } from "./retry.ts"
 import { type DeltaSink, emitWhole, StreamSink } from "./streamSink.ts"
+import { tracePropagation } from "./tracePropagation.ts"
 import type { ChatRequest } from "./types.ts"
 
 /** Per attempt: headers and the whole body. Reasoning models can think for minutes before answering. */
@@ -95,6 +95,8 @@ const responsesUrl = remembered((base) => joinUrl(base, "/responses"))
 // setTimeout's longest wait; a longer timeout keeps Effect's own, which waits in steps.
 const MAX_TIMER_MILLIS = 2 ** 31 - 1
 
+const encoder = new TextEncoder()
+
 /**
  * `effect`, interrupted (and awaited) and then failed with `onTimeout()` if it has not ended within
  * `millis`, as Effect.timeout does. That one races the attempt against a second fiber sleeping on the
@@ -130,31 +132,6 @@ export const timeoutAfter = <A, E, R, E2>(
         })
       }))
 
-// The HTTP client's own span of a request only ever mattered for the trace-propagation headers it adds
-// (b3, traceparent: servers and collectors join their traces to lait's). No collector records it, yet
-// it parsed the URL and copied every request and response header into attributes: about a tenth of
-// an eval run's CPU. The request gets the same headers here, from a client span made the same way
-// (same tracer, same parent), and the client is told to skip its own.
-const untraced = () => true
-
-/** `request` with the headers the HTTP client's span would have added, under the same settings. */
-const withTracePropagation = (
-  request: HttpClientRequest.HttpClientRequest
-): Effect.Effect<HttpClientRequest.HttpClientRequest> =>
-  Effect.withFiber((fiber) => {
-    if (fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(HttpClient.TracerDisabledWhen)(request)) {
-      return Effect.succeed(request)
-    }
-    const name = fiber.getRef(HttpClient.SpanNameGenerator)(request)
-    return Effect.map(
-      Effect.makeSpan(name, { kind: "client" }),
-      (span) =>
-        fiber.getRef(HttpClient.TracerPropagationEnabled)
-          ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
-          : request
-    )
-  })
-
 /** How a failure is retried: only a ModelError that may go away (src/model/ModelError.ts) is. */
 const retryable = (e: ModelFailure): Retryable | undefined =>
   e instanceof ModelError && e.transient
@@ -176,15 +153,8 @@ export interface LiveOptions {
   readonly maxResponseBytes?: number
 }
 
-/**
- * The HTTP client the live model client of a command uses: loaded with this module, at the first
- * request, so that a run which asks no model never evaluates effect/http's client and Stream modules.
- */
-export const fetchClientLayer: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer
-
-export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService, never, HttpClient.HttpClient> =>
-  Effect.gen(function*() {
-    const http = yield* HttpClient.HttpClient
+export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService> =>
+  Effect.sync(() => {
     const attempts = Math.max(1, options.attempts ?? 3)
     const backoff = Duration.fromInputUnsafe(options.backoff ?? "250 millis")
     const timeout = Duration.fromInputUnsafe(options.timeout ?? DEFAULT_REQUEST_TIMEOUT)
@@ -208,7 +178,8 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
         }
         const url = endpoint.api === "responses" ? responsesUrl(endpoint.baseUrl) : chatUrl(endpoint.baseUrl)
         // The Responses API is never streamed: its whole answer goes to the sink when it arrives.
-        const streamed = sink !== undefined && endpoint.api === "chat_completions"
+        const streamTo = endpoint.api === "chat_completions" ? sink : undefined
+        const streamed = streamTo !== undefined
         const body = endpoint.api === "responses"
           ? chatToResponsesBody(endpoint.modelId, request)
           : streamed
@@ -217,45 +188,41 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
         yield* debugLine(() => `POST ${shown(url)} model=${endpoint.modelId}`)
         // A tool's output (say, a printed environment) can put the key into the conversation itself.
         yield* traceDump(() => `request body: ${redact(JSON.stringify(body))}`)
-        const req = yield* withTracePropagation(
-          HttpClientRequest.post(url).pipe(
-            HttpClientRequest.setHeader(
-              "authorization",
-              `Bearer ${key === undefined ? DUMMY_API_KEY : Redacted.value(key)}`
-            ),
-            HttpClientRequest.bodyJsonUnsafe(body)
-          )
-        )
+        const authorization = `Bearer ${key === undefined ? DUMMY_API_KEY : Redacted.value(key)}`
+        const bytes = encoder.encode(JSON.stringify(body))
+        // The headers Effect's HTTP client would add for its span: servers join their traces to lait's.
+        const propagation = yield* tracePropagation({ method: "POST", url })
         const millis = Duration.toMillis(timeout)
         const timedOut = () => new ModelError({ reason: new Timeout({ baseUrl, timeoutMillis: millis }) })
         const unreachable = (e: unknown) =>
           new ModelError({ reason: new Unreachable({ baseUrl, detail: redact(describeNetworkFailure(e)) }) })
-        // A whole answer skips the HTTP client and times itself (src/model/httpBody.ts fetchCapped); a
-        // stream reads its events through the client, under timeoutAfter.
+        // A whole answer skips the HTTP client and times itself (src/model/fetchCapped.ts); a stream
+        // reads its events through the client (./liveStream.ts, loaded then), under timeoutAfter.
+        const whole = () =>
+          fetchCapped(
+            {
+              method: "POST",
+              url,
+              headers: { authorization, "content-type": "application/json", ...propagation },
+              body: bytes
+            },
+            maxBytes,
+            millis <= MAX_TIMER_MILLIS ? millis : undefined
+          )
         const response: {
           readonly status: number
-          readonly headers: Headers.Headers
+          readonly headers: Readonly<Record<string, string>>
           readonly body: StreamedBody
         } = yield* !streamed && millis <= MAX_TIMER_MILLIS
-          ? Effect.mapError(
-            fetchCapped(req, maxBytes, millis),
-            (e) => (e === FETCH_TIMED_OUT ? timedOut() : unreachable(e))
-          )
+          ? Effect.mapError(whole(), (e) => (e === FETCH_TIMED_OUT ? timedOut() : unreachable(e)))
           : timeoutAfter(
             Effect.mapError(
-              streamed
-                ? http.execute(req).pipe(
-                  Effect.provideService(HttpClient.TracerDisabledWhen, untraced),
-                  Effect.flatMap((res) =>
-                    Effect.map(
-                      res.status >= 200 && res.status < 300 && isEventStream(res)
-                        ? readEventStream(res, maxBytes, sink, emitted)
-                        : readCapped(res, maxBytes),
-                      (body: StreamedBody) => ({ status: res.status, headers: res.headers, body })
-                    )
-                  )
+              streamTo !== undefined
+                ? Effect.flatMap(
+                  Effect.promise(() => import("./liveStream.ts")),
+                  (m) => m.sendStreamed({ url, authorization, body: bytes, propagation }, maxBytes, streamTo, emitted)
                 )
-                : fetchCapped(req, maxBytes),
+                : whole(),
               unreachable
             ),
             millis,

@@ -9,7 +9,6 @@
 // Each layer loads its implementation when it is built: the command line declares them all, and a
 // command that asks no model (`lait --version`, `lait lint`) must not pay for HTTP, cassettes or retries.
 import { Context, Effect, Layer } from "effect"
-import type { HttpClient } from "effect/http"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import type { CacheOptions } from "./Cache.ts"
 import type { ModelClientService } from "./call.ts"
@@ -20,7 +19,7 @@ export type { Endpoint, ModelCall, ModelClientService, ModelResult, Source } fro
 export type { LiveOptions } from "./Live.ts"
 
 export class ModelClient extends Context.Service<ModelClient, ModelClientService>()("lait/model/ModelClient") {
-  static readonly layerLive = (options: LiveOptions = {}): Layer.Layer<ModelClient, never, HttpClient.HttpClient> =>
+  static readonly layerLive = (options: LiveOptions = {}): Layer.Layer<ModelClient> =>
     Layer.effect(ModelClient, Effect.flatMap(Effect.promise(() => import("./Live.ts")), (m) => m.makeLive(options)))
 
   /** Decorates the ModelClient it is provided with. */

@@ -1,11 +1,11 @@
 // fetchCapped sends a whole (not streamed) model request without Effect's HTTP client: the same URL
 // check, headers and body bytes, the same byte cap on the answer, its own timer, and the failures
-// describeNetworkFailure words the way it words the client's.
+// describeNetworkFailure words the way it words the client's. What the live client sends through it
+// is compared with what Effect's client sends in test/model/liveWire.test.ts.
 import { afterAll, expect, test } from "bun:test"
 import { Cause, Effect, Exit, Fiber } from "effect"
-import { HttpClientRequest } from "effect/http"
 import { describeNetworkFailure } from "../../src/core/network.ts"
-import { FETCH_TIMED_OUT, fetchCapped } from "../../src/model/httpBody.ts"
+import { FETCH_TIMED_OUT, fetchCapped, type WholeRequest } from "../../src/model/fetchCapped.ts"
 import { startOpenAiServer } from "../fixtures/openai-server.ts"
 
 const server = startOpenAiServer({ script: [{ content: "hi", repeat: true }] })
@@ -47,11 +47,12 @@ afterAll(async () => {
   odd.stop(true)
 })
 
-const post = (url: string, body: unknown) =>
-  HttpClientRequest.post(url).pipe(
-    HttpClientRequest.setHeader("authorization", "Bearer sk-test"),
-    HttpClientRequest.bodyJsonUnsafe(body)
-  )
+const post = (url: string, body: unknown): WholeRequest => ({
+  method: "POST",
+  url,
+  headers: { authorization: "Bearer sk-test", "content-type": "application/json" },
+  body: new TextEncoder().encode(JSON.stringify(body))
+})
 
 const failureOf = async (effect: Effect.Effect<unknown, unknown>) => {
   const exit = await Effect.runPromiseExit(effect)

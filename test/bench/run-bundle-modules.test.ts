@@ -1,4 +1,4 @@
-// What a compiled `lait run` of one jq step evaluates. From source this cannot be seen: an
+// What a compiled `lait run` of one jq step, and a `lait eval` of a model target, evaluate. From source this cannot be seen: an
 // `import { X } from "effect"` evaluates the whole barrel there, while the binary's bundle evaluates
 // only the chunks the run reaches. So the test bundles src/main.ts as build.ts does (ESM, split into
 // chunks), runs it under a preload that records every chunk it loads, and maps those chunks back to
@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { startOpenAiServer } from "../fixtures/openai-server.ts"
 import { makeTempDir, repoRoot, run } from "../e2e/util.ts"
 
 let dir = ""
@@ -45,10 +46,13 @@ Bun.plugin({
 process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(log)}, loaded.join("\\n")))
 `
 
+// Built once for the file's tests.
+let built: Promise<Bun.BuildMetafile> | undefined
+
 /** Runs the bundle's main.js with `args` in `cwd`: its stdout and the input modules it evaluated. */
 const loadedModules = async (args: ReadonlyArray<string>, cwd: string) => {
   const outdir = path.join(dir, "out")
-  const meta = await bundle(outdir)
+  const meta = await (built ??= bundle(outdir))
   const log = path.join(dir, "loaded.txt")
   const preload = path.join(dir, "recorder.ts")
   fs.writeFileSync(preload, recorder(outdir, log))
@@ -73,5 +77,33 @@ describe("the bundle of a `lait run` of one jq step", () => {
     expect(loaded).toBeGreaterThan(1)
     expect(modules).toContain("src/cli/leanRun.ts")
     expect(modules.filter((m) => /node_modules\/effect\/dist\/Schema(AST|Parser)?\.js$/.test(m))).toEqual([])
+  }, 120_000)
+})
+
+describe("the bundle of a `lait eval` of a model target", () => {
+  // A whole answer is fetched without Effect's HTTP client (src/model/fetchCapped.ts); its modules,
+  // with Stream, Channel and Queue, cost milliseconds before the first request (bench/README.md,
+  // issue 24 round 9). Only a streamed request loads them.
+  test("asks its questions without evaluating effect/http", async () => {
+    const server = startOpenAiServer({ script: [{ repeat: true }] })
+    try {
+      const project = path.join(dir, "eval")
+      fs.mkdirSync(project, { recursive: true })
+      fs.writeFileSync(
+        path.join(project, "lait.config.yml"),
+        `models:\n  m:\n    - provider: { base_url: '${server.baseUrl}' }\n      model_id: fixture-model\n`
+      )
+      fs.writeFileSync(
+        path.join(project, "eval.yml"),
+        "target: { model: m, prompt: '{{input}}' }\ncases:\n  - input: 'hello there'\n    assert: [{ type: contains, value: 'hello there' }]\n"
+      )
+      const { result, modules } = await loadedModules(["eval", "--no-env", "eval.yml", "--repeat", "2"], project)
+      expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 })
+      expect(server.requests).toHaveLength(2)
+      expect(modules).toContain("src/model/Live.ts")
+      expect(modules.filter((m) => /node_modules\/effect\/dist\/http\//.test(m))).toEqual([])
+    } finally {
+      await server.stop()
+    }
   }, 120_000)
 })

@@ -10,7 +10,6 @@ import { StepError } from "../../src/core/stepErrors.ts"
 import { McpError, ToolError } from "../../src/core/toolErrors.ts"
 import { ArgumentError } from "../../src/core/usageErrors.ts"
 import { WorkflowLoadError } from "../../src/lang/loadErrors.ts"
-import { ModelError } from "../../src/model/ModelError.ts"
 import { TraceError } from "../../src/trace/TraceError.ts"
 import { CommandError } from "../../src/cli/commandErrors.ts"
 import { SkillError } from "../../src/core/skillErrors.ts"
@@ -30,7 +29,6 @@ const classes = {
   ArgumentError,
   WorkflowLoadError,
   TraceError,
-  ModelError,
   CommandError,
   SubagentError,
   SkillError,

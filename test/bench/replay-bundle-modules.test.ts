@@ -4,9 +4,21 @@
 // format.ts); the schema decoders, which word the errors, are loaded with `import()` when one declines.
 // Observed in a split build of lait run as the binary runs it (test/fixtures/bundleProbe.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { bundledModules, type SplitBuild, splitBuild } from "../fixtures/bundleProbe.ts"
 import { repoRoot } from "../e2e/util.ts"
+
+/** Whether a source file imports one of Effect's Schema modules for its value (not only a type). */
+const importsSchema = (file: string): boolean => {
+  const text = fs.readFileSync(path.join(repoRoot, file), "utf8")
+  return [...text.matchAll(/^import \{([^}]*)\} from "effect"/gm)].some((m) =>
+    m[1]!.split(",").map((s) => s.trim()).some((name) => /^Schema\w*$/.test(name))
+  )
+}
+
+// Converted on their own (Data.TaggedError): the domain error classes, each loaded by many commands.
+const domainErrors = (file: string) => /Errors\.ts$/.test(file)
 
 let build: SplitBuild
 let replay: ReadonlyArray<string> = []
@@ -22,6 +34,10 @@ describe("a replayed lait run (examples/release-notes)", () => {
     for (const file of ["src/lang/load.ts", "src/model/Replay.ts", "src/config/configNative.ts", "src/model/completion.ts"]) {
       expect(replay).toContain(file)
     }
+  })
+
+  test("evaluates no lait module that uses Effect Schema, but the domain error classes", () => {
+    expect(replay.filter((m) => m.startsWith("src/") && !domainErrors(m) && importsSchema(m))).toEqual([])
   })
 
   test("evaluates none of the schema fallbacks", () => {

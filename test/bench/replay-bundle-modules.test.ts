@@ -1,13 +1,15 @@
 // Effect Schema's modules cost a replayed `lait run` ≈ 3 ms of ≈ 33 to evaluate. A replay reads only
-// plainly valid input (its workflow's `models:`, its cassettes, their answers), which native decoders
-// take without Schema (src/config/configNative.ts, src/model/completion.ts, src/model/cassette/
-// format.ts); the schema decoders, which word the errors, are loaded with `import()` when one declines.
-// Observed in a split build of lait run as the binary runs it (test/fixtures/bundleProbe.ts).
+// plainly valid input (its workflow's `models:`, its cassettes, their answers), and a plain `lait eval`
+// too (its eval file, config and answers), which native decoders take without Schema (src/config/
+// configNative.ts, src/model/completion.ts, src/model/cassette/format.ts, src/eval/casesNative.ts); the
+// schema decoders, which word the errors, are loaded with `import()` when one declines. Observed in a
+// split build of lait as the binary runs it (test/fixtures/bundleProbe.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { bundledModules, type SplitBuild, splitBuild } from "../fixtures/bundleProbe.ts"
-import { repoRoot } from "../e2e/util.ts"
+import { makeTempDir, repoRoot } from "../e2e/util.ts"
+import { startOpenAiServer } from "../fixtures/openai-server.ts"
 
 /** Whether a source file imports one of Effect's Schema modules for its value (not only a type). */
 const importsSchema = (file: string): boolean => {
@@ -18,14 +20,14 @@ const importsSchema = (file: string): boolean => {
 }
 
 // Converted on their own (Data.TaggedError): the domain error classes, each loaded by many commands.
-const domainErrors = (file: string) => /Errors\.ts$/.test(file)
+const domainErrors = (file: string) => /Errors\.ts$|\/TraceError\.ts$/.test(file)
 
 let build: SplitBuild
 let replay: ReadonlyArray<string> = []
 beforeAll(async () => {
   build = await splitBuild()
   const example = path.join("examples", "release-notes")
-  replay = build.loaded(["run", path.join(example, "release-notes.yml"), "--replay", path.join(example, "cassettes")], repoRoot)
+  replay = await build.loaded(["run", path.join(example, "release-notes.yml"), "--replay", path.join(example, "cassettes")], repoRoot)
 }, 120_000)
 afterAll(() => build?.remove())
 
@@ -51,6 +53,32 @@ describe("a replayed lait run (examples/release-notes)", () => {
     ]
     expect(replay.filter((m) => fallbacks.includes(m))).toEqual([])
   })
+})
+
+describe("a plain lait eval against a model server", () => {
+  test("evaluates no lait module that uses Effect Schema, but the domain error classes, nor the eval schemas", async () => {
+    const server = startOpenAiServer({ script: [{ repeat: true, usage: { prompt_tokens: 3, completion_tokens: 2 } }] })
+    const dir = makeTempDir("eval-bundle")
+    try {
+      fs.writeFileSync(
+        path.join(dir, "lait.config.yml"),
+        `models:\n  m:\n    - provider: { base_url: '${server.baseUrl}' }\n      model_id: fixture\n`
+      )
+      const cases = ["one", "two"].map((c) => `  - input: ${c}\n    assert: [{ type: contains, value: PASS }]\n`)
+      fs.writeFileSync(
+        path.join(dir, "e.yml"),
+        `target: { model: m, prompt: 'say {{input}} PASS' }\ncases:\n${cases.join("")}` +
+          "default_assert: [{ type: contains, value: say }]\n"
+      )
+      const loaded = await build.loaded(["eval", "e.yml"], dir)
+      expect(loaded).toContain("src/eval/schema.ts")
+      expect(loaded.filter((m) => m.startsWith("src/") && !domainErrors(m) && importsSchema(m))).toEqual([])
+      expect(loaded.filter((m) => ["src/eval/evalSchema.ts", "src/testing/assertionSchema.ts"].includes(m))).toEqual([])
+    } finally {
+      await server.stop()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
 
 describe("ModelError", () => {

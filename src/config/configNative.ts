@@ -6,6 +6,8 @@
 // result is what `decodeConfigFile` gives (the schema's key order, its defaults filled in:
 // test/config/configNative.test.ts compares the two). Anything else — another key, an odd value, any
 // doubt, every invalid file — is undefined, and the schema decodes it and words the error as before.
+// A workflow's `models:`, the same ModelMap, is decoded the same way (`nativeModels`).
+import type { ModelMap } from "./modelSchema.ts"
 import type { ConfigFile } from "./schema.ts"
 
 const NO: unique symbol = Symbol("not native")
@@ -159,13 +161,16 @@ const toolPolicy = struct([
   ["deny", names, { fallback: () => [] }]
 ])
 
+// ModelMap: a config file's `models:` and a workflow's.
+const modelMap = record(array(modelDefinition, 1))
+
 // `tools` and `jev` are not here: a file with either goes to the schema.
 const configFile = struct([
   ["base_url", string, "optional"],
   ["api_key", string, "optional"],
   ["api_key_cmd", commandSpec, "optional"],
   ["default", defaultSettings, "optional"],
-  ["models", record(array(modelDefinition, 1)), "optional"],
+  ["models", modelMap, "optional"],
   ["mcp_servers", record(mcpServer), "optional"],
   ["skills", stringMap, "optional"],
   ["agents", stringMap, "optional"],
@@ -178,4 +183,13 @@ const configFile = struct([
 export const nativeConfigFile = (value: unknown): ConfigFile | undefined => {
   const decoded = configFile(value)
   return decoded === NO ? undefined : (decoded as ConfigFile)
+}
+
+/**
+ * A workflow's `models:` as src/lang/load/models.ts decodes it (the same ModelMap, excess keys rejected
+ * alike), or undefined when the schema must decide and word the error.
+ */
+export const nativeModels = (value: unknown): ModelMap | undefined => {
+  const decoded = modelMap(value)
+  return decoded === NO ? undefined : (decoded as unknown as ModelMap)
 }

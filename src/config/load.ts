@@ -1,5 +1,5 @@
 // Finding, parsing, checking and merging config files (global < project).
-import { Cause, Console, Effect, Exit, SchemaIssue } from "effect"
+import { Cause, Console, Effect, Exit } from "effect"
 import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import type { Env } from "../core/env.ts"
@@ -177,12 +177,12 @@ export interface CheckedConfig {
  * pays for it.
  */
 const decodeBySchema = Effect.fnUntraced(function*(path: string, tree: YamlTree, raw: unknown) {
-  const { decodeConfigFile } = yield* Effect.promise(() => import("./schema.ts"))
+  const { configIssues, decodeConfigFile } = yield* Effect.promise(() => import("./schema.ts"))
   const decoded = decodeConfigFile(raw)
   if (Exit.isSuccess(decoded)) return decoded.value
   const error = Cause.squash(decoded.cause)
   const issues = typeof error === "object" && error !== null && "issue" in error
-    ? SchemaIssue.makeFormatterStandardSchemaV1()(error.issue as SchemaIssue.Issue).issues
+    ? configIssues(error.issue)
     : [{ path: [] as ReadonlyArray<PathSegment>, message: String(error) }]
   const lines: Array<number | undefined> = []
   const detail = issues.map((issue) => {

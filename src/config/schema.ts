@@ -1,7 +1,7 @@
 // The `lait.config.yml` file model. It describes one file as written (values unexpanded, `default:`
 // fields left absent when unset) because merging works field by field and must see what each file
 // set. Decode with `decodeConfigFile` (unknown keys are rejected at every level).
-import { Effect, Schema } from "effect"
+import { Effect, Schema, SchemaIssue } from "effect"
 import { CommandSpec, ModelMap, PositiveInt, ReasoningEffort, Temperature, TopP } from "./modelSchema.ts"
 
 export {
@@ -146,6 +146,10 @@ export type ConfigFile = typeof ConfigFile.Type
 
 /** Decodes one parsed YAML value; unknown keys are errors at every level. */
 export const decodeConfigFile = Schema.decodeUnknownExit(ConfigFile, { errors: "all", onExcessProperty: "error" })
+
+/** A failed decode's issues, each with its path, as Standard Schema words them. */
+export const configIssues = (issue: unknown) =>
+  SchemaIssue.makeFormatterStandardSchemaV1()(issue as SchemaIssue.Issue).issues
 
 /** The JSON Schema document for `lait schema config`. */
 export const configJsonSchema = () => {

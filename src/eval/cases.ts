@@ -18,13 +18,14 @@ import { CsvError, parseCsv } from "./csv.ts"
 import { EvalError } from "./evalErrors.ts"
 import {
   completeCase,
-  decodeAt,
+  type DecodedCase,
   duplicateCaseName,
   type EvalCase,
-  EvalCaseSchema,
   type EvalDefinition,
+  evalSchema,
   isIssue,
-  readEvalDefinition
+  readEvalDefinition,
+  withEvalSchema
 } from "./schema.ts"
 
 export const CASES_FILE_EXTENSIONS = [".jsonl", ".csv", ".yml", ".yaml"] as const
@@ -47,8 +48,8 @@ const decodeCase = (
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return new CaseProblem(lineOf([]), `expected a case mapping with an 'input', got ${describeYamlValue(value)}`)
   }
-  const decoded = nativeCases<typeof EvalCaseSchema.Type>([value])?.[0] ??
-    decodeAt(EvalCaseSchema, { cases: [value] }, ["cases", 0])
+  const decoded = nativeCases<DecodedCase>([value])?.[0] ??
+    evalSchema().decodeAt(evalSchema().EvalCaseSchema, { cases: [value] }, ["cases", 0])
   if (!isIssue(decoded)) return completeCase(decoded, position, defaultAssert)
   const where = formatPath(decoded.at.slice(2))
   return new CaseProblem(lineOf(decoded.path.slice(2)), where === "" ? decoded.text : `${where}: ${decoded.text}`)
@@ -169,7 +170,7 @@ export const loadCasesFile = (
         })
       )
     )
-    const cases = parse(text, defaultAssert)
+    const cases = yield* withEvalSchema(() => parse(text, defaultAssert))
     if (cases instanceof CaseProblem) {
       return yield* new EvalError({
         reason: {

@@ -6,7 +6,8 @@
 // the same order: test/eval/casesNative.test.ts compares the two). Anything else — a null, another
 // assertion type, a mistake — is undefined, and the schema decodes it and words the error as before.
 // So is a target written with strings only (`{model, prompt, name?}`, `{workflow, name?}`): the first
-// decode of the target schema built its parser before the first request.
+// decode of the target schema built its parser before the first request. And `default_assert:` of
+// those assertions.
 
 type Plain = string | number | boolean | null | ReadonlyArray<Plain> | { readonly [key: string]: Plain }
 
@@ -38,6 +39,19 @@ const nativeAssertion = (value: unknown): { readonly type: string } | undefined 
 }
 
 const plainRecord = (value: unknown): value is Record<string, Plain> => isMapping(value) && isPlainJson(value)
+
+/** `default_assert:` as the schema decodes it (null, or a list of assertions), or undefined. */
+export const nativeAssertList = (value: unknown): Array<{ readonly type: string }> | null | undefined => {
+  if (value === null) return null
+  if (!Array.isArray(value)) return undefined
+  const out: Array<{ readonly type: string }> = []
+  for (const a of value) {
+    const decoded = nativeAssertion(a)
+    if (decoded === undefined) return undefined
+    out.push(decoded)
+  }
+  return out
+}
 
 /** The cases as EvalCaseSchema decodes them, or undefined when the schema must decide. */
 export const nativeCases = <Case>(value: unknown): Array<Case> | undefined => {

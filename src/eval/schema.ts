@@ -2,102 +2,23 @@
 // `targets:` to compare, each a workflow file (with values for its `inputs:`) or a model with a
 // prompt template — and the cases, inline or in a cases file, each an input with the assertions its
 // output must satisfy (the `lait test` vocabulary), plus `default_assert:` for every case. Unknown
-// keys are rejected at every level. `EvalFileSchema` is also the source of `lait schema eval`.
-import { Cause, Effect, Exit, Schema, SchemaIssue } from "effect"
-import { nativeCases, nativeTarget } from "./casesNative.ts"
+// keys are rejected at every level. Plainly valid parts decode natively (./casesNative.ts); the rest
+// goes to the Effect Schema of ./evalSchema.ts (also the source of `lait schema eval`), loaded only then.
+import { Effect } from "effect"
+import { nativeAssertList, nativeCases, nativeTarget } from "./casesNative.ts"
+import type * as EvalSchema from "./evalSchema.ts"
 import { EvalError } from "./evalErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
 import { lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
 import type { ProvidedValue } from "../lang/inputs.ts"
-import { type Assertion, ASSERTION_FIELDS, ASSERTION_TYPES, AssertionSchema } from "../testing/assertions.ts"
+import { type Assertion, ASSERTION_FIELDS } from "../testing/assertions.ts"
 
 export const EVAL_FILE_KEYS = ["target", "targets", "cases", "default_assert"] as const
 export const WORKFLOW_TARGET_KEYS = ["name", "workflow", "inputs"] as const
 export const PROMPT_TARGET_KEYS = ["name", "model", "prompt"] as const
 export const CASE_KEYS = ["name", "input", "inputs", "vars", "assert"] as const
-
-const targetName = Schema.optionalKey(
-  Schema.String.annotate({ description: "How reports name this target (default: its workflow or model)" })
-)
-
-export const WorkflowTargetSchema = Schema.Struct({
-  name: targetName,
-  workflow: Schema.String.annotate({ description: "Workflow file to run, relative to this eval file" }),
-  inputs: Schema.optionalKey(
-    Schema.NullOr(Schema.Record(Schema.String, Schema.Json)).annotate({
-      description: "Values for the workflow's declared inputs: (typed), for all cases; a case's inputs: override them"
-    })
-  )
-}).annotate({ title: "workflow target" })
-
-export const PromptTargetSchema = Schema.Struct({
-  name: targetName,
-  model: Schema.String.annotate({ description: "A lait.config.yml models: alias, or a raw model id" }),
-  prompt: Schema.String.annotate({
-    description: "Handlebars template rendered per case with {{input}} (the case input, JSON-parsed when it is " +
-      "JSON text) and {{vars.x}} (the case's vars); sent as one user message"
-  })
-}).annotate({ title: "model + prompt target" })
-
-const TargetSchema = Schema.Union([WorkflowTargetSchema, PromptTargetSchema]).annotate({
-  description: "Either {workflow, inputs?, name?} or {model, prompt, name?}"
-})
-
-const assertList = (description: string) =>
-  Schema.optionalKey(Schema.NullOr(Schema.Array(AssertionSchema)).annotate({ description }))
-
-export const EvalCaseSchema = Schema.Struct({
-  name: Schema.optionalKey(
-    Schema.String.annotate({ description: "Shown in every report and the JUnit test name (default: case <n>)" })
-  ),
-  input: Schema.Json.annotate({
-    description: "The case input: text is read through a workflow's input_schema (as lait run reads PROMPT); " +
-      "any other YAML value is taken as it is"
-  }),
-  inputs: Schema.optionalKey(
-    Schema.NullOr(Schema.Record(Schema.String, Schema.Json)).annotate({
-      description: "Values for a workflow target's declared inputs: for this case, over target.inputs"
-    })
-  ),
-  vars: Schema.optionalKey(
-    Schema.NullOr(Schema.Record(Schema.String, Schema.Json)).annotate({
-      description: "Values a model target's prompt template reads as {{vars.<name>}}"
-    })
-  ),
-  assert: assertList("Checked against every run's output (text form) and trace; all are evaluated")
-})
-
-export const CasesFileSchema = Schema.Struct({
-  file: Schema.String.annotate({
-    description: "A .jsonl, .csv or .yml/.yaml file of cases, relative to this eval file (at most 16 MiB)"
-  })
-}).annotate({ title: "cases file" })
-
-export const EvalFileSchema = Schema.Struct({
-  target: Schema.optionalKey(TargetSchema),
-  targets: Schema.optionalKey(
-    Schema.Array(TargetSchema).annotate({
-      description: "Several targets to compare: every case runs against each (instead of target:)"
-    })
-  ),
-  cases: Schema.Union([
-    Schema.Array(EvalCaseSchema).annotate({ description: "Each case runs --repeat times" }),
-    CasesFileSchema
-  ]),
-  default_assert: assertList("Assertions added after every case's own")
-}).annotate({ title: "lait eval definition", description: "Exactly one of target: and targets: is required" })
-
-/** The JSON Schema document of an eval file (draft 2020-12), for `lait schema eval` and editors. */
-export const evalFileJsonSchema = (): { readonly [key: string]: unknown } => {
-  const doc = Schema.toJsonSchemaDocument(EvalFileSchema, { onExcessProperty: "error" })
-  return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    ...doc.schema,
-    ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
-  }
-}
 
 export type EvalTarget =
   & { readonly name: string }
@@ -140,18 +61,16 @@ export interface EvalDefinition {
   readonly defaultAssert: ReadonlyArray<Assertion>
 }
 
-type Segment = string | number
+export type Segment = string | number
 
-const isMapping = (value: unknown): value is Readonly<Record<string, unknown>> =>
+export const isMapping = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
-
-const knownTypes = ASSERTION_TYPES.join(", ")
 
 const isTargetPath = (path: ReadonlyArray<Segment>) =>
   (path.length === 1 && path[0] === "target") || (path.length === 2 && path[0] === "targets")
 
 /** Which keys the mapping at `parentPath` accepts, for an unknown-key message. */
-const acceptedKeys = (raw: unknown, parentPath: ReadonlyArray<Segment>): string | undefined => {
+export const acceptedKeys = (raw: unknown, parentPath: ReadonlyArray<Segment>): string | undefined => {
   if (parentPath.length === 0) return `eval definitions accept: ${EVAL_FILE_KEYS.join(", ")}`
   if (isTargetPath(parentPath)) {
     const target = valueAtPath(raw, parentPath)
@@ -169,50 +88,7 @@ const acceptedKeys = (raw: unknown, parentPath: ReadonlyArray<Segment>): string 
     : undefined
 }
 
-/** The schema's wording turned into the loader's: which key, what was expected. */
-const explain = (
-  raw: unknown,
-  path: ReadonlyArray<Segment>,
-  message: string
-): { at: ReadonlyArray<Segment>; text: string } => {
-  const last = path.at(-1)
-  const parentPath = path.slice(0, -1)
-  if (message === "Expected no excess property" && typeof last === "string") {
-    const accepted = acceptedKeys(raw, parentPath)
-    return { at: parentPath, text: `unknown key '${last}'${accepted === undefined ? "" : `; ${accepted}`}` }
-  }
-  if (message === "Missing key" && typeof last === "string") {
-    return { at: parentPath, text: `missing required key '${last}'` }
-  }
-  // A union mismatch on an assertion item: say what is wrong with its `type`.
-  if (
-    (message === "Expected Assertion" || message.startsWith("Expected {")) && typeof last === "number" &&
-    (parentPath.at(-1) === "assert" || (parentPath.length === 1 && parentPath[0] === "default_assert"))
-  ) {
-    const item = valueAtPath(raw, path)
-    if (!isMapping(item)) {
-      return { at: path, text: `an assertion must be a mapping with a 'type', got ${describeYamlValue(item)}` }
-    }
-    const type = item["type"]
-    if (type === undefined) return { at: path, text: `missing required key 'type' (one of: ${knownTypes})` }
-    return {
-      at: [...path, "type"],
-      text: typeof type === "string"
-        ? `unknown assertion type '${type}'; expected one of: ${knownTypes}`
-        : `'type' must be a string, got ${describeYamlValue(type)}; expected one of: ${knownTypes}`
-    }
-  }
-  const text = message.length > 0 ? message[0]!.toLowerCase() + message.slice(1) : message
-  // "Expected string" alone does not say what was there instead.
-  if (/^Expected [a-z]+$/.test(message)) {
-    return { at: path, text: `${text}, got ${describeYamlValue(valueAtPath(raw, path))}` }
-  }
-  return { at: path, text }
-}
-
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
-
-/** A part of the document decoded on its own; a failure names its place in the whole (`prefix`). */
+/** A part of the document decoded on its own (./evalSchema.ts decodeAt), failing with its place in the whole. */
 export interface Issue {
   readonly at: ReadonlyArray<Segment>
   readonly text: string
@@ -220,23 +96,39 @@ export interface Issue {
   readonly path: ReadonlyArray<Segment>
 }
 
-export const decodeAt = <S extends Schema.Top>(
-  schema: S,
-  root: unknown,
-  prefix: ReadonlyArray<Segment>
-): S["Type"] | Issue => {
-  const codec = schema as unknown as Schema.Codec<S["Type"], unknown>
-  const exit = Schema.decodeUnknownExit(codec, { onExcessProperty: "error" })(valueAtPath(root, prefix))
-  if (Exit.isSuccess(exit)) return exit.value
-  const error = Cause.squash(exit.cause)
-  const issue = Schema.isSchemaError(error) ? formatIssues(error.issue).issues[0] : undefined
-  const own = ((issue?.path ?? []) as ReadonlyArray<PropertyKey>).map((s) => typeof s === "number" ? s : String(s))
-  const path = [...prefix, ...own]
-  return { ...explain(root, path, issue?.message ?? String(error)), path }
-}
-
 export const isIssue = (value: unknown): value is Issue =>
   isMapping(value) && Array.isArray(value["at"]) && typeof value["text"] === "string" && Array.isArray(value["path"])
+
+// Set once ./evalSchema.ts is loaded: only for a part of an eval or cases file the native decoders
+// decline. The parsers stay synchronous: the first part that needs the schema throws NeedsSchema, and
+// withEvalSchema loads it and parses again.
+let bySchema: typeof EvalSchema | undefined
+
+class NeedsSchema {}
+
+/** The schema decoders; throws NeedsSchema (for withEvalSchema) until they are loaded. */
+export const evalSchema = (): typeof EvalSchema => {
+  if (bySchema === undefined) throw new NeedsSchema()
+  return bySchema
+}
+
+/** Loads the schema decoders (and Effect Schema). */
+export const loadEvalSchema: Effect.Effect<void> = Effect.promise(() => import("./evalSchema.ts")).pipe(
+  Effect.map((module) => {
+    bySchema = module
+  })
+)
+
+/** `parse()`, run again with the schema decoders loaded when a part needed them. */
+export const withEvalSchema = <A>(parse: () => A): Effect.Effect<A> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(parse())
+    } catch (e) {
+      if (!(e instanceof NeedsSchema)) throw e
+    }
+    return Effect.map(loadEvalSchema, () => parse())
+  })
 
 // A target is untagged; deciding its shape from its keys first lets a mistake be reported against
 // that shape ("unknown key 'modle'") instead of as two failed alternatives.
@@ -259,11 +151,11 @@ const decodeTarget = (raw: unknown, at: ReadonlyArray<Segment>): EvalTarget | Is
     return { at: [], path: at, text }
   }
   if ("workflow" in target || ("inputs" in target && !("model" in target))) {
-    const t = decodeAt(WorkflowTargetSchema, raw, at)
+    const t = evalSchema().decodeAt(evalSchema().WorkflowTargetSchema, raw, at)
     if (isIssue(t)) return t
     return { kind: "workflow", name: t.name ?? t.workflow, workflow: t.workflow, inputs: t.inputs ?? {} }
   }
-  const t = decodeAt(PromptTargetSchema, raw, at)
+  const t = evalSchema().decodeAt(evalSchema().PromptTargetSchema, raw, at)
   if (isIssue(t)) return t
   return { kind: "prompt", name: t.name ?? t.model, model: t.model, prompt: t.prompt }
 }
@@ -287,7 +179,14 @@ const nameTargets = (
   return targets.map((t, i) => explicit[i] || count.get(t.name) === 1 ? t : { ...t, name: `${t.name} (${i + 1})` })
 }
 
-type DecodedCase = typeof EvalCaseSchema.Type
+/** A case as written, decoded (natively or by the schema). */
+export interface DecodedCase {
+  readonly name?: string
+  readonly input: Json
+  readonly inputs?: { readonly [key: string]: Json } | null
+  readonly vars?: { readonly [key: string]: Json } | null
+  readonly assert?: ReadonlyArray<Assertion> | null
+}
 
 /** A decoded case with its defaults: `case <n>` (1-based `position`), then `default_assert:`. */
 export const completeCase = (
@@ -376,15 +275,18 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
   const named = nameTargets(targets, explicit)
   if (isIssue(named)) return fail(named)
 
-  const defaults = "default_assert" in raw
-    ? decodeAt(Schema.NullOr(Schema.Array(AssertionSchema)), raw, ["default_assert"])
-    : null
+  const nativeDefaults = nativeAssertList(raw["default_assert"]) as ReadonlyArray<Assertion> | null | undefined
+  const defaults = !("default_assert" in raw)
+    ? null
+    : nativeDefaults !== undefined
+    ? nativeDefaults
+    : evalSchema().decodeAt(evalSchema().AssertListSchema, raw, ["default_assert"])
   if (isIssue(defaults)) return fail(defaults)
   const defaultAssert = defaults ?? []
 
   const cases = raw["cases"]
   if (isMapping(cases)) {
-    const ref = decodeAt(CasesFileSchema, raw, ["cases"])
+    const ref = evalSchema().decodeAt(evalSchema().CasesFileSchema, raw, ["cases"])
     if (isIssue(ref)) return fail(ref)
     return {
       targets: named,
@@ -394,7 +296,7 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
       defaultAssert
     }
   }
-  const decoded = nativeCases<DecodedCase>(cases) ?? decodeAt(Schema.Array(EvalCaseSchema), raw, ["cases"])
+  const decoded = nativeCases<DecodedCase>(cases) ?? evalSchema().decodeAt(evalSchema().EvalCasesSchema, raw, ["cases"])
   if (isIssue(decoded)) return fail(decoded)
   const complete = decoded.map((c, i) => completeCase(c, i + 1, defaultAssert))
   const duplicate = duplicateCaseName(complete)
@@ -419,6 +321,6 @@ export const readEvalDefinition = (
         new EvalError({ reason: { _tag: "ReadFailed", path, detail: String(e.cause ?? e.message) } })
       )
     )
-    const parsed = parseEvalDefinition(text, path)
+    const parsed = yield* withEvalSchema(() => parseEvalDefinition(text, path))
     return parsed instanceof EvalError ? yield* parsed : parsed
   })

@@ -15,7 +15,7 @@ import { errorLine, renderChain } from "../core/errors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { casesFilePath, loadCasesFile } from "../eval/cases.ts"
-import { caseInitial, parseEvalDefinition } from "../eval/schema.ts"
+import { caseInitial, parseEvalDefinition, withEvalSchema } from "../eval/schema.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
 import { checkJqSyntax, loadJq } from "../lang/jq.ts"
 import { parseYaml, type Y } from "../lang/load/yaml.ts"
@@ -247,7 +247,7 @@ export const lintTestText = (path: string, text: string, emitter: Emitter): Effe
 
 export const lintEvalText = (path: string, text: string, emitter: Emitter): Effect.Effect<void, never, FileLoader> =>
   Effect.gen(function*() {
-    const definition = parseEvalDefinition(text, path)
+    const definition = yield* withEvalSchema(() => parseEvalDefinition(text, path))
     if (definition instanceof Error) {
       emitter.emit("error", renderChain(definition), errorLine(definition))
       return

@@ -2,7 +2,7 @@
 // decodes with (or, for workflows, that is generated from the loader's own key tables), so the
 // published schema and what lait accepts cannot drift apart.
 import { configJsonSchema } from "../config/schema.ts"
-import { evalFileJsonSchema } from "../eval/schema.ts"
+import { evalFileJsonSchema } from "../eval/evalSchema.ts"
 import { agentJsonSchema, workflowJsonSchema } from "../lang/fileSchema.ts"
 import { testFileJsonSchema } from "../testing/testFile.ts"
 

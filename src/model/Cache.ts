@@ -1,11 +1,11 @@
 // The cache layer: `.lait/cache/<key>.json` in front of another ModelClient. A hit answers without a
 // request and adds no tokens to the run's usage; any unreadable, stale or bad entry is a miss.
-import { Console, Effect, Schema } from "effect"
+import { Console, Effect } from "effect"
 import * as nodePath from "node:path"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { recordChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService } from "./call.ts"
-import { assertNoSecret, CachedEntry, nowRfc3339 } from "./cassette/format.ts"
+import { assertNoSecret, nowRfc3339, plainCachedEntry } from "./cassette/format.ts"
 import { entryBody } from "./cassette/entryText.ts"
 import { callKey } from "./cassette/key.ts"
 import { interpret } from "./completion.ts"
@@ -25,19 +25,25 @@ export const makeCache = (
 ): Effect.Effect<ModelClientService, never, FileLoader> =>
   Effect.gen(function*() {
     const files = yield* FileLoader
-    const decode = Schema.decodeUnknownExit(Schema.fromJsonString(CachedEntry))
+    // The schema decoder (and Effect Schema) loads only for an entry plainCachedEntry declines.
+    const decode = (text: string) => {
+      const plain = plainCachedEntry(text)
+      return plain === undefined
+        ? Effect.promise(() => import("./cassette/schema.ts")).pipe(Effect.map((s) => s.decodeCachedEntry(text)))
+        : Effect.succeed(plain)
+    }
     const lookup = (path: string, endpoint: Endpoint) =>
       files.readText(path).pipe(
-        Effect.flatMap((text) => {
-          const exit = decode(text)
-          if (exit._tag === "Failure") return Effect.succeed(undefined)
-          const created = Date.parse(exit.value.created_at)
+        Effect.flatMap(decode),
+        Effect.flatMap((entry) => {
+          if (entry === undefined) return Effect.succeed(undefined)
+          const created = Date.parse(entry.created_at)
           if (Number.isNaN(created)) return Effect.succeed(undefined)
           const age = (Date.now() - created) / 1000
           if (age < 0 || (options.ttl !== undefined && Math.floor(age) > options.ttl)) {
             return Effect.succeed(undefined)
           }
-          return interpret(exit.value.response, endpoint, "cache").pipe(Effect.orElseSucceed(() => undefined))
+          return interpret(entry.response, endpoint, "cache").pipe(Effect.orElseSucceed(() => undefined))
         }),
         // Any read problem is a miss: the cache is an optimisation, never a reason to fail.
         Effect.orElseSucceed(() => undefined)

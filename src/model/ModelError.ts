@@ -1,44 +1,49 @@
 // Every way a model request fails, as one error class with a `reason`. The text of each reason is
 // the one lait has always printed; its exit code is in core/errors.ts's table (`exitCodeByTag`):
 // 4 when a model server was asked (or could not be), 1 when a cassette on disk is at fault.
-import { Schema } from "effect"
+// Plain Data classes, not Schema ones: nothing decodes or encodes them, and every replayed run loads
+// this module, which would otherwise evaluate Effect Schema's modules for it.
+import { Data } from "effect"
 import { formatBytes, formatWait } from "../core/units.ts"
 
 /** The server could not be reached, or the connection broke before the whole answer arrived. */
-export class Unreachable extends Schema.TaggedClass<Unreachable>()("Unreachable", {
+export class Unreachable extends Data.TaggedClass("Unreachable")<{
   /** As displayed: credentials masked. */
-  baseUrl: Schema.String,
+  readonly baseUrl: string
   /** The network failure, redacted. */
-  detail: Schema.String
-}) {
+  readonly detail: string
+}> {
   get message(): string {
     return `failed to reach '${this.baseUrl}': ${this.detail}`
   }
 }
 
 /** One attempt (headers and the whole body) took longer than the request timeout. */
-export class Timeout extends Schema.TaggedClass<Timeout>()("Timeout", {
-  baseUrl: Schema.String,
-  timeoutMillis: Schema.Number
-}) {
+export class Timeout extends Data.TaggedClass("Timeout")<{
+  readonly baseUrl: string
+  readonly timeoutMillis: number
+}> {
   get message(): string {
     return `failed to reach '${this.baseUrl}': timed out after ${formatWait(this.timeoutMillis)}`
   }
 }
 
-const RetryAfter = Schema.Struct({ millis: Schema.Number, askedMillis: Schema.optionalKey(Schema.Number) })
+interface RetryAfter {
+  readonly millis: number
+  readonly askedMillis?: number
+}
 
 /** The server answered with a status other than 2xx. */
-export class HttpStatus extends Schema.TaggedClass<HttpStatus>()("HttpStatus", {
-  baseUrl: Schema.String,
-  status: Schema.Number,
+export class HttpStatus extends Data.TaggedClass("HttpStatus")<{
+  readonly baseUrl: string
+  readonly status: number
   /** The server's error message (or body), redacted and shortened; absent when it sent none. */
-  detail: Schema.optionalKey(Schema.String),
+  readonly detail?: string
   /** Set when the error body itself passed the response limit (then it was not read). */
-  bodyLimit: Schema.optionalKey(Schema.Number),
+  readonly bodyLimit?: number
   /** What a 429 or 503 asked to wait, capped (src/model/retry.ts). */
-  retryAfter: Schema.optionalKey(RetryAfter)
-}) {
+  readonly retryAfter?: RetryAfter
+}> {
   get message(): string {
     const answered = `the model server at '${this.baseUrl}' answered HTTP ${this.status}`
     if (this.bodyLimit !== undefined) {
@@ -49,12 +54,12 @@ export class HttpStatus extends Schema.TaggedClass<HttpStatus>()("HttpStatus", {
 }
 
 /** A 2xx answer lait cannot use. */
-export class BadResponse extends Schema.TaggedClass<BadResponse>()("BadResponse", {
-  baseUrl: Schema.String,
-  problem: Schema.Literals(["invalid-json", "reported", "unreadable", "no-choices"]),
+export class BadResponse extends Data.TaggedClass("BadResponse")<{
+  readonly baseUrl: string
+  readonly problem: "invalid-json" | "reported" | "unreadable" | "no-choices"
   /** What the server reported (`reported` only). */
-  detail: Schema.optionalKey(Schema.String)
-}) {
+  readonly detail?: string
+}> {
   get message(): string {
     const server = `the model server at '${this.baseUrl}'`
     switch (this.problem) {
@@ -71,23 +76,23 @@ export class BadResponse extends Schema.TaggedClass<BadResponse>()("BadResponse"
 }
 
 /** A 2xx answer longer than the response limit: the same request would get the same flood. */
-export class ResponseTooLarge extends Schema.TaggedClass<ResponseTooLarge>()("ResponseTooLarge", {
-  baseUrl: Schema.String,
-  limit: Schema.Number
-}) {
+export class ResponseTooLarge extends Data.TaggedClass("ResponseTooLarge")<{
+  readonly baseUrl: string
+  readonly limit: number
+}> {
   get message(): string {
     return `response from '${this.baseUrl}' exceeds ${formatBytes(this.limit)}`
   }
 }
 
 /** Replay found no cassette for the request. */
-export class CassetteMissing extends Schema.TaggedClass<CassetteMissing>()("CassetteMissing", {
-  path: Schema.String,
-  dir: Schema.String,
-  modelId: Schema.String,
+export class CassetteMissing extends Data.TaggedClass("CassetteMissing")<{
+  readonly path: string
+  readonly dir: string
+  readonly modelId: string
   /** The closest recording and where it differs (src/model/cassette/diff.ts), when there is one. */
-  hint: Schema.optionalKey(Schema.String)
-}) {
+  readonly hint?: string
+}> {
   get message(): string {
     return `no recorded cassette for this request (model '${this.modelId}') at '${this.path}'; ` +
       `run \`lait run --record ${this.dir}\` first against the same workflow/input/vars, ` +
@@ -96,12 +101,12 @@ export class CassetteMissing extends Schema.TaggedClass<CassetteMissing>()("Cass
 }
 
 /** The cassette for the request exists but cannot be read, or does not hold a usable answer. */
-export class CassetteInvalid extends Schema.TaggedClass<CassetteInvalid>()("CassetteInvalid", {
-  path: Schema.String,
-  stage: Schema.Literals(["read", "parse"]),
+export class CassetteInvalid extends Data.TaggedClass("CassetteInvalid")<{
+  readonly path: string
+  readonly stage: "read" | "parse"
   /** What is wrong, in one clause (printed after the message). */
-  problem: Schema.String
-}) {
+  readonly problem: string
+}> {
   get message(): string {
     return this.stage === "read"
       ? `failed to read cassette '${this.path}'`
@@ -110,10 +115,10 @@ export class CassetteInvalid extends Schema.TaggedClass<CassetteInvalid>()("Cass
 }
 
 /** An `api: responses` model was asked for what that API does not offer (`feature`, as named). */
-export class ResponsesUnsupported extends Schema.TaggedClass<ResponsesUnsupported>()("ResponsesUnsupported", {
-  modelId: Schema.String,
-  feature: Schema.String
-}) {
+export class ResponsesUnsupported extends Data.TaggedClass("ResponsesUnsupported")<{
+  readonly modelId: string
+  readonly feature: string
+}> {
   get message(): string {
     return `model '${this.modelId}' uses 'api: responses', which does not support ${this.feature}; ` +
       `use a chat_completions model for this step`
@@ -121,30 +126,27 @@ export class ResponsesUnsupported extends Schema.TaggedClass<ResponsesUnsupporte
 }
 
 /** A cassette or cache entry (`what`) that must not be written: it holds the key, or cannot be read back. */
-export class EntryRefused extends Schema.TaggedClass<EntryRefused>()("EntryRefused", {
-  what: Schema.String,
-  problem: Schema.String
-}) {
+export class EntryRefused extends Data.TaggedClass("EntryRefused")<{
+  readonly what: string
+  readonly problem: string
+}> {
   get message(): string {
     return `refusing to write ${this.what}: ${this.problem}`
   }
 }
 
-// Suspended like the other domain errors' reasons (src/core/fileErrors.ts): built with the first error.
-export const ModelErrorReason = Schema.suspend(() => Schema.Union([
-  Unreachable,
-  Timeout,
-  HttpStatus,
-  BadResponse,
-  ResponseTooLarge,
-  CassetteMissing,
-  CassetteInvalid,
-  ResponsesUnsupported,
-  EntryRefused
-]))
-export type ModelErrorReason = typeof ModelErrorReason.Type
+export type ModelErrorReason =
+  | Unreachable
+  | Timeout
+  | HttpStatus
+  | BadResponse
+  | ResponseTooLarge
+  | CassetteMissing
+  | CassetteInvalid
+  | ResponsesUnsupported
+  | EntryRefused
 
-export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", { reason: ModelErrorReason }) {
+export class ModelError extends Data.TaggedError("ModelError")<{ readonly reason: ModelErrorReason }> {
   override get message(): string {
     return this.reason.message
   }

@@ -3,13 +3,13 @@
 // moved.ts) and replays it with a note, unless StrictReplay; otherwise it names the closest recording
 // and where it differs (src/model/cassette/diff.ts). In repeat i of an eval, `<key>.r<i>.json` answers
 // when it exists (src/model/cassette/repeat.ts). Every file read is reported to CassetteUse.
-import { Console, Effect, type Exit, Schema } from "effect"
+import { Console, Effect } from "effect"
 import * as Files from "../platform/files.ts"
 import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { traceChat } from "./chatSpan.ts"
 import type { ModelCall, ModelClientService } from "./call.ts"
-import { Cassette, cassetteProblem, plainCassette } from "./cassette/format.ts"
+import { cassetteProblem, plainCassette } from "./cassette/format.ts"
 import { callKey, keyInputOf } from "./cassette/key.ts"
 import type { MovedRecording } from "./cassette/moved.ts"
 import { CassetteUse } from "./cassette/used.ts"
@@ -31,9 +31,6 @@ const movedHint = (moved: ReadonlyArray<MovedRecording>, requested: string): str
 export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never, FileLoader> =>
   Effect.gen(function*() {
     const files = yield* FileLoader
-    // Built for the first cassette plainCassette declines; most replays never need it.
-    let decodeFull: ((text: string) => Exit.Exit<typeof Cassette.Type, unknown>) | undefined
-    const decode = (text: string) => (decodeFull ??= Schema.decodeUnknownExit(Schema.fromJsonString(Cassette)))(text)
     const strict = yield* StrictReplay
     return {
       complete: Effect.fnUntraced(function*(call: ModelCall) {
@@ -69,14 +66,12 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
           // The loader's message names the path again; only its reason goes after ours.
           Effect.mapError((e) => invalid("read", e.cause === undefined ? e.message : renderChain(e.cause)))
         )
-        let cassette = plainCassette(text)
-        if (cassette === undefined) {
-          const exit = decode(text)
-          if (exit._tag === "Failure") return yield* invalid("parse", cassetteProblem(text))
-          cassette = exit.value
-        }
+        // Loaded for the first cassette plainCassette declines; most replays never need it.
+        const cassette = plainCassette(text) ??
+          (yield* Effect.promise(() => import("./cassette/schema.ts"))).decodeCassette(text)
+        if (cassette === undefined) return yield* invalid("parse", cassetteProblem(text))
         // Nothing was asked of a server here: the file is at fault (exit 1, not a model API error's 4).
-        const read = readCompletion(cassette.response, call.endpoints[0], "replay")
+        const read = yield* readCompletion(cassette.response, call.endpoints[0], "replay")
         if ("problem" in read) return yield* invalid("parse", recordedProblem(read.problem))
         yield* recordUsage(call.label, read.result)
         yield* emitWhole(read.result)

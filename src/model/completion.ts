@@ -1,16 +1,13 @@
 // What an answer means, wherever it came from (a server, the cache, a cassette): the chat
 // completion lait reads out of it, or why there is none, and the usage it reports.
-import { Effect, type Exit, Schema } from "effect"
+import { Effect } from "effect"
 import { displayUrl } from "../core/urls.ts"
 import type { Endpoint, ModelResult, Source } from "./call.ts"
 import { responsesFailure, responsesToChat } from "./responsesApi.ts"
 import { BadResponse, ModelError } from "./ModelError.ts"
 import { RunUsage } from "./RunUsage.ts"
-import { type ChatCompletion, chatCompletionSchema } from "./types.ts"
+import type { ChatCompletion } from "./types.ts"
 import { readUsage } from "./usage.ts"
-
-let decoder: ((raw: unknown) => Exit.Exit<ChatCompletion, unknown>) | undefined
-const decodeCompletion = (raw: unknown) => (decoder ??= Schema.decodeUnknownExit(chatCompletionSchema()))(raw)
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype
@@ -44,22 +41,15 @@ export type CompletionProblem =
   | { readonly kind: "unreadable" }
   | { readonly kind: "no-choices" }
 
-/** Reads what lait needs from a chat-completions JSON body. */
-export const readCompletion = (
+/** What an answer gave: the result, or why there is none. */
+export type ReadCompletion = { readonly result: ModelResult } | { readonly problem: CompletionProblem }
+
+const fromCompletion = (
+  completion: ChatCompletion,
   raw: unknown,
   endpoint: Endpoint,
   source: Source
-): { readonly result: ModelResult } | { readonly problem: CompletionProblem } => {
-  const failed = endpoint.api === "responses" ? responsesFailure(raw) : undefined
-  if (failed !== undefined) return { problem: { kind: "reported", detail: failed } }
-  const body = endpoint.api === "responses" ? responsesToChat(raw) : raw
-  let completion: ChatCompletion
-  if (isPlainCompletion(body)) completion = body
-  else {
-    const exit = decodeCompletion(body)
-    if (exit._tag === "Failure") return { problem: { kind: "unreadable" } }
-    completion = exit.value
-  }
+): ReadCompletion => {
   const message = completion.choices[0]?.message
   if (message === undefined) return { problem: { kind: "no-choices" } }
   const usage = readUsage(completion.usage)
@@ -81,6 +71,25 @@ export const readCompletion = (
   }
 }
 
+/**
+ * Reads what lait needs from a chat-completions JSON body. Only an answer isPlainCompletion declines
+ * loads the schema decoder (and Effect Schema) to judge it.
+ */
+export const readCompletion = (raw: unknown, endpoint: Endpoint, source: Source): Effect.Effect<ReadCompletion> => {
+  const failed = endpoint.api === "responses" ? responsesFailure(raw) : undefined
+  if (failed !== undefined) return Effect.succeed({ problem: { kind: "reported", detail: failed } })
+  const body = endpoint.api === "responses" ? responsesToChat(raw) : raw
+  if (isPlainCompletion(body)) return Effect.succeed(fromCompletion(body, raw, endpoint, source))
+  return Effect.promise(() => import("./completionSchema.ts")).pipe(
+    Effect.map(({ decodeCompletion }): ReadCompletion => {
+      const completion = decodeCompletion(body)
+      return completion === undefined
+        ? { problem: { kind: "unreadable" } }
+        : fromCompletion(completion, raw, endpoint, source)
+    })
+  )
+}
+
 /** The same problems in a cassette: the file is at fault, no server was asked. */
 export const recordedProblem = (problem: CompletionProblem): string => {
   switch (problem.kind) {
@@ -97,20 +106,22 @@ export const interpret = (
   raw: unknown,
   endpoint: Endpoint,
   source: Source
-): Effect.Effect<ModelResult, ModelError> => {
-  const read = readCompletion(raw, endpoint, source)
-  if ("result" in read) return Effect.succeed(read.result)
-  const problem = read.problem
-  return Effect.fail(
-    new ModelError({
-      reason: new BadResponse({
-        baseUrl: displayUrl(endpoint.baseUrl),
-        problem: problem.kind,
-        ...(problem.kind === "reported" ? { detail: problem.detail } : {})
-      })
+): Effect.Effect<ModelResult, ModelError> =>
+  readCompletion(raw, endpoint, source).pipe(
+    Effect.flatMap((read) => {
+      if ("result" in read) return Effect.succeed(read.result)
+      const problem = read.problem
+      return Effect.fail(
+        new ModelError({
+          reason: new BadResponse({
+            baseUrl: displayUrl(endpoint.baseUrl),
+            problem: problem.kind,
+            ...(problem.kind === "reported" ? { detail: problem.detail } : {})
+          })
+        })
+      )
     })
   )
-}
 
 /** Adds an answer's tokens to the run's usage; cache hits are counted by the cache instead. */
 export const recordUsage = (label: string, result: ModelResult) =>

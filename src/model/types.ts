@@ -1,5 +1,5 @@
-// OpenAI chat-completions request/response shapes, as lait sends and stores them.
-import { Schema } from "effect"
+// OpenAI chat-completions request/response shapes, as lait sends and stores them. Types only: every
+// model request loads this module, and the answer's schema is in ./completionSchema.ts.
 
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh"
 
@@ -40,34 +40,28 @@ export interface ChatRequest {
   readonly max_tokens?: number
 }
 
-const makeChatCompletion = () => {
-  const ResponseToolCall = Schema.Struct({
-    id: Schema.String,
-    type: Schema.optionalKey(Schema.String),
-    function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
-  })
-  return Schema.Struct({
-    choices: Schema.Array(
-      Schema.Struct({
-        message: Schema.Struct({
-          role: Schema.optionalKey(Schema.String),
-          content: Schema.optionalKey(Schema.NullOr(Schema.String)),
-          reasoning_content: Schema.optionalKey(Schema.NullOr(Schema.String)),
-          tool_calls: Schema.optionalKey(Schema.NullOr(Schema.Array(ResponseToolCall)))
-        }),
-        finish_reason: Schema.optionalKey(Schema.NullOr(Schema.String))
-      })
-    ),
-    // Read by readUsage (src/model/usage.ts): a bad count must not make the whole answer unreadable.
-    usage: Schema.optionalKey(Schema.Unknown)
-  })
+/**
+ * The parts of a chat completion lait reads; everything else is kept verbatim in `raw`. Read without a
+ * decoder when the answer plainly is one (src/model/completion.ts isPlainCompletion), else decoded by
+ * the schema of ./completionSchema.ts, which checks that its type is this one.
+ */
+export interface ChatCompletion {
+  readonly choices: ReadonlyArray<{
+    readonly message: {
+      readonly role?: string
+      readonly content?: string | null
+      readonly reasoning_content?: string | null
+      readonly tool_calls?: ReadonlyArray<ResponseToolCall> | null
+    }
+    readonly finish_reason?: string | null
+  }>
+  /** Read by readUsage (src/model/usage.ts): a bad count must not make the whole answer unreadable. */
+  readonly usage?: unknown
 }
 
-let chatCompletion: ReturnType<typeof makeChatCompletion> | undefined
-
-/**
- * The parts of a chat completion lait reads; everything else is kept verbatim in `raw`. Built on
- * first use: most answers are read without it (src/model/completion.ts's isPlainCompletion).
- */
-export const chatCompletionSchema = () => (chatCompletion ??= makeChatCompletion())
-export type ChatCompletion = ReturnType<typeof makeChatCompletion>["Type"]
+/** A tool call as an answer gives it: `type` may be absent or another word. */
+export interface ResponseToolCall {
+  readonly id: string
+  readonly type?: string
+  readonly function: { readonly name: string; readonly arguments: string }
+}

@@ -6,7 +6,8 @@ import { TestError } from "./testErrors.ts"
 import type { Json } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
 import { describeY, entries, lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
-import { type Assertion, ASSERTION_FIELDS, ASSERTION_TYPES, AssertionSchema } from "./assertions.ts"
+import { AssertionSchema } from "./assertionSchema.ts"
+import { type Assertion, ASSERTION_FIELDS, ASSERTION_TYPES } from "./assertions.ts"
 
 export const TEST_FILE_KEYS = [
   "workflow",

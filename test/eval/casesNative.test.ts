@@ -2,18 +2,20 @@
 // whatever it accepts, the schema decodes to the same value with the same key order; whatever the
 // schema rejects, it leaves to the schema. Hand-written cases, then random ones.
 import { describe, expect, test } from "bun:test"
-import { Schema } from "effect"
-import { nativeCases, nativeTarget } from "../../src/eval/casesNative.ts"
+import { Effect, Schema } from "effect"
+import { nativeAssertList, nativeCases, nativeTarget } from "../../src/eval/casesNative.ts"
 import {
+  AssertListSchema,
   decodeAt,
   EvalCaseSchema,
-  isIssue,
-  parseEvalDefinition,
   PromptTargetSchema,
   WorkflowTargetSchema
-} from "../../src/eval/schema.ts"
+} from "../../src/eval/evalSchema.ts"
+import { isIssue, loadEvalSchema, parseEvalDefinition } from "../../src/eval/schema.ts"
 import { prng } from "../fixtures/prng.ts"
 import { parseYaml, runStatic } from "../../src/lang/load/yaml.ts"
+
+await Effect.runPromise(loadEvalSchema)
 
 const bySchema = (cases: unknown) => decodeAt(Schema.Array(EvalCaseSchema), { cases }, ["cases"])
 
@@ -212,5 +214,40 @@ describe("nativeTarget", () => {
     }
     expect(outcomes.native).toBeGreaterThan(20)
     expect(outcomes.schema).toBeGreaterThan(200)
+  })
+})
+
+// `default_assert:` was decoded by the schema in every eval file that has one.
+describe("nativeAssertList", () => {
+  const agreeList = (value: unknown): "native" | "schema" => {
+    const native = nativeAssertList(value)
+    if (native === undefined) return "schema"
+    const schema = decodeAt(AssertListSchema, { default_assert: value }, ["default_assert"])
+    expect(isIssue(schema)).toBe(false)
+    expect(native).toEqual(schema as typeof native)
+    expect(JSON.stringify(native)).toBe(JSON.stringify(schema))
+    return "native"
+  }
+
+  test("the same value whenever it decides", () => {
+    const native: ReadonlyArray<unknown> = [
+      null,
+      [],
+      [{ type: "contains", value: "x" }],
+      [{ value: "x", type: "equals" }, { expr: ".a", type: "jq" }]
+    ]
+    for (const v of native) expect(agreeList(v)).toBe("native")
+    const schema: ReadonlyArray<unknown> = [
+      undefined,
+      "x",
+      {},
+      [null],
+      [{ type: "contains" }],
+      [{ type: "contains", value: 1 }],
+      [{ type: "contains", value: "x", extra: 1 }],
+      [{ type: "llm_judge", criteria: "c" }],
+      [{ type: "bogus", value: "x" }]
+    ]
+    for (const v of schema) expect(agreeList(v)).toBe("schema")
   })
 })

@@ -7,7 +7,8 @@ import { exitCodeOf, renderChain } from "../../src/core/errors.ts"
 import { EvalError } from "../../src/eval/evalErrors.ts"
 import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { loadEvalDefinition } from "../../src/eval/cases.ts"
-import { evalFileJsonSchema, parseEvalDefinition } from "../../src/eval/schema.ts"
+import { evalFileJsonSchema } from "../../src/eval/evalSchema.ts"
+import { loadEvalSchema, parseEvalDefinition } from "../../src/eval/schema.ts"
 
 /** A case as parsed, with the defaults of an unnamed case without inputs or vars. */
 const plain = (index: number, input: unknown, assert: ReadonlyArray<unknown> = []): any => ({
@@ -28,6 +29,8 @@ const single = (target: unknown, cases: ReadonlyArray<unknown>): any => ({
   defaultAssert: []
 })
 
+// Loaded once: parseEvalDefinition then never needs to load it (readEvalDefinition does when it must).
+await Effect.runPromise(loadEvalSchema)
 const parse = (text: string) => parseEvalDefinition(text, "evals/e.yml")
 
 const error = (text: string): { message: string; line: number | undefined } => {

@@ -128,7 +128,7 @@ describe("the layers fail with a reason", () => {
     server = startOpenAiServer({ script: [{ status: 401, body: { error: { message: `bad key ${SECRET}` } } }] })
     const reason = await reasonOf(live, call(server.baseUrl))
     expect(reason).toBeInstanceOf(HttpStatus)
-    expect({ ...(reason as HttpStatus) }).toEqual({
+    expect<object>({ ...(reason as HttpStatus) }).toEqual({
       _tag: "HttpStatus",
       baseUrl: server.baseUrl,
       status: 401,
@@ -157,7 +157,7 @@ describe("the layers fail with a reason", () => {
     expect((missing as CassetteMissing).path).toBe(path.join(cassettes, `${callKey(c)}.json`))
     fs.mkdirSync(cassettes, { recursive: true })
     fs.writeFileSync(path.join(cassettes, `${callKey(c)}.json`), "")
-    expect({ ...(await reasonOf(replay, c)) }).toEqual({
+    expect<object>({ ...(await reasonOf(replay, c)) }).toEqual({
       _tag: "CassetteInvalid",
       path: path.join(cassettes, `${callKey(c)}.json`),
       stage: "parse",

@@ -1,14 +1,16 @@
-// The decoder-free reading of answers and cassettes (isPlainCompletion, plainCassette) against the
-// Effect Schema decoders they stand in for: whatever the fast path accepts, the decoder accepts too,
-// with the same fields; whatever it declines is left to the decoder. Recorded answers take it.
+// The decoder-free reading of answers, cassettes and cache entries (isPlainCompletion, plainCassette,
+// plainCachedEntry) against the Effect Schema decoders they stand in for: whatever the fast path
+// accepts, the decoder accepts too, with the same fields; whatever it declines is left to the decoder.
+// Recorded answers take it.
 import { describe, expect, test } from "bun:test"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { Endpoint } from "../../src/model/call.ts"
-import { Cassette, plainCassette } from "../../src/model/cassette/format.ts"
+import { plainCachedEntry, plainCassette } from "../../src/model/cassette/format.ts"
+import { CachedEntry, Cassette } from "../../src/model/cassette/schema.ts"
 import { isPlainCompletion, readCompletion } from "../../src/model/completion.ts"
-import { chatCompletionSchema } from "../../src/model/types.ts"
+import { ChatCompletionSchema } from "../../src/model/completionSchema.ts"
 
 const endpoint: Endpoint = {
   baseUrl: "http://127.0.0.1:1/v1",
@@ -16,8 +18,9 @@ const endpoint: Endpoint = {
   api: "chat_completions",
   apiKey: Effect.succeed(undefined)
 }
-const decode = Schema.decodeUnknownExit(chatCompletionSchema())
+const decode = Schema.decodeUnknownExit(ChatCompletionSchema)
 const decodeCassette = Schema.decodeUnknownExit(Schema.fromJsonString(Cassette))
+const decodeCachedEntry = Schema.decodeUnknownExit(Schema.fromJsonString(CachedEntry))
 
 // Values a field may hold in an answer: right, wrong and absent.
 const fieldValues: ReadonlyArray<unknown> = ["x", "", null, 1, true, [], {}, undefined]
@@ -62,11 +65,11 @@ const answers = (): Array<unknown> => {
 }
 
 describe("isPlainCompletion", () => {
-  test("accepts only what the decoder accepts, and reads the same fields", () => {
+  test("accepts only what the decoder accepts, and reads the same fields", async () => {
     let accepted = 0
     for (const raw of answers()) {
       const exit = decode(raw)
-      const read = readCompletion(raw, endpoint, "replay")
+      const read = await Effect.runPromise(readCompletion(raw, endpoint, "replay"))
       if (isPlainCompletion(raw)) {
         accepted++
         expect(exit._tag).toBe("Success")
@@ -127,5 +130,28 @@ describe("plainCassette", () => {
       expect(exit._tag).toBe("Success")
       if (exit._tag === "Success") expect(fast).toEqual(exit.value)
     }
+  })
+})
+
+describe("plainCachedEntry", () => {
+  test.each([
+    ["an entry", "{\"created_at\": \"2026-01-01T00:00:00Z\", \"response\": {\"choices\": []}}"],
+    ["a null response", "{\"created_at\": \"t\", \"response\": null}"],
+    ["no response", "{\"created_at\": \"t\"}"],
+    ["no created_at", "{\"response\": 1}"],
+    ["a created_at that is not a string", "{\"created_at\": 1, \"response\": 1}"],
+    ["an array", "[{\"created_at\": \"t\", \"response\": 1}]"],
+    ["not JSON", "{\"response\": "],
+    ["null", "null"],
+    ["fields from the prototype only", "{\"__proto__\": {\"created_at\": \"t\", \"response\": 1}}"],
+    ["a __proto__ key beside them", "{\"__proto__\": 1, \"created_at\": \"t\", \"response\": 2}"]
+  ])("%s: the decoder's value when it takes it, else left to the decoder", (_, text) => {
+    const fast = plainCachedEntry(text)
+    const exit = decodeCachedEntry(text)
+    if (fast !== undefined) {
+      expect(exit._tag).toBe("Success")
+      if (exit._tag === "Success") expect(fast).toEqual(exit.value)
+    }
+    if (text.startsWith("{\"created_at\": \"")) expect(fast).toEqual(exit._tag === "Success" ? exit.value : undefined)
   })
 })

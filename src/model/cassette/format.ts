@@ -1,6 +1,6 @@
 // Cassette and cache entry files: what is written (the request as keyed, the raw answer last), what
 // must never be written (the API key in use), and how a file that does not read is described.
-import { Effect, Redacted, Schema } from "effect"
+import { Effect, Redacted } from "effect"
 import { displayUrl } from "../../core/urls.ts"
 import type { Endpoint, ModelCall, ModelResult } from "../call.ts"
 import { holdsEndpointSecret } from "../endpointSecrets.ts"
@@ -10,26 +10,37 @@ import { keyInputOf, keyMaterial } from "./key.ts"
 
 export const nowRfc3339 = () => new Date().toISOString()
 
-/** `.lait/cache/<key>.json`: the answer and when it was stored (for the TTL). */
-export const CachedEntry = Schema.Struct({ created_at: Schema.String, response: Schema.Unknown })
-
-/** `<dir>/<key>.json`: only the answer is read back; the request is there for people and diffs. */
-export const Cassette = Schema.Struct({ response: Schema.Unknown })
-
-/**
- * A cassette's text as `Cassette` decodes it, when it plainly is one (a JSON object with its own
- * `response`); undefined otherwise, and the decoder judges it. Spares a replay the decoder per answer.
- */
-export const plainCassette = (text: string): { readonly response: unknown } | undefined => {
+/** A JSON text's value when it is a plain object (what the schema decoders of ./schema.ts take). */
+const plainObject = (text: string): Record<string, unknown> | undefined => {
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
     return undefined
   }
-  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype &&
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype
+    ? (value as Record<string, unknown>)
+    : undefined
+}
+
+/**
+ * A cassette's text as `Cassette` (./schema.ts) decodes it, when it plainly is one (a JSON object with
+ * its own `response`); undefined otherwise, and the decoder judges it. Spares a replay the decoder,
+ * and Effect Schema, per answer.
+ */
+export const plainCassette = (text: string): { readonly response: unknown } | undefined => {
+  const value = plainObject(text)
+  return value !== undefined && Object.hasOwn(value, "response") ? { response: value["response"] } : undefined
+}
+
+/** A cache entry's text as `CachedEntry` (./schema.ts) decodes it, when it plainly is one; else undefined. */
+export const plainCachedEntry = (
+  text: string
+): { readonly created_at: string; readonly response: unknown } | undefined => {
+  const value = plainObject(text)
+  return value !== undefined && typeof value["created_at"] === "string" && Object.hasOwn(value, "created_at") &&
       Object.hasOwn(value, "response")
-    ? { response: (value as { readonly response: unknown }).response }
+    ? { created_at: value["created_at"], response: value["response"] }
     : undefined
 }
 

@@ -1,0 +1,166 @@
+// The Effect Schema of an eval definition file (./schema.ts has its types and the parser): it decodes
+// what the native decoders (./casesNative.ts) decline and words the error, and it is the source of
+// `lait schema eval`. Loaded with `import()` only then (./schema.ts withEvalSchema), so that a plain
+// eval never evaluates Effect Schema's modules before its first request.
+import { Cause, Exit, Schema, SchemaIssue } from "effect"
+import type { Json } from "../core/json.ts"
+import { describeYamlValue, valueAtPath } from "../core/schemaPath.ts"
+import { AssertionSchema } from "../testing/assertionSchema.ts"
+import { ASSERTION_TYPES } from "../testing/assertions.ts"
+import { acceptedKeys, type DecodedCase, type Issue, isMapping, type Segment } from "./schema.ts"
+
+const targetName = Schema.optionalKey(
+  Schema.String.annotate({ description: "How reports name this target (default: its workflow or model)" })
+)
+
+export const WorkflowTargetSchema = Schema.Struct({
+  name: targetName,
+  workflow: Schema.String.annotate({ description: "Workflow file to run, relative to this eval file" }),
+  inputs: Schema.optionalKey(
+    Schema.NullOr(Schema.Record(Schema.String, Schema.Json)).annotate({
+      description: "Values for the workflow's declared inputs: (typed), for all cases; a case's inputs: override them"
+    })
+  )
+}).annotate({ title: "workflow target" })
+
+export const PromptTargetSchema = Schema.Struct({
+  name: targetName,
+  model: Schema.String.annotate({ description: "A lait.config.yml models: alias, or a raw model id" }),
+  prompt: Schema.String.annotate({
+    description: "Handlebars template rendered per case with {{input}} (the case input, JSON-parsed when it is " +
+      "JSON text) and {{vars.x}} (the case's vars); sent as one user message"
+  })
+}).annotate({ title: "model + prompt target" })
+
+const TargetSchema = Schema.Union([WorkflowTargetSchema, PromptTargetSchema]).annotate({
+  description: "Either {workflow, inputs?, name?} or {model, prompt, name?}"
+})
+
+const assertList = (description: string) =>
+  Schema.optionalKey(Schema.NullOr(Schema.Array(AssertionSchema)).annotate({ description }))
+
+export const EvalCaseSchema = Schema.Struct({
+  name: Schema.optionalKey(
+    Schema.String.annotate({ description: "Shown in every report and the JUnit test name (default: case <n>)" })
+  ),
+  input: Schema.Json.annotate({
+    description: "The case input: text is read through a workflow's input_schema (as lait run reads PROMPT); " +
+      "any other YAML value is taken as it is"
+  }),
+  inputs: Schema.optionalKey(
+    Schema.NullOr(Schema.Record(Schema.String, Schema.Json)).annotate({
+      description: "Values for a workflow target's declared inputs: for this case, over target.inputs"
+    })
+  ),
+  vars: Schema.optionalKey(
+    Schema.NullOr(Schema.Record(Schema.String, Schema.Json)).annotate({
+      description: "Values a model target's prompt template reads as {{vars.<name>}}"
+    })
+  ),
+  assert: assertList("Checked against every run's output (text form) and trace; all are evaluated")
+})
+
+export const CasesFileSchema = Schema.Struct({
+  file: Schema.String.annotate({
+    description: "A .jsonl, .csv or .yml/.yaml file of cases, relative to this eval file (at most 16 MiB)"
+  })
+}).annotate({ title: "cases file" })
+
+export const EvalFileSchema = Schema.Struct({
+  target: Schema.optionalKey(TargetSchema),
+  targets: Schema.optionalKey(
+    Schema.Array(TargetSchema).annotate({
+      description: "Several targets to compare: every case runs against each (instead of target:)"
+    })
+  ),
+  cases: Schema.Union([
+    Schema.Array(EvalCaseSchema).annotate({ description: "Each case runs --repeat times" }),
+    CasesFileSchema
+  ]),
+  default_assert: assertList("Assertions added after every case's own")
+}).annotate({ title: "lait eval definition", description: "Exactly one of target: and targets: is required" })
+
+// The decoded case's type is the one ./schema.ts completes: a field added to one and not the other fails here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const sameCase: Same<typeof EvalCaseSchema.Type, DecodedCase> = true
+void sameCase
+const plainJson: Same<Schema.Json, Json> = true
+void plainJson
+
+/** `default_assert:`, a null or a list of assertions. */
+export const AssertListSchema = Schema.NullOr(Schema.Array(AssertionSchema))
+
+/** Inline cases. */
+export const EvalCasesSchema = Schema.Array(EvalCaseSchema)
+
+
+/** The JSON Schema document of an eval file (draft 2020-12), for `lait schema eval` and editors. */
+export const evalFileJsonSchema = (): { readonly [key: string]: unknown } => {
+  const doc = Schema.toJsonSchemaDocument(EvalFileSchema, { onExcessProperty: "error" })
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    ...doc.schema,
+    ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
+  }
+}
+
+const knownTypes = ASSERTION_TYPES.join(", ")
+
+/** The schema's wording turned into the loader's: which key, what was expected. */
+const explain = (
+  raw: unknown,
+  path: ReadonlyArray<Segment>,
+  message: string
+): { at: ReadonlyArray<Segment>; text: string } => {
+  const last = path.at(-1)
+  const parentPath = path.slice(0, -1)
+  if (message === "Expected no excess property" && typeof last === "string") {
+    const accepted = acceptedKeys(raw, parentPath)
+    return { at: parentPath, text: `unknown key '${last}'${accepted === undefined ? "" : `; ${accepted}`}` }
+  }
+  if (message === "Missing key" && typeof last === "string") {
+    return { at: parentPath, text: `missing required key '${last}'` }
+  }
+  // A union mismatch on an assertion item: say what is wrong with its `type`.
+  if (
+    (message === "Expected Assertion" || message.startsWith("Expected {")) && typeof last === "number" &&
+    (parentPath.at(-1) === "assert" || (parentPath.length === 1 && parentPath[0] === "default_assert"))
+  ) {
+    const item = valueAtPath(raw, path)
+    if (!isMapping(item)) {
+      return { at: path, text: `an assertion must be a mapping with a 'type', got ${describeYamlValue(item)}` }
+    }
+    const type = item["type"]
+    if (type === undefined) return { at: path, text: `missing required key 'type' (one of: ${knownTypes})` }
+    return {
+      at: [...path, "type"],
+      text: typeof type === "string"
+        ? `unknown assertion type '${type}'; expected one of: ${knownTypes}`
+        : `'type' must be a string, got ${describeYamlValue(type)}; expected one of: ${knownTypes}`
+    }
+  }
+  const text = message.length > 0 ? message[0]!.toLowerCase() + message.slice(1) : message
+  // "Expected string" alone does not say what was there instead.
+  if (/^Expected [a-z]+$/.test(message)) {
+    return { at: path, text: `${text}, got ${describeYamlValue(valueAtPath(raw, path))}` }
+  }
+  return { at: path, text }
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** A part of the document decoded on its own; a failure names its place in the whole (`prefix`). */
+export const decodeAt = <S extends Schema.Top>(
+  schema: S,
+  root: unknown,
+  prefix: ReadonlyArray<Segment>
+): S["Type"] | Issue => {
+  const codec = schema as unknown as Schema.Codec<S["Type"], unknown>
+  const exit = Schema.decodeUnknownExit(codec, { onExcessProperty: "error" })(valueAtPath(root, prefix))
+  if (Exit.isSuccess(exit)) return exit.value
+  const error = Cause.squash(exit.cause)
+  const issue = Schema.isSchemaError(error) ? formatIssues(error.issue).issues[0] : undefined
+  const own = ((issue?.path ?? []) as ReadonlyArray<PropertyKey>).map((s) => typeof s === "number" ? s : String(s))
+  const path = [...prefix, ...own]
+  return { ...explain(root, path, issue?.message ?? String(error)), path }
+}

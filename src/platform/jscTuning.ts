@@ -1,14 +1,22 @@
-// `lait test` runs with JavaScriptCore's FTL tier (its optimising compiler of last resort) turned off:
-// most of a long suite's peak memory is what the FTL compiler allocates, not what the suite keeps
-// (bench/README.md, issue 24 round 4: 500 files 125 → 113 MiB, 3,000 files 165 → 140 MiB, no slower).
+// Two commands run with one of JavaScriptCore's optimising tiers turned off:
+// - `lait test`, FTL (its optimising compiler of last resort): most of a long suite's peak memory is
+//   what the FTL compiler allocates, not what the suite keeps (bench/README.md, issue 24 round 4: 500
+//   files 125 → 113 MiB, 3,000 files 165 → 140 MiB, no slower).
+// - `lait eval`, DFG (and so FTL, which builds on it): an eval's runs are request handling that waits
+//   on a model server, and DFG compiles of it cost CPU on the compiler threads, competing for the
+//   machine's cores with the runs' own threads and the requests', which the compiled code never earns
+//   back (bench/README.md, issue 24 round 9: 200 runs of 50 ms at 8 at a time 1.082x → 1.072x of the
+//   ideal with half the CPU; 10,000 of 20 ms at 32, 1.101x → 1.077x).
 // JavaScriptCore reads its options from the environment only when the runtime starts, so the process
 // replaces its own image once (execve: same pid, arguments, stdin and stdout, nothing has run yet) with
 // the option set; the new image takes it out of its environment again, so that the commands, tools and
-// servers a test starts do not inherit it. Elsewhere (Deno, Windows, no execve) lait runs untuned.
+// servers a test or an eval starts do not inherit it. Elsewhere (Deno, Windows, no execve) lait runs
+// untuned.
 
 import { standardStreamWasClosed } from "./files.ts"
 
-const OPTION = "BUN_JSC_useFTLJIT"
+/** The option each tuned subcommand runs with (set to 0). */
+const OPTIONS: ReadonlyMap<string, string> = new Map([["test", "BUN_JSC_useFTLJIT"], ["eval", "BUN_JSC_useDFGJIT"]])
 /** Set only across the exec: says the option was ours, not the user's. */
 const MARK = "LAIT_JSC_TUNED"
 
@@ -27,27 +35,33 @@ const subcommandOf = (args: ReadonlyArray<string>): string | undefined => args.f
 
 /**
  * Call first thing in the entry, before anything heavy loads. In the re-executed image, removes the
- * option and the mark from the environment; otherwise, for `lait test` under Bun on a POSIX system
- * where the user set no such option, replaces the process with itself under the option (does not
- * return). `hold` says whether a signal arrived already: then lait must handle it, not exec.
+ * option and the mark from the environment; otherwise, for `lait test` and `lait eval` under Bun on a
+ * POSIX system where the user set no such option, replaces the process with itself under the option
+ * (does not return). `hold` says whether a signal arrived already: then lait must handle it, not exec.
  */
 export const tuneJsc = (args: ReadonlyArray<string>, hold: () => boolean): void => {
+  const sub = subcommandOf(args)
+  const option = sub === undefined ? undefined : OPTIONS.get(sub)
   if (process.env[MARK] !== undefined) {
     delete process.env[MARK]
-    delete process.env[OPTION]
+    if (option !== undefined) delete process.env[option]
     return
   }
-  if (subcommandOf(args) !== "test" || process.env[OPTION] !== undefined) return
+  if (option === undefined || process.env[option] !== undefined) return
   const execve = (process as Execve).execve
   if (typeof execve !== "function" || process.platform === "win32" || typeof Bun === "undefined") return
   // A compiled binary's argv[1] is its embedded entry (`/$bunfs/root/lait`), not an argument it was given.
   const entry = process.argv[1] ?? ""
   const compiled = entry.startsWith("/$bunfs/") || entry.includes("~BUN")
   const argv = compiled ? [process.argv[0] ?? process.execPath, ...args] : [...process.argv]
+  // From the sources, the runtime's own flags (a preload, --smol, --cpu-prof) are not in argv: the new
+  // image would run without them. They must apply to the process that does the work, so it runs
+  // untuned. A compiled binary gets its flags from BUN_OPTIONS, which the exec keeps.
+  if (!compiled && process.execArgv.length > 0) return
   if (hold() || !standardStreamsOpen()) return
   try {
-    execve(process.execPath, argv, { ...process.env, [OPTION]: "0", [MARK]: "1" })
+    execve(process.execPath, argv, { ...process.env, [option]: "0", [MARK]: "1" })
   } catch {
-    // No exec after all (a sandbox, a vanished binary): the suite runs untuned.
+    // No exec after all (a sandbox, a vanished binary): the command runs untuned.
   }
 }

@@ -1,11 +1,12 @@
-// `lait test` runs with JavaScriptCore's FTL tier off (src/platform/jscTuning.ts): the process replaces
-// itself once with BUN_JSC_useFTLJIT=0 in its environment, then takes the option out again so that
-// what a test runs does not inherit it. A `run:` step shows both sides: its own environment and
-// lait's initial one (/proc/<lait>/environ, which keeps what the process was started with).
+// `lait test` runs with JavaScriptCore's FTL tier off, `lait eval` with its DFG tier off
+// (src/platform/jscTuning.ts): the process replaces itself once with BUN_JSC_useFTLJIT=0 (or
+// BUN_JSC_useDFGJIT=0) in its environment, then takes the option out again so that what a test or an
+// eval runs does not inherit it. A `run:` step shows both sides: its own environment and lait's initial
+// one (/proc/<lait>/environ, which keeps what the process was started with).
 import { afterAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { makeTempDir, runCli } from "./util.ts"
+import { makeTempDir, repoRoot, run, runCli } from "./util.ts"
 
 const dir = fs.realpathSync(makeTempDir("e2e-jsc"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -13,7 +14,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 fs.writeFileSync(
   path.join(dir, "wf.yml"),
   `steps:
-  - run: [sh, -c, 'echo "own: $(env | grep -E "^(BUN_JSC_useFTLJIT|LAIT_JSC_TUNED)=" | sort | tr "\\n" " ")"; echo "lait: $(tr "\\0" "\\n" < /proc/$PPID/environ | grep -E "^(BUN_JSC_useFTLJIT|LAIT_JSC_TUNED)=" | sort | tr "\\n" " ")"']
+  - run: [sh, -c, 'echo "own: $(env | grep -E "^(BUN_JSC_use(FTL|DFG)JIT|LAIT_JSC_TUNED)=" | sort | tr "\\n" " ")"; echo "lait: $(tr "\\0" "\\n" < /proc/$PPID/environ | grep -E "^(BUN_JSC_use(FTL|DFG)JIT|LAIT_JSC_TUNED)=" | sort | tr "\\n" " ")"']
 `
 )
 fs.mkdirSync(path.join(dir, "cassettes"))
@@ -23,9 +24,16 @@ fs.writeFileSync(
   "workflow: wf.yml\ninput: x\nreplay: cassettes\nassert:\n  - type: equals\n    value: nothing\n"
 )
 
+/** An eval whose one run is that workflow; its failing assertion shows the output likewise. */
+fs.writeFileSync(
+  path.join(dir, "env-eval.yml"),
+  "target: { workflow: wf.yml }\ncases:\n  - input: x\n    assert: [{ type: equals, value: nothing }]\n"
+)
+
 const env = (extra: Record<string, string> = {}) => {
   const base: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", HOME: dir }
   delete base["BUN_JSC_useFTLJIT"]
+  delete base["BUN_JSC_useDFGJIT"]
   delete base["LAIT_JSC_TUNED"]
   return { ...base, ...extra }
 }
@@ -61,6 +69,38 @@ describe.skipIf(process.platform !== "linux")("lait test and JavaScriptCore's FT
 
   test("from the sources too (bun src/main.ts test)", async () => {
     const r = await runCli(["--no-env", "test", "env.yml"], { cwd: dir, env: env() })
+    expect(shown(r.stdout)).toBe("own: \nlait: BUN_JSC_useFTLJIT=0 LAIT_JSC_TUNED=1 ")
+  }, 60_000)
+
+  test("from the sources with a runtime flag on the command line (a preload): no re-execution, the flag applies", async () => {
+    fs.writeFileSync(path.join(dir, "mark.ts"), "process.on('exit', () => process.stderr.write('preloaded\\n'))\n")
+    const r = await run(
+      [process.execPath, "--preload", path.join(dir, "mark.ts"), path.join(repoRoot, "src", "main.ts"), "--no-env", "test", "env.yml"],
+      { cwd: dir, env: env() }
+    )
+    expect(shown(r.stdout)).toBe("own: \nlait: ")
+    expect(r.stderr).toContain("preloaded\n")
+  }, 60_000)
+})
+
+describe.skipIf(process.platform !== "linux")("lait eval and JavaScriptCore's DFG tier", () => {
+  test("lait eval runs with the option set; the commands its runs start do not inherit it", async () => {
+    const r = await runCli(["--no-env", "eval", "env-eval.yml"], { cwd: dir, env: env(), binary: true })
+    expect(r.code).toBe(1)
+    expect(shown(r.stdout)).toBe("own: \nlait: BUN_JSC_useDFGJIT=0 LAIT_JSC_TUNED=1 ")
+  }, 60_000)
+
+  test("an option the user set is the user's: no re-execution, and the commands inherit it", async () => {
+    const r = await runCli(["--no-env", "eval", "env-eval.yml"], {
+      cwd: dir,
+      env: env({ BUN_JSC_useDFGJIT: "1" }),
+      binary: true
+    })
+    expect(shown(r.stdout)).toBe("own: BUN_JSC_useDFGJIT=1 \nlait: BUN_JSC_useDFGJIT=1 ")
+  }, 60_000)
+
+  test("lait test keeps its own option only", async () => {
+    const r = await runCli(["--no-env", "test", "env.yml"], { cwd: dir, env: env(), binary: true })
     expect(shown(r.stdout)).toBe("own: \nlait: BUN_JSC_useFTLJIT=0 LAIT_JSC_TUNED=1 ")
   }, 60_000)
 })

@@ -10,8 +10,8 @@ import * as path from "node:path"
 import { nativeConfigFile } from "../../src/config/configNative.ts"
 import { decodeConfigFile } from "../../src/config/schema.ts"
 import { parseYamlTree } from "../../src/core/yamlTree.ts"
-import { extractBlocks, YAML_LANGS } from "../docs/markdown.ts"
 import { prng } from "../fixtures/prng.ts"
+import { repositoryYamlTexts } from "../fixtures/repoYaml.ts"
 import { runSourceProbe } from "../fixtures/sourceProbe.ts"
 
 const repo = path.resolve(import.meta.dir, "../..")
@@ -115,31 +115,7 @@ describe("nativeConfigFile", () => {
   })
 
   test("every config file, docs YAML block and test YAML string of the repository", () => {
-    const texts: Array<string> = []
-    const walk = (dir: string, keep: (file: string) => boolean, into: (file: string) => void) => {
-      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-        const file = path.join(dir, entry.name)
-        if (entry.isDirectory()) walk(file, keep, into)
-        else if (keep(file)) into(file)
-      }
-    }
-    const read = (file: string) => texts.push(fs.readFileSync(file, "utf8"))
-    for (const dir of ["examples", "test/fixtures"]) walk(path.join(repo, dir), (f) => /\.ya?ml$/.test(f), read)
-    walk(path.join(repo, "docs"), (f) => f.endsWith(".md"), (file) => {
-      for (const block of extractBlocks(file, fs.readFileSync(file, "utf8"))) {
-        if (YAML_LANGS.has(block.lang)) texts.push(block.body)
-      }
-    })
-    // The tests' configs are written inline: every double-quoted string literal with a line break.
-    walk(path.join(repo, "test"), (f) => f.endsWith(".ts"), (file) => {
-      for (const [literal] of fs.readFileSync(file, "utf8").matchAll(/"(?:[^"\\\n]|\\.)*\\n(?:[^"\\\n]|\\.)*"/g)) {
-        try {
-          texts.push(JSON.parse(literal) as string)
-        } catch {
-          // not JSON-compatible escapes: skip
-        }
-      }
-    })
+    const texts = repositoryYamlTexts()
     const init = fs.readFileSync(path.join(repo, "src/cli/init.ts"), "utf8")
     texts.push(/const CONFIG_STARTER = `([^`]*)`/.exec(init)![1]!.replaceAll("\\$", "$"))
     const outcomes = { native: 0, schema: 0 }

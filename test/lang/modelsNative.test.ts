@@ -9,8 +9,8 @@ import * as path from "node:path"
 import { nativeModels } from "../../src/config/configNative.ts"
 import { parseYamlTree } from "../../src/core/yamlTree.ts"
 import { decodeModels } from "../../src/lang/load/models.ts"
-import { extractBlocks, YAML_LANGS } from "../docs/markdown.ts"
 import { prng } from "../fixtures/prng.ts"
+import { repositoryYamlTexts } from "../fixtures/repoYaml.ts"
 
 const repo = path.resolve(import.meta.dir, "../..")
 
@@ -87,30 +87,7 @@ describe("nativeModels", () => {
   })
 
   test("every `models:` of the repository's YAML: workflows, configs, docs, the tests' inline files", () => {
-    const texts: Array<string> = []
-    const walk = (dir: string, keep: (file: string) => boolean, into: (file: string) => void) => {
-      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-        const file = path.join(dir, entry.name)
-        if (entry.isDirectory()) walk(file, keep, into)
-        else if (keep(file)) into(file)
-      }
-    }
-    const read = (file: string) => texts.push(fs.readFileSync(file, "utf8"))
-    for (const dir of ["examples", "test/fixtures"]) walk(path.join(repo, dir), (f) => /\.ya?ml$/.test(f), read)
-    walk(path.join(repo, "docs"), (f) => f.endsWith(".md"), (file) => {
-      for (const block of extractBlocks(file, fs.readFileSync(file, "utf8"))) {
-        if (YAML_LANGS.has(block.lang)) texts.push(block.body)
-      }
-    })
-    walk(path.join(repo, "test"), (f) => f.endsWith(".ts"), (file) => {
-      for (const [literal] of fs.readFileSync(file, "utf8").matchAll(/"(?:[^"\\\n]|\\.)*\\n(?:[^"\\\n]|\\.)*"/g)) {
-        try {
-          texts.push(JSON.parse(literal) as string)
-        } catch {
-          // not JSON-compatible escapes: skip
-        }
-      }
-    })
+    const texts = repositoryYamlTexts()
     const outcomes = { native: 0, schema: 0 }
     for (const text of texts) {
       const value = modelsOf(text)

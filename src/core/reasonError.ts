@@ -5,7 +5,7 @@
 // These classes are `Data.TaggedError`s and their reasons plain TypeScript types, not Schemas: nothing
 // decodes, encodes or validates an error (they are only ever rendered as text), and evaluating effect's
 // Schema modules costs a few ms of every run that does not otherwise need them (bench/README.md, issue
-// 24, round 9). src/model/ModelError.ts keeps Schema classes for its reasons.
+// 24, round 9). src/model/ModelError.ts has Data classes of its own for its reasons.
 
 /**
  * The union of tagged reasons described by a map from each `_tag` to its fields: `{ A: { x: string } }`

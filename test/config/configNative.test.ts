@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { nativeConfigFile } from "../../src/config/configNative.ts"
 import { decodeConfigFile } from "../../src/config/schema.ts"
 import { parseYamlTree } from "../../src/core/yamlTree.ts"
-import { prng } from "../fixtures/prng.ts"
+import { randomConfigValues } from "../fixtures/randomConfig.ts"
 import { repositoryYamlTexts } from "../fixtures/repoYaml.ts"
 import { runSourceProbe } from "../fixtures/sourceProbe.ts"
 
@@ -129,44 +129,7 @@ describe("nativeConfigFile", () => {
   })
 
   test("random files: the same value whenever it decides", () => {
-    const random = prng(20261203)
-    const int = (n: number) => Math.floor(random() * n)
-    const pick = <A>(xs: ReadonlyArray<A>): A => xs[int(xs.length)]!
-    const odd = () => pick<unknown>([null, 1, -1, 0, 2.5, 1e300, "", " ", "x", true, [], ["a"], [1], {}, { a: 1 }])
-    const str = () => (int(12) === 0 ? odd() : pick(["u", "http://x/v1", "m", "${K}", "\u00a0x"]))
-    const num = () => (int(6) === 0 ? odd() : pick([0, 1, 2, 3, 0.5, 1.5, 2.5, -0, 4096, 2 ** 53, -1]))
-    const bool = () => (int(8) === 0 ? odd() : pick([true, false]))
-    const list = () => (int(8) === 0 ? odd() : Array.from({ length: int(3) }, str))
-    const map = () => (int(8) === 0 ? odd() : Object.fromEntries(Array.from({ length: int(3) }, () => [pick(["a", "b", "1"]), str()])))
-    const command = () => pick([str, list])()
-    type Fields = Record<string, () => unknown>
-    const struct = (fields: Fields, required: ReadonlyArray<string> = []) => (): unknown => {
-      if (int(20) === 0) return odd()
-      const out: Record<string, unknown> = {}
-      // Random key order: the decoders must write the schema's.
-      const keys = Object.keys(fields).sort(() => random() - 0.5)
-      for (const key of keys) {
-        if (required.includes(key) ? int(20) !== 0 : int(3) === 0) out[key] = fields[key]!()
-      }
-      if (int(25) === 0) out[pick(["extra", "model", "type"])] = str()
-      return out
-    }
-    const provider = struct({ base_url: str, api_key: str, api_key_cmd: command }, ["base_url"])
-    const model = struct({
-      provider,
-      model_id: () => pick([str, () => "  ", () => "id"])(),
-      default_reasoning_effort: () => pick(["low", "xhigh", "extreme", 1]),
-      default_temperature: num,
-      default_top_p: num,
-      default_max_tokens: num,
-      pricing: struct({ input_per_1m: num, output_per_1m: num }, ["input_per_1m", "output_per_1m"]),
-      api: () => pick(["chat_completions", "responses", "x"])
-    }, ["provider", "model_id"])
-    const models = () =>
-      int(10) === 0 ? odd() : Object.fromEntries(Array.from({ length: 1 + int(2) }, () => [
-        pick(["m", "n", "1"]),
-        int(10) === 0 ? model() : Array.from({ length: int(3) }, model)
-      ]))
+    const { int, pick, odd, str, num, bool, list, map, command, struct, models } = randomConfigValues(20261203)
     const defaults = struct({
       model: str, reasoning_effort: () => pick(["none", "high", "max"]), system: str, temperature: num, top_p: num,
       max_tokens: num, mcp: list, max_tool_rounds: num, skills: list, subagents: list, tools: list, render: bool,

@@ -4,10 +4,9 @@
 // eval never evaluates Effect Schema's modules before its first request.
 import { Cause, Exit, Schema, SchemaIssue } from "effect"
 import type { Json } from "../core/json.ts"
-import { describeYamlValue, valueAtPath } from "../core/schemaPath.ts"
-import { AssertionSchema } from "../testing/assertionSchema.ts"
-import { ASSERTION_TYPES } from "../testing/assertions.ts"
-import { acceptedKeys, type DecodedCase, type Issue, isMapping, type Segment } from "./schema.ts"
+import { valueAtPath } from "../core/schemaPath.ts"
+import { AssertionSchema, explainIssue } from "../testing/assertionSchema.ts"
+import { acceptedKeys, type DecodedCase, type Issue, type Segment } from "./schema.ts"
 
 const targetName = Schema.optionalKey(
   Schema.String.annotate({ description: "How reports name this target (default: its workflow or model)" })
@@ -104,48 +103,18 @@ export const evalFileJsonSchema = (): { readonly [key: string]: unknown } => {
   }
 }
 
-const knownTypes = ASSERTION_TYPES.join(", ")
-
 /** The schema's wording turned into the loader's: which key, what was expected. */
-const explain = (
-  raw: unknown,
-  path: ReadonlyArray<Segment>,
-  message: string
-): { at: ReadonlyArray<Segment>; text: string } => {
-  const last = path.at(-1)
-  const parentPath = path.slice(0, -1)
-  if (message === "Expected no excess property" && typeof last === "string") {
-    const accepted = acceptedKeys(raw, parentPath)
-    return { at: parentPath, text: `unknown key '${last}'${accepted === undefined ? "" : `; ${accepted}`}` }
-  }
-  if (message === "Missing key" && typeof last === "string") {
-    return { at: parentPath, text: `missing required key '${last}'` }
-  }
-  // A union mismatch on an assertion item: say what is wrong with its `type`.
-  if (
-    (message === "Expected Assertion" || message.startsWith("Expected {")) && typeof last === "number" &&
-    (parentPath.at(-1) === "assert" || (parentPath.length === 1 && parentPath[0] === "default_assert"))
-  ) {
-    const item = valueAtPath(raw, path)
-    if (!isMapping(item)) {
-      return { at: path, text: `an assertion must be a mapping with a 'type', got ${describeYamlValue(item)}` }
-    }
-    const type = item["type"]
-    if (type === undefined) return { at: path, text: `missing required key 'type' (one of: ${knownTypes})` }
-    return {
-      at: [...path, "type"],
-      text: typeof type === "string"
-        ? `unknown assertion type '${type}'; expected one of: ${knownTypes}`
-        : `'type' must be a string, got ${describeYamlValue(type)}; expected one of: ${knownTypes}`
-    }
-  }
-  const text = message.length > 0 ? message[0]!.toLowerCase() + message.slice(1) : message
-  // "Expected string" alone does not say what was there instead.
-  if (/^Expected [a-z]+$/.test(message)) {
-    return { at: path, text: `${text}, got ${describeYamlValue(valueAtPath(raw, path))}` }
-  }
-  return { at: path, text }
-}
+const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string) =>
+  explainIssue(raw, path, message, {
+    acceptedKeys: (parentPath) => acceptedKeys(raw, parentPath),
+    // A union mismatch on an item of `assert:` or `default_assert:`.
+    isAssertionItem: (itemPath, m) => {
+      const parentPath = itemPath.slice(0, -1)
+      return (m === "Expected Assertion" || m.startsWith("Expected {")) &&
+        (parentPath.at(-1) === "assert" || (parentPath.length === 1 && parentPath[0] === "default_assert"))
+    },
+    sayWhatWasThere: true
+  })
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 

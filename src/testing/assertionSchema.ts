@@ -2,7 +2,8 @@
 // rejected at every level) and emits the JSON Schema for editors. Optional fields also accept an
 // explicit `null`, as upstream's serde defaults do.
 import { Schema } from "effect"
-import type { Assertion, StepOutputAssertion } from "./assertions.ts"
+import { describeYamlValue, valueAtPath } from "../core/schemaPath.ts"
+import { type Assertion, ASSERTION_TYPES, type StepOutputAssertion } from "./assertions.ts"
 
 const optional = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.NullOr(schema))
 
@@ -66,3 +67,57 @@ export const AssertionSchema: Schema.Codec<Assertion> = Schema.Union([
   UsageSchema,
   StepOutputSchema
 ]).annotate({ identifier: "Assertion", title: "assertion" })
+
+type Segment = string | number
+
+export interface IssueWording {
+  /** Which keys the mapping at `parentPath` accepts, for an unknown-key message (or nothing to add). */
+  readonly acceptedKeys: (parentPath: ReadonlyArray<Segment>) => string | undefined
+  /** Whether the issue at `path` is an assertion item's union finding no member. */
+  readonly isAssertionItem: (path: ReadonlyArray<Segment>, message: string) => boolean
+  /** Whether a bare "Expected string" also says what was there instead. */
+  readonly sayWhatWasThere: boolean
+}
+
+const knownTypes = ASSERTION_TYPES.join(", ")
+
+/**
+ * A schema issue in a file with `assert:` lists (a test file, an eval file) in the loader's words:
+ * which key, what was expected; for an assertion item, what is wrong with its `type`.
+ */
+export const explainIssue = (
+  raw: unknown,
+  path: ReadonlyArray<Segment>,
+  message: string,
+  wording: IssueWording
+): { at: ReadonlyArray<Segment>; text: string } => {
+  const last = path.at(-1)
+  const parentPath = path.slice(0, -1)
+  if (message === "Expected no excess property" && typeof last === "string") {
+    const accepted = wording.acceptedKeys(parentPath)
+    return { at: parentPath, text: `unknown key '${last}'${accepted === undefined ? "" : `; ${accepted}`}` }
+  }
+  if (message === "Missing key" && typeof last === "string") {
+    return { at: parentPath, text: `missing required key '${last}'` }
+  }
+  if (typeof last === "number" && wording.isAssertionItem(path, message)) {
+    const item = valueAtPath(raw, path)
+    if (typeof item !== "object" || item === null || Array.isArray(item)) {
+      return { at: path, text: `an assertion must be a mapping with a 'type', got ${describeYamlValue(item)}` }
+    }
+    const type = (item as { readonly type?: unknown }).type
+    if (type === undefined) return { at: path, text: `missing required key 'type' (one of: ${knownTypes})` }
+    return {
+      at: [...path, "type"],
+      text: typeof type === "string"
+        ? `unknown assertion type '${type}'; expected one of: ${knownTypes}`
+        : `'type' must be a string, got ${describeYamlValue(type)}; expected one of: ${knownTypes}`
+    }
+  }
+  const text = message.length > 0 ? message[0]!.toLowerCase() + message.slice(1) : message
+  // "Expected string" alone does not say what was there instead.
+  if (wording.sayWhatWasThere && /^Expected [a-z]+$/.test(message)) {
+    return { at: path, text: `${text}, got ${describeYamlValue(valueAtPath(raw, path))}` }
+  }
+  return { at: path, text }
+}

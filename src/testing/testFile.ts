@@ -4,10 +4,10 @@
 import { Cause, Exit, Schema, SchemaIssue } from "effect"
 import { TestError } from "./testErrors.ts"
 import type { Json } from "../core/json.ts"
-import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
+import { formatPath, valueAtPath } from "../core/schemaPath.ts"
 import { describeY, entries, lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
-import { AssertionSchema } from "./assertionSchema.ts"
-import { type Assertion, ASSERTION_FIELDS, ASSERTION_TYPES } from "./assertions.ts"
+import { AssertionSchema, explainIssue } from "./assertionSchema.ts"
+import { type Assertion, ASSERTION_FIELDS } from "./assertions.ts"
 
 export const TEST_FILE_KEYS = [
   "workflow",
@@ -95,49 +95,23 @@ const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 type Segment = string | number
 
-const knownTypes = ASSERTION_TYPES.join(", ")
-
 /** The schema's wording turned into the loader's: which key, what was expected. */
-const explain = (
-  raw: unknown,
-  path: ReadonlyArray<Segment>,
-  message: string
-): { at: ReadonlyArray<Segment>; text: string } => {
-  const last = path.at(-1)
-  const parentPath = path.slice(0, -1)
-  if (message === "Expected no excess property" && typeof last === "string") {
-    const parent = valueAtPath(raw, parentPath) as { readonly type?: unknown } | undefined
-    const accepted = parentPath.length === 0
-      ? `test definitions accept: ${TEST_FILE_KEYS.join(", ")}`
-      : typeof parent?.type === "string" && parent.type in ASSERTION_FIELDS
-      ? `'${parent.type}' assertions accept: type, ${
-        ASSERTION_FIELDS[parent.type as keyof typeof ASSERTION_FIELDS].join(", ")
-      }`
-      : undefined
-    return { at: parentPath, text: `unknown key '${last}'${accepted === undefined ? "" : `; ${accepted}`}` }
-  }
-  if (message === "Missing key" && typeof last === "string") {
-    return { at: parentPath, text: `missing required key '${last}'` }
-  }
-  // An issue on an assertion item itself (not a key inside it) is the union finding no member:
-  // say what is wrong with its `type`.
-  if (typeof last === "number" && parentPath.at(-1) === "assert") {
-    const item = valueAtPath(raw, path)
-    if (typeof item !== "object" || item === null || Array.isArray(item)) {
-      return { at: path, text: `an assertion must be a mapping with a 'type', got ${describeYamlValue(item)}` }
-    }
-    const type = (item as { readonly type?: unknown }).type
-    if (type === undefined) return { at: path, text: `missing required key 'type' (one of: ${knownTypes})` }
-    return {
-      at: [...path, "type"],
-      text: typeof type === "string"
-        ? `unknown assertion type '${type}'; expected one of: ${knownTypes}`
-        : `'type' must be a string, got ${describeYamlValue(type)}; expected one of: ${knownTypes}`
-    }
-  }
-  const text = message.length > 0 ? message[0]!.toLowerCase() + message.slice(1) : message
-  return { at: path, text }
-}
+const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string) =>
+  explainIssue(raw, path, message, {
+    acceptedKeys: (parentPath) => {
+      const parent = valueAtPath(raw, parentPath) as { readonly type?: unknown } | undefined
+      return parentPath.length === 0
+        ? `test definitions accept: ${TEST_FILE_KEYS.join(", ")}`
+        : typeof parent?.type === "string" && parent.type in ASSERTION_FIELDS
+        ? `'${parent.type}' assertions accept: type, ${
+          ASSERTION_FIELDS[parent.type as keyof typeof ASSERTION_FIELDS].join(", ")
+        }`
+        : undefined
+    },
+    // An issue on an assertion item itself (not a key inside it) is the union finding no member.
+    isAssertionItem: (itemPath) => itemPath.at(-2) === "assert",
+    sayWhatWasThere: false
+  })
 
 /**
  * Parses a test definition's text. Errors read `failed to parse test definition '<path>': <where>:

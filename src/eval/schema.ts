@@ -63,7 +63,7 @@ export interface EvalDefinition {
 
 export type Segment = string | number
 
-export const isMapping = (value: unknown): value is Readonly<Record<string, unknown>> =>
+const isMapping = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 const isTargetPath = (path: ReadonlyArray<Segment>) =>

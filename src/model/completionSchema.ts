@@ -22,6 +22,7 @@ export const ChatCompletionSchema = Schema.Struct({
       finish_reason: Schema.optionalKey(Schema.NullOr(Schema.String))
     })
   ),
+  // Read by readUsage (src/model/usage.ts): a bad count must not make the whole answer unreadable.
   usage: Schema.optionalKey(Schema.Unknown)
 })
 

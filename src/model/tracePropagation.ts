@@ -31,7 +31,7 @@ export const SpanNameGenerator = Context.Reference<(request: PropagatedRequest) 
 )
 
 /** The headers of `span`, exactly as effect/http's `HttpTraceContext.toHeaders` writes them. */
-export const propagationHeaders = (span: Tracer.Span): Record<string, string> => ({
+const propagationHeaders = (span: Tracer.Span): Record<string, string> => ({
   b3: `${span.traceId}-${span.spanId}-${span.sampled ? "1" : "0"}${
     span.parent._tag === "Some" ? `-${span.parent.value.spanId}` : ""
   }`,

@@ -1,11 +1,12 @@
-// `lait test` runs with JavaScriptCore's FTL tier off, `lait eval` with its DFG tier off
-// (src/platform/jscTuning.ts): the process replaces itself once with BUN_JSC_useFTLJIT=0 (or
-// BUN_JSC_useDFGJIT=0) in its environment, then takes the option out again so that what a test or an
-// eval runs does not inherit it. A `run:` step shows both sides: its own environment and lait's initial
-// one (/proc/<lait>/environ, which keeps what the process was started with).
+// `lait test` runs with JavaScriptCore's FTL tier off (src/platform/jscTuning.ts): the process
+// replaces itself once with BUN_JSC_useFTLJIT=0 in its environment, then takes the option out again so
+// that what a test runs does not inherit it. A `run:` step shows both sides: its own environment and
+// lait's initial one (/proc/<lait>/environ, which keeps what the process was started with). `lait eval`
+// raises the JIT policy in place instead: JavaScriptCore's own compile report shows it.
 import { afterAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { startOpenAiServer } from "../fixtures/openai-server.ts"
 import { makeTempDir, repoRoot, run, runCli } from "./util.ts"
 
 const dir = fs.realpathSync(makeTempDir("e2e-jsc"))
@@ -83,21 +84,49 @@ describe.skipIf(process.platform !== "linux")("lait test and JavaScriptCore's FT
   }, 60_000)
 })
 
-describe.skipIf(process.platform !== "linux")("lait eval and JavaScriptCore's DFG tier", () => {
-  test("lait eval runs with the option set; the commands its runs start do not inherit it", async () => {
+describe.skipIf(process.platform !== "linux")("lait eval and JavaScriptCore's JIT policy", () => {
+  test("lait eval is not re-executed, and neither it nor the commands its runs start get an option", async () => {
     const r = await runCli(["--no-env", "eval", "env-eval.yml"], { cwd: dir, env: env(), binary: true })
     expect(r.code).toBe(1)
-    expect(shown(r.stdout)).toBe("own: \nlait: BUN_JSC_useDFGJIT=0 LAIT_JSC_TUNED=1 ")
+    expect(shown(r.stdout)).toBe("own: \nlait: ")
   }, 60_000)
 
-  test("an option the user set is the user's: no re-execution, and the commands inherit it", async () => {
-    const r = await runCli(["--no-env", "eval", "env-eval.yml"], {
-      cwd: dir,
-      env: env({ BUN_JSC_useDFGJIT: "1" }),
-      binary: true
-    })
-    expect(shown(r.stdout)).toBe("own: BUN_JSC_useDFGJIT=1 \nlait: BUN_JSC_useDFGJIT=1 ")
-  }, 60_000)
+  /**
+   * DFG compiles during an eval of 300 runs against the fixture server, as JavaScriptCore reports
+   * them on stderr (BUN_JSC_reportDFGCompileTimes, which chooses no tier).
+   */
+  const dfgCompiles = async (extra: Record<string, string>, binary: boolean): Promise<number> => {
+    const server = startOpenAiServer({ script: [{ repeat: true }] })
+    const project = fs.realpathSync(makeTempDir("e2e-jsc-eval"))
+    try {
+      fs.writeFileSync(
+        path.join(project, "lait.config.yml"),
+        `models:\n  m:\n    - provider: { base_url: '${server.baseUrl}' }\n      model_id: m\n`
+      )
+      const cases = Array.from({ length: 30 }, (_, i) => `  - input: 'q${i}'\n    assert: [{ type: contains, value: 'q${i}' }]`)
+      fs.writeFileSync(path.join(project, "eval.yml"), ["target: { model: m, prompt: '{{input}}' }", "cases:", ...cases, ""].join("\n"))
+      const r = await runCli(["--no-env", "eval", "eval.yml", "--repeat", "10", "-j", "4"], {
+        cwd: project,
+        env: env({ BUN_JSC_reportDFGCompileTimes: "1", ...extra }),
+        binary
+      })
+      expect(r.code).toBe(0)
+      expect(server.requests.length).toBe(300)
+      return r.stderr.split("\n").filter((line) => line.includes(" using DFG ")).length
+    } finally {
+      fs.rmSync(project, { recursive: true, force: true })
+      await server.stop()
+    }
+  }
+
+  test("300 runs compile nothing with DFG; with a tier the user chose, they do", async () => {
+    expect(await dfgCompiles({}, true)).toBe(0)
+    expect(await dfgCompiles({ BUN_JSC_useDFGJIT: "1" }, true)).toBeGreaterThan(20)
+  }, 120_000)
+
+  test("from the sources too", async () => {
+    expect(await dfgCompiles({}, false)).toBe(0)
+  }, 120_000)
 
   test("lait test keeps its own option only", async () => {
     const r = await runCli(["--no-env", "test", "env.yml"], { cwd: dir, env: env(), binary: true })

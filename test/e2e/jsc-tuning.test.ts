@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { writeEvalProject } from "../../bench/eval/index.ts"
 import { startOpenAiServer } from "../fixtures/openai-server.ts"
 import { makeTempDir, repoRoot, run, runCli } from "./util.ts"
 
@@ -99,12 +100,8 @@ describe.skipIf(process.platform !== "linux")("lait eval and JavaScriptCore's JI
     const server = startOpenAiServer({ script: [{ repeat: true }] })
     const project = fs.realpathSync(makeTempDir("e2e-jsc-eval"))
     try {
-      fs.writeFileSync(
-        path.join(project, "lait.config.yml"),
-        `models:\n  m:\n    - provider: { base_url: '${server.baseUrl}' }\n      model_id: m\n`
-      )
-      const cases = Array.from({ length: 30 }, (_, i) => `  - input: 'q${i}'\n    assert: [{ type: contains, value: 'q${i}' }]`)
-      fs.writeFileSync(path.join(project, "eval.yml"), ["target: { model: m, prompt: '{{input}}' }", "cases:", ...cases, ""].join("\n"))
+      // The eval the bench's rows run: each case's answer (the fixture echoes the prompt) contains it.
+      writeEvalProject(project, server.baseUrl, Array.from({ length: 30 }, (_, i) => `q${i}`))
       const r = await runCli(["--no-env", "eval", "eval.yml", "--repeat", "10", "-j", "4"], {
         cwd: project,
         env: env({ BUN_JSC_reportDFGCompileTimes: "1", ...extra }),

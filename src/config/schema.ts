@@ -3,6 +3,7 @@
 // set. Decode with `decodeConfigFile` (unknown keys are rejected at every level).
 import { Effect, Schema, SchemaIssue } from "effect"
 import { CommandSpec, ModelMap, PositiveInt, ReasoningEffort, Temperature, TopP } from "./modelSchema.ts"
+import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
 
 export {
   CommandSpec,
@@ -152,11 +153,4 @@ export const configIssues = (issue: unknown) =>
   SchemaIssue.makeFormatterStandardSchemaV1()(issue as SchemaIssue.Issue).issues
 
 /** The JSON Schema document for `lait schema config`. */
-export const configJsonSchema = () => {
-  const doc = Schema.toJsonSchemaDocument(ConfigFile, { onExcessProperty: "error" })
-  return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    ...doc.schema,
-    ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
-  }
-}
+export const configJsonSchema = () => jsonSchemaDocument(ConfigFile)

@@ -7,6 +7,7 @@ import type { Json } from "../core/json.ts"
 import { valueAtPath } from "../core/schemaPath.ts"
 import { AssertionSchema, explainIssue } from "../testing/assertionSchema.ts"
 import { acceptedKeys, type DecodedCase, type Issue, type Segment } from "./schema.ts"
+import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
 
 const targetName = Schema.optionalKey(
   Schema.String.annotate({ description: "How reports name this target (default: its workflow or model)" })
@@ -94,14 +95,7 @@ export const EvalCasesSchema = Schema.Array(EvalCaseSchema)
 
 
 /** The JSON Schema document of an eval file (draft 2020-12), for `lait schema eval` and editors. */
-export const evalFileJsonSchema = (): { readonly [key: string]: unknown } => {
-  const doc = Schema.toJsonSchemaDocument(EvalFileSchema, { onExcessProperty: "error" })
-  return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    ...doc.schema,
-    ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
-  }
-}
+export const evalFileJsonSchema = () => jsonSchemaDocument(EvalFileSchema)
 
 /** The schema's wording turned into the loader's: which key, what was expected. */
 const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string) =>

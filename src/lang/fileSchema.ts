@@ -22,6 +22,7 @@ import {
   TOP_LEVEL_KEYS,
   type TopLevelKey
 } from "./fileKeys.ts"
+import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
 
 export * from "./fileKeys.ts"
 
@@ -215,21 +216,7 @@ export const workflowFileSchema = pick(TOP_LEVEL_KEYS, topLevelSchemas, ["steps"
 })
 
 /** JSON Schema (draft 2020-12) of an agent file's frontmatter, for `lait schema agent`. */
-export const agentJsonSchema = (): { readonly [key: string]: unknown } => {
-  const doc = Schema.toJsonSchemaDocument(agentFileSchema, { onExcessProperty: "error" })
-  return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    ...doc.schema,
-    ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
-  }
-}
+export const agentJsonSchema = () => jsonSchemaDocument(agentFileSchema)
 
 /** JSON Schema (draft 2020-12) of a workflow file, for `lait schema workflow`. */
-export const workflowJsonSchema = (): { readonly [key: string]: unknown } => {
-  const doc = Schema.toJsonSchemaDocument(workflowFileSchema, { onExcessProperty: "error" })
-  return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    ...doc.schema,
-    ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
-  }
-}
+export const workflowJsonSchema = () => jsonSchemaDocument(workflowFileSchema)

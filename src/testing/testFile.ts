@@ -8,6 +8,7 @@ import { formatPath, valueAtPath } from "../core/schemaPath.ts"
 import { describeY, entries, lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
 import { AssertionSchema, explainIssue } from "./assertionSchema.ts"
 import { type Assertion, ASSERTION_FIELDS } from "./assertions.ts"
+import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
 
 export const TEST_FILE_KEYS = [
   "workflow",
@@ -81,14 +82,7 @@ export interface TestDefinition {
 }
 
 /** The JSON Schema document of a test file (draft 2020-12), for `lait schema test` and editors. */
-export const testFileJsonSchema = () => {
-  const doc = Schema.toJsonSchemaDocument(TestFileSchema, { onExcessProperty: "error" })
-  return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    ...doc.schema,
-    ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
-  }
-}
+export const testFileJsonSchema = () => jsonSchemaDocument(TestFileSchema)
 
 const decode = Schema.decodeUnknownExit(TestFileSchema, { onExcessProperty: "error" })
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()

@@ -7,6 +7,7 @@
 # Environment:
 #   LAIT_VERSION           a release such as 0.2.0 (default: the latest release)
 #   LAIT_INSTALL_BASE_URL  where SHA256SUMS and the archives are (default: the project's GitHub releases)
+#   LAIT_INSTALL_FROM      a local folder holding SHA256SUMS and the archive: installs without any network
 #   LAIT_INSTALL_DIR       where `lait` goes (default: ~/.local/bin)
 #   LAIT_INSTALL_TARGET    skip detection and install this target, e.g. linux-x64-musl
 #
@@ -88,7 +89,13 @@ target=${LAIT_INSTALL_TARGET:-$(detect_target)}
 case "$target" in
   "" | *[!a-z0-9-]*) die "LAIT_INSTALL_TARGET '$target' is not a target name such as linux-x64-musl" ;;
 esac
-if [ -n "${LAIT_INSTALL_BASE_URL:-}" ]; then
+from=${LAIT_INSTALL_FROM:-}
+if [ -n "$from" ]; then
+  [ -z "${LAIT_INSTALL_BASE_URL:-}" ] || die "set LAIT_INSTALL_FROM or LAIT_INSTALL_BASE_URL, not both"
+  [ -d "$from" ] || die "LAIT_INSTALL_FROM '$from' is not a folder"
+  base=${from%/}
+  [ -n "$base" ] || base=/
+elif [ -n "${LAIT_INSTALL_BASE_URL:-}" ]; then
   base=${LAIT_INSTALL_BASE_URL%/}
 elif [ -n "${LAIT_VERSION:-}" ]; then
   base="$repo_url/download/v${LAIT_VERSION#v}"
@@ -102,16 +109,34 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-download "$base/SHA256SUMS" "$tmp/SHA256SUMS" || die "cannot download $base/SHA256SUMS"
+# Both files are copied into $tmp first, from the folder or the server, so the archive that is checked
+# is the one that is unpacked.
+fetch() { # NAME
+  if [ -n "$from" ]; then
+    [ -f "$base/$1" ] || die "$base holds no $1"
+    cp "$base/$1" "$tmp/$1" || die "cannot read $base/$1"
+  else
+    download "$base/$1" "$tmp/$1" || die "cannot download $base/$1"
+  fi
+}
+
+fetch SHA256SUMS
 # `<sha256>  lait-<version>-<target>.tar.gz`; the target ends the name, so linux-x64 never matches
-# linux-x64-musl or linux-x64-baseline.
-line=$(grep -E "^[0-9a-f]{64}  lait-[^ /]+-$target\.tar\.gz\$" "$tmp/SHA256SUMS" | head -n 1 || true)
-[ -n "$line" ] || die "the release at $base has no archive for $target"
+# linux-x64-musl or linux-x64-baseline. A local folder may hold several releases: LAIT_VERSION picks one.
+version='[^ /]+'
+if [ -n "$from" ] && [ -n "${LAIT_VERSION:-}" ]; then
+  case "${LAIT_VERSION#v}" in
+    "" | *[!0-9A-Za-z.-]*) die "LAIT_VERSION '$LAIT_VERSION' is not a version such as 0.2.0" ;;
+  esac
+  version=$(printf '%s' "${LAIT_VERSION#v}" | sed 's/[.]/[.]/g')
+fi
+line=$(grep -E "^[0-9a-f]{64}  lait-$version-$target\.tar\.gz\$" "$tmp/SHA256SUMS" | head -n 1 || true)
+[ -n "$line" ] || die "the release at $base has no archive for $target${LAIT_VERSION:+ (version ${LAIT_VERSION#v})}"
 expected=${line%% *}
 archive=${line##* }
 
-say "downloading $archive"
-download "$base/$archive" "$tmp/$archive" || die "cannot download $base/$archive"
+if [ -n "$from" ]; then say "installing $archive from $base"; else say "downloading $archive"; fi
+fetch "$archive"
 actual=$(sha256_of "$tmp/$archive")
 if [ "$actual" != "$expected" ]; then
   die "checksum mismatch for $archive (SHA256SUMS says $expected, the download is $actual); not installing"

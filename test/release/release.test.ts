@@ -217,6 +217,61 @@ describe("install.sh against a local server", () => {
   }, 60_000)
 })
 
+describe("install.sh from a local folder (LAIT_INSTALL_FROM, air-gapped)", () => {
+  // curl and wget that fail loudly come first on PATH: an install that touched the network would say so.
+  const noNet = path.join(work, "no-network-bin")
+  fs.mkdirSync(noNet, { recursive: true })
+  for (const tool of ["curl", "wget"]) {
+    fs.writeFileSync(path.join(noNet, tool), `#!/bin/sh\necho "${tool} was called: $*" >&2\nexit 99\n`, { mode: 0o755 })
+  }
+  const installFrom = (from: string, dir: string, extra: Record<string, string> = {}) =>
+    run(["sh", installSh], {
+      cwd: work,
+      env: { PATH: `${noNet}:${process.env["PATH"]}`, HOME: work, LAIT_INSTALL_FROM: from, LAIT_INSTALL_DIR: dir, ...extra },
+      timeoutMs: 120_000
+    })
+
+  test("installs the archive from the folder after checking it, without curl or wget", async () => {
+    const dir = path.join(work, "bin-from")
+    const r = await installFrom(out, dir, { LAIT_VERSION: pkg.version })
+    expect(r.stderr).not.toContain("was called")
+    expect(r.stderr).toContain(`lait-install: installing lait-${pkg.version}-${hostTarget}.tar.gz from ${out}`)
+    expect(r.stderr).toContain(`installed lait ${pkg.version} (${commit}) to ${dir}/lait`)
+    expect(r).toMatchObject({ code: 0, stdout: "" })
+    expect((await run([path.join(dir, "lait"), "--version"], { cwd: work })).stdout).toBe(`lait ${pkg.version} (${commit})\n`)
+  }, 150_000)
+
+  test("a corrupted archive, a missing SHA256SUMS, another version, a missing folder: one line, exit 1", async () => {
+    const corrupt = path.join(work, "from-corrupt")
+    fs.cpSync(out, corrupt, { recursive: true })
+    const archive = path.join(corrupt, `lait-${pkg.version}-${hostTarget}.tar.gz`)
+    const bytes = fs.readFileSync(archive)
+    bytes[bytes.length >> 1]! ^= 0xff
+    fs.writeFileSync(archive, bytes)
+    const dir = path.join(work, "bin-from-bad")
+    const bad = await installFrom(corrupt, dir)
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain(`lait-install: checksum mismatch for lait-${pkg.version}-${hostTarget}.tar.gz`)
+    expect(fs.existsSync(dir)).toBe(false)
+
+    const nosums = path.join(work, "from-nosums")
+    fs.mkdirSync(nosums)
+    fs.copyFileSync(path.join(out, `lait-${pkg.version}-${hostTarget}.tar.gz`), path.join(nosums, `lait-${pkg.version}-${hostTarget}.tar.gz`))
+    expect(await installFrom(nosums, dir)).toMatchObject({ code: 1, stderr: `lait-install: ${nosums} holds no SHA256SUMS\n` })
+
+    const other = await installFrom(out, dir, { LAIT_VERSION: "0.0.1" })
+    expect(other).toMatchObject({ code: 1, stderr: `lait-install: the release at ${out} has no archive for ${hostTarget} (version 0.0.1)\n` })
+
+    const gone = path.join(work, "no-such-folder")
+    expect(await installFrom(gone, dir)).toMatchObject({ code: 1, stderr: `lait-install: LAIT_INSTALL_FROM '${gone}' is not a folder\n` })
+    expect(await installFrom(out, dir, { LAIT_INSTALL_BASE_URL: "http://127.0.0.1:9" })).toMatchObject({
+      code: 1,
+      stderr: "lait-install: set LAIT_INSTALL_FROM or LAIT_INSTALL_BASE_URL, not both\n"
+    })
+    expect(fs.existsSync(dir)).toBe(false)
+  }, 150_000)
+})
+
 const full = process.env["LAIT_RELEASE_FULL"] === "1"
 test.skipIf(!full)(
   `npm run release builds every target${full ? "" : " (skipped: slow, about 1.3 GB of runtimes; run with LAIT_RELEASE_FULL=1)"}`,

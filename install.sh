@@ -6,7 +6,7 @@
 #
 # Environment:
 #   LAIT_VERSION           a release such as 0.2.0 (default: the latest release)
-#   LAIT_INSTALL_BASE_URL  where SHA256SUMS and the archives are (default: the project's GitHub releases)
+#   LAIT_INSTALL_BASE_URL  an https:// URL where SHA256SUMS and the archives are (default: GitHub releases)
 #   LAIT_INSTALL_FROM      a local folder holding SHA256SUMS and the archive: installs without any network
 #   LAIT_INSTALL_DIR       where `lait` goes (default: ~/.local/bin)
 #   LAIT_INSTALL_TARGET    skip detection and install this target, e.g. linux-x64-musl
@@ -57,14 +57,40 @@ detect_target() {
   printf '%s\n' "$os-$arch$libc$baseline"
 }
 
+# Only https, also after a redirect: a downgrade to http would let anyone on the path swap the
+# archive and SHA256SUMS together. curl enforces it itself; GNU wget is walked through its redirects
+# one at a time so that each target can be checked; other wgets (BusyBox) cannot be held to it.
 download() { # URL FILE
   if command -v curl >/dev/null 2>&1; then
-    curl --proto '=https,http' -fsSL --retry 2 -o "$2" "$1"
+    curl --proto '=https' --proto-redir '=https' -fsSL --retry 2 -o "$2" "$1"
   elif command -v wget >/dev/null 2>&1; then
-    wget -q -O "$2" "$1"
+    wget --version 2>/dev/null | grep -q 'GNU Wget' ||
+      die "this wget cannot be kept to https across redirects; install curl and run this again"
+    wget_https "$1" "$2"
   else
     die "neither curl nor wget is installed; install one of them and run this again"
   fi
+}
+
+wget_https() { # URL FILE
+  url=$1
+  hops=0
+  while :; do
+    case "$url" in
+      https://*) ;;
+      *) say "refusing $url: only https is allowed"; return 1 ;;
+    esac
+    headers=$(wget -q -S --max-redirect=0 -O "$2" "$url" 2>&1) && return 0
+    location=$(printf '%s\n' "$headers" | sed -n 's/^ *[Ll]ocation: *//p' | tr -d '\r' | tail -n 1)
+    [ -n "$location" ] || return 1
+    case "$location" in
+      /*) url=$(printf '%s' "$url" | sed 's|^\(https://[^/]*\).*|\1|')$location ;;
+      *://*) url=$location ;;
+      *) url=${url%/*}/$location ;;
+    esac
+    hops=$((hops + 1))
+    [ "$hops" -le 10 ] || { say "too many redirects from $1"; return 1; }
+  done
 }
 
 sha256_of() { # FILE
@@ -97,6 +123,10 @@ if [ -n "$from" ]; then
   [ -n "$base" ] || base=/
 elif [ -n "${LAIT_INSTALL_BASE_URL:-}" ]; then
   base=${LAIT_INSTALL_BASE_URL%/}
+  case "$base" in
+    https://*) ;;
+    *) die "LAIT_INSTALL_BASE_URL must be an https:// URL (for a local folder use LAIT_INSTALL_FROM)" ;;
+  esac
 elif [ -n "${LAIT_VERSION:-}" ]; then
   base="$repo_url/download/v${LAIT_VERSION#v}"
 else

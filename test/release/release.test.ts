@@ -138,22 +138,58 @@ describe("npm run release", () => {
   }, 60_000)
 })
 
-describe("install.sh against a local server", () => {
-  /** Serves `dir` over HTTP on a free port; what install.sh sees as the release. */
-  const serve = (dir: string) =>
-    Bun.serve({
+describe("install.sh against a local https server", () => {
+  // A certificate for 127.0.0.1 made for this run; curl and wget are told to trust it through their
+  // own settings (CURL_CA_BUNDLE, a wgetrc), so install.sh runs unchanged.
+  const tls = path.join(work, "tls")
+  fs.mkdirSync(tls, { recursive: true })
+  const made = Bun.spawnSync(
+    ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+      "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", path.join(tls, "key.pem"), "-out", path.join(tls, "cert.pem")]
+  )
+  if (made.exitCode !== 0) throw new Error(`openssl req: ${made.stderr.toString()}`)
+  fs.writeFileSync(path.join(tls, "wgetrc"), `ca_certificate = ${path.join(tls, "cert.pem")}\n`)
+  const trust = { CURL_CA_BUNDLE: path.join(tls, "cert.pem"), WGETRC: path.join(tls, "wgetrc") }
+
+  // A PATH with everything but curl, so install.sh takes its wget branch.
+  const withoutCurl = path.join(work, "path-without-curl")
+  fs.mkdirSync(withoutCurl, { recursive: true })
+  for (const dir of (process.env["PATH"] ?? "").split(":").reverse()) {
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) continue
+    for (const name of fs.readdirSync(dir)) {
+      if (name === "curl") continue
+      fs.rmSync(path.join(withoutCurl, name), { force: true })
+      fs.symlinkSync(path.join(dir, name), path.join(withoutCurl, name))
+    }
+  }
+
+  /** Serves `dir` (https unless `plain`); `/go/NAME` redirects to `redirect + NAME`. Counts requests. */
+  const serve = (dir: string, options: { plain?: boolean; redirect?: string } = {}) => {
+    const seen: Array<string> = []
+    const server = Bun.serve({
       port: 0,
       hostname: "127.0.0.1",
+      ...(options.plain === true
+        ? {}
+        : { tls: { cert: Bun.file(path.join(tls, "cert.pem")), key: Bun.file(path.join(tls, "key.pem")) } }),
       fetch: (req) => {
-        const file = path.join(dir, path.basename(new URL(req.url).pathname))
+        const pathname = new URL(req.url).pathname
+        seen.push(pathname)
+        if (options.redirect !== undefined && pathname.startsWith("/go/")) {
+          return Response.redirect(options.redirect + path.basename(pathname), 302)
+        }
+        const file = path.join(dir, path.basename(pathname))
         return fs.existsSync(file) ? new Response(Bun.file(file)) : new Response("not found", { status: 404 })
       }
     })
+    return Object.assign(server, { seen })
+  }
+  const httpsUrl = (server: { port: number }) => `https://127.0.0.1:${server.port}`
 
   const install = (baseUrl: string, dir: string, extra: Record<string, string> = {}) =>
     run(["sh", installSh], {
       cwd: work,
-      env: { PATH: process.env["PATH"], HOME: work, LAIT_INSTALL_BASE_URL: baseUrl, LAIT_INSTALL_DIR: dir, ...extra },
+      env: { PATH: process.env["PATH"], HOME: work, LAIT_INSTALL_BASE_URL: baseUrl, LAIT_INSTALL_DIR: dir, ...trust, ...extra },
       timeoutMs: 120_000
     })
 
@@ -161,7 +197,7 @@ describe("install.sh against a local server", () => {
     const server = serve(out)
     try {
       const dir = path.join(work, "bin-good")
-      const r = await install(`http://127.0.0.1:${server.port}`, dir)
+      const r = await install(httpsUrl(server), dir)
       expect(r.stderr).toContain(`installed lait ${pkg.version} (${commit}) to ${dir}/lait`)
       expect(r).toMatchObject({ code: 0, stdout: "" })
       expect(fs.readdirSync(dir)).toEqual(["lait"])
@@ -186,7 +222,7 @@ describe("install.sh against a local server", () => {
       const dir = path.join(work, "bin-corrupt")
       fs.mkdirSync(dir)
       fs.writeFileSync(path.join(dir, "lait"), "the previous lait\n")
-      const r = await install(`http://127.0.0.1:${server.port}`, dir)
+      const r = await install(httpsUrl(server), dir)
       expect(r.code).toBe(1)
       expect(r.stderr).toContain(`lait-install: checksum mismatch for lait-${pkg.version}-${hostTarget}.tar.gz`)
       expect(r.stderr).toContain("not installing")
@@ -200,21 +236,65 @@ describe("install.sh against a local server", () => {
   test("a release without this target's archive, and an unreachable server, are one-line errors", async () => {
     const server = serve(out)
     try {
-      const missing = await install(`http://127.0.0.1:${server.port}`, path.join(work, "bin-missing"), {
+      const missing = await install(httpsUrl(server), path.join(work, "bin-missing"), {
         LAIT_INSTALL_TARGET: "linux-x64-musl-baseline"
       })
       expect(missing.code).toBe(1)
       expect(missing.stderr).toBe(
-        `lait-install: the release at http://127.0.0.1:${server.port} has no archive for linux-x64-musl-baseline\n`
+        `lait-install: the release at ${httpsUrl(server)} has no archive for linux-x64-musl-baseline\n`
       )
     } finally {
       await server.stop(true)
     }
-    const down = await install("http://127.0.0.1:9", path.join(work, "bin-down"))
+    const down = await install("https://127.0.0.1:9", path.join(work, "bin-down"))
     expect(down.code).toBe(1)
-    expect(down.stderr).toContain("lait-install: cannot download http://127.0.0.1:9/SHA256SUMS")
+    expect(down.stderr).toContain("lait-install: cannot download https://127.0.0.1:9/SHA256SUMS")
     expect(fs.existsSync(path.join(work, "bin-down"))).toBe(false)
   }, 60_000)
+
+  test("https only: an http base URL is refused before any request, and so is a redirect to http", async () => {
+    const plain = serve(out, { plain: true })
+    const secure = serve(out, { redirect: `http://127.0.0.1:${plain.port}/` })
+    try {
+      const dir = path.join(work, "bin-http")
+      const http = await install(`http://127.0.0.1:${plain.port}`, dir)
+      expect(http).toMatchObject({
+        code: 1,
+        stderr: "lait-install: LAIT_INSTALL_BASE_URL must be an https:// URL (for a local folder use LAIT_INSTALL_FROM)\n"
+      })
+      const downgraded = await install(`${httpsUrl(secure)}/go`, dir)
+      expect(downgraded.code).toBe(1)
+      expect(downgraded.stderr).toContain(`lait-install: cannot download ${httpsUrl(secure)}/go/SHA256SUMS`)
+      // Only the https server was asked; curl did not follow the redirect to http.
+      expect(secure.seen).toEqual(["/go/SHA256SUMS"])
+      expect(plain.seen).toEqual([])
+      expect(fs.existsSync(dir)).toBe(false)
+    } finally {
+      await plain.stop(true)
+      await secure.stop(true)
+    }
+  }, 60_000)
+
+  test("with wget only: follows https redirects, refuses one to http", async () => {
+    const plain = serve(out, { plain: true })
+    const target = serve(out)
+    const hop = serve(out, { redirect: `${httpsUrl(target)}/` })
+    const down = serve(out, { redirect: `http://127.0.0.1:${plain.port}/` })
+    try {
+      const dir = path.join(work, "bin-wget")
+      const good = await install(`${httpsUrl(hop)}/go`, dir, { PATH: withoutCurl })
+      expect(good.stderr).toContain(`installed lait ${pkg.version} (${commit}) to ${dir}/lait`)
+      expect(good.code).toBe(0)
+      expect(target.seen).toEqual(["/SHA256SUMS", `/lait-${pkg.version}-${hostTarget}.tar.gz`])
+
+      const bad = await install(`${httpsUrl(down)}/go`, path.join(work, "bin-wget-down"), { PATH: withoutCurl })
+      expect(bad.code).toBe(1)
+      expect(bad.stderr).toContain(`lait-install: refusing http://127.0.0.1:${plain.port}/SHA256SUMS: only https is allowed`)
+      expect(plain.seen).toEqual([])
+    } finally {
+      for (const s of [plain, target, hop, down]) await s.stop(true)
+    }
+  }, 150_000)
 })
 
 describe("install.sh from a local folder (LAIT_INSTALL_FROM, air-gapped)", () => {

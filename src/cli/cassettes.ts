@@ -1,7 +1,9 @@
-// `lait cassettes ls DIR [--format text|json]` and `lait cassettes prune PATH… [--delete]`: look after
-// a cassette directory. ls prints one line per cassette (src/model/cassette/listing.ts); prune runs
-// the tests like `lait test`, then prints the cassette files no test used, one path per line, and
-// with --delete removes them. Files that are not cassettes are warned about on stderr, never touched.
+// `lait cassettes ls DIR [--format text|json]` and `lait cassettes prune PATH… [--replay-tools]
+// [--delete]`: look after a cassette directory. ls prints one line per cassette
+// (src/model/cassette/listing.ts); prune runs the tests like `lait test`, then prints the cassette
+// files no test used, one path per line, and with --delete removes them. Files that are not
+// cassettes are warned about on stderr, never touched; so are tool cassettes that no test replaying
+// tools could have read (src/testing/prune.ts).
 import { Console, Effect, Layer } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { FileError } from "../core/fileErrors.ts"
@@ -10,7 +12,7 @@ import { describeOsError } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
 import { configLayer } from "./config.ts"
 import { printLine } from "./output.ts"
-import { listPaths } from "./test.ts"
+import { listPaths, noteSkipped } from "./test.ts"
 
 const warnAll = (lines: ReadonlyArray<string>) => Effect.forEach(lines, (l) => Console.error(l), { discard: true })
 
@@ -45,23 +47,30 @@ const prune = Command.make(
   "prune",
   {
     paths: Argument.String("path").pipe(
-      Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml files"),
+      Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml test files"),
       Argument.variadic({ min: 1 })
+    ),
+    replayTools: Flag.Boolean("replay-tools").pipe(
+      Flag.withDescription(
+        "Answer tool calls from each file's tool cassettes, as 'lait test --replay-tools' does, and judge those too"
+      ),
+      Flag.withDefault(false)
     ),
     remove: Flag.Boolean("delete").pipe(
       Flag.withDescription("Delete the unused cassette files (only when every test passes in replay)"),
       Flag.withDefault(false)
     )
   },
-  Effect.fn("cli.cassettes.prune")(function*({ paths, remove }) {
+  Effect.fn("cli.cassettes.prune")(function*({ paths, replayTools, remove }) {
     const [suite, { unusedCassettes }] = yield* Effect.promise(() =>
       Promise.all([import("../testing/suite.ts"), import("../testing/prune.ts")])
     )
-    const files = yield* suite.discoverTestFiles(paths)
+    const { files, skipped } = yield* suite.findTestFiles(paths)
+    yield* noteSkipped(skipped)
     if (files.length === 0) {
       return yield* new TestError({ reason: { _tag: "NoFiles", listed: listPaths(paths) } })
     }
-    const result = yield* unusedCassettes(files).pipe(
+    const result = yield* unusedCassettes(files, { replayTools }).pipe(
       Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer))
     )
     if ("failing" in result) {
@@ -71,6 +80,15 @@ const prune = Command.make(
       })
     }
     yield* warnAll(result.warnings)
+    if (result.toolsLeftAlone > 0) {
+      const why = result.toolsReplayed
+        ? "a test that replays from their directory runs its tools live"
+        : "no test replays tools"
+      yield* Console.error(
+        `note: left ${result.toolsLeftAlone} tool cassette(s) alone: ${why} ` +
+          "(run prune with --replay-tools to judge them)"
+      )
+    }
     if (result.unused.length > 0) yield* printLine(result.unused.join("\n"))
     if (!remove) return
     for (const path of result.unused) {

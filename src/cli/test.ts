@@ -13,6 +13,7 @@ import { ArgumentError } from "../core/usageErrors.ts"
 import { parseShard, type Shard } from "../testing/shard.ts"
 import { StrictReplay } from "../model/strictReplay.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
+import type { SkippedFile } from "../testing/discovery.ts"
 import { TestError } from "../testing/testErrors.ts"
 import { configLayer } from "./config.ts"
 import { checkTraceDirFlags, traceDirFlags } from "./traceDirFlags.ts"
@@ -28,11 +29,18 @@ export const listPaths = (paths: ReadonlyArray<string>): string => {
   return quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)!}`
 }
 
+/** One stderr note for the YAML files a directory walk skipped as not test files; `-v` names each. */
+export const noteSkipped = (skipped: ReadonlyArray<SkippedFile>): Effect.Effect<void> =>
+  skipped.length === 0 ? Effect.void : Effect.gen(function*() {
+    yield* Console.error(`note: skipped ${skipped.length} YAML file(s) that are not test files (-v names them)`)
+    for (const file of skipped) yield* Effect.logDebug(`test: skipped '${file.path}': ${file.kind}, not a test file`)
+  })
+
 export const testCommand = Command.make(
   "test",
   {
     paths: Argument.String("path").pipe(
-      Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml files"),
+      Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml test files"),
       Argument.variadic({ min: 1 })
     ),
     format: Flag.Literals("format", ["text", "json", "junit"]).pipe(
@@ -124,7 +132,8 @@ export const testCommand = Command.make(
     const suite = yield* Effect.promise(() => import("../testing/suite.ts"))
 
     // Discovery comes before the config, as upstream: a bad path is reported whatever the config holds.
-    const discovered = yield* suite.discoverTestFiles(paths)
+    const { files: discovered, skipped } = yield* suite.findTestFiles(paths)
+    yield* noteSkipped(skipped)
     // A suite that runs nothing must not pass: a green CI with zero tests hides a wrong path or layout.
     if (discovered.length === 0) {
       return yield* new TestError({ reason: { _tag: "NoFiles", listed: listPaths(paths) } })

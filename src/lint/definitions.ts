@@ -2,7 +2,8 @@
 // the commands use (src/testing/testFile.ts, src/eval/schema.ts: unknown keys, assertion types and
 // fields); on top, what would fail only once the file runs:
 //   - the workflow (test, eval workflow target) loads, relative to the definition file;
-//   - a test's `replay` cassette directory exists;
+//   - a test's `replay` cassette directory exists (a warning that names the command recording it:
+//     a test written before its recordings is not wrong, it cannot run yet);
 //   - `input`/`inputs` (test), `target.inputs` and each case `input` (eval) resolve against the
 //     workflow's `inputs:` and `input_schema` as the run would resolve them;
 //   - jq in `jq` and `tool_called.args_jq` assertions compiles, `min` <= `max`, `step_output` names a
@@ -20,13 +21,16 @@ import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
 import { checkJqSyntax, loadJq } from "../lang/jq.ts"
 import { parseYaml, type Y } from "../lang/load/yaml.ts"
 import { childStepLists, type Step, type Workflow } from "../lang/model.ts"
-import { checkTemplateSyntax, loadTemplateEngine } from "../lang/template.ts"
+import { checkTemplateSyntax, loadTemplateEngine, shellQuote } from "../lang/template.ts"
 import type { Assertion } from "../testing/assertions.ts"
 import { parseTestDefinition } from "../testing/testFile.ts"
 import { display, fieldOf, itemOf, keyLine, lineOfY, valueOf, type Where } from "./context.ts"
 import type { Emitter } from "./findings.ts"
 import { readSchemaRef } from "./schemaRefs.ts"
 import { loadForLint } from "./workflow.ts"
+
+/** `path` as typed in a shell command: quoted only when it must be. */
+const shellWord = (path: string): string => (/^[\w./@%+=:,-]+$/.test(path) ? path : shellQuote(path))
 
 const allIds = (steps: ReadonlyArray<Step>, into: Set<string> = new Set()): Set<string> => {
   for (const step of steps) {
@@ -226,7 +230,12 @@ export const lintTestText = (path: string, text: string, emitter: Emitter): Effe
       replayStat = undefined
     }
     if (replayStat === undefined) {
-      emitter.emit("error", `'replay' directory '${display(replay)}' does not exist`, line("replay"))
+      emitter.emit(
+        "warning",
+        `'replay' directory '${display(replay)}' does not exist yet; record it with ` +
+          `\`lait test --record-missing ${shellWord(path)}\``,
+        line("replay")
+      )
     } else if (!replayStat.isDirectory()) {
       emitter.emit("error", `'replay' path '${display(replay)}' is not a directory`, line("replay"))
     }

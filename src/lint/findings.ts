@@ -10,7 +10,7 @@ export interface Issue {
   readonly line: number | undefined
 }
 
-export type FileKind = "workflow" | "test" | "eval" | "agent" | "config"
+export type { FileKind } from "../core/fileKind.ts"
 
 export interface FileReport {
   /** The path as given on the command line or as found by the directory walk. */

@@ -10,7 +10,7 @@ import { type ActiveConfig, lintConfigText, loadActiveConfig, type LintOptions }
 import { display, newFileState, reportSkipped } from "./context.ts"
 import { lintEvalText, lintTestText } from "./definitions.ts"
 import { collector, type FileReport, type LintRun } from "./findings.ts"
-import { detectKind } from "./kind.ts"
+import { detectKind } from "../core/fileKind.ts"
 import { LintError } from "./lintErrors.ts"
 import {
   findings,

@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { LaitError } from "../core/errors.ts"
+import { LIST_HEAD_BYTES, opensList } from "../core/fileKind.ts"
 import { FileError } from "../core/fileErrors.ts"
 import { describeOsError } from "../platform/FileLoader.ts"
 
@@ -29,13 +30,7 @@ const startsWithFrontmatter = (path: string): boolean => {
 /** The first thing in the file, past comments and a `---`, opens a list (`- ` or `[`). */
 const isYamlList = (path: string): boolean => {
   try {
-    const head = Buffer.from(Files.readHead(path, 4096)).toString("utf8")
-    for (const raw of head.split("\n")) {
-      const line = raw.trim()
-      if (line === "" || line.startsWith("#") || line === "---") continue
-      return line === "-" || line.startsWith("- ") || line.startsWith("[")
-    }
-    return false
+    return opensList(Buffer.from(Files.readHead(path, LIST_HEAD_BYTES)).toString("utf8"))
   } catch {
     return false
   }

@@ -16,6 +16,7 @@ import type { UsageTotals } from "../model/RunUsage.ts"
 import type { TraceEvent } from "../trace/RunTracer.ts"
 import { RunContext, type JudgeVerdict } from "../workflow/RunContext.ts"
 import type { Assertion } from "./assertions.ts"
+import { callArgumentsBlock, jsonOutputBlock } from "./shown.ts"
 
 /** Upstream evaluates at most this many assertions of one list at once. */
 export const MAX_CONCURRENT_ASSERTIONS = 4
@@ -41,6 +42,12 @@ export interface EvaluationContext {
   readonly trajectory?: TrajectoryContext | undefined
   /** Passed on to a judge. */
   readonly input?: string | undefined
+  /**
+   * `lait test`: a failure shows a JSON object or array output as indented JSON under its message,
+   * and an `args_jq` failure the arguments of the calls (./shown.ts). Without it, messages keep
+   * upstream's one-line wording (`lait eval`'s reports).
+   */
+  readonly showJson?: boolean | undefined
 }
 
 /** The result of one assertion of a list. */
@@ -65,10 +72,15 @@ export interface AssertionEvaluatorService {
   ) => Effect.Effect<ReadonlyArray<Check>, never, RunContext>
 }
 
-/** `step '<id>': assertion k: …; assertion j: …` from nested checks (skipping those `keep` rejects). */
+/**
+ * `step '<id>': assertion k: …; assertion j: …` from nested checks (skipping those `keep` rejects);
+ * nested messages of several lines (./shown.ts) go one under another instead, indented.
+ */
 const foldStepFailures = (id: string, nested: ReadonlyArray<Check>, keep: (check: Check) => boolean) => {
   const lines = failureLines(nested, keep)
-  return lines.length === 0 ? undefined : `step '${id}': ${lines.join("; ")}`
+  if (lines.length === 0) return undefined
+  if (!lines.some((line) => line.includes("\n"))) return `step '${id}': ${lines.join("; ")}`
+  return `step '${id}':${lines.map((line) => `\n  ${line.replaceAll("\n", "\n  ")}`).join("")}`
 }
 
 /**
@@ -116,7 +128,8 @@ const toolNameMatches = (wanted: string, recorded: Json | undefined): boolean =>
 
 const checkToolCalled = (
   assertion: Extract<Assertion, { readonly type: "tool_called" }>,
-  trajectory: TrajectoryContext
+  trajectory: TrajectoryContext,
+  showArguments: boolean
 ): Effect.Effect<string | undefined> =>
   Effect.gen(function*() {
     const { name } = assertion
@@ -143,7 +156,13 @@ const checkToolCalled = (
       const holds = yield* jqHolds(expr, jqInputOf(args)).pipe(Effect.orElseSucceed(() => false))
       if (holds) return undefined
     }
-    return `no call to tool '${name}' had arguments satisfying \`${expr}\``
+    const message = `no call to tool '${name}' had arguments satisfying \`${expr}\``
+    if (!showArguments || calls.length === 0) return message
+    const args = calls.map((call) => {
+      const recorded = call.attributes[Attr.toolArguments]
+      return typeof recorded === "string" ? recorded : undefined
+    })
+    return `${message}; the arguments of its ${calls.length} call(s):${callArgumentsBlock(args)}`
   })
 
 const formatCost = (usd: number) => `$${rustFixed(usd, 4)}`
@@ -203,6 +222,13 @@ const evaluateList = (
   const { output, trajectory } = context
   // Parsed once, and only for a jq assertion: most lists never read it.
   let input: Json | undefined
+  // Likewise the indented form of a JSON output, for failures under `showJson` ("" when not shown).
+  let shownJson: string | undefined = context.showJson === true ? undefined : ""
+  /** `… got "<output>"`, or for JSON shown indented, `… got:` and the block. */
+  const shownOutput = (before: string): string => {
+    shownJson ??= jsonOutputBlock(output) ?? ""
+    return shownJson === "" ? `${before} ${rustDebugString(output)}` : `${before}:${shownJson}`
+  }
   const one = (assertion: Assertion, index: number): Effect.Effect<Check, never, RunContext> => {
     const position = index + 1
     type Extra = Partial<Pick<Check, "actual" | "nested" | "judge">>
@@ -218,7 +244,7 @@ const evaluateList = (
           done(
             output === assertion.value
               ? undefined
-              : `expected output to equal ${rustDebugString(assertion.value)}, got ${rustDebugString(output)}`,
+              : shownOutput(`expected output to equal ${rustDebugString(assertion.value)}, got`),
             { actual: output }
           )
         )
@@ -227,14 +253,14 @@ const evaluateList = (
           done(
             output.includes(assertion.value)
               ? undefined
-              : `expected output to contain ${rustDebugString(assertion.value)}, got ${rustDebugString(output)}`
+              : shownOutput(`expected output to contain ${rustDebugString(assertion.value)}, got`)
           )
         )
       case "jq":
         return jqHolds(assertion.expr, input ??= jqInputOf(output)).pipe(
           Effect.map((holds) =>
             done(
-              holds ? undefined : `jq expression \`${assertion.expr}\` was false for output ${rustDebugString(output)}`
+              holds ? undefined : shownOutput(`jq expression \`${assertion.expr}\` was false for output`)
             )
           ),
           Effect.catch((error) =>
@@ -249,7 +275,7 @@ const evaluateList = (
       case "tool_called":
         return trajectory === undefined
           ? Effect.succeed(done(TRAJECTORY_UNSUPPORTED))
-          : Effect.map(checkToolCalled(assertion, trajectory), (message) => done(message))
+          : Effect.map(checkToolCalled(assertion, trajectory, context.showJson === true), (message) => done(message))
       case "usage":
         return Effect.succeed(
           done(trajectory === undefined ? TRAJECTORY_UNSUPPORTED : checkUsage(assertion, trajectory.usage))

@@ -5,11 +5,15 @@
 // and a FIFO or socket is never read as a test. Dot entries and `target`/`node_modules` directories
 // are skipped, and only `.yml`/`.yaml` files are kept. A file reached under two spellings runs once
 // (the first spelling is kept), and the result is sorted the way Rust sorts paths (component-wise).
+// In a walk (never for a file named explicitly, as upstream) a YAML file that `lait lint` recognises
+// as another kind — the config, a workflow, an eval, an eval's list of cases — is skipped and
+// counted, so `lait test .` in a folder made by `lait init` runs only its test files.
 import { Effect } from "effect"
 import { Buffer } from "node:buffer"
 import * as Files from "../platform/files.ts"
 import { FileError } from "../core/fileErrors.ts"
-import { describeOsError } from "../platform/FileLoader.ts"
+import { LIST_HEAD_BYTES, opensList, recognizeKind } from "../core/fileKind.ts"
+import { describeOsError, READ_LIMIT } from "../platform/FileLoader.ts"
 import { TestError } from "./testErrors.ts"
 
 export const SKIPPED_DIR_NAMES: ReadonlyArray<string> = ["target", "node_modules"]
@@ -73,10 +77,43 @@ const sortByPath = <A>(items: ReadonlyArray<A>, pathOf: (item: A) => string): Ar
 
 const isYaml = (name: string): boolean => /\.ya?ml$/.test(name) && !/^\.ya?ml$/.test(name)
 
+/** A YAML file a walk did not take, and what it is instead. */
+export interface SkippedFile {
+  readonly path: string
+  readonly kind: string
+}
+
+export interface Discovered {
+  readonly files: ReadonlyArray<string>
+  /** Sorted like `files`. */
+  readonly skipped: ReadonlyArray<SkippedFile>
+}
+
 interface Walk {
   readonly files: Array<string>
+  /** By identity (real path). */
+  readonly skipped: Map<string, SkippedFile>
   readonly seenFiles: Set<string>
   readonly visitedDirs: Set<string>
+}
+
+/**
+ * What a YAML file met in a walk is when it is recognisably not a test file, by the rules of `lait
+ * lint` (src/core/fileKind.ts: its kinds, and the list rule of its walk). Anything unsure —
+ * unreadable, too large, not YAML, no telling key — stays a test file, so that its run reports what
+ * is wrong with it.
+ */
+const otherKind = (path: string): string | undefined => {
+  let text: string
+  try {
+    if (Files.lstat(path).size > READ_LIMIT) return undefined
+    text = Files.readOwnText(path)
+  } catch {
+    return undefined
+  }
+  if (opensList(text.slice(0, LIST_HEAD_BYTES))) return "a list (an eval's cases)"
+  const kind = recognizeKind(path, text)
+  return kind === undefined || kind === "test" ? undefined : kind === "eval" ? "an eval" : `a ${kind}`
 }
 
 const realPath = (path: string, what: string) =>
@@ -85,10 +122,16 @@ const realPath = (path: string, what: string) =>
     catch: (e) => new FileError({ reason: { _tag: "ResolveFailed", path, what, detail: describeOsError(e) } })
   })
 
-const addFile = (walk: Walk, path: string, identity: string) => {
-  if (walk.seenFiles.has(identity)) return
+/** With `kind`, a walk skips the file as that kind. */
+const addFile = (walk: Walk, path: string, identity: string, kind?: string) => {
+  if (walk.seenFiles.has(identity)) {
+    // Named explicitly after a walk skipped it: explicit paths always run.
+    if (kind === undefined && walk.skipped.delete(identity)) walk.files.push(path)
+    return
+  }
   walk.seenFiles.add(identity)
-  walk.files.push(path)
+  if (kind === undefined) walk.files.push(path)
+  else walk.skipped.set(identity, { path, kind })
 }
 
 const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, FileError> =>
@@ -112,18 +155,19 @@ const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, FileError> 
         yield* walkDirectory(walk, path)
       } else if (entry.isFile()) {
         // A regular file (not a symlink) in a resolved directory: its real path needs no system call.
-        if (isYaml(entry.name)) addFile(walk, path, joinPath(identity, entry.name))
+        const file = joinPath(identity, entry.name)
+        if (isYaml(entry.name) && !walk.seenFiles.has(file)) addFile(walk, path, file, otherKind(path))
       }
       // FIFOs, sockets and devices are skipped without being opened.
     }
   })
 
-/** The test files named by `paths`, de-duplicated by real path and sorted. */
-export const discoverTestFiles = (
+/** The test files named by `paths`, de-duplicated by real path and sorted, and the YAML files skipped. */
+export const findTestFiles = (
   paths: ReadonlyArray<string>
-): Effect.Effect<ReadonlyArray<string>, FileError | TestError> =>
+): Effect.Effect<Discovered, FileError | TestError> =>
   Effect.gen(function*() {
-    const walk: Walk = { files: [], seenFiles: new Set(), visitedDirs: new Set() }
+    const walk: Walk = { files: [], skipped: new Map(), seenFiles: new Set(), visitedDirs: new Set() }
     for (const path of paths) {
       const stat = yield* Effect.try({
         try: () => Files.lstat(path),
@@ -141,5 +185,14 @@ export const discoverTestFiles = (
       }
       yield* walkDirectory(walk, path)
     }
-    return sortByPath(walk.files, (file) => file)
+    return {
+      files: sortByPath(walk.files, (file) => file),
+      skipped: sortByPath([...walk.skipped.values()], (file) => file.path)
+    }
   })
+
+/** The test files named by `paths` (`findTestFiles` without the skipped ones). */
+export const discoverTestFiles = (
+  paths: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string>, FileError | TestError> =>
+  Effect.map(findTestFiles(paths), (found) => found.files)

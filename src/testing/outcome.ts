@@ -2,7 +2,7 @@
 // wrong thing — an assertion did not hold, or a step failed (a command's exit status, a jq error, a
 // timeout, an answer that breaks its schema). ERROR: the workflow could not run, so the test says
 // nothing about it — the test file or its workdir/fixtures, loading the workflow or its input, a
-// missing or unreadable cassette, a model or MCP server that could not be reached or started, the
+// missing or unreadable cassette (model or tool), a model or MCP server that could not be reached or started, the
 // configuration, or a defect in lait itself.
 import { causeChain, isLaitError, renderChain } from "../core/errors.ts"
 import type { Check } from "./AssertionEvaluator.ts"
@@ -40,6 +40,9 @@ export const notRun = (error: unknown): NotRun => new NotRun(error)
 
 // MCP reasons that mean the server was never usable, as opposed to a tool call that went wrong.
 const MCP_NOT_STARTED = new Set(["UnknownServer", "InvalidConfig", "SpawnFailed", "InitFailed", "ListFailed"])
+// A tool cassette that is missing or unreadable under replay_tools: like a model cassette's, the
+// recording is at fault, not the workflow.
+const TOOL_CASSETTE_UNUSABLE = new Set(["CassetteMissing", "ListCassetteMissing", "CassetteInvalid"])
 
 /** Whether an error from inside the run means the run could not happen rather than that it failed. */
 const couldNotRun = (error: unknown): boolean =>
@@ -52,6 +55,8 @@ const couldNotRun = (error: unknown): boolean =>
       case "ConfigError":
       case "WorkflowLoadError":
         return true
+      case "ToolError":
+        return TOOL_CASSETTE_UNUSABLE.has(link.reason._tag)
       case "McpError":
         return MCP_NOT_STARTED.has(link.reason._tag) ||
           (link.reason._tag === "Timeout" && link.reason.tool === undefined)

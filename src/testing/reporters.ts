@@ -33,7 +33,8 @@ export const textReport = (outcomes: ReadonlyArray<TestOutcome>): string => {
   const lines: Array<string> = []
   for (const outcome of outcomes) {
     lines.push(`${outcome.file}: ${outcome.status.toUpperCase()}${recordedNote(outcome)}`)
-    for (const reason of outcome.failures) lines.push(`  ${reason}`)
+    // A reason of several lines (JSON shown indented) keeps its own indentation under this one.
+    for (const reason of outcome.failures) lines.push(`  ${reason.replaceAll("\n", "\n  ")}`)
     if (outcome.status !== "pass" && outcome.trace !== undefined) lines.push(`  trace: ${outcome.trace}`)
   }
   const t = tally(outcomes)

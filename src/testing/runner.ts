@@ -211,7 +211,8 @@ const runDefinition = (definition: TestDefinition, workflowPath: string) =>
     const evaluator = yield* AssertionEvaluator
     const checks = yield* evaluator.evaluate(definition.assert, {
       output: textForm(result.output),
-      trajectory: { events, steps: result.steps, usage }
+      trajectory: { events, steps: result.steps, usage },
+      showJson: true
     })
     const answered = (source: string) =>
       events.filter((e) => e.operation === "chat" && e.attributes[Attr.source] === source).length

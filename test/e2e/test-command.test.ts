@@ -96,7 +96,10 @@ describe("the fixture suite", () => {
       "suite/fail/tools.yml: FAIL",
       "  assertion 1: expected tool 'tool__word_count' to be called at least 2 time(s), was called 1 time(s)",
       "  assertion 2: expected tool 'tool__word_count' to be called at most 0 time(s), was called 1 time(s)",
-      "  assertion 3: no call to tool 'tool__word_count' had arguments satisfying `.text == \"something else\"`",
+      // The arguments the tool was called with, as JSON under the message.
+      "  assertion 3: no call to tool 'tool__word_count' had arguments satisfying `.text == \"something else\"`; " +
+      "the arguments of its 1 call(s):",
+      "    {\"text\":\"alpha beta gamma\"}",
       "  assertion 4: expected tool 'mcp__files__read_file' to be called at least 1 time(s), was called 0 time(s)",
       "suite/fail/unknown-input.yml: ERROR",
       "  unknown input 'tone'; the workflow declares: lang",

@@ -68,7 +68,9 @@ describe("starters", () => {
       fs.writeFileSync(path.join(dir, plan.path), plan.contents)
     }
     const before = await lintIn(dir, DEFAULT_PATHS.test)
-    expect(before.issues.map((i) => i.message)).toEqual(["'replay' directory 'recordings' does not exist"])
+    expect(before.issues.map((i) => [i.severity, i.message])).toEqual([
+      ["warning", "'replay' directory 'recordings' does not exist yet; record it with `lait test --record-missing workflow.test.yml`"]
+    ])
     fs.mkdirSync(path.join(dir, "recordings"))
     for (const kind of KINDS) {
       const report = await lintIn(dir, DEFAULT_PATHS[kind])

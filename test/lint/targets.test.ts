@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
 import type { FileKind } from "../../src/lint/findings.ts"
-import { detectKind } from "../../src/lint/kind.ts"
+import { detectKind } from "../../src/core/fileKind.ts"
 import { expandTargets } from "../../src/lint/targets.ts"
 import { makeTempDir } from "../e2e/util.ts"
 

@@ -7,7 +7,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit } from "effect"
 import { renderChain } from "../../src/core/errors.ts"
-import { comparePaths, discoverTestFiles, joinPath, parentPath } from "../../src/testing/discovery.ts"
+import { comparePaths, discoverTestFiles, findTestFiles, joinPath, parentPath } from "../../src/testing/discovery.ts"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "lait-discovery-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -223,4 +223,43 @@ describe("a large suite", () => {
     expect(found).toEqual(expected)
     expect(await discover([path.join(dir, "group-3"), dir])).toEqual(expected)
   }, 60_000)
+})
+
+describe("other kinds of lait file", () => {
+  const write = (file: string, text: string) => {
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.writeFileSync(file, text)
+  }
+
+  test("a walk skips what lint recognises as another kind; unsure files stay tests", async () => {
+    const dir = fresh()
+    write(path.join(dir, "lait.config.yml"), "replay: looks like a test, but the name says config\n")
+    write(path.join(dir, "wf.yml"), "steps:\n  - jq: .\n")
+    write(path.join(dir, "named.yml"), "name: x\n")
+    write(path.join(dir, "e.yml"), "target: {workflow: wf.yml}\ncases: []\n")
+    write(path.join(dir, "cases.yaml"), "# cases\n- input: a\n")
+    write(path.join(dir, "t.yml"), "workflow: wf.yml\nreplay: cas\n")
+    write(path.join(dir, "broken.yml"), "steps: [\n")
+    write(path.join(dir, "empty.yml"), "")
+    write(path.join(dir, "odd.yml"), "vars: {a: 1}\n")
+    const found = await Effect.runPromise(findTestFiles([dir]))
+    expect(found.files).toEqual([`${dir}/broken.yml`, `${dir}/empty.yml`, `${dir}/odd.yml`, `${dir}/t.yml`])
+    expect(found.skipped).toEqual([
+      { path: `${dir}/cases.yaml`, kind: "a list (an eval's cases)" },
+      { path: `${dir}/e.yml`, kind: "an eval" },
+      { path: `${dir}/lait.config.yml`, kind: "a config" },
+      { path: `${dir}/named.yml`, kind: "a workflow" },
+      { path: `${dir}/wf.yml`, kind: "a workflow" }
+    ])
+  })
+
+  test("a file named explicitly runs whatever it is, before or after a walk reaches it", async () => {
+    const dir = fresh()
+    write(path.join(dir, "wf.yml"), "steps:\n  - jq: .\n")
+    write(path.join(dir, "other.yml"), "steps:\n  - jq: .\n")
+    const after = await Effect.runPromise(findTestFiles([dir, path.join(dir, "wf.yml")]))
+    expect(after).toEqual({ files: [`${dir}/wf.yml`], skipped: [{ path: `${dir}/other.yml`, kind: "a workflow" }] })
+    const before = await Effect.runPromise(findTestFiles([path.join(dir, "wf.yml"), dir]))
+    expect(before).toEqual(after)
+  })
 })

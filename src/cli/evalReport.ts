@@ -69,8 +69,11 @@ export interface RenderOptions {
   readonly comparison?: Comparison | undefined
   /** With --shard: the JSON report records which shard of which eval it is. */
   readonly shard?: ShardRecord | undefined
-  /** Why the eval fails, as its exit code says (undefined: it passes); the HTML verdict shows it. */
-  readonly verdict?: EvalErrorReason | undefined
+  /**
+   * The verdict the exit code follows, which the HTML page shows: `fails` is why the eval fails,
+   * undefined when it passes. Without it (a Ctrl-C report) the page judges by the cases alone.
+   */
+  readonly verdict?: { readonly fails: EvalErrorReason | undefined } | undefined
 }
 
 export const renderEvalReport = (report: Report, format: ReportFormat, options: RenderOptions): string => {
@@ -90,10 +93,14 @@ export const renderEvalReport = (report: Report, format: ReportFormat, options: 
     return comparison === undefined ? xml : junitWithComparison(xml, comparison)
   }
   if (format === "html") {
-    const verdict = options.verdict === undefined ? undefined : new EvalError({ reason: options.verdict }).message
+    const fails = options.verdict?.fails
     return htmlReport(report, {
       file,
-      verdict: verdict === undefined ? { pass: true } : { pass: false, reason: verdict },
+      verdict: options.verdict === undefined
+        ? undefined
+        : fails === undefined
+        ? { pass: true }
+        : { pass: false, reason: new EvalError({ reason: fails }).message },
       ...(comparison === undefined ? {} : { baseline: comparisonText(comparison) })
     })
   }
@@ -171,10 +178,12 @@ export const finishEval = Effect.fn("cli.eval.finish")(function*(
     file: options.file,
     comparison,
     shard: options.shard,
-    verdict
+    verdict: { fails: verdict }
   })
   yield* writeReport(rendered, options.output)
-  if (b.saveBaseline !== undefined && !report.partial && report.incomplete === undefined) {
+  if (b.saveBaseline !== undefined && report.incomplete !== undefined) {
+    yield* Console.error(`warning: no baseline saved to '${b.saveBaseline}': the merged report is partial`)
+  } else if (b.saveBaseline !== undefined && !report.partial) {
     const path = b.saveBaseline
     yield* writeUserFile(path, formatBaseline(baselineOf(report))).pipe(
       Effect.mapError((e) => new EvalError({ reason: { _tag: "BaselineWriteFailed", path, detail: osErrorText(e) } }))

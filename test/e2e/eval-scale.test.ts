@@ -304,4 +304,12 @@ describe("Ctrl-C", () => {
     ])
     expect(() => p.read("b.json")).toThrow()
   }, 60_000)
+
+  test("an HTML partial report's verdict is FAIL, as the exit code says", async () => {
+    const { p, code } = await interrupted(["--format", "html", "-o", "out.html"])
+    expect(code).toBe(130)
+    const page = p.read("out.html")
+    expect(page).toContain(`<div class="stat verdict-fail"><b>FAIL</b>verdict</div>`)
+    expect(page).toContain(`<b>partial</b>interrupted: only the runs that finished</div>`)
+  }, 60_000)
 })

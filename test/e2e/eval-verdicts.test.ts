@@ -215,6 +215,11 @@ describe("eval merge of shards", () => {
     const html = await p.lait([...args, "--format", "html"])
     expect(html.code).toBe(0)
     expect(html.stdout).toContain(`<b>partial</b>merged with --allow-partial: ${why.replace(/'/g, "&#39;")}</div>`)
+    // No baseline is saved from a partial report, and a warning says so.
+    const save = await p.lait([...args, "--save-baseline", "b.json"])
+    expect(save.code).toBe(0)
+    expect(save.stderr).toContain("warning: no baseline saved to 'b.json': the merged report is partial\n")
+    expect(() => p.read("b.json")).toThrow()
     // A whole set needs no --allow-partial, and is not marked.
     const whole = await p.lait(["eval", "merge", "s1.json", "s2.json", "s3.json", "--allow-partial"])
     expect(whole.stderr).toBe("")

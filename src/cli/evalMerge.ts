@@ -1,7 +1,8 @@
 // The flags `lait eval` gained for teams (--jobs, --shard, the baseline flags), and `lait eval merge
 // a.json b.json …`, which turns the JSON reports of shards (--shard K/N, on one machine or many) into
 // the report one run over all the cases would have printed, in any format, with the same baseline
-// comparison and exit code. Everything heavy is loaded on demand.
+// comparison and exit code; only when every shard is there (src/eval/mergeShards.ts), unless
+// --allow-partial. Everything heavy is loaded on demand.
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { renderChain } from "../core/errors.ts"
@@ -74,9 +75,13 @@ export const evalMergeCommand = Command.make(
       Argument.variadic({ min: 1 })
     ),
     ...reportFlags,
-    ...baselineFlags
+    ...baselineFlags,
+    allowPartial: Flag.Boolean("allow-partial").pipe(
+      Flag.withDescription("Merge even when a shard's report is missing or records no shard; mark the report partial"),
+      Flag.withDefault(false)
+    )
   },
-  Effect.fn("cli.eval.merge")(function*({ reports: paths, format, output, minPassRate, ...flags }) {
+  Effect.fn("cli.eval.merge")(function*({ reports: paths, format, output, minPassRate, allowPartial, ...flags }) {
     const minRate = Option.getOrUndefined(minPassRate)
     if (minRate !== undefined && (minRate < 0 || minRate > 1)) {
       return yield* new ArgumentError({
@@ -89,8 +94,13 @@ export const evalMergeCommand = Command.make(
       })
     }
     const baselineOptions = yield* checkBaselineFlags(flags)
-    const [{ mergeReports, parseJsonReport }, { buildReport }, finish] = yield* Effect.promise(() =>
-      Promise.all([import("../eval/merge.ts"), import("../eval/report.ts"), import("./evalReport.ts")])
+    const [{ mergeReports, parseJsonReport }, shardSet, { buildReport }, finish] = yield* Effect.promise(() =>
+      Promise.all([
+        import("../eval/merge.ts"),
+        import("../eval/mergeShards.ts"),
+        import("../eval/report.ts"),
+        import("./evalReport.ts")
+      ])
     )
     const reportPath = Option.getOrUndefined(output)
     if (reportPath !== undefined && reportPath !== "-") yield* finish.checkReportTarget(reportPath)
@@ -111,14 +121,24 @@ export const evalMergeCommand = Command.make(
       if (report instanceof EvalError) return yield* report
       inputs.push({ path, report })
     }
+    const otherEval = shardSet.checkSameEval(inputs)
+    if (otherEval !== undefined) return yield* otherEval
     const merged = mergeReports(inputs)
     if (merged instanceof EvalError) return yield* merged
-    if (merged.gaps.length > 0) {
+    const shards = shardSet.checkComplete(inputs, allowPartial)
+    if (shards instanceof EvalError) return yield* shards
+    if (shards.warning !== undefined) yield* Console.error(shards.warning)
+    // The shards' own warning already says what is missing.
+    if (merged.gaps.length > 0 && shards.warning === undefined) {
       yield* Console.error(
         `warning: no report holds case(s) ${merged.gaps.join(", ")}; is a shard missing?`
       )
     }
-    const report = buildReport(merged.outcome, { minPassRate: minRate })
+    if (baselineFile !== undefined) {
+      const warning = finish.fewRunsWarning(baselineFile.repeat, merged.outcome.repeat, baselineOptions.significance)
+      if (warning !== undefined) yield* Console.error(warning)
+    }
+    const report = buildReport({ ...merged.outcome, incomplete: shards.incomplete }, { minPassRate: minRate })
     yield* finish.finishEval(report, {
       format,
       file: "lait eval merge",

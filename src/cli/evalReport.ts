@@ -2,9 +2,10 @@
 // comparison, when asked) to stdout or `-o FILE`, save a baseline, and choose the exit code. Loaded on
 // demand with the rest of the eval code.
 //
-// Exit codes: with --fail-on-regression the baseline decides (1 when a case regressed significantly,
-// else 4 when runs could not run, else 0); otherwise 1 when a case failed, 4 when every failure was a
-// run that could not run (a server or setup error is never the model's quality), 0 when all passed.
+// Exit codes (verdictOf, which every report's verdict follows too): with --fail-on-regression the
+// baseline decides (1 when a case or all cases pooled regressed significantly, else 4 when runs could
+// not run, else 0); otherwise 1 when a case failed, 4 when every failure was a run that could not run
+// (a server or setup error is never the model's quality), 0 when all passed.
 import { Console, Effect } from "effect"
 import { type OutputError, renderChain } from "../core/errors.ts"
 import {
@@ -15,16 +16,19 @@ import {
   comparisonValue,
   formatBaseline,
   junitWithComparison,
-  parseBaseline
+  parseBaseline,
+  regressionReason
 } from "../eval/baseline.ts"
-import { EvalError } from "../eval/evalErrors.ts"
+import { EvalError, type EvalErrorReason } from "../eval/evalErrors.ts"
 import { htmlReport } from "../eval/html.ts"
 import { jsonReportValue, junitReport, type Report, type ReportFormat, textReport } from "../eval/report.ts"
-import type { Shard } from "../eval/shard.ts"
+import type { Shard, ShardRecord } from "../eval/shard.ts"
 import { rustJson } from "../model/rustJson.ts"
 import { FileLoader, writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
 import { osErrorText } from "../platform/process.ts"
 import { printLine } from "./output.ts"
+
+export { fewRunsWarning } from "../eval/baseline.ts"
 
 export interface BaselineOptions {
   readonly baseline: string | undefined
@@ -59,28 +63,77 @@ export const checkReportTarget = (path: string) =>
     return problem === undefined ? Effect.void : Effect.fail(reportWriteFailure(path, problem))
   })
 
-export const renderEvalReport = (
-  report: Report,
-  format: ReportFormat,
-  file: string,
-  comparison: Comparison | undefined
-): string => {
+export interface RenderOptions {
+  /** The eval file as given. */
+  readonly file: string
+  readonly comparison?: Comparison | undefined
+  /** With --shard: the JSON report records which shard of which eval it is. */
+  readonly shard?: ShardRecord | undefined
+  /**
+   * The verdict the exit code follows, which the HTML page shows: `fails` is why the eval fails,
+   * undefined when it passes. Without it (a Ctrl-C report) the page judges by the cases alone.
+   */
+  readonly verdict?: { readonly fails: EvalErrorReason | undefined } | undefined
+}
+
+export const renderEvalReport = (report: Report, format: ReportFormat, options: RenderOptions): string => {
+  const { file, comparison, shard } = options
   if (format === "json") {
-    if (comparison === undefined) return rustJson(jsonReportValue(report))
     const value = jsonReportValue(report)
-    const baseline = comparisonValue(comparison)
-    // A single target's array needs an object around it to carry the comparison; a matrix is one.
-    return rustJson(Array.isArray(value) ? { cases: value, baseline } : { ...(value as object), baseline })
+    if (comparison === undefined && shard === undefined) return rustJson(value)
+    const extra = {
+      ...(comparison === undefined ? {} : { baseline: comparisonValue(comparison) }),
+      ...(shard === undefined ? {} : { shard })
+    }
+    // A single target's array needs an object around it to carry them; a matrix is one.
+    return rustJson(Array.isArray(value) ? { cases: value, ...extra } : { ...(value as object), ...extra })
   }
   if (format === "junit") {
     const xml = junitReport(report, { file })
     return comparison === undefined ? xml : junitWithComparison(xml, comparison)
   }
   if (format === "html") {
-    return htmlReport(report, { file, ...(comparison === undefined ? {} : { baseline: comparisonText(comparison) }) })
+    const fails = options.verdict?.fails
+    return htmlReport(report, {
+      file,
+      verdict: options.verdict === undefined
+        ? undefined
+        : fails === undefined
+        ? { pass: true }
+        : { pass: false, reason: new EvalError({ reason: fails }).message },
+      ...(comparison === undefined ? {} : { baseline: comparisonText(comparison) })
+    })
   }
   const text = textReport(report)
   return comparison === undefined ? text : `${text}\n${comparisonText(comparison)}`
+}
+
+type BudgetStop = Extract<EvalErrorReason, { _tag: "BudgetReached" }>
+
+/**
+ * Why the eval fails, the reason its exit code and every report's verdict come from; undefined when it
+ * passes. A --max-cost stop fails it first. With --fail-on-regression the baseline decides (a case or
+ * the pooled runs regressed, else runs that could not run); otherwise a case that was not accepted
+ * fails it, and runs that could not run when nothing else did.
+ */
+export const verdictOf = (
+  report: Report,
+  comparison: Comparison | undefined,
+  options: { readonly minPassRate: number | undefined; readonly budgetStop?: BudgetStop | undefined }
+): EvalErrorReason | undefined => {
+  if (options.budgetStop !== undefined) return options.budgetStop
+  const errorRuns = report.suite.errorRuns
+  const couldNotRun: EvalErrorReason = { _tag: "RunsCouldNotRun", runs: errorRuns }
+  if (comparison?.failOnRegression === true) {
+    if (comparison.regression) return regressionReason(comparison)
+    return errorRuns > 0 ? couldNotRun : undefined
+  }
+  if (report.ok) return undefined
+  const failed = report.cases.some((c) => c.stats.total > 0 && !c.stats.accepted) ||
+    report.cases.some((c) => c.outcome.notStarted > 0 && !report.partial)
+  if (!failed && errorRuns > 0) return couldNotRun
+  const minRate = options.minPassRate
+  return { _tag: "CasesFailed", ...(minRate === undefined ? {} : { minRate }) }
 }
 
 /** The report on stdout, or in `output` (`-` is stdout). */
@@ -103,8 +156,12 @@ export const finishEval = Effect.fn("cli.eval.finish")(function*(
     readonly baseline: BaselineOptions
     /** Read up front by `loadBaseline`. */
     readonly baselineFile: ReturnType<typeof baselineOf> | undefined
-    /** Checked by the caller after the report (the --max-cost stop). */
-    readonly beforeVerdict?: Effect.Effect<void, EvalError> | undefined
+    /** With --shard: what the JSON report records. */
+    readonly shard?: ShardRecord | undefined
+    /** Where --max-cost stopped the eval. */
+    readonly budgetStop?: BudgetStop | undefined
+    /** Run after the report, before the verdict (the --show-usage lines). */
+    readonly beforeVerdict?: Effect.Effect<void> | undefined
   }
 ) {
   const b = options.baseline
@@ -113,10 +170,20 @@ export const finishEval = Effect.fn("cli.eval.finish")(function*(
     : compareWithBaseline(report, options.baselineFile, {
       file: b.baseline,
       significance: b.significance,
-      shard: b.shard
+      shard: b.shard,
+      failOnRegression: b.failOnRegression
     })
-  yield* writeReport(renderEvalReport(report, options.format, options.file, comparison), options.output)
-  if (b.saveBaseline !== undefined && !report.partial) {
+  const verdict = verdictOf(report, comparison, options)
+  const rendered = renderEvalReport(report, options.format, {
+    file: options.file,
+    comparison,
+    shard: options.shard,
+    verdict: { fails: verdict }
+  })
+  yield* writeReport(rendered, options.output)
+  if (b.saveBaseline !== undefined && report.incomplete !== undefined) {
+    yield* Console.error(`warning: no baseline saved to '${b.saveBaseline}': the merged report is partial`)
+  } else if (b.saveBaseline !== undefined && !report.partial) {
     const path = b.saveBaseline
     yield* writeUserFile(path, formatBaseline(baselineOf(report))).pipe(
       Effect.mapError((e) => new EvalError({ reason: { _tag: "BaselineWriteFailed", path, detail: osErrorText(e) } }))
@@ -126,22 +193,5 @@ export const finishEval = Effect.fn("cli.eval.finish")(function*(
     yield* Console.error(`note: saved the baseline of ${cases} case(s)${targets} to '${path}'`)
   }
   if (options.beforeVerdict !== undefined) yield* options.beforeVerdict
-  const errorRuns = report.suite.errorRuns
-  const couldNotRun = new EvalError({ reason: { _tag: "RunsCouldNotRun", runs: errorRuns } })
-  if (b.failOnRegression && comparison !== undefined) {
-    const regressed = comparison.counts.regressed
-    if (regressed > 0) {
-      return yield* new EvalError({
-        reason: { _tag: "Regressed", count: regressed, file: comparison.file, significance: comparison.significance }
-      })
-    }
-    if (errorRuns > 0) return yield* couldNotRun
-    return
-  }
-  if (report.ok) return
-  const failed = report.cases.some((c) => c.stats.total > 0 && !c.stats.accepted) ||
-    report.cases.some((c) => c.outcome.notStarted > 0 && !report.partial)
-  if (!failed && errorRuns > 0) return yield* couldNotRun
-  const minRate = options.minPassRate
-  return yield* new EvalError({ reason: { _tag: "CasesFailed", ...(minRate === undefined ? {} : { minRate }) } })
+  if (verdict !== undefined) return yield* new EvalError({ reason: verdict })
 })

@@ -3,7 +3,6 @@
 // plain `lait eval` (src/cli/leanEval.ts) call the same code with the same options.
 import { Console, Effect, Layer, Option } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { EvalError } from "../eval/evalErrors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage } from "../model/RunUsage.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
@@ -140,7 +139,7 @@ export const runEvalCommand = Effect.fn("cli.eval")(function*(
   const shardText = Option.getOrUndefined(scale.shard)
 
   // Loaded on demand so that other commands never pay for the engine, jq, YAML or Ajv.
-  const [{ loadEvalDefinition }, { loadTarget }, { runEval, totalUsage }, reports, dry, {
+  const [{ evalFileHash, loadEvalDefinition }, { loadTarget }, { runEval, totalUsage }, reports, dry, {
     makeEvalProgress
   }, { AssertionEvaluator }, shards, finish] = yield* Effect.promise(() =>
     Promise.all([
@@ -174,6 +173,13 @@ export const runEvalCommand = Effect.fn("cli.eval")(function*(
     yield* Console.error(
       `eval: shard ${shard.index}/${shard.count}: ${cases.length} of ${definition.cases.length} case(s)`
     )
+  }
+  const record = shard === undefined
+    ? undefined
+    : { ...shard, file, sha256: yield* evalFileHash(file, definition), cases: definition.cases.length }
+  if (baselineFile !== undefined) {
+    const warning = finish.fewRunsWarning(baselineFile.repeat, k, baselineOptions.significance)
+    if (warning !== undefined) yield* Console.error(warning)
   }
 
   if (dryRun) {
@@ -217,7 +223,10 @@ export const runEvalCommand = Effect.fn("cli.eval")(function*(
     onInterrupted: (partial) =>
       partial.cases.every((c) => c.runs.length === 0) ? progress.end : progress.end.pipe(
         Effect.andThen(finish.writeReport(
-          finish.renderEvalReport(reports.buildReport(partial, { minPassRate: minRate }), format, file, undefined),
+          finish.renderEvalReport(reports.buildReport(partial, { minPassRate: minRate }), format, {
+            file,
+            shard: record
+          }),
           reportPath
         )),
         Effect.ignore
@@ -235,6 +244,8 @@ export const runEvalCommand = Effect.fn("cli.eval")(function*(
     minPassRate: minRate,
     baseline: { ...baselineOptions, shard },
     baselineFile,
+    shard: record,
+    budgetStop: outcome.budgetStop === undefined ? undefined : { _tag: "BudgetReached", ...outcome.budgetStop },
     beforeVerdict: Effect.gen(function*() {
       if (showUsage) {
         const usage = totalUsage(outcome)
@@ -244,11 +255,6 @@ export const runEvalCommand = Effect.fn("cli.eval")(function*(
         yield* Console.error(
           "warning: --max-cost was not enforced: no request of this eval went to a model with 'pricing:'"
         )
-      }
-      const stop = outcome.budgetStop
-      if (stop !== undefined) {
-        const { budgetUsd, spentUsd, started, total } = stop
-        return yield* new EvalError({ reason: { _tag: "BudgetReached", budgetUsd, spentUsd, started, total } })
       }
     })
   })

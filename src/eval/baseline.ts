@@ -4,10 +4,12 @@
 // one flaky run does not make a change "worse". Cases are matched by name (`case <n>` when unnamed) and,
 // comparing `targets:`, by target too: each (target, case) cell is compared with its own baseline. A
 // cell in only one of the two is `new` or `missing`. The overall change pools the runs of the cells in
-// both. Runs that could not run (`errors`) count on neither side.
+// both. Runs that could not run (`errors`) count on neither side. The eval regressed when a case did or
+// the pooled runs did: with few runs per case no single case can be significant (3 of 3 against 0 of 3
+// is p = 0.1), while the pooled runs can, and --fail-on-regression must not pass such an eval.
 import { rustFixed } from "../core/rustFormat.ts"
 import { RustFloat, rustJson } from "../model/rustJson.ts"
-import { EvalError } from "./evalErrors.ts"
+import { EvalError, type EvalErrorReason } from "./evalErrors.ts"
 import { fisherExact } from "./fisher.ts"
 import { caseName, type Report, xmlEscape } from "./report.ts"
 import { caseKey, inShard, type Shard } from "./shard.ts"
@@ -111,6 +113,10 @@ export interface Comparison {
     readonly status: "regressed" | "improved" | "unchanged"
   }
   readonly counts: Readonly<Record<ChangeStatus, number>>
+  /** A case regressed, or the pooled runs did: what --fail-on-regression fails on. */
+  readonly regression: boolean
+  /** --fail-on-regression was given: the comparison decides the exit code. */
+  readonly failOnRegression: boolean
 }
 
 const rate = (c: Counts) => (c.total === 0 ? 0 : c.passed / c.total)
@@ -130,6 +136,7 @@ export interface CompareOptions {
   readonly significance: number
   /** With --shard, the baseline's cases of other shards are not missing. */
   readonly shard?: Shard | undefined
+  readonly failOnRegression?: boolean | undefined
 }
 
 // A cell's key: its target (none for a single target) and its case.
@@ -176,16 +183,65 @@ export const compareWithBaseline = (report: Report, baseline: BaselineFile, opti
   }
   const counts = { regressed: 0, improved: 0, unchanged: 0, new: 0, missing: 0 }
   for (const c of changes) counts[c.status]++
+  const overall = {
+    before: pooledBefore,
+    after: pooledAfter,
+    ...verdict(pooledBefore, pooledAfter, options.significance)
+  }
   return {
     file: options.file,
     significance: options.significance,
     cases: changes,
-    overall: { before: pooledBefore, after: pooledAfter, ...verdict(pooledBefore, pooledAfter, options.significance) },
-    counts
+    overall,
+    counts,
+    regression: counts.regressed > 0 || overall.status === "regressed",
+    failOnRegression: options.failOnRegression === true
   }
 }
 
+/** Beyond any --repeat lait accepts (src/cli/evalRun.ts MAX_REPEAT). */
+const MAX_RUNS = 10_000
+
+/**
+ * The fewest runs per case, on both sides, with which a single case can be significant at all: the
+ * smallest n for which n of n against 0 of n (the largest change there is) has p < `significance`.
+ */
+export const minimumRunsPerCase = (significance: number): number | undefined => {
+  for (let n = 1; n <= MAX_RUNS; n++) if (fisherExact(n, 0, 0, n) < significance) return n
+  return undefined
+}
+
+/**
+ * The `warning:` for a comparison in which no case can ever be significant, so that only the pooled
+ * line can show a change: `before` runs per case in the baseline, `after` in this eval.
+ */
+export const fewRunsWarning = (before: number, after: number, significance: number): string | undefined => {
+  if (before < 1 || after < 1 || fisherExact(before, 0, 0, after) < significance) return undefined
+  const runs = before === after ? `${after} runs per case` : `${before} runs per case in the baseline and ${after} here`
+  const minimum = minimumRunsPerCase(significance)
+  const advice = minimum === undefined
+    ? "lower --significance"
+    : `use --repeat ${minimum} or more, for the baseline too`
+  return `warning: with ${runs} no single case can reach p < ${significance}; ${advice} ` +
+    "(only the pooled comparison of all cases can show a change)"
+}
+
+/** Why the comparison regressed, as the verdict line and the error say it. */
+const regressionText = (c: Comparison): string =>
+  c.counts.regressed > 0
+    ? `${c.counts.regressed} case(s) regressed significantly`
+    : `all cases pooled regressed significantly, though no single case did`
+
 const pct = (c: Counts) => `${c.passed}/${c.total} (${rustFixed(rate(c) * 100, 0)}%)`
+
+/** What `lait: ...` says when --fail-on-regression fails the eval on `c`. */
+export const regressionReason = (c: Comparison): EvalErrorReason => ({
+  _tag: "Regressed",
+  count: c.counts.regressed,
+  file: c.file,
+  significance: c.significance,
+  ...(c.counts.regressed === 0 ? { pooled: `from ${pct(c.overall.before)} to ${pct(c.overall.after)}` } : {})
+})
 const pText = (p: number) => (p < 0.0001 ? "p<0.0001" : `p=${rustFixed(p, 4)}`)
 /** `<name>`, `[<target>]` after it when the eval compared targets. */
 const changeName = (c: CaseChange) =>
@@ -207,6 +263,8 @@ export const comparisonText = (c: Comparison): string => {
     `  all: ${o.status}  ${pct(o.before)} -> ${pct(o.after)}  ${pText(o.pValue)}; ` +
       `${n.regressed} regressed, ${n.improved} improved, ${n.unchanged} unchanged, ${n.new} new, ${n.missing} missing`
   )
+  const gate = c.failOnRegression ? (c.regression ? ", so the eval fails (--fail-on-regression)" : "") : ""
+  lines.push(`  verdict: ${c.regression ? `regressed (${regressionText(c)})${gate}` : "no significant regression"}`)
   return lines.join("\n")
 }
 
@@ -233,14 +291,17 @@ export const comparisonValue = (c: Comparison): unknown => ({
       after: countsJson(c.overall.after),
       p_value: float(c.overall.pValue)
     },
-    ...c.counts
+    ...c.counts,
+    regression: c.regression,
+    fail_on_regression: c.failOnRegression
   })
 
 export const comparisonJson = (c: Comparison): string => rustJson(comparisonValue(c))
 
 /**
  * The JUnit report with one more testsuite, `baseline`: a testcase per compared case, failing when it
- * regressed; new and missing cases are skipped. The totals on <testsuites> are updated to match.
+ * regressed; new and missing cases are skipped; `all cases (pooled)` when only the pooled runs
+ * regressed. The totals on <testsuites> are updated to match.
  */
 export const junitWithComparison = (xml: string, c: Comparison): string => {
   const body: Array<string> = []
@@ -258,8 +319,18 @@ export const junitWithComparison = (xml: string, c: Comparison): string => {
     }
     body.push("    </testcase>")
   }
-  const tests = c.cases.length
-  const failures = c.counts.regressed
+  // The pooled runs regressed though no case did: a failing testcase of its own, so that the suite
+  // fails exactly when the comparison does.
+  const pooledOnly = c.regression && c.counts.regressed === 0
+  if (pooledOnly) {
+    const o = c.overall
+    const message = `regressed: ${pct(o.before)} -> ${pct(o.after)} (${pText(o.pValue)}), though no single case did`
+    body.push(`    <testcase name="all cases (pooled)" classname="baseline">`)
+    body.push(`      <failure message="${xmlEscape(message)}" type="regressed"/>`)
+    body.push("    </testcase>")
+  }
+  const tests = c.cases.length + (pooledOnly ? 1 : 0)
+  const failures = c.counts.regressed + (pooledOnly ? 1 : 0)
   const skipped = c.counts.new + c.counts.missing
   const suite = [
     `  <testsuite name="baseline" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" ` +

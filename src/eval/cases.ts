@@ -1,11 +1,13 @@
 // Loading an eval definition with its cases (docs/evals.md#cases-files): `cases: {file: F}` reads F,
 // relative to the eval file, through FileLoader (16 MiB cap, UTF-8). By extension:
 //   .jsonl       — one case object a line (blank lines skipped);
+//   .json        — a JSON array of case objects;
 //   .csv         — a header row naming the columns `input` (required), `name`, `assert` (a JSON list
 //                  of assertions) and `vars.<name>`; every other row is one case, its values text;
 //   .yml / .yaml — a list of case objects, as under `cases:`.
 // Every case is checked as an inline one is; a problem reads `<file>:<line>: <problem>` (exit 3).
 import { Effect } from "effect"
+import { createHash } from "node:crypto"
 import * as nodePath from "node:path"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
@@ -28,7 +30,7 @@ import {
   withEvalSchema
 } from "./schema.ts"
 
-export const CASES_FILE_EXTENSIONS = [".jsonl", ".csv", ".yml", ".yaml"] as const
+export const CASES_FILE_EXTENSIONS = [".jsonl", ".json", ".csv", ".yml", ".yaml"] as const
 
 /** `cases.file` relative to the eval file's directory (an absolute path stays as it is). */
 export const casesFilePath = (evalFile: string, file: string): string =>
@@ -139,6 +141,29 @@ const fromYaml = (text: string, defaultAssert: ReadonlyArray<Assertion>): Array<
   return cases
 }
 
+// A JSON array, read by JSON.parse (so only JSON is accepted), each item checked as a YAML file's item
+// is. JSON is YAML, so the YAML reading of the same text gives the lines problems are reported at.
+const fromJson = (text: string, defaultAssert: ReadonlyArray<Assertion>): Array<EvalCase> | CaseProblem => {
+  let list: unknown
+  try {
+    list = JSON.parse(text)
+  } catch (e) {
+    return new CaseProblem(undefined, `invalid JSON: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  const parsed = parseYaml(text)
+  const lineOf = (path: ReadonlyArray<string | number>) => (parsed.ok ? lineAtPath(parsed.source, path) : undefined)
+  if (!Array.isArray(list)) {
+    return new CaseProblem(lineOf([]), `expected a JSON array of cases, got ${describeYamlValue(list)}`)
+  }
+  const cases: Array<EvalCase> = []
+  for (const [i, item] of list.entries()) {
+    const c = decodeCase(item, i + 1, defaultAssert, (path) => lineOf([i, ...path]))
+    if (c instanceof CaseProblem) return c
+    cases.push(c)
+  }
+  return cases
+}
+
 /** The cases of `file` (as the user will recognise it: joined onto the eval file's directory). */
 export const loadCasesFile = (
   file: string,
@@ -148,6 +173,7 @@ export const loadCasesFile = (
     const extension = nodePath.extname(file).toLowerCase()
     const parsers: Record<string, typeof fromYaml> = {
       ".jsonl": fromJsonl,
+      ".json": fromJson,
       ".csv": fromCsv,
       ".yml": fromYaml,
       ".yaml": fromYaml
@@ -203,4 +229,35 @@ export const loadEvalDefinition = (
     if (definition.casesFile === undefined) return definition
     const cases = yield* loadCasesFile(casesFilePath(path, definition.casesFile.file), definition.defaultAssert)
     return { ...definition, cases }
+  })
+
+/**
+ * What identifies an eval across the machines that run its shards: SHA-256 (hex) of the eval file's
+ * bytes, followed by its cases file's when it names one (the cases are the shards' split).
+ */
+export const evalFileHash = (
+  path: string,
+  definition: EvalDefinition
+): Effect.Effect<string, EvalError, FileLoader> =>
+  Effect.gen(function*() {
+    const loader = yield* FileLoader
+    const hash = createHash("sha256")
+    const casesFile = definition.casesFile === undefined ? [] : [casesFilePath(path, definition.casesFile.file)]
+    const files = [path, ...casesFile]
+    for (const file of files) {
+      hash.update(
+        yield* loader.readBytes(file).pipe(
+          Effect.mapError((e) =>
+            new EvalError({
+              reason: {
+                _tag: "ReadFailed",
+                path: file,
+                detail: e.cause === undefined ? e.message : renderChain(e.cause)
+              }
+            })
+          )
+        )
+      )
+    }
+    return hash.digest("hex")
   })

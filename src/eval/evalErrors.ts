@@ -30,8 +30,11 @@ interface Reasons {
   BaselineReadFailed: { path: string; detail: string }
   BaselineInvalid: { path: string; detail: string }
   BaselineWriteFailed: { path: string; detail: string }
-  /** `--fail-on-regression`: `count` cases regressed against `file` at p < `significance`. */
-  Regressed: { count: number; file: string; significance: number }
+  /**
+   * `--fail-on-regression`: `count` cases regressed against `file` at p < `significance`, or none did
+   * and all cases pooled did, from `pooled` (`<before> -> <after>` as the report prints them).
+   */
+  Regressed: { count: number; file: string; significance: number; pooled?: string }
   /** Runs that could not run (server or setup errors) and no failure of the model's. */
   RunsCouldNotRun: { runs: number }
   /** `lait eval merge`: a report unreadable, not a JSON report, or not of the same suite (`detail`). */
@@ -74,8 +77,11 @@ const describe = (reason: EvalErrorReason): string => {
     case "BaselineWriteFailed":
       return `failed to write baseline '${reason.path}'`
     case "Regressed":
-      return `${reason.count} eval case(s) regressed against the baseline '${reason.file}' ` +
-        `(Fisher's exact test, p < ${reason.significance})`
+      return reason.count === 0 && reason.pooled !== undefined
+        ? `the eval regressed against the baseline '${reason.file}': all cases pooled went ${reason.pooled} ` +
+          `(Fisher's exact test, p < ${reason.significance}), though no single case did`
+        : `${reason.count} eval case(s) regressed against the baseline '${reason.file}' ` +
+          `(Fisher's exact test, p < ${reason.significance})`
     case "RunsCouldNotRun":
       return `${reason.runs} run(s) could not run (server or setup errors; see the report)`
     case "ReportReadFailed":

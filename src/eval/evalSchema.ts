@@ -62,7 +62,8 @@ export const EvalCaseSchema = Schema.Struct({
 
 export const CasesFileSchema = Schema.Struct({
   file: Schema.String.annotate({
-    description: "A .jsonl, .csv or .yml/.yaml file of cases, relative to this eval file (at most 16 MiB)"
+    description:
+      "A .jsonl, .json (an array), .csv or .yml/.yaml file of cases, relative to this eval file (at most 16 MiB)"
   })
 }).annotate({ title: "cases file" })
 

@@ -45,7 +45,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f7f9;border:1px so
 padding:6px 8px;max-height:24em;overflow:auto;margin:4px 0}
 ul.asserts{margin:4px 0;padding-left:18px}.ok{color:#17803d}.bad{color:#b42318}
 .reason{color:#344054;font-style:italic}.meta{color:#5b6475;font-size:12px}
-.controls{margin:8px 0}`
+.controls{margin:8px 0}.verdict-reason{color:#b42318;font-weight:600}`
 
 // Hides the rows of cases that fully passed, so a long suite shows what needs attention.
 const SCRIPT = `
@@ -144,6 +144,11 @@ export interface HtmlOptions {
   readonly file: string
   /** The comparison with `--baseline`, as the text report prints it. */
   readonly baseline?: string | undefined
+  /**
+   * The verdict the exit code follows (src/cli/evalReport.ts verdictOf), with the reason it fails;
+   * without one, whether every case was accepted.
+   */
+  readonly verdict?: { readonly pass: boolean; readonly reason?: string | undefined } | undefined
 }
 
 export const htmlReport = (report: Report, options: HtmlOptions): string => {
@@ -155,9 +160,11 @@ export const htmlReport = (report: Report, options: HtmlOptions): string => {
   const caseCount = new Set(report.cases.map((c) => c.outcome.index)).size
   const stat = (value: string, name: string, cls = "") =>
     `<div class="stat ${cls}"><b>${htmlEscape(value)}</b>${htmlEscape(name)}</div>`
+  const pass = options.verdict?.pass ?? report.ok
+  const partial = report.partial ? "interrupted: only the runs that finished" : report.incomplete
   const summary = [
-    stat(report.ok ? "PASS" : "FAIL", "verdict", report.ok ? "verdict-pass" : "verdict-fail"),
-    ...(report.partial ? [stat("partial", "interrupted: only the runs that finished")] : []),
+    stat(pass ? "PASS" : "FAIL", "verdict", pass ? "verdict-pass" : "verdict-fail"),
+    ...(partial === undefined ? [] : [stat("partial", partial)]),
     stat(String(caseCount), "case(s)"),
     ...(report.targets === undefined ? [] : [stat(String(report.targets.length), "target(s)")]),
     stat(String(report.repeat), "run(s) per case"),
@@ -191,6 +198,9 @@ export const htmlReport = (report: Report, options: HtmlOptions): string => {
     `<title>lait eval: ${htmlEscape(options.file)}</title><style>${STYLE}</style></head><body>`,
     `<h1>lait eval report</h1><div class="file">${htmlEscape(options.file)}</div>`,
     `<div class="summary">${summary}</div>`,
+    ...(options.verdict?.reason === undefined
+      ? []
+      : [`<p class="verdict-reason">${htmlEscape(options.verdict.reason)}</p>`]),
     `<div class="controls"><label><input type="checkbox" id="only-failing"> show only cases that did not fully pass` +
     `</label></div>`,
     ...sections,

@@ -10,6 +10,7 @@ import type { UsageTotals } from "../model/RunUsage.ts"
 import { EvalError } from "./evalErrors.ts"
 import type { AssertionResult, CaseOutcome, EvalOutcome, RunOutcome } from "./runner.ts"
 import { caseInputText } from "./schema.ts"
+import type { ShardRecord } from "./shard.ts"
 
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -22,6 +23,16 @@ export interface ReadReport {
   /** The compared targets' names, in order; undefined for a single target. */
   readonly targets: ReadonlyArray<string> | undefined
   readonly partial: boolean
+  /** Which shard of which eval the report is (`--shard K/N`); undefined for a whole run or an old report. */
+  readonly shard: ShardRecord | undefined
+}
+
+const readShard = (v: unknown): ShardRecord | undefined => {
+  if (!isObject(v)) return undefined
+  const { index, count, file, sha256, cases } = v
+  if (!isCount(index) || !isCount(count) || index < 1 || index > count) return undefined
+  if (typeof file !== "string" || typeof sha256 !== "string" || !/^[0-9a-f]{64}$/.test(sha256)) return undefined
+  return isCount(cases) ? { index, count, file, sha256, cases } : undefined
 }
 
 const readAssertion = (a: unknown): AssertionResult | undefined => {
@@ -121,6 +132,11 @@ export const parseJsonReport = (text: string, path: string): ReadReport | EvalEr
     }
     targets = rawTargets.map((t) => (t as { name: string }).name)
   }
+  const rawShard = isObject(raw) ? raw["shard"] : undefined
+  const shard = readShard(rawShard)
+  if (rawShard !== undefined && shard === undefined) {
+    return invalid("expected 'shard' as {index, count, file, sha256, cases} with 1 <= index <= count")
+  }
   const cells: Array<Cell> = []
   let partial = false
   for (const [i, item] of list.entries()) {
@@ -146,7 +162,7 @@ export const parseJsonReport = (text: string, path: string): ReadReport | EvalEr
       cells.push(cell)
     }
   }
-  return { cells, targets, partial }
+  return { cells, targets, partial, shard }
 }
 
 export interface MergeInput {

@@ -52,6 +52,11 @@ export interface Report {
   readonly ok: boolean
   /** Ctrl-C stopped the eval: only the runs that finished are counted. */
   readonly partial: boolean
+  /**
+   * What a `lait eval merge --allow-partial` went without: the report lacks cases. Marked partial in
+   * every format; its verdict is that of the cases it holds.
+   */
+  readonly incomplete: string | undefined
 }
 
 export const buildReport = (outcome: EvalOutcome, options: ReportOptions = {}): Report => {
@@ -77,7 +82,8 @@ export const buildReport = (outcome: EvalOutcome, options: ReportOptions = {}): 
     minPassRate: options.minPassRate,
     ok: outcome.budgetStop === undefined && outcome.partial !== true &&
       cases.every((c) => c.stats.accepted && c.outcome.notStarted === 0 && c.stats.errors === 0),
-    partial: outcome.partial === true
+    partial: outcome.partial === true,
+    incomplete: outcome.incomplete
   }
 }
 
@@ -109,6 +115,10 @@ export const outputExcerpt = (output: string): string =>
 const finishedRuns = (report: Report) => report.cases.reduce((n, c) => n + c.outcome.runs.length, 0)
 const partialRuns = (report: Report) =>
   `interrupted after ${finishedRuns(report)} of ${report.cases.length * report.repeat} run(s) finished`
+
+/** Why the report is partial (Ctrl-C, or a merge without every shard); undefined when it is whole. */
+export const partialText = (report: Report): string | undefined =>
+  report.partial ? partialRuns(report) : report.incomplete
 
 // ---------------------------------------------------------------------------------------------------
 // text
@@ -177,7 +187,8 @@ const columns = (rows: ReadonlyArray<ReadonlyArray<string>>, indent = ""): Array
 }
 
 const comparisonText = (report: Report, targets: ReadonlyArray<TargetReport>): string => {
-  const lines: Array<string> = report.partial ? [`partial results: ${partialRuns(report)}`] : []
+  const partial = partialText(report)
+  const lines: Array<string> = partial === undefined ? [] : [`partial results: ${partial}`]
   const rows = matrixRows(report)
   const header = ["case", ...targets.map((t) => t.name)]
   const cells = rows.map((r) => [oneLine(r.name), ...r.cells.map((c) => passCell(c, report.partial))])
@@ -201,7 +212,8 @@ const comparisonText = (report: Report, targets: ReadonlyArray<TargetReport>): s
 
 export const textReport = (report: Report): string => {
   if (report.targets !== undefined) return comparisonText(report, report.targets)
-  const lines: Array<string> = report.partial ? [`partial results: ${partialRuns(report)}`] : []
+  const partial = partialText(report)
+  const lines: Array<string> = partial === undefined ? [] : [`partial results: ${partial}`]
   for (const c of report.cases) lines.push(caseLine(c, report.partial), ...failureBlock(c))
   lines.push(`${report.suite.fullyPassed} of ${report.suite.cases} case(s) fully passed`)
   lines.push(...errorRunsLine(report.suite))
@@ -290,12 +302,12 @@ export const jsonReportValue = (report: Report): unknown => {
         case: row.index,
         name: row.name,
         input: inputJson(row.first),
-        results: row.cells.map((c) => resultJson(c, { target: c.outcome.target }, report.partial))
+        results: row.cells.map((c) => resultJson(c, { target: c.outcome.target }, partialText(report) !== undefined))
       }))
     }
   }
   return report.cases.map((c) => ({
-    ...resultJson(c, { case: c.outcome.index, input: inputJson(c.outcome) }, report.partial),
+    ...resultJson(c, { case: c.outcome.index, input: inputJson(c.outcome) }, partialText(report) !== undefined),
     name: caseName(c.outcome)
   }))
 }
@@ -344,9 +356,10 @@ export const junitReport = (report: Report, options: JunitOptions): string => {
   const suites = report.targets === undefined
     ? [{ name: options.file, cases: report.cases }]
     : report.targets.map((t) => ({ name: `${options.file} [${t.name}]`, cases: t.cases }))
-  const partial = report.partial
-    ? [`    <properties><property name="partial" value="${xmlEscape(partialRuns(report))}"/></properties>`]
-    : []
+  const why = partialText(report)
+  const partial = why === undefined
+    ? []
+    : [`    <properties><property name="partial" value="${xmlEscape(why)}"/></properties>`]
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuites name="lait eval" ${counts(report.cases)}>`,

@@ -99,6 +99,8 @@ export interface EvalOutcome {
   readonly costUsd: number | undefined
   /** Set when an interruption (Ctrl-C) stopped the eval: only the runs that finished are in. */
   readonly partial?: boolean
+  /** What a merge with --allow-partial went without (`shard(s) 3 of 3 missing`): cases are left out. */
+  readonly incomplete?: string | undefined
 }
 
 export interface ProgressEvent {
@@ -341,12 +343,14 @@ export const runEval = (
     const runOne = (run: ScheduledRun) => {
       const cell = cases[run.caseIndex]!
       const number = numberOf(cell.caseIndex)
+      // The span names its target, as the reports do (`case 3 [short]`): with `targets:` the runs of
+      // one case and repeat are otherwise alike, and a collector holds the runs of many evals.
       return liveRoot(
-        { operation: "eval_run", label: `case ${number}, repeat ${run.repeatIndex + 1}` },
+        { operation: "eval_run", label: `case ${number} [${cell.target.name}], repeat ${run.repeatIndex + 1}` },
         {
           "lait.eval.case": number,
           "lait.eval.repeat": run.repeatIndex + 1,
-          ...(cell.target.name === undefined ? {} : { "lait.eval.target": cell.target.name })
+          "lait.eval.target": cell.target.name
         },
         withRunTrace(
           { caseIndex: number - 1, repeatIndex: run.repeatIndex, target: compare ? cell.target.name : undefined },

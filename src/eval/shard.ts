@@ -39,3 +39,19 @@ export const shardCaseNumbers = (
   shard: Shard
 ): ReadonlyArray<number> =>
   cases.flatMap((c, i) => (inShard(caseKey(i + 1, c.name), shard) ? [i + 1] : []))
+
+/**
+ * What the JSON report of `--shard K/N` records, so that `lait eval merge` can tell that every shard
+ * of the same eval is there exactly once (docs/evals.md#shards-and-merge).
+ */
+export interface ShardRecord {
+  /** 1-based, as in `--shard K/N`. */
+  readonly index: number
+  readonly count: number
+  /** The eval file as given. */
+  readonly file: string
+  /** SHA-256 (hex) of the eval file's bytes followed by its cases file's, when it names one. */
+  readonly sha256: string
+  /** How many cases the whole eval has (all shards together). */
+  readonly cases: number
+}

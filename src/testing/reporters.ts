@@ -41,7 +41,7 @@ export const textReport = (outcomes: ReadonlyArray<TestOutcome>): string => {
   lines.push(
     t.errors === 0
       ? `${t.passed} passed, ${t.failed} failed, ${t.total} total`
-      : `${t.passed} passed, ${t.failed} failed, ${t.errors} errors, ${t.total} total`
+      : `${t.passed} passed, ${t.failed} failed, ${t.errors} ${t.errors === 1 ? "error" : "errors"}, ${t.total} total`
   )
   return lines.join("\n")
 }

@@ -1,6 +1,6 @@
 // `lait eval` for teams (issue 21), driven as a process against the fixture OpenAI server: named
 // cases in every report, inputs of any YAML value, per-case `inputs:` and `vars`, cases files
-// (JSONL, CSV, YAML) and their line-numbered errors, `default_assert:`, several `targets:` compared
+// (JSONL, JSON, CSV, YAML) and their line-numbered errors, `default_assert:`, several `targets:` compared
 // side by side, the per-run details of the JSON report, and the HTML report opened in Chromium.
 import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
@@ -197,7 +197,38 @@ describe("cases files", () => {
     expect([r.code, r.stdout]).toEqual([0, "y1: 1/1 (100%) PASS\ncase 2: 1/1 (100%) PASS\n2 of 2 case(s) fully passed\n"])
   })
 
+  test("JSON: an array of cases, read as JSON only", async () => {
+    const server = serve()
+    const p = project(server.baseUrl)
+    p.write(
+      "cases.json",
+      JSON.stringify(
+        [
+          { name: "j1", input: "a", assert: [{ type: "contains", value: "echo: a" }] },
+          { input: { n: 2 }, vars: { tone: "dry" }, assert: [{ type: "contains", value: "absent" }] }
+        ],
+        null,
+        2
+      )
+    )
+    p.write("e.yml", "target: { model: m, prompt: '{{input}}' }\ncases: { file: cases.json }\n")
+    const r = await p.lait(["eval", "e.yml", "--format", "json"])
+    expect(r.code).toBe(1)
+    const json = JSON.parse(r.stdout)
+    expect(json.map((c: { name: string; input: unknown; passed: number }) => [c.name, c.input, c.passed])).toEqual([
+      ["j1", "a", 1],
+      ["case 2", { n: 2 }, 0]
+    ])
+    expect(userTexts(server).sort()).toEqual(["a", "{\"n\":2}"])
+    // lint reads it as the eval does.
+    const lint = await p.lait(["lint", "e.yml"])
+    expect(lint.code).toBe(0)
+  })
+
   test.each([
+    ["cases.json", "[\n  {\"input\": \"a\"},\n  {\"input\": \"b\",\n   \"asert\": []}\n]\n", "lait: data/cases.json:4: unknown key 'asert'; "],
+    ["cases.json", "{\"input\": \"a\"}\n", "lait: data/cases.json:1: expected a JSON array of cases, got a mapping\n"],
+    ["cases.json", "[{input: a}]\n", "lait: data/cases.json: invalid JSON: "],
     [
       "cases.jsonl",
       "{\"input\": \"a\"}\n\n{\"input\": \"b\", \"asert\": []}\n",

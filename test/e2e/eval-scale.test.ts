@@ -219,7 +219,7 @@ describe("scale", () => {
       const r = await p.lait(["eval", "eval.yml", "--repeat", "5", "-j", "1", "--shard", `${k}/4`, "--format", "json"])
       expect(r.stderr).toContain(`eval: shard ${k}/4: `)
       p.write(`s${k}.json`, r.stdout)
-      shardCases.push(JSON.parse(r.stdout).map((c: { case: number }) => c.case))
+      shardCases.push(JSON.parse(r.stdout).cases.map((c: { case: number }) => c.case))
     }
     const all = shardCases.flat().sort((a, b) => a - b)
     expect(all).toEqual(inputs.map((_, i) => i + 1))
@@ -238,10 +238,10 @@ describe("scale", () => {
     expect(text.stdout).toStartWith("case 1: ")
     expect(text.stdout).toContain("reliability over 5 runs per case (Wilson 95% interval):")
 
-    // A missing shard is warned about; a shard given twice is refused.
+    // A missing shard is refused (test/e2e/eval-verdicts.test.ts has the rest); a shard given twice too.
     const gap = await p.lait(["eval", "merge", "s1.json", "s2.json", "s3.json"])
-    const missing = shardCases[3]!.filter((n) => n < Math.max(...shardCases.slice(0, 3).flat()))
-    if (missing.length > 0) expect(gap.stderr).toContain(`warning: no report holds case(s) ${missing.join(", ")}`)
+    expect(gap.code).toBe(3)
+    expect(gap.stderr).toStartWith("lait: cannot merge: shard 4/4 of 'eval.yml' is missing;")
     const twice = await p.lait(["eval", "merge", "s1.json", "s1.json"])
     expect(twice.code).toBe(3)
     expect(twice.stderr).toMatch(/^lait: cannot merge: case \d+ is in both 's1\.json' and 's1\.json'/)
@@ -303,5 +303,13 @@ describe("Ctrl-C", () => {
       [2, 0, true]
     ])
     expect(() => p.read("b.json")).toThrow()
+  }, 60_000)
+
+  test("an HTML partial report's verdict is FAIL, as the exit code says", async () => {
+    const { p, code } = await interrupted(["--format", "html", "-o", "out.html"])
+    expect(code).toBe(130)
+    const page = p.read("out.html")
+    expect(page).toContain(`<div class="stat verdict-fail"><b>FAIL</b>verdict</div>`)
+    expect(page).toContain(`<b>partial</b>interrupted: only the runs that finished</div>`)
   }, 60_000)
 })

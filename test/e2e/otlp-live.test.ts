@@ -223,24 +223,45 @@ describe("lait eval", () => {
     expect(r.stderr).not.toContain("warning")
     const spans = received()
     const roots = spans.filter((s) => s.parentSpanId === undefined)
-    expect(roots.map((s) => [s.name, attr(s, "lait.eval.case"), attr(s, "lait.eval.repeat"), attr(s, "lait.eval.passed")]).sort())
-      .toEqual([
-        ["eval_run case 1, repeat 1", "1", "1", true],
-        ["eval_run case 1, repeat 2", "1", "2", true],
-        ["eval_run case 2, repeat 1", "2", "1", false],
-        ["eval_run case 2, repeat 2", "2", "2", false]
-      ])
+    const fields = (s: Span) =>
+      [s.name, attr(s, "lait.eval.case"), attr(s, "lait.eval.repeat"), attr(s, "lait.eval.target"), attr(s, "lait.eval.passed")]
+    expect(roots.map(fields).sort()).toEqual([
+      ["eval_run case 1 [fixture-model], repeat 1", "1", "1", "fixture-model", true],
+      ["eval_run case 1 [fixture-model], repeat 2", "1", "2", "fixture-model", true],
+      ["eval_run case 2 [fixture-model], repeat 1", "2", "1", "fixture-model", false],
+      ["eval_run case 2 [fixture-model], repeat 2", "2", "2", "fixture-model", false]
+    ])
     expect(new Set(roots.map((s) => s.traceId)).size).toBe(4)
-    const firstRun = roots.find((s) => s.name === "eval_run case 1, repeat 1")!
+    const firstRun = roots.find((s) => s.name === "eval_run case 1 [fixture-model], repeat 1")!
     const inFirst = spans.filter((s) => s.traceId === firstRun.traceId)
     expect(tree(inFirst)).toEqual([
-      "chat fixture-model <- eval_run case 1, repeat 1",
-      "chat fixture-model <- eval_run case 1, repeat 1",
-      "eval_run case 1, repeat 1 <- (root)"
+      "chat fixture-model <- eval_run case 1 [fixture-model], repeat 1",
+      "chat fixture-model <- eval_run case 1 [fixture-model], repeat 1",
+      "eval_run case 1 [fixture-model], repeat 1 <- (root)"
     ])
     expect(inFirst.filter((x) => x.kind === 3).map((x) => attr(x, "lait.label")).sort()).toEqual([
       "eval target 'fixture-model'",
       "llm_judge"
+    ])
+  })
+})
+
+describe("lait eval with targets", () => {
+  test("each run's root names its target, so the runs of one case and repeat are told apart", async () => {
+    const s = server({ script: [{ content: "Hello", repeat: true }] })
+    ws.write("evalt/lait.config.yml", `base_url: '${s.baseUrl}'\ndefault:\n  model: fixture-model\n`)
+    ws.write(
+      "evalt/eval.yml",
+      "targets:\n  - { name: terse, model: fixture-model, prompt: 'Hi {{input}}' }\n" +
+        "  - { name: chatty, model: fixture-model, prompt: 'Hello there {{input}}' }\n" +
+        "cases:\n  - input: Ada\n    assert: [{ type: contains, value: Hello }]\n"
+    )
+    const r = await ws.lait(["eval", "eval.yml"], { cwd: path.join(ws.dir, "evalt"), env: endpoint() })
+    expect(r.code).toBe(0)
+    const roots = received().filter((x) => x.parentSpanId === undefined)
+    expect(roots.map((x) => [x.name, attr(x, "lait.eval.target")]).sort()).toEqual([
+      ["eval_run case 1 [chatty], repeat 1", "chatty"],
+      ["eval_run case 1 [terse], repeat 1", "terse"]
     ])
   })
 })

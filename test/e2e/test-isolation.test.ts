@@ -224,7 +224,7 @@ assert:
       "iso/gone.yml: ERROR",
       "  failed to use workdir 'iso/no-such-dir': no such file or directory",
       "iso/path.yml: PASS",
-      "1 passed, 0 failed, 1 errors, 2 total",
+      "1 passed, 0 failed, 1 error, 2 total",
       ""
     ].join("\n"))
     expect(r.code).toBe(1)

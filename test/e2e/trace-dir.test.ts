@@ -89,7 +89,7 @@ describe("lait test --trace-dir", () => {
         "tests/sub/broken.yml: ERROR",
         `  failed to load workflow 'tests/sub/../../missing.yml': failed to read 'tests/sub/../../missing.yml': no such file or directory`,
         "  trace: traces/tests__sub__broken.yml.jsonl",
-        "1 passed, 1 failed, 1 errors, 3 total",
+        "1 passed, 1 failed, 1 error, 3 total",
         ""
       ].join("\n")
     )

@@ -87,3 +87,18 @@ describe("passAtK (unbiased estimator 1 - C(n-c,k)/C(n,k))", () => {
     expect(passAtK(1, 10000, 100)).toBeCloseTo(0.01, 12)
   })
 })
+
+describe("how few runs per case can never be significant (src/eval/baseline.ts)", () => {
+  test("the minimum is the first n for which n/n against 0/n is below the significance: 2/C(2n, n)", async () => {
+    const { fewRunsWarning, minimumRunsPerCase } = await import("../../src/eval/baseline.ts")
+    // 3: 2/20 = 0.1; 4: 2/70 = 0.029; 5: 2/252 = 0.0079; 6: 2/924 = 0.0022.
+    expect([0.05, 0.01, 0.005, 0.5].map(minimumRunsPerCase)).toEqual([4, 5, 6, 2])
+    expect(fewRunsWarning(4, 4, 0.05)).toBeUndefined()
+    // A long baseline gives a short run power: 3/3 against 0/10 is p = 0.0035.
+    expect(fewRunsWarning(10, 3, 0.05)).toBeUndefined()
+    expect(fewRunsWarning(2, 3, 0.05)).toBe(
+      "warning: with 2 runs per case in the baseline and 3 here no single case can reach p < 0.05; " +
+        "use --repeat 4 or more, for the baseline too (only the pooled comparison of all cases can show a change)"
+    )
+  })
+})

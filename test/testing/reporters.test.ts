@@ -26,7 +26,7 @@ describe("text", () => {
       "  assertion 1: jq expression `contains(\"結論\")` was false for output \"まだ途中です\"",
       "tests/broken.yml: ERROR",
       "  workflow 'wf.yml': no recorded cassette for this request <x> & \"y\"\n  second line\u001b[0m",
-      "1 passed, 1 failed, 1 errors, 3 total"
+      "1 passed, 1 failed, 1 error, 3 total"
     ].join("\n"))
   })
   test("without errors the totals line is upstream's", () => {

@@ -182,7 +182,7 @@ const noCassette = (dir: string, hint?: string) =>
 const testReport = (file: string, reason: string | RegExp): ReadonlyArray<string | RegExp> => [
   `${file}: ERROR`,
   typeof reason === "string" ? `  ${reason}` : new RegExp(`^  ${reason.source.replace(/^\^/, "")}`),
-  "0 passed, 0 failed, 1 errors, 1 total"
+  "0 passed, 0 failed, 1 error, 1 total"
 ]
 const TEST_FAILED = "lait: 1 of 1 test file(s) could not run"
 

@@ -143,7 +143,6 @@ export const exitCodeByTag = {
     CasesFileExtension: ExitCode.validation,
     BaselineInvalid: ExitCode.validation,
     ReportInvalid: ExitCode.validation,
-    MergeRefused: ExitCode.validation,
     // Server or setup errors are never the model's quality.
     RunsCouldNotRun: ExitCode.modelApi
   },

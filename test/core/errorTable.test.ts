@@ -294,7 +294,7 @@ const rows: ReadonlyArray<Row> = [
   [new EvalError({ reason: { _tag: "RunsCouldNotRun", runs: 3 } }), "3 run(s) could not run (server or setup errors; see the report)", 4],
   [new EvalError({ reason: { _tag: "ReportReadFailed", path: "s1.json", detail: "gone" } }), "failed to read eval report 's1.json': gone", 1],
   [new EvalError({ reason: { _tag: "ReportInvalid", path: "s1.json", detail: "case entry 1: expected 'case' and 'input'" } }), "invalid eval report 's1.json': case entry 1: expected 'case' and 'input'", 3],
-  [new EvalError({ reason: { _tag: "MergeRefused", detail: "cannot merge: case 3 is in both 'a' and 'b' (overlapping shards?)" } }), "cannot merge: case 3 is in both 'a' and 'b' (overlapping shards?)", 3],
+  [new EvalError({ reason: { _tag: "MergeRefused", detail: "cannot merge: case 3 is in both 'a' and 'b' (overlapping shards?)" } }), "cannot merge: case 3 is in both 'a' and 'b' (overlapping shards?)", 1],
   // DoctorError
   [new DoctorError({ reason: { _tag: "ChecksFailed", failed: 2, total: 7 } }), "2 of 7 checks failed", 1],
   [new DoctorError({ reason: { _tag: "ListFailed", failed: 1, total: 1 } }), "1 of 1 endpoint could not be listed", 4],

@@ -129,7 +129,7 @@ describe("shards with targets", () => {
 
     // A cell in two reports is refused, naming its target.
     const twice = await p.lait(["eval", "merge", "s1.json", "s1.json"])
-    expect(twice.code).toBe(3)
+    expect(twice.code).toBe(1)
     expect(twice.stderr).toMatch(/^lait: cannot merge: case \d+ \[A\] is in both 's1\.json' and 's1\.json'/)
   }, 120_000)
 })

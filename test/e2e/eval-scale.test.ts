@@ -240,10 +240,10 @@ describe("scale", () => {
 
     // A missing shard is refused (test/e2e/eval-verdicts.test.ts has the rest); a shard given twice too.
     const gap = await p.lait(["eval", "merge", "s1.json", "s2.json", "s3.json"])
-    expect(gap.code).toBe(3)
+    expect(gap.code).toBe(1)
     expect(gap.stderr).toStartWith("lait: cannot merge: shard 4/4 of 'eval.yml' is missing;")
     const twice = await p.lait(["eval", "merge", "s1.json", "s1.json"])
-    expect(twice.code).toBe(3)
+    expect(twice.code).toBe(1)
     expect(twice.stderr).toMatch(/^lait: cannot merge: case \d+ is in both 's1\.json' and 's1\.json'/)
     const badShard = await p.lait(["eval", "eval.yml", "--shard", "5/4"])
     expect(badShard.code).toBe(2)

@@ -149,7 +149,7 @@ describe("eval merge of shards", () => {
 
     // Shard 3 lost: refused, whichever cases it held (an empty shard too).
     const lost = await p.lait(["eval", "merge", "s1.json", "s2.json"])
-    expect(lost.code).toBe(3)
+    expect(lost.code).toBe(1)
     expect(lost.stdout).toBe("")
     expect(lost.stderr).toBe(
       "lait: cannot merge: shard 3/3 of 'eval.yml' is missing; pass the report of every shard " +
@@ -160,7 +160,7 @@ describe("eval merge of shards", () => {
     // The same shard twice: its cases (or, for an empty shard, the shard) in both.
     const fullShard = held.findIndex((h) => h.length > 0) + 1
     const twice = await p.lait(["eval", "merge", "s1.json", "s2.json", "s3.json", `s${fullShard}.json`])
-    expect(twice.code).toBe(3)
+    expect(twice.code).toBe(1)
     expect(twice.stderr).toMatch(
       new RegExp(`^lait: cannot merge: case \\d+ is in both 's${fullShard}\\.json' and 's${fullShard}\\.json'`)
     )
@@ -168,7 +168,7 @@ describe("eval merge of shards", () => {
     p.write("eval.yml", evalFile([...SIX, "s7x"]))
     await runShards(p, 3, "new")
     const foreign = await p.lait(["eval", "merge", "s1.json", "s2.json", "new3.json"])
-    expect(foreign.code).toBe(3)
+    expect(foreign.code).toBe(1)
     expect(foreign.stderr).toBe(
       `lait: cannot merge 'new3.json' with 's1.json': they ran different evals ('eval.yml' sha256 ${
         createHash("sha256").update(evalFile([...SIX, "s7x"])).digest("hex").slice(0, 12)
@@ -177,7 +177,7 @@ describe("eval merge of shards", () => {
     p.write("eval.yml", text)
     await runShards(p, 2, "half")
     const split = await p.lait(["eval", "merge", "s1.json", "half2.json"])
-    expect(split.code).toBe(3)
+    expect(split.code).toBe(1)
     expect(split.stderr).toBe(
       "lait: cannot merge 'half2.json' with 's1.json': one is shard 2/2, the other shard 1/3 (--shard K/N with another N)\n"
     )
@@ -239,13 +239,13 @@ describe("eval merge of shards", () => {
     expect(one.code).toBe(0)
     expect(one.stderr).toBe("")
     const old = await p.lait(["eval", "merge", "old1.json", "old2.json"])
-    expect(old.code).toBe(3)
+    expect(old.code).toBe(1)
     expect(old.stderr).toBe(
       "lait: cannot merge: 'old1.json', 'old2.json' record no shard (written without --shard, or by an older lait); " +
         "pass the report of every shard (re-run old shards with this lait), or --allow-partial\n"
     )
     const mixed = await p.lait(["eval", "merge", "s1.json", "old2.json"])
-    expect(mixed.code).toBe(3)
+    expect(mixed.code).toBe(1)
     expect(mixed.stderr).toStartWith("lait: cannot merge: shard 2/2 of 'eval.yml' is missing; 'old2.json' records no shard")
     const allowed = await p.lait(["eval", "merge", "old1.json", "old2.json", "--allow-partial"])
     expect(allowed.code).toBe(0)

@@ -184,7 +184,7 @@ describe("install.sh against a local https server", () => {
     })
     return Object.assign(server, { seen })
   }
-  const httpsUrl = (server: { port: number }) => `https://127.0.0.1:${server.port}`
+  const httpsUrl = (server: { port: number | undefined }) => `https://127.0.0.1:${server.port}`
 
   const install = (baseUrl: string, dir: string, extra: Record<string, string> = {}) =>
     run(["sh", installSh], {

@@ -94,7 +94,7 @@ export const evalMergeCommand = Command.make(
       })
     }
     const baselineOptions = yield* checkBaselineFlags(flags)
-    const [{ mergeReports, parseJsonReport }, shardSet, { buildReport }, finish] = yield* Effect.promise(() =>
+    const [{ listed, mergeReports, parseJsonReport }, shardSet, { buildReport }, finish] = yield* Effect.promise(() =>
       Promise.all([
         import("../eval/merge.ts"),
         import("../eval/mergeShards.ts"),
@@ -131,7 +131,7 @@ export const evalMergeCommand = Command.make(
     // The shards' own warning already says what is missing.
     if (merged.gaps.length > 0 && shards.warning === undefined) {
       yield* Console.error(
-        `warning: no report holds case(s) ${merged.gaps.join(", ")}; is a shard missing?`
+        `warning: no report holds case(s) ${listed(merged.gaps)}; is a shard missing?`
       )
     }
     if (baselineFile !== undefined) {

@@ -10,7 +10,7 @@ import type { UsageTotals } from "../model/RunUsage.ts"
 import { EvalError } from "./evalErrors.ts"
 import type { AssertionResult, CaseOutcome, EvalOutcome, RunOutcome } from "./runner.ts"
 import { caseInputText } from "./schema.ts"
-import type { ShardRecord } from "./shard.ts"
+import { MAX_SHARDS, type ShardRecord } from "./shard.ts"
 
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -27,10 +27,25 @@ export interface ReadReport {
   readonly shard: ShardRecord | undefined
 }
 
+/**
+ * No eval holds more cases than this (a cases file is read up to 16 MiB): a report that numbers a case
+ * beyond it was not written by lait, and the merge's work stays bounded by the cases present.
+ */
+export const MAX_CASE_NUMBER = 10_000_000
+
+const LISTED = 20
+
+/** `a, b, c` up to 20 items, then `and N more`: a warning about a hostile report stays one short line. */
+export const listed = (items: ReadonlyArray<string>): string =>
+  items.length <= LISTED
+    ? items.join(", ")
+    : `${items.slice(0, LISTED).join(", ")} and ${items.length - LISTED} more`
+
 const readShard = (v: unknown): ShardRecord | undefined => {
   if (!isObject(v)) return undefined
   const { index, count, file, sha256, cases } = v
-  if (!isCount(index) || !isCount(count) || index < 1 || index > count) return undefined
+  if (!isCount(index) || !isCount(count) || index < 1 || index > count || count > MAX_SHARDS) return undefined
+  if (isCount(cases) && cases > MAX_CASE_NUMBER) return undefined
   if (typeof file !== "string" || typeof sha256 !== "string" || !/^[0-9a-f]{64}$/.test(sha256)) return undefined
   return isCount(cases) ? { index, count, file, sha256, cases } : undefined
 }
@@ -92,6 +107,10 @@ const readResult = (
   if (!isCount(c["k"]) || !isCount(c["not_started"]) || !Array.isArray(c["runs"])) {
     return "expected 'k', 'not_started' and 'runs'"
   }
+  // The repeat count is the runs that ran and those that did not start: never more than the report holds.
+  if (c["k"] !== c["runs"].length + c["not_started"]) {
+    return `'k' (${c["k"]}) is not the ${c["runs"].length} run(s) plus 'not_started' (${c["not_started"]})`
+  }
   const runs: Array<RunOutcome> = []
   for (const [r, raw] of c["runs"].entries()) {
     const run = readRun(raw)
@@ -135,7 +154,10 @@ export const parseJsonReport = (text: string, path: string): ReadReport | EvalEr
   const rawShard = isObject(raw) ? raw["shard"] : undefined
   const shard = readShard(rawShard)
   if (rawShard !== undefined && shard === undefined) {
-    return invalid("expected 'shard' as {index, count, file, sha256, cases} with 1 <= index <= count")
+    return invalid(
+      `expected 'shard' as {index, count, file, sha256, cases} with 1 <= index <= count <= ${MAX_SHARDS} ` +
+        `and cases <= ${MAX_CASE_NUMBER}`
+    )
   }
   const cells: Array<Cell> = []
   let partial = false
@@ -143,6 +165,12 @@ export const parseJsonReport = (text: string, path: string): ReadReport | EvalEr
     const where = `case entry ${i + 1}`
     if (!isObject(item) || !isCount(item["case"]) || !("input" in item)) {
       return invalid(`${where}: expected 'case' and 'input'`)
+    }
+    const limit = shard?.cases ?? MAX_CASE_NUMBER
+    if (item["case"] < 1 || item["case"] > limit) {
+      return invalid(`${where}: case number ${item["case"]} is not between 1 and ${limit}${
+        shard === undefined ? " (the most an eval holds)" : " (the eval's case count)"
+      }`)
     }
     const head = {
       index: item["case"],
@@ -172,8 +200,8 @@ export interface MergeInput {
 
 export interface Merged {
   readonly outcome: EvalOutcome
-  /** Case numbers below the highest one that no report holds (a shard left out?). */
-  readonly gaps: ReadonlyArray<number>
+  /** Runs of case numbers below the highest one that no report holds (a shard left out?), `3` or `5-9`. */
+  readonly gaps: ReadonlyArray<string>
 }
 
 const refuse = (detail: string) => new EvalError({ reason: { _tag: "MergeRefused", detail } })
@@ -213,8 +241,12 @@ export const mergeReports = (inputs: ReadonlyArray<MergeInput>): Merged | EvalEr
     }
   }
   const sorted = [...numbers].sort((a, b) => a - b)
-  const gaps: Array<number> = []
-  for (let n = 1; n < (sorted.at(-1) ?? 0); n++) if (!numbers.has(n)) gaps.push(n)
+  // Between neighbours, never number by number: the work is that of the cases present.
+  const gaps: Array<string> = []
+  sorted.forEach((n, i) => {
+    const from = (sorted[i - 1] ?? 0) + 1
+    if (from < n) gaps.push(from === n - 1 ? `${from}` : `${from}-${n - 1}`)
+  })
   // A single run lists each case's targets side by side, in the targets' order.
   const cases = sorted.flatMap((n) =>
     (targets ?? [undefined]).flatMap((t) => {

@@ -7,7 +7,7 @@
 // would overlap), and are refused. `--allow-partial` merges a set with shards missing, or unrecorded,
 // anyway: a `warning:`, and the report is marked partial in every format.
 import { EvalError } from "./evalErrors.ts"
-import type { ReadReport } from "./merge.ts"
+import { listed, type ReadReport } from "./merge.ts"
 
 export interface ShardedInput {
   readonly path: string
@@ -71,7 +71,7 @@ export const checkComplete = (inputs: ReadonlyArray<ShardedInput>, allowPartial:
     const { count, file, cases } = first.shard
     const missing = Array.from({ length: count }, (_, i) => i + 1).filter((k) => !byIndex.has(k))
     if (missing.length > 0) {
-      const which = missing.map((k) => `${k}/${count}`).join(", ")
+      const which = listed(missing.map((k) => `${k}/${count}`))
       problems.push(`shard ${which} of '${file}' ${missing.length === 1 ? "is" : "are"} missing`)
     } else if (unrecorded.length === 0) {
       const held = new Set(inputs.flatMap((i) => i.report.cells.map((c) => c.index))).size

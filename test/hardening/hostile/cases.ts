@@ -12,6 +12,18 @@ import { untrustedCases } from "./untrusted.ts"
 export const LLM_KEY = "44e3e281b2bf16bf185d63953cee3f4d8f4d08a81af0a20692171f1e92d2157c"
 
 export const READ_LIMIT = 16 * 1024 * 1024
+
+/** One passing case of a `lait eval --format json` report, numbered `n`. */
+const mergeCase = (n: number) => ({
+  case: n,
+  input: "x",
+  passed: 1,
+  total: 1,
+  success_rate: 1,
+  runs: [{ passed: true, failures: [] }],
+  k: 1,
+  not_started: 0
+})
 const LIMIT_TEXT = `file contents exceed the configured read limit of ${READ_LIMIT} bytes`
 const CTRL_C = "\nlait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)...\n"
 
@@ -934,6 +946,54 @@ export const cases: ReadonlyArray<HostileCase> = [
     setup: (ws) => write(ws, "deep-eval.yml", deeplyNested("target: {workflow: inputs/plain.yml}\ncases: ", 10_000)),
     exit: 3,
     error: "lait: failed to parse eval definition 'deep-eval.yml': recursion limit exceeded: the YAML is nested too deeply (line 2)"
+  },
+  // ---- eval merge: absurd numbers in a report bound neither memory nor time (issue 36)
+  {
+    name: "eval merge: a case numbered 1e9",
+    args: ["eval", "merge", "far.json"],
+    setup: (ws) => write(ws, "far.json", JSON.stringify([mergeCase(1), mergeCase(1e9)])),
+    exit: 3,
+    error: "lait: invalid eval report 'far.json': case entry 2: case number 1000000000 is not between 1 and " +
+      "10000000 (the most an eval holds)"
+  },
+  {
+    name: "eval merge: a repeat count of 1e9 with one run",
+    args: ["eval", "merge", "far.json"],
+    setup: (ws) => write(ws, "far.json", JSON.stringify([{ ...mergeCase(1), k: 1e9 }])),
+    exit: 3,
+    error: "lait: invalid eval report 'far.json': case entry 1: 'k' (1000000000) is not the 1 run(s) plus 'not_started' (0)"
+  },
+  {
+    name: "eval merge: a shard of 1e9 shards",
+    args: ["eval", "merge", "far.json"],
+    setup: (ws) =>
+      write(ws, "far.json", JSON.stringify({
+        cases: [mergeCase(1)],
+        shard: { index: 1, count: 1e9, file: "e.yml", sha256: "0".repeat(64), cases: 1 }
+      })),
+    exit: 3,
+    error: "lait: invalid eval report 'far.json': expected 'shard' as {index, count, file, sha256, cases} with " +
+      "1 <= index <= count <= 10000 and cases <= 10000000"
+  },
+  {
+    name: "eval merge: a shard's case beyond the eval's case count",
+    args: ["eval", "merge", "far.json"],
+    setup: (ws) =>
+      write(ws, "far.json", JSON.stringify({
+        cases: [mergeCase(7)],
+        shard: { index: 1, count: 1, file: "e.yml", sha256: "0".repeat(64), cases: 3 }
+      })),
+    exit: 3,
+    error: "lait: invalid eval report 'far.json': case entry 1: case number 7 is not between 1 and 3 (the eval's case count)"
+  },
+  {
+    name: "eval merge: cases 1 and 9 999 999 — the gap is one range, not ten million numbers",
+    args: ["eval", "merge", "gap.json", "-o", "merged.txt"],
+    setup: (ws) => write(ws, "gap.json", JSON.stringify([mergeCase(1), mergeCase(4), mergeCase(9_999_999)])),
+    exit: 0,
+    error: null,
+    stderrExact: "warning: no report holds case(s) 2-3, 5-9999998; is a shard missing?\n",
+    writes: ["merged.txt"]
   },
   {
     name: "eval: a directory where the file belongs",

@@ -57,10 +57,12 @@ export class HttpStatus extends Data.TaggedClass("HttpStatus")<{
       ? answered
       : `${answered}: ${this.detail}`
     if (this.keySource === undefined) return said
+    // A server's sentence ends with a period; the note follows it as one more clause.
+    const clause = said.endsWith(".") ? said.slice(0, -1) : said
     return this.keySource === null
-      ? `${said}; no API key is configured: set OPENAI_API_KEY, pass --api-key, or set api_key (or api_key_cmd) ` +
+      ? `${clause}; no API key is configured: set OPENAI_API_KEY, pass --api-key, or set api_key (or api_key_cmd) ` +
         "in lait.config.yml"
-      : `${said}; check the API key (it came from ${this.keySource})`
+      : `${clause}; check the API key (it came from ${this.keySource})`
   }
 }
 

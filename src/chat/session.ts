@@ -1,8 +1,10 @@
 // Named conversations (`--session NAME`, `lait sessions`): `.lait/sessions/<NAME>.jsonl` under the
 // current directory, one `{"role":"user"|"assistant","content":"…"}` per line, oldest first, the
 // format upstream lait writes. A turn is appended only after it succeeded, as one write holding both
-// its lines, so a failed or interrupted turn never leaves a question without its answer. System
-// prompts are not stored: each call sends its own.
+// its lines, so a failed or interrupted turn never leaves a question without its answer. A session
+// saved by the REPL's `/save` starts with `{"role":"system","content":"…"}` when a system prompt was
+// set (an addition to upstream's format): loading it brings the prompt back unless --system or
+// --system-file names another (docs/repl.md#saving-a-conversation). `--session` appends turns only.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import type { ChatMessage } from "../model/types.ts"
@@ -14,9 +16,12 @@ import { ChatError } from "./chatErrors.ts"
 export const SESSIONS_DIR = nodePath.join(".lait", "sessions")
 
 export interface StoredMessage {
-  readonly role: "user" | "assistant"
+  readonly role: "system" | "user" | "assistant"
   readonly content: string
 }
+
+const isRole = (role: unknown): role is StoredMessage["role"] =>
+  role === "system" || role === "user" || role === "assistant"
 
 /** Letters, digits, `_` and `-` only: a name can never reach outside the sessions directory. */
 export const checkSessionName = (name: string): Effect.Effect<string, ChatError> =>
@@ -39,7 +44,7 @@ const parseLines = (path: string, text: string): Effect.Effect<ReadonlyArray<Sto
       const record = value as Partial<StoredMessage> | undefined
       if (
         typeof record !== "object" || record === null ||
-        (record.role !== "user" && record.role !== "assistant") || typeof record.content !== "string"
+        !isRole(record.role) || typeof record.content !== "string"
       ) {
         return Effect.fail(new ChatError({ reason: { _tag: "SessionCorrupt", path, line: i + 1 } }))
       }
@@ -59,9 +64,31 @@ export const loadSession = (name: string, missing: "empty" | "fail" = "empty") =
     return yield* parseLines(path, yield* loader.readText(path))
   })
 
-/** The messages a request sends for the stored ones. */
+/** The messages a request sends for the stored ones, after the system prompt (sessionSystem). */
 export const sessionMessages = (stored: ReadonlyArray<StoredMessage>): ReadonlyArray<ChatMessage> =>
-  stored.map((m) => ({ role: m.role, content: m.content }))
+  stored.filter((m) => m.role !== "system").map((m) => ({ role: m.role, content: m.content }))
+
+/** The system prompt a saved session holds (its last system line), if any. */
+export const sessionSystem = (stored: ReadonlyArray<StoredMessage>): string | undefined =>
+  stored.findLast((m) => m.role === "system")?.content
+
+/** A whole session file: the system prompt first (when there is one), then one line per message. */
+export const sessionText = (system: string | undefined, messages: ReadonlyArray<ChatMessage>): string =>
+  [
+    ...(system === undefined || system === "" ? [] : [{ role: "system", content: system }]),
+    ...messages
+      .filter((m) => m.role === "user" || m.role === "assistant")
+      .map((m) => ({ role: m.role, content: typeof m.content === "string" ? m.content : "" }))
+  ].map((m) => `${JSON.stringify(m)}\n`).join("")
+
+/** Whether a session file's line is its system prompt (not part of a turn). */
+const isSystemLine = (line: string): boolean => {
+  try {
+    return (JSON.parse(line) as { role?: unknown } | null)?.role === "system"
+  } catch {
+    return false
+  }
+}
 
 /** Appends one finished turn (both lines in one write). */
 export const appendTurn = (name: string, user: string, assistant: string) =>
@@ -95,7 +122,7 @@ export const listSessions = Effect.gen(function*() {
   for (const entry of entries) {
     if (!entry.isFile() || !entry.name.endsWith(".jsonl")) continue
     const text = yield* loader.readText(nodePath.join(SESSIONS_DIR, entry.name))
-    const lines = text.split("\n").filter((l) => l.trim() !== "").length
+    const lines = text.split("\n").filter((l) => l.trim() !== "" && !isSystemLine(l)).length
     summaries.push({ name: entry.name.slice(0, -".jsonl".length), turns: Math.floor(lines / 2) })
   }
   return summaries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

@@ -9,10 +9,12 @@ import { Argument, Command } from "effect/cli"
 import * as nodePath from "node:path"
 import type { Json } from "../core/json.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
+import { RecordHint } from "../model/recordHint.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { RunContext } from "../workflow/RunContext.ts"
 import { CommandError } from "./commandErrors.ts"
+import { runRecordHint } from "./recordHints.ts"
 import { configLayer } from "./config.ts"
 import { listRegistry } from "./registries.ts"
 import { resolvePromptText, resolveRegistered } from "./runWorkflow.ts"
@@ -67,7 +69,11 @@ const run = Command.make(
       })),
       { history: { kind: "agent", model: definition.model ?? null, prompt: text } }
     )
-  }, (effect) => effect.pipe(Effect.provide(runLayers)))
+  }, (effect, { file }) =>
+    effect.pipe(
+      Effect.provide(runLayers),
+      Effect.provideService(RecordHint, runRecordHint(["agent", "run"], file))
+    ))
 ).pipe(
   Command.withDescription("Run an agent Markdown file (frontmatter + system-prompt template) on INPUT"),
   withRunServices

@@ -5,7 +5,8 @@ import { CliError, Command } from "effect/cli"
 import { CliConfigLayer } from "./global.ts"
 import { countVerbosity, levelFor, loggingLayer } from "./logging.ts"
 import { PresenterLayer } from "./presenter.ts"
-import { namedSubcommand, subcommandConflict } from "./chatFlags.ts"
+import { lonePrompt, namedSubcommand, subcommandConflict } from "./chatFlags.ts"
+import { mistypedSubcommand } from "./mistypedCommand.ts"
 import { loadSubcommands, makeRoot, subcommandNames } from "./root.ts"
 import { ExitCode } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -34,7 +35,11 @@ const usageConflict = (args: ReadonlyArray<string>): string | undefined => {
   if (before.includes("--no-config") && before.some((a) => a === "--config" || a.startsWith("--config="))) {
     return "the argument '--config <PATH>' cannot be used with '--no-config'"
   }
-  return subcommandConflict(args, subcommandNames)
+  const conflict = subcommandConflict(args, subcommandNames)
+  if (conflict !== undefined || wholeTree(args)) return conflict
+  // `lait tset`: a typo of a subcommand would otherwise be sent to the model as a (paid) prompt.
+  const prompt = lonePrompt(args, subcommandNames)
+  return prompt === undefined ? undefined : mistypedSubcommand(args, prompt, subcommandNames)
 }
 
 // Every service that lives as long as the process, provided once here. What is per run (usage, the

@@ -111,12 +111,11 @@ export const chatFlags = {
 /** Global flags that take a value (they are valid on either side of a subcommand). */
 const GLOBAL_VALUE_FLAGS = new Set(["--config"])
 
-// The subcommand a command line names (its first positional, as effect/cli finds it: value flags
-// take the next token) and the first root-only chat flag before it.
-const scanToSubcommand = (
-  argv: ReadonlyArray<string>,
-  subcommands: ReadonlyArray<string>
-): { readonly name: string; readonly rootFlag: string | undefined } | undefined => {
+// The first positional of a command line (as effect/cli finds it: value flags take the next token),
+// its index, and the first root-only chat flag before it. Undefined after `--` or when there is none.
+const scanToPositional = (
+  argv: ReadonlyArray<string>
+): { readonly index: number; readonly rootFlag: string | undefined } | undefined => {
   let found: string | undefined
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!
@@ -127,9 +126,32 @@ const scanToSubcommand = (
       if ((ROOT_VALUE_FLAGS.has(name) || GLOBAL_VALUE_FLAGS.has(name)) && !token.includes("=")) i++
       continue
     }
-    return subcommands.includes(token) ? { name: token, rootFlag: found } : undefined
+    return { index: i, rootFlag: found }
   }
   return undefined
+}
+
+// The subcommand a command line names (its first positional) and the first root-only chat flag before it.
+const scanToSubcommand = (
+  argv: ReadonlyArray<string>,
+  subcommands: ReadonlyArray<string>
+): { readonly name: string; readonly rootFlag: string | undefined } | undefined => {
+  const first = scanToPositional(argv)
+  const name = first === undefined ? undefined : argv[first.index]!
+  return first !== undefined && name !== undefined && subcommands.includes(name)
+    ? { name, rootFlag: first.rootFlag }
+    : undefined
+}
+
+/**
+ * Where one-shot chat's PROMPT is when it is the only positional of the command line (no `--`, no
+ * subcommand): the index src/cli/mistypedCommand.ts checks. Undefined otherwise.
+ */
+export const lonePrompt = (argv: ReadonlyArray<string>, subcommands: ReadonlyArray<string>): number | undefined => {
+  const first = scanToPositional(argv)
+  if (first === undefined || subcommands.includes(argv[first.index]!)) return undefined
+  const rest = argv.slice(first.index + 1)
+  return scanToPositional(rest) === undefined && !rest.includes("--") ? first.index : undefined
 }
 
 /** The subcommand the command line names, if any (undefined for one-shot chat or none). */

@@ -3,7 +3,7 @@
 // model client (live, --cache, --record, --replay), usage meter and tracer; the answer on stdout (or
 // -o), reasoning and usage notes on stderr, the exchange appended to --session.
 import { Cause, Console, Effect, Exit, identity, Layer, Option } from "effect"
-import { appendTurn, loadSession, sessionMessages } from "../chat/session.ts"
+import { appendTurn, loadSession, sessionMessages, sessionSystem } from "../chat/session.ts"
 import { ChatError } from "../chat/chatErrors.ts"
 import { renderNamedPrompt } from "../chat/prompts.ts"
 import { resolveChatSettings } from "../chat/settings.ts"
@@ -11,6 +11,7 @@ import { makeChat, type TurnResult } from "../chat/turn.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type OutputError, renderChain } from "../core/errors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
+import { RecordHint } from "../model/recordHint.ts"
 import { formatUsage, RunUsage, type UsageTotals } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { ApproveTools } from "../tools/ApproveTools.ts"
@@ -20,6 +21,7 @@ import { chatOptionsOf, type ChatFlagValues } from "./chatFlags.ts"
 import type { CommandError } from "./commandErrors.ts"
 import { renderMarkdown } from "./markdown.ts"
 import { printLine } from "./output.ts"
+import { chatRecordHint } from "./recordHints.ts"
 import { resolvePromptText } from "./runWorkflow.ts"
 import { checkResponseTarget, writeResponse, writeTraceAfter } from "./runOutput.ts"
 import { streamToStdout } from "./streamOutput.ts"
@@ -85,7 +87,11 @@ export const runOneShot = (flags: ChatFlagValues) =>
     // What a session stores: the text sent (attachments included), not the image parts.
     const stored = attached.blocks.length === 0 ? text : `${text}\n\n${attached.blocks.join("\n\n")}`
     const session = get(flags.session)
-    const history = session === undefined ? [] : sessionMessages(yield* loadSession(session))
+    const saved = session === undefined ? [] : yield* loadSession(session)
+    const history = sessionMessages(saved)
+    // A session saved with the REPL's `/save` keeps its system prompt; --system/--system-file win.
+    const flagged = Option.isSome(flags.system) || Option.isSome(flags.systemFile)
+    const savedSystem = flagged ? undefined : sessionSystem(saved)
 
     const output = get(flags.output)
     if (output !== undefined && output !== "-") yield* checkResponseTarget(output)
@@ -103,7 +109,11 @@ export const runOneShot = (flags: ChatFlagValues) =>
     // --stream prints to stdout as the answer arrives; an answer for -o PATH is written whole.
     const streamed = flags.stream && (output === undefined || output === "-") ? streamToStdout(flags) : undefined
     const answer: TurnResult = yield* Effect.scoped(
-      Effect.flatMap(makeChat, (chat) => chat.turn(settings, [...history, userMessage(text, attached)]))
+      Effect.flatMap(makeChat, (chat) =>
+        chat.turn(savedSystem === undefined ? settings : { ...settings, system: savedSystem }, [
+          ...history,
+          userMessage(text, attached)
+        ]))
     ).pipe(
       streamed === undefined ? identity : streamed.provide,
       Effect.provideService(ApproveTools, flags.approveTools),
@@ -143,4 +153,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
     yield* emitted
     // Only a chat that succeeded all the way (its answer delivered, its trace written) is history.
     yield* recordHistory({ kind: "chat", ...historyRecord }, { noHistory: flags.noHistory })
-  }).pipe(Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer)))
+  }).pipe(
+    Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer)),
+    Effect.provideService(RecordHint, chatRecordHint)
+  )

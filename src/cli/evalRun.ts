@@ -4,6 +4,7 @@
 import { Console, Effect, Layer, Option } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
+import { RecordHint } from "../model/recordHint.ts"
 import { formatUsage } from "../model/RunUsage.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
 import { configLayer } from "./configLayer.ts"
@@ -12,6 +13,7 @@ import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
 import type { BaselineOptions } from "./evalReport.ts"
 import { printLine } from "./output.ts"
+import { evalRecordHint } from "./recordHints.ts"
 
 /** Documented bound of --repeat: far beyond any useful pass-rate estimate, small enough to stay cheap. */
 export const MAX_REPEAT = 10_000
@@ -257,5 +259,4 @@ export const runEvalCommand = Effect.fn("cli.eval")(function*(
         )
       }
     })
-  })
-})
+  })}, (effect, { file }) => Effect.provideService(effect, RecordHint, evalRecordHint(file)))

@@ -1,8 +1,9 @@
 // The `lait chat` loop (docs/repl.md): read a line, answer it streamed, remember the exchange.
 // Lines ending in `\` continue on the next line; a line starting with `/` is a command. Ctrl-C while
-// an answer is generated cancels it (the text shown stays, the exchange is dropped); Ctrl-C on an
-// empty prompt asks for a second one, which exits; Ctrl-D (or the end of piped input) exits. A
-// failed answer is reported and the conversation goes on, piped or not (exit status 0, as upstream).
+// an answer is generated cancels it (the text shown stays, the exchange is dropped, what was typed
+// ahead meanwhile is discarded); Ctrl-C on an empty prompt asks for a second one, which exits;
+// Ctrl-D (or the end of piped input) exits. A failed answer is reported and the conversation goes
+// on, piped or not (exit status 0, as upstream).
 import { Console, Effect } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
 import { renderChain } from "../core/errors.ts"
@@ -34,8 +35,12 @@ export interface ReplBackend {
   readonly modelName: (state: ReplState) => string | undefined
   /** Answers the last (user) message of `state.messages`; the text streams to the provided StreamSink. */
   readonly turn: (state: ReplState) => Effect.Effect<ReplAnswer, AnyLaitError>
-  /** Stores the conversation as the session NAME; returns the file written. */
-  readonly save: (name: string, messages: ReadonlyArray<ChatMessage>) => Effect.Effect<string, AnyLaitError>
+  /** Stores the conversation and its system prompt as the session NAME; returns the file written. */
+  readonly save: (
+    name: string,
+    system: string | undefined,
+    messages: ReadonlyArray<ChatMessage>
+  ) => Effect.Effect<string, AnyLaitError>
 }
 
 export const PROMPT = "> "
@@ -102,6 +107,9 @@ export const runRepl = (
             state = { ...asked, messages: [...asked.messages, { role: "assistant", content: outcome.answer.content }] }
             return yield* outcome.answer.finish.pipe(Effect.catch(failed))
           case "Cancelled":
+            // A second Ctrl-C pressed while the answer stopped, or a line typed ahead, would otherwise
+            // cancel the next question at once, unseen, and print "(cancelled)" again: both go.
+            yield* editor.discardTypeAhead
             return yield* note("(cancelled)")
           case "Failed":
             return yield* failed(outcome.error)
@@ -142,7 +150,7 @@ export const runRepl = (
               yield* note("usage: /save <name>")
               return true
             }
-            yield* backend.save(c.arg, state.messages).pipe(
+            yield* backend.save(c.arg, state.system, state.messages).pipe(
               Effect.flatMap((path) => note(`saved to ${path}`)),
               Effect.catch(failed)
             )

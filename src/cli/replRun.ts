@@ -5,31 +5,31 @@
 // whole conversation: a turn's usage is the difference across it).
 import { Console, Effect, Layer, Option } from "effect"
 import { ChatError } from "../chat/chatErrors.ts"
-import { appendTurn, checkSessionName, loadSession, sessionMessages } from "../chat/session.ts"
+import {
+  appendTurn,
+  checkSessionName,
+  loadSession,
+  sessionMessages,
+  sessionSystem,
+  sessionText
+} from "../chat/session.ts"
 import { type ChatSettings, resolveChatSettings, systemPrompt } from "../chat/settings.ts"
 import { makeChat } from "../chat/turn.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { historyUsage, recordHistory } from "../history/record.ts"
-import type { ChatMessage } from "../model/types.ts"
+import { RecordHint } from "../model/recordHint.ts"
 import { formatUsage, RunUsage, type UsageTotals } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { openLineEditor } from "../platform/lineEditor.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { chatOptionsOf } from "./chatFlags.ts"
+import { replRecordHint } from "./recordHints.ts"
 import { type ReplBackend, runRepl } from "./repl.ts"
 import type { replFlags } from "./replCommand.ts"
 import type { Command } from "effect/cli"
 
 type ReplFlags = Command.Command.Config.Infer<typeof replFlags>
-
-/** The session file's text: one `{"role","content"}` line per message, as `--session` writes them. */
-const sessionText = (messages: ReadonlyArray<ChatMessage>): string =>
-  messages
-    .filter((m) => m.role === "user" || m.role === "assistant")
-    .map((m) => JSON.stringify({ role: m.role, content: typeof m.content === "string" ? m.content : "" }))
-    .map((line) => `${line}\n`)
-    .join("")
 
 const difference = (after: UsageTotals, before: UsageTotals) => ({
   prompt: after.prompt - before.prompt,
@@ -61,9 +61,13 @@ export const runChatRepl = (flags: ReplFlags) =>
         () => Effect.succeed(undefined)
       )
     )
-    const system = initial !== undefined ? initial.system : yield* systemPrompt(options, config, loader)
+    const configured = initial !== undefined ? initial.system : yield* systemPrompt(options, config, loader)
     const session = Option.getOrUndefined(flags.session)
-    const earlier = session === undefined ? [] : sessionMessages(yield* loadSession(session))
+    const stored = session === undefined ? [] : yield* loadSession(session)
+    const earlier = sessionMessages(stored)
+    // A session saved with `/save` brings its system prompt back; --system/--system-file still win.
+    const flagged = Option.isSome(flags.system) || Option.isSome(flags.systemFile)
+    const system = flagged ? configured : sessionSystem(stored) ?? configured
     const resolved = new Map<string, ChatSettings>(initial === undefined ? [] : [[initial.model, initial]])
     const settingsFor = (model: string | undefined) =>
       Effect.suspend(() => {
@@ -99,10 +103,10 @@ export const runChatRepl = (flags: ReplFlags) =>
             }).pipe(Effect.provideService(LaitConfig, config))
             return { content: answer.content, finish }
           }),
-        save: (name, messages) =>
+        save: (name, system, messages) =>
           Effect.gen(function*() {
             const path = yield* checkSessionName(name)
-            yield* loader.writeAtomic(path, sessionText(messages))
+            yield* loader.writeAtomic(path, sessionText(system, messages))
             return path
           })
       }
@@ -110,4 +114,7 @@ export const runChatRepl = (flags: ReplFlags) =>
         showReasoning: flags.showReasoning
       })
     }))
-  }).pipe(Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer)))
+  }).pipe(
+    Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer)),
+    Effect.provideService(RecordHint, replRecordHint)
+  )

@@ -9,6 +9,7 @@ import type { FileError } from "../core/fileErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { stdinIsTerminal } from "../platform/rawStdout.ts"
 import type { Json } from "../core/json.ts"
+import { RecordHint } from "../model/recordHint.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
@@ -20,6 +21,7 @@ import type { RunServiceFlags } from "./runServices.ts"
 import { printLine } from "./output.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { CommandError } from "./commandErrors.ts"
+import { runRecordHint } from "./recordHints.ts"
 import { announceResume, checkpointRecorder, openResume } from "./runCheckpoint.ts"
 import * as nodePath from "node:path"
 
@@ -205,4 +207,9 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
       history: { kind: "workflow", model: null, prompt: text ?? "", workflow: nodePath.resolve(target) }
     }
   )
-}, (effect) => effect.pipe(Effect.provide(runLayers)))
+}, (effect, { file }) =>
+  effect.pipe(
+    Effect.provide(runLayers),
+    // What a replay miss tells the user to run (src/cli/recordHints.ts).
+    Effect.provideService(RecordHint, runRecordHint(["run"], file))
+  ))

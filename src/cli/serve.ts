@@ -3,10 +3,12 @@
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { ArgumentError } from "../core/usageErrors.ts"
+import { RecordHint } from "../model/recordHint.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
 import { VERSION } from "../version.ts"
 import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
+import { serveRecordHint } from "./recordHints.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
 
 export const serveCommand = Command.make(
@@ -72,7 +74,9 @@ export const serveCommand = Command.make(
       const { checkTraceTarget } = yield* Effect.promise(() => import("../trace/file.ts"))
       yield* checkTraceTarget(tracePath)
     }
-    yield* serveMcp({ version: VERSION, http: address, allowedHosts: allowedHost, tracePath })
+    yield* serveMcp({ version: VERSION, http: address, allowedHosts: allowedHost, tracePath }).pipe(
+      Effect.provideService(RecordHint, serveRecordHint)
+    )
   })
 ).pipe(
   Command.withDescription("Serve the configured workflows and agents as MCP tools (stdio, or HTTP with --http)"),

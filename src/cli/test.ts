@@ -11,6 +11,7 @@ import * as os from "node:os"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { parseShard, type Shard } from "../testing/shard.ts"
+import { RecordHint } from "../model/recordHint.ts"
 import { StrictReplay } from "../model/strictReplay.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
 import type { SkippedFile } from "../testing/discovery.ts"
@@ -19,6 +20,7 @@ import { configLayer } from "./config.ts"
 import { checkTraceDirFlags, traceDirFlags } from "./traceDirFlags.ts"
 import { recordingClients, type RecordingMode } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
+import { testRecordHint } from "./recordHints.ts"
 
 /** `-j` default: upstream's eight files at once (SUITE_CONCURRENCY, not imported to keep start-up light). */
 const SUITE_JOBS = 8
@@ -181,6 +183,7 @@ export const testCommand = Command.make(
       )
     }).pipe(
       Effect.provideService(StrictReplay, strictReplay),
+      Effect.provideService(RecordHint, testRecordHint(paths, Option.getOrUndefined(filter))),
       Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer))
     )
     const totalMs = performance.now() - started

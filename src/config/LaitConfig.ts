@@ -1,11 +1,12 @@
 // The loaded, merged configuration of this invocation, plus the endpoint/key resolution every model
 // request goes through. Built once per command from the global flags (see src/cli/config.ts).
 import { Context, Effect, Layer, LogLevel } from "effect"
+import * as nodePath from "node:path"
 import { type Env, expandVars } from "../core/env.ts"
 import { ConfigError } from "../core/configErrors.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { describeEndpointSources, type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
-import type { LoadedConfig, LoadOptions } from "./load.ts"
+import type { ConfigOrigins, LoadedConfig, LoadOptions } from "./load.ts"
 import type { ConfigFile, ModelMap } from "./schema.ts"
 
 export interface LaitConfigOptions extends LoadOptions {
@@ -54,8 +55,23 @@ const logSources = (seen: Set<string>, model: string, endpoints: Endpoints) =>
     return Effect.forEach(fresh, (line) => Effect.logDebug(line), { discard: true })
   })
 
+/** A config file as a message shows it: relative to the working directory when it is under it. */
+const shownFile = (cwd: string, file: string) => {
+  const relative = nodePath.relative(cwd, file)
+  return relative === "" || relative.startsWith("..") || nodePath.isAbsolute(relative) ? file : relative
+}
+
+/** `loaded.origins` with each file as shown (the key's source named on a 401/403). */
+const shownOrigins = (loaded: LoadedConfig): ConfigOrigins | undefined => {
+  const origins = loaded.origins
+  if (origins === undefined) return undefined
+  const models = Object.fromEntries(Object.entries(origins.models).map(([k, f]) => [k, shownFile(loaded.cwd, f)]))
+  return { models, ...(origins.apiKey === undefined ? {} : { apiKey: shownFile(loaded.cwd, origins.apiKey) }) }
+}
+
 const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigService => {
   const logged = new Set<string>()
+  const origins = shownOrigins(loaded)
   return {
     config: loaded.config,
     files: loaded.files,
@@ -66,7 +82,8 @@ const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigSer
       resolveEndpoints(model, loaded.config, loaded.env, {
         workflowModels: options?.workflowModels,
         overrides: options?.overrides,
-        apiKeyCmd: { cwd: loaded.cwd, ...apiKeyCmd }
+        apiKeyCmd: { cwd: loaded.cwd, ...apiKeyCmd },
+        origins
       }).pipe(Effect.tap((endpoints) => logSources(logged, model, endpoints))),
     expand: (value) => expandVars(value, loaded.env)
   }

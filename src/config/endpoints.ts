@@ -16,6 +16,7 @@ import { type Env, expandVars } from "../core/env.ts"
 import { ConfigError } from "../core/configErrors.ts"
 import { displayUrl } from "../core/urls.ts"
 import { type ApiKeyCmdOptions, resolveApiKeyCmd } from "./apiKeyCmd.ts"
+import type { ConfigOrigins } from "./load.ts"
 import type {
   CommandSpec,
   ConfigFile,
@@ -61,6 +62,11 @@ export interface Endpoint {
   /** Resolved on demand (runs api_key_cmd, cached per process); the dummy key when `apiKeySource` is "none". */
   readonly apiKey: Effect.Effect<Redacted.Redacted<string>, ConfigError>
   readonly apiKeySource: ApiKeySource
+  /**
+   * Where the key's setting is written, for `provider*` and `config*` sources: a config file as shown
+   * to the user, or WORKFLOW_MODELS. Absent when unknown (library use).
+   */
+  readonly apiKeyIn?: string
   readonly api: ModelApi
   readonly pricing?: Pricing
   /** The primary definition's defaults; fallbacks inherit them (their own are ignored, as upstream). */
@@ -87,7 +93,12 @@ export interface ResolveOptions {
   readonly overrides?: EndpointOverrides | undefined
   /** For api_key_cmd (timeout, caps, cwd); the environment is the resolver's `env`. */
   readonly apiKeyCmd?: ApiKeyCmdOptions | undefined
+  /** The config files that set each alias and the top-level key, as shown (src/config/load.ts). */
+  readonly origins?: ConfigOrigins | undefined
 }
+
+/** `apiKeyIn` of a key from a workflow's own `models:`. */
+export const WORKFLOW_MODELS = "the workflow's models:"
 
 const normalizeBaseUrl = (value: string) => {
   const trimmed = value.replace(/\/+$/, "")
@@ -139,6 +150,14 @@ const keyFromLayers = (
   return { source: "none", apiKey: Effect.succeed(Redacted.make(DUMMY_API_KEY)) }
 }
 
+/** Where the setting behind a key of `source` is written: the alias's file, or the top-level key's. */
+const keyWrittenIn = (source: ApiKeySource, aliasIn: string | undefined, origins: ConfigOrigins | undefined) =>
+  source === "provider" || source === "provider_cmd"
+    ? aliasIn
+    : source === "config" || source === "config_cmd"
+    ? origins?.apiKey
+    : undefined
+
 /** Workflow `models:` are not checked at config load, so the alias being used is checked here. */
 const checkDefinition = (alias: string, definition: ModelDefinition, index: number) => {
   const context = index === 0
@@ -183,7 +202,9 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
     : undefined
   const pinned = flagBaseUrl !== undefined || flagKey !== undefined
 
-  const definitions = options?.workflowModels?.[name] ?? config.models?.[name]
+  const fromWorkflow = options?.workflowModels?.[name]
+  const definitions = fromWorkflow ?? config.models?.[name]
+  const aliasIn = fromWorkflow !== undefined ? WORKFLOW_MODELS : options?.origins?.models[name]
   if (definitions !== undefined && definitions.length === 0) {
     return yield* new ConfigError({ reason: { _tag: "EmptyDefinition", name } })
   }
@@ -196,12 +217,14 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
         (config.base_url !== undefined ? yield* expandVars(config.base_url, env) : DEFAULT_BASE_URL)
     )
     const key = keyOverride ?? keyFromLayers(undefined, config, env, cmd)
+    const keyIn = keyWrittenIn(key.source, undefined, options?.origins)
     const raw: Endpoint = {
       baseUrl,
       baseUrlSource,
       modelId: name,
       apiKey: key.apiKey,
       apiKeySource: key.source,
+      ...(keyIn === undefined ? {} : { apiKeyIn: keyIn }),
       api: "chat_completions",
       sampling: {},
       index: 0
@@ -234,6 +257,7 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
     const key = index === 0
       ? keyOverride ?? keyFromLayers(definition.provider, config, env, cmd)
       : keyFromLayers(definition.provider, config, env, cmd, envKey)
+    const keyIn = keyWrittenIn(key.source, aliasIn, options?.origins)
     endpoints.push({
       ...shared,
       baseUrl,
@@ -241,6 +265,7 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
       modelId: definition.model_id,
       apiKey: key.apiKey,
       apiKeySource: key.source,
+      ...(keyIn === undefined ? {} : { apiKeyIn: keyIn }),
       index
     })
   }
@@ -270,4 +295,32 @@ export const describeEndpointSources = (name: string, endpoint: Endpoint): strin
   const role = endpoint.index === 0 ? "primary" : `fallback #${endpoint.index}`
   return `model '${name}': ${role} '${endpoint.modelId}' at '${displayUrl(endpoint.baseUrl)}': base URL from ` +
     `${BASE_URL_SOURCES[endpoint.baseUrlSource]}, API key from ${API_KEY_SOURCES[endpoint.apiKeySource]}`
+}
+
+/**
+ * Where an endpoint's key came from, for a 401/403 (src/model/Live.ts): the flag, the variable, or the
+ * setting and the file it is in; never the key. Undefined when no key was configured at all.
+ */
+export const describeApiKeySource = (
+  endpoint: Pick<Endpoint, "apiKeySource"> & {
+    readonly apiKeyIn?: string | undefined
+    readonly alias?: string | undefined
+  }
+): string | undefined => {
+  const where = endpoint.apiKeyIn === undefined ? "" : ` in ${endpoint.apiKeyIn}`
+  const alias = endpoint.alias === undefined ? "" : ` of model '${endpoint.alias}'`
+  switch (endpoint.apiKeySource) {
+    case "flag":
+    case "env":
+      return API_KEY_SOURCES[endpoint.apiKeySource]
+    case "provider":
+    case "provider_cmd":
+      return `${API_KEY_SOURCES[endpoint.apiKeySource]}${alias}${where}`
+    case "config":
+      return `api_key${where}`
+    case "config_cmd":
+      return `api_key_cmd${where}`
+    case "none":
+      return undefined
+  }
 }

@@ -47,6 +47,27 @@ export interface LoadedConfig {
   readonly invalid?: ReadonlyArray<ConfigError>
   /** `--no-config`: no file was looked for. */
   readonly noConfig?: boolean
+  /** Which of `files` set what wins for the API key (src/config/endpoints.ts names it on a 401/403). */
+  readonly origins?: ConfigOrigins
+}
+
+/** The file (absolute path) each winning key-bearing setting comes from. */
+export interface ConfigOrigins {
+  /** Alias → the file whose `models:` entry for it won. */
+  readonly models: Readonly<Record<string, string>>
+  /** The file of the top-level `api_key`/`api_key_cmd` pair that won. */
+  readonly apiKey?: string
+}
+
+/** Where each layer's settings came from, merged as mergeConfigs merges the layers (upper wins). */
+const originsOf = (paths: ReadonlyArray<string>, layers: ReadonlyArray<ConfigFile>): ConfigOrigins => {
+  const models: Record<string, string> = {}
+  let apiKey: string | undefined
+  layers.forEach((layer, i) => {
+    for (const alias of Object.keys(layer.models ?? {})) models[alias] = paths[i]!
+    if (layer.api_key !== undefined || layer.api_key_cmd !== undefined) apiKey = paths[i]!
+  })
+  return { models, ...(apiKey === undefined ? {} : { apiKey }) }
 }
 
 /** `$XDG_CONFIG_HOME/lait/config.yml`, else `$HOME/.config/lait/config.yml`; undefined with neither. */
@@ -356,6 +377,7 @@ const loadFiles = Effect.fn("config.loadFiles")(
       files: paths,
       env,
       cwd,
+      origins: originsOf(paths, layers),
       ...(options.keepInvalid === true ? { invalid } : {})
     } satisfies LoadedConfig
   }

@@ -6,6 +6,12 @@
 import { Data } from "effect"
 import type { TaggedUnion } from "./reasonError.ts"
 
+/** How the running command records a missing cassette: its command line, and what must stay the same. */
+interface RecordWith {
+  readonly command: string
+  readonly same: string
+}
+
 interface Reasons {
   UnknownServer: { server: string }
   /** `mcp_servers.<name>` cannot be used as written (both or neither of command/url, a `${VAR}` unset, ...). */
@@ -116,14 +122,19 @@ interface ToolReasons {
     path: string
     dir: string
     hint?: string
+    /** The running command's way to record it (src/model/recordHint.ts); absent: `lait run`'s. */
+    record?: RecordWith
   }
   /** `--replay-tools` found no recorded tool list for an MCP server. */
-  ListCassetteMissing: { server: string; path: string; dir: string }
+  ListCassetteMissing: { server: string; path: string; dir: string; record?: RecordWith }
   CassetteInvalid: { path: string; problem: string }
   /** A recorded result that could not be read back (or serialised) is not written. */
   CassetteUnwritable: { path: string; problem: string }
 }
 export type ToolErrorReason = TaggedUnion<ToolReasons>
+
+const recordCommand = (reason: { readonly dir: string; readonly record?: RecordWith | undefined }) =>
+  reason.record?.command ?? `lait run --record ${reason.dir}`
 
 const describeTool = (reason: ToolErrorReason): string => {
   switch (reason._tag) {
@@ -153,12 +164,12 @@ const describeTool = (reason: ToolErrorReason): string => {
       return `tool loop exceeded max_tool_rounds (${reason.max}) without the model producing a final response`
     case "CassetteMissing":
       return `no recorded tool cassette for tool '${reason.tool}' (call ${reason.occurrence} with arguments ` +
-        `${reason.arguments}) at '${reason.path}'; run \`lait run --record ${reason.dir}\` first ` +
-        "against the same workflow/input/vars, or drop --replay-tools (replay_tools) to run the tools live" +
-        (reason.hint === undefined ? "" : `; ${reason.hint}`)
+        `${reason.arguments}) at '${reason.path}'; run \`${recordCommand(reason)}\` first ` +
+        `against ${reason.record?.same ?? "the same workflow/input/vars"}, or drop --replay-tools ` +
+        "(replay_tools) to run the tools live" + (reason.hint === undefined ? "" : `; ${reason.hint}`)
     case "ListCassetteMissing":
       return `no recorded tool list for MCP server '${reason.server}' at '${reason.path}'; run ` +
-        `\`lait run --record ${reason.dir}\` first against a workflow that uses it, or drop --replay-tools ` +
+        `\`${recordCommand(reason)}\` first against a workflow that uses it, or drop --replay-tools ` +
         "(replay_tools) to start the server"
     case "CassetteInvalid":
       return `failed to parse tool cassette '${reason.path}': ${reason.problem}`

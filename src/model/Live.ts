@@ -4,10 +4,10 @@
 // once text has reached the sink, a failure is neither retried nor a reason to fall back, since the
 // text could not be taken back.
 import { Console, Duration, Effect, Fiber, LogLevel, Redacted } from "effect"
-import { DUMMY_API_KEY } from "../config/endpoints.ts"
+import { describeApiKeySource, DUMMY_API_KEY } from "../config/endpoints.ts"
 import { renderChain } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
-import { displayUrl, joinUrl } from "../core/urls.ts"
+import { displayUrl, joinUrl, urlCredentials } from "../core/urls.ts"
 import { traceChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService, ModelFailure } from "./call.ts"
 import { interpret, recordUsage } from "./completion.ts"
@@ -232,9 +232,22 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
         const ok = status >= 200 && status < 300
         // Only a failure waits; reading the headers of every answer would copy them (fetchCapped).
         const wait = ok ? undefined : retryAfter(status, response.headers)
+        // A rejected key says where it came from (never what it is): the first thing to check.
+        const keyFrom = endpoint.apiKeySource
+        // With no key configured, credentials written into the base URL are what the server judged.
+        const inUrl = urlCredentials(endpoint.baseUrl).length > 0 ? "the credentials in the base URL" : null
+        const keySource = (status === 401 || status === 403) && keyFrom !== undefined
+          ? { keySource: describeApiKeySource({ ...endpoint, apiKeySource: keyFrom }) ?? inUrl }
+          : {}
         const statusFailure = (fields: { readonly detail?: string; readonly bodyLimit?: number }) =>
           new ModelError({
-            reason: new HttpStatus({ baseUrl, status, ...fields, ...(wait === undefined ? {} : { retryAfter: wait }) })
+            reason: new HttpStatus({
+              baseUrl,
+              status,
+              ...fields,
+              ...keySource,
+              ...(wait === undefined ? {} : { retryAfter: wait })
+            })
           })
         if (response.body._tag === "TooLarge") {
           yield* traceDump(() => `response ${status}: ${new ResponseTooLarge({ baseUrl, limit: maxBytes }).message}`)

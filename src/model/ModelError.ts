@@ -43,13 +43,26 @@ export class HttpStatus extends Data.TaggedClass("HttpStatus")<{
   readonly bodyLimit?: number
   /** What a 429 or 503 asked to wait, capped (src/model/retry.ts). */
   readonly retryAfter?: RetryAfter
+  /**
+   * A 401 or 403: where the key sent came from (src/config/endpoints.ts's describeApiKeySource), or
+   * null when none was configured. Never the key.
+   */
+  readonly keySource?: string | null
 }> {
   get message(): string {
     const answered = `the model server at '${this.baseUrl}' answered HTTP ${this.status}`
-    if (this.bodyLimit !== undefined) {
-      return `${answered} (response from '${this.baseUrl}' exceeds ${formatBytes(this.bodyLimit)})`
-    }
-    return this.detail === undefined ? answered : `${answered}: ${this.detail}`
+    const said = this.bodyLimit !== undefined
+      ? `${answered} (response from '${this.baseUrl}' exceeds ${formatBytes(this.bodyLimit)})`
+      : this.detail === undefined
+      ? answered
+      : `${answered}: ${this.detail}`
+    if (this.keySource === undefined) return said
+    // A server's sentence ends with a period; the note follows it as one more clause.
+    const clause = said.endsWith(".") ? said.slice(0, -1) : said
+    return this.keySource === null
+      ? `${clause}; no API key is configured: set OPENAI_API_KEY, pass --api-key, or set api_key (or api_key_cmd) ` +
+        "in lait.config.yml"
+      : `${clause}; check the API key (it came from ${this.keySource})`
   }
 }
 
@@ -92,10 +105,16 @@ export class CassetteMissing extends Data.TaggedClass("CassetteMissing")<{
   readonly modelId: string
   /** The closest recording and where it differs (src/model/cassette/diff.ts), when there is one. */
   readonly hint?: string
+  /**
+   * The running command's way to record the request (src/model/recordHint.ts): its command line and
+   * what must stay the same. Absent: `lait run`'s.
+   */
+  readonly record?: { readonly command: string; readonly same: string }
 }> {
   get message(): string {
+    const record = this.record ?? { command: `lait run --record ${this.dir}`, same: "the same workflow/input/vars" }
     return `no recorded cassette for this request (model '${this.modelId}') at '${this.path}'; ` +
-      `run \`lait run --record ${this.dir}\` first against the same workflow/input/vars, ` +
+      `run \`${record.command}\` first against ${record.same}, ` +
       `or check that they still match this recording` + (this.hint === undefined ? "" : `; ${this.hint}`)
   }
 }

@@ -16,6 +16,7 @@ import { CassetteUse } from "./cassette/used.ts"
 import { CassetteRepeat, replayFile } from "./cassette/repeat.ts"
 import { readCompletion, recordedProblem, recordUsage } from "./completion.ts"
 import { CassetteInvalid, CassetteMissing, ModelError } from "./ModelError.ts"
+import { RecordHint } from "./recordHint.ts"
 import { StrictReplay } from "./strictReplay.ts"
 import { emitWhole } from "./streamSink.ts"
 import { displayUrl } from "../core/urls.ts"
@@ -49,11 +50,13 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
           const hint = moved.length > 0
             ? movedHint(moved, requested)
             : search?.[1].closestRecording(dir, keyInputOf(call))
+          const record = yield* RecordHint
           return yield* new ModelError({
             reason: new CassetteMissing({
               path,
               dir,
               modelId: call.endpoints[0].modelId,
+              record: { command: record.command(dir, false), same: record.same },
               ...(hint === undefined ? {} : { hint })
             })
           })

@@ -1,5 +1,6 @@
 // What one model request is and what it answers: the shapes every ModelClient layer shares.
 import type { Effect, Redacted } from "effect"
+import type { ApiKeySource } from "../config/endpoints.ts"
 import type { ConfigError } from "../core/configErrors.ts"
 import type { LaitError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
@@ -16,6 +17,11 @@ export interface Endpoint {
   /** Resolved lazily (api_key_cmd runs just before the first request). */
   readonly apiKey: Effect.Effect<Redacted.Redacted<string> | undefined, LaitError | ConfigError>
   readonly pricing?: Pricing | undefined
+  /** Where the key came from (src/config/endpoints.ts), named when a server rejects it; absent: unknown. */
+  readonly apiKeySource?: ApiKeySource | undefined
+  readonly apiKeyIn?: string | undefined
+  /** The alias the endpoint belongs to, if the model name was one. */
+  readonly alias?: string | undefined
 }
 
 export interface ModelCall {

@@ -21,6 +21,11 @@ export interface LineEditor {
   readonly next: (prompt: string) => Effect.Effect<InputEvent>
   /** Waits for a Ctrl-C; lines typed meanwhile wait for `next`. Never ends when not interactive. */
   readonly interrupted: Effect.Effect<void>
+  /**
+   * Forgets what was typed ahead (lines and further Ctrl-Cs, not the end of input), as a terminal's
+   * interrupt flushes its input queue: called once an answer is cancelled.
+   */
+  readonly discardTypeAhead: Effect.Effect<void>
 }
 
 export const HISTORY_SIZE = 500
@@ -86,5 +91,9 @@ export const openLineEditor: Effect.Effect<LineEditor, never, Scope.Scope> = Eff
       return take(() => true)
     })
   const interrupted = interactive ? Effect.asVoid(take((e) => e._tag === "Interrupt")) : Effect.never
-  return { interactive, next, interrupted }
+  const discardTypeAhead = Effect.sync(() => {
+    const kept = buffered.filter((e) => e._tag === "Eof")
+    buffered.splice(0, buffered.length, ...kept)
+  })
+  return { interactive, next, interrupted, discardTypeAhead }
 })

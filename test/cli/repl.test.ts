@@ -24,7 +24,8 @@ const scripted = (
         prompts.push(prompt)
         return queue.shift() ?? { _tag: "Eof" }
       }),
-    interrupted
+    interrupted,
+    discardTypeAhead: Effect.void
   }
 }
 
@@ -45,7 +46,7 @@ const run = async (events: ReadonlyArray<InputEvent>, interrupted?: Effect.Effec
         if (last.content === "slow") yield* Effect.never
         return { content: answer, finish: Effect.sync(() => void finished.push(answer)) }
       }),
-    save: (name, messages) =>
+    save: (name, _system, messages) =>
       Effect.sync(() => {
         saved.push({ name, messages })
         return `.lait/sessions/${name}.jsonl`

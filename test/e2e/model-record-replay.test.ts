@@ -173,7 +173,8 @@ describe("replay misses", () => {
       stdout: "",
       stderr: "==> notes: drafts and tightens a release note\n[1] draft\n" +
         `lait: no recorded cassette for this request (model 'fixture-model') at 'miss/c/${wanted}.json'; ` +
-        "run `lait run --record miss/c` first against the same workflow/input/vars, or check that they still match " +
+        `run \`lait run ${changed} --record-missing miss/c\` first against the same input and vars, or check that ` +
+        "they still match " +
         `this recording; the closest recording, 'miss/c/${recorded}.json', differs at ` +
         "temperature (recorded null, requested 0.5), " +
         "messages[1].content (recorded \"Draft a note for: first\", requested \"Draft a note for: second\")\n"

@@ -146,7 +146,8 @@ test("an error body that echoes the key is printed redacted", async () => {
   expect(r.code).toBe(4)
   expect(r.stdout).toBe("")
   expect(r.stderr).toContain(
-    `\nlait: the model server at '${s.baseUrl}' answered HTTP 401: Incorrect API key provided: <redacted>.\n`
+    `\nlait: the model server at '${s.baseUrl}' answered HTTP 401: Incorrect API key provided: <redacted>; ` +
+      "check the API key (it came from OPENAI_API_KEY)\n"
   )
   expect(r.stderr.includes(SECRET)).toBe(false)
   expect(s.requests).toHaveLength(1) // a 401 is neither retried nor a reason to fall back

@@ -133,8 +133,10 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
     expect((messagesOf(3) as Array<{ content: string }>).at(-1)!.content).toBe("fresh start")
     t.type("/save talk")
     await t.waitFor("saved to .lait/sessions/talk.jsonl")
+    // The system prompt set with /system is saved first (docs/repl.md#saving-a-conversation).
     expect(fs.readFileSync(path.join(cwd, ".lait/sessions/talk.jsonl"), "utf8")).toBe(
       [
+        { role: "system", content: "Be brief." },
         { role: "user", content: "fresh start" },
         { role: "assistant", content: "echo: fresh start" },
         { role: "user", content: "fresh start" },
@@ -143,6 +145,46 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
     )
     t.send("C-d")
     expect(await t.exitCode()).toBe(0)
+  }, 60_000)
+
+  test("a session saved with /save brings its system prompt back, in the REPL and one-shot; --system wins", async () => {
+    server = startOpenAiServer()
+    const cwd = makeTempDir("repl-save-system")
+    const first = await terminal(cwd, chatArgs())
+    first.type("/system Answer in French.")
+    await first.waitFor("(system prompt updated)")
+    first.type("bonjour")
+    await first.waitFor("echo: bonjour")
+    first.type("/save fr")
+    await first.waitFor("saved to .lait/sessions/fr.jsonl")
+    first.type("/exit")
+    expect(await first.exitCode()).toBe(0)
+    tmux("kill-server")
+
+    const again = await terminal(cwd, [...chatArgs(), "--session", "fr"])
+    again.type("encore")
+    await again.waitFor("echo: encore")
+    again.type("/exit")
+    expect(await again.exitCode()).toBe(0)
+    const earlier = [{ role: "user", content: "bonjour" }, { role: "assistant", content: "echo: bonjour" }]
+    expect(messagesOf(1)).toEqual([
+      { role: "system", content: "Answer in French." },
+      ...earlier,
+      { role: "user", content: "encore" }
+    ])
+    const oneShot = (...flags: Array<string>) =>
+      runCli(
+        ["--no-config", "--model", "fixture-model", "--base-url", server.baseUrl, "--session", "fr", ...flags, "x y"],
+        { cwd, binary: true, env: envWith(path.join(cwd, "data")) }
+      )
+    expect(await oneShot()).toMatchObject({ code: 0, stdout: "echo: x y\n" })
+    expect((messagesOf(2) as Array<unknown>)[0]).toEqual({ role: "system", content: "Answer in French." })
+    expect(await oneShot("--system", "Be terse.")).toMatchObject({ code: 0, stdout: "echo: x y\n" })
+    expect((messagesOf(3) as Array<unknown>)[0]).toEqual({ role: "system", content: "Be terse." })
+    // --session appends turns after the saved system line; the turn count leaves it out.
+    expect(sessionLines(cwd, "fr")[0]).toEqual({ role: "system", content: "Answer in French." })
+    const listed = await runCli(["sessions", "list"], { cwd, binary: true })
+    expect(listed).toMatchObject({ code: 0, stdout: "fr  (4 turns)\n" })
   }, 60_000)
 
   test("Ctrl-C during a slow streamed answer stops it and returns to the prompt; Ctrl-C twice on an empty line exits", async () => {
@@ -166,6 +208,29 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
     t.send("C-c")
     await t.waitFor("press Ctrl-C again to exit")
     t.send("C-c")
+    expect(await t.exitCode()).toBe(0)
+  }, 60_000)
+
+  test("Ctrl-C pressed twice, with a line typed ahead: (cancelled) once, and the type-ahead is discarded", async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ")
+    server = startOpenAiServer({ script: [{ match: "slow", content: words, chunk_delay_ms: 150 }] })
+    const t = await terminal(makeTempDir("repl-cancel-twice"), chatArgs())
+    t.type("slow")
+    await t.waitFor("w2 ")
+    // Typed while the answer is written: it waits for the next prompt...
+    t.type("typed ahead")
+    await Bun.sleep(300)
+    // ...until the answer is cancelled: the second Ctrl-C used to cancel it at once, unseen.
+    t.send("C-c", "C-c")
+    await t.waitFor("(cancelled)")
+    await Bun.sleep(1000)
+    expect(t.screen().split("(cancelled)")).toHaveLength(2)
+    t.type("next")
+    await t.waitFor("echo: next")
+    expect(t.screen().split("(cancelled)")).toHaveLength(2)
+    expect(server.requests).toHaveLength(2)
+    expect(messagesOf(1)).toEqual([{ role: "user", content: "next" }])
+    t.type("/exit")
     expect(await t.exitCode()).toBe(0)
   }, 60_000)
 })

@@ -167,7 +167,7 @@ describe("shell tools", () => {
     expect(r.stderr).toBe(
       "[1] say\n" +
         `lait: no recorded tool cassette for tool 'tool__echo' (call 1 with arguments {"text":"beta"}) at ` +
-        `'cas/${beta}'; run \`lait run --record cas\` first against the same workflow/input/vars, or drop ` +
+        `'cas/${beta}'; run \`lait run wf.yml --record cas\` first against the same input and vars, or drop ` +
         "--replay-tools (replay_tools) to run the tools live; the closest recording of 'tool__echo', " +
         `'cas/${alpha}', differs at arguments.text (recorded "alpha", requested "beta")\n`
     )
@@ -269,7 +269,8 @@ describe("MCP servers (server-everything)", () => {
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: "" })
     expect(r.stderr).toContain(
       "lait: no recorded tool list for MCP server 'everything' at 'cas/tool-list-everything.json'; run " +
-        "`lait run --record cas` first against a workflow that uses it, or drop --replay-tools (replay_tools) to start the server"
+        "`lait run wf.yml --record cas` first against a workflow that uses it, or drop --replay-tools (replay_tools) to " +
+        "start the server"
     )
   }, 60_000)
 })

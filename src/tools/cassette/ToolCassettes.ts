@@ -12,6 +12,7 @@ import { ToolError } from "../../core/toolErrors.ts"
 import type { Endpoint } from "../../model/call.ts"
 import { CassetteRepeat, cassetteFile, replayFile } from "../../model/cassette/repeat.ts"
 import { CassetteUse } from "../../model/cassette/used.ts"
+import { RecordHint } from "../../model/recordHint.ts"
 import { unreadableSize } from "../../model/cassette/entryText.ts"
 import { secretsOf } from "../../model/endpointSecrets.ts"
 import * as Files from "../../platform/files.ts"
@@ -53,6 +54,10 @@ export interface ToolTape {
 }
 
 const nowRfc3339 = () => new Date().toISOString()
+
+/** How the running command records the tool cassettes of `dir` (src/model/recordHint.ts). */
+const recordWith = (dir: string) =>
+  Effect.map(Effect.service(RecordHint), (hint) => ({ command: hint.command(dir, true), same: hint.same }))
 
 /** The tape of one run, in the mode `ToolCassettes` holds where it is built. */
 export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.gen(function*() {
@@ -142,7 +147,8 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
             occurrence,
             path,
             dir,
-            hint: closestToolRecording(dir, tool, args, occurrence)
+            hint: closestToolRecording(dir, tool, args, occurrence),
+            record: yield* recordWith(dir)
           }
         })
       }
@@ -166,7 +172,8 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
     }
     return Effect.gen(function*() {
       if (!Files.exists(path)) {
-        return yield* new ToolError({ reason: { _tag: "ListCassetteMissing", server, path, dir } })
+        const record = yield* recordWith(dir)
+        return yield* new ToolError({ reason: { _tag: "ListCassetteMissing", server, path, dir, record } })
       }
       const use = yield* CassetteUse
       use.used(path)

@@ -182,10 +182,11 @@ const wf = (file: string, detail: string, line?: number) =>
 
 const config = (file: string, detail: string) => `lait: failed to parse YAML configuration file '${file}': ${detail}`
 
+/** `lait run shared/llm.yml hi --replay DIR` missing its cassette: the hint names that run, recording. */
 const noCassette = (dir: string, hint?: string) =>
   `lait: no recorded cassette for this request (model 'fake') at '${dir}/${LLM_KEY}.json'; ` +
-  `run \`lait run --record ${dir}\` first against the same workflow/input/vars, or check that they still match ` +
-  `this recording${hint === undefined ? "" : `; ${hint}`}`
+  `run \`lait run shared/llm.yml --record-missing ${dir}\` first against the same input and vars, or check that ` +
+  `they still match this recording${hint === undefined ? "" : `; ${hint}`}`
 
 /**
  * `lait test`'s report for one file that could not run (its definition, or its cassette, is broken):
@@ -788,8 +789,9 @@ export const cases: ReadonlyArray<HostileCase> = [
     report: testReport(
       "tests/replay-is-a-file.yml",
       `workflow 'tests/../shared/llm.yml': no recorded cassette for this request (model 'fake') at 'shared/llm.yml/${LLM_KEY}.json'; ` +
-        "run `lait run --record tests/../shared/llm.yml` first against the same workflow/input/vars, or check that they " +
-        "still match this recording; 'tests/../shared/llm.yml' is a file, not a cassette directory"
+        "run `lait test tests/replay-is-a-file.yml --record-missing` first against the test files' workflows and " +
+        "inputs, or check that they still match this recording; 'tests/../shared/llm.yml' is a file, not a cassette " +
+        "directory"
     ),
     error: TEST_FAILED
   },

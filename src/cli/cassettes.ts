@@ -1,9 +1,10 @@
 // `lait cassettes ls DIR [--format text|json]` and `lait cassettes prune PATH… [--replay-tools]
-// [--delete]`: look after a cassette directory. ls prints one line per cassette
+// [--delete] [--allow-outside]`: look after a cassette directory. ls prints one line per cassette
 // (src/model/cassette/listing.ts); prune runs the tests like `lait test`, then prints the cassette
 // files no test used, one path per line, and with --delete removes them. Files that are not
 // cassettes are warned about on stderr, never touched; so are tool cassettes that no test replaying
-// tools could have read (src/testing/prune.ts).
+// tools could have read (src/testing/prune.ts). A `replay:` directory outside the project is skipped
+// with a warning when listing, and makes --delete refuse outright, unless --allow-outside.
 import { Console, Effect, Layer } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { FileError } from "../core/fileErrors.ts"
@@ -59,10 +60,17 @@ const prune = Command.make(
     remove: Flag.Boolean("delete").pipe(
       Flag.withDescription("Delete the unused cassette files (only when every test passes in replay)"),
       Flag.withDefault(false)
+    ),
+    allowOutside: Flag.Boolean("allow-outside").pipe(
+      Flag.withDescription(
+        "Also judge (and with --delete, delete from) replay directories outside the project " +
+          "(the directory of the nearest lait.config.yml upward, else the current one)"
+      ),
+      Flag.withDefault(false)
     )
   },
-  Effect.fn("cli.cassettes.prune")(function*({ paths, replayTools, remove }) {
-    const [suite, { unusedCassettes }] = yield* Effect.promise(() =>
+  Effect.fn("cli.cassettes.prune")(function*({ paths, replayTools, remove, allowOutside }) {
+    const [suite, { describeOutside, projectRoot, unusedCassettes }] = yield* Effect.promise(() =>
       Promise.all([import("../testing/suite.ts"), import("../testing/prune.ts")])
     )
     const { files, skipped } = yield* suite.findTestFiles(paths)
@@ -70,7 +78,14 @@ const prune = Command.make(
     if (files.length === 0) {
       return yield* new TestError({ reason: { _tag: "NoFiles", listed: listPaths(paths) } })
     }
-    const result = yield* unusedCassettes(files, { replayTools }).pipe(
+    const project = allowOutside ? undefined : yield* Effect.try({
+      try: () => projectRoot(process.cwd()),
+      catch: (e) =>
+        new FileError({
+          reason: { _tag: "ResolveFailed", path: ".", what: "current directory", detail: describeOsError(e) }
+        })
+    })
+    const result = yield* unusedCassettes(files, { replayTools, project }).pipe(
       Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer))
     )
     if ("failing" in result) {
@@ -78,6 +93,18 @@ const prune = Command.make(
       return yield* new TestError({
         reason: { _tag: "PruneRefused", failing: result.failing.length, total: result.total }
       })
+    }
+    const [first, ...more] = result.outside
+    if (first !== undefined && project !== undefined) {
+      // Checked before anything is deleted: a hostile test file must not get even part of its way.
+      if (remove) {
+        return yield* new TestError({
+          reason: { _tag: "PruneOutside", detail: describeOutside(first, project), more: more.length }
+        })
+      }
+      const warning = (o: typeof first) =>
+        `warning: not judged: ${describeOutside(o, project)} (pass --allow-outside to judge it)`
+      yield* warnAll(result.outside.map(warning))
     }
     yield* warnAll(result.warnings)
     if (result.toolsLeftAlone > 0) {
@@ -89,11 +116,11 @@ const prune = Command.make(
           "(run prune with --replay-tools to judge them)"
       )
     }
-    if (result.unused.length > 0) yield* printLine(result.unused.join("\n"))
+    if (result.unused.length > 0) yield* printLine(result.unused.map((u) => u.path).join("\n"))
     if (!remove) return
-    for (const path of result.unused) {
+    for (const { path, real } of result.unused) {
       yield* Effect.try({
-        try: () => Files.removeFile(path),
+        try: () => Files.removeFile(real),
         catch: (e) => new FileError({ reason: { _tag: "RemoveFailed", path, detail: describeOsError(e) } })
       })
     }

@@ -135,7 +135,8 @@ export const exitCodeByTag = {
   LintError: ExitCode.validation,
   // A FAIL of `lait doctor` is a general failure (as upstream); a server `models --remote` could not list, an API one.
   DoctorError: { ChecksFailed: ExitCode.general, ListFailed: ExitCode.modelApi },
-  TestError: { ParseFailed: ExitCode.validation },
+  // Pruning another project's cassettes needs --allow-outside: the command line's to grant.
+  TestError: { ParseFailed: ExitCode.validation, PruneOutside: ExitCode.usage },
   EvalError: {
     ParseFailed: ExitCode.validation,
     PromptSyntax: ExitCode.validation,

@@ -1,6 +1,6 @@
 // Failures of `lait test` itself (finding, reading and parsing test files, and the suite's verdict) as
 // one error class with a `reason`. `message` is the text lait has always printed; a test file that is
-// invalid as written exits 3 (core/errors.ts's table), the rest 1.
+// invalid as written exits 3 (core/errors.ts's table), a prune outside the project 2, the rest 1.
 import { Data } from "effect"
 import type { TaggedUnion } from "../core/reasonError.ts"
 import { locateError, withLine } from "../core/errors.ts"
@@ -26,12 +26,17 @@ interface Reasons {
   FixtureClash: { earlier: string; fixture: string; name: string }
   /** `lait cassettes prune` with tests that did not pass in replay. */
   PruneRefused: { failing: number; total: number }
+  /** `lait cassettes prune --delete` with a `replay:` directory outside the project; `detail` names it. */
+  PruneOutside: { detail: string; more: number }
   /** An `ask:` step tried to read an answer during a test. */
   NoStdin: {}
   /** `errors`: files that could not run (docs/testing.md#pass-fail-and-error). */
   SuiteFailed: { failed: number; errors: number; total: number }
 }
 export type TestErrorReason = TaggedUnion<Reasons>
+
+const moreOutside = (more: number): string =>
+  more === 0 ? "" : ` (and ${more} more replay ${more === 1 ? "directory" : "directories"} outside it)`
 
 const describe = (reason: TestErrorReason): string => {
   switch (reason._tag) {
@@ -62,6 +67,9 @@ const describe = (reason: TestErrorReason): string => {
     case "PruneRefused":
       return `refusing to prune: ${reason.failing} of ${reason.total} test file(s) did not pass in replay, so ` +
         "which cassettes they use is unknown; nothing was deleted"
+    case "PruneOutside":
+      return `refusing to prune: ${reason.detail}${moreOutside(reason.more)}; ` +
+        "pass --allow-outside to prune there too; nothing was deleted"
     case "NoStdin":
       return "lait test never reads answers from stdin"
     case "SuiteFailed":

@@ -1,7 +1,8 @@
 // Hostile-corpus cases for untrusted values (a model's answer, a server's `usage`) and for what lait
 // deletes or schedules on the user's say-so: shell quoting with `shq`, `write:` paths that a value
-// would move to another directory, `lait lint`'s warnings about both, a symlinked cache, usage
-// counts that are not counts, and the --repeat bound. Part of `cases` (./cases.ts).
+// would move to another directory, `lait lint`'s warnings about both, a symlinked cache, a test
+// file aiming `cassettes prune --delete` at another project, usage counts that are not counts, and
+// the --repeat bound. Part of `cases` (./cases.ts).
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { HostileCase, Workspace } from "./cases.ts"
@@ -24,6 +25,10 @@ const SHELL_WARNING = (context: string, template: string, shell: string, quoted:
 const WRITE_REFUSED = (path: string, value: string, what: string) =>
   `lait: step 'save': refusing to write ${JSON.stringify(path)}: the templated value ${JSON.stringify(value)} contains ` +
   `${what}; a value in a 'write' path may only fill in a file name`
+
+const PRUNE_REFUSED = (file: string, replay: string, resolved: boolean) =>
+  `lait: refusing to prune: '${file}' replays from '${replay}'${resolved ? ", which is '${WS}/victim/cassettes'" : ""}, ` +
+  "outside the project '${WS}/untrusted'; pass --allow-outside to prune there too; nothing was deleted"
 
 export const untrustedCases: ReadonlyArray<HostileCase> = [
   // ---- shell quoting: the value reaches `sh -c` as one literal word; `pwned` is never created
@@ -102,6 +107,35 @@ export const untrustedCases: ReadonlyArray<HostileCase> = [
     after: (ws) => mustRead(ws, "precious/keep.json", "{}\n"),
     exit: 1,
     error: "lait: refusing to clear the cache: '${WS}/.lait/cache' is a symbolic link, and nothing is deleted through one"
+  },
+
+  // ---- cassettes prune --delete never follows a test's replay: out of the project (here: untrusted/,
+  // which holds a lait.config.yml); victim/cassettes survives, the snapshot would show a removal
+  {
+    name: "cassettes prune --delete: a test's replay: ../victim/cassettes is refused, nothing deleted",
+    args: ["cassettes", "prune", "--delete", "prune-outside.yml"],
+    cwd: "untrusted",
+    exit: 2,
+    error: PRUNE_REFUSED("prune-outside.yml", "../victim/cassettes", true)
+  },
+  {
+    name: "cassettes prune --delete: an absolute replay: out of the project is refused, nothing deleted",
+    args: ["cassettes", "prune", "--delete", "prune-absolute.yml"],
+    cwd: "untrusted",
+    setup: (ws) =>
+      put(ws, "untrusted/prune-absolute.yml", `workflow: ../inputs/plain.yml
+replay: ${ws.dir}/victim/cassettes
+`),
+    exit: 2,
+    error: PRUNE_REFUSED("prune-absolute.yml", "${WS}/victim/cassettes", false)
+  },
+  {
+    name: "cassettes prune --delete: a replay: symlink leading out of the project is refused, nothing deleted",
+    args: ["cassettes", "prune", "--delete", "prune-via-link.yml"],
+    cwd: "untrusted",
+    setup: (ws) => fs.symlinkSync("../victim/cassettes", path.join(ws.dir, "untrusted", "linked-cassettes")),
+    exit: 2,
+    error: PRUNE_REFUSED("prune-via-link.yml", "linked-cassettes", true)
   },
 
   // ---- usage counts that are not non-negative integers count as absent; the answer stays usable

@@ -259,6 +259,7 @@ const rows: ReadonlyArray<Row> = [
   [new TestError({ reason: { _tag: "ReadFailed", path: "t.yml", detail: "gone" } }), "failed to read test definition 't.yml': gone", 1],
   [new TestError({ reason: { _tag: "ParseFailed", path: "t.yml", detail: "tests: bad", line: 2 } }), "failed to parse test definition 't.yml': tests: bad (line 2)", 3],
   [new TestError({ reason: { _tag: "NoStdin" } }), "lait test never reads answers from stdin", 1],
+  [new TestError({ reason: { _tag: "PruneOutside", detail: "'t.yml' replays from '../v', which is '/v', outside the project '/p'", more: 1 } }), "refusing to prune: 't.yml' replays from '../v', which is '/v', outside the project '/p' (and 1 more replay directory outside it); pass --allow-outside to prune there too; nothing was deleted", 2],
   [new TestError({ reason: { _tag: "WorkdirUnusable", path: "w", detail: "no such file or directory" } }), "failed to use workdir 'w': no such file or directory", 1],
   [new TestError({ reason: { _tag: "WorkdirNotDirectory", path: "w" } }), "workdir 'w' is not a directory", 1],
   [new TestError({ reason: { _tag: "TempWorkdirFailed", detail: "no space left on device" } }), "failed to create a temporary working directory: no space left on device", 1],

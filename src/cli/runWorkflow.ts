@@ -141,6 +141,8 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
     ? undefined
     : yield* resolvePromptText(Option.getOrUndefined(prompt), stdinIsTty, loader.readStdin)
   let initial: Json
+  // Set when there is no initial value: a template that prints `input` then fails saying this.
+  let unsetInput: string | undefined
   if (resumed !== undefined) {
     initial = resumed.initial_input
   } else if (text !== undefined) {
@@ -148,6 +150,7 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
     initial = yield* resolveInitial(schema, { kind: "text", text })
   } else if (workflow.inputs.length > 0) {
     initial = null
+    unsetInput = `the run was given no PROMPT; pass one (lait run ${file} "TEXT", or pipe it on stdin)`
   } else {
     return yield* new CommandError({ reason: { _tag: "PromptRequired" } })
   }
@@ -168,7 +171,7 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
   if (dryRun) {
     // Only here: the plan reads agent files, whose checks build the agent file schema.
     const { dryRunPlan } = yield* Effect.promise(() => import("../workflow/dryrun.ts"))
-    const plan = yield* dryRunPlan(workflow, inputs, initial)
+    const plan = yield* dryRunPlan(workflow, inputs, unsetInput === undefined ? initial : undefined)
     yield* printLine(plan.join("\n"))
     return
   }
@@ -190,6 +193,7 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
     : undefined
   const run = engine.run(workflow, initial, inputs, {
     timeoutMode: "cancel",
+    ...(unsetInput === undefined ? {} : { unsetInput }),
     ...(resumeFrom === undefined ? {} : { resume: resumeFrom }),
     ...(recorder === undefined ? {} : { afterTopLevelStep: recorder.afterStep })
   })

@@ -2,6 +2,7 @@
 // commands) as one error class with a `reason`. `message` is the text lait has always printed; a
 // timeout is a typed interruption (exit 5, in core/errors.ts's table), every other reason exits 1.
 import { Data } from "effect"
+import { quotedExcerpt } from "./excerpt.ts"
 import type { TaggedUnion } from "./reasonError.ts"
 
 interface Reasons {
@@ -42,6 +43,13 @@ interface Reasons {
   OutputMismatch: { step: string; detail: string }
   /** A step's input does not match its `input_schema`; `cause` is the mismatch. */
   InputMismatch: { step: string; cause: unknown }
+  /**
+   * A template printed the `input` of a run given no initial value (without `template`: an agent
+   * step was to send it as the user message). `field` names the template or step kind as the
+   * message shows it (`'prompt'`); `hint` says how to give the value; `step` is set when no
+   * enclosing context names the step already.
+   */
+  InputUnset: { step?: string; field: string; template?: string; hint: string }
   /** A dry run could not load a step's agent: a file (no `name`) or one registered as `name`. */
   DryRunAgent: { step: string; name?: string; cause: unknown }
 }
@@ -113,6 +121,11 @@ const describe = (reason: StepErrorReason): string => {
       return `step '${reason.step}': the model's response does not match its output schema`
     case "InputMismatch":
       return `step '${reason.step}'`
+    case "InputUnset":
+      return (reason.step === undefined ? "" : `step '${reason.step}': `) + (reason.template === undefined
+        ? `${reason.field} sends 'input' to the model, which is not set: ${reason.hint}`
+        : `${reason.field} template ${quotedExcerpt(reason.template, 60)} prints 'input', which is not set: ` +
+          `${reason.hint}, or print it only inside {{#if input}}...{{/if}}`)
     case "DryRunAgent":
       return reason.name === undefined
         ? `step '${reason.step}': failed to load agent file for dry-run`

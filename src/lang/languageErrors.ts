@@ -73,8 +73,11 @@ export class JqError extends Data.TaggedError("JqError")<{ readonly reason: JqEr
 interface TemplateReasons {
   /** `detail` is the parser's reason. */
   Parse: { source: string; detail: string }
-  /** `detail` is the helper's or Handlebars' failure, on one line. */
-  Render: { source: string; detail: string }
+  /**
+   * `detail` is the helper's or Handlebars' failure, on one line; `missing` the path as written
+   * (`input.x`) when the failure is a reference to something that does not exist.
+   */
+  Render: { source: string; detail: string; missing?: string }
 }
 export type TemplateErrorReason = TaggedUnion<TemplateReasons>
 

@@ -178,13 +178,15 @@ export const makeModelSteps = Effect.gen(function*() {
               _tag: "OutputNotJson",
               step: label,
               schema: options.outputSchema!.name,
-              detail: content.length > 200 ? `${content.slice(0, 200)}…` : content
+              answer: content
             }
           })
       })
       const invalid = yield* checkJson(options.outputSchema.schema, parsed, "output")
       if (invalid !== undefined) {
-        return yield* new StepError({ reason: { _tag: "OutputMismatch", step: label, detail: renderChain(invalid) } })
+        return yield* new StepError({
+          reason: { _tag: "OutputMismatch", step: label, detail: renderChain(invalid), answer: content }
+        })
       }
       return parsed
     })

@@ -150,7 +150,9 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
     initial = yield* resolveInitial(schema, { kind: "text", text })
   } else if (workflow.inputs.length > 0) {
     initial = null
-    unsetInput = `the run was given no PROMPT; pass one (lait run ${file} "TEXT", or pipe it on stdin)`
+    // FILE as the user would type it again (quoted for a POSIX shell when it needs to be).
+    const shown = /^[\w./@:+-]+$/.test(file) ? file : `'${file.replaceAll("'", "'\\''")}'`
+    unsetInput = `the run was given no PROMPT; pass one (lait run ${shown} "TEXT", or pipe it on stdin)`
   } else {
     return yield* new CommandError({ reason: { _tag: "PromptRequired" } })
   }

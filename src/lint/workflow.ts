@@ -6,9 +6,8 @@
 //              `subagents`, `tools` and `agent:` names not registered in lait.config.yml;
 //   warnings — `steps.x` / `$steps.x` naming no step of the file; `schemas:`/`agents:` entries never
 //              used; MCP servers whose `allowed_tools` is `[]`; a template inside a `sh -c` script
-//              (not wrapped in `shq`) and a templated `write:` path (src/lint/untrusted.ts); with
-//              `inputs:`, a template that prints the unset `input` of a run without a PROMPT
-//              (src/lint/unsetInput.ts).
+//              (not wrapped in `shq`) and a templated `write:` path (src/lint/untrusted.ts); an
+//              unset `input` printed in a run on `inputs:` alone (src/lint/unsetInput.ts).
 // Problems inside a child workflow are reported with `in workflow '<path>': ` in front, at the line
 // of the `workflow:` step that calls it. Unknown JSON Schema `type` names are load errors here (Ajv
 // refuses to compile them), not warnings as upstream, whose validator silently accepted them.

@@ -175,6 +175,30 @@ describe("a failed run's trace read back", () => {
     expect({ code: spans.code, stderr: spans.stderr }).toEqual({ code: 0, stderr: "" })
     expect(spans.stdout).toContain("\n  [")
   }, 30_000)
+
+  test("an error message of several lines keeps its event on one line; --json has it as it is", async () => {
+    const message = "step 'pick': the model's response is not valid JSON for output schema 'x': Sure!\nHere:\n{}"
+    const event = {
+      seq: 0,
+      operation: "step",
+      label: "pick",
+      start: "2026-01-02T03:04:05.000000000Z",
+      end: "2026-01-02T03:04:05.010000000Z",
+      duration_ms: 10,
+      attributes: { "lait.step.kind": "prompt", "error.type": "LaitError", "error.message": message }
+    }
+    ws.write("lines/old.jsonl", `${JSON.stringify(event)}\n`)
+    const shown = await run("lines", ["trace", "show", "old.jsonl"])
+    expect(shown).toEqual({
+      code: 0,
+      stdout: "[    10ms] step         pick — 03:04:05.000  (lait.step.kind=prompt error.type=LaitError error.message=" +
+        `${message.replaceAll("\n", "\\n")})\n`,
+      stderr: ""
+    })
+    const json = await run("lines", ["trace", "show", "--json", "old.jsonl"])
+    expect((JSON.parse(json.stdout) as Array<{ attributes: Record<string, string> }>)[0]!.attributes["error.message"])
+      .toBe(message)
+  }, 30_000)
 })
 
 describe("an interrupted run writes its trace", () => {

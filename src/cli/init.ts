@@ -71,6 +71,9 @@ const WORKFLOW_STARTER = `# A lait workflow (version 2).
 #   # yaml-language-server: $schema=workflow.schema.json
 name: summarize
 description: summarises the text given as PROMPT
+# What the PROMPT must be: a text. It also says that the workflow needs one, so lait lint does not
+# ask for {{input}} to be guarded against a run on inputs: alone.
+input_schema: {type: string}
 
 # Named parameters, bound with --input KEY=VALUE; a default makes one optional.
 inputs:

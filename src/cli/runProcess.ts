@@ -8,7 +8,16 @@
 // path (src/cli/leanRun.ts) alike; no effect/cli here.
 import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "../core/earlySignals.ts"
 import { Cause, Effect, Exit } from "effect"
-import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "../core/errors.ts"
+import {
+  causeChain,
+  ExitCode,
+  exitCodeOf,
+  isBrokenPipe,
+  primaryError,
+  renderChain,
+  signalExitCode
+} from "../core/errors.ts"
+import { wholeTextOf } from "../core/excerpt.ts"
 import { stderrStream, stdoutStream, streamsBuilt, writeStderr } from "../platform/stdStreams.ts"
 
 export const flushAndExit = (code: number): void => {
@@ -23,7 +32,7 @@ export const flushAndExit = (code: number): void => {
 }
 
 export interface RunProgramOptions {
-  /** -v count: -vv adds the failure's cause. */
+  /** -v count: -v adds what the error quotes as an excerpt, whole; -vv the failure's cause. */
   readonly verbosity: number
   /** effect/cli's parse problems: it printed the usage line (or help) already; exit 2. */
   readonly isUsageError: (error: unknown) => boolean
@@ -68,6 +77,13 @@ export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, i
     if (isUsageError(error)) {
       // effect/cli already printed the usage line (or help); parse problems are usage errors.
       return flushAndExit(ExitCode.usage)
+    }
+    // The error is one line; what it quotes as an excerpt comes whole before it with -v.
+    if (verbosity >= 1) {
+      for (const link of causeChain(error)) {
+        const whole = wholeTextOf(link)
+        if (whole !== undefined) writeStderr(`note: ${whole.what}, whole:\n${whole.text}\n`)
+      }
     }
     writeStderr(`lait: ${renderChain(error)}\n`)
     if (verbosity >= 2) writeStderr(`${Cause.pretty(exit.cause)}\n`)

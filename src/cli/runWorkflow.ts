@@ -143,6 +143,8 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
     ? undefined
     : yield* resolvePromptText(Option.getOrUndefined(prompt), stdinIsTty, loader.readStdin)
   let initial: Json
+  // Set when there is no initial value: a template that prints `input` then fails saying this.
+  let unsetInput: string | undefined
   if (resumed !== undefined) {
     initial = resumed.initial_input
   } else if (text !== undefined) {
@@ -150,6 +152,9 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
     initial = yield* resolveInitial(schema, { kind: "text", text })
   } else if (workflow.inputs.length > 0) {
     initial = null
+    // FILE as the user would type it again (quoted for a POSIX shell when it needs to be).
+    const shown = /^[\w./@:+-]+$/.test(file) ? file : `'${file.replaceAll("'", "'\\''")}'`
+    unsetInput = `the run was given no PROMPT; pass one (lait run ${shown} "TEXT", or pipe it on stdin)`
   } else {
     return yield* new CommandError({ reason: { _tag: "PromptRequired" } })
   }
@@ -170,7 +175,7 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
   if (dryRun) {
     // Only here: the plan reads agent files, whose checks build the agent file schema.
     const { dryRunPlan } = yield* Effect.promise(() => import("../workflow/dryrun.ts"))
-    const plan = yield* dryRunPlan(workflow, inputs, initial)
+    const plan = yield* dryRunPlan(workflow, inputs, unsetInput === undefined ? initial : undefined)
     yield* printLine(plan.join("\n"))
     return
   }
@@ -192,6 +197,7 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
     : undefined
   const run = engine.run(workflow, initial, inputs, {
     timeoutMode: "cancel",
+    ...(unsetInput === undefined ? {} : { unsetInput }),
     ...(resumeFrom === undefined ? {} : { resume: resumeFrom }),
     ...(recorder === undefined ? {} : { afterTopLevelStep: recorder.afterStep })
   })

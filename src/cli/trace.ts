@@ -59,7 +59,7 @@ const show = Command.make(
         return yield* new ArgumentError({ reason: { _tag: "Conflict", flag: "--tree", other } })
       }
     }
-    const [{ readTraceFile, traceFilesIn }, { renderShow, renderShowFiles }] = yield* Effect.promise(() =>
+    const [{ hasSpanTree, readTraceFile, traceFilesIn }, { renderShow, renderShowFiles }] = yield* Effect.promise(() =>
       Promise.all([import("../trace/file.ts"), import("../trace/show.ts")])
     )
     const options = {
@@ -76,6 +76,17 @@ const show = Command.make(
     // One file named on its own prints exactly what it always did.
     const single = paths.length === 1 && paths[0] === files[0]
     yield* printLine(single ? renderShow(traces[0]!.events, options) : renderShowFiles(traces, options))
+    if (tree) {
+      // Not an error: the events are all there, only without parents, so they print flat.
+      for (const { path, events } of traces) {
+        if (events.length > 0 && !hasSpanTree(events)) {
+          yield* Console.error(
+            `note: '${path}' has no spans, so --tree prints its events flat; record the run with --trace-spans ` +
+              "(or default.trace_spans: true) to see the tree"
+          )
+        }
+      }
+    }
   })
 ).pipe(
   Command.withDescription("Print a trace file's events in recording order (or per-label totals)")

@@ -2,6 +2,7 @@
 // commands) as one error class with a `reason`. `message` is the text lait has always printed; a
 // timeout is a typed interruption (exit 5, in core/errors.ts's table), every other reason exits 1.
 import { Data } from "effect"
+import { excerpt, isAbridged, quotedExcerpt, type WholeText, wholeText } from "./excerpt.ts"
 import type { TaggedUnion } from "./reasonError.ts"
 
 interface Reasons {
@@ -26,7 +27,10 @@ interface Reasons {
   /** A command could not be started (`spawn`) or waited for (`wait`); `detail` is the OS's reason. */
   CommandFailed: { program: string; stage: "spawn" | "wait"; detail: string }
   CommandOutputTooLarge: { stream: string; detail: string }
-  /** `status` as shown (`exit status: 2`); `stderr` is its tail. */
+  /**
+   * `status` as shown (`exit status: 2`); `stderr` is its tail (`[last N of M bytes of stderr; -v shows
+   * all] ...` when cut, and -v logs the whole of it), shown on one line.
+   */
   CommandExited: { program: string; status: string; stderr: string }
   CommandNotUtf8: { program: string }
   /** A model step's agent is in neither the workflow's nor the config's `agents:`. */
@@ -36,16 +40,26 @@ interface Reasons {
   /** `detail` is the whole reading failure, as rendered. */
   ImageRead: { path: string; detail: string }
   ImageFormat: { path: string }
-  /** `detail` is the start of the model's answer. */
-  OutputNotJson: { step: string; schema: string; detail: string }
-  /** `detail` is the validation failure, as rendered. */
-  OutputMismatch: { step: string; detail: string }
+  /** `answer` is the model's whole answer; the message shows an excerpt (src/core/excerpt.ts). */
+  OutputNotJson: { step: string; schema: string; answer: string }
+  /** `detail` is the validation failure, as rendered; `answer` the model's whole answer, for -v. */
+  OutputMismatch: { step: string; detail: string; answer: string }
   /** A step's input does not match its `input_schema`; `cause` is the mismatch. */
   InputMismatch: { step: string; cause: unknown }
+  /**
+   * A template printed the `input` of a run given no initial value (without `template`: an agent
+   * step was to send it as the user message). `field` names the template or step kind as the
+   * message shows it (`'prompt'`); `hint` says how to give the value; `step` is set when no
+   * enclosing context names the step already.
+   */
+  InputUnset: { step?: string; field: string; template?: string; hint: string }
   /** A dry run could not load a step's agent: a file (no `name`) or one registered as `name`. */
   DryRunAgent: { step: string; name?: string; cause: unknown }
 }
 export type StepErrorReason = TaggedUnion<Reasons>
+
+/** Characters of a template quoted in a message: enough to recognise it. */
+const TEMPLATE_EXCERPT = 60
 
 const describe = (reason: StepErrorReason): string => {
   switch (reason._tag) {
@@ -93,7 +107,7 @@ const describe = (reason: StepErrorReason): string => {
     case "CommandOutputTooLarge":
       return `failed to read ${reason.stream} from command`
     case "CommandExited":
-      return `command '${reason.program}' exited with ${reason.status}: ${reason.stderr}`
+      return `command '${reason.program}' exited with ${reason.status}: ${excerpt(reason.stderr, Infinity)}`
     case "CommandNotUtf8":
       return `command '${reason.program}' produced non-UTF-8 output on stdout; binary output is not supported`
     case "UnknownAgent":
@@ -113,6 +127,11 @@ const describe = (reason: StepErrorReason): string => {
       return `step '${reason.step}': the model's response does not match its output schema`
     case "InputMismatch":
       return `step '${reason.step}'`
+    case "InputUnset":
+      return (reason.step === undefined ? "" : `step '${reason.step}': `) + (reason.template === undefined
+        ? `${reason.field} sends 'input' to the model, which is not set: ${reason.hint}`
+        : `${reason.field} template ${quotedExcerpt(reason.template, TEMPLATE_EXCERPT)} prints 'input', ` +
+          `which is not set: ${reason.hint}, or print it only inside {{#if input}}...{{/if}}`)
     case "DryRunAgent":
       return reason.name === undefined
         ? `step '${reason.step}': failed to load agent file for dry-run`
@@ -133,12 +152,33 @@ export class StepError extends Data.TaggedError("StepError")<{ readonly reason: 
       case "CommandFailed":
       case "CommandOutputTooLarge":
       case "ImageRead":
-      case "OutputNotJson":
       case "OutputMismatch":
         return this.reason.detail
+      case "OutputNotJson":
+        return excerpt(this.reason.answer)
       case "InputMismatch":
       case "DryRunAgent":
         return this.reason.cause
+      default:
+        return undefined
+    }
+  }
+
+  /** What -v prints whole after the message quoted it cut or escaped (src/core/excerpt.ts). */
+  get [wholeText](): WholeText | undefined {
+    switch (this.reason._tag) {
+      case "OutputNotJson":
+        return isAbridged(this.reason.answer) ? { what: "the model's answer", text: this.reason.answer } : undefined
+      case "OutputMismatch":
+        return { what: "the model's answer", text: this.reason.answer }
+      case "CommandExited":
+        return isAbridged(this.reason.stderr, Infinity)
+          ? { what: `the stderr of command '${this.reason.program}'`, text: this.reason.stderr }
+          : undefined
+      case "InputUnset":
+        return this.reason.template !== undefined && isAbridged(this.reason.template, TEMPLATE_EXCERPT)
+          ? { what: "the template", text: this.reason.template }
+          : undefined
       default:
         return undefined
     }

@@ -16,6 +16,7 @@
 // values they accept never reach Ajv. Ajv is loaded on first need only: `checkJson` and
 // `checkSchemaDocument` load it when the native answer is not enough (a value that fails gets Ajv's
 // message), `loadSchemaValidator` unconditionally before the synchronous `validateJson`.
+import { excerpt } from "../core/excerpt.ts"
 import { Effect } from "effect"
 import type Ajv07 from "ajv"
 import type { ErrorObject, Options, ValidateFunction } from "ajv"
@@ -150,10 +151,8 @@ const readablePath = (pointer: string, value: Json): string => {
   return out
 }
 
-const shown = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > 100 ? `${text.slice(0, 97)}...` : text
-}
+/** A value in a message: its JSON, cut to an excerpt. */
+const shown = (value: unknown): string => excerpt(JSON.stringify(value) ?? String(value), 100)
 
 const describe = (error: ErrorObject): string => {
   const data = error.data as Json

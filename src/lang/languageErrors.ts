@@ -2,6 +2,7 @@
 // JSON Schemas (SchemaError), each one class with a `reason`. `message` is the text lait has always
 // printed; a schema file that cannot be used as written exits 3 (core/errors.ts's table), the rest 1.
 import { Data } from "effect"
+import { isAbridged, quotedExcerpt, type WholeText, wholeText } from "../core/excerpt.ts"
 import type { TaggedUnion } from "../core/reasonError.ts"
 
 const quote = (value: string): string => JSON.stringify(value)
@@ -73,15 +74,23 @@ export class JqError extends Data.TaggedError("JqError")<{ readonly reason: JqEr
 interface TemplateReasons {
   /** `detail` is the parser's reason. */
   Parse: { source: string; detail: string }
-  /** `detail` is the helper's or Handlebars' failure, on one line. */
-  Render: { source: string; detail: string }
+  /**
+   * `detail` is the helper's or Handlebars' failure, on one line; `missing` the path as written
+   * (`input.x`) when the failure is a reference to something that does not exist.
+   */
+  Render: { source: string; detail: string; missing?: string }
 }
 export type TemplateErrorReason = TaggedUnion<TemplateReasons>
 
-/** Every reason exits 1. */
+/** Every reason exits 1. A long template is quoted as an excerpt; -v prints it whole. */
 export class TemplateError extends Data.TaggedError("TemplateError")<{ readonly reason: TemplateErrorReason }> {
   override get message(): string {
-    return `failed to ${this.reason._tag === "Parse" ? "parse" : "render"} template: ${quote(this.reason.source)}`
+    const verb = this.reason._tag === "Parse" ? "parse" : "render"
+    return `failed to ${verb} template: ${quotedExcerpt(this.reason.source)}`
+  }
+
+  get [wholeText](): WholeText | undefined {
+    return isAbridged(this.reason.source) ? { what: "the template", text: this.reason.source } : undefined
   }
 
   /** What `renderChain` prints after the message. */

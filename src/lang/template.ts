@@ -32,18 +32,27 @@ export { shellQuote }
 
 /** What workflow templates see. Other callers (named prompts: `{input, steps, vars}`) use renderTemplateWith. */
 export interface TemplateData {
-  readonly input: Json
+  /**
+   * Undefined when the run has no initial value (src/workflow/unsetInput.ts): printing it fails as
+   * any missing value does, and block helpers see it as missing.
+   */
+  readonly input: Json | undefined
   readonly steps: Readonly<Record<string, Json>>
   readonly inputs: Readonly<Record<string, Json>>
   readonly loop: Json
-  readonly [key: string]: Json
+  readonly [key: string]: Json | undefined
 }
 
 const PATH_HELPER = "__lait_path"
 const PRINTED_HELPER = "__lait_printed"
 const OPTIONS = { strict: true, noEscape: true } as const
 
-class TemplateFailure extends Error {}
+class TemplateFailure extends Error {
+  /** The path as written when the failure is a reference to something that does not exist. */
+  constructor(message: string, readonly missing?: string) {
+    super(message)
+  }
+}
 
 const locationOf = (options: Handlebars.HelperOptions): string => {
   const start = (options as { loc?: { start?: { line?: number; column?: number } } }).loc?.start
@@ -87,7 +96,7 @@ const registerHelpers = (env: typeof Handlebars): void => {
 const pathHelper = (...args: Array<unknown>) => {
   const options = args[args.length - 1] as Handlebars.HelperOptions
   const [first, written, ...segments] = args.slice(0, -1) as [unknown, string, ...Array<string>]
-  const missing = () => new TemplateFailure(`${JSON.stringify(written)} is not defined${locationOf(options)}`)
+  const missing = () => new TemplateFailure(`${JSON.stringify(written)} is not defined${locationOf(options)}`, written)
   if (first === undefined) throw missing()
   let current: unknown = first
   for (const segment of segments) {
@@ -358,8 +367,16 @@ const renderLoaded = (source: string, data: unknown, printing: boolean): Effect.
     try {
       return Effect.succeed({ text: result.render(data), printed: parts })
     } catch (e) {
+      const missing = e instanceof TemplateFailure ? e.missing : undefined
       return Effect.fail(
-        new TemplateError({ reason: { _tag: "Render", source, detail: oneLine(messageOf(e)) } })
+        new TemplateError({
+          reason: {
+            _tag: "Render",
+            source,
+            detail: oneLine(messageOf(e)),
+            ...(missing === undefined ? {} : { missing })
+          }
+        })
       )
     } finally {
       printed = undefined

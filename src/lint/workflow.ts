@@ -6,7 +6,8 @@
 //              `subagents`, `tools` and `agent:` names not registered in lait.config.yml;
 //   warnings — `steps.x` / `$steps.x` naming no step of the file; `schemas:`/`agents:` entries never
 //              used; MCP servers whose `allowed_tools` is `[]`; a template inside a `sh -c` script
-//              (not wrapped in `shq`) and a templated `write:` path (src/lint/untrusted.ts).
+//              (not wrapped in `shq`) and a templated `write:` path (src/lint/untrusted.ts); an
+//              unset `input` printed in a run on `inputs:` alone (src/lint/unsetInput.ts).
 // Problems inside a child workflow are reported with `in workflow '<path>': ` in front, at the line
 // of the `workflow:` step that calls it. Unknown JSON Schema `type` names are load errors here (Ajv
 // refuses to compile them), not warnings as upstream, whose validator silently accepted them.
@@ -33,6 +34,7 @@ import {
 import { type Emitter, redirected } from "./findings.ts"
 import { checkCapabilities } from "./names.ts"
 import { jqReferences, type Reference, templateReferences } from "./refs.ts"
+import { checkUnsetInput } from "./unsetInput.ts"
 import { shellTemplate, shellTemplateMessage, writePathMessage, writePathTemplate } from "./untrusted.ts"
 
 export interface Loaded {
@@ -400,6 +402,8 @@ export const lintWorkflowContents = (
     if (workflow.inputSchema?.name !== undefined) scope.usedSchemas.add(workflow.inputSchema.name)
 
     yield* lintSteps(scope, workflow.steps, valueOf(where, root, "steps"))
+    // A child's initial value is the calling step's input; only a file linted as itself may run without one.
+    if (where.fixedLine === undefined) checkUnsetInput(workflow, valueOf(where, root, "steps"), where, emitter)
 
     for (const name of Object.keys(workflow.schemas)) {
       if (!scope.usedSchemas.has(name)) {

@@ -6,6 +6,7 @@
 import { Console, Duration, Effect, Fiber, LogLevel, Redacted } from "effect"
 import { describeApiKeySource, DUMMY_API_KEY } from "../config/endpoints.ts"
 import { renderChain } from "../core/errors.ts"
+import { excerpt } from "../core/excerpt.ts"
 import { describeNetworkFailure } from "../core/network.ts"
 import { displayUrl, joinUrl, urlCredentials } from "../core/urls.ts"
 import { traceChat } from "./chatSpan.ts"
@@ -57,7 +58,7 @@ export const statusDetail = (body: string, redact: (text: string) => string): st
   }
   // The message was decoded from JSON, so an escaped key in the body is plain text now.
   detail = redact(detail)
-  if (detail.length > 500) detail = `${detail.slice(0, 500)}…`
+  detail = excerpt(detail, 500)
   return detail.length > 0 ? detail : undefined
 }
 

@@ -1,7 +1,11 @@
 // Failures of reading, writing and exporting trace files, as one error class with a `reason`.
 // `message` is the text lait has always printed; every reason exits 1.
 import { Data } from "effect"
+import { excerpt, isAbridged, type WholeText, wholeText } from "../core/excerpt.ts"
 import type { TaggedUnion } from "../core/reasonError.ts"
+
+/** The longest part of an error body repeated in the message (an HTML error page is not useful). */
+const MAX_BODY_IN_MESSAGE = 500
 
 interface Reasons {
   ReadFailed: { path: string; detail: string }
@@ -16,7 +20,10 @@ interface Reasons {
   HeaderValue: { name: string; detail: string }
   /** The request did not get an answer; `url` and `detail` are redacted. */
   SendFailed: { url: string; detail: string }
-  /** The collector answered with a status other than 2xx; `status` as shown, `detail` redacted. */
+  /**
+   * The collector answered with a status other than 2xx; `status` as shown, `detail` its whole answer,
+   * redacted (the message shows an excerpt, -v all of it).
+   */
   Rejected: { url: string; status: string; detail: string }
 }
 export type TraceErrorReason = TaggedUnion<Reasons>
@@ -39,7 +46,7 @@ const describe = (reason: TraceErrorReason): string => {
       return `failed to send spans to '${reason.url}'`
     case "Rejected":
       return `OTLP endpoint '${reason.url}' answered ${reason.status}` +
-        (reason.detail === "" ? "" : `: ${reason.detail}`)
+        (reason.detail === "" ? "" : `: ${excerpt(reason.detail, MAX_BODY_IN_MESSAGE)}`)
   }
 }
 
@@ -61,6 +68,13 @@ export class TraceError extends Data.TaggedError("TraceError")<{ readonly reason
       default:
         return undefined
     }
+  }
+
+  /** A collector's answer the message cut or escaped, for -v (src/core/excerpt.ts). */
+  get [wholeText](): WholeText | undefined {
+    return this.reason._tag === "Rejected" && isAbridged(this.reason.detail, MAX_BODY_IN_MESSAGE)
+      ? { what: "the collector's answer", text: this.reason.detail }
+      : undefined
   }
 }
 

@@ -15,9 +15,6 @@ import { TraceError } from "./TraceError.ts"
 /** A collector that accepts the connection and never answers should not hang an export forever. */
 export const EXPORT_TIMEOUT = Duration.seconds(60)
 
-/** The longest part of an error body repeated in the message (an HTML error page is not useful). */
-const MAX_BODY_IN_MESSAGE = 500
-
 export interface ExportOptions {
   readonly file: string
   readonly url: string
@@ -110,8 +107,7 @@ export const exportTrace = Effect.fn("trace.export")(function*(options: ExportOp
   if (response.status < 200 || response.status >= 300) {
     // Collectors and proxies may repeat the token they rejected.
     const secrets = [...headerSecrets(headers.map(([, value]) => value)), ...urlCredentials(options.url)]
-    let detail = redactSecrets(response.text, secrets).trim()
-    if (detail.length > MAX_BODY_IN_MESSAGE) detail = `${detail.slice(0, MAX_BODY_IN_MESSAGE)}…`
+    const detail = redactSecrets(response.text, secrets).trim()
     return yield* new TraceError({ reason: { _tag: "Rejected", url, status: statusText(response.status), detail } })
   }
   yield* Console.error(`note: exported ${events.length} span${events.length === 1 ? "" : "s"} to '${url}'`)

@@ -13,7 +13,9 @@
 // becomes flat root spans exactly as upstream encodes them, whatever additive fields it carries. A
 // file written with `--trace-spans` is a tree: `parent_span_id` is resolved to the parent event's
 // derived id, names follow the GenAI conventions (`chat <model>`, `execute_tool <tool>`), tools and
-// lait's own spans are INTERNAL, and a span whose attributes carry `error.type` has status ERROR.
+// lait's own spans are INTERNAL. In both, a span whose attributes carry `error.type` (an event that
+// failed) has status ERROR with the error's message, so any backend shows the failure: upstream
+// sends no status at all, and a status is an addition its readers ignore.
 import { Buffer } from "node:buffer"
 import { createHash } from "node:crypto"
 import { Attr } from "../core/tracing.ts"
@@ -86,7 +88,7 @@ export interface OtlpOptions {
 
 export type OtlpAttribute = readonly [string, TraceValue]
 
-/** One span of an ExportTraceServiceRequest; status ERROR when `failed`. */
+/** One span of an ExportTraceServiceRequest; status ERROR (with `statusMessage`, if any) when `failed`. */
 export const otlpSpan = (span: {
   readonly traceId: string
   readonly spanId: string
@@ -97,6 +99,7 @@ export const otlpSpan = (span: {
   readonly end: bigint
   readonly attributes: ReadonlyArray<OtlpAttribute>
   readonly failed: boolean
+  readonly statusMessage?: string | undefined
 }): TraceObject =>
   new TraceObject([
     ["traceId", span.traceId],
@@ -108,13 +111,20 @@ export const otlpSpan = (span: {
     ["endTimeUnixNano", unixNanosText(span.end)],
     ["attributes", span.attributes.map(([k, v]) => keyValue(k, v))],
     ...(span.failed
-      ? [["status", new TraceObject([["code", TraceNumber.int(BigInt(STATUS_CODE_ERROR))]])] as const]
+      ? [[
+        "status",
+        new TraceObject([
+          ["code", TraceNumber.int(BigInt(STATUS_CODE_ERROR))],
+          ...(span.statusMessage !== undefined ? [["message", span.statusMessage] as const] : [])
+        ])
+      ] as const]
       : [])
   ])
 
 /**
  * How an event of a trace is sent, whether read from a file or recorded live: its span name, kind
- * and attributes (the operation, label and seq first, then the event's own), and whether it failed.
+ * and attributes (the operation, label and seq first, then the event's own), and whether it failed
+ * (`error.type`), with `error.message` (else the type, as `cancelled`) as the status message.
  */
 export const eventSpanFields = (e: FileEvent, tree: boolean) => ({
   name: spanName(e, tree),
@@ -127,7 +137,8 @@ export const eventSpanFields = (e: FileEvent, tree: boolean) => ({
     ["lait.seq", TraceNumber.int(e.seq)],
     ...e.attributes.entries
   ] as ReadonlyArray<OtlpAttribute>,
-  failed: tree && e.span_id !== undefined && e.attributes.has(Attr.errorType)
+  failed: e.attributes.has(Attr.errorType),
+  statusMessage: stringAttribute(e, Attr.errorMessage) ?? stringAttribute(e, Attr.errorType)
 })
 
 /** The ExportTraceServiceRequest around `spans`: one resource, one `lait` scope. */

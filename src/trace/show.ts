@@ -1,5 +1,6 @@
 // `lait trace show` output (docs/traces.md#lait-trace-show): one line per event, per-label summaries, and their JSON
 // forms. Each returns the complete stdout text without the final newline.
+import { excerpt } from "../core/excerpt.ts"
 import { Attr } from "../core/tracing.ts"
 import { CONTENT_ATTRIBUTES, contentLines } from "./contentLines.ts"
 import { eventObject, eventsAsPrettyJson, type FileEvent, isStructure } from "./file.ts"
@@ -19,8 +20,13 @@ export interface ShowOptions {
 
 export const NO_EVENTS = "(no events)"
 
-/** Strings as they are (the seed's form), everything else as compact JSON. */
-const displayValue = (value: TraceValue): string => (typeof value === "string" ? value : compactJson(value))
+/**
+ * Strings as they are (the seed's form) but on one line — a multi-line `error.message` (a model's
+ * answer it quotes) has its line breaks shown as `\n` (src/core/excerpt.ts), whole; `--json` has the
+ * raw value — and everything else as compact JSON.
+ */
+const displayValue = (value: TraceValue): string =>
+  typeof value === "string" ? excerpt(value, Infinity) : compactJson(value)
 
 /** `[    42ms] chat         summarize — 14:03:11.204  (k=v k=v)`; content attributes are left out. */
 export const formatEventLine = (e: FileEvent): string => {

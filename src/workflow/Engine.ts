@@ -43,6 +43,13 @@ export interface RunOptions {
    * the state after it (`lait run --checkpoint`). A failure fails the run.
    */
   readonly afterTopLevelStep?: (completed: number, state: RunState) => Effect.Effect<void, AnyLaitError>
+  /**
+   * Set when the run was given no initial value (`lait run` of a workflow with `inputs:` and no
+   * PROMPT; `initial` is then null): until a step produces a value of its own, a template that
+   * prints `input` fails, and its message ends with this text, which says how to give one. Block
+   * helpers see such an `input` as missing (`{{#if input}}` is false).
+   */
+  readonly unsetInput?: string
 }
 
 export interface RunResult {

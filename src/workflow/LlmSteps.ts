@@ -52,10 +52,16 @@ export interface LlmStepContext {
    * it and fail with an InterruptedError. Ctrl-C and step timeouts arrive as fiber interruption instead.
    */
   readonly cancelled: Effect.Effect<void>
+  /**
+   * Set when the step's input is the missing initial value of a run given none (Engine's RunOptions
+   * `unsetInput`): how to give it. Templates then see no `input`; printing it, or sending it as an
+   * agent's user message, fails with StepError's `InputUnset` (src/workflow/unsetInput.ts).
+   */
+  readonly unsetInput?: string
 }
 
 /** What templates and requests of a model call read from its context. */
-export type TemplateScope = Pick<LlmStepContext, "steps" | "inputs" | "loop" | "models" | "cancelled">
+export type TemplateScope = Pick<LlmStepContext, "steps" | "inputs" | "loop" | "models" | "cancelled" | "unsetInput">
 
 /**
  * `lait agent run`: one agent file run on its own, outside any workflow, with the config's `default:`

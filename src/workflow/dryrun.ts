@@ -250,18 +250,19 @@ const planStep: (
 })
 
 /**
- * The plan as stdout lines. `initial` is the resolved initial value (null when the workflow runs on
- * `inputs:` alone); `inputs` are already resolved and validated. Uses the RunContext's config, when
- * there is one, to show which endpoint a model name resolves to.
+ * The plan as stdout lines. `initial` is the resolved initial value (undefined when the workflow runs
+ * on `inputs:` alone: a template that prints it is shown unrendered); `inputs` are already resolved
+ * and validated. Uses the RunContext's config, when there is one, to show which endpoint a model
+ * name resolves to.
  */
 export const dryRunPlan: (
   workflow: Workflow,
   inputs: Readonly<Record<string, Json>>,
-  initial: Json
+  initial: Json | undefined
 ) => Effect.Effect<ReadonlyArray<string>, AnyLaitError, FileLoader | RunContext> = Effect.fnUntraced(function*(
   workflow: Workflow,
   inputs: Readonly<Record<string, Json>>,
-  initial: Json
+  initial: Json | undefined
 ) {
   const { config } = yield* RunContext
   const ctx: Context = {

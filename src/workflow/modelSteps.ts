@@ -21,6 +21,7 @@ import { renderTemplate } from "../lang/template.ts"
 import type { ChatMessage, ChatRequest, ResponseFormat } from "../model/types.ts"
 import { makeToolRuntime } from "../tools/ToolRuntime.ts"
 import { loadAttachments, userMessage } from "./attachments.ts"
+import { explainUnsetInput } from "./unsetInput.ts"
 import { RunContext } from "./RunContext.ts"
 import {
   type AgentFileRequest,
@@ -96,18 +97,30 @@ export const makeModelSteps = Effect.gen(function*() {
       return { name: definition.name ?? nodePath.basename(absolute, ".md"), definition }
     })
 
-  const data = (input: Json, ctx: TemplateScope) => ({ input, steps: ctx.steps, inputs: ctx.inputs, loop: ctx.loop })
+  const data = (input: Json, ctx: TemplateScope) => ({
+    input: ctx.unsetInput === undefined ? input : undefined,
+    steps: ctx.steps,
+    inputs: ctx.inputs,
+    loop: ctx.loop
+  })
+
+  /** `field` names the template in the error about an unset `input` (src/workflow/unsetInput.ts). */
+  const render = (field: string, template: string, input: Json, ctx: TemplateScope, label: string) =>
+    renderTemplate(template, data(input, ctx)).pipe(
+      Effect.mapError(explainUnsetInput(field, template, ctx.unsetInput, label))
+    )
 
   /** The step's `files:`/`images:` rendered, then read relative to the run's directory. */
   const attachments = (
     fileTemplates: ReadonlyArray<string>,
     imageTemplates: ReadonlyArray<string>,
     input: Json,
-    ctx: TemplateScope
+    ctx: TemplateScope,
+    label: string
   ) =>
     Effect.gen(function*() {
-      const files = yield* Effect.forEach(fileTemplates, (t) => renderTemplate(t, data(input, ctx)))
-      const images = yield* Effect.forEach(imageTemplates, (t) => renderTemplate(t, data(input, ctx)))
+      const files = yield* Effect.forEach(fileTemplates, (t) => render("'files'", t, input, ctx, label))
+      const images = yield* Effect.forEach(imageTemplates, (t) => render("'images'", t, input, ctx, label))
       return yield* loadAttachments(files, images, baseDir)
     })
 
@@ -165,13 +178,15 @@ export const makeModelSteps = Effect.gen(function*() {
               _tag: "OutputNotJson",
               step: label,
               schema: options.outputSchema!.name,
-              detail: content.length > 200 ? `${content.slice(0, 200)}…` : content
+              answer: content
             }
           })
       })
       const invalid = yield* checkJson(options.outputSchema.schema, parsed, "output")
       if (invalid !== undefined) {
-        return yield* new StepError({ reason: { _tag: "OutputMismatch", step: label, detail: renderChain(invalid) } })
+        return yield* new StepError({
+          reason: { _tag: "OutputMismatch", step: label, detail: renderChain(invalid), answer: content }
+        })
       }
       return parsed
     })
@@ -190,9 +205,11 @@ export const makeModelSteps = Effect.gen(function*() {
         }
       }
       const systemTemplate = kind.system ?? ctx.defaults.system
-      const system = systemTemplate === undefined ? undefined : yield* renderTemplate(systemTemplate, data(input, ctx))
-      const prompt = yield* renderTemplate(kind.prompt, data(input, ctx))
-      const attached = yield* attachments(kind.files, kind.images, input, ctx)
+      const system = systemTemplate === undefined
+        ? undefined
+        : yield* render("'system'", systemTemplate, input, ctx, ctx.label)
+      const prompt = yield* render("'prompt'", kind.prompt, input, ctx, ctx.label)
+      const attached = yield* attachments(kind.files, kind.images, input, ctx, ctx.label)
       const outputSchema = kind.outputSchema === undefined ? undefined : {
         schema: yield* loadSchema(kind.outputSchema, "output_schema"),
         name: kind.schemaName ?? kind.outputSchema.name ?? DEFAULT_SCHEMA_NAME
@@ -237,8 +254,8 @@ export const makeModelSteps = Effect.gen(function*() {
             : new StepError({ reason: { _tag: "InputMismatch", step: label, cause: invalid } })
         }
       }
-      const system = yield* renderTemplate(definition.system, data(input, ctx))
-      const attached = yield* attachments(options.files, options.images, input, ctx)
+      const system = yield* render("the agent's system prompt", definition.system, input, ctx, label)
+      const attached = yield* attachments(options.files, options.images, input, ctx, label)
       const outputSchema = definition.outputSchema === undefined ? undefined : {
         schema: yield* loadSchema(definition.outputSchema, "output_schema"),
         name: definition.schemaName ?? definition.outputSchema.name ?? DEFAULT_SCHEMA_NAME
@@ -255,6 +272,11 @@ export const makeModelSteps = Effect.gen(function*() {
 
   const runAgent = (step: AgentStep, input: Json, ctx: LlmStepContext) =>
     Effect.gen(function*() {
+      if (ctx.unsetInput !== undefined) {
+        return yield* new StepError({
+          reason: { _tag: "InputUnset", step: ctx.label, field: "'agent'", hint: ctx.unsetInput }
+        })
+      }
       const { definition } = yield* resolveAgent(step, ctx)
       return yield* runDefinition(definition, input, {
         label: ctx.label,

@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { type OtlpReceiver, startOtlpReceiver } from "../fixtures/otlp-receiver.ts"
 import { cleanEnv, server, stopServers, workspace } from "./model-harness.ts"
 import { ensureBinary } from "./util.ts"
 
@@ -115,6 +116,88 @@ describe("a failed run writes its trace", () => {
     expect(events.at(-1)!.operation).toBe("invoke_workflow")
     expect(events.at(-1)!.attributes["error.type"]).toBe("LaitError")
     expect(events.filter((e) => e.operation === "chat").every((e) => !("error.type" in e.attributes))).toBe(true)
+  }, 30_000)
+})
+
+describe("a failed run's trace read back", () => {
+  let receiver: OtlpReceiver | undefined
+  beforeAll(() => {
+    receiver = startOtlpReceiver()
+  })
+  afterAll(async () => {
+    await receiver?.stop()
+  })
+
+  const failedTrace = async (dir: string) => {
+    ws.write(`${dir}/lait.config.yml`, config(looping().baseUrl))
+    ws.write(`${dir}/wf.yml`, LOOPING)
+    expect((await run(dir, ["run", "wf.yml", "go", "--trace-file", "failed.jsonl"])).code).toBe(1)
+  }
+
+  test("exported without --trace-spans, the failed events' spans have status ERROR with the message", async () => {
+    await failedTrace("export")
+    const url = `${receiver!.url}/v1/traces`
+    const r = await run("export", ["trace", "export", "failed.jsonl", "--otlp", url])
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: `note: exported 6 spans to '${url}'\n` })
+    expect(receiver!.requests).toHaveLength(1)
+    expect(receiver!.requests[0]!.problems).toEqual([])
+    const spans = (JSON.parse(receiver!.requests[0]!.body) as {
+      resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; parentSpanId?: string; status?: unknown }> }> }>
+    }).resourceSpans[0]!.scopeSpans[0]!.spans
+    const message = "tool loop exceeded max_tool_rounds (2) without the model producing a final response"
+    expect(spans.map((span) => [span.name, "parentSpanId" in span, span.status ?? null])).toEqual([
+      ["chat plan", false, null],
+      ["execute_tool tool 'tool__echo'", false, null],
+      ["chat plan", false, null],
+      ["execute_tool tool 'tool__echo'", false, null],
+      ["step plan", false, { code: 2, message }],
+      ["invoke_workflow looping", false, { code: 2, message }]
+    ])
+  }, 30_000)
+
+  test("trace show --tree on a file without spans prints it flat and says how to record the tree", async () => {
+    await failedTrace("tree")
+    const flat = await run("tree", ["trace", "show", "failed.jsonl"])
+    const tree = await run("tree", ["trace", "show", "--tree", "failed.jsonl"])
+    expect(flat.code).toBe(0)
+    // The same events, each a root (in start order rather than recording order).
+    const sorted = (text: string) => text.split("\n").sort()
+    expect({ ...tree, stdout: sorted(tree.stdout) }).toEqual({
+      code: 0,
+      stdout: sorted(flat.stdout),
+      stderr: "note: 'failed.jsonl' has no spans, so --tree prints its events flat; record the run with " +
+        "--trace-spans (or default.trace_spans: true) to see the tree\n"
+    })
+    expect(tree.stdout.split("\n").filter((l) => l.startsWith("[")).length).toBe(6)
+    // With spans there is a tree, and no note.
+    expect((await run("tree", ["run", "wf.yml", "go", "--trace-file", "spans.jsonl", "--trace-spans"])).code).toBe(1)
+    const spans = await run("tree", ["trace", "show", "--tree", "spans.jsonl"])
+    expect({ code: spans.code, stderr: spans.stderr }).toEqual({ code: 0, stderr: "" })
+    expect(spans.stdout).toContain("\n  [")
+  }, 30_000)
+
+  test("an error message of several lines keeps its event on one line; --json has it as it is", async () => {
+    const message = "step 'pick': the model's response is not valid JSON for output schema 'x': Sure!\nHere:\n{}"
+    const event = {
+      seq: 0,
+      operation: "step",
+      label: "pick",
+      start: "2026-01-02T03:04:05.000000000Z",
+      end: "2026-01-02T03:04:05.010000000Z",
+      duration_ms: 10,
+      attributes: { "lait.step.kind": "prompt", "error.type": "LaitError", "error.message": message }
+    }
+    ws.write("lines/old.jsonl", `${JSON.stringify(event)}\n`)
+    const shown = await run("lines", ["trace", "show", "old.jsonl"])
+    expect(shown).toEqual({
+      code: 0,
+      stdout: "[    10ms] step         pick — 03:04:05.000  (lait.step.kind=prompt error.type=LaitError error.message=" +
+        `${message.replaceAll("\n", "\\n")})\n`,
+      stderr: ""
+    })
+    const json = await run("lines", ["trace", "show", "--json", "old.jsonl"])
+    expect((JSON.parse(json.stdout) as Array<{ attributes: Record<string, string> }>)[0]!.attributes["error.message"])
+      .toBe(message)
   }, 30_000)
 })
 

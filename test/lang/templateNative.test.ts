@@ -147,6 +147,15 @@ describe("native templates agree with Handlebars", () => {
     expect(verdicts).not.toContain("native")
     expect(await differential("{{steps.bare.k}}", odd)).toBe("native")
   })
+
+  test("an unset input (a run without a PROMPT): blocks see it missing, printing it is left to Handlebars", async () => {
+    const unset = { ...data, input: undefined }
+    const blocks = "{{#if input}}a{{else}}b{{/if}}{{#unless input}}c{{/unless}}{{#each input}}d{{else}}e{{/each}}"
+    expect(await differential(blocks, unset)).toBe("native")
+    for (const printing of ["{{ input }}", "{{json input}}", "{{shq input}}", "x {{ input.city }}"]) {
+      expect(await differential(printing, unset)).toBe("fell-back")
+    }
+  })
 })
 
 /** Every string holding `{{` in a YAML document: a file, or a fenced yaml block of a Markdown file. */

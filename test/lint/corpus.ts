@@ -28,6 +28,11 @@ const WRITE_TEMPLATE = (context: string, template: string) =>
   `${context} fills its 'write' path from the template '${template}': a value holding '/' or '..' is refused when ` +
   "the step runs, so keep templates to the file name and write the directories out"
 
+const UNSET_INPUT = (use: string) =>
+  `${use}, but a run on 'inputs:' alone (no PROMPT) has no input there and fails; ` +
+  "use it inside {{#if input}}...{{/if}}, or declare 'input_schema:' if the workflow needs a PROMPT"
+
+const STEP_KINDS = "prompt, agent, run, workflow, jq, ask, write, group, switch, parallel, for_each, while, until, stop, break"
 const JQ_STEP_KEYS = "jq, id, when, input, output, retry, timeout, on_error"
 const AGENT_KEYS =
   "name, description, model, reasoning_effort, temperature, top_p, max_tokens, input_schema, output_schema, schema_name, mcp, max_tool_rounds, skills, subagents, tools"
@@ -57,6 +62,17 @@ export const CORPUS_ENTRIES: ReadonlyArray<CorpusEntry> = [
     ]
   },
   {
+    file: "unknown-kind.yml",
+    check: "a misspelt kind key: named, with the nearest kind",
+    findings: [
+      error(
+        4,
+        "failed to load workflow 'unknown-kind.yml' (line 4): steps[0] (id 'greet'): unknown step kind 'promt' " +
+          `(did you mean 'prompt'?); a step needs exactly one of: ${STEP_KINDS}`
+      )
+    ]
+  },
+  {
     file: "schema-unknown-type.yml",
     check: "unknown JSON Schema type name (an error: Ajv does not compile it)",
     findings: [
@@ -81,6 +97,14 @@ export const CORPUS_ENTRIES: ReadonlyArray<CorpusEntry> = [
     file: "undeclared-input-template.yml",
     check: "undeclared inputs.x in a template",
     findings: [error(10, "step 'translate' references input 'tone', which is not declared in 'inputs:'")]
+  },
+  {
+    file: "unset-input.yml",
+    check: "inputs: and a template of the first steps printing input unguarded",
+    findings: [
+      warning(10, UNSET_INPUT("step 'translate': 'prompt' uses 'input.subject'")),
+      warning(12, UNSET_INPUT("step 'announce': 'run' uses 'input'"))
+    ]
   },
   {
     file: "undeclared-input-jq.yml",

@@ -1,6 +1,7 @@
 // Step lists and steps, with the references they make (agents, child workflows), parsed in the order
 // upstream lait checks them so the first problem reported is the same one.
 import * as nodePath from "node:path"
+import { nearest } from "../../core/suggest.ts"
 import {
   CASE_KEYS,
   DEFAULT_SCHEMA_NAME,
@@ -32,6 +33,9 @@ export const parseStepList = (ctx: ParseContext, y: Y, at: string): ReadonlyArra
   return list.map((item, index) => parseStep(ctx, item, `${at}[${index}]`))
 }
 
+/** Every key some step accepts besides its kind key (the common fields and each kind's own). */
+const STEP_FIELD_KEYS: ReadonlySet<string> = new Set(KIND_KEYS.flatMap((kind) => stepAcceptedKeys(kind).slice(1)))
+
 export const parseStep = (ctx: ParseContext, y: Y, position: string): Step => {
   const list = entries(ctx.src, y)
   if (list === undefined) return fail(`${position}: a step must be a mapping`, y.line)
@@ -51,7 +55,13 @@ export const parseStep = (ctx: ParseContext, y: Y, position: string): Step => {
   const kind = kinds[0]
   if (kind === undefined) {
     const hint = present.has("use") ? " ('use:' is version 1 syntax; see the migration guide)" : ""
-    return fail(`${position}: a step needs exactly one of: ${KIND_KEYS.join(", ")}${hint}`, y.line)
+    const needs = `a step needs exactly one of: ${KIND_KEYS.join(", ")}${hint}`
+    // A key no step accepts is most likely the kind key misspelt: name it, with the nearest kind.
+    const unknown = list.find((e) => e.keyIsString && e.key !== "use" && !STEP_FIELD_KEYS.has(e.key))
+    if (unknown === undefined) return fail(`${position}: ${needs}`, y.line)
+    const near = nearest(unknown.key, KIND_KEYS)
+    const guess = near === undefined ? "" : ` (did you mean '${near}'?)`
+    return fail(`${at}: unknown step kind '${unknown.key}'${guess}; ${needs}`, unknown.keyLine)
   }
   if (kinds.length > 1) {
     return fail(`${position}: a step must have exactly one kind, found ${kinds.join(" and ")}`, y.line)

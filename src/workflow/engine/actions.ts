@@ -13,21 +13,27 @@ import { ask } from "./ask.ts"
 import { runChild } from "./children.ts"
 import { type EngineEffect, type Frame, jqVars, type Kind, observeCancel, templateData, wrap } from "./frame.ts"
 import { unsafeWritePath, writeOutputFile } from "./write.ts"
+import { explainUnsetInput } from "../unsetInput.ts"
 
 export const runAction = (
   kind: Kind<"jq" | "run" | "write" | "ask" | "workflow">,
   input: Json,
   steps: Steps,
   frame: Frame,
-  label: string
+  label: string,
+  /** How to give the run its initial value, when `input` is that missing value. */
+  unset?: string
 ): EngineEffect<Json> => {
+  const data = () => templateData(frame, input, steps, unset !== undefined)
   const action: EngineEffect<Json> = Effect.gen(function*() {
     switch (kind.type) {
       case "jq":
         return yield* evalJqOne(kind.filter, input, jqVars(frame, steps), "filter")
       case "run": {
-        const data = templateData(frame, input, steps)
-        const argv = yield* Effect.forEach(kind.argv, (arg) => renderTemplate(arg, data))
+        const argv = yield* Effect.forEach(
+          kind.argv,
+          (arg) => renderTemplate(arg, data()).pipe(Effect.mapError(explainUnsetInput("'run'", arg, unset)))
+        )
         const env = kind.env === undefined
           ? undefined
           : yield* expandMap(kind.env, frame.run.env).pipe(Effect.mapError(wrap("'env'")))
@@ -46,7 +52,9 @@ export const runAction = (
         )
       }
       case "write": {
-        const { text: path, printed } = yield* renderTemplateParts(kind.path, templateData(frame, input, steps))
+        const { text: path, printed } = yield* renderTemplateParts(kind.path, data()).pipe(
+          Effect.mapError(explainUnsetInput("'write'", kind.path, unset))
+        )
         const unsafe = unsafeWritePath(path, printed)
         if (unsafe !== undefined) return yield* unsafe
         const written = writeOutputFile(path, textForm(input), frame.run.cwd)
@@ -54,7 +62,9 @@ export const runAction = (
         return input
       }
       case "ask": {
-        const question = yield* renderTemplate(kind.prompt, templateData(frame, input, steps))
+        const question = yield* renderTemplate(kind.prompt, data()).pipe(
+          Effect.mapError(explainUnsetInput("'ask'", kind.prompt, unset))
+        )
         return yield* observeCancel(
           frame,
           ask(
@@ -71,7 +81,7 @@ export const runAction = (
         )
       }
       case "workflow":
-        return yield* runChild(kind, input, steps, frame)
+        return yield* runChild(kind, input, steps, frame, unset !== undefined)
     }
   })
   return action.pipe(Effect.mapError(wrap(`step '${label}'`)))

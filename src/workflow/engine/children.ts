@@ -97,8 +97,15 @@ const loadChild: (canonical: string, frame: Frame) => EngineEffect<Workflow> = E
   }
 )
 
-export const runChild: (kind: Kind<"workflow">, input: Json, steps: Steps, frame: Frame) => EngineEffect<Json> = Effect
-  .fnUntraced(function*(kind: Kind<"workflow">, input: Json, steps: Steps, frame: Frame) {
+/** `unset`: `input` is the missing initial value of the run, and so is the child's (see State's `inputUnset`). */
+export const runChild: (
+  kind: Kind<"workflow">,
+  input: Json,
+  steps: Steps,
+  frame: Frame,
+  unset: boolean
+) => EngineEffect<Json> = Effect
+  .fnUntraced(function*(kind: Kind<"workflow">, input: Json, steps: Steps, frame: Frame, unset: boolean) {
     const ref = kind.workflow
     let target: string
     if (ref.kind === "path") {
@@ -151,6 +158,6 @@ export const runChild: (kind: Kind<"workflow">, input: Json, steps: Steps, frame
       progress: frame.progress.nested("    "),
       loop: null
     }
-    const result = yield* runDocument(child, initial, childFrame, "fail")
+    const result = yield* runDocument(child, initial, childFrame, "fail", undefined, unset && initial === null)
     return result.output
   })

@@ -20,7 +20,9 @@ export const runDocument = (
   initial: Json,
   frame: Frame,
   timeoutMode: "fail" | "cancel",
-  resume?: { readonly start: State; readonly top: TopLevel }
+  resume?: { readonly start: State; readonly top: TopLevel },
+  /** `initial` is the missing initial value of a run without one (see State's `inputUnset`). */
+  initialUnset = false
 ): EngineEffect<RunResult> =>
   withFileTimeout(
     workflow.timeout,
@@ -31,7 +33,7 @@ export const runDocument = (
       Effect.gen(function*() {
         const outcome = yield* frame.run.runSteps(
           workflow.steps,
-          resume?.start ?? { value: initial, counter: 0, steps: {} },
+          resume?.start ?? { value: initial, counter: 0, steps: {}, ...(initialUnset ? { inputUnset: true } : {}) },
           frame,
           undefined,
           resume?.top

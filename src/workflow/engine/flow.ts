@@ -22,6 +22,7 @@ import {
   type Outcome,
   type State,
   type TopLevel,
+  withValue,
   wrap
 } from "./frame.ts"
 import { runModelStep } from "./llm.ts"
@@ -110,9 +111,11 @@ const runUnit: (step: Step, state: State, frame: Frame, label: string, position:
       : yield* evalFilter(frame, step.input, state.value, state.steps).pipe(
         Effect.mapError(wrap(`step '${label}': 'input'`))
       )
-    const withInput: State = { ...state, value: input }
+    const withInput: State = step.input === undefined ? state : withValue(state, input)
+    // How to give the run its initial value, when this step's input is that missing value.
+    const unset = withInput.inputUnset === true ? frame.run.unsetInput : undefined
     const kind = step.kind
-    const continueWith = (value: Json): Outcome => ({ state: { ...withInput, value }, flow: "continue" })
+    const continueWith = (value: Json): Outcome => ({ state: withValue(withInput, value), flow: "continue" })
     let outcome: Outcome
     switch (kind.type) {
       case "group":
@@ -139,10 +142,15 @@ const runUnit: (step: Step, state: State, frame: Frame, label: string, position:
         break
       case "prompt":
       case "agent":
-        outcome = continueWith(yield* runModelStep(step, input, state.steps, frame, label))
+        outcome = continueWith(yield* runModelStep(step, input, state.steps, frame, label, unset))
+        break
+      case "write":
+        // Passes its input on as it is: still unset, if it was.
+        yield* runAction(kind, input, state.steps, frame, label, unset)
+        outcome = { state: withInput, flow: "continue" }
         break
       default:
-        outcome = continueWith(yield* runAction(kind, input, state.steps, frame, label))
+        outcome = continueWith(yield* runAction(kind, input, state.steps, frame, label, unset))
     }
     // A `break`/`stop` that came up from inside this step ends it without its own `output:`.
     const ownResult = outcome.flow === "continue" || kind.type === "stop" || kind.type === "break"
@@ -150,7 +158,7 @@ const runUnit: (step: Step, state: State, frame: Frame, label: string, position:
       const value = yield* evalFilter(frame, step.output, outcome.state.value, outcome.state.steps).pipe(
         Effect.mapError(wrap(`step '${label}': 'output'`))
       )
-      return { state: { ...outcome.state, value }, flow: outcome.flow }
+      return { state: withValue(outcome.state, value), flow: outcome.flow }
     }
     return outcome
   })

@@ -23,7 +23,19 @@ import type { ProgressWriter } from "../progress.ts"
 
 export type Flow = "continue" | "break" | "stop"
 
-export type State = RunState
+/**
+ * `inputUnset`: the value is still the missing initial value of a run without one (RunOptions'
+ * `unsetInput`); only a step that passes its input on unchanged (`write`, a skipped step, a `group`
+ * that runs nothing) keeps it so. Never recorded in a checkpoint.
+ */
+export type State = RunState & { readonly inputUnset?: boolean }
+
+/** The state with a value some step produced: whatever it is, it is set. */
+export const withValue = (state: State, value: Json): State => ({
+  value,
+  counter: state.counter,
+  steps: state.steps
+})
 
 export interface Outcome {
   readonly state: State
@@ -67,6 +79,8 @@ export interface ActiveRun {
   readonly cwd: string | undefined
   /** Child files loaded during this run, by canonical path. */
   readonly children: Map<string, Workflow>
+  /** RunOptions' `unsetInput`: how to give the run the initial value it lacks (undefined: it has one). */
+  readonly unsetInput: string | undefined
   /**
    * The step-list interpreter (./flow.ts). Reached through the run so that the step families, which
    * run nested step lists, need not import the module that dispatches to them.
@@ -129,8 +143,9 @@ export const observeCancel = <A, E, R>(
 
 export const jqVars = (frame: Frame, steps: Steps) => ({ steps, inputs: frame.scope.inputs, loop: frame.loop })
 
-export const templateData = (frame: Frame, input: Json, steps: Steps) => ({
-  input,
+/** `unset`: the step's input is the missing initial value (State's `inputUnset`); templates see none. */
+export const templateData = (frame: Frame, input: Json, steps: Steps, unset = false) => ({
+  input: unset ? undefined : input,
   steps: steps as Record<string, Json>,
   inputs: frame.scope.inputs as Record<string, Json>,
   loop: frame.loop

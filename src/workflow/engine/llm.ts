@@ -7,8 +7,9 @@ import type { Steps } from "../Engine.ts"
 import type { AgentStep, LlmStepContext, PromptStep } from "../LlmSteps.ts"
 import type { EngineEffect, Frame } from "./frame.ts"
 
-const llmContext = (frame: Frame, steps: Steps, label: string): LlmStepContext => ({
+const llmContext = (frame: Frame, steps: Steps, label: string, unset: string | undefined): LlmStepContext => ({
   label,
+  ...(unset === undefined ? {} : { unsetInput: unset }),
   workflow: frame.scope.workflow,
   defaults: frame.scope.defaults,
   models: frame.scope.models,
@@ -19,8 +20,18 @@ const llmContext = (frame: Frame, steps: Steps, label: string): LlmStepContext =
   cancelled: Deferred.await(frame.run.cancel)
 })
 
-/** Errors are the service's own, without the `step '<label>'` context other kinds get (see LlmSteps). */
-export const runModelStep = (step: Step, input: Json, steps: Steps, frame: Frame, label: string): EngineEffect<Json> =>
+/**
+ * Errors are the service's own, without the `step '<label>'` context other kinds get (see LlmSteps).
+ * `unset`: how to give the run its initial value, when `input` is that missing value.
+ */
+export const runModelStep = (
+  step: Step,
+  input: Json,
+  steps: Steps,
+  frame: Frame,
+  label: string,
+  unset: string | undefined
+): EngineEffect<Json> =>
   step.kind.type === "prompt"
-    ? frame.run.llm.runPrompt(step as PromptStep, input, llmContext(frame, steps, label))
-    : frame.run.llm.runAgent(step as AgentStep, input, llmContext(frame, steps, label))
+    ? frame.run.llm.runPrompt(step as PromptStep, input, llmContext(frame, steps, label, unset))
+    : frame.run.llm.runAgent(step as AgentStep, input, llmContext(frame, steps, label, unset))

@@ -13,6 +13,7 @@ import {
   type Kind,
   type Outcome,
   type State,
+  withValue,
   wrap
 } from "./frame.ts"
 
@@ -49,7 +50,7 @@ export const runForEach: (
           ),
         { concurrency: kind.maxConcurrency }
       )
-      return { state: { ...state, value: values }, flow: "continue" as Flow }
+      return { state: withValue(state, values), flow: "continue" as Flow }
     }
 
     yield* frame.progress.detail(`iterating over ${total} item(s)`)

@@ -17,7 +17,7 @@ export const runParallel: (kind: Kind<"parallel">, state: State, frame: Frame, p
       kind.branches,
       (branch) =>
         Effect.map(
-          frame.run.runSteps(branch.steps, { value: state.value, counter: 0, steps: state.steps }, {
+          frame.run.runSteps(branch.steps, { ...state, counter: 0 }, {
             ...frame,
             placement,
             progress: frame.progress.nested(`[${branch.name}] `)

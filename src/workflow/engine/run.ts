@@ -39,6 +39,7 @@ export const runWorkflow: (
     answerer: context.answerer,
     cwd: context.cwd,
     children: new Map(),
+    unsetInput: options?.unsetInput,
     runSteps
   }
   const frame: Frame = {
@@ -55,6 +56,8 @@ export const runWorkflow: (
     loop: null
   }
   const checkpointed = options?.resume !== undefined || options?.afterTopLevelStep !== undefined
+  // A resumed run starts from the state its checkpoint recorded, not from the initial value.
+  const initialUnset = options?.unsetInput !== undefined && options.resume === undefined
   return yield* runDocument(
     workflow,
     initial,
@@ -62,9 +65,11 @@ export const runWorkflow: (
     options?.timeoutMode ?? "fail",
     checkpointed
       ? {
-        start: options?.resume?.state ?? { value: initial, counter: 0, steps: {} },
+        start: options?.resume?.state ??
+          { value: initial, counter: 0, steps: {}, ...(initialUnset ? { inputUnset: true } : {}) },
         top: { from: options?.resume?.completed ?? 0, after: options?.afterTopLevelStep }
       }
-      : undefined
+      : undefined,
+    initialUnset
   )
 })

@@ -9,23 +9,7 @@
 // The names come from the command tree (src/cli/root.ts's `subcommandNames`), never a list here.
 // No imports of Effect: src/cli/app.ts checks this before it builds the command tree.
 import { laitCommandLine } from "../core/shellWord.ts"
-
-/** Edits between `a` and `b`: insertions, deletions, substitutions and swaps of two neighbours. */
-export const editDistance = (a: string, b: string): number => {
-  const rows: Array<Array<number>> = Array.from({ length: a.length + 1 }, (_, i) => [i])
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, rows[i - 2]![j - 2]! + 1)
-      }
-      rows[i]![j] = best
-    }
-  }
-  return rows[a.length]![b.length]!
-}
+import { editDistance } from "../core/suggest.ts"
 
 const startsAlike = (word: string, name: string): boolean =>
   word[0] === name[0] || (word[0] === name[1] && word[1] === name[0])

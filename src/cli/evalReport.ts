@@ -7,6 +7,7 @@
 // run that could not run (a server or setup error is never the model's quality), 0 when all passed.
 import { Console, Effect } from "effect"
 import { type OutputError, renderChain } from "../core/errors.ts"
+import { redact, redactMarkup } from "../core/redaction.ts"
 import {
   baselineOf,
   type Comparison,
@@ -59,7 +60,18 @@ export const checkReportTarget = (path: string) =>
     return problem === undefined ? Effect.void : Effect.fail(reportWriteFailure(path, problem))
   })
 
+/** The report in `format` with every secret masked (src/core/redaction.ts): reports are CI artifacts. */
 export const renderEvalReport = (
+  report: Report,
+  format: ReportFormat,
+  file: string,
+  comparison: Comparison | undefined
+): string =>
+  (format === "junit" || format === "html" ? redactMarkup : redact)(
+    renderUnmasked(report, format, file, comparison)
+  )
+
+const renderUnmasked = (
   report: Report,
   format: ReportFormat,
   file: string,

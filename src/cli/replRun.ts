@@ -20,6 +20,7 @@ import { chatOptionsOf } from "./chatFlags.ts"
 import { type ReplBackend, runRepl } from "./repl.ts"
 import type { replFlags } from "./replCommand.ts"
 import type { Command } from "effect/cli"
+import { redact } from "../core/redaction.ts"
 
 type ReplFlags = Command.Command.Config.Infer<typeof replFlags>
 
@@ -102,7 +103,7 @@ export const runChatRepl = (flags: ReplFlags) =>
         save: (name, messages) =>
           Effect.gen(function*() {
             const path = yield* checkSessionName(name)
-            yield* loader.writeAtomic(path, sessionText(messages))
+            yield* loader.writeAtomic(path, redact(sessionText(messages)))
             return path
           })
       }

@@ -7,7 +7,6 @@ import { OutputError } from "../core/errors.ts"
 import { errnoOf } from "../platform/FileLoader.ts"
 import { stdoutWasClosed } from "../platform/files.ts"
 import { osReason } from "../core/osError.ts"
-import { redact } from "../core/redaction.ts"
 import { writeSync } from "../platform/rawStdout.ts"
 import { stdoutStream, streamsBuilt } from "../platform/stdStreams.ts"
 
@@ -23,10 +22,8 @@ let failure: OutputError | undefined
  * the outcome of the write is known before the command goes on or exits. While no stream exists
  * (src/platform/stdStreams.ts), a synchronous write(2) does the same without building one.
  */
-export const writeStdout = (raw: string): Effect.Effect<void, OutputError> =>
+export const writeStdout = (text: string): Effect.Effect<void, OutputError> =>
   Effect.callback<void, OutputError>((resume) => {
-    // Results too: an answer may repeat what a tool printed of the environment.
-    const text = redact(raw)
     failure ??= stdoutWasClosed() ? outputError({ code: "EBADF" }) : undefined
     if (failure !== undefined) return resume(Effect.fail(failure))
     if (!streamsBuilt()) {

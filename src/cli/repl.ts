@@ -6,7 +6,6 @@
 import { Console, Effect } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
 import { renderChain } from "../core/errors.ts"
-import { redact } from "../core/redaction.ts"
 import type { ChatMessage } from "../model/types.ts"
 import type { LineEditor } from "../platform/lineEditor.ts"
 import { streamToStdout } from "./streamOutput.ts"
@@ -60,7 +59,7 @@ export const HELP = `Commands:
   /save NAME      save the conversation as .lait/sessions/NAME.jsonl (lait --session NAME continues it)
 A line ending in \\ continues on the next line. Ctrl-C cancels an answer being written.`
 
-const stdout = (text: string) => Effect.sync(() => void stdoutStream().write(redact(text)))
+const stdout = (text: string) => Effect.sync(() => void stdoutStream().write(text))
 
 type Command = { readonly name: string; readonly arg: string }
 

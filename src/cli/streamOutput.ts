@@ -3,7 +3,6 @@
 // ends (done, failed, Ctrl-C) a newline ends what was printed, so the shell prompt starts on a line
 // of its own and the text shown stays.
 import { Effect } from "effect"
-import { redact } from "../core/redaction.ts"
 import { StreamSink } from "../model/streamSink.ts"
 import { stderrStream, stdoutStream } from "../platform/stdStreams.ts"
 
@@ -14,7 +13,7 @@ export interface StreamedOutput {
 export const streamToStdout = (flags: { readonly showReasoning: boolean; readonly quiet: boolean }): StreamedOutput => {
   let last = "\n"
   let reasoning = false
-  const write = (stream: NodeJS.WriteStream, text: string) => Effect.sync(() => void stream.write(redact(text)))
+  const write = (stream: NodeJS.WriteStream, text: string) => Effect.sync(() => void stream.write(text))
   const sink = StreamSink.of((delta) => {
     if (delta._tag === "Reasoning") {
       if (!flags.showReasoning || flags.quiet) return Effect.void

@@ -1,8 +1,8 @@
 // The one redaction point of the process (docs/environment.md#secrets). Every secret the run comes to
 // know is added here by whoever learns it (the loaded configuration and environment:
 // src/config/secrets.ts; an `api_key_cmd` key once run; an endpoint's key when a request uses it; the
-// OTLP exporter's headers), and every sink — stdout and stderr, `-v`/`-vv`, trace files, live OTLP,
-// reports, sessions, history, checkpoints, `lait serve` answers — masks its text with `redact`, in
+// OTLP exporter's headers), and every sink — stderr, `-v`/`-vv`, trace files, live OTLP, reports,
+// sessions, history, checkpoints, `lait serve` answers — masks its text with `redact`, in
 // every spelling src/core/secrets.ts knows. Process-wide on purpose: the sinks include plain writes
 // (the logger, the error line at exit) that run outside any Effect context, and one process is one
 // run (or one server) whose secrets only ever grow.
@@ -53,14 +53,13 @@ const redactArgs = (args: ReadonlyArray<unknown>): Array<unknown> =>
   args.map((a) => (typeof a === "string" ? redact(a) : a))
 
 /**
- * The Console every command runs with (src/cli/runProcess.ts): `Console.error` and `Console.log`
- * reach the terminal through `redact` like every other write.
+ * The Console every command runs with (src/cli/runProcess.ts): what `Console.error` and
+ * `Console.warn` put on stderr goes through `redact` like every other diagnostic. stdout is not
+ * masked here: a run's answer is the workflow's result, the user's (docs/environment.md#secrets);
+ * what lait itself reports there (test and eval reports) is masked where it is made.
  */
 export const redactingConsole = (console: Console.Console): Console.Console =>
   Object.assign(Object.create(console) as Console.Console, {
     error: (...args: ReadonlyArray<unknown>) => console.error(...redactArgs(args)),
-    log: (...args: ReadonlyArray<unknown>) => console.log(...redactArgs(args)),
-    warn: (...args: ReadonlyArray<unknown>) => console.warn(...redactArgs(args)),
-    info: (...args: ReadonlyArray<unknown>) => console.info(...redactArgs(args)),
-    debug: (...args: ReadonlyArray<unknown>) => console.debug(...redactArgs(args))
+    warn: (...args: ReadonlyArray<unknown>) => console.warn(...redactArgs(args))
   })

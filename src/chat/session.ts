@@ -12,6 +12,7 @@ import { FileLoader } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
 import { osErrorText } from "../platform/process.ts"
 import { ChatError } from "./chatErrors.ts"
+import { redact } from "../core/redaction.ts"
 
 export const SESSIONS_DIR = nodePath.join(".lait", "sessions")
 
@@ -98,7 +99,7 @@ export const appendTurn = (name: string, user: string, assistant: string) =>
         Files.appendRecord(
           path,
           [{ role: "user", content: user }, { role: "assistant", content: assistant }]
-            .map((m) => `${JSON.stringify(m)}\n`).join("")
+            .map((m) => `${redact(JSON.stringify(m))}\n`).join("")
         ),
       catch: (e) => new ChatError({ reason: { _tag: "SessionIo", path, detail: osErrorText(e), action: "write" } })
     }))

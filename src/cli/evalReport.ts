@@ -8,6 +8,7 @@
 // (a server or setup error is never the model's quality), 0 when all passed.
 import { Console, Effect } from "effect"
 import { type OutputError, renderChain } from "../core/errors.ts"
+import { redact, redactMarkup } from "../core/redaction.ts"
 import {
   baselineOf,
   type Comparison,
@@ -76,7 +77,11 @@ export interface RenderOptions {
   readonly verdict?: { readonly fails: EvalErrorReason | undefined } | undefined
 }
 
-export const renderEvalReport = (report: Report, format: ReportFormat, options: RenderOptions): string => {
+/** The report in `format` with every secret masked (src/core/redaction.ts): reports are CI artifacts. */
+export const renderEvalReport = (report: Report, format: ReportFormat, options: RenderOptions): string =>
+  (format === "junit" || format === "html" ? redactMarkup : redact)(renderUnmasked(report, format, options))
+
+const renderUnmasked = (report: Report, format: ReportFormat, options: RenderOptions): string => {
   const { file, comparison, shard } = options
   if (format === "json") {
     const value = jsonReportValue(report)

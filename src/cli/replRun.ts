@@ -28,6 +28,7 @@ import { replRecordHint } from "./recordHints.ts"
 import { type ReplBackend, runRepl } from "./repl.ts"
 import type { replFlags } from "./replCommand.ts"
 import type { Command } from "effect/cli"
+import { redact } from "../core/redaction.ts"
 
 type ReplFlags = Command.Command.Config.Infer<typeof replFlags>
 
@@ -106,7 +107,7 @@ export const runChatRepl = (flags: ReplFlags) =>
         save: (name, system, messages) =>
           Effect.gen(function*() {
             const path = yield* checkSessionName(name)
-            yield* loader.writeAtomic(path, sessionText(system, messages))
+            yield* loader.writeAtomic(path, redact(sessionText(system, messages)))
             return path
           })
       }

@@ -7,7 +7,8 @@
 // load are already being remembered. Used by the command tree (src/cli/app.ts) and the lean `lait run`
 // path (src/cli/leanRun.ts) alike; no effect/cli here.
 import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "../core/earlySignals.ts"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Console, Effect, Exit } from "effect"
+import { redactingConsole } from "../core/redaction.ts"
 import {
   causeChain,
   ExitCode,
@@ -39,7 +40,8 @@ export interface RunProgramOptions {
 }
 
 export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, isUsageError }: RunProgramOptions) => {
-  const fiber = Effect.runFork(program)
+  // Console.error and Console.log mask secrets like every other write (src/core/redaction.ts).
+  const fiber = Effect.runFork(Effect.provideService(program, Console.Console, redactingConsole(globalThis.console)))
 
   // Ctrl-C keeps upstream's wording; the terminal has just echoed ^C, hence the leading newline.
   const named = (signal: ShutdownSignal) => (signal === "SIGINT" ? "Ctrl-C" : signal)

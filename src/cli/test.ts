@@ -21,6 +21,7 @@ import { checkTraceDirFlags, traceDirFlags } from "./traceDirFlags.ts"
 import { recordingClients, type RecordingMode } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
 import { testRecordHint } from "./recordHints.ts"
+import { redact, redactMarkup } from "../core/redaction.ts"
 
 /** `-j` default: upstream's eight files at once (SUITE_CONCURRENCY, not imported to keep start-up light). */
 const SUITE_JOBS = 8
@@ -206,7 +207,8 @@ export const testCommand = Command.make(
         yield* Console.error(`note: kept the working directory of '${outcome.file}': ${outcome.keptWorkdir}`)
       }
     }
-    yield* printLine(report)
+    // Secrets masked (src/core/redaction.ts): reports are CI artifacts. XML needs the mask escaped.
+    yield* printLine(format === "junit" ? redactMarkup(report) : redact(report))
 
     const { failed, errors, total } = suite.tally(outcomes)
     if (failed > 0 || errors > 0) {

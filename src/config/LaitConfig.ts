@@ -1,6 +1,6 @@
 // The loaded, merged configuration of this invocation, plus the endpoint/key resolution every model
 // request goes through. Built once per command from the global flags (see src/cli/config.ts).
-import { Context, Effect, Layer, LogLevel } from "effect"
+import { Context, Effect, Layer, LogLevel, Redacted } from "effect"
 import * as nodePath from "node:path"
 import { type Env, expandVars } from "../core/env.ts"
 import { ConfigError } from "../core/configErrors.ts"
@@ -40,8 +40,12 @@ export interface LaitConfigService {
 
 // Loaded on first use: the config schema is built when its module is evaluated (a few ms), and
 // start-up must not pay that for commands that never read the config (--version, --help, schema, ...).
+// Whatever the configuration and the environment hold is a secret of the run from here on
+// (src/config/secrets.ts).
 const loadConfig = (options: LoadOptions) =>
-  Effect.flatMap(Effect.promise(() => import("./load.ts")), (load) => load.loadConfig(options))
+  Effect.flatMap(Effect.promise(() => Promise.all([import("./load.ts"), import("./secrets.ts")])), ([load, secrets]) =>
+    Effect.tap(load.loadConfig(options), (loaded) =>
+      Effect.sync(() => secrets.registerSecrets(secrets.configSecrets(loaded.config, loaded.env)))))
 
 /**
  * `-v` says where each endpoint's base URL and key came from, once per distinct endpoint: models
@@ -69,6 +73,17 @@ const shownOrigins = (loaded: LoadedConfig): ConfigOrigins | undefined => {
   return { models, ...(origins.apiKey === undefined ? {} : { apiKey: shownFile(loaded.cwd, origins.apiKey) }) }
 }
 
+const registerResolved = (env: Env, options: ResolveModelOptions | undefined) =>
+  options?.workflowModels === undefined && options?.overrides?.apiKey === undefined
+    ? Effect.void
+    : Effect.map(Effect.promise(() => import("./secrets.ts")), (secrets) => {
+      const key = options.overrides?.apiKey
+      secrets.registerSecrets([
+        ...secrets.modelMapSecrets(options.workflowModels, env),
+        typeof key === "string" || key === undefined ? key : Redacted.value(key)
+      ])
+    })
+
 const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigService => {
   const logged = new Set<string>()
   const origins = shownOrigins(loaded)
@@ -84,7 +99,11 @@ const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigSer
         overrides: options?.overrides,
         apiKeyCmd: { cwd: loaded.cwd, ...apiKeyCmd },
         origins
-      }).pipe(Effect.tap((endpoints) => logSources(logged, model, endpoints))),
+      }).pipe(
+        // A workflow's own `models:` and `--api-key` are secrets of the run too.
+        Effect.tap(() => registerResolved(loaded.env, options)),
+        Effect.tap((endpoints) => logSources(logged, model, endpoints))
+      ),
     expand: (value) => expandVars(value, loaded.env)
   }
 }

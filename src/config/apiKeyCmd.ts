@@ -6,6 +6,7 @@
 import { Effect, Redacted, Semaphore } from "effect"
 import type { Env } from "../core/env.ts"
 import { ConfigError } from "../core/configErrors.ts"
+import { addSecrets } from "../core/redaction.ts"
 import { type GroupChild, spawnGroup } from "../platform/process.ts"
 import type { CommandSpec } from "./schema.ts"
 
@@ -153,7 +154,12 @@ export const resolveApiKeyCmd = (
       Effect.suspend(() => {
         const hit = cache.get(key)
         if (hit !== undefined) return Effect.succeed(hit)
-        return Effect.tap(runApiKeyCmd(spec, options), (secret) => Effect.sync(() => cache.set(key, secret)))
+        // The key is a secret of the run from now on (src/core/redaction.ts).
+        return Effect.tap(runApiKeyCmd(spec, options), (secret) =>
+          Effect.sync(() => {
+            cache.set(key, secret)
+            addSecrets([Redacted.value(secret)])
+          }))
       })
     )
   })

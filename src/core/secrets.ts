@@ -62,16 +62,15 @@ interface Forms {
   readonly base64: ReadonlyArray<string>
 }
 
-// The same key is searched for in every body of a run: build its forms once.
-let cached: { readonly secret: string; readonly forms: Forms } | undefined
+// The same keys are searched for in every text a run prints or stores: build their forms once.
+const cached = new Map<string, Forms>()
 const formsOf = (secret: string): Forms => {
-  if (cached?.secret !== secret) {
-    cached = {
-      secret,
-      forms: { json: jsonSpellings(secret), percent: percentPattern(secret), base64: base64Cores(secret) }
-    }
+  let forms = cached.get(secret)
+  if (forms === undefined) {
+    forms = { json: jsonSpellings(secret), percent: percentPattern(secret), base64: base64Cores(secret) }
+    cached.set(secret, forms)
   }
-  return cached.forms
+  return forms
 }
 
 const replaceAll = (text: string, needle: string) => (text.includes(needle) ? text.split(needle).join(REDACTED) : text)
@@ -83,12 +82,20 @@ const redactPlain = (text: string, secret: string): string => {
   return forms.base64.reduce(replaceAll, unencoded)
 }
 
+/** Masks the key in decoded text, JSON-escaped spellings included (a body may quote escaped JSON). */
+const redactText = (text: string, secret: string): string =>
+  redactPlain(formsOf(secret).json.reduce(replaceAll, text), secret)
+
 const redactJson = (value: unknown, secret: string): unknown => {
-  if (typeof value === "string") return redactPlain(value, secret)
+  if (typeof value === "string") {
+    // A string may hold JSON text of its own (an OTLP attribute holding a trace's messages).
+    const text = redactText(value, secret)
+    return reserializedWithoutSecret(text, secret) ?? text
+  }
   if (Array.isArray(value)) return value.map((v) => redactJson(v, secret))
   if (typeof value === "object" && value !== null) {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [redactPlain(k, secret), redactJson(v, secret)])
+      Object.entries(value).map(([k, v]) => [redactText(k, secret), redactJson(v, secret)])
     )
   }
   return value
@@ -123,7 +130,7 @@ const searched = (secret: string | undefined, ignored: ReadonlyArray<string>): s
  */
 export const redactSecret = (text: string, secret: string | undefined, ignored: ReadonlyArray<string> = []): string => {
   if (!searched(secret, ignored)) return text
-  const replaced = redactPlain(formsOf(secret).json.reduce(replaceAll, text), secret)
+  const replaced = redactText(text, secret)
   return reserializedWithoutSecret(replaced, secret) ?? replaced
 }
 

@@ -10,6 +10,7 @@
 import { Console, Effect } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { renderChain } from "../core/errors.ts"
+import { knownSecrets } from "../core/redaction.ts"
 import type { HistoryKind, HistoryUsage } from "./entry.ts"
 
 export interface RunRecord {
@@ -51,7 +52,8 @@ export const recordHistory = (
           import("../config/apiKeyCmd.ts")
         ])
       )
-    const secrets = [...configSecrets(config, env), ...resolvedApiKeyCmdKeys()]
+    // With every other secret the run learnt (src/core/redaction.ts): a workflow's keys, OTLP headers.
+    const secrets = [...configSecrets(config, env), ...resolvedApiKeyCmdKeys(), ...knownSecrets()]
     const mask = (text: string) => redactSecrets(text, secrets, [DUMMY_API_KEY])
     const path = yield* store.historyPath(env)
     yield* store.appendEntry(path, {

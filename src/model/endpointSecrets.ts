@@ -1,7 +1,9 @@
 // What must never be printed or stored about an endpoint: its API key, and any credential written into
 // its base URL (`user:password@`, `?api-key=…`), which servers may echo back just like the key.
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
-import { containsAnySecret, redactSecrets } from "../core/secrets.ts"
+import { registerSecrets } from "../config/secrets.ts"
+import { redact } from "../core/redaction.ts"
+import { containsAnySecret } from "../core/secrets.ts"
 import { urlCredentials } from "../core/urls.ts"
 
 export const secretsOf = (key: string | undefined, baseUrl: string): ReadonlyArray<string | undefined> => [
@@ -9,9 +11,14 @@ export const secretsOf = (key: string | undefined, baseUrl: string): ReadonlyArr
   ...urlCredentials(baseUrl)
 ]
 
-/** Masks the endpoint's secrets (every spelling `redactSecret` knows) in text about to be printed. */
-export const endpointRedactor = (key: string | undefined, baseUrl: string) => (text: string): string =>
-  redactSecrets(text, secretsOf(key, baseUrl), [DUMMY_API_KEY])
+/**
+ * Makes the endpoint's secrets secrets of the run (src/config/secrets.ts) and masks them, with every
+ * other secret the run knows (a fallback's key, tool `env` values), in text about to be printed.
+ */
+export const endpointRedactor = (key: string | undefined, baseUrl: string): (text: string) => string => {
+  registerSecrets(secretsOf(key, baseUrl))
+  return redact
+}
 
 /** Whether `text` holds one of the endpoint's secrets. */
 export const holdsEndpointSecret = (text: string, key: string | undefined, baseUrl: string): boolean =>

@@ -4,6 +4,7 @@
 // with a synchronous write(2) while no stream exists; once one has been asked for (a readline prompt,
 // streamed model output, colour detection), every write goes through the streams, so that a write
 // never overtakes one still queued in a stream.
+import { redact } from "../core/redaction.ts"
 import { writeSync } from "./rawStdout.ts"
 
 let built = false
@@ -32,8 +33,12 @@ export const stderrStream = (): NodeJS.WriteStream => {
 /** Whether a stream was built: writes must then go through the streams, in order. */
 export const streamsBuilt = (): boolean => built
 
-/** A diagnostic on stderr; a failure to write it is ignored, as the stream's 'error' listener does. */
-export const writeStderr = (text: string): void => {
+/**
+ * A diagnostic on stderr, secrets masked (src/core/redaction.ts); a failure to write it is ignored,
+ * as the stream's 'error' listener does.
+ */
+export const writeStderr = (raw: string): void => {
+  const text = redact(raw)
   if (built) {
     process.stderr.write(text)
     return

@@ -14,6 +14,7 @@ import { buildCatalog, type ServedTool } from "./catalog.ts"
 import { callLayers, runTool } from "./call.ts"
 import { ServeError } from "./serveErrors.ts"
 import { makeServeTrace, type ServeTrace } from "./trace.ts"
+import { redact } from "../core/redaction.ts"
 
 export interface HttpAddress {
   readonly host: string
@@ -92,10 +93,10 @@ const callTool = (tool: ServedTool, args: Readonly<Record<string, unknown>> | un
   }).pipe(
     Effect.provide(callLayers, { local: true }),
     Effect.flatMap((exit): Effect.Effect<ToolResult> => {
-      if (Exit.isSuccess(exit)) return Effect.succeed({ content: [{ type: "text", text: exit.value }] })
+      if (Exit.isSuccess(exit)) return Effect.succeed({ content: [{ type: "text", text: redact(exit.value) }] })
       if (Cause.hasInterruptsOnly(exit.cause)) return Effect.interrupt
       const error = primaryError(exit.cause)
-      return Effect.succeed({ content: [{ type: "text", text: renderChain(error) }], isError: true })
+      return Effect.succeed({ content: [{ type: "text", text: redact(renderChain(error)) }], isError: true })
     })
   )
 

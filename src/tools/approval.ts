@@ -5,6 +5,7 @@
 // looks like a slow human), so that is an error rather than a silent denial.
 import { Context, Effect, Semaphore } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
+import { redact } from "../core/redaction.ts"
 import { ToolError } from "../core/toolErrors.ts"
 import { stripOneLineEnding } from "../platform/process.ts"
 import { terminalAnswerer } from "../platform/terminal.ts"
@@ -25,7 +26,7 @@ export interface ApprovalTerminal {
 export const ApprovalTerminal = Context.Reference<ApprovalTerminal>("lait/tools/ApprovalTerminal", {
   defaultValue: () => ({
     interactive: terminalAnswerer.interactive,
-    write: (text) => Effect.sync(() => void stderrStream().write(text)),
+    write: (text) => Effect.sync(() => void stderrStream().write(redact(text))),
     readLine: terminalAnswerer.read(false)
   })
 })

@@ -14,6 +14,7 @@ import type { Workflow } from "../lang/model.ts"
 import { describeOsError, FileLoader, writeAtomicSync } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
 import type { RunState } from "./Engine.ts"
+import { redact } from "../core/redaction.ts"
 
 export const RUNS_DIR = nodePath.join(".lait", "runs")
 
@@ -76,7 +77,8 @@ export const topLevelLabels = (workflow: Workflow): Array<string> =>
 export const saveCheckpoint = (checkpoint: Checkpoint): Effect.Effect<void, CheckpointError> =>
   Effect.flatMap(runPath(checkpoint.run_id), (path) =>
     Effect.try({
-      try: () => writeAtomicSync(path, JSON.stringify(checkpoint, null, 2)),
+      // Secrets masked (src/core/redaction.ts): a resumed run sees `<redacted>` where a step's output held one.
+      try: () => writeAtomicSync(path, redact(JSON.stringify(checkpoint, null, 2))),
       catch: (e) => new CheckpointError({ reason: { _tag: "SaveFailed", path, detail: describeOsError(e) } })
     }))
 

@@ -71,3 +71,13 @@ describe("maskedKey", () => {
     expect(maskedKey("abc")).toBe("<redacted>")
   })
 })
+
+test("JSON text inside a JSON string (an OTLP attribute holding messages) is masked at every depth", () => {
+  const secret = "sk-nest/ed+12345678"
+  const escaped = JSON.stringify(secret).slice(1, -1).replaceAll("/", "\\/")
+  const inner = JSON.stringify([{ role: "assistant", content: `key ${escaped}` }])
+  const outer = JSON.stringify({ stringValue: inner })
+  const masked = redactSecret(outer, secret)
+  expect(masked).not.toContain("nest")
+  expect(JSON.parse(JSON.parse(masked).stringValue)[0].content).toBe("key <redacted>")
+})

@@ -26,6 +26,8 @@ import { type LiveRoot, LiveRootEntry, type LiveSink, LiveSpans } from "../LiveS
 import { eventSpanFields, type OtlpAttribute, otlpRequest, otlpSpan, SPAN_KIND_INTERNAL, statusText } from "../otlp.ts"
 import { isRunSpan } from "../RunTracer.ts"
 import type { OtlpEnv } from "./env.ts"
+import { registerSecrets } from "../../config/secrets.ts"
+import { redact } from "../../core/redaction.ts"
 
 const randomHex = (bytes: number): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("")
@@ -74,6 +76,7 @@ export const layer = (settings: OtlpEnv): Layer.Layer<never, never, HttpClient.H
     for (const problem of settings.problems) yield* Console.error(`warning: ${problem}`)
     const url = displayUrl(settings.url)
     const secrets = [...headerSecrets(settings.headers.map(([, value]) => value)), ...urlCredentials(settings.url)]
+    registerSecrets(secrets)
     let warned = false
     const warn = (detail: string) =>
       Effect.suspend(() => {
@@ -123,7 +126,11 @@ export const layer = (settings: OtlpEnv): Layer.Layer<never, never, HttpClient.H
       label: "OtlpTracer",
       exportInterval: Duration.millis(settings.scheduleDelayMs),
       maxBatchSize: settings.maxBatchSize,
-      body: (spans) => [HttpBody.text(compactJson(otlpRequest(resource, spans)), "application/json"), Effect.void],
+      // Masked as the trace file is (src/core/redaction.ts): error messages and content hold what the run saw.
+      body: (spans) => [
+        HttpBody.text(redact(compactJson(otlpRequest(resource, spans))), "application/json"),
+        Effect.void
+      ],
       shutdownTimeout: Duration.millis(settings.flushTimeoutMs)
     }).pipe(
       Effect.provide(OtlpExporter.layerFlusher),

@@ -12,8 +12,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
 import { type OtlpReceiver, startOtlpReceiver } from "../fixtures/otlp-receiver.ts"
-import { cleanEnv, workspace } from "./model-harness.ts"
-import { repoRoot, type RunResult } from "./util.ts"
+import { cleanEnv, prepareCli, workspace } from "./model-harness.ts"
+import { ensureBinary, type RunResult } from "./util.ts"
 
 const ws = workspace("e2e-redaction-sweep")
 const id = crypto.randomUUID().slice(0, 8)
@@ -117,8 +117,8 @@ const OK_STEPS = `  - id: first
 
 const serveAnswers = async (): Promise<{ readonly texts: Array<string>; readonly stderr: string }> => {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [path.join(repoRoot, "src", "main.ts"), "serve", "--mcp"],
+    command: await ensureBinary(),
+    args: ["serve", "--mcp"],
     cwd: ws.dir,
     env: Object.fromEntries(Object.entries(env()).filter((e): e is [string, string] => e[1] !== undefined)),
     stderr: "pipe"
@@ -144,6 +144,8 @@ const expectRan = (r: RunResult, code: number) => {
 }
 
 beforeAll(async () => {
+  // The compiled binary, as a user runs it.
+  await prepareCli()
   otlp = startOtlpReceiver()
   model = startOpenAiServer({ script: [{ content: leakText(ALL), repeat: true }] })
   ws.write("lait.config.yml", config(model.baseUrl))

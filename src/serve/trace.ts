@@ -1,17 +1,19 @@
-// `lait serve --mcp --trace-file PATH`: the server never ends on its own, so the file is rewritten
-// (atomically: a reader sees the previous version or the next, never half of one) after every tool
-// call with every event of the calls so far. Each call's trace numbers its events from 0; here they
-// are renumbered into one server-wide `seq` and tagged with the MCP tool that made them
-// (`lait.serve.tool`).
+// `lait serve --mcp --trace-file PATH`: the server never ends on its own, so every tool call's events
+// are written as soon as it ends, whole: the first call's replace whatever PATH held (as `lait run`
+// replaces its trace file), every later call's are appended. Each call's trace numbers its events from
+// 0; here they are renumbered into one server-wide `seq` and tagged with the MCP tool that made them
+// (`lait.serve.tool`). Only the next `seq` is kept, so memory stays flat however many calls are served.
+import * as fs from "node:fs"
 import { Console, Effect, Semaphore } from "effect"
 import { renderChain } from "../core/errors.ts"
+import { describeOsError, type FileLoader, isStreamTarget } from "../platform/FileLoader.ts"
 import { redactEvents } from "../trace/content.ts"
-import { type FileEvent, type RunOutcome, traceFileEvents, writeTraceFile } from "../trace/file.ts"
+import { type FileEvent, type RunOutcome, toJsonl, traceFileEvents, writeTraceFile } from "../trace/file.ts"
 import type { RecordedEvent } from "../trace/RunTracer.ts"
-import type { FileLoader } from "../platform/FileLoader.ts"
+import { TraceError } from "../trace/TraceError.ts"
 
 export interface ServeTrace {
-  /** Adds one finished call's events and rewrites the file; a write failure is only a warning. */
+  /** Writes one finished call's events; a write failure is only a warning. */
   readonly add: (
     tool: string,
     recorded: ReadonlyArray<RecordedEvent>,
@@ -21,22 +23,52 @@ export interface ServeTrace {
 
 export const TOOL_ATTRIBUTE = "lait.serve.tool"
 
+/**
+ * Appends `text` to a regular file in one go. A reader (or `lait trace show`) never meets a torn line:
+ * the writes are synchronous, so no interruption can come between them, and a write that fails part
+ * way (a full disk) is cut back to where the file ended before.
+ */
+const appendWhole = (path: string, text: string): void => {
+  const bytes = Buffer.from(text, "utf8")
+  const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o666)
+  try {
+    const before = fs.fstatSync(fd).size
+    try {
+      for (let written = 0; written < bytes.length;) written += fs.writeSync(fd, bytes, written)
+    } catch (error) {
+      fs.ftruncateSync(fd, before)
+      throw error
+    }
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
 export const makeServeTrace = (path: string | undefined, secrets: ReadonlyArray<string>): Effect.Effect<ServeTrace> =>
   Effect.gen(function*() {
     if (path === undefined) return { add: () => Effect.void }
-    const events: Array<FileEvent> = []
-    // One writer at a time, so the file always grows in the order the calls finished.
+    let nextSeq = 0n
+    // One writer at a time, so the file grows in the order the calls finished.
     const lock = yield* Semaphore.make(1)
+    const write = (events: ReadonlyArray<FileEvent>, first: boolean) =>
+      // The first write replaces the file atomically; a FIFO or a device is only ever appended to.
+      first || isStreamTarget(path)
+        ? writeTraceFile(path, events)
+        : Effect.try({
+          try: () => appendWhole(path, toJsonl(events)),
+          catch: (e) => new TraceError({ reason: { _tag: "WriteFailed", path, detail: describeOsError(e) } })
+        })
     return {
       add: (tool, recorded, outcome) =>
         lock.withPermit(Effect.gen(function*() {
           const tagged = recorded.map((e) => ({ ...e, attributes: { ...e.attributes, [TOOL_ATTRIBUTE]: tool } }))
-          for (const event of traceFileEvents(redactEvents(tagged, secrets), { spans: false, outcome })) {
-            events.push({ ...event, seq: BigInt(events.length) })
-          }
-          yield* writeTraceFile(path, events).pipe(
-            Effect.catch((e) => Console.error(`warning: ${renderChain(e)}`))
-          )
+          const events = traceFileEvents(redactEvents(tagged, secrets), { spans: false, outcome })
+          if (events.length === 0) return
+          const first = nextSeq === 0n
+          const numbered = events.map((event, i) => ({ ...event, seq: nextSeq + BigInt(i) }))
+          const written = yield* Effect.result(write(numbered, first))
+          if (written._tag === "Success") nextSeq += BigInt(events.length)
+          else yield* Console.error(`warning: ${renderChain(written.failure)}`)
         }))
     }
   })

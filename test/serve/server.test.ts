@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test"
 import type { Workflow } from "../../src/lang/model.ts"
 import { workflowInputSchema } from "../../src/serve/catalog.ts"
-import { hostAllowed, parseHttpAddress } from "../../src/serve/server.ts"
+import { hostAllowed, parseHttpAddress } from "../../src/serve/access.ts"
 
 describe("--http ADDR", () => {
   test.each([

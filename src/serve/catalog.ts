@@ -116,7 +116,7 @@ const shellWarning = (name: string, path: string, network: boolean, config: Lait
     const finding = `'lait lint' finds it shell-injectable: ${where}: ${first.message}${more}`
     return network
       ? `warning: skipping workflow '${name}' as an MCP tool on a non-loopback address: ${finding}`
-      : `warning: serving workflow '${name}', which ${finding}`
+      : `warning: workflow '${name}' is served, but ${finding}`
   })
 
 /**

@@ -214,3 +214,142 @@ describe("a client that hangs up (issue 36 item 6)", () => {
     expect((await listTools(s.url, session)).status).toBe(200)
   }, 60_000)
 })
+
+/** `lait serve ...` that must refuse to start: its exit code, stdout and stderr. */
+const refusal = async (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}) => {
+  const child = Bun.spawn([binary, "serve", ...args], { cwd: ws.dir, env: serveEnv(ws.dir, env), stdout: "pipe", stderr: "pipe" })
+  const guard = setTimeout(() => child.kill("SIGKILL"), 20_000)
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()])
+  clearTimeout(guard)
+  return { code, stdout, stderr }
+}
+
+const TOKEN = "tok-3f9c1d27e0b84a6a"
+
+describe("who may connect (issue 36 item 7)", () => {
+  test("a non-loopback address without a token is refused with one line, exit 2", async () => {
+    fixture([])
+    expect(await refusal(["--mcp", "--http", "0.0.0.0:0"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "lait: --http 0.0.0.0:0 is not a loopback address, and anyone who can reach it could run the served " +
+        "tools: set a token with --token TOKEN or LAIT_SERVE_TOKEN (see docs/serve.md)\n"
+    })
+  })
+
+  test("with --token, every request needs the bearer token, on loopback too; the token is never printed", async () => {
+    fixture([{ content: "authorised", repeat: true }])
+    const s = await serve(["--token", TOKEN])
+    const auth = { authorization: `Bearer ${TOKEN}` }
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "0" } }
+    }
+    const none = await mcp(s.url, initialize)
+    expect(none.status).toBe(401)
+    expect(none.headers.get("www-authenticate")).toBe("Bearer")
+    expect((await mcp(s.url, initialize, { headers: { authorization: `Bearer ${TOKEN}x` } })).status).toBe(401)
+    expect((await mcp(s.url, initialize, { headers: { authorization: TOKEN } })).status).toBe(401)
+    const session = await openSession(s.url, auth)
+    // A session id is no credential: without the token its requests are refused as well.
+    expect((await listTools(s.url, session)).status).toBe(401)
+    expect((await listTools(s.url, session, auth)).status).toBe(200)
+    expect(resultOf(await callTool(s.url, session, "workflow__summarize", { input: "x" }, { headers: auth })))
+      .toEqual({ text: "authorised", isError: false })
+    expect((await mcp(s.url, undefined, { method: "DELETE", session })).status).toBe(401)
+    expect(JSON.stringify(none.messages)).not.toContain(TOKEN)
+    expect(s.stderr()).not.toContain(TOKEN)
+  }, 60_000)
+
+  test("LAIT_SERVE_TOKEN opens a non-loopback address; a browser page's Origin is refused there", async () => {
+    fixture([])
+    const s = await serve(["--allow-origin", "https://App.Example"], { LAIT_SERVE_TOKEN: TOKEN }, "0.0.0.0:0")
+    expect(s.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/mcp$/)
+    const url = `http://127.0.0.1:${s.port}/mcp`
+    const auth = { authorization: `Bearer ${TOKEN}` }
+    expect((await listTools(url, "x")).status).toBe(401)
+    expect(await openSession(url, auth)).toBeString()
+    // Bound to every interface, not even a loopback page may call; only the allowed origin.
+    const fromLocal = await mcp(url, {}, { headers: { ...auth, origin: "http://localhost:3000" } })
+    expect(fromLocal.status).toBe(403)
+    expect(await openSession(url, { ...auth, origin: "https://app.example" })).toBeString()
+    expect(s.stderr()).not.toContain(TOKEN)
+  }, 60_000)
+
+  test("on loopback, a request from a foreign Origin is refused with 403; loopback origins pass", async () => {
+    fixture([])
+    const s = await serve([])
+    for (const origin of ["http://evil.example", "null", "http://localhost.evil.example:8080"]) {
+      const answer = await mcp(s.url, {}, { headers: { origin } })
+      expect({ origin, status: answer.status }).toEqual({ origin, status: 403 })
+      expect(JSON.stringify(answer.messages)).toContain("see --allow-origin")
+    }
+    for (const origin of ["http://localhost:5173", "http://127.0.0.1:8080", "http://[::1]:3000"]) {
+      expect(await openSession(s.url, { origin })).toBeString()
+    }
+  }, 60_000)
+})
+
+describe("shell-injectable workflows (issue 36 item 8)", () => {
+  test("served on loopback with a warning naming lint's finding; skipped on a non-loopback address", async () => {
+    fixture([])
+    const lint = Bun.spawnSync([binary, "lint", "workflows/inject.yml"], { cwd: ws.dir, env: serveEnv(ws.dir) })
+    const finding = /warning: (step .*)$/m.exec(lint.stdout.toString())?.[1]
+    expect(finding).toContain("inside a 'sh -c' script")
+
+    const local = await serve([])
+    expect(local.stderr()).toContain(
+      `warning: workflow 'inject' is served, but 'lait lint' finds it shell-injectable: workflows/inject.yml:2: ${finding}\n`
+    )
+    const session = await openSession(local.url)
+    const listed = (await listTools(local.url, session)).messages[0] as { result: { tools: Array<{ name: string }> } }
+    expect(listed.result.tools.map((t) => t.name)).toContain("workflow__inject")
+
+    const remote = await serve([], { LAIT_SERVE_TOKEN: TOKEN }, "0.0.0.0:0")
+    expect(remote.stderr()).toContain(
+      "warning: skipping workflow 'inject' as an MCP tool on a non-loopback address: 'lait lint' finds it " +
+        `shell-injectable: workflows/inject.yml:2: ${finding}\n`
+    )
+    expect(remote.stderr()).toMatch(/ready at \S+ with 2 tool\(s\): workflow__summarize, workflow__slow\n/)
+    const url = `http://127.0.0.1:${remote.port}/mcp`
+    const auth = { authorization: `Bearer ${TOKEN}` }
+    const remoteSession = await openSession(url, auth)
+    const denied = await callTool(url, remoteSession, "workflow__inject", { input: "$(touch pwned)" }, { headers: auth })
+    expect(denied.messages[0]).toMatchObject({ error: { message: expect.stringContaining("unknown tool 'workflow__inject'") } })
+    expect(fs.existsSync(path.join(ws.dir, "pwned"))).toBe(false)
+  }, 60_000)
+})
+
+describe("--trace-file over many calls (issue 36 item 9)", () => {
+  test("each call's events are appended: same file, earlier lines untouched, seq in order", async () => {
+    fixture([{ content: "traced", repeat: true }])
+    const tracePath = path.join(ws.dir, "append.jsonl")
+    fs.writeFileSync(tracePath, "stale content of an earlier server\n")
+    const s = await serve(["--trace-file", tracePath])
+    const session = await openSession(s.url)
+    const calls = 40
+    let inode = 0
+    const external = "{\"written\":\"by someone else between calls\"}"
+    for (let i = 0; i < calls; i++) {
+      expect(resultOf(await callTool(s.url, session, "workflow__summarize", { input: `call ${i}` })).text).toBe("traced")
+      if (i === 0) inode = fs.statSync(tracePath).ino
+      // Appending keeps a line written in between; rewriting the file would drop it.
+      if (i === 1) fs.appendFileSync(tracePath, `${external}\n`)
+    }
+    expect(fs.statSync(tracePath).ino).toBe(inode)
+    const lines = fs.readFileSync(tracePath, "utf8").split("\n")
+    expect(lines.pop()).toBe("")
+    // The first call replaced the stale file, as a new trace file always does.
+    expect(lines.length).toBe(calls + 1)
+    expect(lines[2]).toBe(external)
+    const events = lines.filter((_, i) => i !== 2).map((l) =>
+      JSON.parse(l) as { seq: number; operation: string; attributes: Record<string, unknown> }
+    )
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i))
+    expect(new Set(events.map((e) => `${e.operation} ${String(e.attributes["lait.serve.tool"])}`))).toEqual(
+      new Set(["chat workflow__summarize"])
+    )
+  }, 120_000)
+})

@@ -82,16 +82,15 @@ const httpOptions = Effect.fn("cli.serve.http")(function*(flags: HttpFlags) {
     allowedOrigins.push(normal)
   }
   // The token's value never appears in a message: it is a credential.
+  const { ServeError } = yield* Effect.promise(() => import("../serve/serveErrors.ts"))
   const flagToken = Option.getOrUndefined(flags.token)
-  if (flagToken === "") {
-    return yield* new ArgumentError({
-      reason: { _tag: "InvalidValue", flag: "--token <TOKEN>", value: "", expected: "a non-empty token" }
-    })
-  }
   const envToken = (yield* LaitConfig).env["LAIT_SERVE_TOKEN"]
   const token = flagToken ?? (envToken === "" ? undefined : envToken)
+  if (token !== undefined && !/^[\x21-\x7e]+$/.test(token)) {
+    const source = flagToken === undefined ? "LAIT_SERVE_TOKEN" : "--token <TOKEN>"
+    return yield* new ServeError({ reason: { _tag: "TokenInvalid", source } })
+  }
   if (token === undefined && !isLoopbackHost(address.host)) {
-    const { ServeError } = yield* Effect.promise(() => import("../serve/serveErrors.ts"))
     return yield* new ServeError({ reason: { _tag: "TokenRequired", address: given } })
   }
   return {

@@ -127,9 +127,14 @@ export const serveHttp = (
     const loopback = isLoopbackHost(address.host)
     const authorized = options.token === undefined ? () => true : bearerCheck(options.token)
 
-    const close = (id: string, session: Session) => {
+    const forget = (id: string, session: Session) => {
       clearTimeout(session.timer)
       if (sessions.get(id) === session) sessions.delete(id)
+      for (const controller of session.hangups.values()) controller.abort()
+    }
+    // Closing the server closes its transport, whose onclose then forgets the session.
+    const close = (id: string, session: Session) => {
+      forget(id, session)
       return session.server.close().catch(() => undefined)
     }
     // The idle clock runs only while no call does: a call may take longer than any idle limit.
@@ -213,10 +218,10 @@ export const serveHttp = (
         timer: undefined,
         hangups: new Map()
       }
+      // Ended by its client (DELETE) or by the server (evicted, expired, shutting down).
       session.transport.onclose = () => {
         const id = session.transport.sessionId
-        if (id !== undefined) void close(id, session)
-        for (const controller of session.hangups.values()) controller.abort()
+        if (id !== undefined) forget(id, session)
       }
       void server.connect(session.transport)
         .then(() => session.transport.handleRequest(request, response, json))

@@ -3,9 +3,9 @@
 // replaces its trace file), every later call's are appended. Each call's trace numbers its events from
 // 0; here they are renumbered into one server-wide `seq` and tagged with the MCP tool that made them
 // (`lait.serve.tool`). Only the next `seq` is kept, so memory stays flat however many calls are served.
-import * as fs from "node:fs"
 import { Console, Effect, Semaphore } from "effect"
 import { renderChain } from "../core/errors.ts"
+import { appendWholeSync } from "../platform/append.ts"
 import { describeOsError, type FileLoader, isStreamTarget } from "../platform/FileLoader.ts"
 import { redactEvents } from "../trace/content.ts"
 import { type FileEvent, type RunOutcome, toJsonl, traceFileEvents, writeTraceFile } from "../trace/file.ts"
@@ -23,27 +23,6 @@ export interface ServeTrace {
 
 export const TOOL_ATTRIBUTE = "lait.serve.tool"
 
-/**
- * Appends `text` to a regular file in one go. A reader (or `lait trace show`) never meets a torn line:
- * the writes are synchronous, so no interruption can come between them, and a write that fails part
- * way (a full disk) is cut back to where the file ended before.
- */
-const appendWhole = (path: string, text: string): void => {
-  const bytes = Buffer.from(text, "utf8")
-  const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o666)
-  try {
-    const before = fs.fstatSync(fd).size
-    try {
-      for (let written = 0; written < bytes.length;) written += fs.writeSync(fd, bytes, written)
-    } catch (error) {
-      fs.ftruncateSync(fd, before)
-      throw error
-    }
-  } finally {
-    fs.closeSync(fd)
-  }
-}
-
 export const makeServeTrace = (path: string | undefined, secrets: ReadonlyArray<string>): Effect.Effect<ServeTrace> =>
   Effect.gen(function*() {
     if (path === undefined) return { add: () => Effect.void }
@@ -55,7 +34,7 @@ export const makeServeTrace = (path: string | undefined, secrets: ReadonlyArray<
       first || isStreamTarget(path)
         ? writeTraceFile(path, events)
         : Effect.try({
-          try: () => appendWhole(path, toJsonl(events)),
+          try: () => appendWholeSync(path, toJsonl(events)),
           catch: (e) => new TraceError({ reason: { _tag: "WriteFailed", path, detail: describeOsError(e) } })
         })
     return {

@@ -1192,7 +1192,14 @@ export const cases: ReadonlyArray<HostileCase> = [
     name: "serve: an empty --token",
     args: ["serve", "--mcp", "--no-config", "--http", "0.0.0.0:0", "--token", ""],
     exit: 2,
-    error: "lait: invalid value '' for '--token <TOKEN>': expected a non-empty token"
+    error: "lait: the token of --token <TOKEN> must be one word of printable characters (no spaces)"
+  },
+  {
+    name: "serve: a LAIT_SERVE_TOKEN with a space, never echoed",
+    args: ["serve", "--mcp", "--no-config", "--http", "127.0.0.1:0"],
+    setup: (ws) => write(ws, ".env", "LAIT_SERVE_TOKEN='two words'\n"),
+    exit: 2,
+    error: "lait: the token of LAIT_SERVE_TOKEN must be one word of printable characters (no spaces)"
   },
   {
     name: "serve: --allow-origin that is not an origin",

@@ -2,7 +2,6 @@
 // requests over fetch (initialize, tools/list, tools/call, with any headers), raw sockets that trickle
 // a body, and the server's stderr as it goes. Used by serve.test.ts.
 import * as net from "node:net"
-import * as path from "node:path"
 import { cleanEnv } from "../e2e/model-harness.ts"
 
 export interface Served {
@@ -174,5 +173,3 @@ export const waitFor = async (check: () => boolean | Promise<boolean>, ms = 20_0
   }
   return await check()
 }
-
-export const here = (...parts: ReadonlyArray<string>) => path.join(import.meta.dir, ...parts)

@@ -2,6 +2,7 @@
 // server itself (src/serve/), loaded on demand so the MCP SDK stays out of every other command.
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { RecordHint } from "../model/recordHint.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
@@ -10,6 +11,103 @@ import { configLayer } from "./config.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { serveRecordHint } from "./recordHints.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
+
+const DEFAULTS = { maxSessions: 100, sessionIdleTimeout: 3600, bodyTimeout: 30, maxCalls: 16 }
+/** Upper bounds: beyond them a limit protects nothing (and a timer of over 2^31 ms would fire at once). */
+const MAXIMA = { maxSessions: 100_000, sessionIdleTimeout: 7 * 24 * 3600, bodyTimeout: 3600, maxCalls: 10_000 }
+
+const limitFlag = (name: string, metavar: string, description: string) =>
+  Flag.Int(name).pipe(Flag.withMetavar(metavar), Flag.withDescription(description), Flag.optional)
+
+/** A limit's value: the flag's (from 1 to its maximum) or the default. */
+const limit = (flag: string, given: Option.Option<number>, key: keyof typeof DEFAULTS) =>
+  Option.match(given, {
+    onNone: () => Effect.succeed(DEFAULTS[key]),
+    onSome: (value) =>
+      value >= 1 && value <= MAXIMA[key]
+        ? Effect.succeed(value)
+        : Effect.fail(
+          new ArgumentError({
+            reason: { _tag: "InvalidValue", flag, value: String(value), expected: `1 to ${MAXIMA[key]}` }
+          })
+        )
+  })
+
+interface HttpFlags {
+  readonly http: Option.Option<string>
+  readonly allowedHost: ReadonlyArray<string>
+  readonly allowOrigin: ReadonlyArray<string>
+  readonly token: Option.Option<string>
+  readonly maxSessions: Option.Option<number>
+  readonly sessionIdleTimeout: Option.Option<number>
+  readonly bodyTimeout: Option.Option<number>
+}
+
+/**
+ * `--http` and the flags only it reads, checked: a non-loopback address needs a token (the flag's, else
+ * LAIT_SERVE_TOKEN from the environment or `.env`), so the tools are never open to whoever reaches it.
+ */
+const httpOptions = Effect.fn("cli.serve.http")(function*(flags: HttpFlags) {
+  const { isLoopbackHost, normalizeOrigin, parseHttpAddress } = yield* Effect.promise(() =>
+    import("../serve/access.ts")
+  )
+  const given = Option.getOrUndefined(flags.http)
+  if (given === undefined) {
+    const httpOnly: ReadonlyArray<readonly [string, boolean]> = [
+      ["--allowed-host <HOST>", flags.allowedHost.length > 0],
+      ["--allow-origin <ORIGIN>", flags.allowOrigin.length > 0],
+      ["--token <TOKEN>", Option.isSome(flags.token)],
+      ["--max-sessions <N>", Option.isSome(flags.maxSessions)],
+      ["--session-idle-timeout <SECONDS>", Option.isSome(flags.sessionIdleTimeout)],
+      ["--body-timeout <SECONDS>", Option.isSome(flags.bodyTimeout)]
+    ]
+    const used = httpOnly.find(([, set]) => set)
+    if (used !== undefined) {
+      return yield* new ArgumentError({ reason: { _tag: "Requires", flag: used[0], needs: "--http <ADDR>" } })
+    }
+    return undefined
+  }
+  const address = parseHttpAddress(given)
+  if (address === undefined) {
+    const expected = "HOST:PORT, [IPv6]:PORT or PORT"
+    return yield* new ArgumentError({ reason: { _tag: "InvalidValue", flag: "--http <ADDR>", value: given, expected } })
+  }
+  const allowedOrigins: Array<string> = []
+  for (const origin of flags.allowOrigin) {
+    const normal = normalizeOrigin(origin)
+    if (normal === undefined) {
+      const expected = "scheme://host[:port]"
+      return yield* new ArgumentError({
+        reason: { _tag: "InvalidValue", flag: "--allow-origin <ORIGIN>", value: origin, expected }
+      })
+    }
+    allowedOrigins.push(normal)
+  }
+  // The token's value never appears in a message: it is a credential.
+  const { ServeError } = yield* Effect.promise(() => import("../serve/serveErrors.ts"))
+  const flagToken = Option.getOrUndefined(flags.token)
+  const envToken = (yield* LaitConfig).env["LAIT_SERVE_TOKEN"]
+  const token = flagToken ?? (envToken === "" ? undefined : envToken)
+  if (token !== undefined && !/^[\x21-\x7e]+$/.test(token)) {
+    const source = flagToken === undefined ? "LAIT_SERVE_TOKEN" : "--token <TOKEN>"
+    return yield* new ServeError({ reason: { _tag: "TokenInvalid", source } })
+  }
+  if (token === undefined && !isLoopbackHost(address.host)) {
+    return yield* new ServeError({ reason: { _tag: "TokenRequired", address: given } })
+  }
+  return {
+    address,
+    allowedHosts: flags.allowedHost,
+    allowedOrigins,
+    token,
+    limits: {
+      maxSessions: yield* limit("--max-sessions <N>", flags.maxSessions, "maxSessions"),
+      sessionIdleMs: 1000 *
+        (yield* limit("--session-idle-timeout <SECONDS>", flags.sessionIdleTimeout, "sessionIdleTimeout")),
+      bodyTimeoutMs: 1000 * (yield* limit("--body-timeout <SECONDS>", flags.bodyTimeout, "bodyTimeout"))
+    }
+  }
+})
 
 export const serveCommand = Command.make(
   "serve",
@@ -34,6 +132,33 @@ export const serveCommand = Command.make(
       ),
       Flag.atLeast(0)
     ),
+    allowOrigin: Flag.String("allow-origin").pipe(
+      Flag.withMetavar("ORIGIN"),
+      Flag.withDescription(
+        "With --http: also accept requests whose Origin header is ORIGIN (scheme://host[:port]; repeatable)"
+      ),
+      Flag.atLeast(0)
+    ),
+    token: Flag.String("token").pipe(
+      Flag.withMetavar("TOKEN"),
+      Flag.withDescription(
+        "With --http: require 'Authorization: Bearer TOKEN' on every request (default: $LAIT_SERVE_TOKEN); " +
+          "needed on a non-loopback address"
+      ),
+      Flag.optional
+    ),
+    maxSessions: limitFlag("max-sessions", "N", `With --http: open sessions at most (default ${DEFAULTS.maxSessions})`),
+    sessionIdleTimeout: limitFlag(
+      "session-idle-timeout",
+      "SECONDS",
+      `With --http: close a session idle this long (default ${DEFAULTS.sessionIdleTimeout})`
+    ),
+    bodyTimeout: limitFlag(
+      "body-timeout",
+      "SECONDS",
+      `With --http: how long a request body may take to arrive (default ${DEFAULTS.bodyTimeout})`
+    ),
+    maxCalls: limitFlag("max-calls", "N", `Tool calls running at once at most (default ${DEFAULTS.maxCalls})`),
     record: Flag.String("record").pipe(
       Flag.withMetavar("DIR"),
       Flag.withDescription("Save every model request/response of the served calls as a cassette in DIR"),
@@ -48,33 +173,23 @@ export const serveCommand = Command.make(
     ),
     traceFile: Flag.String("trace-file").pipe(
       Flag.withMetavar("PATH"),
-      Flag.withDescription("Rewrite PATH after each tool call with every model request and tool call so far, as JSONL"),
+      Flag.withDescription("Append each tool call's model requests and tool calls to PATH, as JSONL"),
       Flag.optional
     )
   },
-  Effect.fn("cli.serve")(function*({ mcp, http, allowedHost, traceFile }) {
-    if (!mcp) {
+  Effect.fn("cli.serve")(function*(flags) {
+    if (!flags.mcp) {
       const { ServeError } = yield* Effect.promise(() => import("../serve/serveErrors.ts"))
       return yield* new ServeError({ reason: { _tag: "McpRequired" } })
     }
-    const { serveMcp, parseHttpAddress } = yield* Effect.promise(() => import("../serve/server.ts"))
-    const given = Option.getOrUndefined(http)
-    const address = given === undefined ? undefined : parseHttpAddress(given)
-    if (given !== undefined && address === undefined) {
-      const expected = "HOST:PORT, [IPv6]:PORT or PORT"
-      const reason = { _tag: "InvalidValue", flag: "--http <ADDR>", value: given, expected } as const
-      return yield* new ArgumentError({ reason })
-    }
-    if (allowedHost.length > 0 && given === undefined) {
-      const reason = { _tag: "Requires", flag: "--allowed-host <HOST>", needs: "--http <ADDR>" } as const
-      return yield* new ArgumentError({ reason })
-    }
-    const tracePath = Option.getOrUndefined(traceFile)
+    const { serveMcp } = yield* Effect.promise(() => import("../serve/server.ts"))
+    const tracePath = Option.getOrUndefined(flags.traceFile)
     if (tracePath !== undefined) {
       const { checkTraceTarget } = yield* Effect.promise(() => import("../trace/file.ts"))
       yield* checkTraceTarget(tracePath)
     }
-    yield* serveMcp({ version: VERSION, http: address, allowedHosts: allowedHost, tracePath }).pipe(
+    const maxCalls = yield* limit("--max-calls <N>", flags.maxCalls, "maxCalls")
+    yield* serveMcp({ version: VERSION, http: yield* httpOptions(flags), maxCalls, tracePath }).pipe(
       Effect.provideService(RecordHint, serveRecordHint)
     )
   })

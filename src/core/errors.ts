@@ -127,7 +127,7 @@ export const exitCodeByTag = {
   SkillError: { Invalid: ExitCode.validation },
   CommandError: ExitCode.general,
   CheckpointError: ExitCode.general,
-  ServeError: { McpRequired: ExitCode.usage },
+  ServeError: { McpRequired: ExitCode.usage, TokenRequired: ExitCode.usage, TokenInvalid: ExitCode.usage },
   // A --since or N that cannot be used is the command line's fault.
   HistoryError: { BadSince: ExitCode.usage, IndexZero: ExitCode.usage },
   ChatError: ExitCode.general,

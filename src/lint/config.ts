@@ -125,7 +125,8 @@ const checkShellTools = (config: ConfigFile, where: Where, root: Y | undefined, 
     const found = shellTemplate(tool.command)
     if (found === undefined) continue
     const item = itemOf(where, valueOf(where, valueOf(where, holder, name), "command"), found.index)
-    emitter.emit("warning", shellTemplateMessage(`tool '${name}'`, found), lineOfText(where, item, found.template))
+    const line = lineOfText(where, item, found.template)
+    emitter.emit("warning", shellTemplateMessage(`tool '${name}'`, found), line, "untrusted-shell")
   }
 }
 

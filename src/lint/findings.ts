@@ -4,10 +4,17 @@
 
 export type Severity = "error" | "warning"
 
+/**
+ * A finding other commands act on besides reporting it: `untrusted-shell`, a template inside a
+ * `sh -c` script (src/lint/untrusted.ts), which `lait serve` warns about and keeps off the network.
+ */
+export type Rule = "untrusted-shell"
+
 export interface Issue {
   readonly severity: Severity
   readonly message: string
   readonly line: number | undefined
+  readonly rule?: Rule
 }
 
 export type { FileKind } from "../core/fileKind.ts"
@@ -63,14 +70,18 @@ export const runHasErrors = (run: LintRun): boolean =>
  * naming the child.
  */
 export interface Emitter {
-  readonly emit: (severity: Severity, message: string, line: number | undefined) => void
+  readonly emit: (severity: Severity, message: string, line: number | undefined, rule?: Rule) => void
 }
 
 export const collector = (): Emitter & { readonly issues: Array<Issue> } => {
   const issues: Array<Issue> = []
-  return { issues, emit: (severity, message, line) => issues.push({ severity, message, line }) }
+  return {
+    issues,
+    emit: (severity, message, line, rule) =>
+      issues.push(rule === undefined ? { severity, message, line } : { severity, message, line, rule })
+  }
 }
 
 export const redirected = (parent: Emitter, prefix: string, line: number | undefined): Emitter => ({
-  emit: (severity, message) => parent.emit(severity, `${prefix}${message}`, line)
+  emit: (severity, message, _line, rule) => parent.emit(severity, `${prefix}${message}`, line, rule)
 })

@@ -3,13 +3,14 @@
 // FIFO. It fails (exit 3, the summary on stderr) when anything had an error; warnings alone pass.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
+import type { ConfigFile } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { lintAgentText } from "./agent.ts"
 import { type ActiveConfig, lintConfigText, loadActiveConfig, type LintOptions } from "./config.ts"
 import { display, newFileState, reportSkipped } from "./context.ts"
 import { lintEvalText, lintTestText } from "./definitions.ts"
-import { collector, type FileReport, type LintRun } from "./findings.ts"
+import { collector, type FileReport, type Issue, type LintRun } from "./findings.ts"
 import { detectKind } from "../core/fileKind.ts"
 import { LintError } from "./lintErrors.ts"
 import {
@@ -61,6 +62,23 @@ export const lintFile = (path: string, active: ActiveConfig): Effect.Effect<File
     }
     reportSkipped(state, emitter)
     return { file: path, issues: emitter.issues }
+  })
+
+/**
+ * The `untrusted-shell` findings of one workflow file, its child workflows' included, as `lait lint`
+ * reports them: `lait serve` warns about such workflows and keeps them off the network. A file that
+ * does not load has none (serving it fails on its own).
+ */
+export const untrustedShellFindings = (
+  path: string,
+  config: ConfigFile | undefined
+): Effect.Effect<ReadonlyArray<Issue>, never, FileLoader> =>
+  Effect.gen(function*() {
+    const text = yield* Effect.result(FileLoader.use((f) => f.readText(path, { waitForWriter: false })))
+    if (text._tag === "Failure") return []
+    const emitter = collector()
+    yield* lintWorkflowText(path, text.success, newFileState({ config, skippedBecause: "" }), emitter)
+    return emitter.issues.filter((issue) => issue.rule === "untrusted-shell")
   })
 
 /** Everything lint found, before rendering. */

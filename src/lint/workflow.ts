@@ -208,7 +208,7 @@ const lintStep = (
         const shell = shellTemplate(k.argv)
         if (shell !== undefined) {
           const line = lineOfText(where, itemOf(where, value("run"), shell.index), shell.template)
-          scope.emitter.emit("warning", shellTemplateMessage(context, shell), line)
+          scope.emitter.emit("warning", shellTemplateMessage(context, shell), line, "untrusted-shell")
         }
         break
       }

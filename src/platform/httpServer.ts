@@ -1,6 +1,6 @@
 // A plain HTTP listener (`lait serve --mcp --http`). node:http rather than Bun.serve so the same
 // sources run under Deno; and no idle timeout, since an MCP tool call's answer may take minutes to
-// start streaming.
+// start streaming. The deadline for a request body is the handler's (src/serve/http.ts).
 import * as http from "node:http"
 import { osErrorText } from "./process.ts"
 

@@ -1,7 +1,8 @@
 // What `lait serve --mcp` offers: one MCP tool per `agents:` entry (`agent__<name>`) and per
 // `workflows:` entry (`workflow__<name>`) of the configuration, built once at start-up. An entry that
 // cannot be offered (its file does not load, its name does not fit a tool name, a workflow that asks
-// the terminal) is skipped with a `note:` on stderr, so one bad entry never keeps the others away.
+// the terminal) is skipped with a `note:` on stderr, so one bad entry never keeps the others away. A
+// workflow `lait lint` finds shell-injectable gets a `warning:`, and is skipped on a non-loopback address.
 import { Console, Effect } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { renderChain } from "../core/errors.ts"
@@ -10,6 +11,8 @@ import { ToolError } from "../core/toolErrors.ts"
 import { loadWorkflow } from "../lang/load.ts"
 import { childStepLists, type Step, type Workflow } from "../lang/model.ts"
 import { loadSchemaRef } from "../lang/schemaRef.ts"
+import { display } from "../lint/context.ts"
+import { untrustedShellFindings } from "../lint/run.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import { qualifyToolName } from "../tools/names.ts"
 import { Subagents } from "../tools/subagents.ts"
@@ -98,9 +101,32 @@ const agentTool = (subagents: Subagents, name: string) =>
     } satisfies ServedTool
   })
 
-/** Every servable entry, agents first (the order of upstream's listing). */
-export const buildCatalog: Effect.Effect<ReadonlyArray<ServedTool>, never, LaitConfig | FileLoader> = Effect.gen(
-  function*() {
+/**
+ * The warning about a workflow `lait lint` finds shell-injectable (a template inside a `sh -c` script,
+ * filled from a tool call's arguments by whoever calls it); undefined when it finds none. Such a
+ * workflow is still served on loopback and stdio, where the caller is the user's own client, but not
+ * to the network.
+ */
+const shellWarning = (name: string, path: string, network: boolean, config: LaitConfig["Service"]) =>
+  Effect.map(untrustedShellFindings(path, config.config), (issues) => {
+    const first = issues[0]
+    if (first === undefined) return undefined
+    const where = `${display(path)}${first.line === undefined ? "" : `:${first.line}`}`
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""
+    const finding = `'lait lint' finds it shell-injectable: ${where}: ${first.message}${more}`
+    return network
+      ? `warning: skipping workflow '${name}' as an MCP tool on a non-loopback address: ${finding}`
+      : `warning: workflow '${name}' is served, but ${finding}`
+  })
+
+/**
+ * Every servable entry, agents first (the order of upstream's listing). `network`: the server listens
+ * on a non-loopback address.
+ */
+export const buildCatalog = (
+  options: { readonly network: boolean }
+): Effect.Effect<ReadonlyArray<ServedTool>, never, LaitConfig | FileLoader> =>
+  Effect.gen(function*() {
     const config = yield* LaitConfig
     const tools: Array<ServedTool> = []
     const skip = (kind: string, name: string, why: string) =>
@@ -122,8 +148,11 @@ export const buildCatalog: Effect.Effect<ReadonlyArray<ServedTool>, never, LaitC
       const built = yield* Effect.result(workflowTool(name, path))
       if (built._tag === "Failure") yield* skip("workflow", name, renderChain(built.failure))
       else if (typeof built.success === "string") yield* skip("workflow", name, built.success)
-      else yield* add(built.success)
+      else {
+        const warning = yield* shellWarning(name, path, options.network, config)
+        if (warning !== undefined) yield* Console.error(warning)
+        if (warning === undefined || !options.network) yield* add(built.success)
+      }
     }
     return tools
-  }
-)
+  })

@@ -1,70 +1,30 @@
 // `lait serve --mcp`: the configured agents and workflows as MCP tools, over stdio (stdout is the
 // protocol; notes go to stderr) or over streamable HTTP at `http://ADDR/mcp`. Every call runs as a
-// fiber of the server's own set, so calls run side by side, a client's cancellation interrupts its
-// call, and when the server stops (stdin closed, Ctrl-C, SIGTERM) every running call is interrupted
-// and its finalizers run (MCP servers it started stopped, its trace written) before lait exits.
-import type { IncomingMessage, ServerResponse } from "node:http"
+// fiber of the server's own set, so calls run side by side (at most --max-calls at once), a client's
+// cancellation (or, over HTTP, its hanging up) interrupts its call, and when the server stops (stdin
+// closed, Ctrl-C, SIGTERM) every running call is interrupted and its finalizers run (MCP servers it
+// started stopped, its trace written) before lait exits.
 import { Cause, Console, Effect, Exit, FiberSet } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { primaryError, renderChain } from "../core/errors.ts"
-import { type HttpListener, listenHttp } from "../platform/httpServer.ts"
 import { configSecrets } from "../trace/content.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
+import { isLoopbackHost } from "./access.ts"
 import { buildCatalog, type ServedTool } from "./catalog.ts"
 import { callLayers, runTool } from "./call.ts"
-import { ServeError } from "./serveErrors.ts"
+import { type HttpOptions, serveHttp } from "./http.ts"
+import { loadSdk, type McpServer, type Sdk, type TrackCall, untracked } from "./sdk.ts"
 import { makeServeTrace, type ServeTrace } from "./trace.ts"
 import { redact } from "../core/redaction.ts"
 
-export interface HttpAddress {
-  readonly host: string
-  readonly port: number
-}
-
 export interface ServeOptions {
   readonly version: string
-  /** Streamable HTTP on this address; stdio when undefined. */
-  readonly http: HttpAddress | undefined
-  /** Host header values accepted besides the loopback names (`name` any port, `name:port` that one). */
-  readonly allowedHosts: ReadonlyArray<string>
+  /** Streamable HTTP with these settings; stdio when undefined. */
+  readonly http: HttpOptions | undefined
+  /** Tool calls running at once at most, over every session; another is refused while they run. */
+  readonly maxCalls: number
   readonly tracePath: string | undefined
 }
-
-/** `HOST:PORT`, `[IPv6]:PORT`, or a bare `PORT` (bound to 127.0.0.1); undefined when it is neither. */
-export const parseHttpAddress = (text: string): HttpAddress | undefined => {
-  const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[^:[\]]*):)?(\d{1,5})$/.exec(text.trim())
-  if (match === null) return undefined
-  const port = Number(match[2])
-  if (port > 65_535) return undefined
-  const host = match[1] === undefined || match[1] === "" ? "127.0.0.1" : match[1].replace(/^\[(.*)\]$/, "$1")
-  return { host, port }
-}
-
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]
-
-/** Whether a request's Host header may reach the server (a DNS-rebinding page names its own host). */
-export const hostAllowed = (header: string | undefined, allowed: ReadonlyArray<string>): boolean => {
-  if (header === undefined || header === "") return false
-  const host = header.toLowerCase()
-  const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0]!
-  if (LOOPBACK_NAMES.includes(name)) return true
-  return allowed.some((entry) => {
-    const wanted = entry.toLowerCase()
-    return wanted === host || wanted === name
-  })
-}
-
-const urlOf = ({ host, port }: HttpAddress): string =>
-  `http://${host.includes(":") ? `[${host}]` : host}:${port}/mcp`
-
-const loadSdk = () =>
-  Promise.all([
-    import("@modelcontextprotocol/sdk/server/index.js"),
-    import("@modelcontextprotocol/sdk/server/stdio.js"),
-    import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
-    import("@modelcontextprotocol/sdk/types.js")
-  ]).then(([server, stdio, http, types]) => ({ ...server, ...stdio, ...http, ...types }))
-type Sdk = Awaited<ReturnType<typeof loadSdk>>
 
 interface ToolResult {
   readonly [key: string]: unknown
@@ -102,16 +62,12 @@ const callTool = (tool: ServedTool, args: Readonly<Record<string, unknown>> | un
 
 type CallRequirements = Effect.Services<ReturnType<typeof callTool>>
 
-/** A JSON-RPC error answer for requests refused before they reach the protocol. */
-const refuse = (response: ServerResponse, status: number, message: string): void => {
-  response.writeHead(status, { "content-type": "application/json" })
-  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }))
-}
-
 export const serveMcp = (options: ServeOptions) =>
   Effect.scoped(Effect.gen(function*() {
     const config = yield* LaitConfig
-    const tools = yield* buildCatalog
+    // On a non-loopback address, workflows lint finds shell-injectable are not served at all.
+    const network = options.http !== undefined && !isLoopbackHost(options.http.address.host)
+    const tools = yield* buildCatalog({ network })
     const byName = new Map(tools.map((tool) => [tool.name, tool]))
     const trace = yield* makeServeTrace(options.tracePath, configSecrets(config.config, config.env))
     const sdk: Sdk = yield* Effect.promise(loadSdk)
@@ -120,8 +76,17 @@ export const serveMcp = (options: ServeOptions) =>
     if (tools.length === 0) {
       yield* Console.error("warning: lait serve --mcp: no 'agents:' or 'workflows:' entry can be served")
     }
+    let running = 0
+    const busy: ToolResult = {
+      content: [{
+        type: "text",
+        text: `lait serve is busy: ${options.maxCalls} tool call(s) are already running (see --max-calls); ` +
+          "try again later"
+      }],
+      isError: true
+    }
 
-    const makeServer = () => {
+    const makeServer = (track: TrackCall): McpServer => {
       const server = new sdk.Server(
         { name: "lait", version: options.version },
         { capabilities: { tools: {} }, instructions: "lait's configured workflows and agents, as MCP tools" }
@@ -138,76 +103,33 @@ export const serveMcp = (options: ServeOptions) =>
         if (tool === undefined) {
           throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `unknown tool '${request.params.name}'`)
         }
-        return run(callTool(tool, request.params.arguments, trace), { signal: extra.signal })
+        // Refused rather than queued: a queue would hold every waiting request, the growth this cap prevents.
+        if (running >= options.maxCalls) return busy
+        running++
+        const call = track(extra)
+        return run(callTool(tool, request.params.arguments, trace), { signal: call.signal }).finally(() => {
+          running--
+          call.done()
+        })
       })
       return server
     }
 
-    if (options.http === undefined) {
-      const server = makeServer()
-      yield* Effect.acquireRelease(
-        Effect.promise(() => server.connect(new sdk.StdioServerTransport())),
-        () => Effect.promise(() => server.close().catch(() => undefined))
-      )
-      yield* Console.error(`note: lait serve --mcp: ready over stdio with ${summary}`)
-      // The client closing our stdin is how a stdio session ends.
-      return yield* Effect.callback<void>((resume) => {
-        const done = () => resume(Effect.void)
-        process.stdin.once("end", done)
-        process.stdin.once("close", done)
-        return Effect.sync(() => {
-          process.stdin.off("end", done)
-          process.stdin.off("close", done)
-        })
-      })
-    }
-
-    interface Session {
-      readonly server: ReturnType<typeof makeServer>
-      readonly transport: InstanceType<Sdk["StreamableHTTPServerTransport"]>
-    }
-    const sessions = new Map<string, Session>()
-    const handle = (request: IncomingMessage, response: ServerResponse): void => {
-      if (!hostAllowed(request.headers.host, options.allowedHosts)) {
-        return refuse(response, 403, `Host header '${request.headers.host ?? ""}' is not allowed (see --allowed-host)`)
-      }
-      if (new URL(request.url ?? "/", "http://localhost").pathname !== "/mcp") {
-        return refuse(response, 404, "not found; the MCP endpoint is /mcp")
-      }
-      const sessionId = request.headers["mcp-session-id"]
-      if (typeof sessionId === "string") {
-        const session = sessions.get(sessionId)
-        if (session === undefined) return refuse(response, 404, "Session not found")
-        void session.transport.handleRequest(request, response).catch(() => undefined)
-        return
-      }
-      if (request.method !== "POST") return refuse(response, 400, "Bad Request: No valid session ID provided")
-      // A session per client, made by its initialize request (the transport refuses anything else).
-      const server = makeServer()
-      const transport: Session["transport"] = new sdk.StreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, { server, transport })
-      })
-      transport.onclose = () => {
-        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId)
-      }
-      void server.connect(transport).then(() => transport.handleRequest(request, response)).catch(() => undefined)
-    }
-    const address = options.http
-    const listener: HttpListener = yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () => listenHttp(address.host, address.port, handle),
-        catch: (detail) =>
-          new ServeError({
-            reason: { _tag: "ListenFailed", address: `${address.host}:${address.port}`, detail: String(detail) }
-          })
-      }),
-      (bound) =>
-        Effect.promise(async () => {
-          await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => undefined)))
-          await bound.close()
-        })
+    if (options.http !== undefined) return yield* serveHttp(options.http, sdk, makeServer, summary)
+    const server = makeServer(untracked)
+    yield* Effect.acquireRelease(
+      Effect.promise(() => server.connect(new sdk.StdioServerTransport())),
+      () => Effect.promise(() => server.close().catch(() => undefined))
     )
-    yield* Console.error(`note: lait serve --mcp: ready at ${urlOf(listener)} with ${summary}`)
-    return yield* Effect.never
+    yield* Console.error(`note: lait serve --mcp: ready over stdio with ${summary}`)
+    // The client closing our stdin is how a stdio session ends.
+    return yield* Effect.callback<void>((resume) => {
+      const done = () => resume(Effect.void)
+      process.stdin.once("end", done)
+      process.stdin.once("close", done)
+      return Effect.sync(() => {
+        process.stdin.off("end", done)
+        process.stdin.off("close", done)
+      })
+    })
   }))

@@ -1,17 +1,19 @@
-// `lait serve --mcp --trace-file PATH`: the server never ends on its own, so the file is rewritten
-// (atomically: a reader sees the previous version or the next, never half of one) after every tool
-// call with every event of the calls so far. Each call's trace numbers its events from 0; here they
-// are renumbered into one server-wide `seq` and tagged with the MCP tool that made them
-// (`lait.serve.tool`).
+// `lait serve --mcp --trace-file PATH`: the server never ends on its own, so every tool call's events
+// are written as soon as it ends, whole: the first call's replace whatever PATH held (as `lait run`
+// replaces its trace file), every later call's are appended. Each call's trace numbers its events from
+// 0; here they are renumbered into one server-wide `seq` and tagged with the MCP tool that made them
+// (`lait.serve.tool`). Only the next `seq` is kept, so memory stays flat however many calls are served.
 import { Console, Effect, Semaphore } from "effect"
 import { renderChain } from "../core/errors.ts"
+import { appendWholeSync } from "../platform/append.ts"
+import { describeOsError, type FileLoader, isStreamTarget } from "../platform/FileLoader.ts"
 import { redactEvents } from "../trace/content.ts"
-import { type FileEvent, type RunOutcome, traceFileEvents, writeTraceFile } from "../trace/file.ts"
+import { type FileEvent, type RunOutcome, toJsonl, traceFileEvents, writeTraceFile } from "../trace/file.ts"
 import type { RecordedEvent } from "../trace/RunTracer.ts"
-import type { FileLoader } from "../platform/FileLoader.ts"
+import { TraceError } from "../trace/TraceError.ts"
 
 export interface ServeTrace {
-  /** Adds one finished call's events and rewrites the file; a write failure is only a warning. */
+  /** Writes one finished call's events; a write failure is only a warning. */
   readonly add: (
     tool: string,
     recorded: ReadonlyArray<RecordedEvent>,
@@ -24,19 +26,28 @@ export const TOOL_ATTRIBUTE = "lait.serve.tool"
 export const makeServeTrace = (path: string | undefined, secrets: ReadonlyArray<string>): Effect.Effect<ServeTrace> =>
   Effect.gen(function*() {
     if (path === undefined) return { add: () => Effect.void }
-    const events: Array<FileEvent> = []
-    // One writer at a time, so the file always grows in the order the calls finished.
+    let nextSeq = 0n
+    // One writer at a time, so the file grows in the order the calls finished.
     const lock = yield* Semaphore.make(1)
+    const write = (events: ReadonlyArray<FileEvent>, first: boolean) =>
+      // The first write replaces the file atomically; a FIFO or a device is only ever appended to.
+      first || isStreamTarget(path)
+        ? writeTraceFile(path, events)
+        : Effect.try({
+          try: () => appendWholeSync(path, toJsonl(events)),
+          catch: (e) => new TraceError({ reason: { _tag: "WriteFailed", path, detail: describeOsError(e) } })
+        })
     return {
       add: (tool, recorded, outcome) =>
         lock.withPermit(Effect.gen(function*() {
           const tagged = recorded.map((e) => ({ ...e, attributes: { ...e.attributes, [TOOL_ATTRIBUTE]: tool } }))
-          for (const event of traceFileEvents(redactEvents(tagged, secrets), { spans: false, outcome })) {
-            events.push({ ...event, seq: BigInt(events.length) })
-          }
-          yield* writeTraceFile(path, events).pipe(
-            Effect.catch((e) => Console.error(`warning: ${renderChain(e)}`))
-          )
+          const events = traceFileEvents(redactEvents(tagged, secrets), { spans: false, outcome })
+          if (events.length === 0) return
+          const first = nextSeq === 0n
+          const numbered = events.map((event, i) => ({ ...event, seq: nextSeq + BigInt(i) }))
+          const written = yield* Effect.result(write(numbered, first))
+          if (written._tag === "Success") nextSeq += BigInt(events.length)
+          else yield* Console.error(`warning: ${renderChain(written.failure)}`)
         }))
     }
   })

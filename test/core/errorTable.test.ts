@@ -377,6 +377,17 @@ const rows: ReadonlyArray<Row> = [
     1
   ],
   [new ServeError({ reason: { _tag: "MissingInput" } }), "workflow tool call is missing the required 'input' field", 1],
+  [
+    new ServeError({ reason: { _tag: "TokenRequired", address: "0.0.0.0:8765" } }),
+    "--http 0.0.0.0:8765 is not a loopback address, and anyone who can reach it could run the served tools: " +
+    "set a token with --token TOKEN or LAIT_SERVE_TOKEN (see docs/serve.md)",
+    2
+  ],
+  [
+    new ServeError({ reason: { _tag: "TokenInvalid", source: "LAIT_SERVE_TOKEN" } }),
+    "the token of LAIT_SERVE_TOKEN must be one word of printable characters (no spaces)",
+    2
+  ],
   // HistoryError
   [
     new HistoryError({ reason: { _tag: "NoHome" } }),

@@ -1,7 +1,8 @@
 // `lait serve --mcp` from the compiled binary, driven by the MCP SDK's own client over stdio and over
 // streamable HTTP, and by lait itself (a workflow whose `mcp_servers` entry runs `lait serve --mcp`):
 // tool listing and schemas, calls answered by the fixture OpenAI server, concurrent calls, failing
-// calls, the Host check, --record/--replay, the rewritten --trace-file and SIGINT/SIGTERM.
+// calls, the Host check, --record/--replay, the --trace-file and SIGINT/SIGTERM. Attacks on the server
+// (limits, tokens, origins, hang-ups, shell-injectable workflows) are in test/hardening/serve.test.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
@@ -219,7 +220,7 @@ describe("lait serve --mcp over stdio", () => {
     }
   }, 60_000)
 
-  test("--trace-file is rewritten after each call, every event tagged with its tool", async () => {
+  test("--trace-file gets each call's events when it ends, every event tagged with its tool", async () => {
     fixture([{ content: "traced", repeat: true }])
     const tracePath = path.join(ws.dir, "traces", "serve.jsonl")
     const { client, close } = await stdioClient(["--trace-file", tracePath])

@@ -1,9 +1,17 @@
 // The pure parts of `lait serve --mcp`: reading --http ADDR, the Host header check against DNS
-// rebinding, and the input schema a workflow tool is offered with.
+// rebinding, loopback addresses, the Origin and token checks, and the input schema a workflow tool
+// is offered with.
 import { describe, expect, test } from "bun:test"
 import type { Workflow } from "../../src/lang/model.ts"
 import { workflowInputSchema } from "../../src/serve/catalog.ts"
-import { hostAllowed, parseHttpAddress } from "../../src/serve/server.ts"
+import {
+  bearerCheck,
+  hostAllowed,
+  isLoopbackHost,
+  normalizeOrigin,
+  originAllowed,
+  parseHttpAddress
+} from "../../src/serve/access.ts"
 
 describe("--http ADDR", () => {
   test.each([
@@ -95,5 +103,38 @@ describe("a workflow tool's input schema", () => {
       undefined
     )
     expect(offered["required"]).toEqual([])
+  })
+})
+
+describe("who may connect", () => {
+  test("loopback bind addresses", () => {
+    for (const host of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"]) {
+      expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: true })
+    }
+    for (const host of ["0.0.0.0", "::", "192.168.1.2", "10.0.0.1", "example.com", "127.0.0.1.example.com", "::ffff:10.0.0.1"]) {
+      expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: false })
+    }
+  })
+
+  test("Origin: none passes; loopback origins only on a loopback bind; the allow-list anywhere", () => {
+    const allowed = [normalizeOrigin("https://App.Example:443")!]
+    expect(allowed).toEqual(["https://app.example"])
+    expect(originAllowed(undefined, { loopback: false, allowed: [] })).toBe(true)
+    expect(originAllowed("http://localhost:5173", { loopback: true, allowed: [] })).toBe(true)
+    expect(originAllowed("http://[::1]:80", { loopback: true, allowed: [] })).toBe(true)
+    expect(originAllowed("http://localhost:5173", { loopback: false, allowed: [] })).toBe(false)
+    expect(originAllowed("https://app.example", { loopback: false, allowed })).toBe(true)
+    for (const origin of ["null", "", "http://app.example", "https://app.example:8443", "file://", "http://localhost.evil"]) {
+      expect({ origin, ok: originAllowed(origin, { loopback: true, allowed }) }).toEqual({ origin, ok: false })
+    }
+  })
+
+  test("the bearer check wants exactly `Bearer <token>`", () => {
+    const check = bearerCheck("s3cret")
+    expect(check("Bearer s3cret")).toBe(true)
+    expect(check("bearer  s3cret ")).toBe(true)
+    for (const header of [undefined, "", "s3cret", "Bearer", "Bearer s3cre", "Bearer s3cretx", "Basic s3cret", "Bearer s3cret x"]) {
+      expect({ header, ok: check(header) }).toEqual({ header, ok: false })
+    }
   })
 })

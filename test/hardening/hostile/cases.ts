@@ -1242,6 +1242,46 @@ export const cases: ReadonlyArray<HostileCase> = [
     error: "lait: failed to write trace file 'workflow': is a directory"
   },
 
+  // ---- lait serve --mcp --http: refused before anything listens (issue 36; docs/serve.md#who-may-connect)
+  ...["0.0.0.0:0", "[::]:0"].map((address): HostileCase => ({
+    name: `serve: --http ${address} without a token`,
+    args: ["serve", "--mcp", "--no-config", "--http", address],
+    exit: 2,
+    error: `lait: --http ${address} is not a loopback address, and anyone who can reach it could run the served ` +
+      "tools: set a token with --token TOKEN or LAIT_SERVE_TOKEN (see docs/serve.md)"
+  })),
+  {
+    name: "serve: an empty --token",
+    args: ["serve", "--mcp", "--no-config", "--http", "0.0.0.0:0", "--token", ""],
+    exit: 2,
+    error: "lait: the token of --token <TOKEN> must be one word of printable characters (no spaces)"
+  },
+  {
+    name: "serve: a LAIT_SERVE_TOKEN with a space, never echoed",
+    args: ["serve", "--mcp", "--no-config", "--http", "127.0.0.1:0"],
+    setup: (ws) => write(ws, ".env", "LAIT_SERVE_TOKEN='two words'\n"),
+    exit: 2,
+    error: "lait: the token of LAIT_SERVE_TOKEN must be one word of printable characters (no spaces)"
+  },
+  {
+    name: "serve: --allow-origin that is not an origin",
+    args: ["serve", "--mcp", "--no-config", "--http", "127.0.0.1:0", "--allow-origin", "https://app.example/path"],
+    exit: 2,
+    error: "lait: invalid value 'https://app.example/path' for '--allow-origin <ORIGIN>': expected scheme://host[:port]"
+  },
+  {
+    name: "serve: --max-sessions 0",
+    args: ["serve", "--mcp", "--no-config", "--http", "127.0.0.1:0", "--max-sessions", "0"],
+    exit: 2,
+    error: "lait: invalid value '0' for '--max-sessions <N>': expected 1 to 100000"
+  },
+  {
+    name: "serve: --body-timeout without --http",
+    args: ["serve", "--mcp", "--no-config", "--body-timeout", "5"],
+    exit: 2,
+    error: "lait: the argument '--body-timeout <SECONDS>' requires '--http <ADDR>'"
+  },
+
   // ---- untrusted values, symlinked cache, --repeat bound
   ...untrustedCases
 ]

@@ -66,7 +66,11 @@ const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigSer
       resolveEndpoints(model, loaded.config, loaded.env, {
         workflowModels: options?.workflowModels,
         overrides: options?.overrides,
-        apiKeyCmd: { cwd: loaded.cwd, ...apiKeyCmd }
+        apiKeyCmd: {
+          cwd: loaded.cwd,
+          ...apiKeyCmd,
+          ...(loaded.globalKeyCmds === undefined ? {} : { global: loaded.globalKeyCmds })
+        }
       }).pipe(Effect.tap((endpoints) => logSources(logged, model, endpoints))),
     expand: (value) => expandVars(value, loaded.env)
   }

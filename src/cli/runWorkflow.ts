@@ -205,4 +205,5 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
       history: { kind: "workflow", model: null, prompt: text ?? "", workflow: nodePath.resolve(target) }
     }
   )
-}, (effect) => effect.pipe(Effect.provide(runLayers)))
+  // Scoped: the scope holds a resumed run's lock (openResume) until the run has ended.
+}, (effect) => effect.pipe(Effect.scoped, Effect.provide(runLayers)))

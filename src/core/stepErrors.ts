@@ -38,6 +38,8 @@ interface Reasons {
   ImageFormat: { path: string }
   /** `detail` is the start of the model's answer. */
   OutputNotJson: { step: string; schema: string; detail: string }
+  /** The answer nests deeper than core/jsonDepth.ts allows (`reason` is its TOO_DEEP). */
+  OutputTooDeep: { step: string; reason: string }
   /** `detail` is the validation failure, as rendered. */
   OutputMismatch: { step: string; detail: string }
   /** A step's input does not match its `input_schema`; `cause` is the mismatch. */
@@ -109,6 +111,8 @@ const describe = (reason: StepErrorReason): string => {
       return `could not determine the image format of '${reason.path}'; supported formats are PNG/JPEG/WebP/GIF`
     case "OutputNotJson":
       return `step '${reason.step}': the model's response is not valid JSON for output schema '${reason.schema}'`
+    case "OutputTooDeep":
+      return `step '${reason.step}': the model's answer is ${reason.reason}`
     case "OutputMismatch":
       return `step '${reason.step}': the model's response does not match its output schema`
     case "InputMismatch":

@@ -5,6 +5,7 @@
 // comparing `targets:`, by target too: each (target, case) cell is compared with its own baseline. A
 // cell in only one of the two is `new` or `missing`. The overall change pools the runs of the cells in
 // both. Runs that could not run (`errors`) count on neither side.
+import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
 import { rustFixed } from "../core/rustFormat.ts"
 import { RustFloat, rustJson } from "../model/rustJson.ts"
 import { EvalError } from "./evalErrors.ts"
@@ -58,8 +59,9 @@ export const parseBaseline = (text: string, path: string): BaselineFile | EvalEr
   const invalid = (detail: string) => new EvalError({ reason: { _tag: "BaselineInvalid", path, detail } })
   let raw: unknown
   try {
-    raw = JSON.parse(text)
+    raw = parseJsonText(text)
   } catch (e) {
+    if (e instanceof JsonTooDeep) return invalid(e.message)
     return invalid(`not JSON: ${e instanceof Error ? e.message : String(e)}`)
   }
   const doc = raw as Partial<Record<keyof BaselineFile, unknown>> | null

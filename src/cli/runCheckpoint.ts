@@ -3,7 +3,7 @@
 // interruption with a note saying how to resume it. The file format is src/workflow/checkpoint.ts.
 import { Console, Effect } from "effect"
 import { CheckpointError } from "../core/checkpointErrors.ts"
-import { type AnyLaitError, renderChain } from "../core/errors.ts"
+import { renderChain } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import type { Workflow } from "../lang/model.ts"
 import * as Files from "../platform/files.ts"

@@ -1,4 +1,4 @@
-// Hostile-corpus cases for JSON nested deeper than lait reads (docs/workflows.md#how-deep-json-may-nest)
+// Hostile-corpus cases for JSON nested deeper than lait reads (docs/cli.md#limits)
 // and for checkpoints that do not say what their file name says (docs/checkpoints.md): each is one
 // line and nothing runs or is written. Part of `cases` (./cases.ts).
 import * as fs from "node:fs"

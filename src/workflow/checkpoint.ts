@@ -75,11 +75,9 @@ export const topLevelLabels = (workflow: Workflow): Array<string> =>
 /** The fields that hold workflow values, and how many levels of their own wrap those values. */
 const VALUE_FIELDS = [["initial_input", 0], ["current_value", 0], ["inputs", 1], ["steps_outputs", 1]] as const
 
-/** Why a checkpoint holding these values could not be read back (see parseCheckpoint), if it could not. */
-const tooDeep = (checkpoint: Readonly<Record<string, unknown>>): string | undefined =>
+/** Whether a value in the checkpoint nests deeper than lait reads (parseCheckpoint refuses it). */
+const tooDeep = (checkpoint: Readonly<Record<string, unknown>>): boolean =>
   VALUE_FIELDS.some(([name, wrap]) => deeperThan(checkpoint[name], MAX_JSON_DEPTH + wrap))
-    ? `a value is ${TOO_DEEP}, so it could never be read back`
-    : undefined
 
 /**
  * The file's text: pretty JSON, except that a field nested deeper than PRETTY_DEPTH is written
@@ -88,8 +86,7 @@ const tooDeep = (checkpoint: Readonly<Record<string, unknown>>): string | undefi
  */
 export const checkpointText = (checkpoint: Checkpoint): { readonly text: string } | { readonly problem: string } => {
   const record = checkpoint as unknown as Readonly<Record<string, unknown>>
-  const deep = tooDeep(record)
-  if (deep !== undefined) return { problem: deep }
+  if (tooDeep(record)) return { problem: `a value is ${TOO_DEEP}, so it could never be read back` }
   const fields = Object.keys(record).filter((key) => record[key] !== undefined).map((key) => {
     const value = record[key]
     const text = deeperThan(value, PRETTY_DEPTH)
@@ -108,18 +105,13 @@ export const checkpointText = (checkpoint: Checkpoint): { readonly text: string 
  * large, too deep) is not written: the file keeps the last state that can be resumed.
  */
 export const saveCheckpoint = (checkpoint: Checkpoint): Effect.Effect<void, CheckpointError> =>
-  Effect.flatMap(runPath(checkpoint.run_id), (path) =>
-    Effect.try({
-      try: () => {
-        const body = checkpointText(checkpoint)
-        if ("problem" in body) throw new CheckpointError({ reason: { _tag: "SaveFailed", path, detail: body.problem } })
-        writeAtomicSync(path, body.text)
-      },
-      catch: (e) =>
-        e instanceof CheckpointError
-          ? e
-          : new CheckpointError({ reason: { _tag: "SaveFailed", path, detail: describeOsError(e) } })
-    }))
+  Effect.flatMap(runPath(checkpoint.run_id), (path) => {
+    const saveFailed = (detail: string) => new CheckpointError({ reason: { _tag: "SaveFailed", path, detail } })
+    const body = checkpointText(checkpoint)
+    return "problem" in body
+      ? Effect.fail(saveFailed(body.problem))
+      : Effect.try({ try: () => writeAtomicSync(path, body.text), catch: (e) => saveFailed(describeOsError(e)) })
+  })
 
 const unreadable = (path: string, detail: string) =>
   new CheckpointError({ reason: { _tag: "Unreadable", path, detail } })
@@ -175,8 +167,7 @@ export const parseCheckpoint = (
     if (completed > steps) {
       return yield* unreadable(path, `\`completed_index\` ${completed} is past the ${steps} top-level step(s) recorded`)
     }
-    const deep = tooDeep(value)
-    if (deep !== undefined) return yield* unreadable(path, deep.replace(/, so .*$/, ""))
+    if (tooDeep(value)) return yield* unreadable(path, `a value is ${TOO_DEEP}`)
     return { ...value, inputs: value["inputs"] ?? {} } as unknown as Checkpoint
   })
 

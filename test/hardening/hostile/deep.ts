@@ -43,6 +43,17 @@ export const deepCases: ReadonlyArray<HostileCase> = [
     error: "lait: invalid eval report 'shard.json': nested deeper than 1000 levels (lait's limit for JSON it reads)"
   },
   {
+    name: "eval: a JSONL case whose input nests 100,000 levels deep",
+    args: ["eval", "deep/e.eval.yml"],
+    setup: (ws) => {
+      put(ws, "deep/wf.yml", "steps:\n  - jq: '1'\n")
+      put(ws, "deep/e.eval.yml", "target:\n  workflow: ./wf.yml\ncases: {file: cases.jsonl}\n")
+      put(ws, "deep/cases.jsonl", `{"input": "fine"}\n{"input": ${nested(100_000)}}\n`)
+    },
+    exit: 3,
+    error: "lait: deep/cases.jsonl:2: nested deeper than 1000 levels (lait's limit for JSON it reads)"
+  },
+  {
     name: "run --resume: a checkpoint holding another run's id (a path) is refused before any step runs",
     args: ["run", "wf.yml", "--resume", "B"],
     cwd: "resume",

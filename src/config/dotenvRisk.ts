@@ -36,8 +36,9 @@ export const dotenvBaseUrlWarning = (
 
 // A `.env` may set no variable that changes which code a program runs or where it finds its
 // configuration: a checkout holding only `.env` and `evil.so` would otherwise run its code in every
-// `run:` step, tool, MCP server and `api_key_cmd` (LD_PRELOAD), or swap in a global config of its own
-// (XDG_CONFIG_HOME). Each group says what the variables control; docs/environment.md lists them.
+// `run:` step, tool, MCP server and `api_key_cmd` (LD_PRELOAD), swap in a global config of its own
+// (XDG_CONFIG_HOME), or route lait's requests through a proxy of its choosing (HTTPS_PROXY). Each
+// group says what the variables control; docs/environment.md lists them.
 const REFUSED_PREFIXES: ReadonlyArray<readonly [prefix: string, controls: string]> = [
   ["LD_", "the dynamic loader"],
   ["DYLD_", "the dynamic loader"],
@@ -77,6 +78,17 @@ const REFUSED_NAMES: ReadonlyMap<string, string> = new Map([
     "JAVA_TOOL_OPTIONS",
     "_JAVA_OPTIONS",
     "JDK_JAVA_OPTIONS"
+  ]),
+  // lait's own requests read these as they are made: a proxy the checkout names, with certificate
+  // checks off, would see the user's API key.
+  ...group("where connections go and which certificates are trusted", [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NODE_TLS_REJECT_UNAUTHORIZED",
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR"
   ]),
   ...group("where programs, configuration and temporary files are found", [
     "PATH",

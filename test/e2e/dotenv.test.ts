@@ -35,6 +35,9 @@ const setup = (baseUrl: string) => {
     `LD_PRELOAD=${repo}/evil.so`,
     `XDG_CONFIG_HOME=${repo}/cfg`,
     `export PATH=${repo}/bin`,
+    // lait's own request would go to a proxy that is not there, without certificate checks.
+    "HTTP_PROXY=http://127.0.0.1:9",
+    "NODE_TLS_REJECT_UNAUTHORIZED=0",
     "PROBE=from-dotenv",
     ""
   ].join("\n"))
@@ -57,7 +60,7 @@ const warning = (repo: string, name: string, controls: string) =>
   `warning: '${repo}/.env' sets ${name}, which a .env may not set (it controls ${controls}); ignored\n`
 
 describe("a checkout's .env", () => {
-  test("cannot preload a library, move the global config or PATH; the global api_key_cmd runs without it", async () => {
+  test("cannot preload a library, move the global config or PATH, or proxy lait's requests; the global api_key_cmd runs without it", async () => {
     const s = server({ script: [{ repeat: true }] })
     const c = setup(s.baseUrl)
     const r = await c.lait(["hello", "--model", "m"])
@@ -66,7 +69,9 @@ describe("a checkout's .env", () => {
       stdout: "echo: hello\n",
       stderr: warning(c.repo, "LD_PRELOAD", "the dynamic loader") +
         warning(c.repo, "XDG_CONFIG_HOME", "where programs find their configuration") +
-        warning(c.repo, "PATH", "where programs, configuration and temporary files are found")
+        warning(c.repo, "PATH", "where programs, configuration and temporary files are found") +
+        warning(c.repo, "HTTP_PROXY", "where connections go and which certificates are trusted") +
+        warning(c.repo, "NODE_TLS_REJECT_UNAUTHORIZED", "where connections go and which certificates are trusted")
     })
     // The repository's config was not used: its api_key_cmd never ran, and the user's key was sent.
     expect(c.marker()).toBe(false)

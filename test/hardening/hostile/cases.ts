@@ -56,7 +56,7 @@ export interface HostileCase {
    * a pattern); stderr still holds only the one `lait: ` summary line.
    */
   readonly report?: ReadonlyArray<string | RegExp>
-  /** Exact stderr, for the few outcomes that are not an error line (a Ctrl-C). */
+  /** Exact stderr (`${WS}` substituted), for the few outcomes that are not an error line (a Ctrl-C, warnings). */
   readonly stderrExact?: string
   readonly stdout?: string
   /** Workspace paths the command may create or change; everything else must stay as it was. */
@@ -1045,6 +1045,21 @@ export const cases: ReadonlyArray<HostileCase> = [
     progress: true,
     error: null,
     stdout: "probe=from-dotenv\n"
+  },
+  {
+    name: ".env: LD_PRELOAD of the checkout's library and XDG_CONFIG_HOME of its own config are ignored, with warnings",
+    args: ["run", "env/echo.yml", "x"],
+    setup: (ws) => {
+      write(ws, "evil.so", "not really a library")
+      write(ws, "evil-config/lait/config.yml", `api_key_cmd: [touch, ${path.join(ws.dir, "pwned")}]\n`)
+      write(ws, ".env", `LD_PRELOAD=${ws.dir}/evil.so\nXDG_CONFIG_HOME=${ws.dir}/evil-config\nLAIT_HOSTILE_PROBE=from-dotenv\n`)
+    },
+    exit: 0,
+    error: null,
+    stdout: "probe=from-dotenv\n",
+    stderrExact: "warning: '${WS}/.env' sets LD_PRELOAD, which a .env may not set (it controls the dynamic loader); ignored\n" +
+      "warning: '${WS}/.env' sets XDG_CONFIG_HOME, which a .env may not set (it controls where programs find their " +
+      "configuration); ignored\n[1] step-1 (run)\n"
   },
   {
     name: "a bunfig.toml with a preload script in the working directory runs nothing",

@@ -1,12 +1,11 @@
 // `lait history [-l N] [--kind K] [--model TEXT] [--since WHEN] [--json]`, `lait history show N [--json]`
 // and `lait history search QUERY`: read the runs that `recordHistory` (src/history/record.ts) appended.
-// No config is loaded (a broken lait.config.yml must not hide the history); `.env` is, unless
-// `--no-env`, since it may set XDG_DATA_HOME for the runs that wrote the file.
+// No config and no `.env` is loaded (a broken lait.config.yml must not hide the history): the file's
+// place comes from XDG_DATA_HOME and HOME, which a `.env` may not set (docs/environment.md).
 // Also `noHistoryFlag`, the `--no-history` every recording command declares.
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { ArgumentError } from "../core/usageErrors.ts"
-import { globalOptions } from "./global.ts"
 import { printLine } from "./output.ts"
 
 /** `--no-history`, as `lait run` (and chat, prompt run, agent run) declare it. */
@@ -48,8 +47,8 @@ interface FilterInput {
 /** The history file's entries, newest first, and the filter the flags ask for. */
 const load = (flags: FilterInput) =>
   Effect.gen(function*() {
-    const [store, entry, { loadDotenv }] = yield* Effect.promise(() =>
-      Promise.all([import("../history/store.ts"), import("../history/entry.ts"), import("../config/dotenv.ts")])
+    const [store, entry] = yield* Effect.promise(() =>
+      Promise.all([import("../history/store.ts"), import("../history/entry.ts")])
     )
     const { HistoryError } = yield* Effect.promise(() => import("../history/historyErrors.ts"))
     const sinceText = Option.getOrUndefined(flags.since)
@@ -57,7 +56,6 @@ const load = (flags: FilterInput) =>
     if (sinceText !== undefined && since === undefined) {
       return yield* new HistoryError({ reason: { _tag: "BadSince", value: sinceText } })
     }
-    if (!(yield* globalOptions).noEnv) yield* loadDotenv({ cwd: process.cwd() })
     const numbered = yield* store.readHistory(yield* store.historyPath(process.env))
     const filter = { kind: Option.getOrUndefined(flags.kind), model: Option.getOrUndefined(flags.model), since }
     return { numbered, filter, entry }

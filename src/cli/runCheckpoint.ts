@@ -3,7 +3,7 @@
 // interruption with a note saying how to resume it. The file format is src/workflow/checkpoint.ts.
 import { Console, Effect } from "effect"
 import { CheckpointError } from "../core/checkpointErrors.ts"
-import { type AnyLaitError, renderChain } from "../core/errors.ts"
+import { renderChain } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import type { Workflow } from "../lang/model.ts"
 import * as Files from "../platform/files.ts"
@@ -23,10 +23,14 @@ const samePath = (a: string, b: string): boolean => {
 
 /**
  * The checkpoint `--resume ID` names, once it is known to belong to `target` (FILE as resolved) and
- * not to have completed. Checked before the workflow is even loaded, as upstream does.
+ * not to have completed. Checked before the workflow is even loaded, as upstream does. The run's lock
+ * is taken first and held for the scope, so a second resume cannot read the state this one is about
+ * to move on from.
  */
 export const openResume = (module: CheckpointModule, runId: string, target: string) =>
   Effect.gen(function*() {
+    yield* module.loadCheckpoint(runId)
+    yield* module.lockRun(runId)
     const checkpoint = yield* module.loadCheckpoint(runId)
     if (!samePath(checkpoint.workflow_path, target)) {
       const recorded = checkpoint.workflow_path
@@ -46,9 +50,12 @@ export const announceResume = (module: CheckpointModule, checkpoint: Checkpoint,
     const labels = module.topLevelLabels(workflow)
     const warning = yield* module.checkResumable(labels, checkpoint)
     if (warning !== undefined) yield* Console.error(`warning: ${warning}`)
-    yield* Console.error(
-      `==> resuming run '${checkpoint.run_id}' from step ${checkpoint.completed_index + 1}/${labels.length}`
-    )
+    // Every step done: the run failed in the workflow's `output:` (or stopped before it was saved as
+    // completed), and only that is left.
+    const from = checkpoint.completed_index >= labels.length
+      ? `after its last step (${labels.length}/${labels.length}): only the workflow's output is left`
+      : `from step ${checkpoint.completed_index + 1}/${labels.length}`
+    yield* Console.error(`==> resuming run '${checkpoint.run_id}' ${from}`)
   })
 
 export interface RecorderOptions {
@@ -64,12 +71,28 @@ export interface RecorderOptions {
   readonly state: RunState
 }
 
-/** Saves a run's progress; one per `lait run --checkpoint` (or `--resume`). */
+/**
+ * Saves a run's progress; one per `lait run --checkpoint` (or `--resume`). A checkpoint that cannot be
+ * saved (no space, or one lait could not read back) never fails the run: it is a `warning:` (the first
+ * time), and the failure note offers a resume only when the file holds the run's latest state.
+ */
 export const checkpointRecorder = (module: CheckpointModule, options: RecorderOptions) => {
   const labels = module.topLevelLabels(options.workflow)
   let completed = options.completed
   let state = options.state
+  let current = false
+  let warned = false
   const save = (status: RunStatus) =>
+    write(status).pipe(
+      Effect.tap(() => Effect.sync(() => void (current = true))),
+      Effect.catch((e) => {
+        current = false
+        if (warned) return Effect.void
+        warned = true
+        return Console.error(`warning: failed to save checkpoint for run '${options.runId}': ${renderChain(e)}`)
+      })
+    )
+  const write = (status: RunStatus) =>
     module.saveCheckpoint({
       format: module.CHECKPOINT_FORMAT,
       run_id: options.runId,
@@ -85,7 +108,7 @@ export const checkpointRecorder = (module: CheckpointModule, options: RecorderOp
     })
   return {
     /** For the engine's `afterTopLevelStep`: the run stays `failed` until it completes. */
-    afterStep: (done: number, after: RunState): Effect.Effect<void, AnyLaitError> =>
+    afterStep: (done: number, after: RunState): Effect.Effect<void> =>
       Effect.suspend(() => {
         completed = done
         state = after
@@ -96,18 +119,17 @@ export const checkpointRecorder = (module: CheckpointModule, options: RecorderOp
     /**
      * The run failed or was interrupted: the last completed step's state is saved (again, or for the
      * first time when the first step failed) and the note says how to resume. The run's own error
-     * stays what lait reports; a checkpoint that cannot be saved only adds a warning.
+     * stays what lait reports; a checkpoint that cannot be saved only adds a warning, and no note.
      */
     failed: Effect.suspend(() => save("failed")).pipe(
-      Effect.andThen(
-        Console.error(
-          `note: run checkpointed as '${options.runId}'; ` +
-            `resume with \`lait run ${options.requested} --resume ${options.runId}\``
-        )
-      ),
-      Effect.catch((e) =>
-        Console.error(`warning: failed to save checkpoint for run '${options.runId}': ${renderChain(e)}`)
-      )
+      Effect.andThen(Effect.suspend(() =>
+        current
+          ? Console.error(
+            `note: run checkpointed as '${options.runId}'; ` +
+              `resume with \`lait run ${options.requested} --resume ${options.runId}\``
+          )
+          : Effect.void
+      ))
     )
   }
 }

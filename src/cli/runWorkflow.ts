@@ -213,8 +213,10 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
       history: { kind: "workflow", model: null, prompt: text ?? "", workflow: nodePath.resolve(target) }
     }
   )
+  // Scoped: the scope holds a resumed run's lock (openResume) until the run has ended.
 }, (effect, { file }) =>
   effect.pipe(
+    Effect.scoped,
     Effect.provide(runLayers),
     // What a replay miss tells the user to run (src/cli/recordHints.ts).
     Effect.provideService(RecordHint, runRecordHint(["run"], file))

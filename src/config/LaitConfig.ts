@@ -97,7 +97,11 @@ const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigSer
       resolveEndpoints(model, loaded.config, loaded.env, {
         workflowModels: options?.workflowModels,
         overrides: options?.overrides,
-        apiKeyCmd: { cwd: loaded.cwd, ...apiKeyCmd },
+        apiKeyCmd: {
+          cwd: loaded.cwd,
+          ...apiKeyCmd,
+          ...(loaded.globalKeyCmds === undefined ? {} : { global: loaded.globalKeyCmds })
+        },
         origins
       }).pipe(
         // A workflow's own `models:` and `--api-key` are secrets of the run too.

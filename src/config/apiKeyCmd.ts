@@ -20,7 +20,26 @@ export interface ApiKeyCmdOptions {
   readonly cwd?: string
   /** The child's environment; defaults to `process.env`. */
   readonly env?: Env
+  /** The commands of the user's global config file and the environment they run with instead of `env`. */
+  readonly global?: GlobalKeyCmds
 }
+
+/**
+ * The global config file's `api_key_cmd`s (by `JSON.stringify` of the command) and the environment
+ * lait started with: a checkout's `.env` must not reach a command of the user's own file (it could
+ * set what the command's secrets-manager CLI trusts). A command is told by its text, so one the
+ * project file repeats runs the same way, and the per-process cache never mixes environments.
+ */
+export interface GlobalKeyCmds {
+  readonly commands: ReadonlySet<string>
+  readonly env: Env
+}
+
+/** The environment `spec` runs with under `options`. */
+const envFor = (spec: CommandSpec, options: ApiKeyCmdOptions | undefined): Env =>
+  options?.global !== undefined && options.global.commands.has(JSON.stringify(spec))
+    ? options.global.env
+    : options?.env ?? process.env
 
 const fail = (detail: string) => Effect.fail(new ConfigError({ reason: { _tag: "ApiKeyCmd", detail } }))
 
@@ -51,7 +70,7 @@ export const runApiKeyCmd = (
   const timeoutMillis = options?.timeoutMillis ?? API_KEY_CMD_TIMEOUT_MILLIS
   const maxBytes = options?.maxOutputBytes ?? API_KEY_CMD_MAX_OUTPUT_BYTES
   const env = Object.fromEntries(
-    Object.entries(options?.env ?? process.env).filter((e): e is [string, string] => e[1] !== undefined)
+    Object.entries(envFor(spec, options)).filter((e): e is [string, string] => e[1] !== undefined)
   )
   return Effect.callback<Redacted.Redacted<string>, ConfigError>((resume) => {
     let settled = false

@@ -1,10 +1,11 @@
 // Loading `<cwd>/.env` into the environment (the format is parsed by src/core/env.ts). Values are
 // never put in a message: they are often API keys.
-import { Effect } from "effect"
+import { Console, Effect } from "effect"
 import * as nodePath from "node:path"
 import { DOTENV_FILE, type Env, parseDotenv } from "../core/env.ts"
 import * as Files from "../platform/files.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
+import { refusedDotenvVariable, refusedDotenvWarning } from "./dotenvRisk.ts"
 
 export interface DotenvOptions {
   readonly cwd: string
@@ -15,7 +16,8 @@ export interface DotenvOptions {
 
 /**
  * Loads `<cwd>/.env` into `env`, setting only variables that are not already set (a variable set to
- * the empty string counts as set). A missing file is fine. Returns the names it set.
+ * the empty string counts as set). A missing file is fine. A variable a `.env` may not set (see
+ * ./dotenvRisk.ts) is left alone with a `warning:`, set already or not. Returns the names it set.
  */
 export const loadDotenv = Effect.fn("env.loadDotenv")(function*(options: DotenvOptions) {
   const env = options.env ?? process.env
@@ -36,7 +38,10 @@ export const loadDotenv = Effect.fn("env.loadDotenv")(function*(options: DotenvO
   const pairs = yield* Effect.fromResult(parseDotenv(text))
   const set: Array<string> = []
   for (const [key, value] of pairs) {
-    if (env[key] === undefined) {
+    const controls = refusedDotenvVariable(key)
+    if (controls !== undefined) {
+      yield* Console.error(refusedDotenvWarning(path, key, controls))
+    } else if (env[key] === undefined) {
       env[key] = value
       set.push(key)
     }

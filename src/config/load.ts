@@ -13,6 +13,7 @@ import type { YamlTree } from "../core/yamlTree.ts"
 import { dotenvBaseUrlWarning } from "./dotenvRisk.ts"
 import { nativeConfigFile } from "./configNative.ts"
 import type { CommandSpec, ConfigFile, DefaultSettings } from "./schema.ts"
+import type { GlobalKeyCmds } from "./apiKeyCmd.ts"
 
 export const CONFIG_FILE_NAME = "lait.config.yml"
 
@@ -47,6 +48,8 @@ export interface LoadedConfig {
   readonly invalid?: ReadonlyArray<ConfigError>
   /** `--no-config`: no file was looked for. */
   readonly noConfig?: boolean
+  /** The global file's `api_key_cmd`s, which run without `.env` (see GlobalKeyCmds). */
+  readonly globalKeyCmds?: GlobalKeyCmds
   /** Which of `files` set what wins for the API key (src/config/endpoints.ts names it on a 401/403). */
   readonly origins?: ConfigOrigins
 }
@@ -329,39 +332,49 @@ const isAbsent = (path: string) =>
     }
   })
 
+/** Every `api_key_cmd` a config file names, as GlobalKeyCmds tells them apart. */
+const keyCmdsOf = (config: ConfigFile): Array<string> =>
+  [config.api_key_cmd, ...Object.values(config.models ?? {}).flat().map((d) => d.provider.api_key_cmd)]
+    .flatMap((spec) => (spec === undefined ? [] : [JSON.stringify(spec)]))
+
 /**
- * `.env` first (unless `noEnv`), so HOME/XDG_CONFIG_HOME and every later `${VAR}` see it; then the
- * files: none (`noConfig`), exactly `configPath`, or the global file under the first project file
- * found from `cwd` upward.
+ * `.env` first (unless `noEnv`), so every later `${VAR}` sees it; then the files: none
+ * (`noConfig`), exactly `configPath`, or the global file under the first project file found from
+ * `cwd` upward. The global file is the user's, not the checkout's: it is found, and its `api_key_cmd`s
+ * run, with the environment lait started with.
  */
 export const loadConfig = Effect.fn("config.loadConfig")(function*(options: LoadOptions) {
   const env = options.env ?? process.env
+  const startEnv: Env = { ...env }
   const cwd = nodePath.resolve(options.cwd)
   const waitForWriter = options.waitForWriter ?? false
   const setByDotenv = options.noEnv ? [] : yield* loadDotenv({ cwd, env, waitForWriter })
-  const loaded = yield* loadFiles(options, env, cwd, waitForWriter)
+  const loaded = yield* loadFiles(options, env, startEnv, cwd, waitForWriter)
   const warning = dotenvBaseUrlWarning(cwd, setByDotenv, loaded.config, env)
   if (warning !== undefined) yield* Console.error(warning)
   return loaded
 })
 
 const loadFiles = Effect.fn("config.loadFiles")(
-  function*(options: LoadOptions, env: Env, cwd: string, waitForWriter: boolean) {
+  function*(options: LoadOptions, env: Env, startEnv: Env, cwd: string, waitForWriter: boolean) {
     if (options.noConfig) {
       const none: LoadedConfig = { config: {}, files: [], env, cwd, noConfig: true }
       return none
     }
     const paths: Array<string> = []
+    let globalPath: string | undefined
     if (options.configPath !== undefined) {
       paths.push(nodePath.resolve(cwd, options.configPath))
     } else {
-      const globalPath = globalConfigPath(env)
-      if (globalPath !== undefined && !(yield* isAbsent(globalPath))) paths.push(globalPath)
+      globalPath = globalConfigPath(startEnv)
+      if (globalPath !== undefined && (yield* isAbsent(globalPath))) globalPath = undefined
+      if (globalPath !== undefined) paths.push(globalPath)
       const projectPath = yield* Effect.sync(() => findProjectConfig(cwd))
       if (projectPath !== undefined) paths.push(projectPath)
     }
     const layers: Array<ConfigFile> = []
     const invalid: Array<ConfigError> = []
+    const globalCommands: Array<string> = []
     for (const path of paths) {
       const checked = yield* readConfigFile(path, waitForWriter)
       if (checked.invalid !== undefined) {
@@ -369,6 +382,7 @@ const loadFiles = Effect.fn("config.loadFiles")(
         invalid.push(checked.invalid)
       }
       layers.push(checked.config)
+      if (path === globalPath) globalCommands.push(...keyCmdsOf(checked.config))
     }
     // An explicit file is used as written; searched files merge over an empty config.
     const config = options.configPath !== undefined ? layers[0]! : layers.reduce<ConfigFile>(mergeConfigs, {})
@@ -378,7 +392,8 @@ const loadFiles = Effect.fn("config.loadFiles")(
       env,
       cwd,
       origins: originsOf(paths, layers),
-      ...(options.keepInvalid === true ? { invalid } : {})
+      ...(options.keepInvalid === true ? { invalid } : {}),
+      ...(globalCommands.length === 0 ? {} : { globalKeyCmds: { commands: new Set(globalCommands), env: startEnv } })
     } satisfies LoadedConfig
   }
 )

@@ -18,6 +18,10 @@ interface Reasons {
   /** A top-level step at or before the resume point has another id (or position) than when recorded. */
   StepsChanged: { runId: string }
   SaveFailed: { path: string; detail: string }
+  /** `<id>.json` holds another run's id: resuming it would write over that run's file. */
+  IdMismatch: { path: string; runId: string; recorded: string }
+  /** Another lait (`pid`) is resuming the run; `lock` is its lock file. */
+  Locked: { runId: string; pid: number; lock: string }
   /** `.lait/runs` holds a symbolic link where a checkpoint should be. */
   Symlink: { path: string }
 }
@@ -49,6 +53,12 @@ const describe = (reason: CheckpointErrorReason): string => {
         "into the wrong steps. Start a fresh run instead."
     case "SaveFailed":
       return `failed to save checkpoint to '${reason.path}'`
+    case "IdMismatch":
+      return `checkpoint file '${reason.path}' holds run ${JSON.stringify(reason.recorded)}, not '${reason.runId}'; ` +
+        "it cannot be resumed"
+    case "Locked":
+      return `run '${reason.runId}' is being resumed by another lait (pid ${reason.pid}); wait for it to end, ` +
+        `or remove '${reason.lock}' if no lait is running`
     case "Symlink":
       return `refusing to follow symbolic link '${reason.path}'`
   }

@@ -44,6 +44,8 @@ interface Reasons {
   OutputNotJson: { step: string; schema: string; answer: string }
   /** `detail` is the validation failure, as rendered; `answer` the model's whole answer, for -v. */
   OutputMismatch: { step: string; detail: string; answer: string }
+  /** The answer nests deeper than core/jsonDepth.ts allows (`reason` is its TOO_DEEP). */
+  OutputTooDeep: { step: string; reason: string }
   /** A step's input does not match its `input_schema`; `cause` is the mismatch. */
   InputMismatch: { step: string; cause: unknown }
   /**
@@ -123,6 +125,8 @@ const describe = (reason: StepErrorReason): string => {
       return `could not determine the image format of '${reason.path}'; supported formats are PNG/JPEG/WebP/GIF`
     case "OutputNotJson":
       return `step '${reason.step}': the model's response is not valid JSON for output schema '${reason.schema}'`
+    case "OutputTooDeep":
+      return `step '${reason.step}': the model's answer is ${reason.reason}`
     case "OutputMismatch":
       return `step '${reason.step}': the model's response does not match its output schema`
     case "InputMismatch":

@@ -12,7 +12,7 @@ import type { CommandSpec, ConfigFile } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
 import { displayUrl } from "../core/urls.ts"
 import { makeMcpRegistry } from "../tools/mcp/registry.ts"
-import { type ModelsContext, topLevelEndpoint } from "./models.ts"
+import { keyCmdOptions, type ModelsContext, topLevelEndpoint } from "./models.ts"
 import { type ListOutcome, listRemoteModels } from "./remote.ts"
 
 export type Status = "ok" | "warn" | "fail"
@@ -58,7 +58,7 @@ const runKeyCmds = (ctx: ModelsContext) =>
     const distinct = [...new Map(cmds.map((c) => [JSON.stringify(c.spec), c.spec])).entries()]
     const outcomes = new Map(
       yield* Effect.forEach(distinct, ([id, spec]) =>
-        resolveApiKeyCmd(spec, { cwd: ctx.cwd, env: ctx.env, timeoutMillis: ctx.timeoutMillis }).pipe(
+        resolveApiKeyCmd(spec, { ...keyCmdOptions(ctx), env: ctx.env }).pipe(
           Effect.result,
           Effect.map((result) => [id, Result.isSuccess(result) ? undefined : renderChain(result.failure)] as const)
         ), { concurrency: 8 })
@@ -122,7 +122,7 @@ const modelUses = (ctx: ModelsContext) =>
     const aliases = Object.keys(ctx.config.models ?? {}).sort()
     for (const alias of aliases) {
       const resolved = yield* Effect.result(
-        resolveEndpoints(alias, ctx.config, ctx.env, { apiKeyCmd: { cwd: ctx.cwd, timeoutMillis: ctx.timeoutMillis } })
+        resolveEndpoints(alias, ctx.config, ctx.env, { apiKeyCmd: keyCmdOptions(ctx) })
       )
       if (resolved._tag === "Failure") {
         const label = `model '${alias}'`

@@ -96,7 +96,8 @@ export const doctorChecks = (options: DoctorOptions) =>
       env: loaded.env,
       cwd: loaded.cwd,
       overrides: {},
-      timeoutMillis: options.timeoutMillis
+      timeoutMillis: options.timeoutMillis,
+      globalKeyCmds: loaded.globalKeyCmds
     }
     return [...checks, ...(yield* runtimeChecks(ctx))]
   })

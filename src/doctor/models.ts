@@ -12,6 +12,7 @@ import {
   type Endpoints,
   resolveEndpoints
 } from "../config/endpoints.ts"
+import type { GlobalKeyCmds } from "../config/apiKeyCmd.ts"
 import type { ConfigFile } from "../config/schema.ts"
 import type { Env } from "../core/env.ts"
 import { renderChain } from "../core/errors.ts"
@@ -28,7 +29,16 @@ export interface ModelsContext {
   readonly overrides: EndpointOverrides
   /** Per server (and per api_key_cmd run), in milliseconds. */
   readonly timeoutMillis: number
+  /** The global file's api_key_cmds, which run without `.env`. */
+  readonly globalKeyCmds?: GlobalKeyCmds | undefined
 }
+
+/** Options for api_key_cmd under `ctx`. */
+export const keyCmdOptions = (ctx: ModelsContext) => ({
+  cwd: ctx.cwd,
+  timeoutMillis: ctx.timeoutMillis,
+  ...(ctx.globalKeyCmds === undefined ? {} : { global: ctx.globalKeyCmds })
+})
 
 export interface AliasEndpoints {
   readonly alias: string
@@ -43,7 +53,7 @@ export const resolveAliases = (ctx: ModelsContext) =>
       Effect.result(
         resolveEndpoints(alias, ctx.config, ctx.env, {
           overrides: ctx.overrides,
-          apiKeyCmd: { cwd: ctx.cwd, timeoutMillis: ctx.timeoutMillis }
+          apiKeyCmd: keyCmdOptions(ctx)
         })
       ).pipe(Effect.map((result) => ({ alias, result })))
   )
@@ -53,7 +63,7 @@ export const topLevelEndpoint = (ctx: ModelsContext, modelId: string) =>
   Effect.map(
     resolveEndpoints(modelId, { ...ctx.config, models: {} }, ctx.env, {
       overrides: ctx.overrides,
-      apiKeyCmd: { cwd: ctx.cwd, timeoutMillis: ctx.timeoutMillis }
+      apiKeyCmd: keyCmdOptions(ctx)
     }),
     (endpoints) => endpoints[0]
   )

@@ -7,6 +7,7 @@
 // both. Runs that could not run (`errors`) count on neither side. The eval regressed when a case did or
 // the pooled runs did: with few runs per case no single case can be significant (3 of 3 against 0 of 3
 // is p = 0.1), while the pooled runs can, and --fail-on-regression must not pass such an eval.
+import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
 import { rustFixed } from "../core/rustFormat.ts"
 import { RustFloat, rustJson } from "../model/rustJson.ts"
 import { EvalError, type EvalErrorReason } from "./evalErrors.ts"
@@ -60,8 +61,9 @@ export const parseBaseline = (text: string, path: string): BaselineFile | EvalEr
   const invalid = (detail: string) => new EvalError({ reason: { _tag: "BaselineInvalid", path, detail } })
   let raw: unknown
   try {
-    raw = JSON.parse(text)
+    raw = parseJsonText(text)
   } catch (e) {
+    if (e instanceof JsonTooDeep) return invalid(e.message)
     return invalid(`not JSON: ${e instanceof Error ? e.message : String(e)}`)
   }
   const doc = raw as Partial<Record<keyof BaselineFile, unknown>> | null

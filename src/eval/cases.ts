@@ -11,6 +11,7 @@ import { createHash } from "node:crypto"
 import * as nodePath from "node:path"
 import { type AnyLaitError, renderChain } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
+import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
 import { describeYamlValue, formatPath } from "../core/schemaPath.ts"
 import { lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -65,8 +66,9 @@ const fromJsonl = (text: string, defaultAssert: ReadonlyArray<Assertion>): Array
     if (line === "") continue
     let value: unknown
     try {
-      value = JSON.parse(line)
+      value = parseJsonText(line)
     } catch (e) {
+      if (e instanceof JsonTooDeep) return new CaseProblem(i + 1, e.message)
       return new CaseProblem(i + 1, `invalid JSON: ${e instanceof Error ? e.message : String(e)}`)
     }
     const c = decodeCase(value, cases.length + 1, defaultAssert, () => i + 1)
@@ -107,8 +109,9 @@ const fromCsv = (text: string, defaultAssert: ReadonlyArray<Assertion>): Array<E
       else if (column === "assert") {
         if (cell.trim() === "") continue
         try {
-          value["assert"] = JSON.parse(cell) as Json
+          value["assert"] = parseJsonText(cell) as Json
         } catch (e) {
+          if (e instanceof JsonTooDeep) return new CaseProblem(row.line, `assert: ${e.message}`)
           return new CaseProblem(row.line, `assert: invalid JSON: ${e instanceof Error ? e.message : String(e)}`)
         }
       } else if (column !== "name" || cell !== "") value[column] = cell

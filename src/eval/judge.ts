@@ -15,6 +15,7 @@ import type { ChatRequest, ResponseFormat } from "../model/types.ts"
 import type { RunTracer } from "../trace/RunTracer.ts"
 import type { JudgeRequest, JudgeService, JudgeVerdict } from "../workflow/RunContext.ts"
 import { samplingFields } from "./sampling.ts"
+import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
 
 export const LLM_JUDGE_LABEL = "llm_judge"
 export const LLM_JUDGE_SCHEMA_NAME = "llm_judge_score"
@@ -69,9 +70,9 @@ export const parseJudgeVerdict = (content: string): JudgeVerdict | EvalError => 
   let value: unknown
   try {
     // A fence around the JSON is the one liberty some servers take even with strict json_schema.
-    value = JSON.parse(stripFence(content))
-  } catch {
-    return failure()
+    value = parseJsonText(stripFence(content))
+  } catch (e) {
+    return e instanceof JsonTooDeep ? failure(e.message) : failure()
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return failure("expected a JSON object")
   if (!("score" in value)) return failure("missing field `score`")

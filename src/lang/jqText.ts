@@ -3,6 +3,7 @@
 import { Buffer } from "node:buffer"
 import { JqError } from "./languageErrors.ts"
 import type { Json } from "../core/json.ts"
+import { nestingDepth as coreNestingDepth } from "../core/jsonDepth.ts"
 
 export const MAX_FILTER_BYTES = 64 * 1024
 export const MAX_NESTING = 1024
@@ -22,23 +23,7 @@ export const exceedsBytes = (text: string, limit: number): boolean =>
   text.length > limit || (text.length * 3 > limit && Buffer.byteLength(text, "utf8") > limit)
 
 /** Container nesting depth (`1` for `[1]`, `0` for a scalar); stops counting once past `limit`. */
-export const nestingDepth = (root: Json, limit: number): number => {
-  if (root === null || typeof root !== "object") return 0
-  let max = 0
-  const stack: Array<readonly [Json, number]> = [[root, 1]]
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!
-    if (depth > max) {
-      max = depth
-      if (max > limit) return max
-    }
-    const children: ReadonlyArray<Json> = Array.isArray(value) ? value : Object.values(value as object)
-    for (const child of children) {
-      if (child !== null && typeof child === "object") stack.push([child, depth + 1])
-    }
-  }
-  return max
-}
+export const nestingDepth = (root: Json, limit: number): number => coreNestingDepth(root, limit)
 
 /** Bracket nesting outside strings and comments: jq-wasm compiles nested expressions recursively. */
 export const filterNesting = (filter: string): number => {

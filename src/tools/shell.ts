@@ -16,6 +16,7 @@ import { runCommand } from "../platform/process.ts"
 import { resolveInRun } from "../platform/files.ts"
 import { qualifyToolName } from "./names.ts"
 import { toolDefinition, type ToolEntry } from "./types.ts"
+import { parseJsonText } from "../core/jsonDepth.ts"
 
 export const DEFAULT_SHELL_TOOL_TIMEOUT_SECONDS = 30
 
@@ -30,7 +31,7 @@ export const parseToolArguments = (raw: string): JsonObject | ToolError => {
   if (raw.trim() === "") return {}
   let value: Json
   try {
-    value = JSON.parse(raw) as Json
+    value = parseJsonText(raw) as Json
   } catch (e) {
     return new ToolError({ reason: { _tag: "ArgumentsNotJson", detail: e instanceof Error ? e.message : String(e) } })
   }

@@ -20,6 +20,7 @@ import { renderTemplate } from "../lang/template.ts"
 import type { ChatMessage, ResponseFormat } from "../model/types.ts"
 import { qualifyToolName } from "./names.ts"
 import { toolDefinition, type ToolEntry } from "./types.ts"
+import { parseJsonText } from "../core/jsonDepth.ts"
 
 export const MAX_SUBAGENT_DEPTH = 16
 export const DEFAULT_SCHEMA_NAME = "structured_output"
@@ -165,7 +166,7 @@ export class Subagents {
       const built = yield* Effect.gen(function*() {
         let parsed: Json
         try {
-          parsed = args.trim() === "" ? {} : (JSON.parse(args) as Json)
+          parsed = args.trim() === "" ? {} : (parseJsonText(args) as Json)
         } catch (e) {
           const detail = e instanceof Error ? e.message : String(e)
           return yield* new SubagentError({ reason: { _tag: "ArgumentsNotJson", detail } })

@@ -34,6 +34,7 @@ import {
   usesTools
 } from "./ToolRuntime.ts"
 import type { ToolEntry } from "./types.ts"
+import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
 
 /** Tool calls of one reply run at most this many at a time. */
 export const MAX_CONCURRENT_TOOL_CALLS = 8
@@ -57,8 +58,9 @@ export const argumentsProblem = (raw: string): string | undefined => {
   if (raw.trim() === "") return undefined
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonText(raw)
   } catch (e) {
+    if (e instanceof JsonTooDeep) return `arguments are ${e.message}`
     return `arguments are not valid JSON: ${e instanceof Error ? e.message : String(e)}`
   }
   if (value !== null && (typeof value !== "object" || Array.isArray(value))) {

@@ -11,8 +11,11 @@ import { CheckpointError } from "../core/checkpointErrors.ts"
 import { type Json, isJsonObject } from "../core/json.ts"
 import { stepName } from "../lang/positions.ts"
 import type { Workflow } from "../lang/model.ts"
+import { deeperThan, MAX_JSON_DEPTH, stringifyDeep, TOO_DEEP } from "../core/jsonDepth.ts"
+import { PRETTY_DEPTH, unreadableSize } from "../model/cassette/entryText.ts"
 import { describeOsError, FileLoader, writeAtomicSync } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
+import { acquirePidLock } from "../platform/pidLock.ts"
 import type { RunState } from "./Engine.ts"
 import { redact } from "../core/redaction.ts"
 
@@ -70,25 +73,66 @@ export const generateRunId = (now: Date = new Date()): string => {
 export const topLevelLabels = (workflow: Workflow): Array<string> =>
   workflow.steps.map((step, index) => stepName(step, `${index + 1}`))
 
+/** The fields that hold workflow values, and how many levels of their own wrap those values. */
+const VALUE_FIELDS = [["initial_input", 0], ["current_value", 0], ["inputs", 1], ["steps_outputs", 1]] as const
+
+/** Whether a value in the checkpoint nests deeper than lait reads (parseCheckpoint refuses it). */
+const tooDeep = (checkpoint: Readonly<Record<string, unknown>>): boolean =>
+  VALUE_FIELDS.some(([name, wrap]) => deeperThan(checkpoint[name], MAX_JSON_DEPTH + wrap))
+
+/**
+ * The file's text: pretty JSON, except that a field nested deeper than PRETTY_DEPTH is written
+ * compact (as cassettes do: pretty-printing grows with the square of the depth, so 3,000 levels of a
+ * 6 KB answer would make tens of megabytes), or why it must not be written.
+ */
+export const checkpointText = (checkpoint: Checkpoint): { readonly text: string } | { readonly problem: string } => {
+  const record = checkpoint as unknown as Readonly<Record<string, unknown>>
+  if (tooDeep(record)) return { problem: `a value is ${TOO_DEEP}, so it could never be read back` }
+  const fields = Object.keys(record).filter((key) => record[key] !== undefined).map((key) => {
+    const value = record[key]
+    const text = deeperThan(value, PRETTY_DEPTH)
+      ? stringifyDeep(value)
+      : JSON.stringify(value, null, 2).replace(/\n/g, "\n  ")
+    return `  ${JSON.stringify(key)}: ${text}`
+  })
+  const text = `{\n${fields.join(",\n")}\n}`
+  const problem = unreadableSize(text)
+  return problem === undefined ? { text } : { problem }
+}
+
 /**
  * Writes the whole checkpoint atomically. Synchronous on purpose: it also runs while a Ctrl-C is
- * stopping the run, and must not be cut off half-way.
+ * stopping the run, and must not be cut off half-way. A checkpoint lait could not read back (too
+ * large, too deep) is not written: the file keeps the last state that can be resumed.
  */
 export const saveCheckpoint = (checkpoint: Checkpoint): Effect.Effect<void, CheckpointError> =>
-  Effect.flatMap(runPath(checkpoint.run_id), (path) =>
-    Effect.try({
-      // Secrets masked (src/core/redaction.ts): a resumed run sees `<redacted>` where a step's output held one.
-      try: () => writeAtomicSync(path, redact(JSON.stringify(checkpoint, null, 2))),
-      catch: (e) => new CheckpointError({ reason: { _tag: "SaveFailed", path, detail: describeOsError(e) } })
-    }))
+  Effect.flatMap(runPath(checkpoint.run_id), (path) => {
+    const saveFailed = (detail: string) => new CheckpointError({ reason: { _tag: "SaveFailed", path, detail } })
+    const body = checkpointText(checkpoint)
+    // Secrets masked (src/core/redaction.ts): a resumed run sees `<redacted>` where a step's output held one.
+    return "problem" in body
+      ? Effect.fail(saveFailed(body.problem))
+      : Effect.try({
+        try: () => writeAtomicSync(path, redact(body.text)),
+        catch: (e) => saveFailed(describeOsError(e))
+      })
+  })
 
 const unreadable = (path: string, detail: string) =>
   new CheckpointError({ reason: { _tag: "Unreadable", path, detail } })
 
 const isCount = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
 
-/** The checkpoint in `text`, refusing other formats before looking at single fields. */
-export const parseCheckpoint = (text: string, path: string): Effect.Effect<Checkpoint, CheckpointError> =>
+/**
+ * The checkpoint in `text`, refusing other formats before looking at single fields, values nested
+ * deeper than lait reads (a resumed run would walk them), and a place past the last step. `runId`:
+ * the id the file's name gives, which the file must hold (else a resume would write another run's file).
+ */
+export const parseCheckpoint = (
+  text: string,
+  path: string,
+  runId?: string
+): Effect.Effect<Checkpoint, CheckpointError> =>
   Effect.gen(function*() {
     let value: Json
     try {
@@ -119,6 +163,16 @@ export const parseCheckpoint = (text: string, path: string): Effect.Effect<Check
     if (value["inputs"] !== undefined && !isJsonObject(value["inputs"])) {
       return yield* unreadable(path, "`inputs`: expected an object")
     }
+    const recorded = value["run_id"] as string
+    if (runId !== undefined && recorded !== runId) {
+      return yield* new CheckpointError({ reason: { _tag: "IdMismatch", path, runId, recorded } })
+    }
+    const completed = value["completed_index"] as number
+    const steps = (value["top_level_labels"] as ReadonlyArray<string>).length
+    if (completed > steps) {
+      return yield* unreadable(path, `\`completed_index\` ${completed} is past the ${steps} top-level step(s) recorded`)
+    }
+    if (tooDeep(value)) return yield* unreadable(path, `a value is ${TOO_DEEP}`)
     return { ...value, inputs: value["inputs"] ?? {} } as unknown as Checkpoint
   })
 
@@ -130,11 +184,12 @@ const isSymlink = (path: string): boolean => {
   }
 }
 
-const readCheckpoint = (path: string) =>
+/** `runId`: what the file's name says it holds. */
+const readCheckpoint = (path: string, runId: string) =>
   Effect.gen(function*() {
     if (isSymlink(path)) return yield* new CheckpointError({ reason: { _tag: "Symlink", path } })
     const loader = yield* FileLoader
-    return yield* parseCheckpoint(yield* loader.readText(path), path)
+    return yield* parseCheckpoint(yield* loader.readText(path), path, runId)
   })
 
 /** Run `runId`'s checkpoint, or why there is none to read. */
@@ -144,7 +199,30 @@ export const loadCheckpoint = (runId: string) =>
     if (!Files.exists(path) && !isSymlink(path)) {
       return yield* new CheckpointError({ reason: { _tag: "NotFound", runId } })
     }
-    return yield* readCheckpoint(path)
+    return yield* readCheckpoint(path, runId)
+  })
+
+/**
+ * Takes run `runId`'s resume lock (`.lait/runs/<id>.lock`) for the life of the scope: a second resume of
+ * the run is refused while this one runs. The lock is released when the scope closes (also on Ctrl-C)
+ * and at process exit; one left by a process that is gone is taken over.
+ */
+export const lockRun = (runId: string) =>
+  Effect.flatMap(runPath(runId), (path) => {
+    const lock = path.replace(/\.json$/, ".lock")
+    return Effect.acquireRelease(
+      Effect.try({
+        try: () => acquirePidLock(lock),
+        catch: (e) => new CheckpointError({ reason: { _tag: "Unreadable", path: lock, detail: describeOsError(e) } })
+      }).pipe(
+        Effect.flatMap((taken) =>
+          taken._tag === "Acquired"
+            ? Effect.succeed(taken.release)
+            : Effect.fail(new CheckpointError({ reason: { _tag: "Locked", runId, pid: taken.pid, lock } }))
+        )
+      ),
+      (release) => Effect.sync(release)
+    )
   })
 
 export interface Listing {
@@ -166,7 +244,7 @@ export const listCheckpoints = Effect.gen(function*() {
   const checkpoints: Array<Checkpoint> = []
   const skipped: Array<unknown> = []
   for (const entry of entries.map((e) => e.name).filter((name) => name.endsWith(".json")).sort()) {
-    const read = yield* Effect.result(readCheckpoint(nodePath.join(RUNS_DIR, entry)))
+    const read = yield* Effect.result(readCheckpoint(nodePath.join(RUNS_DIR, entry), entry.slice(0, -".json".length)))
     if (read._tag === "Success") checkpoints.push(read.success)
     else skipped.push(read.failure)
   }

@@ -12,6 +12,7 @@ import { renderChain, withContext } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
+import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
 import { StepError } from "../core/stepErrors.ts"
 import { parseYamlValue } from "../core/yamlTree.ts"
 import { checkJson } from "../lang/jsonschema.ts"
@@ -171,16 +172,18 @@ export const makeModelSteps = Effect.gen(function*() {
       const content = result.content ?? ""
       if (options.outputSchema === undefined) return content as Json
       const parsed = yield* Effect.try({
-        try: () => JSON.parse(stripFence(content)) as Json,
-        catch: () =>
-          new StepError({
-            reason: {
-              _tag: "OutputNotJson",
-              step: label,
-              schema: options.outputSchema!.name,
-              answer: content
-            }
-          })
+        try: () => parseJsonText(stripFence(content)) as Json,
+        catch: (e) =>
+          e instanceof JsonTooDeep
+            ? new StepError({ reason: { _tag: "OutputTooDeep", step: label, reason: e.message } })
+            : new StepError({
+              reason: {
+                _tag: "OutputNotJson",
+                step: label,
+                schema: options.outputSchema!.name,
+                answer: content
+              }
+            })
       })
       const invalid = yield* checkJson(options.outputSchema.schema, parsed, "output")
       if (invalid !== undefined) {

@@ -1,4 +1,5 @@
 // Drives `bun src/main.ts config show` as a real process in a temp project with a fake XDG home.
+import { rmSync } from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, test } from "bun:test"
 import { tempDir, writeTree } from "./helpers.ts"
@@ -8,7 +9,8 @@ const SECRET = "sk-e2e-project-secret-4242"
 const GLOBAL_SECRET = "sk-e2e-global-secret-1717"
 
 const lait = async (cwd: string, env: Record<string, string>, ...args: Array<string>) => {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+  // Without --no-env-file, Bun itself would load the .env before lait sees it (the binary never does).
+  const proc = Bun.spawn([process.execPath, "--no-env-file", MAIN, ...args], {
     cwd,
     // Nothing from the real environment but PATH: no real HOME, no OPENAI_*.
     env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", NO_COLOR: "1", ...env },
@@ -109,12 +111,21 @@ describe("lait config show (e2e)", () => {
     expect(missing.stdout).toBe("")
   })
 
-  test(".env is read from the CWD unless --no-env", async () => {
+  test(".env is read from the CWD unless --no-env; it cannot move the global config", async () => {
     const { root, env } = project()
     const cwd = nodePath.join(root, "proj")
-    writeTree(root, { "proj/.env": `XDG_CONFIG_HOME=${nodePath.join(root, "nowhere")}\n` })
+    writeTree(root, {
+      "proj/.env": `XDG_CONFIG_HOME=${nodePath.join(root, "xdg")}\n`,
+      "home/.config/lait/config.yml": "base_url: http://home\n"
+    })
     const withEnv = await lait(cwd, { HOME: env.HOME }, "config", "show")
-    expect(withEnv.stderr).toBe(`note: loaded config '${nodePath.join(root, "proj/lait.config.yml")}'\n`)
+    expect(withEnv.stderr).toBe(
+      `warning: '${nodePath.join(cwd, ".env")}' sets XDG_CONFIG_HOME, which a .env may not set (it controls where ` +
+        "programs find their configuration); ignored\n" +
+        `note: loaded config '${nodePath.join(env.HOME, ".config/lait/config.yml")}'\n` +
+        `note: loaded config '${nodePath.join(root, "proj/lait.config.yml")}'\n`
+    )
+    rmSync(nodePath.join(env.HOME, ".config/lait/config.yml"))
     const withoutEnv = await lait(cwd, { HOME: env.HOME }, "--no-env", "config", "show")
     expect(withoutEnv.stderr).toBe(`note: loaded config '${nodePath.join(root, "proj/lait.config.yml")}'\n`)
     const xdgFromShell = await lait(cwd, env, "config", "show")

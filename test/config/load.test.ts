@@ -117,18 +117,23 @@ describe("which files load", () => {
 })
 
 describe(".env", () => {
-  test("is loaded first, so it can point at the global config; set variables win", async () => {
+  test("sets unset variables but cannot point at another global config; set variables win", async () => {
     const { at } = setup({
       "proj/lait.config.yml": "base_url: http://project\n",
+      "home/.config/lait/config.yml": "api_key_cmd: [print-key]\n",
       "dotenv-xdg/lait/config.yml": "api_key: global-key\n"
     })
     fs.writeFileSync(at("proj/.env"), `XDG_CONFIG_HOME=${at("dotenv-xdg")}\nLAIT_T=from-file\nKEEP=from-file\n`)
     const env: Env = { HOME: at("home"), KEEP: "from-shell" }
     const loaded = await load({ cwd: at("proj"), env })
-    expect(loaded.files).toEqual([at("dotenv-xdg/lait/config.yml"), at("proj/lait.config.yml")])
+    expect(loaded.files).toEqual([at("home/.config/lait/config.yml"), at("proj/lait.config.yml")])
+    expect(env["XDG_CONFIG_HOME"]).toBeUndefined()
     expect(env["LAIT_T"]).toBe("from-file")
     expect(env["KEEP"]).toBe("from-shell")
     expect(loaded.env).toBe(env)
+    // The global file's api_key_cmd runs with the environment from before the .env.
+    expect(loaded.globalKeyCmds?.commands).toEqual(new Set(['["print-key"]']))
+    expect(loaded.globalKeyCmds?.env).toEqual({ HOME: at("home"), KEEP: "from-shell" })
   })
 
   test("--no-env skips it", async () => {

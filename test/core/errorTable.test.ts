@@ -170,6 +170,11 @@ const rows: ReadonlyArray<Row> = [
   [new StepError({ reason: { _tag: "WorkflowTimeout", seconds: 3 } }), "workflow timed out after 3s ('timeout')", 5],
   [new StepError({ reason: { _tag: "InputMismatch", step: "ask", cause: schemaMismatch } }), "step 'ask': input must be object (got string)", 1],
   [
+    new StepError({ reason: { _tag: "OutputTooDeep", step: "s", reason: "nested deeper than 1000 levels (lait's limit for JSON it reads)" } }),
+    "step 's': the model's answer is nested deeper than 1000 levels (lait's limit for JSON it reads)",
+    1
+  ],
+  [
     new StepError({ reason: { _tag: "DryRunAgent", step: "a", cause: agentField } }),
     "step 'a': failed to load agent file for dry-run: 'tools' must be a list of names",
     3,
@@ -364,6 +369,16 @@ const rows: ReadonlyArray<Row> = [
     1
   ],
   [new CheckpointError({ reason: { _tag: "Symlink", path: ".lait/runs/r1.json" } }), "refusing to follow symbolic link '.lait/runs/r1.json'", 1],
+  [
+    new CheckpointError({ reason: { _tag: "IdMismatch", path: ".lait/runs/a.json", runId: "a", recorded: "../b" } }),
+    "checkpoint file '.lait/runs/a.json' holds run \"../b\", not 'a'; it cannot be resumed",
+    1
+  ],
+  [
+    new CheckpointError({ reason: { _tag: "Locked", runId: "a", pid: 42, lock: ".lait/runs/a.lock" } }),
+    "run 'a' is being resumed by another lait (pid 42); wait for it to end, or remove '.lait/runs/a.lock' if no lait is running",
+    1
+  ],
   // ServeError
   [new ServeError({ reason: { _tag: "McpRequired" } }), "'lait serve' currently only supports '--mcp'; see docs/serve.md", 2],
   [

@@ -197,4 +197,23 @@ describe("tool calls the model gets wrong", () => {
     expect(tools[0]!.attributes["lait.tool.error"]).toBe(answers[1]!.content)
     expect(tools[1]!.attributes["lait.tool.error"]).toBe("unknown tool 'tool__nope'; available: tool__echo, tool__date")
   })
+
+  test("arguments nested 100,000 levels deep are answered to the model in one line; the run goes on", async () => {
+    const deep = "[".repeat(100_000) + "]".repeat(100_000)
+    const s = server({
+      script: [
+        { content: null, tool_calls: [{ id: "d1", name: "tool__echo", arguments: `{"text": ${deep}}` }] },
+        { content: "recovered" }
+      ]
+    })
+    const p = project("deep-arguments", {
+      "wf.yml": "steps:\n  - id: act\n    prompt: 'use tools'\n    tools: [echo]\n"
+    }, configFor(s, "tools:\n  echo:\n    command: [echo, '{{ input.text }}']\n"))
+    const r = await p.lait(["run", "wf.yml", "x", "--trace-file", "t.jsonl"])
+    expect(outcome(r)).toEqual({ code: 0, stdout: "recovered\n", stderr: "[1] act\nnote: trace written to 't.jsonl' (3 events)\n" })
+    const second = s.requests[1]!.body as { messages: Array<{ role: string; content: string; tool_call_id?: string }> }
+    expect(second.messages.filter((m) => m.role === "tool")).toEqual([
+      { role: "tool", content: "arguments are nested deeper than 1000 levels (lait's limit for JSON it reads)", tool_call_id: "d1" }
+    ])
+  })
 })

@@ -202,7 +202,7 @@ const check = (c: HostileCase, o: Outcome) => {
   expect(o.stderr, shown).not.toMatch(/\b[A-Z]\w*Error\b|\[object Object\]/)
   expect(o.writes, shown).toEqual([])
   if (c.stderrExact !== undefined) {
-    expect(o.stderr).toBe(c.stderrExact)
+    expect(o.stderr).toBe(c.stderrExact.split("${WS}").join(o.ws))
     return
   }
   expect(o.stderr === "" || o.stderr.endsWith("\n"), shown).toBe(true)

@@ -5,6 +5,7 @@ import { Effect, Exit } from "effect"
 import { primaryError, renderChain } from "../../src/core/errors.ts"
 import {
   type Checkpoint,
+  checkpointText,
   checkResumable,
   generateRunId,
   parseCheckpoint,
@@ -69,6 +70,59 @@ describe("reading a checkpoint", () => {
     expect(failure(parseCheckpoint(JSON.stringify({ ...checkpoint(["a"], 0), counter: -1 }), "p.json"))).toBe(
       "failed to parse checkpoint file 'p.json': `counter`: expected a non-negative integer"
     )
+  })
+})
+
+describe("writing a checkpoint", () => {
+  const nested = (levels: number): unknown => {
+    let value: unknown = []
+    for (let i = 1; i < levels; i++) value = [value]
+    return value
+  }
+
+  test("shallow values are pretty-printed as JSON.stringify does", () => {
+    const c = { ...checkpoint(["a", "b"], 1), steps_outputs: { a: { x: [1, { y: "z\n" }] } } }
+    expect(checkpointText(c)).toEqual({ text: JSON.stringify(c, null, 2) })
+  })
+
+  test("a field nested deeper than 128 levels is compact, and the file reads back the same", () => {
+    const deep = nested(900) as Checkpoint["current_value"]
+    const c = { ...checkpoint(["a"], 1), current_value: deep, steps_outputs: { a: deep } }
+    const written = checkpointText(c)
+    if (!("text" in written)) throw new Error(written.problem)
+    // Indented, 900 levels would take about 1.6 MB each; compact, 1,800 brackets.
+    expect(written.text.length).toBeLessThan(5_000)
+    expect(JSON.stringify(c, null, 2).length).toBeGreaterThan(1_000_000)
+    expect(written.text).toStartWith('{\n  "format": 2,\n  "run_id": "r1",\n')
+    expect(JSON.parse(written.text)).toEqual(JSON.parse(JSON.stringify(c)))
+  })
+
+  test("values lait could not read back are refused: deeper than 1000 levels, or over 16 MiB", () => {
+    const tooDeep = { ...checkpoint(["a"], 1), current_value: nested(1001) as Checkpoint["current_value"] }
+    expect(checkpointText(tooDeep)).toEqual({
+      problem: "a value is nested deeper than 1000 levels (lait's limit for JSON it reads), so it could never be read back"
+    })
+    const atLimit = { ...checkpoint(["a"], 1), steps_outputs: { a: nested(1000) as Checkpoint["current_value"] } }
+    expect("text" in checkpointText(atLimit)).toBe(true)
+    const big = "a".repeat(9 * 1024 * 1024)
+    const tooLarge = { ...checkpoint(["a"], 1), current_value: big, steps_outputs: { a: big } }
+    expect(checkpointText(tooLarge)).toMatchObject({ problem: expect.stringContaining("over the 16 MiB read limit") })
+  })
+})
+
+describe("reading back what lait would not write", () => {
+  test("another run's id, a place past the last step, a value too deep", () => {
+    const text = (fields: object) => JSON.stringify({ ...checkpoint(["a", "b"], 1), ...fields })
+    expect(failure(parseCheckpoint(text({ run_id: "../x" }), ".lait/runs/r1.json", "r1"))).toBe(
+      "checkpoint file '.lait/runs/r1.json' holds run \"../x\", not 'r1'; it cannot be resumed"
+    )
+    expect(failure(parseCheckpoint(text({ completed_index: 3 }), "p.json"))).toBe(
+      "failed to parse checkpoint file 'p.json': `completed_index` 3 is past the 2 top-level step(s) recorded"
+    )
+    expect(Effect.runSync(parseCheckpoint(text({ completed_index: 2 }), "p.json")).completed_index).toBe(2)
+    const deep = "[".repeat(1001) + "]".repeat(1001)
+    expect(failure(parseCheckpoint(text({}).replace('"steps_outputs":{}', `"steps_outputs":{"a":${deep}}`), "p.json")))
+      .toBe("failed to parse checkpoint file 'p.json': a value is nested deeper than 1000 levels (lait's limit for JSON it reads)")
   })
 })
 

@@ -5,74 +5,15 @@
 // JSON.stringify builds, grow with the square of the depth — gigabytes at 50,000 levels), or make a
 // file lait refuses to read back (pretty-printing can triple a 16 MiB answer).
 import { Effect } from "effect"
+import { deeperThan, stringifyDeep } from "../../core/jsonDepth.ts"
 import { READ_LIMIT } from "../../platform/FileLoader.ts"
 import { formatBytes } from "../../core/units.ts"
 import { EntryRefused, ModelError } from "../ModelError.ts"
 
-type Frame =
-  | { readonly kind: "array"; readonly items: ReadonlyArray<unknown>; index: number }
-  | { readonly kind: "object"; readonly record: Record<string, unknown>; readonly keys: Array<string>; index: number }
-
-/**
- * Compact JSON of a parsed JSON value, as JSON.stringify gives it, with an explicit stack instead of
- * recursion, so any depth JSON.parse accepted can be written back.
- */
-export const stringifyDeep = (value: unknown): string => {
-  const out: Array<string> = []
-  const stack: Array<Frame> = []
-  const open = (v: unknown): void => {
-    if (Array.isArray(v)) {
-      out.push("[")
-      stack.push({ kind: "array", items: v, index: 0 })
-    } else if (typeof v === "object" && v !== null) {
-      const record = v as Record<string, unknown>
-      out.push("{")
-      stack.push({ kind: "object", record, keys: Object.keys(record).filter((k) => record[k] !== undefined), index: 0 })
-    } else {
-      out.push(JSON.stringify(v) ?? "null")
-    }
-  }
-  open(value)
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!
-    if (top.kind === "array") {
-      if (top.index === top.items.length) {
-        out.push("]")
-        stack.pop()
-        continue
-      }
-      if (top.index > 0) out.push(",")
-      open(top.items[top.index++])
-    } else {
-      if (top.index === top.keys.length) {
-        out.push("}")
-        stack.pop()
-        continue
-      }
-      const key = top.keys[top.index++]!
-      out.push(`${top.index > 1 ? "," : ""}${JSON.stringify(key)}:`)
-      open(top.record[key])
-    }
-  }
-  return out.join("")
-}
+export { deeperThan, stringifyDeep }
 
 /** Deeper than this, a response is written compact: pretty-printing it would grow quadratically. */
 export const PRETTY_DEPTH = 128
-
-/** Whether arrays and objects nest more than `limit` levels deep in `value` (no recursion). */
-export const deeperThan = (value: unknown, limit: number): boolean => {
-  const stack: Array<readonly [unknown, number]> = [[value, 0]]
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!
-    if (typeof v !== "object" || v === null) continue
-    if (depth + 1 > limit) return true
-    for (const child of Array.isArray(v) ? v : Object.values(v)) {
-      if (typeof child === "object" && child !== null) stack.push([child, depth + 1])
-    }
-  }
-  return false
-}
 
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).replace(/\.$/, "")
 

@@ -22,6 +22,7 @@ import { qualifyToolName } from "../names.ts"
 import { toolDefinition, type ToolEntry } from "../types.ts"
 import type { McpConnection } from "./client.ts"
 import { errorText, isTimeout, listTools, MAX_TOTAL_TOOLS, type McpTool, renderToolResult } from "./protocol.ts"
+import { parseJsonText } from "../../core/jsonDepth.ts"
 
 export const MCP_IO_TIMEOUT_MS = 300_000
 
@@ -85,7 +86,7 @@ const parseArguments = (
   if (raw.trim() === "") return Effect.succeed(undefined)
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonText(raw)
   } catch (e) {
     return fail({ _tag: "ArgumentsNotJson", qualified, detail: errorText(e) })
   }

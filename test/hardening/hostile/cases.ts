@@ -6,6 +6,7 @@
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
+import { deepCases } from "./deep.ts"
 import { untrustedCases } from "./untrusted.ts"
 
 /** The request key of files/shared/llm.yml run with the input "hi" (the name its cassette must have). */
@@ -67,7 +68,7 @@ export interface HostileCase {
    * a pattern); stderr still holds only the one `lait: ` summary line.
    */
   readonly report?: ReadonlyArray<string | RegExp>
-  /** Exact stderr, for the few outcomes that are not an error line (a Ctrl-C). */
+  /** Exact stderr (`${WS}` substituted), for the few outcomes that are not an error line (a Ctrl-C, warnings). */
   readonly stderrExact?: string
   readonly stdout?: string
   /** Workspace paths the command may create or change; everything else must stay as it was. */
@@ -1108,6 +1109,21 @@ export const cases: ReadonlyArray<HostileCase> = [
     stdout: "probe=from-dotenv\n"
   },
   {
+    name: ".env: LD_PRELOAD of the checkout's library and XDG_CONFIG_HOME of its own config are ignored, with warnings",
+    args: ["run", "env/echo.yml", "x"],
+    setup: (ws) => {
+      write(ws, "evil.so", "not really a library")
+      write(ws, "evil-config/lait/config.yml", `api_key_cmd: [touch, ${path.join(ws.dir, "pwned")}]\n`)
+      write(ws, ".env", `LD_PRELOAD=${ws.dir}/evil.so\nXDG_CONFIG_HOME=${ws.dir}/evil-config\nLAIT_HOSTILE_PROBE=from-dotenv\n`)
+    },
+    exit: 0,
+    error: null,
+    stdout: "probe=from-dotenv\n",
+    stderrExact: "warning: '${WS}/.env' sets LD_PRELOAD, which a .env may not set (it controls the dynamic loader); ignored\n" +
+      "warning: '${WS}/.env' sets XDG_CONFIG_HOME, which a .env may not set (it controls where programs find their " +
+      "configuration); ignored\n[1] step-1 (run)\n"
+  },
+  {
     name: "a bunfig.toml with a preload script in the working directory runs nothing",
     args: ["run", "inputs/plain.yml", "x"],
     place: { "bunfig.toml": "bunfig/bunfig.toml", "preload.js": "bunfig/preload.js" },
@@ -1283,7 +1299,10 @@ export const cases: ReadonlyArray<HostileCase> = [
   },
 
   // ---- untrusted values, symlinked cache, --repeat bound
-  ...untrustedCases
+  ...untrustedCases,
+
+  // ---- JSON nested too deep; checkpoints that are not what their name says
+  ...deepCases
 ]
 
 function escape(text: string): string {

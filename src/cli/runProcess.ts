@@ -9,6 +9,7 @@
 import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "../core/earlySignals.ts"
 import { Cause, Effect, Exit } from "effect"
 import { ExitCode, exitCodeOf, isBrokenPipe, primaryError, renderChain, signalExitCode } from "../core/errors.ts"
+import { escapeControls } from "../core/terminalText.ts"
 import { stderrStream, stdoutStream, streamsBuilt, writeStderr } from "../platform/stdStreams.ts"
 
 export const flushAndExit = (code: number): void => {
@@ -69,7 +70,9 @@ export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, i
       // effect/cli already printed the usage line (or help); parse problems are usage errors.
       return flushAndExit(ExitCode.usage)
     }
-    writeStderr(`lait: ${renderChain(error)}\n`)
+    // The message can quote a file's contents or a path (a checkpoint's workflow, a YAML value): its
+    // control characters are shown escaped, never sent to the terminal.
+    writeStderr(`lait: ${escapeControls(renderChain(error), { keepLines: true })}\n`)
     if (verbosity >= 2) writeStderr(`${Cause.pretty(exit.cause)}\n`)
     flushAndExit(exitCodeOf(error))
   })

@@ -3,7 +3,7 @@
 // model client (live, --cache, --record, --replay), usage meter and tracer; the answer on stdout (or
 // -o), reasoning and usage notes on stderr, the exchange appended to --session.
 import { Cause, Console, Effect, Exit, identity, Layer, Option } from "effect"
-import { appendTurn, loadSession, sessionMessages } from "../chat/session.ts"
+import { appendTurn, checkTurnFits, loadSession, sessionMessages } from "../chat/session.ts"
 import { ChatError } from "../chat/chatErrors.ts"
 import { renderNamedPrompt } from "../chat/prompts.ts"
 import { resolveChatSettings } from "../chat/settings.ts"
@@ -86,6 +86,8 @@ export const runOneShot = (flags: ChatFlagValues) =>
     const stored = attached.blocks.length === 0 ? text : `${text}\n\n${attached.blocks.join("\n\n")}`
     const session = get(flags.session)
     const history = session === undefined ? [] : sessionMessages(yield* loadSession(session))
+    // A turn the session could not store (or read back) is refused before it is paid for.
+    if (session !== undefined) yield* checkTurnFits(session, stored)
 
     const output = get(flags.output)
     if (output !== undefined && output !== "-") yield* checkResponseTarget(output)

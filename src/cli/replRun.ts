@@ -5,7 +5,7 @@
 // whole conversation: a turn's usage is the difference across it).
 import { Console, Effect, Layer, Option } from "effect"
 import { ChatError } from "../chat/chatErrors.ts"
-import { appendTurn, checkSessionName, loadSession, sessionMessages } from "../chat/session.ts"
+import { appendTurn, checkTurnFits, loadSession, saveSession, sessionMessages } from "../chat/session.ts"
 import { type ChatSettings, resolveChatSettings, systemPrompt } from "../chat/settings.ts"
 import { makeChat } from "../chat/turn.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
@@ -81,11 +81,12 @@ export const runChatRepl = (flags: ReplFlags) =>
         turn: (state) =>
           Effect.gen(function*() {
             const settings = yield* settingsFor(state.model)
+            const question = state.messages.at(-1)
+            const prompt = typeof question?.content === "string" ? question.content : ""
+            if (session !== undefined) yield* checkTurnFits(session, prompt)
             const before = yield* usage.total
             const answer = yield* chat.turn({ ...settings, system: state.system }, state.messages)
             const after = yield* usage.total
-            const question = state.messages.at(-1)
-            const prompt = typeof question?.content === "string" ? question.content : ""
             const finish = Effect.gen(function*() {
               if (flags.showUsage) yield* Console.error(formatUsage(yield* usage.entries, after))
               if (session !== undefined) yield* appendTurn(session, prompt, answer.content)
@@ -101,9 +102,7 @@ export const runChatRepl = (flags: ReplFlags) =>
           }),
         save: (name, messages) =>
           Effect.gen(function*() {
-            const path = yield* checkSessionName(name)
-            yield* loader.writeAtomic(path, sessionText(messages))
-            return path
+            return yield* saveSession(name, sessionText(messages))
           })
       }
       yield* runRepl(editor, backend, { model: undefined, system, messages: earlier }, {

@@ -6,6 +6,7 @@
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
+import { laitFileCases } from "./laitFiles.ts"
 import { untrustedCases } from "./untrusted.ts"
 
 /** The request key of files/shared/llm.yml run with the input "hi" (the name its cassette must have). */
@@ -1181,7 +1182,10 @@ export const cases: ReadonlyArray<HostileCase> = [
   },
 
   // ---- untrusted values, symlinked cache, --repeat bound
-  ...untrustedCases
+  ...untrustedCases,
+
+  // ---- lait's own files under .lait/: symlinks, FIFOs, size, escape sequences
+  ...laitFileCases
 ]
 
 function escape(text: string): string {

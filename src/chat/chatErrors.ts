@@ -16,7 +16,7 @@ interface Reasons {
   SessionCorrupt: { path: string; line: number }
   /** `detail` is the OS's reason. */
   SessionIo: { path: string; detail: string; action: "write" | "read" | "delete" }
-  /** The turn would make the session file longer than `--session` can read back (`limit` bytes). */
+  /** A turn (or the REPL's /save) would make the session file longer than `--session` reads (`limit` bytes). */
   SessionFull: { name: string; path: string; limit: number }
   UnknownPrompt: { name: string; available: ReadonlyArray<string> }
   BadVar: { arg: string; problem: "no-equals" | "empty-key" }
@@ -50,8 +50,8 @@ const describe = (reason: ChatErrorReason): string => {
     case "SessionIo":
       return `failed to ${reason.action} session file '${reason.path}'`
     case "SessionFull":
-      return `session file '${reason.path}' would exceed the read limit of ${reason.limit} bytes with this turn, ` +
-        `so it could not be read back; continue in a new session, or delete this one with ` +
+      return `session file '${reason.path}' would exceed the read limit of ${reason.limit} bytes, ` +
+        `so --session could not read it back; continue in a new session, or delete this one with ` +
         `\`lait sessions delete ${reason.name}\``
     case "UnknownPrompt":
       return reason.available.length === 0

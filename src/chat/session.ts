@@ -111,10 +111,15 @@ export const appendTurn = (name: string, user: string, assistant: string) =>
       catch: (e) => errnoOf(e) === "ESIZELIMIT" ? sessionFull(name, path) : sessionIo(path, "write")(e)
     }))
 
-/** Writes a whole session file (the REPL's `/save NAME`): private, replacing what was there. */
+/**
+ * Writes a whole session file (the REPL's `/save NAME`): private, replacing what was there; refused
+ * when `--session` could not read it back.
+ */
 export const saveSession = (name: string, text: string) =>
   Effect.flatMap(checkSessionName(name), (path) =>
-    Effect.as(Effect.try({ try: () => State.writePrivateFile(path, text), catch: sessionIo(path, "write") }), path))
+    Buffer.byteLength(text) > READ_LIMIT
+      ? Effect.fail(sessionFull(name, path))
+      : Effect.as(Effect.try({ try: () => State.writePrivateFile(path, text), catch: sessionIo(path, "write") }), path))
 
 export interface SessionSummary {
   readonly name: string

@@ -258,8 +258,8 @@ describe("a FIFO in place of a file fails at once", () => {
 
 describe("a session stays readable", () => {
   const full = (name: string) =>
-    `lait: session file '.lait/sessions/${name}.jsonl' would exceed the read limit of ${LIMIT} bytes with this turn, ` +
-    `so it could not be read back; continue in a new session, or delete this one with \`lait sessions delete ${name}\`\n`
+    `lait: session file '.lait/sessions/${name}.jsonl' would exceed the read limit of ${LIMIT} bytes, ` +
+    `so --session could not read it back; continue in a new session, or delete this one with \`lait sessions delete ${name}\`\n`
 
   test("a question that cannot fit is refused before the request; the file is unchanged", async () => {
     const s = server()

@@ -16,6 +16,8 @@ interface Reasons {
   SessionCorrupt: { path: string; line: number }
   /** `detail` is the OS's reason. */
   SessionIo: { path: string; detail: string; action: "write" | "read" | "delete" }
+  /** A turn (or the REPL's /save) would make the session file longer than `--session` reads (`limit` bytes). */
+  SessionFull: { name: string; path: string; limit: number }
   UnknownPrompt: { name: string; available: ReadonlyArray<string> }
   BadVar: { arg: string; problem: "no-equals" | "empty-key" }
   SystemFile: { path: string; detail: string }
@@ -47,6 +49,10 @@ const describe = (reason: ChatErrorReason): string => {
       return `invalid session file '${reason.path}' (line ${reason.line}): expected {"role","content"}`
     case "SessionIo":
       return `failed to ${reason.action} session file '${reason.path}'`
+    case "SessionFull":
+      return `session file '${reason.path}' would exceed the read limit of ${reason.limit} bytes, ` +
+        `so --session could not read it back; continue in a new session, or delete this one with ` +
+        `\`lait sessions delete ${reason.name}\``
     case "UnknownPrompt":
       return reason.available.length === 0
         ? `no prompt named '${reason.name}' is configured; add a 'prompts.${reason.name}:' entry to lait.config.yml`

@@ -5,16 +5,36 @@
 // saved by the REPL's `/save` starts with `{"role":"system","content":"…"}` when a system prompt was
 // set (an addition to upstream's format): loading it brings the prompt back unless --system or
 // --system-file names another (docs/repl.md#saving-a-conversation). `--session` appends turns only.
-import { Effect } from "effect"
+// The files are private and reached without following symlinks (platform/stateFiles.ts,
+// docs/chat.md#sessions), and a session never grows past what it can be read back with (the 16 MiB
+// read limit): the turn that would is refused.
+import { Console, Effect } from "effect"
 import * as nodePath from "node:path"
+import { errnoOf } from "../core/osError.ts"
+import { renderChain } from "../core/errors.ts"
+import { escapeControls } from "../core/terminalText.ts"
 import type { ChatMessage } from "../model/types.ts"
-import { FileLoader } from "../platform/FileLoader.ts"
+import { type FileLoader, READ_LIMIT } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
 import { osErrorText } from "../platform/process.ts"
+import * as State from "../platform/stateFiles.ts"
 import { ChatError } from "./chatErrors.ts"
 import { redact } from "../core/redaction.ts"
 
-export const SESSIONS_DIR = nodePath.join(".lait", "sessions")
+export const SESSIONS_DIR = nodePath.join(State.STATE_DIR, "sessions")
+
+const sessionIo = (path: string, action: "write" | "read" | "delete") => (e: unknown) =>
+  new ChatError({ reason: { _tag: "SessionIo", path, detail: osErrorText(e), action } })
+
+/** Whether the session file is there; a symlink on the way is an error, a missing file is not. */
+const sessionExists = (path: string, action: "read" | "delete") =>
+  Effect.try({ try: () => State.privateEntryExists(path), catch: sessionIo(path, action) })
+
+/** The file's text (capped, never waiting on a FIFO, no symlink followed). */
+const readSessionFile = (path: string): Effect.Effect<string, ChatError, FileLoader> =>
+  State.readPrivateText(path).pipe(
+    Effect.mapError((e) => new ChatError({ reason: { _tag: "SessionIo", path, detail: e.detail, action: "read" } }))
+  )
 
 export interface StoredMessage {
   readonly role: "system" | "user" | "assistant"
@@ -58,11 +78,10 @@ const parseLines = (path: string, text: string): Effect.Effect<ReadonlyArray<Sto
 export const loadSession = (name: string, missing: "empty" | "fail" = "empty") =>
   Effect.gen(function*() {
     const path = yield* checkSessionName(name)
-    const loader = yield* FileLoader
-    if (!(yield* loader.exists(path))) {
+    if (!(yield* sessionExists(path, "read"))) {
       return missing === "empty" ? [] : yield* new ChatError({ reason: { _tag: "SessionMissing", name } })
     }
-    return yield* parseLines(path, yield* loader.readText(path))
+    return yield* parseLines(path, yield* readSessionFile(path))
   })
 
 /** The messages a request sends for the stored ones, after the system prompt (sessionSystem). */
@@ -91,18 +110,45 @@ const isSystemLine = (line: string): boolean => {
   }
 }
 
-/** Appends one finished turn (both lines in one write). */
+/** A turn's two lines, as appended. */
+const turnText = (user: string, assistant: string): string =>
+  [{ role: "user", content: user }, { role: "assistant", content: assistant }]
+    .map((m) => `${redact(JSON.stringify(m))}\n`).join("")
+
+const sessionFull = (name: string, path: string) =>
+  new ChatError({ reason: { _tag: "SessionFull", name, path, limit: READ_LIMIT } })
+
+/**
+ * Fails before a request whose turn could never be stored: the session file plus the question alone
+ * (with an empty answer) already pass the read limit, so `--session` could not read it back.
+ */
+export const checkTurnFits = (name: string, user: string) =>
+  Effect.flatMap(checkSessionName(name), (path) =>
+    Effect.gen(function*() {
+      const size = yield* Effect.try({
+        try: () => (State.privateEntryExists(path) ? Files.lstat(path).size : 0),
+        catch: sessionIo(path, "write")
+      })
+      if (size + Buffer.byteLength(turnText(user, "")) > READ_LIMIT) return yield* sessionFull(name, path)
+    }))
+
+/** Appends one finished turn (both lines in one write), unless the file would pass the read limit. */
 export const appendTurn = (name: string, user: string, assistant: string) =>
   Effect.flatMap(checkSessionName(name), (path) =>
     Effect.try({
-      try: () =>
-        Files.appendRecord(
-          path,
-          [{ role: "user", content: user }, { role: "assistant", content: assistant }]
-            .map((m) => `${redact(JSON.stringify(m))}\n`).join("")
-        ),
-      catch: (e) => new ChatError({ reason: { _tag: "SessionIo", path, detail: osErrorText(e), action: "write" } })
+      try: () => State.appendPrivate(path, turnText(user, assistant), READ_LIMIT),
+      catch: (e) => errnoOf(e) === "ESIZELIMIT" ? sessionFull(name, path) : sessionIo(path, "write")(e)
     }))
+
+/**
+ * Writes a whole session file (the REPL's `/save NAME`): private, replacing what was there; refused
+ * when `--session` could not read it back.
+ */
+export const saveSession = (name: string, text: string) =>
+  Effect.flatMap(checkSessionName(name), (path) =>
+    Buffer.byteLength(text) > READ_LIMIT
+      ? Effect.fail(sessionFull(name, path))
+      : Effect.as(Effect.try({ try: () => State.writePrivateFile(path, text), catch: sessionIo(path, "write") }), path))
 
 export interface SessionSummary {
   readonly name: string
@@ -110,20 +156,24 @@ export interface SessionSummary {
   readonly turns: number
 }
 
-/** Every session, sorted by name; none when the directory does not exist. */
+/**
+ * Every session, sorted by name; none when the directory does not exist. A `.jsonl` entry that cannot
+ * be read (too large, a symlink, a FIFO) is one `warning:` line on stderr, and the others still list.
+ */
 export const listSessions = Effect.gen(function*() {
-  const loader = yield* FileLoader
-  if (!(yield* loader.exists(SESSIONS_DIR))) return []
-  const entries = yield* loader.list(SESSIONS_DIR).pipe(
-    Effect.mapError((e) =>
-      new ChatError({ reason: { _tag: "SessionIo", path: SESSIONS_DIR, detail: osErrorText(e), action: "read" } })
-    )
-  )
+  const entries = yield* Effect.try({
+    try: () => State.listPrivateDir(SESSIONS_DIR),
+    catch: sessionIo(SESSIONS_DIR, "read")
+  })
   const summaries: Array<SessionSummary> = []
-  for (const entry of entries) {
-    if (!entry.isFile() || !entry.name.endsWith(".jsonl")) continue
-    const text = yield* loader.readText(nodePath.join(SESSIONS_DIR, entry.name))
-    const lines = text.split("\n").filter((l) => l.trim() !== "" && !isSystemLine(l)).length
+  for (const entry of entries ?? []) {
+    if (entry.isDirectory() || !entry.name.endsWith(".jsonl")) continue
+    const read = yield* Effect.result(readSessionFile(nodePath.join(SESSIONS_DIR, entry.name)))
+    if (read._tag === "Failure") {
+      yield* Console.error(`warning: ${escapeControls(renderChain(read.failure))} (skipped)`)
+      continue
+    }
+    const lines = read.success.split("\n").filter((l) => l.trim() !== "" && !isSystemLine(l)).length
     summaries.push({ name: entry.name.slice(0, -".jsonl".length), turns: Math.floor(lines / 2) })
   }
   return summaries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -132,10 +182,8 @@ export const listSessions = Effect.gen(function*() {
 export const deleteSession = (name: string) =>
   Effect.gen(function*() {
     const path = yield* checkSessionName(name)
-    const loader = yield* FileLoader
-    if (!(yield* loader.exists(path))) return yield* new ChatError({ reason: { _tag: "SessionMissing", name } })
-    yield* Effect.try({
-      try: () => Files.removeFile(path),
-      catch: (e) => new ChatError({ reason: { _tag: "SessionIo", path, detail: osErrorText(e), action: "delete" } })
-    })
+    if (!(yield* sessionExists(path, "delete"))) {
+      return yield* new ChatError({ reason: { _tag: "SessionMissing", name } })
+    }
+    yield* Effect.try({ try: () => State.removePrivateFile(path), catch: sessionIo(path, "delete") })
   })

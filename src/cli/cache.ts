@@ -10,23 +10,12 @@ import { CommandError } from "./commandErrors.ts"
 import { CACHE_DIR } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
 
-const isSymlink = (path: string): boolean => {
-  try {
-    return Files.lstat(path).isSymbolicLink()
-  } catch {
-    // Missing (nothing to clear) or unreadable: rmSync below reports what matters.
-    return false
-  }
-}
-
 const clear = Command.make("clear", {}, () =>
   Effect.gen(function*() {
     const dir = nodePath.resolve(CACHE_DIR)
-    for (const path of [nodePath.dirname(dir), dir]) {
-      if (isSymlink(path)) {
-        return yield* new CommandError({ reason: { _tag: "CacheSymlink", path } })
-      }
-    }
+    // An unreadable component is left to rmSync below to report.
+    const link = yield* Effect.orElseSucceed(Effect.try(() => Files.symlinkOnPath(dir)), () => undefined)
+    if (link !== undefined) return yield* new CommandError({ reason: { _tag: "CacheSymlink", path: link } })
     yield* Effect.try({
       try: () => Files.removeTree(dir),
       catch: (e) => {

@@ -3,7 +3,7 @@
 // model client (live, --cache, --record, --replay), usage meter and tracer; the answer on stdout (or
 // -o), reasoning and usage notes on stderr, the exchange appended to --session.
 import { Cause, Console, Effect, Exit, identity, Layer, Option } from "effect"
-import { appendTurn, loadSession, sessionMessages, sessionSystem } from "../chat/session.ts"
+import { appendTurn, checkTurnFits, loadSession, sessionMessages, sessionSystem } from "../chat/session.ts"
 import { ChatError } from "../chat/chatErrors.ts"
 import { renderNamedPrompt } from "../chat/prompts.ts"
 import { resolveChatSettings } from "../chat/settings.ts"
@@ -92,6 +92,8 @@ export const runOneShot = (flags: ChatFlagValues) =>
     // A session saved with the REPL's `/save` keeps its system prompt; --system/--system-file win.
     const flagged = Option.isSome(flags.system) || Option.isSome(flags.systemFile)
     const savedSystem = flagged ? undefined : sessionSystem(saved)
+    // A turn the session could not store (or read back) is refused before it is paid for.
+    if (session !== undefined) yield* checkTurnFits(session, stored)
 
     const output = get(flags.output)
     if (output !== undefined && output !== "-") yield* checkResponseTarget(output)

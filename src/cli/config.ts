@@ -29,7 +29,9 @@ const show = Command.make(
   Command.withDescription(
     "Print the merged configuration (files on stderr, api keys, header and env values, URL credentials redacted)"
   ),
-  Command.provide(configLayer({ waitForWriter: true }))
+  // A listing, so it never waits on a FIFO (`.env` or --config) with no writer: it fails at once.
+  // `--config <(decrypt ...)` still works: the shell's pipe has its writer from the start.
+  Command.provide(configLayer())
 )
 
 export const configCommand = Command.make("config").pipe(

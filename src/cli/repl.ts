@@ -7,6 +7,7 @@
 import { Console, Effect } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
 import { renderChain } from "../core/errors.ts"
+import { escapeControls } from "../core/terminalText.ts"
 import type { ChatMessage } from "../model/types.ts"
 import type { LineEditor } from "../platform/lineEditor.ts"
 import { streamToStdout } from "./streamOutput.ts"
@@ -88,7 +89,7 @@ export const runRepl = (
     let pending = ""
     let armed = false
     const note = (text: string) => Console.error(text)
-    const failed = (error: AnyLaitError) => note(`lait: ${renderChain(error)}`)
+    const failed = (error: AnyLaitError) => note(`lait: ${escapeControls(renderChain(error), { keepLines: true })}`)
 
     /** One answer, printed as it streams; the exchange is kept only when it completes. */
     const answer = (text: string) =>

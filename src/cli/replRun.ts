@@ -7,8 +7,9 @@ import { Console, Effect, Layer, Option } from "effect"
 import { ChatError } from "../chat/chatErrors.ts"
 import {
   appendTurn,
-  checkSessionName,
+  checkTurnFits,
   loadSession,
+  saveSession,
   sessionMessages,
   sessionSystem,
   sessionText
@@ -86,11 +87,12 @@ export const runChatRepl = (flags: ReplFlags) =>
         turn: (state) =>
           Effect.gen(function*() {
             const settings = yield* settingsFor(state.model)
+            const question = state.messages.at(-1)
+            const prompt = typeof question?.content === "string" ? question.content : ""
+            if (session !== undefined) yield* checkTurnFits(session, prompt)
             const before = yield* usage.total
             const answer = yield* chat.turn({ ...settings, system: state.system }, state.messages)
             const after = yield* usage.total
-            const question = state.messages.at(-1)
-            const prompt = typeof question?.content === "string" ? question.content : ""
             const finish = Effect.gen(function*() {
               if (flags.showUsage) yield* Console.error(formatUsage(yield* usage.entries, after))
               if (session !== undefined) yield* appendTurn(session, prompt, answer.content)
@@ -106,9 +108,7 @@ export const runChatRepl = (flags: ReplFlags) =>
           }),
         save: (name, system, messages) =>
           Effect.gen(function*() {
-            const path = yield* checkSessionName(name)
-            yield* loader.writeAtomic(path, redact(sessionText(system, messages)))
-            return path
+            return yield* saveSession(name, redact(sessionText(system, messages)))
           })
       }
       yield* runRepl(editor, backend, { model: undefined, system, messages: earlier }, {

@@ -19,6 +19,7 @@ import {
   signalExitCode
 } from "../core/errors.ts"
 import { wholeTextOf } from "../core/excerpt.ts"
+import { escapeControls } from "../core/terminalText.ts"
 import { stderrStream, stdoutStream, streamsBuilt, writeStderr } from "../platform/stdStreams.ts"
 
 export const flushAndExit = (code: number): void => {
@@ -87,7 +88,9 @@ export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, i
         if (whole !== undefined) writeStderr(`note: ${whole.what}, whole:\n${whole.text}\n`)
       }
     }
-    writeStderr(`lait: ${renderChain(error)}\n`)
+    // The message can quote a file's contents or a path (a checkpoint's workflow, a YAML value): its
+    // control characters are shown escaped, never sent to the terminal.
+    writeStderr(`lait: ${escapeControls(renderChain(error), { keepLines: true })}\n`)
     if (verbosity >= 2) writeStderr(`${Cause.pretty(exit.cause)}\n`)
     flushAndExit(exitCodeOf(error))
   })

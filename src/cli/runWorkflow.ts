@@ -131,6 +131,7 @@ export const runWorkflow = Effect.fn("cli.run")(function*(
 
   const target = yield* resolveRegistered(file, "workflows")
   const resumed = resumeId === undefined ? undefined : yield* openResume(runs, resumeId, target)
+  if (checkpoint) yield* runs.checkRunsDir
   const workflow = yield* loadWorkflow(target, { waitForWriter: true })
   if (!dryRun) yield* jq.warmJqWorker
   yield* engine.announce(workflow)

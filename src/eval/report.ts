@@ -8,6 +8,7 @@
 //           failed run (the Surefire rerun extension that Jenkins, GitLab and GitHub reporters read);
 //   html  — src/eval/html.ts.
 import { rustDebugString, rustFixed } from "../core/rustFormat.ts"
+import { escapeControls } from "../core/terminalText.ts"
 import { RustFloat, rustJson } from "../model/rustJson.ts"
 import type { CaseOutcome, EvalOutcome, RunOutcome } from "./runner.ts"
 import { type CaseStats, caseStats, type SuiteStats, suiteStats } from "./stats.ts"
@@ -123,7 +124,8 @@ export const partialText = (report: Report): string | undefined =>
 // ---------------------------------------------------------------------------------------------------
 // text
 
-const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
+// Case names and inputs come from the eval file: control characters are shown escaped, not sent raw.
+const oneLine = (text: string) => escapeControls(text.replace(/\s+/g, " ").trim())
 
 const passCell = (c: CaseReport, partial: boolean): string => {
   const errors = c.stats.errors > 0 ? ` (${c.stats.errors} run(s) could not run)` : ""

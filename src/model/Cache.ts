@@ -1,8 +1,14 @@
 // The cache layer: `.lait/cache/<key>.json` in front of another ModelClient. A hit answers without a
-// request and adds no tokens to the run's usage; any unreadable, stale or bad entry is a miss.
+// request and adds no tokens to the run's usage; any unreadable, stale or bad entry is a miss. The
+// entries are private files reached without following symlinks (platform/stateFiles.ts): a `.lait`,
+// `.lait/cache` or entry that is a link fails the request instead, since answering from (or writing
+// into) wherever it points is not what `--cache` means.
 import { Console, Effect } from "effect"
 import * as nodePath from "node:path"
-import { FileLoader } from "../platform/FileLoader.ts"
+import { FileError } from "../core/fileErrors.ts"
+import { describeOsError, FileLoader } from "../platform/FileLoader.ts"
+import * as Files from "../platform/files.ts"
+import * as State from "../platform/stateFiles.ts"
 import { recordChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService } from "./call.ts"
 import { assertNoSecret, nowRfc3339, plainCachedEntry } from "./cassette/format.ts"
@@ -24,7 +30,12 @@ export const makeCache = (
   options: CacheOptions
 ): Effect.Effect<ModelClientService, never, FileLoader> =>
   Effect.gen(function*() {
-    const files = yield* FileLoader
+    const loader = yield* FileLoader
+    const refuseLinks = (path: string) =>
+      Effect.try({
+        try: () => Files.refuseSymlinks(path),
+        catch: (e) => new FileError({ reason: { _tag: "ReadFailed", path, detail: describeOsError(e) } })
+      })
     // The schema decoder (and Effect Schema) loads only for an entry plainCachedEntry declines.
     const decode = (text: string) => {
       const plain = plainCachedEntry(text)
@@ -33,7 +44,8 @@ export const makeCache = (
         : Effect.succeed(plain)
     }
     const lookup = (path: string, endpoint: Endpoint) =>
-      files.readText(path).pipe(
+      State.readPrivateText(path).pipe(
+        Effect.provideService(FileLoader, loader),
         Effect.flatMap(decode),
         Effect.flatMap((entry) => {
           if (entry === undefined) return Effect.succeed(undefined)
@@ -52,6 +64,7 @@ export const makeCache = (
       complete: Effect.fnUntraced(function*(call: ModelCall) {
         const path = nodePath.join(options.dir, `${callKey(call)}.json`)
         const started = new Date()
+        yield* refuseLinks(path)
         const hit = yield* lookup(path, call.endpoints[0])
         if (hit !== undefined) {
           yield* recordChat(call, hit, started)
@@ -63,8 +76,8 @@ export const makeCache = (
         const result = yield* inner.complete(call)
         yield* entryBody({ created_at: nowRfc3339() }, result.raw, "a cache entry").pipe(
           Effect.tap((body) => assertNoSecret(body, result.endpoint, "a cache entry")),
-          Effect.flatMap((body) => files.writeAtomic(path, body)),
-          Effect.catch((e) => Effect.logDebug(`cache write skipped: ${e.message}`))
+          Effect.flatMap((body) => Effect.try({ try: () => State.writePrivateFile(path, body), catch: (e) => e })),
+          Effect.catch((e) => Effect.logDebug(`cache write skipped: ${e instanceof Error ? e.message : String(e)}`))
         )
         return result
       })

@@ -13,6 +13,7 @@ export const READ_LIMIT = 16 * 1024 * 1024
 
 const CHUNK = 1024 * 1024
 const FIFO_POLL = "10 millis"
+const O_NOFOLLOW = fs.constants.O_NOFOLLOW
 
 export interface ReadOptions {
   /**
@@ -20,6 +21,8 @@ export interface ReadOptions {
    * wait; synchronous commands (lint, listings) fail at once instead.
    */
   readonly waitForWriter?: boolean
+  /** Refuse a symlink as the last component (O_NOFOLLOW): for lait's own files (stateFiles.ts). */
+  readonly noFollow?: boolean
 }
 
 export interface FileLoaderService {
@@ -138,12 +141,13 @@ const readDescriptor = (path: string, fd: number, isFifo: boolean, waitForWriter
 
 const readBytes = Effect.fn("FileLoader.readBytes")(function*(path: string, options?: ReadOptions) {
   const waitForWriter = options?.waitForWriter ?? true
+  const noFollow = options?.noFollow === true
   return yield* Effect.acquireUseRelease(
     Effect.try({
       // O_NONBLOCK matters only for FIFOs (an open for reading would otherwise block until a writer
       // appears, out of reach of interruption); regular files ignore it.
-      try: () => fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK),
-      catch: (e) => readFailure(path, e)
+      try: () => fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | (noFollow ? O_NOFOLLOW : 0)),
+      catch: (e) => readFailure(path, noFollow && errnoOf(e) === "ELOOP" ? new Files.SymlinkRefused(path) : e)
     }),
     (fd) =>
       Effect.gen(function*() {
@@ -219,6 +223,8 @@ export const writeAtomicSync = (path: string, data: string | Uint8Array, options
 export interface WriteOptions {
   /** Make missing parent directories (default true); `lait run -o` leaves a typo'd directory an error. */
   readonly createDirs?: boolean
+  /** The new file's mode; by default a replaced file keeps its own, a new one gets 0644. */
+  readonly mode?: number
 }
 
 /** `existing`: the target's stat, taken once by the caller. */
@@ -242,7 +248,7 @@ const replaceAtomically = (
     tmp = nodePath.join(dir, `${base}.${process.pid}.${tempCounter++}.tmp`)
     try {
       // A file being replaced keeps its permissions (an executable script stays executable).
-      fd = fs.openSync(tmp, "wx", existing === undefined ? 0o644 : existing.mode & 0o7777)
+      fd = fs.openSync(tmp, "wx", options.mode ?? (existing === undefined ? 0o644 : existing.mode & 0o7777))
     } catch (e) {
       if (errnoOf(e) !== "EEXIST" || attempt > 1000) throw e
     }

@@ -5,6 +5,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import { errnoOf } from "../core/osError.ts"
 
 export type Stats = fs.Stats
 export type DirEntry = fs.Dirent
@@ -57,6 +58,47 @@ const isDevNull = (st: fs.Stats): boolean => {
 
 /** lstat(2): a symlink is described, not followed; throws the OS error. */
 export const lstat = (path: string): Stats => fs.lstatSync(path)
+
+/** What lait refuses to go through (upstream's wording); `code` lets callers tell it from OS errors. */
+export class SymlinkRefused extends Error {
+  readonly code = "ESYMLINK"
+  constructor(readonly path: string) {
+    super(`refusing to follow symbolic link '${path}'`)
+  }
+}
+
+/**
+ * The first component of `path` that is a symbolic link (dangling or not), as `path` spells it, or
+ * undefined. Only the components below the current directory count when `path` lies inside it (the
+ * project's own place, reached however the user reached it); otherwise only the last one. A missing
+ * component ends the walk: nothing below it exists. Throws the OS error of a failed lstat.
+ */
+export const symlinkOnPath = (path: string): string | undefined => {
+  const cwd = process.cwd()
+  const relative = nodePath.relative(cwd, nodePath.resolve(cwd, path))
+  const inside = relative !== "" && !relative.startsWith("..") && !nodePath.isAbsolute(relative)
+  const parts = inside ? relative.split(nodePath.sep) : [path]
+  const base = !inside ? "" : nodePath.isAbsolute(path) ? cwd : ""
+  let current = base
+  for (const part of parts) {
+    current = current === "" ? part : nodePath.join(current, part)
+    let st: Stats
+    try {
+      st = fs.lstatSync(current)
+    } catch (e) {
+      if (errnoOf(e) === "ENOENT" || errnoOf(e) === "ENOTDIR") return undefined
+      throw e
+    }
+    if (st.isSymbolicLink()) return current
+  }
+  return undefined
+}
+
+/** Throws SymlinkRefused for the first symlinked component of `path` (symlinkOnPath). */
+export const refuseSymlinks = (path: string): void => {
+  const link = symlinkOnPath(path)
+  if (link !== undefined) throw new SymlinkRefused(link)
+}
 
 export const statOrUndefined = (path: string): Stats | undefined => {
   try {
@@ -156,19 +198,3 @@ export const stdoutWasClosed = (): boolean => standardStreamWasClosed(1)
 /** `path` as the run sees it: against its working directory when it has one of its own. */
 export const resolveInRun = (cwd: string | undefined, path: string): string =>
   cwd === undefined ? path : nodePath.resolve(cwd, path)
-
-/**
- * Appends `text` with one write(2) on an O_APPEND descriptor (parent directories made), so concurrent
- * appenders never interleave inside a record and a crash leaves whole records; throws the OS error.
- */
-export const appendRecord = (path: string, text: string): void => {
-  fs.mkdirSync(nodePath.dirname(path), { recursive: true })
-  const fd = fs.openSync(path, "a", 0o644)
-  try {
-    const bytes = Buffer.from(text, "utf8")
-    const n = fs.writeSync(fd, bytes)
-    if (n !== bytes.length) throw Object.assign(new Error("short write"), { code: "EIO" })
-  } finally {
-    fs.closeSync(fd)
-  }
-}

@@ -3,6 +3,10 @@
 // failed or interrupted run after its last completed top-level step. The file is upstream's format 2,
 // field for field, so either implementation can list and resume the other's runs.
 //
+// The files are private (0600 in 0700 directories) and no symlink is followed to reach one: a
+// `.lait` or `.lait/runs` that is a link, or a link in place of a checkpoint, is refused
+// (platform/stateFiles.ts, docs/checkpoints.md).
+//
 // Only top-level steps are checkpointed: a control step (group, switch, parallel, loops) re-runs from
 // its own beginning on resume, so a `run:` or `write:` inside one can run twice across a resume.
 import { Effect } from "effect"
@@ -13,13 +17,14 @@ import { stepName } from "../lang/positions.ts"
 import type { Workflow } from "../lang/model.ts"
 import { deeperThan, MAX_JSON_DEPTH, stringifyDeep, TOO_DEEP } from "../core/jsonDepth.ts"
 import { PRETTY_DEPTH, unreadableSize } from "../model/cassette/entryText.ts"
-import { describeOsError, FileLoader, writeAtomicSync } from "../platform/FileLoader.ts"
+import { describeOsError } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
 import { acquirePidLock } from "../platform/pidLock.ts"
+import * as State from "../platform/stateFiles.ts"
 import type { RunState } from "./Engine.ts"
 import { redact } from "../core/redaction.ts"
 
-export const RUNS_DIR = nodePath.join(".lait", "runs")
+export const RUNS_DIR = nodePath.join(State.STATE_DIR, "runs")
 
 export const CHECKPOINT_FORMAT = 2
 
@@ -113,8 +118,11 @@ export const saveCheckpoint = (checkpoint: Checkpoint): Effect.Effect<void, Chec
     return "problem" in body
       ? Effect.fail(saveFailed(body.problem))
       : Effect.try({
-        try: () => writeAtomicSync(path, redact(body.text)),
-        catch: (e) => saveFailed(describeOsError(e))
+        try: () => State.writePrivateFile(path, redact(body.text)),
+        catch: (e) =>
+          e instanceof State.SymlinkRefused
+            ? new CheckpointError({ reason: { _tag: "Symlink", path: e.path } })
+            : saveFailed(describeOsError(e))
       })
   })
 
@@ -176,29 +184,37 @@ export const parseCheckpoint = (
     return { ...value, inputs: value["inputs"] ?? {} } as unknown as Checkpoint
   })
 
-const isSymlink = (path: string): boolean => {
-  try {
-    return Files.lstat(path).isSymbolicLink()
-  } catch {
-    return false
-  }
-}
+/** Whether `path` (a dangling link counts) exists; a symlink on the way to it is the Symlink error. */
+const entryExists = (path: string) =>
+  Effect.try({
+    try: () => State.privateEntryExists(path),
+    catch: (e) =>
+      e instanceof State.SymlinkRefused
+        ? new CheckpointError({ reason: { _tag: "Symlink", path: e.path } })
+        : unreadable(path, describeOsError(e))
+  })
 
 /** `runId`: what the file's name says it holds. */
 const readCheckpoint = (path: string, runId: string) =>
   Effect.gen(function*() {
-    if (isSymlink(path)) return yield* new CheckpointError({ reason: { _tag: "Symlink", path } })
-    const loader = yield* FileLoader
-    return yield* parseCheckpoint(yield* loader.readText(path), path, runId)
+    const link = yield* Effect.try({
+      try: () => Files.symlinkOnPath(path),
+      catch: (e) => unreadable(path, describeOsError(e))
+    })
+    if (link !== undefined) return yield* new CheckpointError({ reason: { _tag: "Symlink", path: link } })
+    return yield* parseCheckpoint(yield* State.readPrivateText(path), path, runId)
   })
+
+/** Fails when `.lait/runs` could not take a checkpoint: a symlink on the way (before a run starts). */
+export const checkRunsDir: Effect.Effect<void, CheckpointError> = Effect.suspend(() =>
+  Effect.asVoid(entryExists(RUNS_DIR))
+)
 
 /** Run `runId`'s checkpoint, or why there is none to read. */
 export const loadCheckpoint = (runId: string) =>
   Effect.gen(function*() {
     const path = yield* runPath(runId)
-    if (!Files.exists(path) && !isSymlink(path)) {
-      return yield* new CheckpointError({ reason: { _tag: "NotFound", runId } })
-    }
+    if (!(yield* entryExists(path))) return yield* new CheckpointError({ reason: { _tag: "NotFound", runId } })
     return yield* readCheckpoint(path, runId)
   })
 
@@ -234,13 +250,11 @@ export interface Listing {
 
 /** Every checkpoint under `.lait/runs` (none when it does not exist). */
 export const listCheckpoints = Effect.gen(function*() {
-  if (Files.statOrUndefined(RUNS_DIR)?.isDirectory() !== true) return { checkpoints: [], skipped: [] } as Listing
-  const loader = yield* FileLoader
-  const entries = yield* loader.list(RUNS_DIR).pipe(
-    Effect.mapError((e) =>
-      new CheckpointError({ reason: { _tag: "Unreadable", path: RUNS_DIR, detail: describeOsError(e) } })
-    )
-  )
+  if (!(yield* entryExists(RUNS_DIR))) return { checkpoints: [], skipped: [] } as Listing
+  const entries = yield* Effect.try({
+    try: () => (Files.lstat(RUNS_DIR).isDirectory() ? Files.listEntries(RUNS_DIR) : []),
+    catch: (e) => new CheckpointError({ reason: { _tag: "Unreadable", path: RUNS_DIR, detail: describeOsError(e) } })
+  })
   const checkpoints: Array<Checkpoint> = []
   const skipped: Array<unknown> = []
   for (const entry of entries.map((e) => e.name).filter((name) => name.endsWith(".json")).sort()) {

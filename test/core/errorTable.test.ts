@@ -426,6 +426,7 @@ const rows: ReadonlyArray<Row> = [
   [new ChatError({ reason: { _tag: "SessionMissing", name: "x" } }), "no such session 'x'", 1],
   [new ChatError({ reason: { _tag: "SessionCorrupt", path: "s.jsonl", line: 2 } }), "invalid session file 's.jsonl' (line 2): expected {\"role\",\"content\"}", 1],
   [new ChatError({ reason: { _tag: "SessionIo", path: "s.jsonl", detail: "disk full", action: "write" } }), "failed to write session file 's.jsonl': disk full", 1],
+  [new ChatError({ reason: { _tag: "SessionFull", name: "s", path: "s.jsonl", limit: 16 } }), "session file 's.jsonl' would exceed the read limit of 16 bytes, so --session could not read it back; continue in a new session, or delete this one with `lait sessions delete s`", 1],
   [new ChatError({ reason: { _tag: "UnknownPrompt", name: "x", available: ["a", "b"] } }), "no prompt named 'x' is configured; configured prompts: a, b", 1],
   [new ChatError({ reason: { _tag: "BadVar", arg: "k", problem: "no-equals" } }), "invalid '--var k'; expected KEY=VALUE", 1],
   [new ChatError({ reason: { _tag: "SystemFile", path: "s.txt", detail: "not found" } }), "failed to read system prompt file 's.txt': not found", 1],

@@ -56,7 +56,7 @@ describe("Ctrl-C", () => {
   test("a load waiting on a FIFO with no writer stops at the first Ctrl-C (exit 130)", async () => {
     const fifo = path.join(dir, "config.fifo")
     Bun.spawnSync(["mkfifo", fifo])
-    const child = start(["--config", fifo, "config", "show"])
+    const child = start(["--config", fifo, "models"])
     await Bun.sleep(1_000)
     const started = Date.now()
     child.kill("SIGINT")

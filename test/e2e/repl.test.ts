@@ -143,6 +143,27 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
         { role: "assistant", content: "echo: fresh start" }
       ].map((m) => `${JSON.stringify(m)}\n`).join("")
     )
+    // Private, as every file under .lait/ (docs/chat.md#sessions).
+    expect(fs.statSync(path.join(cwd, ".lait/sessions/talk.jsonl")).mode & 0o777).toBe(0o600)
+    t.send("C-d")
+    expect(await t.exitCode()).toBe(0)
+  }, 60_000)
+
+  test("/save through a symlinked .lait is refused and writes nothing there; the conversation goes on", async () => {
+    server = startOpenAiServer()
+    const cwd = makeTempDir("repl-save-link")
+    fs.mkdirSync(path.join(cwd, "elsewhere"))
+    fs.symlinkSync("elsewhere", path.join(cwd, ".lait"))
+    const t = await terminal(cwd, chatArgs())
+    t.type("hello")
+    await t.waitFor("echo: hello")
+    t.type("/save talk")
+    await t.waitFor(
+      "lait: failed to write session file '.lait/sessions/talk.jsonl': refusing to follow symbolic link '.lait'"
+    )
+    expect(fs.readdirSync(path.join(cwd, "elsewhere"))).toEqual([])
+    t.type("again")
+    await t.waitFor("echo: again")
     t.send("C-d")
     expect(await t.exitCode()).toBe(0)
   }, 60_000)

@@ -116,6 +116,16 @@ describe("FileLoader.readText", () => {
     )
   })
 
+  test("noFollow: a symlink as the file itself is refused by the open (O_NOFOLLOW), a plain file reads", async () => {
+    const target = path.join(dir, "nofollow-target.txt")
+    const link = path.join(dir, "nofollow-link.txt")
+    fs.writeFileSync(target, "secret")
+    fs.symlinkSync(target, link)
+    const read = (p: string) => FileLoader.use((f) => f.readText(p, { waitForWriter: false, noFollow: true }))
+    expect(failureMessage(await run(read(link)))).toBe(`failed to read '${link}': refusing to follow symbolic link '${link}'`)
+    expect(await Effect.runPromise(read(target).pipe(Effect.provide(FileLoader.layer)))).toBe("secret")
+  })
+
   test("waiting on a FIFO with no writer is interruptible", async () => {
     const fifo = path.join(dir, "interrupt.fifo")
     mkfifo(fifo)

@@ -1,5 +1,6 @@
 // `lait cassettes ls DIR`: one line per cassette, oldest first — what a person needs to recognise a
 // recording without opening it (its key prefix, when, which model, the first thing the user said).
+import { escapeControls } from "../../core/terminalText.ts"
 import type { ScannedCassette } from "./scan.ts"
 
 export interface CassetteRow {
@@ -67,8 +68,12 @@ export const cassetteRows = (cassettes: ReadonlyArray<ScannedCassette>): Array<C
     (a.recorded_at ?? "").localeCompare(b.recorded_at ?? "") || a.file.localeCompare(b.file)
   )
 
-/** `<key>  <recorded_at>  <model>  <excerpt>`; a tool cassette's model column reads `tool:<name>`. */
+/**
+ * `<key>  <recorded_at>  <model>  <excerpt>`; a tool cassette's model column reads `tool:<name>`. The
+ * excerpt is quoted as JSON; no control character of any column reaches the terminal raw.
+ */
 export const rowLine = (row: CassetteRow): string => {
   const model = row.kind === "tool" ? `tool:${row.model ?? "?"}` : row.model ?? "-"
-  return [row.key, row.recorded_at ?? "-", model, row.excerpt === "" ? "-" : JSON.stringify(row.excerpt)].join("  ")
+  const excerpt = row.excerpt === "" ? "-" : JSON.stringify(row.excerpt)
+  return escapeControls([row.key, row.recorded_at ?? "-", model, excerpt].join("  "))
 }

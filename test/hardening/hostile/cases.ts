@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { deepCases } from "./deep.ts"
+import { laitFileCases } from "./laitFiles.ts"
 import { untrustedCases } from "./untrusted.ts"
 
 /** The request key of files/shared/llm.yml run with the input "hi" (the name its cassette must have). */
@@ -1302,7 +1303,10 @@ export const cases: ReadonlyArray<HostileCase> = [
   ...untrustedCases,
 
   // ---- JSON nested too deep; checkpoints that are not what their name says
-  ...deepCases
+  ...deepCases,
+
+  // ---- lait's own files under .lait/: symlinks, FIFOs, size, escape sequences
+  ...laitFileCases
 ]
 
 function escape(text: string): string {

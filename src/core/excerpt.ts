@@ -4,23 +4,10 @@
 // `…`. The error keeps the whole text (`wholeText`); `-v` prints it after the line (src/cli/runProcess.ts,
 // docs/cli.md#errors-and-exit-codes).
 
+import { escapeControls, hasControls } from "./terminalText.ts"
+
 /** Characters of an excerpt before its `…`, unless a message asks for fewer. */
 export const EXCERPT_CHARS = 200
-
-const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/g
-
-const escapeControl = (c: string): string => {
-  switch (c) {
-    case "\n":
-      return "\\n"
-    case "\r":
-      return "\\r"
-    case "\t":
-      return "\\t"
-    default:
-      return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
-  }
-}
 
 /** The first `max` characters (code points, so a surrogate pair is never split) and whether that is all. */
 const cut = (text: string, max: number): { readonly head: string; readonly whole: boolean } => {
@@ -37,18 +24,18 @@ const cut = (text: string, max: number): { readonly head: string; readonly whole
  */
 export const excerpt = (text: string, max: number = EXCERPT_CHARS): string => {
   const { head, whole } = cut(text, max)
-  return `${head.replace(CONTROL, escapeControl)}${whole ? "" : "…"}`
+  return `${escapeControls(head)}${whole ? "" : "…"}`
 }
 
 /** The excerpt as a JSON string (`"…"`, `\` and `"` escaped too), `…` after the closing quote when cut. */
 export const quotedExcerpt = (text: string, max: number = EXCERPT_CHARS): string => {
   const { head, whole } = cut(text, max)
-  return `${JSON.stringify(head).replace(/[\u007f\u2028\u2029]/g, escapeControl)}${whole ? "" : "…"}`
+  return `${escapeControls(JSON.stringify(head))}${whole ? "" : "…"}`
 }
 
 /** Whether `excerpt(text, max)` shows less than the text itself (cut, or escaped). */
 export const isAbridged = (text: string, max: number = EXCERPT_CHARS): boolean =>
-  !cut(text, max).whole || /[\u0000-\u001f\u007f\u2028\u2029]/.test(text)
+  !cut(text, max).whole || hasControls(text)
 
 /** What an error quotes only as an excerpt: `what` names it (`the model's answer`), `text` is all of it. */
 export interface WholeText {

@@ -10,7 +10,7 @@ describe("escapeControls", () => {
   })
 
   test("newline and tab are escaped in a one-line field and kept with keepLines; CR never is kept", () => {
-    expect(escapeControls("a\nb\tc\rd")).toBe("a\\u000ab\\u0009c\\u000dd")
-    expect(escapeControls("a\nb\tc\rd", { keepLines: true })).toBe("a\nb\tc\\u000dd")
+    expect(escapeControls("a\nb\tc\rd")).toBe("a\\nb\\tc\\rd")
+    expect(escapeControls("a\nb\tc\rd", { keepLines: true })).toBe("a\nb\tc\\rd")
   })
 })

@@ -304,7 +304,7 @@ describe("control characters from files reach the terminal escaped", () => {
     p.write(".lait/sessions/x\u001b[2J.jsonl", "")
     expect(outcome(await p.lait(["sessions", "show", "s"]))).toEqual({
       code: 0,
-      stdout: "user: \\u001b]0;owned\\u0007hi\nassistant: a\\u009b2J\n\tb\\u000dc\n",
+      stdout: "user: \\u001b]0;owned\\u0007hi\nassistant: a\\u009b2J\n\tb\\rc\n",
       stderr: ""
     })
     expect(outcome(await p.lait(["sessions", "list"]))).toEqual({

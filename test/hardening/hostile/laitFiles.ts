@@ -142,12 +142,22 @@ export const laitFileCases: ReadonlyArray<HostileCase> = [
 
   // ---- terminal escape sequences in a checkpoint are printed escaped
   {
-    name: "runs list: a checkpoint's run id and workflow holding ESC and C1 are printed escaped",
+    name: "runs list: a checkpoint's workflow holding C1 is printed escaped",
     args: ["runs", "list"],
-    setup: (ws) =>
-      put(ws, ".lait/runs/r1.json", checkpoint({ run_id: "r1\u001b]0;owned\u0007", workflow_path: "w\u009b2J.yml" })),
+    setup: (ws) => put(ws, ".lait/runs/r1.json", checkpoint({ workflow_path: "w\u009b2J.yml" })),
     exit: 0,
-    stdout: "r1\\u001b]0;owned\\u0007  (failed, step 0/1, w\\u009b2J.yml)\n",
+    stdout: "r1  (failed, step 0/1, w\\u009b2J.yml)\n",
+    error: null
+  },
+  {
+    // A run id that is not its file's name is skipped (it could not be resumed); the warning quotes it escaped.
+    name: "runs list: a checkpoint's run id holding ESC is quoted escaped in the warning that skips it",
+    args: ["runs", "list"],
+    setup: (ws) => put(ws, ".lait/runs/r1.json", checkpoint({ run_id: "r1\u001b]0;owned\u0007" })),
+    exit: 0,
+    stdout: "no checkpointed runs saved yet; start one with `lait run <FILE> <PROMPT> --checkpoint`\n",
+    stderrExact: "warning: checkpoint file '.lait/runs/r1.json' holds run \"r1\\u001b]0;owned\\u0007\", not 'r1'; " +
+      "it cannot be resumed (skipped)\n",
     error: null
   },
   {

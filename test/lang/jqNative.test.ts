@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { parseAllDocuments } from "yaml"
 import type { Json } from "../../src/core/json.ts"
-import { nativeFilter, runNative } from "../../src/lang/jqNative/index.ts"
+import { nativeFilter, runNative } from "../../src/lang/jq/index.ts"
 import { differential, type Globals, jqCompiles, type Verdict } from "./jqNativeDiff.ts"
 
 const root = path.resolve(import.meta.dir, "../..")

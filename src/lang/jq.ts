@@ -1,7 +1,7 @@
 // jq for every jq-valued workflow field (`when`, `input`, `output`, `jq`, `for_each`, `while`/`until`,
 // switch cases, the top-level `output`) and for test assertions, on jq-wasm (jq 1.8.2).
 //
-// Most filters never reach jq-wasm: the native evaluator (jqNative/) parses a strict subset of jq and
+// Most filters never reach jq-wasm: the native evaluator (jq/) parses a strict subset of jq and
 // evaluates it on the main thread, and hands the filter over (unsupported syntax, or a bail at run
 // time: any jq error, numbers jq would print differently, too much work, ...) whenever its answer
 // could differ from jq-wasm's in any way. jq-wasm is loaded, and its worker started, only for those.
@@ -53,7 +53,7 @@ import {
   tooDeep
 } from "./jqText.ts"
 import type { JqReply } from "./jqWorker.ts"
-import { nativeFilter, runNative } from "./jqNative/index.ts"
+import { nativeFilter, runNative } from "./jq/index.ts"
 
 export { MAX_FILTER_BYTES, MAX_INPUT_BYTES, MAX_NESTING, MAX_OUTPUT_BYTES, MAX_OUTPUTS } from "./jqText.ts"
 
@@ -163,7 +163,7 @@ const filterLimitMessage = (filter: string): string | undefined => {
  * Checks a filter's syntax (and the 64 KiB / nesting limits) without running it. References to
  * `$steps`, `$inputs`, `$loop` and jq's own `$__loc__`/`$ENV` are accepted. Returns undefined when it
  * compiles, else the one-line message `failed to parse jq filter "<src>": <reason>`.
- * Filters in the native subset (jqNative/) are accepted without jq-wasm; any other needs it loaded:
+ * Filters in the native subset (jq/) are accepted without jq-wasm; any other needs it loaded:
  * run the synchronous check inside `withJqSyntax`, or `yield* loadJq` first. Results are cached.
  */
 export const checkJqSyntax = (filter: string): string | undefined => {

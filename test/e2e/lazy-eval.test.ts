@@ -57,7 +57,7 @@ const loadedBy = async (config: string, file: string) => {
 
 const configSchema = ["src/config/modelSchema.ts", "src/config/schema.ts"]
 const workflowLoader = ["src/lang/load.ts", "src/lang/load/document.ts", "src/lang/schemaRef.ts"]
-const jq = ["src/lang/jq.ts", "src/lang/jqNative/index.ts"]
+const jq = ["src/lang/jq.ts", "src/lang/jq/index.ts"]
 const among = (loaded: ReadonlyArray<string>, modules: ReadonlyArray<string>) => modules.filter((m) => loaded.includes(m))
 
 test("an eval of a model target with a plain config loads neither the config schema, the workflow loader nor jq", async () => {

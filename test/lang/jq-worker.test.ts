@@ -5,7 +5,7 @@
 // by JavaScriptCore and keeps a core busy until its process exits, so those cases run in a child
 // process (and end to end in test/hardening/jq-interrupt.test.ts).
 //
-// Filters start with `def w: .;` (W), which the native evaluator (jqNative/) leaves to jq-wasm: these
+// Filters start with `def w: .;` (W), which the native evaluator (jq/) leaves to jq-wasm: these
 // tests are about the worker that runs jq-wasm.
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"

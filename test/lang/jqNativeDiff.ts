@@ -5,7 +5,7 @@
 import { expect } from "bun:test"
 import { type Jq, loadJq } from "jq-wasm/inline"
 import type { Json } from "../../src/core/json.ts"
-import { nativeFilter, runNative } from "../../src/lang/jqNative/index.ts"
+import { nativeFilter, runNative } from "../../src/lang/jq/index.ts"
 
 export interface Globals {
   readonly steps: Json

@@ -7,6 +7,7 @@ import {
   add,
   Bail,
   bail,
+  built,
   burn,
   compare,
   divide,
@@ -217,7 +218,7 @@ function* caught(values: Iterable<Json>, onError: () => undefined): Generator<Js
 const arrayOf = (body: Node, input: Json, env: Env): Array<Json> => {
   const out: Array<Json> = []
   for (const v of run(body, input, env)) out.push(v)
-  return out
+  return built(out)
 }
 
 function* objects(
@@ -225,17 +226,17 @@ function* objects(
   at: number,
   input: Json,
   env: Env,
-  built: ReadonlyArray<readonly [string, Json]>
+  pairs: ReadonlyArray<readonly [string, Json]>
 ): Generator<Json> {
   if (at === entries.length) {
-    yield makeObject(built)
+    yield makeObject(pairs)
     return
   }
   const entry = entries[at]!
   for (const key of run(entry.key, input, env)) {
     if (typeof key !== "string") fail("Object keys must be strings")
     for (const value of run(entry.value, input, env)) {
-      yield* objects(entries, at + 1, input, env, [...built, [key as string, value]])
+      yield* objects(entries, at + 1, input, env, [...pairs, [key as string, value]])
     }
   }
 }

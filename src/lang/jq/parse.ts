@@ -1,7 +1,7 @@
 // A parser for the jq subset the native evaluator runs. It must never accept a filter jq rejects:
 // whatever it is unsure about (jq 1.8 grammar corners, unknown functions, unbound variables) throws
 // Unsupported, and the filter goes to jq-wasm unchanged.
-import type { Node } from "./ast.ts"
+import { constant, type Node } from "./ast.ts"
 import { hasBuiltin } from "./builtins.ts"
 import { Cursor, unsupported } from "./cursor.ts"
 import { type Token, tokenize, Unsupported } from "./lexer.ts"
@@ -417,6 +417,8 @@ class Parser extends Cursor {
       key = this.pipe(false)
       this.expectOp(")")
       if (!this.isOp(":")) unsupported("computed key without value")
+      // jq folds a constant key when it compiles, and rejects one that is not a string
+      if (constant(key) && !(key.k === "lit" && typeof key.v === "string")) unsupported("constant key")
     } else return unsupported("object key")
     if (!this.isOp(":")) {
       if (shorthand === undefined) unsupported("object shorthand")

@@ -3,9 +3,11 @@
 import { Buffer } from "node:buffer"
 import type { Json } from "../../core/json.ts"
 import type { Node } from "./ast.ts"
+import { SAFE_DEPTH } from "../jqText.ts"
 import {
   add,
   bail,
+  built,
   burn,
   compare,
   equal,
@@ -18,6 +20,7 @@ import {
   makeObject,
   numberText,
   own,
+  plain,
   sortedKeys,
   splitString,
   toJson,
@@ -125,7 +128,7 @@ const has = (v: Json, k: Json): boolean => {
 def1("has", has)
 def1("in", (k, v) => has(v, k))
 def0("to_entries", (v) =>
-  isObject(v) ? Object.keys(v).map((key) => ({ key, value: v[key]! })) : bail("to_entries input"))
+  isObject(v) ? built(Object.keys(v).map((key) => ({ key, value: v[key]! }))) : bail("to_entries input"))
 const fromEntries = (v: Json): Json => {
   const entries = Array.isArray(v) ? v : bail("from_entries input")
   return makeObject(entries.map((e) => {
@@ -147,14 +150,14 @@ table.set("with_entries/1", (args, input, env, run) => {
 table.set("map/1", (args, input, env, run) => {
   const out: Array<Json> = []
   for (const item of iterate(input)) for (const v of run(args[0]!, item, env)) out.push(v)
-  return [out]
+  return [built(out)]
 })
 table.set("map_values/1", (args, input, env, run) => {
   const one = (v: Json): Json => {
     const out = values(run, args[0]!, v, env)
     return out.length === 1 ? out[0]! : bail("map_values with other than one output")
   }
-  if (Array.isArray(input)) return [input.map(one)]
+  if (Array.isArray(input)) return [built(input.map(one))]
   if (isObject(input)) return [makeObject(Object.keys(input).map((k) => [k, one(input[k]!)] as const))]
   return bail("map_values input")
 })
@@ -192,7 +195,7 @@ const groups = (args: ReadonlyArray<Node>, input: Json, env: Env, run: Run) => {
   }
   return out
 }
-table.set("group_by/1", (args, input, env, run) => [groups(args, input, env, run)])
+table.set("group_by/1", (args, input, env, run) => [built(groups(args, input, env, run))])
 table.set("unique_by/1", (args, input, env, run) => [groups(args, input, env, run).map((g) => g[0]!)])
 def0("unique", (v) => {
   const sorted = sortStable(arrayInput(v, "sort"), compare)
@@ -239,6 +242,7 @@ def1("contains", contains)
 def1("inside", (a, b) => contains(b, a))
 def1("getpath", (v, path) => {
   if (!Array.isArray(path)) return fail("Path must be specified as an array")
+  if (path.length > SAFE_DEPTH) bail("long path") // jq-wasm walks a path recursively
   let cur = v
   for (const key of path) {
     if (cur === null) return null
@@ -337,7 +341,9 @@ def0("fromjson", (v) => {
   } catch {
     return bail("fromjson")
   }
-  return JSON.stringify(parsed) === v ? parsed : bail("fromjson spelling")
+  if (JSON.stringify(parsed) !== v) return bail("fromjson spelling")
+  plain(parsed) // jq rejects a lone surrogate's escape, JSON.parse keeps it
+  return parsed
 })
 
 // ----- strings -------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ export const makeObject = (entries: Iterable<readonly [string, Json]>): JsonObje
     if (key === "__proto__" || ODD_KEY.test(key)) bail("object key")
     out[key] = value
   }
-  return out
+  return built(out)
 }
 
 const RANK: Readonly<Record<string, number>> = { null: 0, boolean: 1, number: 3, string: 4, array: 5, object: 6 }
@@ -305,6 +305,30 @@ export const iterate = (v: Json): ReadonlyArray<Json> => {
 // Values in and out
 
 const heights = new WeakMap<object, number>()
+const builtHeights = new WeakMap<object, number>()
+
+/**
+ * A container built here, returned as is, or Bail when it is nested past SAFE_DEPTH: jq-wasm's stack
+ * gives out a few hundred levels down (jq 1.8's own limits, "too deep" errors, start at 10,000), so
+ * past SAFE_DEPTH only jq-wasm may answer, even for a value that never leaves the filter.
+ */
+export const built = <A extends Json>(v: A): A => {
+  height(v)
+  return v
+}
+
+const height = (v: Json): number => {
+  if (v === null || typeof v !== "object") return 0
+  const hit = heights.get(v) ?? builtHeights.get(v)
+  if (hit !== undefined) return hit
+  let h = 0
+  for (const item of Array.isArray(v) ? v : Object.values(v)) h = Math.max(h, height(item))
+  h++
+  if (h > SAFE_DEPTH) bail("deep")
+  builtHeights.set(v, h)
+  return h
+}
+
 const LONE = /[\ud800-\udfff]/
 
 const plainString = (s: string): void => {

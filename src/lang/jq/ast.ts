@@ -35,3 +35,28 @@ export type Node =
   | { readonly k: "as"; readonly source: Node; readonly name: string; readonly body: Node }
   | { readonly k: "var"; readonly name: string }
   | { readonly k: "call"; readonly name: string; readonly args: ReadonlyArray<Node> }
+
+/** Whether `node` needs neither input nor variables, so jq may fold it while compiling. */
+export const constant = (node: Node): boolean => {
+  switch (node.k) {
+    case "lit":
+      return true
+    case "array":
+      return node.body === null || constant(node.body)
+    case "object":
+      return node.entries.every((e) => constant(e.key) && constant(e.value))
+    case "neg":
+      return constant(node.body)
+    case "pipe":
+    case "comma":
+    case "alt":
+    case "and":
+    case "or":
+    case "bin":
+      return constant(node.left) && constant(node.right)
+    case "if":
+      return constant(node.cond) && constant(node.yes) && constant(node.no)
+    default:
+      return false
+  }
+}

@@ -70,6 +70,18 @@ export const run = async (command: ReadonlyArray<string>, options: Omit<RunOptio
   }
 }
 
+/**
+ * Polls until `check` holds; past `ms` (a bound for a machine many times slower than this one, not an
+ * expectation of speed) throws, saying what it waited for and for how long.
+ */
+export const waitUntil = async (what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> => {
+  const end = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() >= end) throw new Error(`gave up after ${ms} ms waiting for ${what}`)
+    await Bun.sleep(20)
+  }
+}
+
 export const makeTempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), `lait-${prefix}-`))
 
 /**

@@ -1,18 +1,22 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { describe, expect, test } from "bun:test"
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { Effect, Exit, Fiber, Redacted } from "effect"
 import { resolveApiKeyCmd, runApiKeyCmd } from "../../src/config/apiKeyCmd.ts"
 import { renderChain } from "../../src/core/errors.ts"
 import { tempDir } from "./helpers.ts"
 import { alive } from "../e2e/util.ts"
 
+// Tests here wait on processes: bun's 5 s default is no bound for a loaded machine.
+setDefaultTimeout(60_000)
+
 const value = (effect: Effect.Effect<Redacted.Redacted<string>, unknown>) =>
   Effect.runPromise(Effect.map(effect, Redacted.value))
 const failure = (effect: Effect.Effect<unknown, unknown>) =>
   Effect.runPromise(Effect.flip(effect)).then(renderChain)
 
-const waitFor = async (check: () => boolean, ms = 3000) => {
+// A bound for a machine many times slower: a wait ends as soon as the check holds.
+const waitFor = async (check: () => boolean, ms = 30_000) => {
   const until = Date.now() + ms
   while (!check() && Date.now() < until) await Bun.sleep(10)
   return check()

@@ -233,7 +233,7 @@ describe("request timeout (LAIT_HTTP_TIMEOUT_MS, default.request_timeout) and re
     const fromConfig = await lait(dir, s, ["run", "wf.yml", "x"], { env })
     clean(fromConfig)
     expect([fromConfig.code, fromConfig.stderr]).toEqual([4, `[1] ask\nlait: failed to reach '${s.baseUrl}': timed out after 1 s\n`])
-    expect(fromConfig.ms).toBeGreaterThanOrEqual(1000)
+    expect(fromConfig.ms, "ms of a run whose request timed out after 1 s (a lower bound)").toBeGreaterThanOrEqual(1000)
     const fromEnv = await lait(dir, s, ["run", "wf.yml", "x"], { env: { ...env, LAIT_HTTP_TIMEOUT_MS: "200" } })
     clean(fromEnv)
     expect([fromEnv.code, fromEnv.stderr]).toEqual([4, `[1] ask\nlait: failed to reach '${s.baseUrl}': timed out after 200 ms\n`])

@@ -1,12 +1,16 @@
 // Control steps: group, switch, parallel, for_each (sequential and concurrent), while/until, stop, break.
-import { afterAll, describe, expect, test } from "bun:test"
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { alive, errorOf, makeDir, runYaml, valueOf } from "./harness.ts"
 
+// Tests here wait on processes: bun's 5 s default is no bound for a loaded machine.
+setDefaultTimeout(60_000)
+
 const dir = makeDir("engine-control")
 
-const waitFor = async (predicate: () => boolean, ms = 3000) => {
+// A bound for a machine many times slower: a wait ends as soon as the predicate holds.
+const waitFor = async (predicate: () => boolean, ms = 30_000) => {
   const end = Date.now() + ms
   while (!predicate() && Date.now() < end) await Bun.sleep(20)
   return predicate()

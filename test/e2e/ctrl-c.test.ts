@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { alive } from "./util.ts"
+import { alive, waitUntil } from "./util.ts"
 
 const root = path.resolve(import.meta.dir, "../..")
 const bun = path.join(root, "node_modules/.bin/bun")
@@ -58,15 +58,14 @@ describe("Ctrl-C", () => {
     Bun.spawnSync(["mkfifo", fifo])
     const child = start(["--config", fifo, "models"])
     await Bun.sleep(1_000)
-    const started = Date.now()
     child.kill("SIGINT")
+    // The FIFO never gets a writer: exiting at all shows the wait stopped at the Ctrl-C.
     const code = await child.exited
-    expect(Date.now() - started).toBeLessThan(3_000)
     expect(code).toBe(130)
     const stderr = await new Response(child.stderr).text()
     expect(stderr).toContain(FIRST)
     expect(await new Response(child.stdout).text()).toBe("")
-  })
+  }, 60_000)
 
   test("the first Ctrl-C interrupts a running step and kills its child process", async () => {
     const pidFile = path.join(dir, "child.pid")
@@ -92,7 +91,7 @@ describe("Ctrl-C", () => {
     child.kill("SIGINT")
     expect(await child.exited).toBe(130)
     expect(await new Response(child.stderr).text()).toContain(FIRST)
-  })
+  }, 60_000)
 
   test("a second Ctrl-C exits at once while the first is still waiting for a child to stop", async () => {
     // The child ignores SIGTERM, so the graceful stop after the first Ctrl-C would wait out its
@@ -109,12 +108,12 @@ describe("Ctrl-C", () => {
     expect(first.seen).toContain(FIRST)
     await Bun.sleep(300)
     expect(child.exitCode).toBeNull()
-    const second = Date.now()
     child.kill("SIGINT")
     expect(await child.exited).toBe(130)
-    expect(Date.now() - second).toBeLessThan(1_000)
-    expect(await first.rest()).toContain(SECOND)
-    await Bun.sleep(200)
-    expect(alive(stubborn)).toBe(false)
-  })
+    // At once: lait prints the second notice just before process.exit (src/cli/runProcess.ts), so
+    // it is the last line; waiting out the child's grace period would not print it.
+    expect(await first.rest()).toEndWith(`${SECOND}\n`)
+    // The group's SIGKILL is delivered asynchronously; a child left alive would stay so.
+    await waitUntil("the stubborn child to be gone", () => !alive(stubborn), 10_000)
+  }, 60_000)
 })

@@ -184,22 +184,25 @@ describe("runs that could not run", () => {
 
 describe("scale", () => {
   test("--jobs N runs N at once (-j 1 is one at a time)", async () => {
-    const s = serve([{ content: "PASS", delay_ms: 400, repeat: true }])
+    // The server holds each answer until six requests are in at once: the wide run is answered as
+    // soon as all six arrived, and its peak shows they did (a count, not a stopwatch).
+    const s = serve([{ content: "PASS", await_concurrent: 6, repeat: true }])
     const p = project(s.baseUrl)
     p.write("eval.yml", evalFile(["alpha", "beta", "gamma"]))
-    const t0 = Date.now()
     const wide = await p.lait(["eval", "eval.yml", "--repeat", "2", "--jobs", "6"])
-    const wideMs = Date.now() - t0
     expect(wide.code).toBe(0)
     expect(wide.stderr).toStartWith("eval: 3 case(s) x 2 run(s) = 6 run(s), 6 at a time\n")
-    const t1 = Date.now()
-    const narrow = await p.lait(["eval", "eval.yml", "--repeat", "2", "-j", "1"])
-    const narrowMs = Date.now() - t1
+    expect(s.maxConcurrent, "requests the server was answering at once under --jobs 6").toBe(6)
+    // Here a second request arriving while one is held releases both, so any overlap shows as a
+    // peak of 2; one at a time, each waits out the 250 ms bound alone.
+    const one = serve([{ content: "PASS", await_concurrent: 2, await_concurrent_ms: 250, repeat: true }])
+    const q = project(one.baseUrl)
+    q.write("eval.yml", evalFile(["alpha", "beta", "gamma"]))
+    const narrow = await q.lait(["eval", "eval.yml", "--repeat", "2", "-j", "1"])
+    expect(narrow.code).toBe(0)
     expect(narrow.stderr).toStartWith("eval: 3 case(s) x 2 run(s) = 6 run(s), 1 at a time\n")
-    // Six 400 ms answers: one after another at least 2.4 s; all at once well under that.
-    expect(narrowMs).toBeGreaterThanOrEqual(2400)
-    expect(wideMs).toBeLessThan(narrowMs - 1200)
-    const bad = await p.lait(["eval", "eval.yml", "-j", "0"])
+    expect({ requests: one.requests.length, atOnce: one.maxConcurrent }).toEqual({ requests: 6, atOnce: 1 })
+    const bad = await q.lait(["eval", "eval.yml", "-j", "0"])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toBe("lait: invalid value '0' for '--jobs <N>': expected an integer from 1 to 1000\n")
   }, 60_000)

@@ -2,12 +2,14 @@
 // (after its output), `--no-history` and `default.history: false` skip it, failed runs are not history,
 // `history` lists, `show N` prints one, `search` finds, the file survives a bad line and twenty
 // parallel writers, and the API key never reaches it.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { modelsYaml, prepareCli, server, stopServers, workspace } from "./model-harness.ts"
 import { repoRoot } from "./util.ts"
 
+// Each test runs lait several times: 6 s under load where 5 s (bun's default) was the bound.
+setDefaultTimeout(60_000)
 const ws = workspace("e2e-history")
 beforeAll(prepareCli, 300_000)
 afterEach(stopServers)

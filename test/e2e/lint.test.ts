@@ -194,9 +194,8 @@ describe("lait lint edge cases", () => {
     const dir = makeTempDir("lint-fifo")
     Bun.spawnSync(["mkfifo", path.join(dir, "pipe.yml")])
     fs.writeFileSync(path.join(dir, "ok.yml"), "steps:\n  - jq: .\n")
-    const started = performance.now()
+    // Waited on, the FIFO would block for ever: lait would be killed at runCli's bound, with no output.
     const r = await lait(["lint", "--no-config", "pipe.yml", "missing.yml", "ok.yml"], dir)
-    expect(performance.now() - started).toBeLessThan(10_000)
     expect(r.stdout).toBe(
       lines([
         "pipe.yml:",
@@ -207,7 +206,7 @@ describe("lait lint edge cases", () => {
       ])
     )
     expect([r.stderr, r.code]).toEqual(["lait: 2 of 3 file(s) had errors\n", 3])
-  })
+  }, 60_000)
 
   test("a file named with another extension is an error of its own, whatever it holds; exit 3", async () => {
     const dir = makeTempDir("lint-extension")

@@ -3,6 +3,7 @@
 // that never answers, the real MCP server server-everything, and api_key_cmds that work or fail.
 // The API key must never appear in full on stdout or stderr, -vv included.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import * as fs from "node:fs"
 import { refusedBaseUrl, prepareCli, server, stopServers, workspace } from "./model-harness.ts"
 import type { RunResult } from "./util.ts"
 import { everythingBin } from "./tools-util.ts"
@@ -288,8 +289,22 @@ describe("lait doctor", () => {
   })
 
   test("servers and an MCP server that never answer cost the timeout once (checks run concurrently), not a hang", async () => {
-    const hang = () => Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) })
-    const [one, two] = [hang(), hang()]
+    // Each server and the MCP command log when lait reaches them, and the servers when lait gives up
+    // on them: run concurrently, all three are reached before lait gives up on any (one after the
+    // other, the first is given up on before the second is reached).
+    const log = `${ws.dir}/doctor-events-${++projects}.log`
+    const note = (line: string) => fs.appendFileSync(log, `${line}\n`)
+    const hang = (name: string) =>
+      Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: (request) => {
+          note(`${name} reached`)
+          request.signal.addEventListener("abort", () => note(`${name} given up`))
+          return new Promise<Response>(() => {})
+        }
+      })
+    const [one, two] = [hang("slow"), hang("slower")]
     try {
       const lait = project(
         [
@@ -302,14 +317,15 @@ describe("lait doctor", () => {
           "      model_id: m",
           "mcp_servers:",
           "  silent:",
-          "    command: sleep",
-          "    args: ['30']"
+          "    command: sh",
+          `    args: ['-c', 'echo silent reached >> "$0"; exec sleep 30', '${log}']`
         ].join("\n")
       )
-      const started = Date.now()
       const r = await lait(["doctor", "--timeout", "2"])
-      // One after the other, the three waits would take 6 s.
-      expect(Date.now() - started).toBeLessThan(4_500)
+      const events = fs.readFileSync(log, "utf8").trim().split("\n")
+      const firstGivenUp = events.findIndex((e) => e.endsWith("given up"))
+      expect(events.slice(0, 3).sort(), events.join(", ")).toEqual(["silent reached", "slow reached", "slower reached"])
+      expect(firstGivenUp, events.join(", ")).toBeGreaterThanOrEqual(3)
       expect(lines(r.stdout)).toEqual([
         "OK   config: lait.config.yml (parsed, lint clean)",
         `FAIL model 'slow': http://127.0.0.1:${one.port}/v1: no answer within 2 s`,

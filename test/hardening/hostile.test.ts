@@ -15,8 +15,13 @@ import { processCases } from "./hostile/processes.ts"
 const cases: ReadonlyArray<HostileCase> = [...inputCases, ...processCases]
 
 const FILES = path.join(import.meta.dir, "hostile", "files")
-/** The hang guard: a case still running after this long is killed and fails. */
-const HANG_GUARD_MS = 20_000
+/**
+ * The hang guard: a case still running after this long is killed and fails. Only a hang comes near
+ * it: the slowest case (jq's 3 000 000-item output) took over 20 s on a loaded 2-core machine, and a
+ * machine ten times slower than a quiet one must pass; what a case must not wait for (the MCP I/O
+ * timeout, a 600 s background sleep) lasts longer still.
+ */
+const HANG_GUARD_MS = 100_000
 /** Cases run a few at a time: the machine is small and shared. */
 const CONCURRENCY = 3
 
@@ -101,7 +106,6 @@ interface Outcome {
   readonly stdout: string
   readonly stderr: string
   readonly timedOut: boolean
-  readonly elapsedMs: number
   readonly writes: ReadonlyArray<string>
   readonly ws: string
 }
@@ -124,7 +128,6 @@ const runCase = async (c: HostileCase): Promise<Outcome> => {
       for (const d of [root, ws]) fs.chmodSync(d, 0o755)
       command.unshift("setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--")
     }
-    const started = performance.now()
     const child = Bun.spawn(command, {
       cwd: path.join(ws, c.cwd ?? ""),
       env: {
@@ -159,7 +162,6 @@ const runCase = async (c: HostileCase): Promise<Outcome> => {
         c.during?.({ pid: child.pid, ws: workspace, stderr: () => stderr })
       ])
       await child.exited
-      const elapsedMs = performance.now() - started
       const after = snapshot(ws)
       c.after?.(workspace)
       return {
@@ -168,7 +170,6 @@ const runCase = async (c: HostileCase): Promise<Outcome> => {
         stdout,
         stderr,
         timedOut,
-        elapsedMs,
         writes: changes(before, after, c.writes ?? []),
         ws
       }
@@ -184,8 +185,7 @@ const runCase = async (c: HostileCase): Promise<Outcome> => {
 
 const check = (c: HostileCase, o: Outcome) => {
   const shown = `exit ${o.code} (signal ${o.signal})\n--- stdout\n${o.stdout}--- stderr\n${o.stderr}`
-  expect(o.timedOut, `hung for ${HANG_GUARD_MS} ms\n${shown}`).toBe(false)
-  if (c.maxMs !== undefined) expect(o.elapsedMs, `took ${Math.round(o.elapsedMs)} ms\n${shown}`).toBeLessThan(c.maxMs)
+  expect(o.timedOut, `still running after the ${HANG_GUARD_MS} ms hang guard, killed\n${shown}`).toBe(false)
   expect(o.code, shown).toBe(c.exit)
   if (c.report !== undefined) {
     // The documented per-file report of `lait test` / `lait lint`: on stdout, line for line.
@@ -244,9 +244,9 @@ test("the checker is not vacuous: a file the case did not allow is caught, an al
   expect(() => check(writing, outcome)).toThrow()
   const allowed = { ...writing, writes: ["out.txt"] }
   check(allowed, await withSlot(() => runCase(allowed)))
-}, 120_000)
+}, 600_000)
 
 for (const c of cases) {
   // A queued case waits for a slot; this bounds the whole case, the hang guard bounds the process.
-  test.concurrent(c.name, () => withSlot(() => runCase(c)).then((o) => check(c, o)), 120_000)
+  test.concurrent(c.name, () => withSlot(() => runCase(c)).then((o) => check(c, o)), 600_000)
 }

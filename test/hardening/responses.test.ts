@@ -161,7 +161,8 @@ describe("response bodies are capped (LAIT_MAX_RESPONSE_BYTES, default 16 MiB)",
     expect(s.sent.bytes).toBeGreaterThan(16 * MIB)
     // Generous: measured about +20 MiB over a one-request run; without the cap it grew until killed.
     expect(r.peakKiB, `peak ${r.peakKiB} KiB, baseline ${baselineKiB} KiB`).toBeLessThan(baselineKiB + 128 * 1024)
-    expect(r.ms).toBeLessThan(15_000)
+    // The body never ends: lait's finishing at all (before the harness's kill) is the cap at work.
+    expect(r.killed, shown).toBeUndefined()
   }, 60_000)
 
   test("an endless error body is capped too; the status still decides the retry", async () => {
@@ -220,8 +221,9 @@ describe("request timeout (LAIT_HTTP_TIMEOUT_MS, default.request_timeout) and re
       code: 4,
       stderr: `[1] ask\nwarning: ${failure} (attempt 1/2); retrying in 0 ms\nlait: ${failure}\n`
     })
+    // The server never answers: lait's finishing at all is the two timeouts at work.
     expect(s.arrivals).toHaveLength(2)
-    expect(r.ms).toBeLessThan(10_000)
+    expect(r.killed, shown).toBeUndefined()
   }, 60_000)
 
   test("default.request_timeout (seconds) applies to a body that stalls; LAIT_HTTP_TIMEOUT_MS wins over it", async () => {
@@ -231,7 +233,7 @@ describe("request timeout (LAIT_HTTP_TIMEOUT_MS, default.request_timeout) and re
     const fromConfig = await lait(dir, s, ["run", "wf.yml", "x"], { env })
     clean(fromConfig)
     expect([fromConfig.code, fromConfig.stderr]).toEqual([4, `[1] ask\nlait: failed to reach '${s.baseUrl}': timed out after 1 s\n`])
-    expect(fromConfig.ms).toBeGreaterThanOrEqual(1000)
+    expect(fromConfig.ms, "ms of a run whose request timed out after 1 s (a lower bound)").toBeGreaterThanOrEqual(1000)
     const fromEnv = await lait(dir, s, ["run", "wf.yml", "x"], { env: { ...env, LAIT_HTTP_TIMEOUT_MS: "200" } })
     clean(fromEnv)
     expect([fromEnv.code, fromEnv.stderr]).toEqual([4, `[1] ask\nlait: failed to reach '${s.baseUrl}': timed out after 200 ms\n`])

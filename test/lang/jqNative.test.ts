@@ -279,9 +279,8 @@ describe("endless or huge work is handed to jq-wasm", () => {
     test(filter, () => {
       const node = nativeFilter(filter)
       expect(node).toBeDefined()
-      const started = performance.now()
+      // Undefined: it gave up within its budget (run to the end, it would have a value to return).
       expect(runNative(node!, 0, { steps: {}, inputs: {}, loop: null }, [], 2)).toBeUndefined()
-      expect(performance.now() - started).toBeLessThan(3_000)
     })
   }
 })

@@ -188,7 +188,6 @@ describe("streamed completions", () => {
       script: [{ content: Array.from({ length: 50 }, (_, i) => `w${i}`).join(" "), chunk_delay_ms: 100 }]
     })
     const deltas: Array<StreamDelta> = []
-    const started = Date.now()
     await Effect.runPromise(
       Effect.gen(function*() {
         const fiber = yield* Effect.forkChild(ModelClient.use((m) => m.complete(call(server.baseUrl))))
@@ -202,7 +201,7 @@ describe("streamed completions", () => {
     const count = deltas.length
     await Bun.sleep(300)
     expect(deltas.length).toBe(count)
+    // Read to its end, the stream would have delivered all 50 words before the call returned.
     expect(count).toBeLessThan(5)
-    expect(Date.now() - started).toBeLessThan(2000)
   })
 })

@@ -19,13 +19,12 @@ test("past the time the attempt is interrupted, and has finished, before the tim
   const attempt = Effect.sleep(10_000).pipe(
     Effect.onInterrupt(() => Effect.sleep(20).pipe(Effect.andThen(Effect.sync(() => void events.push("attempt interrupted")))))
   )
-  const started = Date.now()
   const exit = await Effect.runPromise(
     Effect.exit(timeoutAfter(attempt, 30, late)).pipe(Effect.tap(() => Effect.sync(() => void events.push("caller resumed"))))
   )
   expect(exit).toEqual(Exit.fail("late"))
+  // An attempt left to finish its 10 s would never have been interrupted.
   expect(events).toEqual(["attempt interrupted", "caller resumed"])
-  expect(Date.now() - started).toBeLessThan(2_000)
 })
 
 test("interrupting the caller interrupts the attempt and waits for it; no timeout fires later", async () => {

@@ -58,17 +58,16 @@ describe("FileLoader.readText", () => {
     )
   })
 
-  test("an oversized file is rejected without reading it (a sparse 64 GiB file fails at once)", async () => {
+  test("an oversized file is rejected without reading it (a sparse 8 TiB file fails at once)", async () => {
     const sparse = path.join(dir, "sparse.bin")
     const fd = fs.openSync(sparse, "w")
-    fs.ftruncateSync(fd, 64 * 1024 * 1024 * 1024)
+    fs.ftruncateSync(fd, 8 * 1024 ** 4)
     fs.closeSync(fd)
-    const started = performance.now()
+    // Reading 8 TiB of zeroes would take far longer than this test's own 60 s bound; the stat
+    // check answers at once.
     const message = failureMessage(await run(readText(sparse)))
     expect(message).toContain("exceed the configured read limit of 16777216 bytes")
-    // Reading 64 GiB of zeroes would take minutes; the stat check answers in well under a second.
-    expect(performance.now() - started).toBeLessThan(5_000)
-  })
+  }, 60_000)
 
   test("an endless character device stops at the limit", async () => {
     expect(failureMessage(await run(readText("/dev/zero")))).toBe(

@@ -250,17 +250,26 @@ describe("the loop", () => {
   test("calls of one reply run at most 8 at a time and are answered in order", async () => {
     const calls = Array.from({ length: 16 }, (_, i) => [`c${i}`, "tool__nap", `{"n":${i}}`] as const)
     const model = scriptedModel({ step1: [{ calls }, { content: "rested" }] })
-    const nap = { command: ["sh", "-c", "sleep 0.5; echo {{input.n}}"], parameters: { type: "object", properties: {} }, timeout: 30 }
-    const started = Date.now()
+    // Each call marks itself running, waits until eight have been running at once (the first to see
+    // it leaves a note for the rest; 30 s at most), notes how many it saw, and unmarks itself: counts,
+    // not durations. Unbounded, a call would see more than 8; with a lower bound none would see 8.
+    const running = fs.mkdtempSync(path.join(dir, "running-"))
+    const count = `ls ${running} | grep -c '^run'`
+    const script = `touch ${running}/run.$1; i=0; until [ -e ${running}/eight ] || [ $i -ge 600 ]; do ` +
+      `[ "$(${count})" -ge 8 ] && touch ${running}/eight || sleep 0.05; i=$((i+1)); done; ` +
+      `${count} > ${running}/seen.$1; rm ${running}/run.$1; echo $1`
+    const nap = {
+      command: ["sh", "-c", script, "nap", "{{input.n}}"],
+      parameters: { type: "object", properties: {} },
+      timeout: 60
+    }
     await Effect.runPromise(runStep(baseConfig({ tools: { nap } }), model, { names: { tools: ["nap"] } }))
-    const elapsed = Date.now() - started
-    // Unbounded would take ~0.5 s, one at a time ~8 s; two batches of 8 take ~1 s.
-    expect(elapsed).toBeGreaterThanOrEqual(950)
-    expect(elapsed).toBeLessThan(4000)
+    const seen = Array.from({ length: 16 }, (_, i) => Number(fs.readFileSync(path.join(running, `seen.${i}`), "utf8")))
+    expect(Math.max(...seen), `calls running at once, as each call saw them: ${seen.join(" ")}`).toBe(8)
     expect(toolMessages(model.calls[1]!).map((m) => (m as { content: string }).content)).toEqual(
       Array.from({ length: 16 }, (_, i) => String(i))
     )
-  })
+  }, 60_000)
 
   test("tool names of two sources may not collide", async () => {
     const model = scriptedModel({})

@@ -76,8 +76,6 @@ export interface HostileCase {
   readonly writes?: ReadonlyArray<string>
   /** Run as an unprivileged user (uid 65534 through `setpriv`) when the tests run as root. */
   readonly unprivileged?: boolean
-  /** lait must have ended within this many ms: a failure that must come early, not at some timeout. */
-  readonly maxMs?: number
 }
 
 // ---------------------------------------------------------------------------------------------------

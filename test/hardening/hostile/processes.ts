@@ -1,9 +1,10 @@
 // Misbehaving processes and MCP servers, as cases of the hostile corpus (run by ../hostile.test.ts):
 // a stdio MCP server that closes its stdout or answers with the wrong id, an HTTP MCP server whose
 // answer is not JSON-RPC, a `run:` command with a flood of stderr, one that leaves a background
-// process holding its stdout. Each must end with its one error line well before any timeout (the MCP
-// I/O timeout is 300 s; `maxMs` is checked against the whole run). The fake model server runs in
-// this process; its script makes the model call the MCP tool `s__ping`.
+// process holding its stdout. Each must end with its one error line, its own and not a timeout's: the
+// MCP I/O timeout (300 s) and the background sleep (600 s) both outlast the corpus's hang guard, so
+// a run that waited for either is killed by the guard and fails. The fake model server runs in this
+// process; its script makes the model call the MCP tool `s__ping`.
 import * as fs from "node:fs"
 import * as path from "node:path"
 import YAML from "yaml"
@@ -13,9 +14,6 @@ import { startOpenAiServer } from "../../fixtures/openai-server.ts"
 import type { HostileCase, Workspace } from "./cases.ts"
 
 const scriptedServer = path.join(import.meta.dir, "..", "..", "fixtures", "mcp", "scripted-server.ts")
-
-/** Well under every timeout involved, well over start-up on a busy machine. */
-const PROMPTLY_MS = 10_000
 
 /** lait.config.yml with the fake model server and MCP server `s`, and mcp.yml, a prompt step offering it. */
 const mcpProject = (ws: Workspace, server: Record<string, unknown>) => {
@@ -60,7 +58,6 @@ export const processCases: ReadonlyArray<HostileCase> = [
     setup: (ws) => mcpProject(ws, stdioServer("close-stdout-on-call")),
     exit: 1,
     progress: true,
-    maxMs: PROMPTLY_MS,
     error: callFailed("MCP error -32000: Connection closed: the server closed its stdout")
   },
   {
@@ -69,7 +66,6 @@ export const processCases: ReadonlyArray<HostileCase> = [
     setup: (ws) => mcpProject(ws, stdioServer("wrong-id-on-call")),
     exit: 1,
     progress: true,
-    maxMs: PROMPTLY_MS,
     error: new RegExp(
       "^lait: MCP server 's' failed while running tool 'ping': MCP error -32000: Connection closed: " +
         "the server answered with id \\d+, which matches no request lait sent$"
@@ -81,7 +77,6 @@ export const processCases: ReadonlyArray<HostileCase> = [
     setup: junkProject({ junkOn: "initialize" }),
     exit: 1,
     progress: true,
-    maxMs: PROMPTLY_MS,
     error: `lait: failed to initialize MCP server 's': ${NOT_JSON_RPC}`
   },
   {
@@ -90,7 +85,6 @@ export const processCases: ReadonlyArray<HostileCase> = [
     setup: junkProject({ junkOn: "tools/call" }),
     exit: 1,
     progress: true,
-    maxMs: PROMPTLY_MS,
     error: callFailed(NOT_JSON_RPC)
   },
   {
@@ -99,7 +93,6 @@ export const processCases: ReadonlyArray<HostileCase> = [
     setup: junkProject({ junkOn: "tools/call", sse: true }),
     exit: 1,
     progress: true,
-    maxMs: PROMPTLY_MS,
     error: callFailed(NOT_JSON_RPC)
   },
   {
@@ -108,7 +101,6 @@ export const processCases: ReadonlyArray<HostileCase> = [
     setup: junkProject({ junkOn: "tools/call", badResult: true }),
     exit: 1,
     progress: true,
-    maxMs: PROMPTLY_MS,
     error: callFailed(
       "the server's answer does not have the shape MCP requires at 'content': Invalid input: expected array, " +
         "received string (and 1 more problem)"
@@ -131,13 +123,13 @@ export const processCases: ReadonlyArray<HostileCase> = [
     setup: (ws) =>
       fs.writeFileSync(
         path.join(ws.dir, "background.yml"),
-        "steps:\n  - run: [sh, -c, 'sleep 60 & echo $! > bg.pid; echo hi']\n"
+        "steps:\n  - run: [sh, -c, 'sleep 600 & echo $! > bg.pid; echo hi']\n"
       ),
     after: (ws) => {
       const pid = Number(fs.readFileSync(path.join(ws.dir, "bg.pid"), "utf8"))
       // lait sends SIGKILL to the step's process group before it exits; on a loaded machine the kernel
-      // may take a moment to stop the process, so "outlived" means still running 2 s later.
-      for (let waited = 0; waited < 2_000 && alive(pid); waited += 20) Bun.sleepSync(20)
+      // may take a moment to stop the process, so "outlived" means still running 10 s later.
+      for (let waited = 0; waited < 10_000 && alive(pid); waited += 20) Bun.sleepSync(20)
       if (alive(pid)) {
         process.kill(pid, "SIGKILL")
         throw new Error(`the background process ${pid} outlived the step`)
@@ -147,8 +139,7 @@ export const processCases: ReadonlyArray<HostileCase> = [
     exit: 0,
     stdout: "hi\n",
     progress: true,
-    // The sleep lasts 60 s; the 1 s grace after the child exits is what keeps the run short, even on a loaded machine.
-    maxMs: PROMPTLY_MS,
+    // The sleep lasts 600 s; the 1 s grace after the child exits is what ends the run before the hang guard.
     error: null
   }
 ]

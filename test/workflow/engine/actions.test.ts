@@ -1,5 +1,5 @@
 // Action kinds: jq, run, write, ask.
-import { afterAll, describe, expect, test } from "bun:test"
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
@@ -7,10 +7,14 @@ import { LaitError } from "../../../src/core/errors.ts"
 import type { Answerer } from "../../../src/platform/terminal.ts"
 import { alive, errorOf, makeDir, runYaml, valueOf } from "./harness.ts"
 
+// Tests here wait on processes: bun's 5 s default is no bound for a loaded machine.
+setDefaultTimeout(60_000)
+
 const dir = makeDir("engine-actions")
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
-const waitFor = async (predicate: () => boolean, ms = 3000) => {
+// A bound for a machine many times slower: a wait ends as soon as the predicate holds.
+const waitFor = async (predicate: () => boolean, ms = 30_000) => {
   const end = Date.now() + ms
   while (!predicate() && Date.now() < end) await Bun.sleep(20)
   return predicate()
@@ -164,7 +168,8 @@ steps:
       null
     )
     expect(errorOf(ran)).toBe("step 'stubborn' timed out after 1s (attempt 1/1)")
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2900)
+    // A lower bound (the 1 s timeout, then the 2 s grace), which a slower machine cannot break.
+    expect(Date.now() - started, "ms until the step failed").toBeGreaterThanOrEqual(2900)
     expect(await waitFor(() => !alive(Number(fs.readFileSync(pidFile, "utf8").trim())))).toBe(true)
   })
 

@@ -12,6 +12,7 @@ import { TestError } from "../testing/testErrors.ts"
 import { describeOsError } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
 import { configLayer } from "./config.ts"
+import { replayToolsFlag } from "./flags/record.ts"
 import { printLine } from "./output.ts"
 import { listPaths, noteSkipped } from "./test.ts"
 
@@ -51,11 +52,8 @@ const prune = Command.make(
       Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml test files"),
       Argument.variadic({ min: 1 })
     ),
-    replayTools: Flag.Boolean("replay-tools").pipe(
-      Flag.withDescription(
-        "Answer tool calls from each file's tool cassettes, as 'lait test --replay-tools' does, and judge those too"
-      ),
-      Flag.withDefault(false)
+    replayTools: replayToolsFlag(
+      "Answer tool calls from each file's tool cassettes, as 'lait test --replay-tools' does, and judge those too"
     ),
     remove: Flag.Boolean("delete").pipe(
       Flag.withDescription("Delete the unused cassette files (only when every test passes in replay)"),

@@ -9,6 +9,7 @@ import { renderChain } from "../core/errors.ts"
 import { EvalError } from "../eval/evalErrors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
+import { outputFlag } from "./flags/output.ts"
 import { checkBaselineFlags, DEFAULT_JOBS, DEFAULT_SIGNIFICANCE } from "./evalRun.ts"
 
 const baselineFlags = {
@@ -39,12 +40,7 @@ export const reportFlags = {
     Flag.withDescription("Report format (html: one self-contained page)"),
     Flag.withDefault("text" as const)
   ),
-  output: Flag.String("output").pipe(
-    Flag.withAlias("o"),
-    Flag.withMetavar("PATH"),
-    Flag.withDescription("Write the report to PATH instead of stdout ('-' is stdout)"),
-    Flag.optional
-  ),
+  output: outputFlag("report"),
   minPassRate: Flag.Finite("min-pass-rate").pipe(
     Flag.withMetavar("R"),
     Flag.withDescription("Accept a flaky case whose pass rate is at least R (0 to 1); the exit code follows"),

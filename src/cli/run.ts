@@ -1,5 +1,6 @@
 // `lait run FILE [PROMPT]`: its arguments and flags; what it does is src/cli/runWorkflow.ts.
 import { Argument, Command, Flag } from "effect/cli"
+import { traceSpansFlag } from "./flags/trace.ts"
 import { runFlags, withRunServices } from "./runFlags.ts"
 import { runWorkflow } from "./runWorkflow.ts"
 
@@ -23,11 +24,8 @@ export const runCommand = Command.make(
       Flag.withDescription("Print the execution plan and exit; nothing is run"),
       Flag.withDefault(false)
     ),
-    traceSpans: Flag.Boolean("trace-spans").pipe(
-      Flag.withDescription(
-        "Also write the run and its steps as spans around them (a tree; overrides default.trace_spans)"
-      ),
-      Flag.optional
+    traceSpans: traceSpansFlag(
+      "Also write the run and its steps as spans around them (a tree; overrides default.trace_spans)"
     ),
     checkpoint: Flag.Boolean("checkpoint").pipe(
       Flag.withDescription(

@@ -17,7 +17,8 @@ import { liveExportLayer } from "../trace/live/layer.ts"
 import type { SkippedFile } from "../testing/discovery.ts"
 import { TestError } from "../testing/testErrors.ts"
 import { configLayer } from "./config.ts"
-import { checkTraceDirFlags, traceDirFlags } from "./traceDirFlags.ts"
+import { recordIntoTestFlags, replayToolsFlag, strictReplayFlag } from "./flags/record.ts"
+import { checkTraceDirFlags, traceDirFlags } from "./flags/trace.ts"
 import { recordingClients, type RecordingMode } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
 import { testRecordHint } from "./recordHints.ts"
@@ -55,10 +56,7 @@ export const testCommand = Command.make(
       Flag.withDescription("Run only the test files whose path contains TEXT"),
       Flag.optional
     ),
-    replayTools: Flag.Boolean("replay-tools").pipe(
-      Flag.withDescription("Answer tool calls from each file's tool cassettes, as 'replay_tools: true' does"),
-      Flag.withDefault(false)
-    ),
+    replayTools: replayToolsFlag("Answer tool calls from each file's tool cassettes, as 'replay_tools: true' does"),
     update: Flag.Boolean("update").pipe(
       Flag.withDescription("Rewrite each failing 'equals' value in place with the actual output, and say what changed"),
       Flag.withDefault(false)
@@ -79,18 +77,10 @@ export const testCommand = Command.make(
       Flag.withDescription("Keep the 'workdir: temp' directory of each file that does not pass, and name it on stderr"),
       Flag.withDefault(false)
     ),
-    strictReplay: Flag.Boolean("strict-replay").pipe(
-      Flag.withDescription("Answer only from cassettes with the exact key (no recording made for another base URL)"),
-      Flag.withDefault(false)
+    strictReplay: strictReplayFlag(
+      "Answer only from cassettes with the exact key (no recording made for another base URL)"
     ),
-    record: Flag.Boolean("record").pipe(
-      Flag.withDescription("Run each workflow live, recording its answers into the file's 'replay:' directory"),
-      Flag.withDefault(false)
-    ),
-    recordMissing: Flag.Boolean("record-missing").pipe(
-      Flag.withDescription("Like --record, but replay the requests already recorded and record only the others"),
-      Flag.withDefault(false)
-    ),
+    ...recordIntoTestFlags,
     ...traceDirFlags("Write each test file's trace to DIR/<path with / as __>.jsonl (passing or not)")
   },
   Effect.fn("cli.test")(function*(

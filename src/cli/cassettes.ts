@@ -7,6 +7,7 @@
 // with a warning when listing, and makes --delete refuse outright, unless --allow-outside.
 import { Console, Effect, Layer } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { switchFlag } from "./flags/make.ts"
 import { FileError } from "../core/fileErrors.ts"
 import { TestError } from "../testing/testErrors.ts"
 import { describeOsError } from "../platform/FileLoader.ts"
@@ -55,10 +56,7 @@ const prune = Command.make(
     replayTools: replayToolsFlag(
       "Answer tool calls from each file's tool cassettes, as 'lait test --replay-tools' does, and judge those too"
     ),
-    remove: Flag.Boolean("delete").pipe(
-      Flag.withDescription("Delete the unused cassette files (only when every test passes in replay)"),
-      Flag.withDefault(false)
-    ),
+    remove: switchFlag("delete", "Delete the unused cassette files (only when every test passes in replay)"),
     allowOutside: Flag.Boolean("allow-outside").pipe(
       Flag.withDescription(
         "Also judge (and with --delete, delete from) replay directories outside the project " +

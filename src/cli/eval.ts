@@ -6,6 +6,7 @@
 // `lait eval merge` (evalMerge.ts) combines the JSON reports of shards; writing the report, baselines
 // and the exit code are in evalReport.ts.
 import { Argument, Command, Flag } from "effect/cli"
+import { switchFlag } from "./flags/make.ts"
 import { showUsageFlag } from "./flags/output.ts"
 import { recordFlags, strictReplayFlag } from "./flags/record.ts"
 import { traceDirFlags } from "./flags/trace.ts"
@@ -31,10 +32,7 @@ export const evalCommand = Command.make(
       Flag.optional
     ),
     showUsage: showUsageFlag("Print token usage (and cost, with pricing:) of all runs to stderr, by label"),
-    dryRun: Flag.Boolean("dry-run").pipe(
-      Flag.withDescription("Print how many requests the eval would send (and their prompt cost, with pricing:)"),
-      Flag.withDefault(false)
-    ),
+    dryRun: switchFlag("dry-run", "Print how many requests the eval would send (and their prompt cost, with pricing:)"),
     ...recordFlags({
       record:
         "Save every request/response (judges included) as a cassette <DIR>/<key>.json (<key>.r<i>.json in repeat i+1)",

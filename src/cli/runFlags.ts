@@ -1,6 +1,7 @@
 // The flags of a command that runs model requests and prints one result (`lait run`, `lait agent run`),
 // and the services they choose, provided around its handler.
-import { Command, Flag } from "effect/cli"
+import { Command } from "effect/cli"
+import { switchFlag } from "./flags/make.ts"
 import { configLayer } from "./configLayer.ts"
 import { contentJsonFlag, outputFlag, showUsageFlag } from "./flags/output.ts"
 import { recordFlags, recordMissingFlag, replayToolsFlag, runRecordHelp, strictReplayFlag } from "./flags/record.ts"
@@ -25,10 +26,7 @@ export const runFlags = {
     "Also write prompts, answers, tool arguments and results, secrets masked (overrides default.trace_content)"
   ),
   showUsage: showUsageFlag(),
-  approveTools: Flag.Boolean("approve-tools").pipe(
-    Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
-    Flag.withDefault(false)
-  ),
+  approveTools: switchFlag("approve-tools", "Ask on the terminal (y/n/a) before every tool call the model makes"),
   noHistory: noHistoryFlag
 }
 

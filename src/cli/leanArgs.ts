@@ -8,7 +8,7 @@
 // cluster, the flags the spec leaves to effect/cli, live OTLP export — is undefined and goes through
 // effect/cli (src/cli/app.ts), which also reports every mistake. What this accepts, effect/cli parses
 // to the same values (test/e2e/lean-run.test.ts and lean-eval.test.ts run command lines through both).
-// Type imports only: src/main.ts reads it before loading anything.
+// It imports nothing but that data: src/main.ts reads it before loading anything.
 import type { LeanCommandName, LeanCommandSpec, LeanFlagSpec, LeanSpec } from "./leanSpec.ts"
 import { LEAN_SPEC } from "./leanSpec.generated.ts"
 
@@ -40,17 +40,17 @@ const valueOf = (flag: LeanFlagSpec, text: string): unknown => {
   }
 }
 
-type Found = { readonly flag: LeanFlagSpec; readonly negated: boolean; readonly global: boolean }
+type Found = { readonly flag: LeanFlagSpec; readonly negated: boolean }
 
 /** The flag `arg` names (before any `=`), by name, negation or one-letter alias. */
 const findFlag = (spec: LeanSpec, command: LeanCommandSpec, name: string): Found | undefined => {
-  for (const [flags, global] of [[command.flags, false], [spec.globals, true]] as const) {
+  for (const flags of [command.flags, spec.globals]) {
     for (const flag of flags) {
       const aliases = flag.aliases ?? []
       if (name === `--${flag.name}` || aliases.some((a) => name === (a.length === 1 ? `-${a}` : `--${a}`))) {
-        return { flag, negated: false, global }
+        return { flag, negated: false }
       }
-      if (flag.negatable === true && name === `--no-${flag.name}`) return { flag, negated: true, global }
+      if (flag.negatable === true && name === `--no-${flag.name}`) return { flag, negated: true }
     }
   }
   return undefined

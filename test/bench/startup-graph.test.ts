@@ -79,7 +79,7 @@ describe("start-up module graph of src/cli/leanEval.ts (a plain `lait eval`)", (
     const paths = (await startupModules(path.join(repoRoot, "src", "cli", "leanEval.ts"))).map((m) => m.path)
     expect(paths).toContain("src/cli/evalRun.ts")
     expect(paths.filter((p) => /effect\/dist\/cli\//.test(p))).toEqual([])
-    const tree = ["app", "root", "eval", "evalMerge", "traceDirFlags", "global", "presenter", "config"]
+    const tree = ["app", "root", "eval", "evalMerge", "flags/trace", "flags/record", "global", "presenter", "config"]
     expect(paths.filter((p) => tree.map((name) => `src/cli/${name}.ts`).includes(p))).toEqual([])
     expect(paths).not.toContain("src/platform/layer.ts")
   }, 60_000)

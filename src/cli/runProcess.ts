@@ -35,6 +35,9 @@ export const flushAndExit = (code: number): void => {
   stderrStream().write("", done)
 }
 
+/** The signals the platform's runner itself answers by interrupting the main fiber. */
+const RUNNER_SIGNALS: ReadonlyArray<ShutdownSignal> = ["SIGINT", "SIGTERM"]
+
 export interface RunProgramOptions {
   /** -v count: -v adds what the error quotes as an excerpt, whole; -vv the failure's cause. */
   readonly verbosity: number
@@ -46,7 +49,7 @@ export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, i
   // Ctrl-C keeps upstream's wording; the terminal has just echoed ^C, hence the leading newline.
   const named = (signal: ShutdownSignal) => (signal === "SIGINT" ? "Ctrl-C" : signal)
   let stopping: ShutdownSignal | undefined
-  const onSignal = (fiber: Fiber.Fiber<unknown, unknown>, signal: ShutdownSignal) => {
+  const onSignal = (fiber: Fiber.Fiber<unknown, unknown>, signal: ShutdownSignal, early: boolean) => {
     if (stopping === undefined) {
       stopping = signal
       writeStderr(
@@ -54,8 +57,9 @@ export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, i
           ? "\nlait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)...\n"
           : `lait: received ${signal}, stopping (a second signal exits immediately)...\n`
       )
-      // The runner interrupts on SIGINT and SIGTERM as well; SIGHUP only lait does.
-      fiber.interruptUnsafe()
+      // The runner interrupts the fiber on SIGINT and SIGTERM itself; a second interruption would cut
+      // the first one's finalizers short (a tool's process group waiting to be killed).
+      if (early || !RUNNER_SIGNALS.includes(signal)) fiber.interruptUnsafe()
     } else {
       writeStderr(
         signal === stopping
@@ -69,9 +73,9 @@ export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, i
 
   const main = Effect.withFiber((fiber) => {
     // Before the runner's own listeners, so that the message comes before anything the interruption prints.
-    for (const signal of SHUTDOWN_SIGNALS) process.prependListener(signal, () => onSignal(fiber, signal))
+    for (const signal of SHUTDOWN_SIGNALS) process.prependListener(signal, () => onSignal(fiber, signal, false))
     // Signals caught while the modules loaded count as if they came now (the program has not run yet).
-    for (const signal of takeEarlySignals()) onSignal(fiber, signal)
+    for (const signal of takeEarlySignals()) onSignal(fiber, signal, true)
     // Console.error and Console.log mask secrets like every other write (src/core/redaction.ts).
     return Effect.provideService(program, Console.Console, redactingConsole(globalThis.console))
   })

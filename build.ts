@@ -231,7 +231,7 @@ const rootHelp = async (): Promise<string> => {
 }
 
 /**
- * Regenerates src/cli/leanSpec.generated.ts, the flags of `lait run` and `lait eval` as the lean
+ * Regenerates src/cli/leanSpec.generated.json, the flags of `lait run` and `lait eval` as the lean
  * reader (src/cli/leanArgs.ts) knows them, from the command tree (scripts/gen-lean-spec.ts).
  */
 const generateLeanSpec = async (): Promise<void> => {

@@ -1,6 +1,6 @@
 // The lean paths' reading of the command line: `lait run FILE [PROMPT] [FLAGS]` and `lait eval FILE
 // [FLAGS]` written in the plainest forms only. What each command takes — flag names, aliases, types,
-// choices, defaults, which are repeatable or optional — is not written here: src/cli/leanSpec.generated.ts
+// choices, defaults, which are repeatable or optional — is not written here: src/cli/leanSpec.generated.json
 // is generated from the command tree's own definitions (scripts/gen-lean-spec.ts, run by build.ts;
 // test/cli/leanSpec.test.ts fails when it is stale). Anything this does not read plainly — help, the
 // version, completions, `--`, an unknown flag, a flag given twice that is not repeatable, a value that
@@ -9,8 +9,7 @@
 // effect/cli (src/cli/app.ts), which also reports every mistake. What this accepts, effect/cli parses
 // to the same values (test/e2e/lean-run.test.ts and lean-eval.test.ts run command lines through both).
 // It imports nothing but that data: src/main.ts reads it before loading anything.
-import type { LeanCommandName, LeanCommandSpec, LeanFlagSpec, LeanSpec } from "./leanSpec.ts"
-import { LEAN_SPEC } from "./leanSpec.generated.ts"
+import { LEAN_SPEC, type LeanCommandName, type LeanCommandSpec, type LeanFlagSpec, type LeanSpec } from "./leanSpec.ts"
 
 /** What a lean reader took from a command line: the values effect/cli would hand the handler. */
 export interface LeanArgs {

@@ -1,6 +1,8 @@
-// The shape of src/cli/leanSpec.generated.ts: what the lean reader (src/cli/leanArgs.ts) knows of a
-// command's flags and arguments, taken from the command tree by scripts/gen-lean-spec.ts. Plain data,
-// so that src/main.ts can read a command line before Effect or effect/cli is loaded.
+// What the lean reader (src/cli/leanArgs.ts) knows of a command's flags and arguments: the data of
+// src/cli/leanSpec.generated.json, taken from the command tree by scripts/gen-lean-spec.ts (run by
+// build.ts; do not edit the file; test/cli/leanSpec.test.ts fails when it is stale). Plain data, so
+// that src/main.ts can read a command line before Effect or effect/cli is loaded.
+import generated from "./leanSpec.generated.json" with { type: "json" }
 
 /** How effect/cli reads a flag's value: `integer` is Flag.Int, `number` Flag.Finite, `choice` Flag.Literals. */
 export type LeanFlagType = "string" | "boolean" | "integer" | "number" | "choice"
@@ -50,3 +52,6 @@ export interface LeanSpec {
     readonly conflicts: ReadonlyArray<readonly [string, string]>
   }
 }
+
+/** The generated spec; its shape is checked by test/cli/leanSpec.test.ts against the generator's. */
+export const LEAN_SPEC = generated as unknown as LeanSpec

@@ -1,12 +1,12 @@
-// The lean reader's flags (src/cli/leanSpec.generated.ts) are generated from the command tree
+// The lean reader's flags (src/cli/leanSpec.generated.json) are generated from the command tree
 // (scripts/gen-lean-spec.ts): regenerating them must change nothing, or a flag of `lait run` or
 // `lait eval` changed without the file — and the lean path would read the old one.
 import { expect, test } from "bun:test"
 import * as fs from "node:fs"
 import { generatedPath, leanSpec, leanSpecSource } from "../../scripts/gen-lean-spec.ts"
-import { LEAN_SPEC } from "../../src/cli/leanSpec.generated.ts"
+import { LEAN_SPEC } from "../../src/cli/leanSpec.ts"
 
-test("regenerating src/cli/leanSpec.generated.ts from the command tree changes nothing", () => {
+test("regenerating src/cli/leanSpec.generated.json from the command tree changes nothing", () => {
   expect(fs.readFileSync(generatedPath, "utf8")).toBe(leanSpecSource())
 })
 

@@ -16,6 +16,8 @@ export interface LeanArgs {
   readonly command: LeanCommandName
   /** By the command's input keys; an absent optional flag or argument is undefined (not yet an Option). */
   readonly input: Readonly<Record<string, unknown>>
+  /** The keys of `input` whose values effect/cli gives as Options. */
+  readonly optional: ReadonlyArray<string>
   /** The global flags, by their setting ids (verbose, config, no-config, no-env, cache). */
   readonly globals: Readonly<Record<string, unknown>>
 }
@@ -117,5 +119,9 @@ export const leanArgs = (
     ...Object.fromEntries(command.arguments.map((argument, i) => [argument.key, positionals[i]])),
     ...read(command.flags)
   }
-  return { command: command.name, input, globals }
+  const optional = [
+    ...command.arguments.filter((a) => a.optional).map((a) => a.key),
+    ...command.flags.filter((f) => f.option === true).map((f) => f.key)
+  ]
+  return { command: command.name, input, optional, globals }
 }

@@ -5,7 +5,6 @@
 import { Effect, Option } from "effect"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { LeanArgs } from "./leanArgs.ts"
-import { LEAN_SPEC, type LeanFlagSpec } from "./leanSpec.ts"
 import { levelFor, withLogging } from "./logging.ts"
 import { runProgram } from "./runProcess.ts"
 import { GlobalSettings } from "./settings.ts"
@@ -13,16 +12,10 @@ import { GlobalSettings } from "./settings.ts"
 const optionOf = (value: unknown) => (value === undefined ? Option.none() : Option.some(value))
 
 /** The values a command tree handler is given: Options where effect/cli gives Options. */
-export const handlerInput = (args: LeanArgs): Record<string, unknown> => {
-  const command = LEAN_SPEC.commands.find((c) => c.name === args.command)!
-  const optional = new Set([
-    ...command.arguments.filter((a) => a.optional).map((a) => a.key),
-    ...command.flags.filter((f: LeanFlagSpec) => f.option === true).map((f) => f.key)
-  ])
-  return Object.fromEntries(
-    Object.entries(args.input).map(([key, value]) => [key, optional.has(key) ? optionOf(value) : value])
+export const handlerInput = (args: LeanArgs): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(args.input).map(([key, value]) => [key, args.optional.includes(key) ? optionOf(value) : value])
   )
-}
 
 /** Runs a command's program as the command tree would, from a command line a lean reader accepted. */
 export const runLeanProgram = <E>(

@@ -230,6 +230,21 @@ const rootHelp = async (): Promise<string> => {
   return JSON.stringify({ plain: help.plain, color: help.color })
 }
 
+/**
+ * Regenerates src/cli/leanSpec.generated.json, the flags of `lait run` and `lait eval` as the lean
+ * reader (src/cli/leanArgs.ts) knows them, from the command tree (scripts/gen-lean-spec.ts).
+ */
+const generateLeanSpec = async (): Promise<void> => {
+  const proc = Bun.spawn([process.execPath, join(root, "scripts", "gen-lean-spec.ts")], {
+    cwd: root,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe"
+  })
+  const [err, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited])
+  if (code !== 0) fail(`generating the lean reader's flags (scripts/gen-lean-spec.ts) failed:\n${err}`, 1)
+}
+
 const main = async () => {
   const { target } = parseArgs(process.argv.slice(2))
   const platform = target === undefined ? undefined : parseTarget(target)
@@ -255,6 +270,7 @@ const main = async () => {
     compile.target = target as Bun.Build.CompileTarget
     compile.executablePath = await crossRuntime(platform!)
   }
+  await generateLeanSpec()
   let result: Bun.BuildOutput
   try {
     // ESM, not the CommonJS that bytecode defaults to: dependencies (Effect's ConfigProvider) use

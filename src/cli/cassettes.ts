@@ -7,11 +7,13 @@
 // with a warning when listing, and makes --delete refuse outright, unless --allow-outside.
 import { Console, Effect, Layer } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { switchFlag } from "./flags/make.ts"
 import { FileError } from "../core/fileErrors.ts"
 import { TestError } from "../testing/testErrors.ts"
 import { describeOsError } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
 import { configLayer } from "./config.ts"
+import { replayToolsFlag } from "./flags/record.ts"
 import { printLine } from "./output.ts"
 import { listPaths, noteSkipped } from "./test.ts"
 
@@ -51,16 +53,10 @@ const prune = Command.make(
       Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml test files"),
       Argument.variadic({ min: 1 })
     ),
-    replayTools: Flag.Boolean("replay-tools").pipe(
-      Flag.withDescription(
-        "Answer tool calls from each file's tool cassettes, as 'lait test --replay-tools' does, and judge those too"
-      ),
-      Flag.withDefault(false)
+    replayTools: replayToolsFlag(
+      "Answer tool calls from each file's tool cassettes, as 'lait test --replay-tools' does, and judge those too"
     ),
-    remove: Flag.Boolean("delete").pipe(
-      Flag.withDescription("Delete the unused cassette files (only when every test passes in replay)"),
-      Flag.withDefault(false)
-    ),
+    remove: switchFlag("delete", "Delete the unused cassette files (only when every test passes in replay)"),
     allowOutside: Flag.Boolean("allow-outside").pipe(
       Flag.withDescription(
         "Also judge (and with --delete, delete from) replay directories outside the project " +

@@ -1,10 +1,14 @@
 // The flags of one-shot chat (`lait [FLAGS] PROMPT`), declared once: the root command takes them
 // all, `lait compare` the model, sampling, system and tool groups. A new chat flag is one entry in
-// `chatFlags`: declaring it through `text`/`list`/`bool`/`aliased` also registers its name for the
-// subcommand check below.
+// `chatFlags`: declaring it through `text`/`list`/`bool` (or a group of src/cli/flags/ given those)
+// also registers its name for the subcommand check below.
 import { Option } from "effect"
 import { Argument, Flag } from "effect/cli"
 import type { ChatOptions } from "../chat/settings.ts"
+import { type SwitchFlagMaker, valueFlag, type ValueFlagMaker } from "./flags/make.ts"
+import { contentJsonFlag, outputFlag, showUsageFlag } from "./flags/output.ts"
+import { recordFlags, runRecordHelp } from "./flags/record.ts"
+import { traceFileFlag } from "./flags/trace.ts"
 
 /** Root-only flags as typed (aliases too) → how a conflict names them (`--model <MODEL>`, `--json`). */
 const ROOT_FLAGS = new Map<string, string>()
@@ -19,24 +23,16 @@ const register = (name: string, metavar: string | undefined, alias?: string) => 
   }
 }
 
-const text = (name: string, metavar: string, description: string) => {
-  register(name, metavar)
-  return Flag.String(name).pipe(Flag.withMetavar(metavar), Flag.withDescription(description), Flag.optional)
-}
-const aliased = (name: string, alias: string, metavar: string, description: string) => {
+// The makers of src/cli/flags/make.ts, registering what they declare; the shared groups take them too.
+const text: ValueFlagMaker = (name, metavar, description, alias) => {
   register(name, metavar, alias)
-  return Flag.String(name).pipe(
-    Flag.withAlias(alias),
-    Flag.withMetavar(metavar),
-    Flag.withDescription(description),
-    Flag.optional
-  )
+  return valueFlag(name, metavar, description, alias)
 }
 const list = (name: string, metavar: string, description: string) => {
   register(name, metavar)
   return Flag.String(name).pipe(Flag.withMetavar(metavar), Flag.withDescription(description), Flag.atLeast(0))
 }
-const bool = (name: string, description: string) => {
+const bool: SwitchFlagMaker = (name, description) => {
   register(name, undefined)
   return Flag.Boolean(name).pipe(Flag.withoutNegation, Flag.withDescription(description), Flag.withDefault(false))
 }
@@ -85,11 +81,11 @@ export const chatFlags = {
     Flag.withDefault(false)
   ),
   showReasoning: bool("show-reasoning", "Print the model's reasoning (before the answer; to stderr with -o)"),
-  showUsage: bool("show-usage", "Print token usage (and cost, with pricing:) to stderr"),
+  showUsage: showUsageFlag(undefined, bool),
   noHistory: bool("no-history", "Do not record this chat in `lait history` (default.history: false: never)"),
   session: text("session", "NAME", "Continue (or start) the conversation .lait/sessions/NAME.jsonl"),
-  output: aliased("output", "o", "PATH", "Write the answer to PATH instead of stdout ('-' is stdout)"),
-  json: bool("json", "Print {\"content\",\"reasoning\",\"usage\"} instead of the bare answer"),
+  output: outputFlag("answer", text),
+  json: contentJsonFlag("answer", bool),
   stream: bool("stream", "Print the answer as it is generated (conflicts with --json; see docs/repl.md#streaming)"),
   render: bool("render", "Render Markdown on a terminal (ignored with --json or when stdout is not a TTY)"),
   quiet: bool("quiet", "Print only the answer: no reasoning, no usage"),
@@ -97,11 +93,10 @@ export const chatFlags = {
   schemaName: text("schema-name", "NAME", "The schema's name in the request (default structured_output)"),
   file: list("file", "PATH", "Attach a text file as a fenced block after the prompt (repeatable)"),
   image: list("image", "PATH_OR_URL", "Attach an image: a URL, or a local file sent as a data URL (repeatable)"),
-  promptName: aliased("prompt-name", "p", "NAME", "Render the prompts: entry NAME with PROMPT as its input"),
+  promptName: text("prompt-name", "NAME", "Render the prompts: entry NAME with PROMPT as its input", "p"),
   var: list("var", "KEY=VALUE", "A variable for --prompt-name's template (repeatable)"),
-  record: text("record", "DIR", "Save every model request/response as a cassette <DIR>/<key>.json"),
-  replay: text("replay", "DIR", "Answer model requests only from cassettes in DIR; never touch the network"),
-  traceFile: text("trace-file", "PATH", "Write the model requests and tool calls to PATH as JSONL"),
+  ...recordFlags(runRecordHelp, text),
+  traceFile: traceFileFlag("Write the model requests and tool calls to PATH as JSONL", text),
   prompt: Argument.String("prompt").pipe(
     Argument.withDescription("What to ask; '-' reads stdin (piped stdin is appended to PROMPT)"),
     Argument.optional

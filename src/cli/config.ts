@@ -1,6 +1,7 @@
 // `lait config show [--json]`.
 import { Console, Effect } from "effect"
-import { Command, Flag } from "effect/cli"
+import { Command } from "effect/cli"
+import { switchFlag } from "./flags/make.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { redactedConfig } from "../config/redacted.ts"
 import { configLayer } from "./configLayer.ts"
@@ -11,7 +12,7 @@ export { configLayer } from "./configLayer.ts"
 const show = Command.make(
   "show",
   {
-    json: Flag.Boolean("json").pipe(Flag.withDescription("Print JSON instead of YAML"), Flag.withDefault(false))
+    json: switchFlag("json", "Print JSON instead of YAML")
   },
   Effect.fn("cli.config.show")(function*({ json }) {
     const { config, files } = yield* LaitConfig

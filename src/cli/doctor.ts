@@ -2,7 +2,8 @@
 // alias's endpoints and the MCP servers, one OK/WARN/FAIL line each (src/doctor/); exit 1 on a FAIL.
 // It loads the config itself: a config that does not load is a finding here, not the end.
 import { Effect } from "effect"
-import { Command, Flag } from "effect/cli"
+import { Command } from "effect/cli"
+import { switchFlag } from "./flags/make.ts"
 import { globalOptions } from "./global.ts"
 import { checkTimeout, timeoutFlag } from "./models.ts"
 import { printLine } from "./output.ts"
@@ -10,10 +11,7 @@ import { printLine } from "./output.ts"
 export const doctorCommand = Command.make(
   "doctor",
   {
-    json: Flag.Boolean("json").pipe(
-      Flag.withDescription("Print a JSON array of checks ({status, check, name, label, message})"),
-      Flag.withDefault(false)
-    ),
+    json: switchFlag("json", "Print a JSON array of checks ({status, check, name, label, message})"),
     timeout: timeoutFlag
   },
   Effect.fn("cli.doctor")(function*({ json, timeout }) {

@@ -6,7 +6,10 @@
 // `lait eval merge` (evalMerge.ts) combines the JSON reports of shards; writing the report, baselines
 // and the exit code are in evalReport.ts.
 import { Argument, Command, Flag } from "effect/cli"
-import { traceDirFlags } from "./traceDirFlags.ts"
+import { switchFlag } from "./flags/make.ts"
+import { showUsageFlag } from "./flags/output.ts"
+import { recordFlags, strictReplayFlag } from "./flags/record.ts"
+import { traceDirFlags } from "./flags/trace.ts"
 import { evalMergeCommand, reportFlags, scaleFlags } from "./evalMerge.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
 import { evalConfigLayer, evalModelLayer, evalToolsLayer, MAX_REPEAT, runEvalCommand } from "./evalRun.ts"
@@ -28,30 +31,14 @@ export const evalCommand = Command.make(
       Flag.withDescription("Stop starting runs once the cost from 'pricing:' would pass USD; exit 1"),
       Flag.optional
     ),
-    showUsage: Flag.Boolean("show-usage").pipe(
-      Flag.withDescription("Print token usage (and cost, with pricing:) of all runs to stderr, by label"),
-      Flag.withDefault(false)
-    ),
-    dryRun: Flag.Boolean("dry-run").pipe(
-      Flag.withDescription("Print how many requests the eval would send (and their prompt cost, with pricing:)"),
-      Flag.withDefault(false)
-    ),
-    record: Flag.String("record").pipe(
-      Flag.withMetavar("DIR"),
-      Flag.withDescription(
-        "Save every request/response (judges included) as a cassette <DIR>/<key>.json (<key>.r<i>.json in repeat i+1)"
-      ),
-      Flag.optional
-    ),
-    replay: Flag.String("replay").pipe(
-      Flag.withMetavar("DIR"),
-      Flag.withDescription("Answer every request from cassettes in DIR; never touch the network"),
-      Flag.optional
-    ),
-    strictReplay: Flag.Boolean("strict-replay").pipe(
-      Flag.withDescription("With --replay, answer only from a cassette with the exact key (no other base URL's)"),
-      Flag.withDefault(false)
-    ),
+    showUsage: showUsageFlag("Print token usage (and cost, with pricing:) of all runs to stderr, by label"),
+    dryRun: switchFlag("dry-run", "Print how many requests the eval would send (and their prompt cost, with pricing:)"),
+    ...recordFlags({
+      record:
+        "Save every request/response (judges included) as a cassette <DIR>/<key>.json (<key>.r<i>.json in repeat i+1)",
+      replay: "Answer every request from cassettes in DIR; never touch the network"
+    }),
+    strictReplay: strictReplayFlag(),
     ...traceDirFlags("Write each run's trace, its judges' calls included, to DIR/case-<i>.repeat-<r>.jsonl"),
     ...scaleFlags
   },

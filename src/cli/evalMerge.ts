@@ -5,31 +5,26 @@
 // --allow-partial. Everything heavy is loaded on demand.
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { switchFlag, valueFlag } from "./flags/make.ts"
 import { renderChain } from "../core/errors.ts"
 import { EvalError } from "../eval/evalErrors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
+import { outputFlag } from "./flags/output.ts"
 import { checkBaselineFlags, DEFAULT_JOBS, DEFAULT_SIGNIFICANCE } from "./evalRun.ts"
 
 const baselineFlags = {
-  baseline: Flag.String("baseline").pipe(
-    Flag.withMetavar("FILE"),
-    Flag.withDescription("Compare each case's pass rate with FILE (from --save-baseline) by Fisher's exact test"),
-    Flag.optional
+  baseline: valueFlag(
+    "baseline", "FILE", "Compare each case's pass rate with FILE (from --save-baseline) by Fisher's exact test"
   ),
-  saveBaseline: Flag.String("save-baseline").pipe(
-    Flag.withMetavar("FILE"),
-    Flag.withDescription("Write each case's pass counts to FILE, for a later --baseline"),
-    Flag.optional
-  ),
+  saveBaseline: valueFlag("save-baseline", "FILE", "Write each case's pass counts to FILE, for a later --baseline"),
   significance: Flag.Finite("significance").pipe(
     Flag.withMetavar("P"),
     Flag.withDescription(`With --baseline, call a change significant when p < P (default ${DEFAULT_SIGNIFICANCE})`),
     Flag.withDefault(DEFAULT_SIGNIFICANCE)
   ),
-  failOnRegression: Flag.Boolean("fail-on-regression").pipe(
-    Flag.withDescription("With --baseline, exit 1 exactly when a case regressed significantly"),
-    Flag.withDefault(false)
+  failOnRegression: switchFlag(
+    "fail-on-regression", "With --baseline, exit 1 exactly when a case regressed significantly"
   )
 }
 
@@ -39,12 +34,7 @@ export const reportFlags = {
     Flag.withDescription("Report format (html: one self-contained page)"),
     Flag.withDefault("text" as const)
   ),
-  output: Flag.String("output").pipe(
-    Flag.withAlias("o"),
-    Flag.withMetavar("PATH"),
-    Flag.withDescription("Write the report to PATH instead of stdout ('-' is stdout)"),
-    Flag.optional
-  ),
+  output: outputFlag("report"),
   minPassRate: Flag.Finite("min-pass-rate").pipe(
     Flag.withMetavar("R"),
     Flag.withDescription("Accept a flaky case whose pass rate is at least R (0 to 1); the exit code follows"),
@@ -59,10 +49,8 @@ export const scaleFlags = {
     Flag.withDescription(`Run at most N (case, repeat) runs at once (default ${DEFAULT_JOBS})`),
     Flag.withDefault(DEFAULT_JOBS)
   ),
-  shard: Flag.String("shard").pipe(
-    Flag.withMetavar("K/N"),
-    Flag.withDescription("Run only shard K of N (a stable split of the cases); combine with 'lait eval merge'"),
-    Flag.optional
+  shard: valueFlag(
+    "shard", "K/N", "Run only shard K of N (a stable split of the cases); combine with 'lait eval merge'"
   ),
   ...baselineFlags
 }
@@ -76,9 +64,8 @@ export const evalMergeCommand = Command.make(
     ),
     ...reportFlags,
     ...baselineFlags,
-    allowPartial: Flag.Boolean("allow-partial").pipe(
-      Flag.withDescription("Merge even when a shard's report is missing or records no shard; mark the report partial"),
-      Flag.withDefault(false)
+    allowPartial: switchFlag(
+      "allow-partial", "Merge even when a shard's report is missing or records no shard; mark the report partial"
     )
   },
   Effect.fn("cli.eval.merge")(function*({ reports: paths, format, output, minPassRate, allowPartial, ...flags }) {

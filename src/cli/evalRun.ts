@@ -23,7 +23,7 @@ export const MAX_JOBS = 1_000
 export const DEFAULT_JOBS = 8
 export const DEFAULT_SIGNIFICANCE = 0.05
 
-/** `lait eval`'s flags, as effect/cli parses them (src/cli/eval.ts, evalMerge.ts, traceDirFlags.ts). */
+/** `lait eval`'s flags, as effect/cli parses them (src/cli/eval.ts, evalMerge.ts, flags/). */
 export interface EvalOptions {
   readonly file: string
   readonly repeat: number

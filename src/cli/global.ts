@@ -2,6 +2,7 @@
 // `-v` is verbosity here, as in the original lait; the version flag is `-V`/`--version`.
 import { Effect, Layer, Option } from "effect"
 import { CliConfig, Flag, GlobalFlag } from "effect/cli"
+import { valueFlag } from "./flags/make.ts"
 
 import { ArgumentError } from "../core/usageErrors.ts"
 import { printLine } from "./output.ts"
@@ -18,11 +19,7 @@ export const Verbose = GlobalFlag.Setting("verbose")({
 })
 
 export const ConfigPath = GlobalFlag.Setting("config")({
-  flag: Flag.String("config").pipe(
-    Flag.withMetavar("PATH"),
-    Flag.withDescription("Load exactly this config file (no upward search, no global config)"),
-    Flag.optional
-  )
+  flag: valueFlag("config", "PATH", "Load exactly this config file (no upward search, no global config)")
 })
 
 export const NoConfig = GlobalFlag.Setting("no-config")({

@@ -5,6 +5,7 @@
 // Also `noHistoryFlag`, the `--no-history` every recording command declares.
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { switchFlag, valueFlag } from "./flags/make.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { printLine } from "./output.ts"
 
@@ -17,25 +18,12 @@ export const noHistoryFlag = Flag.Boolean("no-history").pipe(
 
 // Accepted before and after `search`/`show` (npm-style), as the original takes them on either side.
 const filterFlags = {
-  kind: Flag.String("kind").pipe(
-    Flag.withMetavar("KIND"),
-    Flag.withDescription("Only runs of this kind: chat, agent, workflow or prompt"),
-    Flag.optional
+  kind: valueFlag("kind", "KIND", "Only runs of this kind: chat, agent, workflow or prompt"),
+  model: valueFlag("model", "TEXT", "Only runs whose model name contains TEXT (workflow runs record no model)"),
+  since: valueFlag(
+    "since", "WHEN", "Only runs since WHEN: 2026-09-01 (UTC), an RFC 3339 time, or 30m, 12h, 7d, 2w ago"
   ),
-  model: Flag.String("model").pipe(
-    Flag.withMetavar("TEXT"),
-    Flag.withDescription("Only runs whose model name contains TEXT (workflow runs record no model)"),
-    Flag.optional
-  ),
-  since: Flag.String("since").pipe(
-    Flag.withMetavar("WHEN"),
-    Flag.withDescription("Only runs since WHEN: 2026-09-01 (UTC), an RFC 3339 time, or 30m, 12h, 7d, 2w ago"),
-    Flag.optional
-  ),
-  json: Flag.Boolean("json").pipe(
-    Flag.withDescription("Print a JSON array (show: one object), each entry with the number `show` takes"),
-    Flag.withDefault(false)
-  )
+  json: switchFlag("json", "Print a JSON array (show: one object), each entry with the number `show` takes")
 }
 
 interface FilterInput {

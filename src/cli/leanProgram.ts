@@ -1,31 +1,35 @@
 // What the lean paths of `lait run` and `lait eval` (src/cli/leanRun.ts, leanEval.ts) share: the
-// global settings read from their command line, the services of the command tree's AppLayer a run
-// needs, logging, and the process handling of src/cli/runProcess.ts.
-import { Effect } from "effect"
+// command's input and the global settings as effect/cli would hand them over (src/cli/leanArgs.ts read
+// them; absent optional values become Option.none() here), the services of the command tree's AppLayer
+// a run needs, logging, and the process handling of src/cli/runProcess.ts.
+import { Effect, Option } from "effect"
 import { FileLoader } from "../platform/FileLoader.ts"
+import type { LeanArgs } from "./leanArgs.ts"
 import { levelFor, withLogging } from "./logging.ts"
 import { runProgram } from "./runProcess.ts"
 import { GlobalSettings } from "./settings.ts"
 
-/** The global flags a lean reader took from the command line. */
-export interface LeanGlobals {
-  readonly strings: { readonly config?: string | undefined }
-  readonly booleans: ReadonlySet<string>
-  readonly verbosity: number
-}
+const optionOf = (value: unknown) => (value === undefined ? Option.none() : Option.some(value))
+
+/** The values a command tree handler is given: Options where effect/cli gives Options. */
+export const handlerInput = (args: LeanArgs): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(args.input).map(([key, value]) => [key, args.optional.includes(key) ? optionOf(value) : value])
+  )
 
 /** Runs a command's program as the command tree would, from a command line a lean reader accepted. */
 export const runLeanProgram = <E>(
   program: Effect.Effect<void, E, GlobalSettings | FileLoader>,
-  args: LeanGlobals
+  { globals }: LeanArgs
 ): void => {
+  const verbosity = (globals["verbose"] as ReadonlyArray<boolean>).length
   const settings = GlobalSettings.of({
     options: Effect.succeed({
-      configPath: args.strings.config,
-      noConfig: args.booleans.has("no-config"),
-      noEnv: args.booleans.has("no-env"),
-      verbosity: args.verbosity,
-      cache: args.booleans.has("cache") ? true : args.booleans.has("no-cache") ? false : undefined
+      configPath: globals["config"] as string | undefined,
+      noConfig: globals["no-config"] as boolean,
+      noEnv: globals["no-env"] as boolean,
+      verbosity,
+      cache: globals["cache"] as boolean | undefined
     })
   })
   const provided = program.pipe(
@@ -36,8 +40,8 @@ export const runLeanProgram = <E>(
     // client and live export build theirs when they are first used (src/cli/modelLayers.ts). Provided
     // as services, not layers: nothing to build.
     Effect.provideService(FileLoader, FileLoader.live),
-    withLogging(levelFor(args.verbosity, process.env["LAIT_LOG"]))
+    withLogging(levelFor(verbosity, process.env["LAIT_LOG"]))
   )
   // No usage errors on these paths: whatever effect/cli would reject never comes here.
-  runProgram(provided, { verbosity: args.verbosity, isUsageError: () => false })
+  runProgram(provided, { verbosity, isUsageError: () => false })
 }

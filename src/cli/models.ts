@@ -2,6 +2,7 @@
 // aliases as requests resolve them, or (--remote) what each server lists (src/doctor/models.ts).
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { switchFlag, valueFlag } from "./flags/make.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { configLayer } from "./config.ts"
@@ -30,15 +31,12 @@ export const checkTimeout = (flag: Option.Option<number>) => {
 export const modelsCommand = Command.make(
   "models",
   {
-    remote: Flag.Boolean("remote").pipe(
-      Flag.withDescription("Ask each configured server's GET /models (with its key) instead of listing the aliases"),
-      Flag.withDefault(false)
+    remote: switchFlag(
+      "remote", "Ask each configured server's GET /models (with its key) instead of listing the aliases"
     ),
-    json: Flag.Boolean("json").pipe(Flag.withDescription("Print JSON"), Flag.withDefault(false)),
-    baseUrl: Flag.String("base-url").pipe(
-      Flag.withMetavar("URL"),
-      Flag.withDescription("Use this server (overrides OPENAI_BASE_URL and the config); with --remote, list only it"),
-      Flag.optional
+    json: switchFlag("json", "Print JSON"),
+    baseUrl: valueFlag(
+      "base-url", "URL", "Use this server (overrides OPENAI_BASE_URL and the config); with --remote, list only it"
     ),
     apiKey: Flag.Redacted("api-key").pipe(
       Flag.withMetavar("KEY"),

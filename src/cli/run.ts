@@ -1,5 +1,7 @@
 // `lait run FILE [PROMPT]`: its arguments and flags; what it does is src/cli/runWorkflow.ts.
 import { Argument, Command, Flag } from "effect/cli"
+import { switchFlag } from "./flags/make.ts"
+import { traceSpansFlag } from "./flags/trace.ts"
 import { runFlags, withRunServices } from "./runFlags.ts"
 import { runWorkflow } from "./runWorkflow.ts"
 
@@ -19,15 +21,9 @@ export const runCommand = Command.make(
       Flag.atLeast(0)
     ),
     ...runFlags,
-    dryRun: Flag.Boolean("dry-run").pipe(
-      Flag.withDescription("Print the execution plan and exit; nothing is run"),
-      Flag.withDefault(false)
-    ),
-    traceSpans: Flag.Boolean("trace-spans").pipe(
-      Flag.withDescription(
-        "Also write the run and its steps as spans around them (a tree; overrides default.trace_spans)"
-      ),
-      Flag.optional
+    dryRun: switchFlag("dry-run", "Print the execution plan and exit; nothing is run"),
+    traceSpans: traceSpansFlag(
+      "Also write the run and its steps as spans around them (a tree; overrides default.trace_spans)"
     ),
     checkpoint: Flag.Boolean("checkpoint").pipe(
       Flag.withDescription(

@@ -1,66 +1,32 @@
 // The flags of a command that runs model requests and prints one result (`lait run`, `lait agent run`),
 // and the services they choose, provided around its handler.
-import { Command, Flag } from "effect/cli"
+import { Command } from "effect/cli"
+import { switchFlag } from "./flags/make.ts"
 import { configLayer } from "./configLayer.ts"
+import { contentJsonFlag, outputFlag, showUsageFlag } from "./flags/output.ts"
+import { recordFlags, recordMissingFlag, replayToolsFlag, runRecordHelp, strictReplayFlag } from "./flags/record.ts"
+import { traceContentFlag, traceFileFlag } from "./flags/trace.ts"
 import { noHistoryFlag } from "./history.ts"
 import { type RunServiceFlags, runServiceLayers } from "./runServices.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
 
 export const runFlags = {
-  output: Flag.String("output").pipe(
-    Flag.withAlias("o"),
-    Flag.withMetavar("PATH"),
-    Flag.withDescription("Write the result to PATH instead of stdout ('-' is stdout)"),
-    Flag.optional
+  output: outputFlag("result"),
+  json: contentJsonFlag("result"),
+  ...recordFlags(runRecordHelp),
+  strictReplay: strictReplayFlag(),
+  replayTools: replayToolsFlag(
+    "With --replay: answer tool calls from its tool cassettes too; no tool or MCP server runs"
   ),
-  json: Flag.Boolean("json").pipe(
-    Flag.withDescription("Print {\"content\",\"reasoning\",\"usage\"} instead of the bare result"),
-    Flag.withDefault(false)
+  recordMissing: recordMissingFlag,
+  traceFile: traceFileFlag(
+    "After the run (failed or interrupted too), write every model request and tool call to PATH as JSONL"
   ),
-  record: Flag.String("record").pipe(
-    Flag.withMetavar("DIR"),
-    Flag.withDescription("Save every model request/response as a cassette <DIR>/<key>.json"),
-    Flag.optional
+  traceContent: traceContentFlag(
+    "Also write prompts, answers, tool arguments and results, secrets masked (overrides default.trace_content)"
   ),
-  replay: Flag.String("replay").pipe(
-    Flag.withMetavar("DIR"),
-    Flag.withDescription("Answer model requests only from cassettes in DIR; never touch the network"),
-    Flag.optional
-  ),
-  strictReplay: Flag.Boolean("strict-replay").pipe(
-    Flag.withDescription("With --replay, answer only from a cassette with the exact key (no other base URL's)"),
-    Flag.withDefault(false)
-  ),
-  replayTools: Flag.Boolean("replay-tools").pipe(
-    Flag.withDescription("With --replay: answer tool calls from its tool cassettes too; no tool or MCP server runs"),
-    Flag.withDefault(false)
-  ),
-  recordMissing: Flag.String("record-missing").pipe(
-    Flag.withMetavar("DIR"),
-    Flag.withDescription("Replay the requests that have a cassette in DIR; send and record the others"),
-    Flag.optional
-  ),
-  traceFile: Flag.String("trace-file").pipe(
-    Flag.withMetavar("PATH"),
-    Flag.withDescription(
-      "After the run (failed or interrupted too), write every model request and tool call to PATH as JSONL"
-    ),
-    Flag.optional
-  ),
-  traceContent: Flag.Boolean("trace-content").pipe(
-    Flag.withDescription(
-      "Also write prompts, answers, tool arguments and results, secrets masked (overrides default.trace_content)"
-    ),
-    Flag.optional
-  ),
-  showUsage: Flag.Boolean("show-usage").pipe(
-    Flag.withDescription("Print token usage (and cost, with pricing:) to stderr"),
-    Flag.withDefault(false)
-  ),
-  approveTools: Flag.Boolean("approve-tools").pipe(
-    Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
-    Flag.withDefault(false)
-  ),
+  showUsage: showUsageFlag(),
+  approveTools: switchFlag("approve-tools", "Ask on the terminal (y/n/a) before every tool call the model makes"),
   noHistory: noHistoryFlag
 }
 

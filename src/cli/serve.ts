@@ -8,6 +8,8 @@ import { RecordHint } from "../model/recordHint.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
 import { VERSION } from "../version.ts"
 import { configLayer } from "./config.ts"
+import { recordFlags } from "./flags/record.ts"
+import { traceFileFlag } from "./flags/trace.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { serveRecordHint } from "./recordHints.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
@@ -159,23 +161,11 @@ export const serveCommand = Command.make(
       `With --http: how long a request body may take to arrive (default ${DEFAULTS.bodyTimeout})`
     ),
     maxCalls: limitFlag("max-calls", "N", `Tool calls running at once at most (default ${DEFAULTS.maxCalls})`),
-    record: Flag.String("record").pipe(
-      Flag.withMetavar("DIR"),
-      Flag.withDescription("Save every model request/response of the served calls as a cassette in DIR"),
-      Flag.optional
-    ),
-    replay: Flag.String("replay").pipe(
-      Flag.withMetavar("DIR"),
-      Flag.withDescription(
-        "Answer the served calls' model requests only from cassettes in DIR; never touch the network"
-      ),
-      Flag.optional
-    ),
-    traceFile: Flag.String("trace-file").pipe(
-      Flag.withMetavar("PATH"),
-      Flag.withDescription("Append each tool call's model requests and tool calls to PATH, as JSONL"),
-      Flag.optional
-    )
+    ...recordFlags({
+      record: "Save every model request/response of the served calls as a cassette in DIR",
+      replay: "Answer the served calls' model requests only from cassettes in DIR; never touch the network"
+    }),
+    traceFile: traceFileFlag("Append each tool call's model requests and tool calls to PATH, as JSONL")
   },
   Effect.fn("cli.serve")(function*(flags) {
     if (!flags.mcp) {

@@ -7,6 +7,7 @@
 // a --filter that matches none, are an error (exit 1); a shard that gets none of them is not.
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { switchFlag, valueFlag } from "./flags/make.ts"
 import * as os from "node:os"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
@@ -17,7 +18,8 @@ import { liveExportLayer } from "../trace/live/layer.ts"
 import type { SkippedFile } from "../testing/discovery.ts"
 import { TestError } from "../testing/testErrors.ts"
 import { configLayer } from "./config.ts"
-import { checkTraceDirFlags, traceDirFlags } from "./traceDirFlags.ts"
+import { recordIntoTestFlags, replayToolsFlag, strictReplayFlag } from "./flags/record.ts"
+import { checkTraceDirFlags, traceDirFlags } from "./flags/trace.ts"
 import { recordingClients, type RecordingMode } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
 import { testRecordHint } from "./recordHints.ts"
@@ -50,18 +52,10 @@ export const testCommand = Command.make(
       Flag.withDescription("text, json (one compact line) or junit (JUnit XML for CI test reports)"),
       Flag.withDefault("text")
     ),
-    filter: Flag.String("filter").pipe(
-      Flag.withMetavar("TEXT"),
-      Flag.withDescription("Run only the test files whose path contains TEXT"),
-      Flag.optional
-    ),
-    replayTools: Flag.Boolean("replay-tools").pipe(
-      Flag.withDescription("Answer tool calls from each file's tool cassettes, as 'replay_tools: true' does"),
-      Flag.withDefault(false)
-    ),
-    update: Flag.Boolean("update").pipe(
-      Flag.withDescription("Rewrite each failing 'equals' value in place with the actual output, and say what changed"),
-      Flag.withDefault(false)
+    filter: valueFlag("filter", "TEXT", "Run only the test files whose path contains TEXT"),
+    replayTools: replayToolsFlag("Answer tool calls from each file's tool cassettes, as 'replay_tools: true' does"),
+    update: switchFlag(
+      "update", "Rewrite each failing 'equals' value in place with the actual output, and say what changed"
     ),
     // Isolation and sharding (docs/testing.md#how-files-run)
     jobs: Flag.Int("jobs").pipe(
@@ -70,27 +64,16 @@ export const testCommand = Command.make(
       Flag.withDescription("Run up to N test files at once (default 8; 1 runs them one after another)"),
       Flag.withDefault(SUITE_JOBS)
     ),
-    shard: Flag.String("shard").pipe(
-      Flag.withMetavar("K/N"),
-      Flag.withDescription("Run only the K-th of N stable parts of the suite (by a hash of each file's path)"),
-      Flag.optional
+    shard: valueFlag(
+      "shard", "K/N", "Run only the K-th of N stable parts of the suite (by a hash of each file's path)"
     ),
-    keepWorkdirs: Flag.Boolean("keep-workdirs").pipe(
-      Flag.withDescription("Keep the 'workdir: temp' directory of each file that does not pass, and name it on stderr"),
-      Flag.withDefault(false)
+    keepWorkdirs: switchFlag(
+      "keep-workdirs", "Keep the 'workdir: temp' directory of each file that does not pass, and name it on stderr"
     ),
-    strictReplay: Flag.Boolean("strict-replay").pipe(
-      Flag.withDescription("Answer only from cassettes with the exact key (no recording made for another base URL)"),
-      Flag.withDefault(false)
+    strictReplay: strictReplayFlag(
+      "Answer only from cassettes with the exact key (no recording made for another base URL)"
     ),
-    record: Flag.Boolean("record").pipe(
-      Flag.withDescription("Run each workflow live, recording its answers into the file's 'replay:' directory"),
-      Flag.withDefault(false)
-    ),
-    recordMissing: Flag.Boolean("record-missing").pipe(
-      Flag.withDescription("Like --record, but replay the requests already recorded and record only the others"),
-      Flag.withDefault(false)
-    ),
+    ...recordIntoTestFlags,
     ...traceDirFlags("Write each test file's trace to DIR/<path with / as __>.jsonl (passing or not)")
   },
   Effect.fn("cli.test")(function*(

@@ -3,6 +3,7 @@
 // once); `export` waits for one, loads `.env` for `${VAR}` in `--header` values, and can be Ctrl-C'd.
 import { Console, Duration, Effect, Option } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
+import { switchFlag, valueFlag } from "./flags/make.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { globalOptions } from "./global.ts"
 import { printLine } from "./output.ts"
@@ -22,10 +23,7 @@ const show = Command.make(
   "show",
   {
     files: filesArgument,
-    json: Flag.Boolean("json").pipe(
-      Flag.withDescription("Print the events (or, with --summary, the totals) as a JSON array"),
-      Flag.withDefault(false)
-    ),
+    json: switchFlag("json", "Print the events (or, with --summary, the totals) as a JSON array"),
     // A misspelt operation would otherwise match nothing and look like an empty trace.
     operation: Flag.Literals("operation", OPERATIONS).pipe(
       Flag.withDescription(
@@ -33,25 +31,15 @@ const show = Command.make(
       ),
       Flag.optional
     ),
-    label: Flag.String("label").pipe(
-      Flag.withMetavar("TEXT"),
-      Flag.withDescription("Only events whose label contains TEXT (a step id, a tool name, ...)"),
-      Flag.optional
-    ),
-    summary: Flag.Boolean("summary").pipe(
-      Flag.withDescription("Per-label counts, total duration and tokens, after --operation/--label"),
-      Flag.withDefault(false)
-    ),
+    label: valueFlag("label", "TEXT", "Only events whose label contains TEXT (a step id, a tool name, ...)"),
+    summary: switchFlag("summary", "Per-label counts, total duration and tokens, after --operation/--label"),
     tree: Flag.Boolean("tree").pipe(
       Flag.withDescription(
         "Indent each event under its parent span, in start order (files written with --trace-spans)"
       ),
       Flag.withDefault(false)
     ),
-    content: Flag.Boolean("content").pipe(
-      Flag.withDescription("Print prompts, answers and tool results (--trace-content) whole, not as excerpts"),
-      Flag.withDefault(false)
-    )
+    content: switchFlag("content", "Print prompts, answers and tool results (--trace-content) whole, not as excerpts")
   },
   Effect.fn("cli.trace.show")(function*({ files, json, operation, label, summary, tree, content }) {
     for (const [given, other] of [[json, "--json"], [summary, "--summary"]] as const) {

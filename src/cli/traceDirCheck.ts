@@ -1,4 +1,4 @@
-// The rule that `--trace-spans`/`--trace-content` need `--trace-dir` (src/cli/traceDirFlags.ts), for
+// The rule that `--trace-spans`/`--trace-content` need `--trace-dir` (src/cli/flags/trace.ts), for
 // `lait test` and `lait eval`.
 import { Effect, Option } from "effect"
 import { ArgumentError } from "../core/usageErrors.ts"

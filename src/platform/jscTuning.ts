@@ -1,35 +1,24 @@
-// Two commands tune JavaScriptCore's compilers:
-// - `lait test` runs with FTL (its optimising compiler of last resort) off: most of a long suite's
-//   peak memory is what the FTL compiler allocates, not what the suite keeps (bench/README.md, issue
-//   24 round 4: 500 files 125 → 113 MiB, 3,000 files 165 → 140 MiB, no slower). JavaScriptCore reads
-//   that option from the environment only when the runtime starts, so the process replaces its own
-//   image once (execve: same pid, arguments, stdin and stdout, nothing has run yet) with the option
-//   set; the new image takes it out of its environment again, so that the commands, tools and servers
-//   a test starts do not inherit it. Elsewhere (Deno, Windows, no execve) lait runs untuned.
-// - `lait eval` makes the compilers a thousand times more reluctant (Bun.unsafe.setJITPolicy, from
-//   the start): an eval's runs are request handling that waits on a model server, and compiling it
-//   costs CPU on the compiler threads, competing for the machine's cores with the runs' own threads
-//   and the requests', which the compiled code never earns back. Code hot enough to pass the raised
-//   thresholds (a long computation in a run) is still compiled. It used to re-execute with the DFG
-//   tier off, which cost a whole second start-up (bench/README.md, issue 24 round 10).
+// `lait test` runs with JavaScriptCore's FTL tier (its optimising compiler of last resort) off: most
+// of a long suite's peak memory is what the FTL compiler allocates, not what the suite keeps, and on
+// two shared cores its threads slow the suite down (bench/README.md: issue 24 round 4, 500 files
+// 125 → 113 MiB; issue 37, 3,000 files 145 → 121–127 MiB and 2–3× faster). JavaScriptCore reads that
+// option from the environment only when the runtime starts, so the process replaces its own image
+// once (execve: same pid, arguments, stdin and stdout, nothing has run yet) with the option set; the
+// new image takes it out of its environment again, so that the commands, tools and servers a test
+// starts do not inherit it. Elsewhere (Deno, Windows, no execve) lait runs untuned.
+// `lait eval` used to raise the JIT thresholds a thousandfold (Bun.unsafe.setJITPolicy): it earned
+// nothing on the eval throughput row and made 10,000 runs at -j 32 about twice as slow (issue 37,
+// bench/README.md), so it is gone.
 
 import { standardStreamWasClosed } from "./files.ts"
 
 /** The option each re-executed subcommand runs with (set to 0). */
 const OPTIONS: ReadonlyMap<string, string> = new Map([["test", "BUN_JSC_useFTLJIT"]])
-/** How many times JavaScriptCore's tier-up thresholds are scaled in `lait eval`. */
-const EVAL_JIT_POLICY = 1000
-/** Options that say the user chose the compilers' tiers: lait then leaves them alone. */
-const TIER_OPTIONS = ["BUN_JSC_useJIT", "BUN_JSC_useBaselineJIT", "BUN_JSC_useDFGJIT", "BUN_JSC_useFTLJIT"] as const
 /** Set only across the exec: says the option was ours, not the user's. */
 const MARK = "LAIT_JSC_TUNED"
 
 interface Execve {
   readonly execve?: (file: string, args: ReadonlyArray<string>, env: Record<string, string | undefined>) => never
-}
-
-interface JitPolicy {
-  readonly unsafe?: { readonly setJITPolicy?: (scale: number) => void }
 }
 
 /**
@@ -45,8 +34,7 @@ const subcommandOf = (args: ReadonlyArray<string>): string | undefined => args.f
  * Call first thing in the entry, before anything heavy loads. In the re-executed image, removes the
  * option and the mark from the environment; otherwise, for `lait test` under Bun on a POSIX system
  * where the user set no such option, replaces the process with itself under the option (does not
- * return); for `lait eval` under a Bun that has it, where the user chose no tier, raises the JIT
- * policy. `hold` says whether a signal arrived already: then lait must handle it, not exec.
+ * return). `hold` says whether a signal arrived already: then lait must handle it, not exec.
  */
 export const tuneJsc = (args: ReadonlyArray<string>, hold: () => boolean): void => {
   const sub = subcommandOf(args)
@@ -54,13 +42,6 @@ export const tuneJsc = (args: ReadonlyArray<string>, hold: () => boolean): void 
   if (process.env[MARK] !== undefined) {
     delete process.env[MARK]
     if (option !== undefined) delete process.env[option]
-    return
-  }
-  if (sub === "eval") {
-    const setJITPolicy = typeof Bun === "undefined" ? undefined : (Bun as JitPolicy).unsafe?.setJITPolicy
-    if (typeof setJITPolicy === "function" && TIER_OPTIONS.every((name) => process.env[name] === undefined)) {
-      setJITPolicy(EVAL_JIT_POLICY)
-    }
     return
   }
   if (option === undefined || process.env[option] !== undefined) return

@@ -18,7 +18,7 @@ describe("start-up module graph of src/main.ts (lait --version, lait --help)", (
     expect(paths).toContain("src/main.ts")
     expect(paths).toContain("src/cli/fastPath.ts")
     expect(paths.filter((p) => p.includes("node_modules/"))).toEqual([])
-    expect(paths.filter((p) => !/^src\/(main|version|cli\/(fastPath|leanArgs)|core\/(earlySignals|osError)|platform\/(rawStdout|files|jscTuning))\.ts$|^package\.json$/.test(p)))
+    expect(paths.filter((p) => !/^src\/(main|version|cli\/(fastPath|leanArgs|leanSpec)|core\/(earlySignals|osError)|platform\/(rawStdout|files|jscTuning))\.ts$|^package\.json$|^src\/cli\/leanSpec\.generated\.json$/.test(p)))
       .toEqual([])
   }, 60_000)
 
@@ -79,7 +79,7 @@ describe("start-up module graph of src/cli/leanEval.ts (a plain `lait eval`)", (
     const paths = (await startupModules(path.join(repoRoot, "src", "cli", "leanEval.ts"))).map((m) => m.path)
     expect(paths).toContain("src/cli/evalRun.ts")
     expect(paths.filter((p) => /effect\/dist\/cli\//.test(p))).toEqual([])
-    const tree = ["app", "root", "eval", "evalMerge", "traceDirFlags", "global", "presenter", "config"]
+    const tree = ["app", "root", "eval", "evalMerge", "flags/trace", "flags/record", "global", "presenter", "config"]
     expect(paths.filter((p) => tree.map((name) => `src/cli/${name}.ts`).includes(p))).toEqual([])
     expect(paths).not.toContain("src/platform/layer.ts")
   }, 60_000)

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { leanEvalArgs } from "../../src/cli/leanArgs.ts"
+import { leanArgs } from "../../src/cli/leanArgs.ts"
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
 import { withoutTimings } from "./evalProject.ts"
 import { makeTempDir, runCli } from "./util.ts"
@@ -53,6 +53,7 @@ const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>, Record<strin
   ["--max-cost", ["mixed.yml", "--repeat", "3", "-j", "1", "--max-cost", "0.02"]],
   ["--max-cost 0", ["pass.yml", "--max-cost", "0"]],
   ["--show-usage", ["pass.yml", "--show-usage", "--repeat", "2"]],
+  ["negated flags", ["pass.yml", "--no-show-usage", "--no-trace-content", "--no-fail-on-regression"]],
   ["--dry-run", ["mixed.yml", "--dry-run", "--repeat", "3"]],
   ["--trace-spans alone", ["pass.yml", "--trace-spans"]],
   ["--trace-content alone", ["pass.yml", "--trace-content"]],
@@ -126,18 +127,18 @@ describe("lait eval: the lean path and the command tree agree", () => {
   for (const [name, args, env = {}] of cases) {
     test(name, async () => {
       const lean = ["eval", "--no-env", ...args]
-      expect(leanEvalArgs(lean, { ...process.env, ...env })).toBeDefined()
+      expect(leanArgs(lean, { ...process.env, ...env })?.command).toBe("eval")
       expect(await outcome(lean, env)).toEqual(await outcome(["--no-env", "eval", ...args], env))
     }, 60_000)
   }
 })
 
-describe("leanEvalArgs leaves to effect/cli", () => {
+describe("leanArgs leaves `lait eval` to effect/cli", () => {
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }
   const lines: ReadonlyArray<readonly [ReadonlyArray<string>, Record<string, string>?]> = [
     [["eval", "--help"]], [["eval", "e.yml", "-h"]], [["eval", "e.yml", "--version"]], [["eval", "e.yml", "--", "x"]],
     [["eval", "merge", "a.json"]], [["eval", "--format", "json", "merge"]], [["eval"]], [["eval", "a.yml", "b.yml"]],
-    [["eval", "e.yml", "--bogus"]], [["eval", "e.yml", "--dry-run=true"]], [["eval", "e.yml", "--no-dry-run"]],
+    [["eval", "e.yml", "--bogus"]], [["eval", "e.yml", "--dry-run=true"]],
     [["eval", "e.yml", "--dry-run", "--dry-run"]], [["eval", "e.yml", "-o", "a", "--output", "b"]],
     [["eval", "e.yml", "-o=a"]], [["eval", "e.yml", "-j8"]], [["eval", "e.yml", "--output", "-"]],
     [["eval", "e.yml", "--repeat"]], [["eval", "e.yml", "--repeat", ""]], [["eval", "e.yml", "--repeat", "-1"]],
@@ -146,11 +147,11 @@ describe("leanEvalArgs leaves to effect/cli", () => {
     [["eval", "e.yml", "--max-cost", "1e-3"]], [["eval", "e.yml", "--format", "xml"]],
     [["eval", "e.yml", "--format", "json", "--format", "text"]], [["eval", "e.yml", "-vq"]], [["eval", "e.yml", "-"]],
     [["eval", "e.yml", "--cache", "--no-cache"]], [["eval", "e.yml", "--config", "c", "--no-config"]],
-    [["--no-env", "eval", "e.yml"]], [["run", "e.yml"]], [["eval", "e.yml"], otel]
+    [["--no-env", "eval", "e.yml"]], [["test", "e.yml"]], [["eval", "e.yml"], otel]
   ]
   for (const [argv, env = {}] of lines) {
     test(argv.join(" ") + (env === otel ? " (OTEL_* set)" : ""), () => {
-      expect(leanEvalArgs(argv, env)).toBeUndefined()
+      expect(leanArgs(argv, env)).toBeUndefined()
     })
   }
 })

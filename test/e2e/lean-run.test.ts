@@ -1,11 +1,11 @@
-// A plain `lait run` skips effect/cli (src/cli/leanArgs.ts, leanRun.ts). Every command line the lean
+// A plain `lait run` skips effect/cli (src/cli/leanArgs.ts, with flags generated from the tree; leanRun.ts). Every command line the lean
 // path accepts must behave exactly as effect/cli's reading of it: the same stdout, stderr, exit code
 // and files. Each line runs twice through the binary: as `lait run --no-env ARGS` (lean) and as
 // `lait --no-env run ARGS` (a global flag before the subcommand: the command tree), which mean the same.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { leanRunArgs } from "../../src/cli/leanArgs.ts"
+import { leanArgs } from "../../src/cli/leanArgs.ts"
 import { makeTempDir, repoRoot, runCli } from "./util.ts"
 
 let dir = ""
@@ -55,6 +55,7 @@ const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>, Record<strin
   ["missing config", ["one.yml", "41", "--config", "nope.yml"]],
   ["--cache", ["one.yml", "41", "--cache"]],
   ["--no-cache, --no-history", ["one.yml", "41", "--no-cache", "--no-history"]],
+  ["negated flags", ["one.yml", "41", "--no-json", "--no-trace-spans", "--no-dry-run"]],
   ["--resume unknown", ["one.yml", "--resume", "nope"]],
   ["--resume with --dry-run", ["one.yml", "--resume", "nope", "--dry-run"]],
   ["--checkpoint", ["one.yml", "41", "--checkpoint"]],
@@ -74,7 +75,7 @@ describe("lait run: the lean path and the command tree agree", () => {
   for (const [name, args, env = {}, where] of cases) {
     test(name, async () => {
       const lean = ["run", "--no-env", ...args]
-      expect(leanRunArgs(lean, { ...process.env, ...env })).toBeDefined()
+      expect(leanArgs(lean, { ...process.env, ...env })?.command).toBe("run")
       const outcome = async (argv: ReadonlyArray<string>) => {
         const cwd = where === "repo" ? repoRoot : dir
         for (const f of ["out-a.txt", "out-b.txt", "t.jsonl"]) fs.rmSync(path.join(cwd, f), { force: true })
@@ -109,7 +110,7 @@ describe("lait run with a .env: the lean path and the command tree agree", () =>
         if (dotenv === "") fs.mkdirSync(path.join(cwd, ".env"))
         else fs.writeFileSync(path.join(cwd, ".env"), dotenv)
         const lean = ["run", "-v", ...args]
-        expect(leanRunArgs(lean, process.env)).toBeDefined()
+        expect(leanArgs(lean, process.env)?.command).toBe("run")
         const outcome = async (argv: ReadonlyArray<string>) => {
           const r = await runCli(argv, { cwd, binary: true })
           return { code: r.code, stdout: r.stdout, stderr: r.stderr }
@@ -122,12 +123,11 @@ describe("lait run with a .env: the lean path and the command tree agree", () =>
   }
 })
 
-describe("leanRunArgs leaves to effect/cli", () => {
+describe("leanArgs leaves `lait run` to effect/cli", () => {
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }
   const lines: ReadonlyArray<readonly [ReadonlyArray<string>, Record<string, string>?]> = [
     [["run", "--help"]], [["run", "wf.yml", "-h"]], [["run", "wf.yml", "--version"]], [["run", "wf.yml", "--", "x"]],
-    [["run", "wf.yml", "--bogus"]], [["run", "wf.yml", "--json=true"]], [["run", "wf.yml", "--no-json"]],
-    [["run", "wf.yml", "--json", "--json"]], [["run", "wf.yml", "-o", "a", "--output", "b"]], [["run", "wf.yml", "-o=a"]],
+    [["run", "wf.yml", "--bogus"]], [["run", "wf.yml", "--json=true"]], [["run", "wf.yml", "--json", "--json"]], [["run", "wf.yml", "--json", "--no-json"]], [["run", "wf.yml", "--no-verbose"]], [["run", "wf.yml", "-o", "a", "--output", "b"]], [["run", "wf.yml", "-o=a"]],
     [["run", "wf.yml", "--output", "-"]], [["run", "wf.yml", "--input"]], [["run", "wf.yml", "--input", ""]],
     [["run", "wf.yml", "--approve-tools"]], [["run", "wf.yml", "-vq"]], [["run", "wf.yml", "-"]], [["run"]],
     [["run", "a", "b", "c"]], [["run", "wf.yml", "--cache", "--no-cache"]], [["run", "wf.yml", "--config", "c", "--no-config"]],
@@ -135,17 +135,34 @@ describe("leanRunArgs leaves to effect/cli", () => {
   ]
   for (const [argv, env = {}] of lines) {
     test(argv.join(" ") + (env === otel ? " (OTEL_* set)" : ""), () => {
-      expect(leanRunArgs(argv, env)).toBeUndefined()
+      expect(leanArgs(argv, env)).toBeUndefined()
     })
   }
   test("reads a plain run", () => {
-    expect(leanRunArgs(["run", "-vv", "wf.yml", "--input", "a=1", "--input=b=2", "x", "-o", "out", "--json"], {})).toEqual({
+    const read = leanArgs(["run", "-vv", "wf.yml", "--input", "a=1", "--input=b=2", "x", "-o", "out", "--json"], {})
+    expect(read?.command).toBe("run")
+    expect(read?.input).toMatchObject({
       file: "wf.yml",
       prompt: "x",
       input: ["a=1", "b=2"],
-      strings: { output: "out" },
-      booleans: new Set(["json"]),
-      verbosity: 2
+      output: "out",
+      json: true,
+      record: undefined,
+      strictReplay: false,
+      approveTools: false,
+      traceSpans: undefined
     })
+    expect(read?.globals).toEqual({
+      verbose: [true, true],
+      config: undefined,
+      "no-config": false,
+      "no-env": false,
+      cache: undefined
+    })
+  })
+  test("reads --no-cache and a negated command flag", () => {
+    const read = leanArgs(["run", "wf.yml", "--no-cache", "--no-trace-spans"], {})
+    expect(read?.globals["cache"]).toBe(false)
+    expect(read?.input["traceSpans"]).toBe(false)
   })
 })

@@ -1,0 +1,26 @@
+// The two shapes most of lait's flags take, for the flag groups of src/cli/flags/. A group takes the
+// maker as a parameter where a command must declare its flags through its own (the root's chat flags
+// register their names for the subcommand check, src/cli/chatFlags.ts).
+import type { Option } from "effect"
+import { Flag } from "effect/cli"
+
+/** `--NAME METAVAR` (and `-ALIAS METAVAR`), optional. */
+export type ValueFlagMaker = (
+  name: string,
+  metavar: string,
+  description: string,
+  alias?: string
+) => Flag.Flag<Option.Option<string>>
+/** `--NAME`, false unless given. */
+export type SwitchFlagMaker = (name: string, description: string) => Flag.Flag<boolean>
+
+export const valueFlag: ValueFlagMaker = (name, metavar, description, alias) =>
+  Flag.String(name).pipe(
+    (flag) => (alias === undefined ? flag : Flag.withAlias(flag, alias)),
+    Flag.withMetavar(metavar),
+    Flag.withDescription(description),
+    Flag.optional
+  )
+
+export const switchFlag: SwitchFlagMaker = (name, description) =>
+  Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withDefault(false))

@@ -8,8 +8,7 @@ import { loadDotenv } from "./dotenv.ts"
 import { ConfigError } from "../core/configErrors.ts"
 import { errnoOf, FileLoader } from "../platform/FileLoader.ts"
 import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
-import { offsetAtPath } from "../core/yamlNative/nodes.ts"
-import type { YamlTree } from "../core/yamlTree.ts"
+import { offsetAtPath, parseYamlTree, type YamlTree } from "../core/yamlTree.ts"
 import { dotenvBaseUrlWarning } from "./dotenvRisk.ts"
 import { nativeConfigFile } from "./configNative.ts"
 import type { CommandSpec, ConfigFile, DefaultSettings } from "./schema.ts"
@@ -226,7 +225,6 @@ const decodeBySchema = Effect.fnUntraced(function*(path: string, tree: YamlTree,
  * quoted (it may hold a key).
  */
 export const checkConfigText = Effect.fn("config.checkConfigText")(function*(path: string, text: string) {
-  const { parseYamlTree } = yield* Effect.promise(() => import("../core/yamlTree.ts"))
   const parsed = parseYamlTree(text)
   if (!parsed.ok) return yield* parseFailure(path, parsed.message, parsed.line)
   const tree = parsed.tree
@@ -236,7 +234,8 @@ export const checkConfigText = Effect.fn("config.checkConfigText")(function*(pat
   })
   // A top-level list would otherwise decode as an object with no known keys and pass unnoticed.
   if (raw !== null && raw !== undefined && (typeof raw !== "object" || Array.isArray(raw))) {
-    const line = tree.root === null ? undefined : tree.line(tree.root.range[0])
+    const start = tree.root?.range?.[0]
+    const line = start === undefined ? undefined : tree.line(start)
     return yield* parseFailure(
       path,
       withLine(`a configuration file must be a YAML mapping, got ${describeYamlValue(raw)}`, line),

@@ -27,8 +27,6 @@ process.on("exit", () => require("node:fs").writeSync(2, "segmenters made: " + m
   )
   fs.writeFileSync(path.join(dir, "wf.yml"), "steps:\n  - stop: true\n")
   fs.writeFileSync(path.join(dir, "jq.yml"), "steps:\n  - jq: 'tonumber + 1'\n")
-  // An anchor is outside the native YAML parser's subset: the yaml package parses this one.
-  fs.writeFileSync(path.join(dir, "anchor.yml"), "steps:\n  - jq: &f 'tonumber + 1'\n  - jq: *f\n")
   fs.writeFileSync(path.join(dir, "prompt.yml"), "steps:\n  - prompt: 'hi {{ input }}'\n    model: m\n    output_schema: { type: object }\n")
   fs.writeFileSync(path.join(dir, "hbs.yml"), "steps:\n  - prompt: 'hi {{~ input }}'\n    model: m\n")
   fs.writeFileSync(
@@ -47,7 +45,7 @@ Bun.plugin({ name: "record", setup(build) {
 process.on("exit", () => {
   // Packages published as CommonJS show in require.cache.
   for (const p of Object.keys(require.cache)) {
-    const name = /\\/node_modules\\/(ajv|handlebars|yaml)\\//.exec(p)?.[1]
+    const name = /\\/node_modules\\/(ajv|handlebars)\\//.exec(p)?.[1]
     if (name !== undefined) loaded.add(name)
   }
   require("node:fs").writeFileSync(process.env.LOADED_FILE!, JSON.stringify([...loaded]))
@@ -200,13 +198,6 @@ test("a plain lait run loads neither effect/cli nor the command tree; other comm
   expect(full.code).toBe(0)
   expect(full.loaded).toContain("src/cli/app.ts")
   expect(full.loaded).toContain("effect/dist/cli/Command.js")
-}, 120_000)
-
-test("lait run of a workflow in the native YAML subset never loads the yaml package; one with an anchor does", async () => {
-  const jq = await loadedBy("jq.yml")
-  expect({ code: jq.code, yaml: jq.loaded.includes("yaml") }).toEqual({ code: 0, yaml: false })
-  const anchor = await loadedBy("anchor.yml")
-  expect({ code: anchor.code, yaml: anchor.loaded.includes("yaml") }).toEqual({ code: 0, yaml: true })
 }, 120_000)
 
 // The loader checks a file once without Handlebars and Ajv and, when it needs them, again with them:

@@ -35,7 +35,7 @@ const program = Effect.gen(function*() {
   return yield* (yield* Engine).run(workflow, 1, {})
 }).pipe(Effect.provide(Layer.mergeAll(Engine.layer, LlmSteps.layerModel).pipe(Layer.provideMerge(services))))
 await Effect.runPromiseExit(program)
-const packages = Object.keys(require.cache).flatMap((p) => /\\/node_modules\\/(handlebars|ajv|yaml)\\//.exec(p)?.[1] ?? [])
+const packages = Object.keys(require.cache).flatMap((p) => /\\/node_modules\\/(handlebars|ajv)\\//.exec(p)?.[1] ?? [])
 console.log(JSON.stringify({ sources, packages: [...new Set(packages)] }))
 `)
 
@@ -47,11 +47,6 @@ test("a workflow without templates, or with only natively rendered ones, never l
   // Outside the native subset (whitespace control), or a value the native renderer is unsure of.
   expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{~ input ~}}.txt'\n").packages).toEqual(["handlebars"])
   expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{ steps.nope }}.txt'\n").packages).toEqual(["handlebars"])
-}, 60_000)
-
-test("a workflow in the native YAML subset never loads the yaml package; one with an anchor does", () => {
-  expect(loadedBy("steps:\n  - jq: '. + 1' # one\n  - jq: \"[.]\"\n").packages).toEqual([])
-  expect(loadedBy("steps:\n  - jq: &f '. + 1'\n  - jq: *f\n").packages).toEqual(["yaml"])
 }, 60_000)
 
 test("a workflow whose schemas are all native never loads Ajv; one outside the subset, or a value that fails, does", () => {

@@ -27,7 +27,7 @@ import type { DecodedModels } from "./load/models.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
 import type { Workflow } from "./model.ts"
-import { checkTemplateSyntax, loadTemplateEngine, templateEngineLoaded, templateNeedsEngine } from "./template.ts"
+import { checkTemplateSyntax, isTemplated, loadTemplateEngine, templateEngineLoaded } from "./template.ts"
 
 export { checkPlacement, checkUniqueIds, type Placement, topLevelPlacement } from "./load/checks.ts"
 
@@ -79,7 +79,7 @@ const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseD
   const deferring: Syntax = {
     ...syntax,
     template: (text) => {
-      if (templateEngineLoaded() || !templateNeedsEngine(text)) return checkTemplateSyntax(text)
+      if (templateEngineLoaded() || !isTemplated(text)) return checkTemplateSyntax(text)
       templates = true
       return undefined
     },

@@ -14,8 +14,6 @@ import { checkJqSyntax, withJqSyntax } from "./jq.ts"
 import type { JqError } from "./languageErrors.ts"
 import {
   checkSchemaDocument,
-  isNativelyValid,
-  isNativeSchema,
   loadSchemaValidator,
   schemaValidatorLoaded,
   validateJson,
@@ -67,8 +65,7 @@ const nativeModelsDecoded = (value: Json): DecodedModels | undefined => {
 }
 
 // The static checks are synchronous, and Handlebars, Ajv and the `models:` decoder are loaded only when
-// the file needs them: a first pass notes whether any field is templated, any schema or default needs
-// Ajv (one outside the native subset, a default the native validator does not accept) or the file has
+// the file needs them: a first pass notes whether any field is templated, the file has any schema or
 // `models:` the native decoder declines, and only then are they loaded and the file checked again,
 // whatever the first pass found (a template, schema or `models:` error may come before the one it
 // reported).
@@ -84,12 +81,12 @@ const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseD
       return undefined
     },
     schemaDocument: (schema, label) => {
-      if (schemaValidatorLoaded() || isNativeSchema(schema)) return validateSchemaDocument(schema, label)
+      if (schemaValidatorLoaded()) return validateSchemaDocument(schema, label)
       schemas = true
       return undefined
     },
     validate: (schema, value, label) => {
-      if (schemaValidatorLoaded() || isNativelyValid(schema, value)) return validateJson(schema, value, label)
+      if (schemaValidatorLoaded()) return validateJson(schema, value, label)
       schemas = true
       return undefined
     },

@@ -10,7 +10,6 @@ import { errnoOf, FileLoader } from "../platform/FileLoader.ts"
 import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
 import { offsetAtPath, parseYamlTree, type YamlTree } from "../core/yamlTree.ts"
 import { dotenvBaseUrlWarning } from "./dotenvRisk.ts"
-import { nativeConfigFile } from "./configNative.ts"
 import type { CommandSpec, ConfigFile, DefaultSettings } from "./schema.ts"
 import type { GlobalKeyCmds } from "./apiKeyCmd.ts"
 
@@ -195,9 +194,8 @@ export interface CheckedConfig {
 }
 
 /**
- * The schema's decode, for what the native decoder (./configNative.ts) leaves: it words every error.
- * The config schema is built when its module is evaluated: only a file the native decoder declines
- * pays for it.
+ * The config schema's decode, which words every error. The schema is built when its module is
+ * evaluated: only a run that has a config file pays for it.
  */
 const decodeBySchema = Effect.fnUntraced(function*(path: string, tree: YamlTree, raw: unknown) {
   const { configIssues, decodeConfigFile } = yield* Effect.promise(() => import("./schema.ts"))
@@ -243,7 +241,7 @@ export const checkConfigText = Effect.fn("config.checkConfigText")(function*(pat
     )
   }
   // An empty file (or one holding only comments) is an empty config.
-  const config = nativeConfigFile(raw ?? {}) ?? (yield* decodeBySchema(path, tree, raw ?? {}))
+  const config = yield* decodeBySchema(path, tree, raw ?? {})
   const problems = semanticProblems(config)
   const lines = problems.map((p) => lineOf(tree, p.path))
   const invalid = problems.length === 0

@@ -54,14 +54,11 @@ test("a workflow without prompt or agent steps never loads the model steps; one 
   expect(loadedBy("steps:\n  - prompt: hi\n").sources).toContain("src/workflow/modelSteps.ts")
 }, 60_000)
 
-// Building the model definitions' schemas cost every run: plainly valid `models:` decode natively
-// (src/config/configNative.ts), and only `models:` the native decoder declines load the schema decoder.
-test("a workflow without `models:`, or with plainly valid ones, never loads the models decoder or the model schemas; invalid ones do", () => {
+// Building the model definitions' schemas costs a run time for nothing unless the file has `models:`.
+test("a workflow without `models:` never loads the models decoder or the model schemas; one with them does", () => {
   const schemaModules = (workflow: string) =>
     loadedBy(workflow).sources.filter((s) => s === "src/lang/load/models.ts" || s === "src/config/modelSchema.ts").sort()
   expect(schemaModules("steps:\n  - jq: '. + 1'\n")).toEqual([])
   expect(schemaModules("models:\n  m:\n    - { model_id: x, provider: { base_url: 'http://h/v1' } }\nsteps:\n  - jq: '. + 1'\n"))
-    .toEqual([])
-  expect(schemaModules("models:\n  m:\n    - { model: x, provider: { base_url: 'http://h/v1' } }\nsteps:\n  - jq: '. + 1'\n"))
     .toEqual(["src/config/modelSchema.ts", "src/lang/load/models.ts"])
 }, 60_000)

@@ -5,7 +5,7 @@ import * as nodePath from "node:path"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { recordChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService } from "./call.ts"
-import { assertNoSecret, nowRfc3339, plainCachedEntry } from "./cassette/format.ts"
+import { assertNoSecret, nowRfc3339 } from "./cassette/format.ts"
 import { entryBody } from "./cassette/entryText.ts"
 import { callKey } from "./cassette/key.ts"
 import { interpret } from "./completion.ts"
@@ -25,13 +25,9 @@ export const makeCache = (
 ): Effect.Effect<ModelClientService, never, FileLoader> =>
   Effect.gen(function*() {
     const files = yield* FileLoader
-    // The schema decoder (and Effect Schema) loads only for an entry plainCachedEntry declines.
-    const decode = (text: string) => {
-      const plain = plainCachedEntry(text)
-      return plain === undefined
-        ? Effect.promise(() => import("./cassette/schema.ts")).pipe(Effect.map((s) => s.decodeCachedEntry(text)))
-        : Effect.succeed(plain)
-    }
+    // The entry's schema (and Effect Schema) loads with the first entry read.
+    const decode = (text: string) =>
+      Effect.promise(() => import("./cassette/schema.ts")).pipe(Effect.map((s) => s.decodeCachedEntry(text)))
     const lookup = (path: string, endpoint: Endpoint) =>
       files.readText(path).pipe(
         Effect.flatMap(decode),

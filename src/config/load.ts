@@ -8,10 +8,8 @@ import { loadDotenv } from "./dotenv.ts"
 import { ConfigError } from "../core/configErrors.ts"
 import { errnoOf, FileLoader } from "../platform/FileLoader.ts"
 import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
-import { offsetAtPath } from "../core/yamlNative/nodes.ts"
-import type { YamlTree } from "../core/yamlTree.ts"
+import { offsetAtPath, parseYamlTree, type YamlTree } from "../core/yamlTree.ts"
 import { dotenvBaseUrlWarning } from "./dotenvRisk.ts"
-import { nativeConfigFile } from "./configNative.ts"
 import type { CommandSpec, ConfigFile, DefaultSettings } from "./schema.ts"
 import type { GlobalKeyCmds } from "./apiKeyCmd.ts"
 
@@ -196,9 +194,8 @@ export interface CheckedConfig {
 }
 
 /**
- * The schema's decode, for what the native decoder (./configNative.ts) leaves: it words every error.
- * The config schema is built when its module is evaluated: only a file the native decoder declines
- * pays for it.
+ * The config schema's decode, which words every error. The schema is built when its module is
+ * evaluated: only a run that has a config file pays for it.
  */
 const decodeBySchema = Effect.fnUntraced(function*(path: string, tree: YamlTree, raw: unknown) {
   const { configIssues, decodeConfigFile } = yield* Effect.promise(() => import("./schema.ts"))
@@ -226,7 +223,6 @@ const decodeBySchema = Effect.fnUntraced(function*(path: string, tree: YamlTree,
  * quoted (it may hold a key).
  */
 export const checkConfigText = Effect.fn("config.checkConfigText")(function*(path: string, text: string) {
-  const { parseYamlTree } = yield* Effect.promise(() => import("../core/yamlTree.ts"))
   const parsed = parseYamlTree(text)
   if (!parsed.ok) return yield* parseFailure(path, parsed.message, parsed.line)
   const tree = parsed.tree
@@ -236,7 +232,8 @@ export const checkConfigText = Effect.fn("config.checkConfigText")(function*(pat
   })
   // A top-level list would otherwise decode as an object with no known keys and pass unnoticed.
   if (raw !== null && raw !== undefined && (typeof raw !== "object" || Array.isArray(raw))) {
-    const line = tree.root === null ? undefined : tree.line(tree.root.range[0])
+    const start = tree.root?.range?.[0]
+    const line = start === undefined ? undefined : tree.line(start)
     return yield* parseFailure(
       path,
       withLine(`a configuration file must be a YAML mapping, got ${describeYamlValue(raw)}`, line),
@@ -244,7 +241,7 @@ export const checkConfigText = Effect.fn("config.checkConfigText")(function*(pat
     )
   }
   // An empty file (or one holding only comments) is an empty config.
-  const config = nativeConfigFile(raw ?? {}) ?? (yield* decodeBySchema(path, tree, raw ?? {}))
+  const config = yield* decodeBySchema(path, tree, raw ?? {})
   const problems = semanticProblems(config)
   const lines = problems.map((p) => lineOf(tree, p.path))
   const invalid = problems.length === 0

@@ -16,12 +16,10 @@ import { describeYamlValue, formatPath } from "../core/schemaPath.ts"
 import { lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { Assertion } from "../testing/assertions.ts"
-import { nativeCases } from "./casesNative.ts"
 import { CsvError, parseCsv } from "./csv.ts"
 import { EvalError } from "./evalErrors.ts"
 import {
   completeCase,
-  type DecodedCase,
   duplicateCaseName,
   type EvalCase,
   type EvalDefinition,
@@ -51,8 +49,7 @@ const decodeCase = (
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return new CaseProblem(lineOf([]), `expected a case mapping with an 'input', got ${describeYamlValue(value)}`)
   }
-  const decoded = nativeCases<DecodedCase>([value])?.[0] ??
-    evalSchema().decodeAt(evalSchema().EvalCaseSchema, { cases: [value] }, ["cases", 0])
+  const decoded = evalSchema().decodeAt(evalSchema().EvalCaseSchema, { cases: [value] }, ["cases", 0])
   if (!isIssue(decoded)) return completeCase(decoded, position, defaultAssert)
   const where = formatPath(decoded.at.slice(2))
   return new CaseProblem(lineOf(decoded.path.slice(2)), where === "" ? decoded.text : `${where}: ${decoded.text}`)

@@ -1,7 +1,6 @@
 // The Effect Schema of an eval definition file (./schema.ts has its types and the parser): it decodes
-// what the native decoders (./casesNative.ts) decline and words the error, and it is the source of
-// `lait schema eval`. Loaded with `import()` only then (./schema.ts withEvalSchema), so that a plain
-// eval never evaluates Effect Schema's modules before its first request.
+// the file's parts and words every error, and it is the source of `lait schema eval`. Loaded with
+// `import()` (./schema.ts withEvalSchema) by a command that reads an eval or cases file.
 import { Cause, Exit, Schema, SchemaIssue } from "effect"
 import type { Json } from "../core/json.ts"
 import { valueAtPath } from "../core/schemaPath.ts"

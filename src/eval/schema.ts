@@ -2,10 +2,9 @@
 // `targets:` to compare, each a workflow file (with values for its `inputs:`) or a model with a
 // prompt template — and the cases, inline or in a cases file, each an input with the assertions its
 // output must satisfy (the `lait test` vocabulary), plus `default_assert:` for every case. Unknown
-// keys are rejected at every level. Plainly valid parts decode natively (./casesNative.ts); the rest
-// goes to the Effect Schema of ./evalSchema.ts (also the source of `lait schema eval`), loaded only then.
+// keys are rejected at every level. The parts are decoded by the Effect Schema of ./evalSchema.ts (also
+// the source of `lait schema eval`), loaded when an eval or cases file is read.
 import { Effect } from "effect"
-import { nativeAssertList, nativeCases, nativeTarget } from "./casesNative.ts"
 import type * as EvalSchema from "./evalSchema.ts"
 import { EvalError } from "./evalErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -99,43 +98,32 @@ export interface Issue {
 export const isIssue = (value: unknown): value is Issue =>
   isMapping(value) && Array.isArray(value["at"]) && typeof value["text"] === "string" && Array.isArray(value["path"])
 
-// Set once ./evalSchema.ts is loaded: only for a part of an eval or cases file the native decoders
-// decline. The parsers stay synchronous: the first part that needs the schema throws NeedsSchema, and
-// withEvalSchema loads it and parses again.
+// Set once ./evalSchema.ts is loaded (withEvalSchema): building its schemas and Effect Schema's modules
+// is left to a command that reads an eval or cases file. The parsers that use it stay synchronous.
 let bySchema: typeof EvalSchema | undefined
 
-class NeedsSchema {}
-
-/** The schema decoders; throws NeedsSchema (for withEvalSchema) until they are loaded. */
+/** The schema decoders; withEvalSchema loads them. */
 export const evalSchema = (): typeof EvalSchema => {
-  if (bySchema === undefined) throw new NeedsSchema()
+  if (bySchema === undefined) throw new Error("internal error: the eval schema was used before withEvalSchema")
   return bySchema
 }
 
-/** Loads the schema decoders (and Effect Schema). */
-export const loadEvalSchema: Effect.Effect<void> = Effect.promise(() => import("./evalSchema.ts")).pipe(
-  Effect.map((module) => {
-    bySchema = module
-  })
+/** Loads the schema decoders (and Effect Schema), once. */
+export const loadEvalSchema: Effect.Effect<void> = Effect.suspend(() =>
+  bySchema !== undefined ? Effect.void : Effect.promise(() => import("./evalSchema.ts")).pipe(
+    Effect.map((module) => {
+      bySchema = module
+    })
+  )
 )
 
-/** `parse()`, run again with the schema decoders loaded when a part needed them. */
-export const withEvalSchema = <A>(parse: () => A): Effect.Effect<A> =>
-  Effect.suspend(() => {
-    try {
-      return Effect.succeed(parse())
-    } catch (e) {
-      if (!(e instanceof NeedsSchema)) throw e
-    }
-    return Effect.map(loadEvalSchema, () => parse())
-  })
+/** `parse()`, run with the schema decoders loaded. */
+export const withEvalSchema = <A>(parse: () => A): Effect.Effect<A> => Effect.map(loadEvalSchema, () => parse())
 
 // A target is untagged; deciding its shape from its keys first lets a mistake be reported against
 // that shape ("unknown key 'modle'") instead of as two failed alternatives.
 const decodeTarget = (raw: unknown, at: ReadonlyArray<Segment>): EvalTarget | Issue => {
   const target = valueAtPath(raw, at)
-  const native = nativeTarget(target)
-  if (native !== undefined) return native
   const where = formatPath(at)
   if (!isMapping(target)) {
     return {
@@ -179,7 +167,7 @@ const nameTargets = (
   return targets.map((t, i) => explicit[i] || count.get(t.name) === 1 ? t : { ...t, name: `${t.name} (${i + 1})` })
 }
 
-/** A case as written, decoded (natively or by the schema). */
+/** A case as written, decoded by the schema. */
 export interface DecodedCase {
   readonly name?: string
   readonly input: Json
@@ -275,11 +263,8 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
   const named = nameTargets(targets, explicit)
   if (isIssue(named)) return fail(named)
 
-  const nativeDefaults = nativeAssertList(raw["default_assert"]) as ReadonlyArray<Assertion> | null | undefined
   const defaults = !("default_assert" in raw)
     ? null
-    : nativeDefaults !== undefined
-    ? nativeDefaults
     : evalSchema().decodeAt(evalSchema().AssertListSchema, raw, ["default_assert"])
   if (isIssue(defaults)) return fail(defaults)
   const defaultAssert = defaults ?? []
@@ -296,7 +281,7 @@ export const parseEvalDefinition = (text: string, path: string): EvalDefinition 
       defaultAssert
     }
   }
-  const decoded = nativeCases<DecodedCase>(cases) ?? evalSchema().decodeAt(evalSchema().EvalCasesSchema, raw, ["cases"])
+  const decoded = evalSchema().decodeAt(evalSchema().EvalCasesSchema, raw, ["cases"])
   if (isIssue(decoded)) return fail(decoded)
   const complete = decoded.map((c, i) => completeCase(c, i + 1, defaultAssert))
   const duplicate = duplicateCaseName(complete)

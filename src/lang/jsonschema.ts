@@ -12,10 +12,8 @@
 // - the first failure is reported (allErrors off), with the label and the path of the failing value:
 //   `inputs.cfg.items[0] must be of type integer (got string)`.
 //
-// Schemas in the subset src/lang/schemaNative.ts decides exactly as Ajv does are checked natively, and
-// values they accept never reach Ajv. Ajv is loaded on first need only: `checkJson` and
-// `checkSchemaDocument` load it when the native answer is not enough (a value that fails gets Ajv's
-// message), `loadSchemaValidator` unconditionally before the synchronous `validateJson`.
+// Ajv is loaded on first need only: `checkJson` and `checkSchemaDocument` load it themselves,
+// `loadSchemaValidator` before the synchronous `validateJson` and `validateSchemaDocument`.
 import { excerpt } from "../core/excerpt.ts"
 import { Effect } from "effect"
 import type Ajv07 from "ajv"
@@ -24,10 +22,8 @@ import type Ajv2019 from "ajv/dist/2019.js"
 import type Ajv2020 from "ajv/dist/2020.js"
 import { SchemaError } from "./languageErrors.ts"
 import { type Json, type JsonObject, jsonTypeName } from "../core/json.ts"
-import { compileNative, type NativeCheck } from "./schemaNative.ts"
 
-/** Exported for the differential tests of the native validator. */
-export const AJV_OPTIONS: Options = {
+const AJV_OPTIONS: Options = {
   strict: false,
   allErrors: false,
   validateSchema: false,
@@ -88,10 +84,8 @@ export const dialectOf = (schema: JsonObject): Dialect => {
 
 type Compiled = { readonly validate: ValidateFunction } | { readonly invalid: string }
 
-// Per schema text: its native validator (undefined when the schema is outside the native subset) and,
-// once a value needed Ajv, Ajv's compiled one.
+// Per schema text: Ajv's compiled validator, once a schema or value needed it.
 interface Entry {
-  readonly native: NativeCheck | undefined
   ajv?: Compiled
 }
 
@@ -104,7 +98,7 @@ const entryOf = (schema: JsonObject): Entry => {
   const text = JSON.stringify(schema)
   let entry = byText.get(text)
   if (entry === undefined) {
-    entry = { native: compileNative(schema) }
+    entry = {}
     byText.set(text, entry)
   }
   byIdentity.set(schema, entry)
@@ -121,12 +115,6 @@ const compiledOf = (entry: Entry, schema: JsonObject): Compiled => {
   }
   return entry.ajv
 }
-
-/** True when `schema` is in the native subset: checking it as a document needs no Ajv. */
-export const isNativeSchema = (schema: JsonObject): boolean => entryOf(schema).native !== undefined
-
-/** True when the native validator accepts `value`: validating it needs no Ajv. */
-export const isNativelyValid = (schema: JsonObject, value: Json): boolean => entryOf(schema).native?.(value) === true
 
 // ---------------------------------------------------------------------------------------------------
 // Messages
@@ -194,12 +182,11 @@ const failureMessage = (errors: ReadonlyArray<ErrorObject>, value: Json, label: 
 /**
  * Validates `value` against `schema`. Undefined when it matches; else a SchemaError such as
  * `inputs.count must be of type integer (got string)`, or `<label>: invalid JSON Schema: <reason>` when
- * the schema itself does not compile. Needs Ajv loaded unless `isNativelyValid`. Validators are
+ * the schema itself does not compile. Needs Ajv loaded (loadSchemaValidator). Validators are
  * cached (by object, then by JSON text).
  */
 export const validateJson = (schema: JsonObject, value: Json, label: string): SchemaError | undefined => {
   const entry = entryOf(schema)
-  if (entry.native?.(value) === true) return undefined
   const compiled = compiledOf(entry, schema)
   if ("invalid" in compiled) return new SchemaError({ reason: { _tag: "Invalid", label, detail: compiled.invalid } })
   if (compiled.validate(value)) return undefined
@@ -209,29 +196,20 @@ export const validateJson = (schema: JsonObject, value: Json, label: string): Sc
 
 /**
  * Checks that `schema` compiles (at load time): undefined, or `<label>: invalid JSON Schema: <reason>`.
- * Needs Ajv loaded unless `isNativeSchema`.
+ * Needs Ajv loaded (loadSchemaValidator).
  */
 export const validateSchemaDocument = (schema: JsonObject, label: string): SchemaError | undefined => {
   const entry = entryOf(schema)
-  if (entry.native !== undefined) return undefined
   const compiled = compiledOf(entry, schema)
   return "invalid" in compiled
     ? new SchemaError({ reason: { _tag: "Invalid", label, detail: compiled.invalid } })
     : undefined
 }
 
-/** `validateJson`, loading Ajv first only when the native validator cannot accept the value. */
+/** `validateJson`, loading Ajv first. */
 export const checkJson = (schema: JsonObject, value: Json, label: string): Effect.Effect<SchemaError | undefined> =>
-  Effect.suspend(() =>
-    isNativelyValid(schema, value)
-      ? Effect.succeed(undefined)
-      : Effect.map(loadSchemaValidator, () => validateJson(schema, value, label))
-  )
+  Effect.map(loadSchemaValidator, () => validateJson(schema, value, label))
 
-/** `validateSchemaDocument`, loading Ajv first only for a schema outside the native subset. */
+/** `validateSchemaDocument`, loading Ajv first. */
 export const checkSchemaDocument = (schema: JsonObject, label: string): Effect.Effect<SchemaError | undefined> =>
-  Effect.suspend(() =>
-    isNativeSchema(schema)
-      ? Effect.succeed(undefined)
-      : Effect.map(loadSchemaValidator, () => validateSchemaDocument(schema, label))
-  )
+  Effect.map(loadSchemaValidator, () => validateSchemaDocument(schema, label))

@@ -9,13 +9,10 @@ import { errorClassOf, renderChain } from "../core/errors.ts"
 import { FileLoader, type ReadOptions } from "../platform/FileLoader.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
-import { nativeModels } from "../config/configNative.ts"
 import { checkJqSyntax, withJqSyntax } from "./jq.ts"
 import type { JqError } from "./languageErrors.ts"
 import {
   checkSchemaDocument,
-  isNativelyValid,
-  isNativeSchema,
   loadSchemaValidator,
   schemaValidatorLoaded,
   validateJson,
@@ -27,7 +24,7 @@ import type { DecodedModels } from "./load/models.ts"
 import { parseYaml, runStatic } from "./load/yaml.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
 import type { Workflow } from "./model.ts"
-import { checkTemplateSyntax, loadTemplateEngine, templateEngineLoaded, templateNeedsEngine } from "./template.ts"
+import { checkTemplateSyntax, isTemplated, loadTemplateEngine, templateEngineLoaded } from "./template.ts"
 
 export { checkPlacement, checkUniqueIds, type Placement, topLevelPlacement } from "./load/checks.ts"
 
@@ -36,7 +33,7 @@ export interface LoadOptions {
   readonly waitForWriter?: boolean
 }
 
-// Set once ./load/models.ts is loaded: only for `models:` the native decoder declines.
+// Set once ./load/models.ts is loaded: only for a file that has `models:`.
 let modelsDecoder: ((value: Json) => DecodedModels) | undefined
 
 const loadModelsDecoder = Effect.promise(() => import("./load/models.ts")).pipe(
@@ -50,28 +47,17 @@ const syntax: Syntax = {
   template: checkTemplateSyntax,
   schemaDocument: validateSchemaDocument,
   validate: validateJson,
-  // Only the second pass gets here for models the native decoder declines, once the decoder is loaded.
+  // Only the second pass gets here for a file with `models:`, once the decoder is loaded.
   models: (value) => {
-    const native = nativeModelsDecoded(value)
-    if (native !== undefined) return native
     if (modelsDecoder === undefined) throw new Error("the 'models:' decoder was not loaded")
     return modelsDecoder(value)
   }
 }
 
-// Plainly valid `models:` decode natively, to what the schema gives (src/config/configNative.ts): the
-// schema's decoder, with Effect Schema, is loaded only for models it declines, to word the error.
-const nativeModelsDecoded = (value: Json): DecodedModels | undefined => {
-  const native = nativeModels(value)
-  return native === undefined ? undefined : { ok: true, value: native }
-}
-
 // The static checks are synchronous, and Handlebars, Ajv and the `models:` decoder are loaded only when
-// the file needs them: a first pass notes whether any field is templated, any schema or default needs
-// Ajv (one outside the native subset, a default the native validator does not accept) or the file has
-// `models:` the native decoder declines, and only then are they loaded and the file checked again,
-// whatever the first pass found (a template, schema or `models:` error may come before the one it
-// reported).
+// the file needs them: a first pass notes whether any field is templated, the file has any schema or
+// `models:`, and only then are they loaded and the file checked again, whatever the first pass found
+// (a template, schema or `models:` error may come before the one it reported).
 const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseDocumentStatic>[0], path: string) {
   let templates = false
   let schemas = false
@@ -79,23 +65,21 @@ const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseD
   const deferring: Syntax = {
     ...syntax,
     template: (text) => {
-      if (templateEngineLoaded() || !templateNeedsEngine(text)) return checkTemplateSyntax(text)
+      if (templateEngineLoaded() || !isTemplated(text)) return checkTemplateSyntax(text)
       templates = true
       return undefined
     },
     schemaDocument: (schema, label) => {
-      if (schemaValidatorLoaded() || isNativeSchema(schema)) return validateSchemaDocument(schema, label)
+      if (schemaValidatorLoaded()) return validateSchemaDocument(schema, label)
       schemas = true
       return undefined
     },
     validate: (schema, value, label) => {
-      if (schemaValidatorLoaded() || isNativelyValid(schema, value)) return validateJson(schema, value, label)
+      if (schemaValidatorLoaded()) return validateJson(schema, value, label)
       schemas = true
       return undefined
     },
     models: (value) => {
-      const native = nativeModelsDecoded(value)
-      if (native !== undefined) return native
       if (modelsDecoder !== undefined) return modelsDecoder(value)
       models = true
       return undefined

@@ -18,17 +18,14 @@
 // how optional fields are tested.
 //
 // Handlebars is loaded on first need (`loadTemplateEngine`; rendering loads it itself): a workflow
-// whose text has no `{{` never pays for evaluating it. Most templates never need it at all: those in
-// the subset of templateNative.ts are checked and rendered natively, identically; only when the
-// native renderer is unsure (another construct, a missing value) does Handlebars decide, so every
-// message is its own. The synchronous syntax check needs it loaded for a template outside the subset.
+// whose text has no `{{` never pays for evaluating it. The synchronous syntax check needs it loaded.
 import { Effect } from "effect"
 import type Handlebars from "handlebars"
 import { TemplateError } from "./languageErrors.ts"
 import { type Json, textForm } from "../core/json.ts"
-import { nativeTemplate, renderNative, shellQuote } from "./templateNative.ts"
 
-export { shellQuote }
+/** POSIX single-quote quoting: inside '…' nothing is special, and a `'` is closed, escaped, reopened. */
+export const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`
 
 /** What workflow templates see. Other callers (named prompts: `{input, steps, vars}`) use renderTemplateWith. */
 export interface TemplateData {
@@ -109,7 +106,7 @@ const pathHelper = (...args: Array<unknown>) => {
 
 let env: typeof Handlebars | undefined
 
-/** Loads Handlebars (once); needed before `checkTemplateSyntax` sees a templateNeedsEngine template. */
+/** Loads Handlebars (once); needed before `checkTemplateSyntax` sees a templated text. */
 export const loadTemplateEngine: Effect.Effect<void> = Effect.suspend(() =>
   env !== undefined ? Effect.void : Effect.promise(() =>
     import("handlebars").then((m) => {
@@ -126,12 +123,9 @@ export const templateEngineLoaded = (): boolean => env !== undefined
 /** Whether `source` is a template at all: without `{{` it is plain text. */
 export const isTemplated = (source: string): boolean => source.includes("{{")
 
-/** Whether checking `source`'s syntax needs Handlebars loaded: templated, and outside the native subset. */
-export const templateNeedsEngine = (source: string): boolean => isTemplated(source) && !nativeTemplate(source)
-
-/** Loads Handlebars only when `source` needs it for `checkTemplateSyntax`. */
+/** Loads Handlebars only when `source` needs it for `checkTemplateSyntax`: when it is templated. */
 export const loadTemplateEngineFor = (source: string): Effect.Effect<void> =>
-  Effect.suspend(() => (templateNeedsEngine(source) ? loadTemplateEngine : Effect.void))
+  Effect.suspend(() => (isTemplated(source) ? loadTemplateEngine : Effect.void))
 
 const engine = (): typeof Handlebars => {
   if (env === undefined) throw new Error("internal error: the template engine was used before loadTemplateEngine")
@@ -329,7 +323,7 @@ const quote = (source: string): string => JSON.stringify(source)
  * line. Missing variables are only found by rendering. Cached with the compiled template.
  */
 export const checkTemplateSyntax = (source: string): string | undefined =>
-  templateNeedsEngine(source) ? engineSyntax(source) : undefined
+  isTemplated(source) ? engineSyntax(source) : undefined
 
 const engineSyntax = (source: string): string | undefined => {
   const result = compile(source)
@@ -346,8 +340,6 @@ const render = (source: string, data: unknown, printing: boolean): Effect.Effect
   Effect.suspend(() => {
     // Without `{{` Handlebars would return the text unchanged: skip it.
     if (!isTemplated(source)) return Effect.succeed({ text: source, printed: [] })
-    const native = renderNative(source, data, printing)
-    if (native !== undefined) return Effect.succeed(native)
     return env === undefined
       ? Effect.andThen(loadTemplateEngine, renderLoaded(source, data, printing))
       : renderLoaded(source, data, printing)
@@ -400,11 +392,3 @@ export const renderTemplate = (source: string, data: TemplateData): Effect.Effec
  */
 export const renderTemplateParts = (source: string, data: TemplateData): Effect.Effect<Rendered, TemplateError> =>
   render(source, data, true)
-
-/** Handlebars alone, whatever the native renderer would do: what the differential tests compare it with. */
-export const engineForTests = {
-  render: (source: string, data: unknown, printing: boolean): Effect.Effect<Rendered, TemplateError> =>
-    Effect.andThen(loadTemplateEngine, renderLoaded(source, data, printing)),
-  /** Like checkTemplateSyntax (the engine must be loaded), also for a template without `{{`. */
-  syntax: engineSyntax
-}

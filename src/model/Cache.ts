@@ -11,7 +11,7 @@ import * as Files from "../platform/files.ts"
 import * as State from "../platform/stateFiles.ts"
 import { recordChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService } from "./call.ts"
-import { assertNoSecret, nowRfc3339, plainCachedEntry } from "./cassette/format.ts"
+import { assertNoSecret, nowRfc3339 } from "./cassette/format.ts"
 import { entryBody } from "./cassette/entryText.ts"
 import { callKey } from "./cassette/key.ts"
 import { interpret } from "./completion.ts"
@@ -36,13 +36,9 @@ export const makeCache = (
         try: () => Files.refuseSymlinks(path),
         catch: (e) => new FileError({ reason: { _tag: "ReadFailed", path, detail: describeOsError(e) } })
       })
-    // The schema decoder (and Effect Schema) loads only for an entry plainCachedEntry declines.
-    const decode = (text: string) => {
-      const plain = plainCachedEntry(text)
-      return plain === undefined
-        ? Effect.promise(() => import("./cassette/schema.ts")).pipe(Effect.map((s) => s.decodeCachedEntry(text)))
-        : Effect.succeed(plain)
-    }
+    // The entry's schema (and Effect Schema) loads with the first entry read.
+    const decode = (text: string) =>
+      Effect.promise(() => import("./cassette/schema.ts")).pipe(Effect.map((s) => s.decodeCachedEntry(text)))
     const lookup = (path: string, endpoint: Endpoint) =>
       State.readPrivateText(path).pipe(
         Effect.provideService(FileLoader, loader),

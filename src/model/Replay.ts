@@ -9,7 +9,7 @@ import { renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { traceChat } from "./chatSpan.ts"
 import type { ModelCall, ModelClientService } from "./call.ts"
-import { cassetteProblem, plainCassette } from "./cassette/format.ts"
+import { cassetteProblem } from "./cassette/format.ts"
 import { callKey, keyInputOf } from "./cassette/key.ts"
 import type { MovedRecording } from "./cassette/moved.ts"
 import { CassetteUse } from "./cassette/used.ts"
@@ -69,9 +69,7 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
           // The loader's message names the path again; only its reason goes after ours.
           Effect.mapError((e) => invalid("read", e.cause === undefined ? e.message : renderChain(e.cause)))
         )
-        // Loaded for the first cassette plainCassette declines; most replays never need it.
-        const cassette = plainCassette(text) ??
-          (yield* Effect.promise(() => import("./cassette/schema.ts"))).decodeCassette(text)
+        const cassette = (yield* Effect.promise(() => import("./cassette/schema.ts"))).decodeCassette(text)
         if (cassette === undefined) return yield* invalid("parse", cassetteProblem(text))
         // Nothing was asked of a server here: the file is at fault (exit 1, not a model API error's 4).
         const read = yield* readCompletion(cassette.response, call.endpoints[0], "replay")

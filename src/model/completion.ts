@@ -9,31 +9,14 @@ import { RunUsage } from "./RunUsage.ts"
 import type { ChatCompletion } from "./types.ts"
 import { readUsage } from "./usage.ts"
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype
-const isOptional = (o: Record<string, unknown>, key: string, ok: (v: unknown) => boolean) =>
-  !Object.hasOwn(o, key) || ok(o[key])
-const isString = (v: unknown) => typeof v === "string"
-const isNullOrString = (v: unknown) => v === null || typeof v === "string"
-const isToolCall = (v: unknown) =>
-  isObject(v) && isString(v["id"]) && isOptional(v, "type", isString) && isObject(v["function"]) &&
-  isString(v["function"]["name"]) && isString(v["function"]["arguments"])
-const isChoice = (v: unknown) => {
-  if (!isObject(v) || !isOptional(v, "finish_reason", isNullOrString)) return false
-  const m = v["message"]
-  return isObject(m) && isOptional(m, "role", isString) && isOptional(m, "content", isNullOrString) &&
-    isOptional(m, "reasoning_content", isNullOrString) &&
-    isOptional(m, "tool_calls", (t) => t === null || (Array.isArray(t) && t.every(isToolCall)))
-}
-
-/**
- * Whether `raw` (parsed JSON) is plainly a ChatCompletion: then its fields are read as they are, the
- * same values the decoder would give, without running Effect Schema's decoder on every answer. It
- * says no to anything unusual (another prototype, an undefined value), which the decoder then judges.
- */
-export const isPlainCompletion = (raw: unknown): raw is ChatCompletion =>
-  isObject(raw) && Array.isArray(raw["choices"]) && raw["choices"].every(isChoice) &&
-  isOptional(raw, "usage", (u) => u !== undefined)
+type DecodeCompletion = typeof import("./completionSchema.ts").decodeCompletion
+let decoder: DecodeCompletion | undefined
+// The answer's schema (and Effect Schema) is built on the first answer a run reads, then kept.
+const completionDecoder: Effect.Effect<DecodeCompletion> = Effect.suspend(() =>
+  decoder !== undefined
+    ? Effect.succeed(decoder)
+    : Effect.promise(() => import("./completionSchema.ts")).pipe(Effect.map((m) => (decoder = m.decodeCompletion)))
+)
 
 /** Why an answer (live, cached or recorded) is not a chat completion lait can use. */
 export type CompletionProblem =
@@ -71,23 +54,15 @@ const fromCompletion = (
   }
 }
 
-/**
- * Reads what lait needs from a chat-completions JSON body. Only an answer isPlainCompletion declines
- * loads the schema decoder (and Effect Schema) to judge it.
- */
+/** Reads what lait needs from a chat-completions JSON body, decoded by its schema (./completionSchema.ts). */
 export const readCompletion = (raw: unknown, endpoint: Endpoint, source: Source): Effect.Effect<ReadCompletion> => {
   const failed = endpoint.api === "responses" ? responsesFailure(raw) : undefined
   if (failed !== undefined) return Effect.succeed({ problem: { kind: "reported", detail: failed } })
   const body = endpoint.api === "responses" ? responsesToChat(raw) : raw
-  if (isPlainCompletion(body)) return Effect.succeed(fromCompletion(body, raw, endpoint, source))
-  return Effect.promise(() => import("./completionSchema.ts")).pipe(
-    Effect.map(({ decodeCompletion }): ReadCompletion => {
-      const completion = decodeCompletion(body)
-      return completion === undefined
-        ? { problem: { kind: "unreadable" } }
-        : fromCompletion(completion, raw, endpoint, source)
-    })
-  )
+  return Effect.map(completionDecoder, (decode): ReadCompletion => {
+    const completion = decode(body)
+    return completion === undefined ? { problem: { kind: "unreadable" } } : fromCompletion(completion, raw, endpoint, source)
+  })
 }
 
 /** The same problems in a cassette: the file is at fault, no server was asked. */

@@ -1,6 +1,6 @@
-// The Effect Schema decoder of an answer (ChatCompletion, ./types.ts), for the answers the native
-// reading declines (./completion.ts isPlainCompletion): loaded with `import()` then, so that a run whose
-// answers are all plain never evaluates Effect Schema's modules for them.
+// The Effect Schema decoder of an answer (ChatCompletion, ./types.ts), live, cached or recorded:
+// loaded with `import()` on the first answer a run reads (./completion.ts), so that a run that asks
+// no model never evaluates Effect Schema's modules for it.
 import { Schema } from "effect"
 import type { ChatCompletion } from "./types.ts"
 

@@ -41,8 +41,7 @@ export interface ChatRequest {
 }
 
 /**
- * The parts of a chat completion lait reads; everything else is kept verbatim in `raw`. Read without a
- * decoder when the answer plainly is one (src/model/completion.ts isPlainCompletion), else decoded by
+ * The parts of a chat completion lait reads; everything else is kept verbatim in `raw`. Decoded by
  * the schema of ./completionSchema.ts, which checks that its type is this one.
  */
 export interface ChatCompletion {

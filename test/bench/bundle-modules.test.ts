@@ -3,11 +3,9 @@
 // only the chunks a command reaches. So a split build of lait, as the binary runs it, records the
 // modules each command evaluates (test/fixtures/bundleProbe.ts).
 // - Effect Schema's modules cost a run ≈ 3 ms of ≈ 33 to evaluate (bench/README.md, issue 24 round 9).
-//   Errors are Data classes (src/core/reasonError.ts), and a run, a replay and an eval read only
-//   plainly valid input (workflow `models:`, cassettes, answers, config, eval file), which native
-//   decoders take without Schema (src/config/configNative.ts, src/model/completion.ts,
-//   src/model/cassette/format.ts, src/eval/casesNative.ts); the schema decoders, which word the
-//   errors, are loaded with `import()` when one declines.
+//   Errors are Data classes (src/core/reasonError.ts), and the schema decoders of what a file or an
+//   answer holds (workflow `models:`, config, eval file, cassettes, answers) are loaded with `import()`
+//   when a run reads one: a run of jq steps without a config file evaluates none of them.
 // - A whole answer is fetched without Effect's HTTP client (src/model/fetchCapped.ts), whose modules
 //   (with Stream, Channel and Queue) cost milliseconds before an eval's first request; only a streamed
 //   request loads them.
@@ -41,12 +39,13 @@ afterAll(() => {
 })
 
 describe("a lait run of one jq step", () => {
-  test("evaluates no Effect Schema module", async () => {
+  test("evaluates no Effect Schema module, nor a lait module that uses one", async () => {
     fs.writeFileSync(path.join(dir, "jq.yml"), "steps:\n  - jq: 'tonumber + 1'\n")
     const { modules, stdout } = await build.loaded(["run", "--no-env", "jq.yml", "41"], dir)
     expect(stdout).toBe("42\n")
     expect(modules).toContain("src/cli/leanRun.ts")
     expect(modules.filter(effectSchema)).toEqual([])
+    expect(modules.filter((m) => m.startsWith("src/") && importsSchema(m))).toEqual([])
   }, 60_000)
 })
 
@@ -58,33 +57,20 @@ describe("a replayed lait run (examples/release-notes)", () => {
     replay = (await build.loaded(args, repoRoot)).modules
   }, 60_000)
 
-  test("evaluates the workflow loader, the replay layer and the native decoders", () => {
-    for (const file of ["src/lang/load.ts", "src/model/Replay.ts", "src/config/configNative.ts", "src/model/completion.ts"]) {
+  test("evaluates the workflow loader, the replay layer and the answer reader", () => {
+    for (const file of ["src/lang/load.ts", "src/model/Replay.ts", "src/model/completion.ts"]) {
       expect(replay).toContain(file)
     }
   })
 
-  test("evaluates no Effect Schema module, nor a lait module that uses one, nor the HTTP client", () => {
-    expect(replay.filter(effectSchema)).toEqual([])
-    expect(replay.filter((m) => m.startsWith("src/") && importsSchema(m))).toEqual([])
+  test("evaluates no HTTP client, nor the config file's schema (there is no config file)", () => {
     expect(replay.filter(effectHttp)).toEqual([])
-  })
-
-  test("evaluates none of the schema fallbacks", () => {
-    const fallbacks = [
-      "src/config/modelSchema.ts",
-      "src/config/schema.ts",
-      "src/lang/load/models.ts",
-      "src/model/types.ts",
-      "src/model/completionSchema.ts",
-      "src/model/cassette/schema.ts"
-    ]
-    expect(replay.filter((m) => fallbacks.includes(m))).toEqual([])
+    expect(replay).not.toContain("src/config/schema.ts")
   })
 })
 
 describe("a plain lait eval against a model server", () => {
-  test("asks its questions without Effect Schema, the eval schemas or the HTTP client", async () => {
+  test("asks its questions without the HTTP client", async () => {
     const server = startOpenAiServer({ script: [{ repeat: true, usage: { prompt_tokens: 3, completion_tokens: 2 } }] })
     const project = path.join(dir, "eval")
     fs.mkdirSync(project)
@@ -102,9 +88,6 @@ describe("a plain lait eval against a model server", () => {
       const { modules } = await build.loaded(["eval", "--no-env", "e.yml", "--repeat", "2"], project)
       expect(server.requests).toHaveLength(4)
       for (const file of ["src/eval/schema.ts", "src/model/Live.ts", "src/model/fetchCapped.ts"]) expect(modules).toContain(file)
-      expect(modules.filter(effectSchema)).toEqual([])
-      expect(modules.filter((m) => m.startsWith("src/") && importsSchema(m))).toEqual([])
-      expect(modules.filter((m) => ["src/eval/evalSchema.ts", "src/testing/assertionSchema.ts"].includes(m))).toEqual([])
       expect(modules.filter(effectHttp)).toEqual([])
     } finally {
       await server.stop()

@@ -1,9 +1,6 @@
-// What a `lait eval` of a model target loads before its first request: a plain lait.config.yml is
-// decoded natively (src/config/configNative.ts), without the config file's Effect Schema, and a model
-// target needs no workflow loader (nor the model schema a workflow's `models:` decode builds), nor
-// `contains` assertions jq. A config outside the native subset, a workflow target or a jq assertion
-// still loads them. Observed from source with a
-// preload recording every module loaded. Nor does it build Node's stdout/stderr streams (its progress
+// What a `lait eval` of a model target loads before its first request: a model target needs no
+// workflow loader, nor `contains` assertions jq; a workflow target or a jq assertion still loads them.
+// Observed from source with a preload recording every module loaded. Nor does it build Node's stdout/stderr streams (its progress
 // lines and report go out with write(2)): observed in the binary with a preload standing in for them.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import * as fs from "node:fs"
@@ -33,8 +30,6 @@ process.on("exit", () => require("node:fs").writeFileSync(process.env.LOADED_FIL
   write("streams.ts", STREAMS_PRELOAD)
   const models = `models:\n  m:\n    - provider: { base_url: '${server.baseUrl}' }\n      model_id: fixture\n`
   write("plain.config.yml", models)
-  // `tools:` is outside the native decoder's subset.
-  write("tools.config.yml", `${models}tools:\n  wc: { command: [wc, -w] }\n`)
   write("model.yml", "target: { model: m, prompt: '{{input}}' }\ncases:\n  - input: hi\n    assert: [{ type: contains, value: hi }]\n")
   write("jq.yml", "target: { model: m, prompt: '{{input}}' }\ncases:\n  - input: hi\n    assert: [{ type: jq, expr: '. != null' }]\n")
   write("wf.yml", "steps:\n  - jq: '.'\n")
@@ -60,14 +55,14 @@ const workflowLoader = ["src/lang/load.ts", "src/lang/load/document.ts", "src/la
 const jq = ["src/lang/jq.ts", "src/lang/jq/index.ts"]
 const among = (loaded: ReadonlyArray<string>, modules: ReadonlyArray<string>) => modules.filter((m) => loaded.includes(m))
 
-test("an eval of a model target with a plain config loads neither the config schema, the workflow loader nor jq", async () => {
+test("an eval of a model target loads neither the workflow loader nor jq; its config file the config schema", async () => {
   const plain = await loadedBy("plain.config.yml", "model.yml")
   expect(plain).toContain("src/eval/runner.ts")
-  expect(among(plain, [...configSchema, ...workflowLoader, ...jq])).toEqual([])
+  expect(among(plain, [...workflowLoader, ...jq])).toEqual([])
+  expect(among(plain, configSchema)).toEqual(configSchema)
 }, 60_000)
 
-test("a config outside the native subset loads the config schema; a workflow target the loader; a jq assertion jq", async () => {
-  expect(among(await loadedBy("tools.config.yml", "model.yml"), configSchema)).toEqual(configSchema)
+test("a workflow target loads the workflow loader; a jq assertion jq", async () => {
   expect(among(await loadedBy("plain.config.yml", "workflow.yml"), workflowLoader)).toEqual(workflowLoader)
   expect(among(await loadedBy("plain.config.yml", "jq.yml"), jq)).toEqual(jq)
 }, 60_000)

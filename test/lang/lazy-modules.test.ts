@@ -35,35 +35,18 @@ const program = Effect.gen(function*() {
   return yield* (yield* Engine).run(workflow, 1, {})
 }).pipe(Effect.provide(Layer.mergeAll(Engine.layer, LlmSteps.layerModel).pipe(Layer.provideMerge(services))))
 await Effect.runPromiseExit(program)
-const packages = Object.keys(require.cache).flatMap((p) => /\\/node_modules\\/(handlebars|ajv|yaml)\\//.exec(p)?.[1] ?? [])
+const packages = Object.keys(require.cache).flatMap((p) => /\\/node_modules\\/(handlebars|ajv)\\//.exec(p)?.[1] ?? [])
 console.log(JSON.stringify({ sources, packages: [...new Set(packages)] }))
 `)
 
-test("a workflow without templates, or with only natively rendered ones, never loads Handlebars; another does", () => {
+test("a workflow without templates never loads Handlebars; one with a template does", () => {
   expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: out.txt\n").packages).toEqual([])
-  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{ input }}.txt'\n").packages).toEqual([])
-  const blocks = "steps:\n  - jq: '. + 1'\n  - write: '{{#if input}}{{ shq input }}{{else}}none{{/if}}.txt'\n"
-  expect(loadedBy(blocks).packages).toEqual([])
-  // Outside the native subset (whitespace control), or a value the native renderer is unsure of.
-  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{~ input ~}}.txt'\n").packages).toEqual(["handlebars"])
-  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{ steps.nope }}.txt'\n").packages).toEqual(["handlebars"])
+  expect(loadedBy("steps:\n  - jq: '. + 1'\n  - write: '{{ input }}.txt'\n").packages).toEqual(["handlebars"])
 }, 60_000)
 
-test("a workflow in the native YAML subset never loads the yaml package; one with an anchor does", () => {
-  expect(loadedBy("steps:\n  - jq: '. + 1' # one\n  - jq: \"[.]\"\n").packages).toEqual([])
-  expect(loadedBy("steps:\n  - jq: &f '. + 1'\n  - jq: *f\n").packages).toEqual(["yaml"])
-}, 60_000)
-
-test("a workflow whose schemas are all native never loads Ajv; one outside the subset, or a value that fails, does", () => {
+test("a workflow without schemas never loads Ajv; one with a schema does", () => {
   expect(loadedBy("steps:\n  - jq: '. + 1'\n").packages).toEqual([])
-  expect(loadedBy("input_schema: { type: integer }\nsteps:\n  - jq: '. + 1'\n").packages).toEqual([])
-  expect(loadedBy("schemas:\n  n: { type: integer }\nsteps:\n  - jq: '. + 1'\n").packages).toEqual([])
-  expect(loadedBy("inputs:\n  n: { type: integer, minimum: 1, default: 2 }\nsteps:\n  - jq: '. + 1'\n").packages)
-    .toEqual([])
-  expect(loadedBy("input_schema: { type: integer, multipleOf: 1 }\nsteps:\n  - jq: '. + 1'\n").packages)
-    .toEqual(["ajv"])
-  // A default the native validator rejects: Ajv words the error.
-  expect(loadedBy("inputs:\n  n: { type: integer, default: x }\nsteps:\n  - jq: '. + 1'\n").packages).toEqual(["ajv"])
+  expect(loadedBy("input_schema: { type: integer }\nsteps:\n  - jq: '. + 1'\n").packages).toEqual(["ajv"])
 }, 60_000)
 
 test("a workflow without prompt or agent steps never loads the model steps; one with a prompt step does", () => {
@@ -71,14 +54,11 @@ test("a workflow without prompt or agent steps never loads the model steps; one 
   expect(loadedBy("steps:\n  - prompt: hi\n").sources).toContain("src/workflow/modelSteps.ts")
 }, 60_000)
 
-// Building the model definitions' schemas cost every run: plainly valid `models:` decode natively
-// (src/config/configNative.ts), and only `models:` the native decoder declines load the schema decoder.
-test("a workflow without `models:`, or with plainly valid ones, never loads the models decoder or the model schemas; invalid ones do", () => {
+// Building the model definitions' schemas costs a run time for nothing unless the file has `models:`.
+test("a workflow without `models:` never loads the models decoder or the model schemas; one with them does", () => {
   const schemaModules = (workflow: string) =>
     loadedBy(workflow).sources.filter((s) => s === "src/lang/load/models.ts" || s === "src/config/modelSchema.ts").sort()
   expect(schemaModules("steps:\n  - jq: '. + 1'\n")).toEqual([])
   expect(schemaModules("models:\n  m:\n    - { model_id: x, provider: { base_url: 'http://h/v1' } }\nsteps:\n  - jq: '. + 1'\n"))
-    .toEqual([])
-  expect(schemaModules("models:\n  m:\n    - { model: x, provider: { base_url: 'http://h/v1' } }\nsteps:\n  - jq: '. + 1'\n"))
     .toEqual(["src/config/modelSchema.ts", "src/lang/load/models.ts"])
 }, 60_000)

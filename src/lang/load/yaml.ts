@@ -3,8 +3,8 @@
 // stop at the first problem; they report it by throwing a `StaticError`, which `runStatic` turns
 // into a value at the loader's boundary (nothing outside src/lang/load* ever sees the throw).
 import { describeJsonType, type Json } from "../../core/json.ts"
-import { offsetAtPath, type YNode } from "../../core/yamlNative/nodes.ts"
-import { parseYamlTree, type YamlTree } from "../../core/yamlTree.ts"
+import { yamlPackage } from "../../core/yamlDocument.ts"
+import { offsetAtPath, parseYamlTree, type YamlTree, type YNode } from "../../core/yamlTree.ts"
 
 export class StaticError {
   constructor(
@@ -60,25 +60,27 @@ export class Source {
   }
 
   /** Wraps a child node; aliases resolve to their anchor but keep the line where they are used. */
-  wrap(node: YNode | null, fallbackLine?: number): Y {
-    if (node === null) return { node: null, line: fallbackLine }
-    const line = this.lineAt(node.range[0]) ?? fallbackLine
-    if (node.kind === "alias") {
+  wrap(node: unknown, fallbackLine?: number): Y {
+    if (node === null || node === undefined) return { node: null, line: fallbackLine }
+    const { isAlias, isScalar } = yamlPackage()
+    const n = node as YNode
+    const line = this.lineAt(n.range?.[0]) ?? fallbackLine
+    if (isAlias(n)) {
       if (++this.expansions > MAX_ALIAS_EXPANSIONS) {
         fail("Excessive alias count indicates a resource exhaustion attack", line)
       }
-      const target = node.target
-      if (target === undefined) return fail(`unresolved alias '*${node.source}'`, line)
-      return { node: target.kind === "scalar" && target.value === null ? null : target, line }
+      const target = n.resolve(this.tree.doc)
+      if (target === undefined) return fail(`unresolved alias '*${n.source}'`, line)
+      return { node: isScalar(target) && target.value === null ? null : target, line }
     }
-    if (node.kind === "scalar" && node.value === null) return { node: null, line }
-    return { node, line }
+    if (isScalar(n) && n.value === null) return { node: null, line }
+    return { node: n, line }
   }
 
   /** The source text of a node, as written (for messages that quote a value). */
   sourceOf(y: Y): string {
     const range = y.node?.range
-    if (range === undefined) return "null"
+    if (range === undefined || range === null) return "null"
     return this.text.slice(range[0], range[1]).trim()
   }
 
@@ -135,12 +137,13 @@ export const parseYaml = (text: string): Parsed => {
 /** A YAML value's type in messages: `got a string`, `got a list`. */
 export const describeY = (src: Source, y: Y): string => {
   if (y.node === null) return "null"
-  if (y.node.kind === "map") return "a mapping"
-  if (y.node.kind === "seq") return "a list"
+  if (yamlPackage().isMap(y.node)) return "a mapping"
+  if (yamlPackage().isSeq(y.node)) return "a list"
   return describeJsonType(src.json(y, "value"))
 }
 
-export const scalarValue = (y: Y): unknown => (y.node?.kind === "scalar" ? y.node.value : undefined)
+export const scalarValue = (y: Y): unknown =>
+  y.node !== null && yamlPackage().isScalar(y.node) ? y.node.value : undefined
 
 export const stringOf = (y: Y): string | undefined => {
   const v = scalarValue(y)
@@ -148,7 +151,7 @@ export const stringOf = (y: Y): string | undefined => {
 }
 
 export const items = (src: Source, y: Y): ReadonlyArray<Y> | undefined => {
-  if (y.node?.kind !== "seq") return undefined
+  if (y.node === null || !yamlPackage().isSeq(y.node)) return undefined
   return y.node.items.map((item) => src.wrap(item, y.line))
 }
 
@@ -162,7 +165,7 @@ export interface Entry {
 
 /** The entries of a mapping in document order, or undefined when the value is not a mapping. */
 export const entries = (src: Source, y: Y): ReadonlyArray<Entry> | undefined => {
-  if (y.node?.kind !== "map") return undefined
+  if (y.node === null || !yamlPackage().isMap(y.node)) return undefined
   return y.node.items.map((pair) => {
     const keyY = src.wrap(pair.key, y.line)
     const raw = scalarValue(keyY)

@@ -10,40 +10,6 @@ import { keyInputOf, keyMaterial } from "./key.ts"
 
 export const nowRfc3339 = () => new Date().toISOString()
 
-/** A JSON text's value when it is a plain object (what the schema decoders of ./schema.ts take). */
-const plainObject = (text: string): Record<string, unknown> | undefined => {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype
-    ? (value as Record<string, unknown>)
-    : undefined
-}
-
-/**
- * A cassette's text as `Cassette` (./schema.ts) decodes it, when it plainly is one (a JSON object with
- * its own `response`); undefined otherwise, and the decoder judges it. Spares a replay the decoder,
- * and Effect Schema, per answer.
- */
-export const plainCassette = (text: string): { readonly response: unknown } | undefined => {
-  const value = plainObject(text)
-  return value !== undefined && Object.hasOwn(value, "response") ? { response: value["response"] } : undefined
-}
-
-/** A cache entry's text as `CachedEntry` (./schema.ts) decodes it, when it plainly is one; else undefined. */
-export const plainCachedEntry = (
-  text: string
-): { readonly created_at: string; readonly response: unknown } | undefined => {
-  const value = plainObject(text)
-  return value !== undefined && typeof value["created_at"] === "string" && Object.hasOwn(value, "created_at") &&
-      Object.hasOwn(value, "response")
-    ? { created_at: value["created_at"], response: value["response"] }
-    : undefined
-}
-
 /** Fails if `text` contains the API key in use: a cassette or cache entry must never hold a secret. */
 export const assertNoSecret = (text: string, endpoint: Endpoint, what: string) =>
   Effect.gen(function*() {

@@ -1,6 +1,5 @@
-// The Effect Schema decoders of cassette and cache entry files, for the files the native reading
-// declines (./format.ts plainCassette, plainCachedEntry): loaded with `import()` then, so that a replay
-// or a cache hit of plain files never evaluates Effect Schema's modules.
+// The Effect Schema decoders of cassette and cache entry files: loaded with `import()` by the replay
+// and cache layers on the first file they read, so that a run that reads none never evaluates them.
 import { Schema } from "effect"
 
 /** `.lait/cache/<key>.json`: the answer and when it was stored (for the TTL). */

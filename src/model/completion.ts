@@ -61,7 +61,9 @@ export const readCompletion = (raw: unknown, endpoint: Endpoint, source: Source)
   const body = endpoint.api === "responses" ? responsesToChat(raw) : raw
   return Effect.map(completionDecoder, (decode): ReadCompletion => {
     const completion = decode(body)
-    return completion === undefined ? { problem: { kind: "unreadable" } } : fromCompletion(completion, raw, endpoint, source)
+    return completion === undefined
+      ? { problem: { kind: "unreadable" } }
+      : fromCompletion(completion, raw, endpoint, source)
   })
 }
 

@@ -3,6 +3,7 @@
 // It loads the config itself: a config that does not load is a finding here, not the end.
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
+import { ModelHttp } from "../model/ModelHttp.ts"
 import { globalOptions } from "./global.ts"
 import { checkTimeout, timeoutFlag } from "./models.ts"
 import { printLine } from "./output.ts"
@@ -29,5 +30,6 @@ export const doctorCommand = Command.make(
 ).pipe(
   Command.withDescription(
     "Check the config files, api_key_cmds, model endpoints and MCP servers: one OK/WARN/FAIL line each, exit 1 on FAIL"
-  )
+  ),
+  Command.provide(ModelHttp.layer)
 )

@@ -5,7 +5,7 @@
 // by the timeout, so a hanging server or command costs at most that long, never the whole run. A
 // fallback's problem is a WARN: requests still have the primary.
 import { Effect, Redacted, Result } from "effect"
-import type { HttpClient } from "effect/http"
+import type { ModelHttp } from "../model/ModelHttp.ts"
 import { type Endpoint, resolveEndpoints } from "../config/endpoints.ts"
 import { resolveApiKeyCmd } from "../config/apiKeyCmd.ts"
 import type { CommandSpec, ConfigFile } from "../config/schema.ts"
@@ -156,7 +156,7 @@ const modelChecks = (ctx: ModelsContext, failedSpecs: ReadonlySet<string>) =>
   Effect.gen(function*() {
     const uses = yield* modelUses(ctx)
     // Each distinct server and key is asked once, however many aliases use it.
-    const lists = new Map<string, Effect.Effect<ListOutcome, never, HttpClient.HttpClient>>()
+    const lists = new Map<string, Effect.Effect<ListOutcome, never, ModelHttp>>()
     const checkOne = (use: Use) =>
       Effect.gen(function*() {
         const spec = specOf(ctx.config, use.endpoint)

@@ -4,7 +4,7 @@
 // instead (./remote.ts); a server that cannot be listed is an error line of its own and the exit
 // code, never the end of the others.
 import { Console, Effect, Redacted } from "effect"
-import type { HttpClient } from "effect/http"
+import type { ModelHttp } from "../model/ModelHttp.ts"
 import {
   API_KEY_SOURCES,
   type Endpoint,
@@ -205,7 +205,7 @@ export interface RemoteListing {
 export const listRemote = (
   ctx: ModelsContext,
   json: boolean
-): Effect.Effect<RemoteListing, ConfigError, HttpClient.HttpClient> =>
+): Effect.Effect<RemoteListing, ConfigError, ModelHttp> =>
   Effect.gen(function*() {
     const targets = yield* remoteTargets(ctx)
     const outcomes = yield* Effect.forEach(targets, (target) =>

@@ -8,9 +8,8 @@
 //   decoders take without Schema (src/config/configNative.ts, src/model/completion.ts,
 //   src/model/cassette/format.ts, src/eval/casesNative.ts); the schema decoders, which word the
 //   errors, are loaded with `import()` when one declines.
-// - A whole answer is fetched without Effect's HTTP client (src/model/fetchCapped.ts), whose modules
-//   (with Stream, Channel and Queue) cost milliseconds before an eval's first request; only a streamed
-//   request loads them.
+// - Model requests are sent without Effect's HTTP client (src/model/ModelHttp.ts), whose modules
+//   (with Stream, Channel and Queue) cost milliseconds before an eval's first request.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -101,7 +100,7 @@ describe("a plain lait eval against a model server", () => {
       )
       const { modules } = await build.loaded(["eval", "--no-env", "e.yml", "--repeat", "2"], project)
       expect(server.requests).toHaveLength(4)
-      for (const file of ["src/eval/schema.ts", "src/model/Live.ts", "src/model/fetchCapped.ts"]) expect(modules).toContain(file)
+      for (const file of ["src/eval/schema.ts", "src/model/Live.ts", "src/model/ModelHttp.ts"]) expect(modules).toContain(file)
       expect(modules.filter(effectSchema)).toEqual([])
       expect(modules.filter((m) => m.startsWith("src/") && importsSchema(m))).toEqual([])
       expect(modules.filter((m) => ["src/eval/evalSchema.ts", "src/testing/assertionSchema.ts"].includes(m))).toEqual([])

@@ -95,10 +95,10 @@ const declaredLength = (response: Response): number => {
 }
 
 /**
- * The status, and the header names in lower case, copied only when read (a retry's Retry-After):
- * copying them costs more than the body.
+ * The status and `body`, with the header names in lower case, copied only when read (a retry's
+ * Retry-After): copying them costs more than the body.
  */
-const headOf = (response: Response): HttpHead => {
+const answerOf = <B>(response: Response, body: B): HttpHead & { readonly body: B } => {
   let copied: Record<string, string> | undefined
   return {
     status: response.status,
@@ -108,17 +108,17 @@ const headOf = (response: Response): HttpHead => {
         for (const [name, value] of response.headers) copied[name.toLowerCase()] = value
       }
       return copied
-    }
+    },
+    body
   }
 }
 
-const withBody = <A>(head: HttpHead, body: CappedBody | A): HttpAnswer<A> => ({
-  status: head.status,
-  get headers() {
-    return head.headers
-  },
-  body
-})
+/** The runtime sets the length of the body it sends. */
+const withoutLength = (headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
+  if (!("content-length" in headers)) return headers
+  const { "content-length": _length, ...rest } = headers
+  return rest
+}
 
 const cancelBody = (response: Response) => void response.body?.cancel().catch(() => undefined)
 
@@ -208,21 +208,20 @@ export const make = (transport: Transport): ModelHttpService => {
       } catch (cause) {
         return Effect.fail<HttpFailure>({ _tag: "Unreachable", cause: { _tag: "InvalidUrlError", cause } })
       }
-      // The runtime sets the length of the body it sends.
-      const { "content-length": _length, ...headers } = request.headers
+      const headers = withoutLength(request.headers)
       const millis = options.timeoutMillis
-      const timer = millis !== undefined && millis <= MAX_TIMER_MILLIS ? millis : undefined
+      const timerMillis = millis !== undefined && millis <= MAX_TIMER_MILLIS ? millis : undefined
       // One signal for every reason to stop: an interruption of the caller, or the timer.
       const stop = new AbortController()
       let timedOut = false
       let handle: ReturnType<typeof setTimeout> | undefined
       const arm = (interrupted: AbortSignal) => {
         interrupted.addEventListener("abort", () => stop.abort(), { once: true })
-        if (timer !== undefined) {
+        if (timerMillis !== undefined) {
           handle = setTimeout(() => {
             timedOut = true
             stop.abort()
-          }, timer)
+          }, timerMillis)
         }
       }
       const init: RequestInit = {
@@ -243,7 +242,7 @@ export const make = (transport: Transport): ModelHttpService => {
               const response = await transport(url, init)
               const body = await readWhole(response, options.limit, stop.signal)
               if (timedOut) throw TIMED_OUT
-              return withBody<A>(headOf(response), body)
+              return answerOf<CappedBody | A>(response, body)
             } finally {
               clearTimeout(handle)
             }
@@ -255,21 +254,28 @@ export const make = (transport: Transport): ModelHttpService => {
           catch: failure
         }).pipe(
           Effect.flatMap((response) => {
-            const head = headOf(response)
+            const head = answerOf(response, undefined)
             const reader = pieces(head)
             const read: Effect.Effect<CappedBody | A, unknown> = reader === undefined
               ? Effect.tryPromise({ try: () => readWhole(response, options.limit, stop.signal), catch: (e) => e })
               : readPieces(response, options.limit, reader, stop.signal)
             return Effect.matchEffect(read, {
               onFailure: (cause) => Effect.fail(failure(cause)),
-              onSuccess: (body) => (timedOut ? Effect.fail(TIMED_OUT) : Effect.succeed(withBody<A>(head, body)))
+              onSuccess: (body) =>
+                timedOut ? Effect.fail(TIMED_OUT) : Effect.succeed({
+                  status: head.status,
+                  get headers() {
+                    return head.headers
+                  },
+                  body
+                })
             })
           }),
           // An interruption while the body is read aborts the request as one while it is sent does.
           Effect.onInterrupt(() => Effect.sync(() => stop.abort())),
           Effect.ensuring(Effect.sync(() => clearTimeout(handle)))
         )
-      return millis === undefined || timer !== undefined
+      return millis === undefined || timerMillis !== undefined
         ? answer
         : Effect.catchTag(Effect.timeout(answer, millis), "TimeoutError", () => Effect.fail(TIMED_OUT))
     })

@@ -5,12 +5,12 @@
 // by the timeout, so a hanging server or command costs at most that long, never the whole run. A
 // fallback's problem is a WARN: requests still have the primary.
 import { Effect, Redacted, Result } from "effect"
-import type { ModelHttp } from "../model/ModelHttp.ts"
 import { type Endpoint, resolveEndpoints } from "../config/endpoints.ts"
 import { resolveApiKeyCmd } from "../config/apiKeyCmd.ts"
 import type { CommandSpec, ConfigFile } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
 import { displayUrl } from "../core/urls.ts"
+import type { ModelHttp } from "../model/ModelHttp.ts"
 import { makeMcpRegistry } from "../tools/mcp/registry.ts"
 import { keyCmdOptions, type ModelsContext, topLevelEndpoint } from "./models.ts"
 import { type ListOutcome, listRemoteModels } from "./remote.ts"

@@ -4,6 +4,7 @@
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { switchFlag } from "./flags/make.ts"
+import { ModelHttp } from "../model/ModelHttp.ts"
 import { globalOptions } from "./global.ts"
 import { checkTimeout, timeoutFlag } from "./models.ts"
 import { printLine } from "./output.ts"
@@ -27,5 +28,6 @@ export const doctorCommand = Command.make(
 ).pipe(
   Command.withDescription(
     "Check the config files, api_key_cmds, model endpoints and MCP servers: one OK/WARN/FAIL line each, exit 1 on FAIL"
-  )
+  ),
+  Command.provide(ModelHttp.layer)
 )

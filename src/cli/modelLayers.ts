@@ -13,7 +13,8 @@ import * as nodePath from "node:path"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { Env } from "../core/env.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
-import { type LiveOptions, ModelClient, type ModelClientService } from "../model/ModelClient.ts"
+import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
+import { ModelHttp } from "../model/ModelHttp.ts"
 import { StrictReplay } from "../model/strictReplay.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import { globalOptions } from "./settings.ts"
@@ -59,26 +60,9 @@ const liveOptions = Effect.gen(function*() {
   } satisfies LiveOptions
 })
 
-/**
- * The live client, loaded and built on the first request: its retry and response-reading code are a
- * run's to pay only when it asks a model (a workflow of jq and `run` steps never does); Effect's HTTP
- * client only when it streams (src/model/Live.ts). Built once (cached).
- */
-const lazyLive = (options: LiveOptions): Layer.Layer<ModelClient> =>
-  Layer.effect(
-    ModelClient,
-    Effect.gen(function*() {
-      const client = yield* Effect.cached(
-        Effect.flatMap(Effect.promise(() => import("../model/Live.ts")), ({ makeLive }) => makeLive(options))
-      )
-      // Once built, calls go straight to it: the cached effect costs a few operations per request.
-      let built: ModelClientService | undefined
-      return ModelClient.of({
-        complete: (call) =>
-          built !== undefined ? built.complete(call) : Effect.flatMap(client, (c) => (built = c).complete(call))
-      })
-    })
-  )
+/** The live client over `fetch`, as every test of it runs it too (src/model/ModelClient.ts). */
+const liveLayer = (options: LiveOptions): Layer.Layer<ModelClient> =>
+  ModelClient.layerLive(options).pipe(Layer.provide(ModelHttp.layer))
 
 export const modelClientLayer = (options: ModelModeOptions) =>
   Layer.unwrap(
@@ -101,7 +85,7 @@ export const modelClientLayer = (options: ModelModeOptions) =>
           Layer.provide(Layer.succeed(StrictReplay, options.strictReplay === true))
         )
       }
-      const live = lazyLive(yield* liveOptions)
+      const live = liveLayer(yield* liveOptions)
       if (options.record !== undefined) {
         yield* Effect.logDebug(`model: recording to '${options.record}'`)
         return ModelClient.layerRecord(options.record).pipe(Layer.provide(live))
@@ -130,8 +114,8 @@ export type RecordingMode = "all" | "missing"
  */
 export const recordingClients = (mode: RecordingMode) =>
   Effect.gen(function*() {
-    const { makeLive } = yield* Effect.promise(() => import("../model/Live.ts"))
-    const live = Layer.succeed(ModelClient, yield* makeLive(yield* liveOptions))
+    const client = yield* Effect.provide(ModelClient.use(Effect.succeed), liveLayer(yield* liveOptions))
+    const live = Layer.succeed(ModelClient, client)
     return (dir: string): Layer.Layer<ModelClient, never, FileLoader> =>
       (mode === "all" ? ModelClient.layerRecord(dir) : ModelClient.layerRecordMissing(dir)).pipe(Layer.provide(live))
   })

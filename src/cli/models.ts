@@ -5,6 +5,7 @@ import { Command, Flag } from "effect/cli"
 import { switchFlag, valueFlag } from "./flags/make.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
+import { ModelHttp } from "../model/ModelHttp.ts"
 import { configLayer } from "./config.ts"
 import { printLine } from "./output.ts"
 
@@ -68,5 +69,6 @@ export const modelsCommand = Command.make(
   Command.withDescription(
     "List the model aliases (primary and fallbacks, base URLs, masked keys, pricing); --remote: the servers' models"
   ),
-  Command.provide(configLayer({ waitForWriter: true }))
+  Command.provide(configLayer({ waitForWriter: true })),
+  Command.provide(ModelHttp.layer)
 )

@@ -1,6 +1,6 @@
 // Sizes and times as messages show them. Its own module, with no imports: the errors that word a
 // byte cap or a timeout (src/model/ModelError.ts) are loaded by every model client, and a replayed
-// run must not load the HTTP client's modules (src/model/httpBody.ts) to format a number.
+// run must not load the HTTP code (src/model/ModelHttp.ts) to format a number.
 
 const KIB = 1024
 const MIB = 1024 * KIB

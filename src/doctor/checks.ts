@@ -5,12 +5,12 @@
 // by the timeout, so a hanging server or command costs at most that long, never the whole run. A
 // fallback's problem is a WARN: requests still have the primary.
 import { Effect, Redacted, Result } from "effect"
-import type { HttpClient } from "effect/http"
 import { type Endpoint, resolveEndpoints } from "../config/endpoints.ts"
 import { resolveApiKeyCmd } from "../config/apiKeyCmd.ts"
 import type { CommandSpec, ConfigFile } from "../config/schema.ts"
 import { renderChain } from "../core/errors.ts"
 import { displayUrl } from "../core/urls.ts"
+import type { ModelHttp } from "../model/ModelHttp.ts"
 import { makeMcpRegistry } from "../tools/mcp/registry.ts"
 import { keyCmdOptions, type ModelsContext, topLevelEndpoint } from "./models.ts"
 import { type ListOutcome, listRemoteModels } from "./remote.ts"
@@ -156,7 +156,7 @@ const modelChecks = (ctx: ModelsContext, failedSpecs: ReadonlySet<string>) =>
   Effect.gen(function*() {
     const uses = yield* modelUses(ctx)
     // Each distinct server and key is asked once, however many aliases use it.
-    const lists = new Map<string, Effect.Effect<ListOutcome, never, HttpClient.HttpClient>>()
+    const lists = new Map<string, Effect.Effect<ListOutcome, never, ModelHttp>>()
     const checkOne = (use: Use) =>
       Effect.gen(function*() {
         const spec = specOf(ctx.config, use.endpoint)

@@ -4,7 +4,6 @@
 // instead (./remote.ts); a server that cannot be listed is an error line of its own and the exit
 // code, never the end of the others.
 import { Console, Effect, Redacted } from "effect"
-import type { HttpClient } from "effect/http"
 import {
   API_KEY_SOURCES,
   type Endpoint,
@@ -19,6 +18,7 @@ import { renderChain } from "../core/errors.ts"
 import type { ConfigError } from "../core/configErrors.ts"
 import { maskedKey } from "../core/secrets.ts"
 import { displayUrl, joinUrl } from "../core/urls.ts"
+import type { ModelHttp } from "../model/ModelHttp.ts"
 import { DoctorError } from "./doctorErrors.ts"
 import { listRemoteModels } from "./remote.ts"
 
@@ -205,7 +205,7 @@ export interface RemoteListing {
 export const listRemote = (
   ctx: ModelsContext,
   json: boolean
-): Effect.Effect<RemoteListing, ConfigError, HttpClient.HttpClient> =>
+): Effect.Effect<RemoteListing, ConfigError, ModelHttp> =>
   Effect.gen(function*() {
     const targets = yield* remoteTargets(ctx)
     const outcomes = yield* Effect.forEach(targets, (target) =>

@@ -1,13 +1,13 @@
 // `GET <base>/models` for `lait models --remote` and `lait doctor`: one request with the endpoint's
-// key, bounded in time and size, whose every failure is an outcome to report rather than an error
-// that ends the command: one unreachable server must not hide what the others answered.
-import { Duration, Effect, Redacted } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+// key, sent as model requests are (src/model/ModelHttp.ts), bounded in time and size, whose every
+// failure is an outcome to report rather than an error that ends the command: one unreachable server
+// must not hide what the others answered.
+import { Effect, Redacted } from "effect"
 import { DUMMY_API_KEY } from "../config/endpoints.ts"
 import { describeNetworkFailure } from "../core/network.ts"
 import { joinUrl } from "../core/urls.ts"
 import { endpointRedactor } from "../model/endpointSecrets.ts"
-import { readCapped } from "../model/httpBody.ts"
+import { ModelHttp } from "../model/ModelHttp.ts"
 import { statusDetail } from "../model/Live.ts"
 
 /** A model list is small; a server that sends more is not answering the question. */
@@ -59,24 +59,21 @@ export const listRemoteModels = (
   baseUrl: string,
   key: Redacted.Redacted<string> | undefined,
   timeoutMillis: number
-): Effect.Effect<ListOutcome, never, HttpClient.HttpClient> =>
+): Effect.Effect<ListOutcome, never, ModelHttp> =>
   Effect.gen(function*() {
-    const http = yield* HttpClient.HttpClient
+    const http = yield* ModelHttp
     const secret = key === undefined ? undefined : Redacted.value(key)
     const redact = endpointRedactor(secret, baseUrl)
-    const request = HttpClientRequest.get(joinUrl(baseUrl, "/models")).pipe(
-      HttpClientRequest.setHeader("authorization", `Bearer ${secret ?? DUMMY_API_KEY}`)
-    )
-    const answer = yield* http.execute(request).pipe(
-      Effect.flatMap((res) => Effect.map(readCapped(res, MAX_LIST_BYTES), (body) => ({ status: res.status, body }))),
-      Effect.timeout(Duration.millis(timeoutMillis)),
-      Effect.result
-    )
+    const answer = yield* http.send({
+      method: "GET",
+      url: joinUrl(baseUrl, "/models"),
+      headers: { authorization: `Bearer ${secret ?? DUMMY_API_KEY}` }
+    }, { limit: MAX_LIST_BYTES, timeoutMillis }).pipe(Effect.result)
     if (answer._tag === "Failure") {
       const error = answer.failure
-      return error._tag === "TimeoutError"
+      return error._tag === "TimedOut"
         ? failed("timeout", `no answer within ${formatSeconds(timeoutMillis)}`)
-        : failed("unreachable", redact(describeNetworkFailure(error)))
+        : failed("unreachable", redact(describeNetworkFailure(error.cause)))
     }
     const { status, body } = answer.success
     if (body._tag === "TooLarge") return failed("bad-answer", `the model list is larger than ${MAX_LIST_BYTES} bytes`)

@@ -1,9 +1,10 @@
 // The live layer: HTTP to the OpenAI-compatible endpoints, each retried (src/model/retry.ts), then
-// the fallbacks in order. Every body is read capped (src/model/httpBody.ts) and every attempt timed.
-// Where a StreamSink is provided, a chat-completions request is streamed (src/model/eventStream.ts);
+// the fallbacks in order. Every request goes through ModelHttp (src/model/ModelHttp.ts), which caps
+// the body, times the attempt and aborts it on interruption. Where a StreamSink is provided, a
+// chat-completions request is streamed (src/model/eventStream.ts);
 // once text has reached the sink, a failure is neither retried nor a reason to fall back, since the
 // text could not be taken back.
-import { Console, Duration, Effect, Fiber, LogLevel, Redacted } from "effect"
+import { Console, Duration, Effect, LogLevel, Redacted } from "effect"
 import { describeApiKeySource, DUMMY_API_KEY } from "../config/endpoints.ts"
 import { renderChain } from "../core/errors.ts"
 import { excerpt } from "../core/excerpt.ts"
@@ -13,8 +14,8 @@ import { traceChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService, ModelFailure } from "./call.ts"
 import { interpret, recordUsage } from "./completion.ts"
 import { endpointRedactor } from "./endpointSecrets.ts"
-import type { Emitted, StreamedBody } from "./eventStream.ts"
-import { DEFAULT_RESPONSE_LIMIT, FETCH_TIMED_OUT, fetchCapped } from "./fetchCapped.ts"
+import { type Emitted, eventStreamReader, isEventStream } from "./eventStream.ts"
+import { DEFAULT_RESPONSE_LIMIT, type ModelHttpService } from "./ModelHttp.ts"
 import { chatToResponsesBody, responsesUnsupported } from "./responsesApi.ts"
 import {
   BadResponse,
@@ -27,7 +28,6 @@ import {
 } from "./ModelError.ts"
 import { retryAfter, type Retryable, retrying } from "./retry.ts"
 import { type DeltaSink, emitWhole, StreamSink } from "./streamSink.ts"
-import { tracePropagation } from "./tracePropagation.ts"
 import type { ChatRequest } from "./types.ts"
 
 /** Per attempt: headers and the whole body. Reasoning models can think for minutes before answering. */
@@ -93,45 +93,7 @@ const shown = remembered(displayUrl)
 const chatUrl = remembered((base) => joinUrl(base, "/chat/completions"))
 const responsesUrl = remembered((base) => joinUrl(base, "/responses"))
 
-// setTimeout's longest wait; a longer timeout keeps Effect's own, which waits in steps.
-const MAX_TIMER_MILLIS = 2 ** 31 - 1
-
 const encoder = new TextEncoder()
-
-/**
- * `effect`, interrupted (and awaited) and then failed with `onTimeout()` if it has not ended within
- * `millis`, as Effect.timeout does. That one races the attempt against a second fiber sleeping on the
- * Clock, which cost as much per request as the rest of the client's retry and span handling together
- * (an eval sends thousands); here the attempt runs in one child fiber beside a plain timer. An
- * interruption of the caller (Ctrl-C) interrupts the attempt and waits for it, as before.
- */
-export const timeoutAfter = <A, E, R, E2>(
-  effect: Effect.Effect<A, E, R>,
-  millis: number,
-  onTimeout: () => E2
-): Effect.Effect<A, E | E2, R> =>
-  millis > MAX_TIMER_MILLIS ?
-    Effect.catchTag(Effect.timeout(effect, millis), "TimeoutError", () => Effect.fail(onTimeout())) as Effect.Effect<
-      A,
-      E | E2,
-      R
-    > :
-    Effect.flatMap(Effect.forkChild(effect, { startImmediately: true }), (fiber) =>
-      Effect.callback<A, E | E2>((resume) => {
-        const timer = setTimeout(() => {
-          stop()
-          resume(Effect.andThen(Fiber.interrupt(fiber), Effect.fail(onTimeout())))
-        }, millis)
-        const stop = fiber.addObserver((exit) => {
-          clearTimeout(timer)
-          resume(exit)
-        })
-        return Effect.suspend(() => {
-          clearTimeout(timer)
-          stop()
-          return Fiber.interrupt(fiber)
-        })
-      }))
 
 /** How a failure is retried: only a ModelError that may go away (src/model/ModelError.ts) is. */
 const retryable = (e: ModelFailure): Retryable | undefined =>
@@ -154,7 +116,7 @@ export interface LiveOptions {
   readonly maxResponseBytes?: number
 }
 
-export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService> =>
+export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.Effect<ModelClientService> =>
   Effect.sync(() => {
     const attempts = Math.max(1, options.attempts ?? 3)
     const backoff = Duration.fromInputUnsafe(options.backoff ?? "250 millis")
@@ -190,48 +152,30 @@ export const makeLive = (options: LiveOptions): Effect.Effect<ModelClientService
         // A tool's output (say, a printed environment) can put the key into the conversation itself.
         yield* traceDump(() => `request body: ${redact(JSON.stringify(body))}`)
         const authorization = `Bearer ${key === undefined ? DUMMY_API_KEY : Redacted.value(key)}`
-        const bytes = encoder.encode(JSON.stringify(body))
-        // The headers Effect's HTTP client would add for its span: servers join their traces to lait's.
-        const propagation = yield* tracePropagation({ method: "POST", url })
         const millis = Duration.toMillis(timeout)
-        const timedOut = () => new ModelError({ reason: new Timeout({ baseUrl, timeoutMillis: millis }) })
-        const unreachable = (e: unknown) =>
-          new ModelError({ reason: new Unreachable({ baseUrl, detail: redact(describeNetworkFailure(e)) }) })
-        // A whole answer skips the HTTP client and times itself (src/model/fetchCapped.ts); a stream
-        // reads its events through the client (./liveStream.ts, loaded then), under timeoutAfter.
-        const whole = () =>
-          fetchCapped(
-            {
-              method: "POST",
-              url,
-              headers: { authorization, "content-type": "application/json", ...propagation },
-              body: bytes
-            },
-            maxBytes,
-            millis <= MAX_TIMER_MILLIS ? millis : undefined
-          )
-        const response: {
-          readonly status: number
-          readonly headers: Readonly<Record<string, string>>
-          readonly body: StreamedBody
-        } = yield* !streamed && millis <= MAX_TIMER_MILLIS
-          ? Effect.mapError(whole(), (e) => (e === FETCH_TIMED_OUT ? timedOut() : unreachable(e)))
-          : timeoutAfter(
-            Effect.mapError(
-              streamTo !== undefined
-                ? Effect.flatMap(
-                  Effect.promise(() => import("./liveStream.ts")),
-                  (m) => m.sendStreamed({ url, authorization, body: bytes, propagation }, maxBytes, streamTo, emitted)
-                )
-                : whole(),
-              unreachable
-            ),
-            millis,
-            timedOut
-          )
+        const response = yield* http.send({
+          method: "POST",
+          url,
+          headers: { authorization, "content-type": "application/json" },
+          body: encoder.encode(JSON.stringify(body))
+        }, {
+          limit: maxBytes,
+          timeoutMillis: millis,
+          // An event stream is read event by event into the sink; an error answer whole.
+          pieces: streamTo === undefined ? undefined : (head) =>
+            head.status >= 200 && head.status < 300 && isEventStream(head)
+              ? eventStreamReader(streamTo, emitted)
+              : undefined
+        }).pipe(Effect.mapError((e) =>
+          new ModelError({
+            reason: e._tag === "TimedOut"
+              ? new Timeout({ baseUrl, timeoutMillis: millis })
+              : new Unreachable({ baseUrl, detail: redact(describeNetworkFailure(e.cause)) })
+          })
+        ))
         const status = response.status
         const ok = status >= 200 && status < 300
-        // Only a failure waits; reading the headers of every answer would copy them (fetchCapped).
+        // Only a failure waits; reading the headers of every answer would copy them (ModelHttp).
         const wait = ok ? undefined : retryAfter(status, response.headers)
         // A rejected key says where it came from (never what it is): the first thing to check.
         const keyFrom = endpoint.apiKeySource

@@ -1,5 +1,7 @@
 // The single choke point for every model request: the service, and its layers as statics.
-//   layerLive    — HTTP to the OpenAI-compatible endpoints, retries, then fallbacks in order (Live.ts)
+//   layerLive    — HTTP to the OpenAI-compatible endpoints through ModelHttp (./ModelHttp.ts: `fetch`
+//                  in production and against test servers, in memory in unit tests), retries, then
+//                  fallbacks in order (Live.ts)
 //   layerCache   — `.lait/cache/<key>.json` in front of another ModelClient; hits skip usage (Cache.ts)
 //   layerRecord  — writes every answer of another ModelClient as `<dir>/<key>.json` (Record.ts)
 //   layerReplay  — answers only from `<dir>/<key>.json`; never touches the network (Replay.ts)
@@ -13,14 +15,33 @@ import type { FileLoader } from "../platform/FileLoader.ts"
 import type { CacheOptions } from "./Cache.ts"
 import type { ModelClientService } from "./call.ts"
 import type { LiveOptions } from "./Live.ts"
+import { ModelHttp } from "./ModelHttp.ts"
 
 export type { CacheOptions } from "./Cache.ts"
 export type { Endpoint, ModelCall, ModelClientService, ModelResult, Source } from "./call.ts"
 export type { LiveOptions } from "./Live.ts"
 
 export class ModelClient extends Context.Service<ModelClient, ModelClientService>()("lait/model/ModelClient") {
-  static readonly layerLive = (options: LiveOptions = {}): Layer.Layer<ModelClient> =>
-    Layer.effect(ModelClient, Effect.flatMap(Effect.promise(() => import("./Live.ts")), (m) => m.makeLive(options)))
+  /**
+   * Loaded and built on the first request: its retry and response-reading code are a run's to pay
+   * only when it asks a model (a workflow of jq and `run` steps never does). Built once.
+   */
+  static readonly layerLive = (options: LiveOptions = {}): Layer.Layer<ModelClient, never, ModelHttp> =>
+    Layer.effect(
+      ModelClient,
+      Effect.gen(function*() {
+        const http = yield* ModelHttp
+        const client = yield* Effect.cached(
+          Effect.flatMap(Effect.promise(() => import("./Live.ts")), (m) => m.makeLive(options, http))
+        )
+        // Once built, calls go straight to it: the cached effect costs a few operations per request.
+        let built: ModelClientService | undefined
+        return ModelClient.of({
+          complete: (call) =>
+            built !== undefined ? built.complete(call) : Effect.flatMap(client, (c) => (built = c).complete(call))
+        })
+      })
+    )
 
   /** Decorates the ModelClient it is provided with. */
   static readonly layerCache = (options: CacheOptions): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>

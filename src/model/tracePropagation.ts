@@ -1,6 +1,6 @@
-// The trace-propagation headers (b3, traceparent) Effect's HTTP client adds to a request, for a whole
-// answer fetched without that client (./fetchCapped.ts): servers and collectors join their traces to
-// lait's through them. Made as the client makes them: a client span under the current span, its
+// The trace-propagation headers (b3, traceparent) Effect's HTTP client adds to a request, for every
+// model request, which ModelHttp sends without that client (./ModelHttp.ts): servers and collectors
+// join their traces to lait's through them. Made as the client makes them: a client span under the current span, its
 // name from the client's SpanNameGenerator, none when propagation is off. The client's settings are
 // context references, which are found by key; the ones here have the client's keys and defaults, so
 // whatever a caller provides for Effect's client applies here too, without loading the client.

@@ -6,9 +6,8 @@
 //   Errors are Data classes (src/core/reasonError.ts), and the schema decoders of what a file or an
 //   answer holds (workflow `models:`, config, eval file, cassettes, answers) are loaded with `import()`
 //   when a run reads one: a run of jq steps without a config file evaluates none of them.
-// - A whole answer is fetched without Effect's HTTP client (src/model/fetchCapped.ts), whose modules
-//   (with Stream, Channel and Queue) cost milliseconds before an eval's first request; only a streamed
-//   request loads them.
+// - Model requests are sent without Effect's HTTP client (src/model/ModelHttp.ts), whose modules
+//   (with Stream, Channel and Queue) cost milliseconds before an eval's first request.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -87,7 +86,7 @@ describe("a plain lait eval against a model server", () => {
       )
       const { modules } = await build.loaded(["eval", "--no-env", "e.yml", "--repeat", "2"], project)
       expect(server.requests).toHaveLength(4)
-      for (const file of ["src/eval/schema.ts", "src/model/Live.ts", "src/model/fetchCapped.ts"]) expect(modules).toContain(file)
+      for (const file of ["src/eval/schema.ts", "src/model/Live.ts", "src/model/ModelHttp.ts"]) expect(modules).toContain(file)
       expect(modules.filter(effectHttp)).toEqual([])
     } finally {
       await server.stop()

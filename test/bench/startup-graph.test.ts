@@ -50,9 +50,9 @@ describe("start-up module graph of src/cli/leanRun.ts (a plain `lait run`)", () 
       .toEqual([])
   }, 60_000)
 
-  // The live model client and live export build their HTTP client at first use (src/cli/modelLayers.ts,
-  // src/trace/live/layer.ts): a run that asks no model never evaluates effect/http's client or Stream.
-  test("has no HTTP client: effect/http's client modules and Stream load with the live model client", async () => {
+  // Model requests go through src/model/ModelHttp.ts, not effect/http's client, and the live export
+  // builds its HTTP client at first use (src/trace/live/layer.ts): a run never evaluates that client or Stream.
+  test("has no HTTP client: effect/http's client modules and Stream stay out", async () => {
     const paths = (await startupModules(path.join(repoRoot, "src", "cli", "leanRun.ts"))).map((m) => m.path)
     expect(paths.filter((p) => /effect\/dist\/(http\/(HttpClient|FetchHttpClient)|Stream|Channel)\.js$/.test(p))).toEqual([])
     const evalPaths = (await startupModules(path.join(repoRoot, "src", "cli", "leanEval.ts"))).map((m) => m.path)

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { Cause, Effect, Exit, Layer } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { ModelHttp } from "../../src/model/ModelHttp.ts"
 import { renderChain } from "../../src/core/errors.ts"
 import { LaitConfig } from "../../src/config/LaitConfig.ts"
 import type { ConfigFile } from "../../src/config/schema.ts"
@@ -39,7 +39,7 @@ const score = (
 ) => {
   server = startOpenAiServer({ script })
   const layer = Layer.mergeAll(
-    ModelClient.layerLive({ attempts: 1 }).pipe(Layer.provide(FetchHttpClient.layer)),
+    ModelClient.layerLive({ attempts: 1 }).pipe(Layer.provide(ModelHttp.layer)),
     LaitConfig.layerTest((config ?? configFor)(server.baseUrl)),
     RunUsage.layer,
     RunTracer.layer

@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Deferred, Effect, Layer } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { ModelHttp } from "../../src/model/ModelHttp.ts"
 import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { LaitConfig } from "../../src/config/LaitConfig.ts"
 import type { ConfigFile } from "../../src/config/schema.ts"
@@ -46,7 +46,7 @@ const counting = (stats: Stats) =>
             return yield* inner.complete(call)
           }).pipe(Effect.ensuring(Effect.sync(() => void stats.inFlight--)))
       }))
-  ).pipe(Layer.provide(ModelClient.layerLive({ attempts: 1 }).pipe(Layer.provide(FetchHttpClient.layer))))
+  ).pipe(Layer.provide(ModelClient.layerLive({ attempts: 1 }).pipe(Layer.provide(ModelHttp.layer))))
 
 const pricing = { input_per_1m: 1000, output_per_1m: 2000 }
 

@@ -4,7 +4,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit, Layer, Redacted } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { ModelHttp } from "../../src/model/ModelHttp.ts"
 import { renderChain } from "../../src/core/errors.ts"
 import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { callKey } from "../../src/model/cassette/key.ts"
@@ -38,7 +38,7 @@ const call = (endpoints: ModelCall["endpoints"], content = "hello", extra: Parti
   request: { messages: [{ role: "user", content }], tools: [], response_format: null, ...extra }
 })
 
-const live = ModelClient.layerLive({ attempts: 2, backoff: "5 millis" }).pipe(Layer.provide(FetchHttpClient.layer))
+const live = ModelClient.layerLive({ attempts: 2, backoff: "5 millis" }).pipe(Layer.provide(ModelHttp.layer))
 
 const run = <A, E>(
   layer: Layer.Layer<ModelClient, never, never>,
@@ -133,7 +133,7 @@ describe("Live layer", () => {
         `failed to reach '${resetUrl}': connection reset`
       )
       const silentUrl = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/v1`
-      const impatient = ModelClient.layerLive({ attempts: 1, timeout: "300 millis" }).pipe(Layer.provide(FetchHttpClient.layer))
+      const impatient = ModelClient.layerLive({ attempts: 1, timeout: "300 millis" }).pipe(Layer.provide(ModelHttp.layer))
       expect(failure(await run(impatient, (m) => m.complete(call([endpoint(silentUrl)]))))).toBe(
         `failed to reach '${silentUrl}': timed out after 300 ms`
       )

@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Layer, Redacted } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { ModelHttp } from "../../src/model/ModelHttp.ts"
 import { errorClassOf, exitCodeOf, renderChain, withContext } from "../../src/core/errors.ts"
 import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { callKey } from "../../src/model/cassette/key.ts"
@@ -122,7 +122,7 @@ const reasonOf = (layer: Layer.Layer<ModelClient>, c: ModelCall) =>
   )
 
 describe("the layers fail with a reason", () => {
-  const live = ModelClient.layerLive({ attempts: 1 }).pipe(Layer.provide(FetchHttpClient.layer))
+  const live = ModelClient.layerLive({ attempts: 1 }).pipe(Layer.provide(ModelHttp.layer))
 
   test("live: a refused status carries the status and the server's words, not the key", async () => {
     server = startOpenAiServer({ script: [{ status: 401, body: { error: { message: `bad key ${SECRET}` } } }] })

@@ -3,7 +3,8 @@
 // own span, which parsed the URL and copied every header into attributes nobody reads, is skipped.
 import { afterAll, expect, test } from "bun:test"
 import { Effect, Layer, Tracer } from "effect"
-import { FetchHttpClient, HttpClient } from "effect/http"
+import { HttpClient } from "effect/http"
+import { ModelHttp } from "../../src/model/ModelHttp.ts"
 import { ModelClient } from "../../src/model/ModelClient.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
 import { helloCall } from "../fixtures/modelCall.ts"
@@ -24,7 +25,7 @@ const callTraced = async <R>(wrap: (effect: Effect.Effect<unknown, unknown, R>) 
       return span
     }
   })
-  const live = ModelClient.layerLive({ attempts: 1 }).pipe(Layer.provide(FetchHttpClient.layer))
+  const live = ModelClient.layerLive({ attempts: 1 }).pipe(Layer.provide(ModelHttp.layer))
   const before = server.requests.length
   await Effect.runPromise(
     wrap(ModelClient.use((m) => m.complete(call)) as Effect.Effect<unknown, unknown, R>).pipe(

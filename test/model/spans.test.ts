@@ -3,7 +3,7 @@
 // the `chat` trace span and the HTTP client's.
 import { afterAll, expect, test } from "bun:test"
 import { Effect, Layer, References, Tracer } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { ModelHttp } from "../../src/model/ModelHttp.ts"
 import { ModelClient } from "../../src/model/ModelClient.ts"
 import { traceSpan } from "../../src/core/tracing.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
@@ -23,7 +23,7 @@ test("a live model call opens no ModelClient span", async () => {
     }
   })
   const call = helloCall(server.baseUrl)
-  const live = ModelClient.layerLive({ attempts: 1, backoff: "5 millis" }).pipe(Layer.provide(FetchHttpClient.layer))
+  const live = ModelClient.layerLive({ attempts: 1, backoff: "5 millis" }).pipe(Layer.provide(ModelHttp.layer))
   const result = await Effect.runPromise(
     ModelClient.use((m) => m.complete(call)).pipe(
       Effect.withTracer(counting),

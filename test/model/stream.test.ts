@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit, Fiber, Layer, Redacted } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { ModelHttp } from "../../src/model/ModelHttp.ts"
 import { renderChain } from "../../src/core/errors.ts"
 import { type Endpoint, type ModelCall, ModelClient } from "../../src/model/ModelClient.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
@@ -39,7 +39,7 @@ const call = (baseUrl: string, content = "hello"): ModelCall => ({
 
 const live = (maxResponseBytes?: number) =>
   ModelClient.layerLive({ attempts: 2, backoff: "5 millis", ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }) })
-    .pipe(Layer.provide(FetchHttpClient.layer))
+    .pipe(Layer.provide(ModelHttp.layer))
 
 /** Runs one call with a sink that collects what it is handed. */
 const streamed = async (layer: Layer.Layer<ModelClient>, c: ModelCall) => {

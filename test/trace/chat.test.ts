@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Layer, Redacted } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { ModelHttp } from "../../src/model/ModelHttp.ts"
 import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { type Endpoint, type ModelCall, ModelClient } from "../../src/model/ModelClient.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
@@ -33,7 +33,7 @@ const call = (endpoints: ModelCall["endpoints"], content = "hello"): ModelCall =
   request: { messages: [{ role: "user", content }], tools: [], response_format: null }
 })
 
-const live = ModelClient.layerLive({ attempts: 1, backoff: "1 millis" }).pipe(Layer.provide(FetchHttpClient.layer))
+const live = ModelClient.layerLive({ attempts: 1, backoff: "1 millis" }).pipe(Layer.provide(ModelHttp.layer))
 
 /** Runs the calls one after another with one RunTracer; returns what it recorded (failures ignored). */
 const traced = (layer: Layer.Layer<ModelClient>, calls: ReadonlyArray<ModelCall>) =>

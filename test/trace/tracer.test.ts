@@ -2,7 +2,7 @@
 // recorded only by the RunTracer provided around the run that made them.
 import { afterEach, describe, expect, test } from "bun:test"
 import { Effect, Layer, Redacted, Tracer } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { ModelHttp } from "../../src/model/ModelHttp.ts"
 import { stepSpan, traceSpan, workflowSpan } from "../../src/core/tracing.ts"
 import { ModelClient } from "../../src/model/ModelClient.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
@@ -113,7 +113,7 @@ describe("the run's Tracer", () => {
 describe("the model client's chat span", () => {
   test("a model call needs no RunTracer: outside a run it is an ordinary span", async () => {
     server = startOpenAiServer({ script: [{ content: "ok" }] })
-    const live = ModelClient.layerLive({ attempts: 1, backoff: "1 millis" }).pipe(Layer.provide(FetchHttpClient.layer))
+    const live = ModelClient.layerLive({ attempts: 1, backoff: "1 millis" }).pipe(Layer.provide(ModelHttp.layer))
     const endpoint = {
       baseUrl: server.baseUrl,
       modelId: "fixture-model",

@@ -196,23 +196,6 @@ const crossRuntime = async (platform: Platform): Promise<string> => {
   return binary
 }
 
-// effect/cli builds an Intl.Segmenter when CliOutput.js is evaluated (loading ICU's break data, ≈ 2 ms of
-// every command's start-up), though only measuring text for help and tables uses it. The bundled copy
-// builds it on first use instead; the build fails if the line it replaces ever changes.
-const SEGMENTER = /const graphemeSegmenter = \/\*#__PURE__\*\/new Intl\.Segmenter\(undefined, \{\s*granularity: "grapheme"\s*\}\);/
-const lazySegmenter: Bun.BunPlugin = {
-  name: "lazy-grapheme-segmenter",
-  setup(build) {
-    build.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]cli[\\/]CliOutput\.js$/ }, async ({ path }) => {
-      const source = await Bun.file(path).text()
-      if (!SEGMENTER.test(source)) throw new Error(`${path}: the Intl.Segmenter line to make lazy was not found`)
-      const lazy = "let graphemeSegmenterInstance;\nconst graphemeSegmenter = { segment: (text) => " +
-        '(graphemeSegmenterInstance ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(text) };'
-      return { contents: source.replace(SEGMENTER, lazy), loader: "js" }
-    })
-  }
-}
-
 /**
  * The root help text from the sources' own command tree, rendered by effect/cli in a separate process
  * (src/cli/rootHelp.ts), for the fast path of `lait --help` (src/cli/fastPath.ts).
@@ -283,7 +266,6 @@ const main = async () => {
       bytecode: true,
       format: "esm",
       splitting: true,
-      plugins: [lazySegmenter],
       define: { ...define, LAIT_ROOT_HELP: await rootHelp() }
     })
   } catch (error) {

@@ -1,6 +1,6 @@
 // The only module that knows which JavaScript runtime we are on: Bun's layer on Bun (the CLI and the
 // compiled binary), the Node implementations from @effect/platform-node-shared elsewhere (Deno).
-// platform-bun 4.0.0 happens to build BunServices from those same Node modules, but it is published
+// platform-bun 4.1 happens to build BunServices from those same Node modules, but it is published
 // for Bun and may gain Bun-only implementations; choosing here keeps such a change away from Deno.
 import * as NodeChildProcessSpawner from "@effect/platform-node-shared/NodeChildProcessSpawner"
 import * as NodeFileSystem from "@effect/platform-node-shared/NodeFileSystem"
@@ -28,8 +28,7 @@ type Services =
 const isBun = process.versions.bun !== undefined
 
 // BunServices.layer minus BunCrypto, with a Terminal built on first use (lazyTerminal.ts; BunTerminal
-// is NodeTerminal). The annotation matters: platform-bun 4.0.0's types refer to
-// `effect/Crypto` (gone in 4.1).
+// is NodeTerminal). The annotation keeps the layer's services to what lait provides.
 const runtimeServices: Layer.Layer<Services> = isBun
   ? BunChildProcessSpawner.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(BunFileSystem.layer, BunPath.layer, BunStdio.layer, lazyTerminalLayer()))

@@ -2,6 +2,7 @@
 // repeated key is an error everywhere, and its message names the key as upstream (serde_yaml) does —
 // `duplicate entry with key "jq"` — where the yaml package only says `Map keys must be unique`. The
 // position suffix the package appends is kept.
+import { createRequire } from "node:module"
 import type { Document, LineCounter, ParsedNode } from "yaml"
 import { rustDebugString } from "./rustFormat.ts"
 
@@ -9,9 +10,11 @@ type YamlPackage = typeof import("yaml")
 let loaded: YamlPackage | undefined
 /**
  * The package, evaluated on first use, so a command that reads no YAML (help, version) never loads
- * it. A synchronous require of the package itself: source runs under a loader plugin work too.
+ * it. A synchronous require of the package itself (Bun's bundler resolves it into the binary; source
+ * runs under a loader plugin work too); Deno has no `require` in a module, so there it is made.
  */
-export const yamlPackage = (): YamlPackage => (loaded ??= require("yaml") as YamlPackage)
+export const yamlPackage = (): YamlPackage =>
+  (loaded ??= (typeof require === "function" ? require("yaml") : createRequire(import.meta.url)("yaml")) as YamlPackage)
 
 const PACKAGE_WORDING = "Map keys must be unique"
 

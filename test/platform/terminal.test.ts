@@ -21,6 +21,8 @@ const script = `
     const afterBuild = stream
     const terminal = Context.get(context, Terminal.Terminal)
     yield* terminal.display("")
+    // Writing needs no stdin; reading builds it (stdin is closed here, so the read ends at once).
+    yield* Effect.exit(terminal.readLine)
     return { afterBuild, afterUse: stream }
   })))
   console.log(JSON.stringify(seen))

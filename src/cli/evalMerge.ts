@@ -6,7 +6,7 @@
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { switchFlag, valueFlag } from "./flags/make.ts"
-import { renderChain } from "../core/errors.ts"
+import { causeDetail } from "../core/errors.ts"
 import { EvalError } from "../eval/evalErrors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -100,7 +100,7 @@ export const evalMergeCommand = Command.make(
       const text = yield* loader.readText(path, { waitForWriter: true }).pipe(
         Effect.mapError((e) =>
           new EvalError({
-            reason: { _tag: "ReportReadFailed", path, detail: e.cause === undefined ? e.message : renderChain(e.cause) }
+            reason: { _tag: "ReportReadFailed", path, detail: causeDetail(e) }
           })
         )
       )

@@ -7,7 +7,7 @@
 // not run, else 0); otherwise 1 when a case failed, 4 when every failure was a run that could not run
 // (a server or setup error is never the model's quality), 0 when all passed.
 import { Console, Effect } from "effect"
-import { type OutputError, renderChain } from "../core/errors.ts"
+import { causeDetail, type OutputError } from "../core/errors.ts"
 import { redact, redactMarkup } from "../core/redaction.ts"
 import {
   baselineOf,
@@ -46,7 +46,7 @@ export const loadBaseline = (path: string) =>
     const text = yield* loader.readText(path, { waitForWriter: true }).pipe(
       Effect.mapError((e) =>
         new EvalError({
-          reason: { _tag: "BaselineReadFailed", path, detail: e.cause === undefined ? e.message : renderChain(e.cause) }
+          reason: { _tag: "BaselineReadFailed", path, detail: causeDetail(e) }
         })
       )
     )

@@ -200,6 +200,10 @@ export const renderChain = (error: unknown): string => {
   return parts.length > 0 ? parts.join(": ") : "unknown error"
 }
 
+/** What a wrapped failure (a FileError, say) adds to the message of the error that wraps it. */
+export const causeDetail = (e: { readonly message: string; readonly cause?: unknown }): string =>
+  e.cause === undefined ? e.message : renderChain(e.cause)
+
 /**
  * A validation error anywhere in the chain means 3, then a model API error anywhere 4; an
  * interruption or a usage error counts only at the top.

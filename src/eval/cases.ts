@@ -9,7 +9,7 @@
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import * as nodePath from "node:path"
-import { type AnyLaitError, renderChain } from "../core/errors.ts"
+import { causeDetail, type AnyLaitError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
 import { describeYamlValue, formatPath } from "../core/schemaPath.ts"
@@ -191,7 +191,7 @@ export const loadCasesFile = (
           reason: {
             _tag: "CasesFileUnreadable",
             path: file,
-            detail: e.cause === undefined ? e.message : renderChain(e.cause)
+            detail: causeDetail(e)
           }
         })
       )
@@ -252,7 +252,7 @@ export const evalFileHash = (
               reason: {
                 _tag: "ReadFailed",
                 path: file,
-                detail: e.cause === undefined ? e.message : renderChain(e.cause)
+                detail: causeDetail(e)
               }
             })
           )

@@ -5,7 +5,7 @@
 // when it exists (src/model/cassette/repeat.ts). Every file read is reported to CassetteUse.
 import { Console, Effect } from "effect"
 import * as Files from "../platform/files.ts"
-import { renderChain } from "../core/errors.ts"
+import { causeDetail } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { traceChat } from "./chatSpan.ts"
 import type { ModelCall, ModelClientService } from "./call.ts"
@@ -67,7 +67,7 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
           new ModelError({ reason: new CassetteInvalid({ path, stage, problem }) })
         const text = yield* files.readText(path).pipe(
           // The loader's message names the path again; only its reason goes after ours.
-          Effect.mapError((e) => invalid("read", e.cause === undefined ? e.message : renderChain(e.cause)))
+          Effect.mapError((e) => invalid("read", causeDetail(e)))
         )
         const cassette = (yield* Effect.promise(() => import("./cassette/schema.ts"))).decodeCassette(text)
         if (cassette === undefined) return yield* invalid("parse", cassetteProblem(text))

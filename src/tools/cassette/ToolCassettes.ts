@@ -6,7 +6,7 @@
 import { Effect, Redacted } from "effect"
 import * as nodePath from "node:path"
 import { DUMMY_API_KEY } from "../../config/endpoints.ts"
-import { type AnyLaitError, renderChain } from "../../core/errors.ts"
+import { causeDetail, type AnyLaitError } from "../../core/errors.ts"
 import { redactSecrets } from "../../core/secrets.ts"
 import { ToolError } from "../../core/toolErrors.ts"
 import type { Endpoint } from "../../model/call.ts"
@@ -100,7 +100,7 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
     files.readText(path).pipe(
       Effect.mapError((e) =>
         new ToolError({
-          reason: { _tag: "CassetteInvalid", path, problem: e.cause === undefined ? e.message : renderChain(e.cause) }
+          reason: { _tag: "CassetteInvalid", path, problem: causeDetail(e) }
         })
       )
     )

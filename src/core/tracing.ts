@@ -14,6 +14,23 @@ export type TraceOperation = "chat" | "execute_tool" | "compact"
 export type SpanOperation = "invoke_workflow" | "step"
 export type RecordedOperation = TraceOperation | SpanOperation
 
+/** One finished span as a run's trace records it (src/trace/RunTracer.ts writes it, live export reads it). */
+export interface RecordedEvent {
+  readonly seq: number
+  readonly operation: RecordedOperation
+  readonly label: string
+  /** RFC 3339, UTC. */
+  readonly start: string
+  readonly end: string
+  readonly duration_ms: number
+  /** Insertion order is kept (it is the order written to the file). */
+  readonly attributes: Readonly<Record<string, Json>>
+  /** 16 hex digits, unique within the run. */
+  readonly span_id: string
+  /** The enclosing span, or null at the root. */
+  readonly parent_span_id: string | null
+}
+
 export interface TraceEntry {
   readonly operation: RecordedOperation
   readonly label: string

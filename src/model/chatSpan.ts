@@ -15,7 +15,7 @@ import {
 } from "../core/tracing.ts"
 import { urlCredentials } from "../core/urls.ts"
 import { chatContent } from "./chatContent.ts"
-import type { Endpoint, ModelCall, ModelResult, Source } from "./ModelClient.ts"
+import type { Endpoint, ModelCall, ModelResult, Source } from "./call.ts"
 
 /**
  * lait speaks the OpenAI API to every server it calls (OpenAI itself, LM Studio, vLLM, ...); the

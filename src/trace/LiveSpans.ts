@@ -5,7 +5,7 @@
 // exporter, which is loaded only when it is wanted.
 import { Clock, Context, Effect, type Exit, type Tracer } from "effect"
 import type { Json } from "../core/json.ts"
-import type { RecordedEvent } from "./RunTracer.ts"
+import type { RecordedEvent } from "../core/tracing.ts"
 
 export interface LiveSink {
   /** A run's trace span ended and was recorded as `event`. */

@@ -15,8 +15,8 @@
 import { Context, Effect, type Exit, Layer, Option, Tracer } from "effect"
 import type { Json } from "../core/json.ts"
 import {
+  type RecordedEvent,
   recordSpan,
-  type RecordedOperation,
   type SpanOperation,
   type TraceEntry,
   traceEntryOf,
@@ -26,24 +26,8 @@ import {
 import { type LiveSink, LiveSpans } from "./LiveSpans.ts"
 import { formatMillis } from "./time.ts"
 
-export type { RecordedOperation, SpanOperation, TraceOperation } from "../core/tracing.ts"
+export type { RecordedEvent, RecordedOperation, SpanOperation, TraceOperation } from "../core/tracing.ts"
 export { errorTypeOf, traceSpan as withSpan } from "../core/tracing.ts"
-
-export interface RecordedEvent {
-  readonly seq: number
-  readonly operation: RecordedOperation
-  readonly label: string
-  /** RFC 3339, UTC. */
-  readonly start: string
-  readonly end: string
-  readonly duration_ms: number
-  /** Insertion order is kept (it is the order written to the file). */
-  readonly attributes: Readonly<Record<string, Json>>
-  /** 16 hex digits, unique within the run. */
-  readonly span_id: string
-  /** The enclosing span, or null at the root. */
-  readonly parent_span_id: string | null
-}
 
 export interface TraceEvent extends RecordedEvent {
   readonly operation: TraceOperation

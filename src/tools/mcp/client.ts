@@ -9,20 +9,10 @@ import type { FetchLike, Transport, TransportSendOptions } from "@modelcontextpr
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { describeNetworkFailure } from "../../core/network.ts"
 import { VERSION } from "../../version.ts"
-import { isSchemaError } from "./protocol.ts"
+import { isSchemaError, type McpConnection } from "./protocol.ts"
 import { GroupStdioTransport, type StdioServerParameters } from "./stdio.ts"
 
 export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024
-
-export interface McpConnection {
-  readonly client: Client
-  /** Closes the session and, for stdio, stops the server's whole process group. Never rejects. */
-  readonly close: () => Promise<void>
-  /** Why the transport broke, when it did (e.g. an oversized frame). */
-  readonly failure: () => string | undefined
-  /** The server's process id (stdio). */
-  readonly pid: number | undefined
-}
 
 export interface ConnectOptions {
   readonly timeoutMs: number

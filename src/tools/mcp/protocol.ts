@@ -1,7 +1,18 @@
 // What lait reads from an MCP server's answers: the tool list (every page, within the documented
 // limits), a call's result as the tool message's text, and the SDK's errors as one line.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Effect } from "effect"
-import type { McpConnection } from "./client.ts"
+
+/** An open MCP session (made by ./client.ts). */
+export interface McpConnection {
+  readonly client: Client
+  /** Closes the session and, for stdio, stops the server's whole process group. Never rejects. */
+  readonly close: () => Promise<void>
+  /** Why the transport broke, when it did (e.g. an oversized frame). */
+  readonly failure: () => string | undefined
+  /** The server's process id (stdio). */
+  readonly pid: number | undefined
+}
 
 export const MAX_TOOLS_PER_PAGE = 1024
 export const MAX_TOTAL_TOOLS = 8192

@@ -20,7 +20,7 @@ import { urlCredentials } from "../../core/urls.ts"
 import type { ToolTape } from "../cassette/ToolCassettes.ts"
 import { qualifyToolName } from "../names.ts"
 import { toolDefinition, type ToolEntry } from "../types.ts"
-import type { McpConnection } from "./client.ts"
+import type { McpConnection } from "./protocol.ts"
 import { errorText, isTimeout, listTools, MAX_TOTAL_TOOLS, type McpTool, renderToolResult } from "./protocol.ts"
 import { parseJsonText } from "../../core/jsonDepth.ts"
 

@@ -8,7 +8,6 @@ import {
   API_KEY_SOURCES,
   type Endpoint,
   type EndpointOverrides,
-  type Endpoints,
   resolveEndpoints
 } from "../config/endpoints.ts"
 import type { GlobalKeyCmds } from "../config/apiKeyCmd.ts"
@@ -39,11 +38,6 @@ export const keyCmdOptions = (ctx: ModelsContext) => ({
   timeoutMillis: ctx.timeoutMillis,
   ...(ctx.globalKeyCmds === undefined ? {} : { global: ctx.globalKeyCmds })
 })
-
-export interface AliasEndpoints {
-  readonly alias: string
-  readonly endpoints: Endpoints
-}
 
 /** Every alias of the config, by name, resolved as a request for it would be; failures beside them. */
 export const resolveAliases = (ctx: ModelsContext) =>

@@ -9,7 +9,7 @@
 // is p = 0.1), while the pooled runs can, and --fail-on-regression must not pass such an eval.
 import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
 import { rustFixed } from "../core/rustFormat.ts"
-import { RustFloat, rustJson } from "../model/rustJson.ts"
+import { RustFloat } from "../model/rustJson.ts"
 import { EvalError, type EvalErrorReason } from "./evalErrors.ts"
 import { fisherExact } from "./fisher.ts"
 import { caseName, type Report, xmlEscape } from "./report.ts"
@@ -297,8 +297,6 @@ export const comparisonValue = (c: Comparison): unknown => ({
     regression: c.regression,
     fail_on_regression: c.failOnRegression
   })
-
-export const comparisonJson = (c: Comparison): string => rustJson(comparisonValue(c))
 
 /**
  * The JUnit report with one more testsuite, `baseline`: a testcase per compared case, failing when it

@@ -14,7 +14,6 @@ import type { CaseOutcome, EvalOutcome, RunOutcome } from "./runner.ts"
 import { type CaseStats, caseStats, type SuiteStats, suiteStats } from "./stats.ts"
 
 export type ReportFormat = "text" | "json" | "junit" | "html"
-export const REPORT_FORMATS: ReadonlyArray<ReportFormat> = ["text", "json", "junit", "html"]
 
 export interface ReportOptions {
   readonly minPassRate?: number | undefined

@@ -27,7 +27,7 @@ import { RunTracer } from "../trace/RunTracer.ts"
 import { chatOptionsOf } from "./chatFlags.ts"
 import { replRecordHint } from "./recordHints.ts"
 import { type ReplBackend, runRepl } from "./repl.ts"
-import type { replFlags } from "./replCommand.ts"
+import type { replFlags } from "./replFlags.ts"
 import type { Command } from "effect/cli"
 import { redact } from "../core/redaction.ts"
 

@@ -18,13 +18,13 @@ import { FileLoader } from "../platform/FileLoader.ts"
 import type { Assertion } from "../testing/assertions.ts"
 import { CsvError, parseCsv } from "./csv.ts"
 import { EvalError } from "./evalErrors.ts"
+import { isIssue } from "./evalKeys.ts"
 import {
   completeCase,
   duplicateCaseName,
   type EvalCase,
   type EvalDefinition,
   evalSchema,
-  isIssue,
   readEvalDefinition,
   withEvalSchema
 } from "./schema.ts"

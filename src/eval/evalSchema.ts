@@ -5,7 +5,7 @@ import { Cause, Exit, Schema, SchemaIssue } from "effect"
 import type { Json } from "../core/json.ts"
 import { valueAtPath } from "../core/schemaPath.ts"
 import { AssertionSchema, explainIssue } from "../testing/assertionSchema.ts"
-import { acceptedKeys, type DecodedCase, type Issue, type Segment } from "./schema.ts"
+import { acceptedKeys, type DecodedCase, type Issue, type Segment } from "./evalKeys.ts"
 import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
 
 const targetName = Schema.optionalKey(
@@ -80,7 +80,8 @@ export const EvalFileSchema = Schema.Struct({
   default_assert: assertList("Assertions added after every case's own")
 }).annotate({ title: "lait eval definition", description: "Exactly one of target: and targets: is required" })
 
-// The decoded case's type is the one ./schema.ts completes: a field added to one and not the other fails here.
+// The decoded case's type is DecodedCase (./evalKeys.ts), which ./schema.ts completes: a field added to
+// one and not the other fails here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const sameCase: Same<typeof EvalCaseSchema.Type, DecodedCase> = true
 void sameCase

@@ -12,12 +12,16 @@ import { type Json, textForm } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
 import { lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
 import type { ProvidedValue } from "../lang/inputs.ts"
-import { type Assertion, ASSERTION_FIELDS } from "../testing/assertions.ts"
-
-export const EVAL_FILE_KEYS = ["target", "targets", "cases", "default_assert"] as const
-export const WORKFLOW_TARGET_KEYS = ["name", "workflow", "inputs"] as const
-export const PROMPT_TARGET_KEYS = ["name", "model", "prompt"] as const
-export const CASE_KEYS = ["name", "input", "inputs", "vars", "assert"] as const
+import type { Assertion } from "../testing/assertions.ts"
+import {
+  acceptedKeys,
+  type DecodedCase,
+  EVAL_FILE_KEYS,
+  type Issue,
+  isIssue,
+  isMapping,
+  type Segment
+} from "./evalKeys.ts"
 
 export type EvalTarget =
   & { readonly name: string }
@@ -59,44 +63,6 @@ export interface EvalDefinition {
   readonly casesFile: { readonly file: string; readonly line: number | undefined } | undefined
   readonly defaultAssert: ReadonlyArray<Assertion>
 }
-
-export type Segment = string | number
-
-const isMapping = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-const isTargetPath = (path: ReadonlyArray<Segment>) =>
-  (path.length === 1 && path[0] === "target") || (path.length === 2 && path[0] === "targets")
-
-/** Which keys the mapping at `parentPath` accepts, for an unknown-key message. */
-export const acceptedKeys = (raw: unknown, parentPath: ReadonlyArray<Segment>): string | undefined => {
-  if (parentPath.length === 0) return `eval definitions accept: ${EVAL_FILE_KEYS.join(", ")}`
-  if (isTargetPath(parentPath)) {
-    const target = valueAtPath(raw, parentPath)
-    return isMapping(target) && "workflow" in target
-      ? `a workflow target accepts: ${WORKFLOW_TARGET_KEYS.join(", ")}`
-      : `a model target accepts: ${PROMPT_TARGET_KEYS.join(", ")}`
-  }
-  if (parentPath.length === 1 && parentPath[0] === "cases") return "a cases file reference accepts: file"
-  if (parentPath.length === 2 && parentPath[0] === "cases") return `cases accept: ${CASE_KEYS.join(", ")}`
-  const parent = valueAtPath(raw, parentPath) as { readonly type?: unknown } | undefined
-  return typeof parent?.type === "string" && parent.type in ASSERTION_FIELDS
-    ? `'${parent.type}' assertions accept: type, ${
-      ASSERTION_FIELDS[parent.type as keyof typeof ASSERTION_FIELDS].join(", ")
-    }`
-    : undefined
-}
-
-/** A part of the document decoded on its own (./evalSchema.ts decodeAt), failing with its place in the whole. */
-export interface Issue {
-  readonly at: ReadonlyArray<Segment>
-  readonly text: string
-  /** The issue's own path in the whole document (for its line). */
-  readonly path: ReadonlyArray<Segment>
-}
-
-export const isIssue = (value: unknown): value is Issue =>
-  isMapping(value) && Array.isArray(value["at"]) && typeof value["text"] === "string" && Array.isArray(value["path"])
 
 // Set once ./evalSchema.ts is loaded (withEvalSchema): building its schemas and Effect Schema's modules
 // is left to a command that reads an eval or cases file. The parsers that use it stay synchronous.
@@ -165,15 +131,6 @@ const nameTargets = (
     }
   }
   return targets.map((t, i) => explicit[i] || count.get(t.name) === 1 ? t : { ...t, name: `${t.name} (${i + 1})` })
-}
-
-/** A case as written, decoded by the schema. */
-export interface DecodedCase {
-  readonly name?: string
-  readonly input: Json
-  readonly inputs?: { readonly [key: string]: Json } | null
-  readonly vars?: { readonly [key: string]: Json } | null
-  readonly assert?: ReadonlyArray<Assertion> | null
 }
 
 /** A decoded case with its defaults: `case <n>` (1-based `position`), then `default_assert:`. */

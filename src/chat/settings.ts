@@ -15,7 +15,7 @@ import { isJsonObject } from "../core/json.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import type { ReasoningEffort, ResponseFormat } from "../model/types.ts"
 import type { FileLoaderService } from "../platform/FileLoader.ts"
-import type { ToolNames } from "../tools/ToolRuntime.ts"
+import type { ToolNames } from "../tools/request.ts"
 import { ChatError } from "./chatErrors.ts"
 
 export const DEFAULT_SCHEMA_NAME = "structured_output"

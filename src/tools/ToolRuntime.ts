@@ -20,54 +20,13 @@
 // that module and what it brings (MCP, subagents and agent files, shell tools, skills, tool cassettes)
 // are loaded, and the loop built, by the run's first request that needs them.
 import { Effect, type Scope } from "effect"
-import type { Endpoints } from "../config/endpoints.ts"
 import type { LaitConfig } from "../config/LaitConfig.ts"
 import type { AnyLaitError } from "../core/errors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
-import type { ChatRequest } from "../model/types.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
-
-export interface ToolNames {
-  readonly mcp?: ReadonlyArray<string> | undefined
-  readonly subagents?: ReadonlyArray<string> | undefined
-  readonly tools?: ReadonlyArray<string> | undefined
-  readonly skills?: ReadonlyArray<string> | undefined
-}
-
-export interface ToolRequest {
-  /** Usage and trace label of every request; `lait.step.label` of the tool calls. */
-  readonly label: string
-  readonly endpoints: Endpoints
-  /** Messages and sampling; `response_format` is what the final answer must follow. `tools` is ignored. */
-  readonly request: ChatRequest
-  readonly names: ToolNames
-  /** Default 8. */
-  readonly maxToolRounds?: number | undefined
-  /** Real paths of the agent files running as subagents above this request (cycle detection). */
-  readonly activeAgentPaths?: ReadonlyArray<string>
-  /** Completes when the run is cancelled (the `lait run` deadline): the loop then fails. */
-  readonly cancelled?: Effect.Effect<void> | undefined
-}
-
-export interface ToolRuntimeService {
-  readonly complete: (request: ToolRequest) => Effect.Effect<ModelResult, AnyLaitError>
-}
-
-export interface ToolRuntimeOptions {
-  /** MCP I/O timeout in milliseconds (default 300 s). */
-  readonly mcpTimeoutMs?: number
-  /**
-   * The run's own working directory (a test file's): shell tools and stdio MCP servers start there and
-   * their relative `cwd:` resolves against it. Undefined: the process's directory, as in `lait run`.
-   */
-  readonly cwd?: string | undefined
-}
-
-/** Whether the request takes the loop: it names an MCP server, a subagent or a shell tool. */
-export const usesTools = (names: ToolNames): boolean =>
-  (names.mcp?.length ?? 0) + (names.subagents?.length ?? 0) + (names.tools?.length ?? 0) > 0
+import { type ToolRequest, type ToolRuntimeOptions, type ToolRuntimeService, usesTools } from "./request.ts"
 
 export const makeToolRuntime = (
   options: ToolRuntimeOptions = {}

@@ -32,7 +32,7 @@ import {
   type ToolRuntimeOptions,
   type ToolRuntimeService,
   usesTools
-} from "./ToolRuntime.ts"
+} from "./request.ts"
 import type { ToolEntry } from "./types.ts"
 import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
 

@@ -11,7 +11,8 @@ import { ModelClient, type ModelCall, type ModelResult } from "../../src/model/M
 import { RunUsage } from "../../src/model/RunUsage.ts"
 import type { ChatMessage, ChatRequest, ResponseFormat } from "../../src/model/types.ts"
 import { GENERIC_SUBAGENT_PARAMETERS } from "../../src/tools/subagents.ts"
-import { makeToolRuntime, type ToolNames } from "../../src/tools/ToolRuntime.ts"
+import type { ToolNames } from "../../src/tools/request.ts"
+import { makeToolRuntime } from "../../src/tools/ToolRuntime.ts"
 import { RunTracer, type TraceEvent } from "../../src/trace/RunTracer.ts"
 import { alive, bun, failureOf, pidsIn, scriptedServer, tempDir, waitFor } from "./helpers.ts"
 

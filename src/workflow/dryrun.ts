@@ -16,7 +16,7 @@ import type { AgentDefinition, AgentRef, LlmSettings, SchemaRef, Step, Workflow,
 import { listAt, positionIn, stepName } from "../lang/positions.ts"
 import { renderTemplateWith } from "../lang/template.ts"
 import { effectiveRetry, effectiveTimeout } from "./engine/policy.ts"
-import { stepModelPlaces } from "./LlmSteps.ts"
+import { stepModelPlaces } from "./llmStep.ts"
 import { RunContext } from "./RunContext.ts"
 
 const describeSchema = (ref: SchemaRef): string =>

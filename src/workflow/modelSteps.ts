@@ -32,7 +32,7 @@ import {
   type PromptStep,
   stepModelPlaces,
   type TemplateScope
-} from "./LlmSteps.ts"
+} from "./llmStep.ts"
 
 export const DEFAULT_SCHEMA_NAME = "structured_output"
 

@@ -18,7 +18,7 @@ import { evalJqOne, isTruthy } from "../../lang/jq.ts"
 import type { ModelDefinition, Step, StepKind, Workflow, WorkflowDefaults } from "../../lang/model.ts"
 import type { Answerer } from "../../platform/terminal.ts"
 import type { RunState, Steps } from "../Engine.ts"
-import type { LlmStepsService } from "../LlmSteps.ts"
+import type { LlmStepsService } from "../llmStep.ts"
 import type { ProgressWriter } from "../progress.ts"
 
 export type Flow = "continue" | "break" | "stop"

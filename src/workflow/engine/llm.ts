@@ -1,10 +1,10 @@
 // `prompt:` and `agent:` steps: the engine hands their kind action to the LlmSteps service with a
-// snapshot of the run (src/workflow/LlmSteps.ts says what an implementation must do).
+// snapshot of the run (src/workflow/llmStep.ts says what an implementation must do).
 import { Deferred } from "effect"
 import type { Json } from "../../core/json.ts"
 import type { Step } from "../../lang/model.ts"
 import type { Steps } from "../Engine.ts"
-import type { AgentStep, LlmStepContext, PromptStep } from "../LlmSteps.ts"
+import type { AgentStep, LlmStepContext, PromptStep } from "../llmStep.ts"
 import type { EngineEffect, Frame } from "./frame.ts"
 
 const llmContext = (frame: Frame, steps: Steps, label: string, unset: string | undefined): LlmStepContext => ({
@@ -21,7 +21,7 @@ const llmContext = (frame: Frame, steps: Steps, label: string, unset: string | u
 })
 
 /**
- * Errors are the service's own, without the `step '<label>'` context other kinds get (see LlmSteps).
+ * Errors are the service's own, without the `step '<label>'` context other kinds get (see ../llmStep.ts).
  * `unset`: how to give the run its initial value, when `input` is that missing value.
  */
 export const runModelStep = (

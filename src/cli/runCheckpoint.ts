@@ -7,7 +7,7 @@ import { renderChain } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import type { Workflow } from "../lang/model.ts"
 import * as Files from "../platform/files.ts"
-import type { RunState } from "../workflow/Engine.ts"
+import type { RunState } from "../workflow/engine/types.ts"
 import type { Checkpoint, RunStatus } from "../workflow/checkpoint.ts"
 
 type CheckpointModule = typeof import("../workflow/checkpoint.ts")

@@ -1,10 +1,13 @@
 // The workflow engine as a service: `lait run`, `lait test` and `lait eval` run workflows through this
-// tag, and src/workflow/engine/ holds the interpreter behind it, one module per step family.
+// tag, and src/workflow/engine/ holds the interpreter behind it, one module per step family. The
+// interpreter never imports this module back (what a run takes and gives is in ./engine/types.ts),
+// and no step family imports the dispatcher (./engine/flow.ts): a family that runs nested steps
+// calls the run's own `runSteps` (./engine/frame.ts ActiveRun), so the modules form no cycle.
 //
 // A run's own services (LlmSteps, Progress, FileLoader, RunContext) stay requirements of `run` rather than being
 // captured when the layer is built: `lait test` and `lait eval` provide them afresh around every run,
 // and a captured copy would share one run's usage, trace and progress with the next.
-import { Context, Deferred, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
@@ -12,52 +15,7 @@ import type { Workflow } from "../lang/model.ts"
 import type { LlmSteps } from "./LlmSteps.ts"
 import { Progress } from "./progress.ts"
 import type { RunContext } from "./RunContext.ts"
-
-export type Steps = Readonly<Record<string, Json>>
-
-/** Where a run stands between two top-level steps: what a checkpoint records and a resume restores. */
-export interface RunState {
-  readonly value: Json
-  /** How many steps (nested ones included) have run: the next progress line's `[n]` is one more. */
-  readonly counter: number
-  readonly steps: Steps
-}
-
-export interface RunOptions {
-  /**
-   * What the file's own `timeout:` does. `"fail"` (the default; child files, `lait test`/`eval`):
-   * the run fails with `workflow timed out after Ns ('timeout')`. `"cancel"` (`lait run`): a line
-   * `lait: the workflow's 'timeout' (Ns) was exceeded; cancelling the run` goes to the progress sink
-   * and the run is cancelled, so whatever was running fails with its own cancellation message.
-   */
-  readonly timeoutMode?: "fail" | "cancel"
-  /** Cancels the run when completed (another deadline of the caller's). */
-  readonly cancel?: Deferred.Deferred<void>
-  /**
-   * Resumes a checkpointed run: the first `completed` top-level steps are not run again, and the
-   * rest start from `state` (`initial` is then only what the checkpoint recorded as the run's input).
-   */
-  readonly resume?: { readonly completed: number; readonly state: RunState }
-  /**
-   * Called after each top-level step ends normally, with how many top-level steps have completed and
-   * the state after it (`lait run --checkpoint`). A failure fails the run.
-   */
-  readonly afterTopLevelStep?: (completed: number, state: RunState) => Effect.Effect<void, AnyLaitError>
-  /**
-   * Set when the run was given no initial value (`lait run` of a workflow with `inputs:` and no
-   * PROMPT; `initial` is then null): until a step produces a value of its own, a template that
-   * prints `input` fails, and its message ends with this text, which says how to give one. Block
-   * helpers see such an `input` as missing (`{{#if input}}` is false).
-   */
-  readonly unsetInput?: string
-}
-
-export interface RunResult {
-  /** The workflow's result: the last value, through the top-level `output:` when set. */
-  readonly output: Json
-  /** Values recorded by `id` in the top-level file (for trajectory assertions). */
-  readonly steps: Steps
-}
+import type { RunOptions, RunResult } from "./engine/types.ts"
 
 export interface EngineService {
   /**

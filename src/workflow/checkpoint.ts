@@ -21,7 +21,7 @@ import { describeOsError } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"
 import { acquirePidLock } from "../platform/pidLock.ts"
 import * as State from "../platform/stateFiles.ts"
-import type { RunState } from "./Engine.ts"
+import type { RunState } from "./engine/types.ts"
 import { redact } from "../core/redaction.ts"
 
 export const RUNS_DIR = nodePath.join(State.STATE_DIR, "runs")

@@ -13,10 +13,10 @@ import { MAX_WORKFLOW_DEPTH, type Step, type Workflow, type WorkflowDefaults } f
 import { listAt, positionIn, stepLabel } from "../../lang/positions.ts"
 import { loadSchemaRef } from "../../lang/schemaRef.ts"
 import { osErrorText } from "../../platform/process.ts"
-import type { Steps } from "../Engine.ts"
 import { runDocument } from "./document.ts"
 import { type EngineEffect, evalFilter, type Frame, type Kind, observeCancel, type Placement, wrap } from "./frame.ts"
 import { enterBranch } from "./parallel.ts"
+import type { Steps } from "./types.ts"
 
 export const canonicalize = (path: string): Effect.Effect<string, StepError> =>
   Effect.try({

@@ -5,9 +5,9 @@ import type { Json } from "../../core/json.ts"
 import { evalJqOne } from "../../lang/jq.ts"
 import type { Workflow } from "../../lang/model.ts"
 import { workflowSpan } from "../../core/tracing.ts"
-import type { RunResult } from "../Engine.ts"
 import { type EngineEffect, type Frame, type State, type TopLevel, wrap } from "./frame.ts"
 import { withFileTimeout } from "./policy.ts"
+import type { RunResult } from "./types.ts"
 
 const finishOutput = (workflow: Workflow, state: State, frame: Frame): EngineEffect<Json> =>
   workflow.output === undefined

@@ -8,7 +8,6 @@ import type { Json } from "../../core/json.ts"
 import type { Step } from "../../lang/model.ts"
 import { listAt, positionIn, stepLabel } from "../../lang/positions.ts"
 import { stepSpan } from "../../core/tracing.ts"
-import type { Steps } from "../Engine.ts"
 import { runAction } from "./actions.ts"
 import {
   checkCancelled,
@@ -29,6 +28,7 @@ import { runModelStep } from "./llm.ts"
 import { runForEach, runLoop } from "./loops.ts"
 import { runParallel } from "./parallel.ts"
 import { withRetryAndTimeout } from "./policy.ts"
+import type { Steps } from "./types.ts"
 
 const record = (steps: Steps, id: string | undefined, value: Json): Steps =>
   id === undefined ? steps : { ...steps, [id]: value }

@@ -17,9 +17,9 @@ import type { Json } from "../../core/json.ts"
 import { evalJqOne, isTruthy } from "../../lang/jq.ts"
 import type { ModelDefinition, Step, StepKind, Workflow, WorkflowDefaults } from "../../lang/model.ts"
 import type { Answerer } from "../../platform/terminal.ts"
-import type { RunState, Steps } from "../Engine.ts"
 import type { LlmStepsService } from "../llmStep.ts"
 import type { ProgressWriter } from "../progress.ts"
+import type { RunState, Steps } from "./types.ts"
 
 export type Flow = "continue" | "break" | "stop"
 

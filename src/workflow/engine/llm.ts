@@ -3,9 +3,9 @@
 import { Deferred } from "effect"
 import type { Json } from "../../core/json.ts"
 import type { Step } from "../../lang/model.ts"
-import type { Steps } from "../Engine.ts"
 import type { AgentStep, LlmStepContext, PromptStep } from "../llmStep.ts"
 import type { EngineEffect, Frame } from "./frame.ts"
+import type { Steps } from "./types.ts"
 
 const llmContext = (frame: Frame, steps: Steps, label: string, unset: string | undefined): LlmStepContext => ({
   label,

@@ -5,7 +5,6 @@ import type { AnyLaitError } from "../../core/errors.ts"
 import type { FileLoader } from "../../platform/FileLoader.ts"
 import type { Json } from "../../core/json.ts"
 import type { Workflow } from "../../lang/model.ts"
-import type { RunOptions, RunResult } from "../Engine.ts"
 import { LlmSteps } from "../LlmSteps.ts"
 import { Progress, ProgressWriter } from "../progress.ts"
 import { RunContext } from "../RunContext.ts"
@@ -13,6 +12,7 @@ import { canonicalize } from "./children.ts"
 import { runDocument } from "./document.ts"
 import { runSteps } from "./flow.ts"
 import type { ActiveRun, Frame } from "./frame.ts"
+import type { RunOptions, RunResult } from "./types.ts"
 
 type RunRequirements = FileLoader | LlmSteps | Progress | RunContext
 

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import { Effect } from "effect"
-import type { RunState } from "../../../src/workflow/Engine.ts"
+import type { RunState } from "../../../src/workflow/engine/types.ts"
 import { LaitError } from "../../../src/core/errors.ts"
 import { errorOf, makeDir, runYaml, valueOf } from "./harness.ts"
 

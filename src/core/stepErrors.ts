@@ -1,9 +1,8 @@
 // Failures of running a workflow's steps (timeouts, loops, child workflows, `ask`, `write`, `run:`
 // commands) as one error class with a `reason`. `message` is the text lait has always printed; a
 // timeout is a typed interruption (exit 5, in core/errors.ts's table), every other reason exits 1.
-import { Data } from "effect"
 import { excerpt, isAbridged, quotedExcerpt, type WholeText, wholeText } from "./excerpt.ts"
-import type { TaggedUnion } from "./reasonError.ts"
+import { ReasonError, reasonCause, type TaggedUnion } from "./reasonError.ts"
 
 interface Reasons {
   StepTimeout: { step: string; seconds: number; attempt: number; attempts: number }
@@ -143,31 +142,11 @@ const describe = (reason: StepErrorReason): string => {
   }
 }
 
-export class StepError extends Data.TaggedError("StepError")<{ readonly reason: StepErrorReason }> {
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message: the OS's or the stream's reason. */
-  override get cause(): unknown {
-    switch (this.reason._tag) {
-      case "WriteFailed":
-      case "ResolvePathFailed":
-      case "CommandFailed":
-      case "CommandOutputTooLarge":
-      case "ImageRead":
-      case "OutputMismatch":
-        return this.reason.detail
-      case "OutputNotJson":
-        return excerpt(this.reason.answer)
-      case "InputMismatch":
-      case "DryRunAgent":
-        return this.reason.cause
-      default:
-        return undefined
-    }
-  }
-
+/** After the message, `renderChain` prints the OS's or the stream's reason, or an excerpt of an answer. */
+export class StepError extends ReasonError("StepError", {
+  describe,
+  cause: (reason) => reason._tag === "OutputNotJson" ? excerpt(reason.answer) : reasonCause(reason)
+}) {
   /** What -v prints whole after the message quoted it cut or escaped (src/core/excerpt.ts). */
   get [wholeText](): WholeText | undefined {
     switch (this.reason._tag) {

@@ -3,7 +3,7 @@
 // `catchReason("McpError", "Timeout", ...)` instead of matching text; `message` is the one line the
 // user reads. An MCP timeout, and a server asked for while the run is ending, are typed interruptions
 // (exit 5), which context wrapping keeps as it keeps an InterruptedError; every other reason exits 1.
-import { noCause, ReasonError, type TaggedUnion } from "./reasonError.ts"
+import { noCause, ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 /** How the running command records a missing cassette: its command line, and what must stay the same. */
 interface RecordWith {
@@ -176,3 +176,10 @@ const describeTool = (reason: ToolErrorReason): string => {
 
 /** Every reason exits 1; a message shows its reason's detail itself. */
 export class ToolError extends ReasonError("ToolError", { describe: describeTool, cause: noCause }) {}
+
+declare module "../core/errors.ts" {
+  interface DomainErrors {
+    readonly McpError: McpError
+    readonly ToolError: ToolError
+  }
+}

@@ -2,7 +2,7 @@
 // api_key_cmd) as one error class with a `reason`. `message` is the text lait has always printed; the
 // exit code of each reason is in core/errors.ts's table: 3 for a file or definition that is invalid as
 // written, 1 for the rest.
-import { causeExcept, ReasonError, type TaggedUnion } from "./reasonError.ts"
+import { causeExcept, ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
   /** `line`: the first problem's 1-based line, for `lait lint` and the `(line N)` of a message. */
@@ -93,7 +93,7 @@ export class ConfigError extends ReasonError("ConfigError", {
     reason._tag === "ParseFailed" || reason._tag === "Invalid" ? { file: reason.path, line: reason.line } : undefined
 }) {}
 
-declare module "./errors.ts" {
+declare module "../core/errors.ts" {
   interface DomainErrors {
     readonly ConfigError: ConfigError
   }

@@ -1,6 +1,6 @@
 // Why a checkpointed run (`lait run --checkpoint/--resume`, `lait runs`) cannot be saved, read or
 // resumed, as one error class with a `reason`. The texts are upstream's; every reason exits 1.
-import { ReasonError, type TaggedUnion } from "./reasonError.ts"
+import { ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
   /** A run id that could name a file outside `.lait/runs` (`../x`, `a/b`) or nothing at all. */
@@ -65,7 +65,7 @@ const describe = (reason: CheckpointErrorReason): string => {
 
 export class CheckpointError extends ReasonError("CheckpointError", { describe }) {}
 
-declare module "./errors.ts" {
+declare module "../core/errors.ts" {
   interface DomainErrors {
     readonly CheckpointError: CheckpointError
   }

@@ -1,7 +1,6 @@
 // Failures of one-shot chat, sessions, named prompts and `lait compare` as one error class with a
 // `reason`. The texts are upstream's; every reason exits 1 (core/errors.ts's table).
-import { Data } from "effect"
-import { describeReasons, type TaggedUnion } from "../core/reasonError.ts"
+import { ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
   /** Chat with no --model, LLM_MODEL, prompt `model:` or default.model. */
@@ -72,8 +71,7 @@ const describe = (reason: ChatErrorReason): string => {
   }
 }
 
-export class ChatError extends Data.TaggedError("ChatError")<{ readonly reason: ChatErrorReason }> {}
-describeReasons(ChatError, describe)
+export class ChatError extends ReasonError("ChatError", { describe }) {}
 
 declare module "../core/errors.ts" {
   interface DomainErrors {

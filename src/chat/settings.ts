@@ -10,7 +10,7 @@
 import { Effect } from "effect"
 import { type LaitConfigService } from "../config/LaitConfig.ts"
 import type { Endpoints } from "../config/endpoints.ts"
-import type { ConfigError } from "../core/configErrors.ts"
+import type { ConfigError } from "../config/configErrors.ts"
 import { isJsonObject } from "../core/json.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import type { ReasoningEffort, ResponseFormat } from "../model/types.ts"

@@ -1,8 +1,7 @@
 // Failures that belong to one command's own job (`run`'s prompt and `-o` file, `init`, `cache clear`)
 // as one error class with a `reason`. `message` is the text lait has always printed; every reason
 // exits 1 (core/errors.ts's table).
-import { Data } from "effect"
-import type { TaggedUnion } from "../core/reasonError.ts"
+import { ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
   /** `lait run` got neither a PROMPT nor piped input, and the workflow declares no `inputs:`. */
@@ -36,16 +35,7 @@ const describe = (reason: CommandErrorReason): string => {
   }
 }
 
-export class CommandError extends Data.TaggedError("CommandError")<{ readonly reason: CommandErrorReason }> {
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    return this.reason._tag === "ResponseWriteFailed" ? this.reason.detail : undefined
-  }
-}
+export class CommandError extends ReasonError("CommandError", { describe }) {}
 
 declare module "../core/errors.ts" {
   interface DomainErrors {

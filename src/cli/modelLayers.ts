@@ -11,7 +11,7 @@
 import { Duration, Effect, Layer } from "effect"
 import * as nodePath from "node:path"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import type { Env } from "../core/env.ts"
+import type { Env } from "../config/env.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { type LiveOptions, ModelClient } from "../model/ModelClient.ts"
 import { ModelHttp } from "../model/ModelHttp.ts"

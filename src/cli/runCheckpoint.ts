@@ -2,7 +2,7 @@
 // checkpointed run — after every top-level step, as `completed` at the end, and on failure or
 // interruption with a note saying how to resume it. The file format is src/workflow/checkpoint.ts.
 import { Console, Effect } from "effect"
-import { CheckpointError } from "../core/checkpointErrors.ts"
+import { CheckpointError } from "../workflow/checkpointErrors.ts"
 import { renderChain } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import type { Workflow } from "../lang/model.ts"

@@ -2,8 +2,8 @@
 // request goes through. Built once per command from the global flags (see src/cli/config.ts).
 import { Context, Effect, Layer, LogLevel, Redacted } from "effect"
 import * as nodePath from "node:path"
-import { type Env, expandVars } from "../core/env.ts"
-import { ConfigError } from "../core/configErrors.ts"
+import { type Env, expandVars } from "./env.ts"
+import { ConfigError } from "./configErrors.ts"
 import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { describeEndpointSources, type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
 import type { ConfigOrigins, LoadedConfig, LoadOptions } from "./load.ts"

@@ -4,8 +4,8 @@
 // group so a timeout, an output cap or an interruption kills the whole tree (`sh -c` plus whatever it
 // started), not just the shell.
 import { Effect, Redacted, Semaphore } from "effect"
-import type { Env } from "../core/env.ts"
-import { ConfigError } from "../core/configErrors.ts"
+import type { Env } from "./env.ts"
+import { ConfigError } from "./configErrors.ts"
 import { addSecrets } from "../core/redaction.ts"
 import { type GroupChild, spawnGroup } from "../platform/process.ts"
 import type { CommandSpec } from "./schema.ts"

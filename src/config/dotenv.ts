@@ -1,8 +1,8 @@
-// Loading `<cwd>/.env` into the environment (the format is parsed by src/core/env.ts). Values are
+// Loading `<cwd>/.env` into the environment (the format is parsed by ./env.ts). Values are
 // never put in a message: they are often API keys.
 import { Console, Effect } from "effect"
 import * as nodePath from "node:path"
-import { DOTENV_FILE, type Env, parseDotenv } from "../core/env.ts"
+import { DOTENV_FILE, type Env, parseDotenv } from "./env.ts"
 import * as Files from "../platform/files.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { refusedDotenvVariable, refusedDotenvWarning } from "./dotenvRisk.ts"

@@ -3,7 +3,7 @@
 // while the key comes from the user's environment would send that key to a server the checkout
 // chose, without a word. It still works (that may well be the user's own setup), with a warning.
 import * as nodePath from "node:path"
-import { DOTENV_FILE, type Env } from "../core/env.ts"
+import { DOTENV_FILE, type Env } from "./env.ts"
 import { displayUrl } from "../core/urls.ts"
 import type { ConfigFile } from "./schema.ts"
 

@@ -12,8 +12,8 @@
 // `${VAR}` is expanded only in the value that wins, so an unset variable in a shadowed layer never
 // fails a request.
 import { Effect, Redacted } from "effect"
-import { type Env, expandVars } from "../core/env.ts"
-import { ConfigError } from "../core/configErrors.ts"
+import { type Env, expandVars } from "./env.ts"
+import { ConfigError } from "./configErrors.ts"
 import { displayUrl } from "../core/urls.ts"
 import { type ApiKeyCmdOptions, resolveApiKeyCmd } from "./apiKeyCmd.ts"
 import type { ConfigOrigins } from "./load.ts"

@@ -2,10 +2,10 @@
 import { Cause, Console, Effect, Exit } from "effect"
 import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
-import type { Env } from "../core/env.ts"
+import type { Env } from "./env.ts"
 import { withLine } from "../core/errors.ts"
 import { loadDotenv } from "./dotenv.ts"
-import { ConfigError } from "../core/configErrors.ts"
+import { ConfigError } from "./configErrors.ts"
 import { errnoOf, FileLoader } from "../platform/FileLoader.ts"
 import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
 import { offsetAtPath, parseYamlTree, type YamlTree } from "../core/yamlTree.ts"
@@ -277,6 +277,9 @@ const mergeMaps = <V>(
   upper: Readonly<Record<string, V>> | undefined
 ): Record<string, V> | undefined => lower === undefined && upper === undefined ? undefined : { ...lower, ...upper }
 
+/** The maps of named definitions a config file holds. */
+type Registry = "models" | "mcp_servers" | "skills" | "agents" | "prompts" | "workflows" | "tools"
+
 /**
  * `upper` (project) over `lower` (global): registries key by key, `default` field by field,
  * `base_url` upper else lower, `api_key`/`api_key_cmd` as one pair from whichever file sets either,
@@ -291,26 +294,19 @@ export const mergeConfigs = (lower: ConfigFile, upper: ConfigFile): ConfigFile =
   if (keyLayer.api_key_cmd !== undefined) out.api_key_cmd = keyLayer.api_key_cmd
   const defaults = mergeDefaults(lower.default, upper.default)
   if (defaults !== undefined) out.default = defaults
-  const models = mergeMaps(lower.models, upper.models)
-  if (models !== undefined) out.models = models
-  const mcp = mergeMaps(lower.mcp_servers, upper.mcp_servers)
-  if (mcp !== undefined) out.mcp_servers = mcp
-  const skills = mergeMaps(lower.skills, upper.skills)
-  if (skills !== undefined) out.skills = skills
-  const agents = mergeMaps(lower.agents, upper.agents)
-  if (agents !== undefined) out.agents = agents
-  const prompts = mergeMaps(lower.prompts, upper.prompts)
-  if (prompts !== undefined) out.prompts = prompts
-  const workflows = mergeMaps(lower.workflows, upper.workflows)
-  if (workflows !== undefined) out.workflows = workflows
+  const registry = <K extends Registry>(key: K) => {
+    const merged = mergeMaps<unknown>(lower[key], upper[key])
+    // The same map type on both sides, so the merge is one too.
+    if (merged !== undefined) out[key] = merged as ConfigFile[K]
+  }
+  for (const key of ["models", "mcp_servers", "skills", "agents", "prompts", "workflows"] as const) registry(key)
   if (lower.tool_policy !== undefined || upper.tool_policy !== undefined) {
     out.tool_policy = {
       allow: [...(lower.tool_policy?.allow ?? []), ...(upper.tool_policy?.allow ?? [])],
       deny: [...(lower.tool_policy?.deny ?? []), ...(upper.tool_policy?.deny ?? [])]
     }
   }
-  const tools = mergeMaps(lower.tools, upper.tools)
-  if (tools !== undefined) out.tools = tools
+  registry("tools")
   const jev = upper.jev ?? lower.jev
   if (jev !== undefined) out.jev = jev
   return out

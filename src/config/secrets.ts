@@ -4,7 +4,7 @@
 // every endpoint a request goes to), registered by whoever learns it. All of it goes to the process's
 // redaction point (src/core/redaction.ts), which every sink masks through.
 import { Result } from "effect"
-import { type Env, expandVarsResult } from "../core/env.ts"
+import { type Env, expandVarsResult } from "./env.ts"
 import { addSecrets } from "../core/redaction.ts"
 import { headerSecrets } from "../core/secrets.ts"
 import { urlCredentials } from "../core/urls.ts"

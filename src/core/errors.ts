@@ -3,7 +3,6 @@
 // run's is derived from the whole cause chain (`exitCodeOf`), the way upstream lait does it: a
 // YAML/validation error anywhere in the chain means 3, a model API error 4, a typed interruption at the top 5.
 import { Cause, Data } from "effect"
-import type { McpError, ToolError } from "./toolErrors.ts"
 
 export const ExitCode = {
   ok: 0,
@@ -75,8 +74,6 @@ export type AnyLaitError =
   | ModelApiError
   | InterruptedError
   | OutputError
-  | McpError
-  | ToolError
   | DomainErrors[keyof DomainErrors]
 
 /**

@@ -1,7 +1,6 @@
 // Failures of reading a user's file or writing one for the user, as one error class with a `reason`.
 // The text is the one lait has always printed (`failed to read 'p': <why>`); every reason exits 1.
-import { Data } from "effect"
-import type { TaggedUnion } from "./reasonError.ts"
+import { ReasonError, type TaggedUnion } from "./reasonError.ts"
 
 interface Reasons {
   /** The OS refused (missing file, not a directory, ...); `detail` is its description. */
@@ -48,31 +47,26 @@ const detailOf = (reason: FileErrorReason): string => {
   }
 }
 
-export class FileError extends Data.TaggedError("FileError")<{ readonly reason: FileErrorReason }> {
-  override get message(): string {
-    switch (this.reason._tag) {
-      case "StdinFailed":
-        return "failed to read from stdin"
-      case "ResolveFailed":
-        return `failed to resolve ${this.reason.what} '${this.reason.path}'`
-      case "ListFailed":
-        return `failed to read ${this.reason.what ?? "directory"} '${this.reason.path}'`
-      case "RemoveFailed":
-        return `failed to remove '${this.reason.path}'`
-    }
-    const write = this.reason._tag === "WriteFailed" ||
-      (this.reason._tag === "PermissionDenied" && this.reason.access === "write")
-    return `failed to ${write ? "write" : "read"} '${this.reason.path}'`
+const describe = (reason: FileErrorReason): string => {
+  switch (reason._tag) {
+    case "StdinFailed":
+      return "failed to read from stdin"
+    case "ResolveFailed":
+      return `failed to resolve ${reason.what} '${reason.path}'`
+    case "ListFailed":
+      return `failed to read ${reason.what ?? "directory"} '${reason.path}'`
+    case "RemoveFailed":
+      return `failed to remove '${reason.path}'`
   }
+  const write = reason._tag === "WriteFailed" || (reason._tag === "PermissionDenied" && reason.access === "write")
+  return `failed to ${write ? "write" : "read"} '${reason.path}'`
+}
 
+/** `renderChain` prints why the file could not be used after the message. */
+export class FileError extends ReasonError("FileError", { describe, cause: detailOf }) {
   /** Why the file could not be used. */
   get detail(): string {
     return detailOf(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    return this.detail
   }
 }
 

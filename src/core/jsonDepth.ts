@@ -51,6 +51,22 @@ export const parseJsonText = (text: string, limit: number = MAX_JSON_DEPTH): unk
   return value
 }
 
+/**
+ * `parseJsonText` for a file lait reads whole: its value, or what is wrong with it — the depth limit's
+ * words, or `<notJson>: <the parser's reason>`.
+ */
+export const readJsonText = (
+  text: string,
+  notJson: string
+): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: string } => {
+  try {
+    return { ok: true, value: parseJsonText(text) }
+  } catch (e) {
+    if (e instanceof JsonTooDeep) return { ok: false, problem: e.message }
+    return { ok: false, problem: `${notJson}: ${e instanceof Error ? e.message : String(e)}` }
+  }
+}
+
 type Frame =
   | { readonly kind: "array"; readonly items: ReadonlyArray<unknown>; index: number }
   | { readonly kind: "object"; readonly record: Record<string, unknown>; readonly keys: Array<string>; index: number }

@@ -1,7 +1,6 @@
 // Command lines lait cannot act on, beyond what the CLI parser rejects itself, as one error class with
 // a `reason`. The text is upstream's (clap-style for flag conflicts); every reason exits 2.
-import { Data } from "effect"
-import type { TaggedUnion } from "./reasonError.ts"
+import { ReasonError, type TaggedUnion } from "./reasonError.ts"
 
 interface Reasons {
   /** Two flags that exclude each other were both given; `flag`/`other` as shown (`--config <PATH>`). */
@@ -33,11 +32,7 @@ const describe = (reason: ArgumentErrorReason): string => {
 }
 
 /** Exit 2, as the parser's own usage errors. */
-export class ArgumentError extends Data.TaggedError("ArgumentError")<{ readonly reason: ArgumentErrorReason }> {
-  override get message(): string {
-    return describe(this.reason)
-  }
-}
+export class ArgumentError extends ReasonError("ArgumentError", { describe }) {}
 
 declare module "./errors.ts" {
   interface DomainErrors {

@@ -7,7 +7,7 @@
 // both. Runs that could not run (`errors`) count on neither side. The eval regressed when a case did or
 // the pooled runs did: with few runs per case no single case can be significant (3 of 3 against 0 of 3
 // is p = 0.1), while the pooled runs can, and --fail-on-regression must not pass such an eval.
-import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
+import { readJsonText } from "../core/jsonDepth.ts"
 import { rustFixed } from "../core/rustFormat.ts"
 import { RustFloat } from "../model/rustJson.ts"
 import { EvalError, type EvalErrorReason } from "./evalErrors.ts"
@@ -59,14 +59,9 @@ const isCount = (v: unknown): v is number => typeof v === "number" && Number.isI
 /** A baseline file's text, checked; an error (exit 3) says what is wrong where. */
 export const parseBaseline = (text: string, path: string): BaselineFile | EvalError => {
   const invalid = (detail: string) => new EvalError({ reason: { _tag: "BaselineInvalid", path, detail } })
-  let raw: unknown
-  try {
-    raw = parseJsonText(text)
-  } catch (e) {
-    if (e instanceof JsonTooDeep) return invalid(e.message)
-    return invalid(`not JSON: ${e instanceof Error ? e.message : String(e)}`)
-  }
-  const doc = raw as Partial<Record<keyof BaselineFile, unknown>> | null
+  const raw = readJsonText(text, "not JSON")
+  if (!raw.ok) return invalid(raw.problem)
+  const doc = raw.value as Partial<Record<keyof BaselineFile, unknown>> | null
   if (typeof doc !== "object" || doc === null || doc.kind !== "lait-eval-baseline") {
     return invalid("not a baseline written by 'lait eval --save-baseline'")
   }

@@ -3,7 +3,7 @@
 // size (about 4 characters per token); completions are unknown in advance and not included. A model
 // target's prompt is rendered per case, so its count is exact; a workflow's steps are counted once
 // each per run, which loops, untaken branches, retries and tool rounds make approximate.
-import type { ConfigError } from "../core/configErrors.ts"
+import type { ConfigError } from "../config/configErrors.ts"
 import { Effect } from "effect"
 import type { Endpoint } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"

@@ -2,9 +2,8 @@
 // the prompt target, the LLM judge, and the run's verdict) as one error class with a `reason`. `message`
 // is the text lait has always printed; a file that is invalid as written exits 3 (core/errors.ts's
 // table), runs that could not run 4, the rest 1.
-import { Data } from "effect"
-import type { TaggedUnion } from "../core/reasonError.ts"
-import { locateError, withLine } from "../core/errors.ts"
+import { causeExcept, ReasonError, type TaggedUnion } from "../core/reasonError.ts"
+import { withLine } from "../core/errors.ts"
 
 interface Reasons {
   /** `detail` is the reading failure, as rendered. */
@@ -97,43 +96,26 @@ const describe = (reason: EvalErrorReason): string => {
   }
 }
 
-export class EvalError extends Data.TaggedError("EvalError")<{ readonly reason: EvalErrorReason }> {
-  constructor(props: { readonly reason: EvalErrorReason }) {
-    super(props)
-    const reason = props.reason
-    if (reason._tag === "ParseFailed" || reason._tag === "CasesFileInvalid") locateError(this, reason.path, reason.line)
-    else if (reason._tag === "CasesFileExtension") locateError(this, reason.path, undefined)
-    else locateError(this, reason._tag === "PromptSyntax" ? reason.file : undefined, undefined)
-  }
+const usualCause = causeExcept<EvalErrorReason>("PromptSyntax", "CasesFileInvalid", "MergeRefused")
 
-  /** The eval file at fault and the problem's line. */
-  declare readonly file: string | undefined
-  declare readonly line: number | undefined
-
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    switch (this.reason._tag) {
-      case "ReadFailed":
-      case "JudgeNotJson":
-      case "CasesFileUnreadable":
-      case "ReportWriteFailed":
-      case "BaselineReadFailed":
-      case "BaselineInvalid":
-      case "BaselineWriteFailed":
-      case "ReportReadFailed":
-      case "ReportInvalid":
-        return this.reason.detail
+/** Points at the eval file at fault and the problem's line. */
+export class EvalError extends ReasonError("EvalError", {
+  describe,
+  cause: (reason) => reason._tag === "ParseFailed" ? withLine(reason.detail, reason.line) : usualCause(reason),
+  locate: (reason) => {
+    switch (reason._tag) {
       case "ParseFailed":
-        return withLine(this.reason.detail, this.reason.line)
+      case "CasesFileInvalid":
+        return { file: reason.path, line: reason.line }
+      case "CasesFileExtension":
+        return { file: reason.path }
+      case "PromptSyntax":
+        return { file: reason.file }
       default:
         return undefined
     }
   }
-}
+}) {}
 
 declare module "../core/errors.ts" {
   interface DomainErrors {

@@ -5,7 +5,7 @@
 // file; with `targets:` each (case, target) cell is one entry of the matrix. The same cell in two
 // reports, reports run with different --repeat, or of different targets cannot be one run and are
 // refused. Token usage by label (--show-usage) is not in a JSON report, so not in the merge.
-import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
+import { readJsonText } from "../core/jsonDepth.ts"
 import type { Json } from "../core/json.ts"
 import type { UsageTotals } from "../model/RunUsage.ts"
 import { EvalError } from "./evalErrors.ts"
@@ -136,13 +136,9 @@ const readResult = (
 /** One report's text: the JSON of `--format json` (an array, or the object of targets or --baseline). */
 export const parseJsonReport = (text: string, path: string): ReadReport | EvalError => {
   const invalid = (detail: string) => new EvalError({ reason: { _tag: "ReportInvalid", path, detail } })
-  let raw: unknown
-  try {
-    raw = parseJsonText(text)
-  } catch (e) {
-    if (e instanceof JsonTooDeep) return invalid(e.message)
-    return invalid(`not JSON (expected the output of 'lait eval --format json'): ${e instanceof Error ? e.message : e}`)
-  }
+  const read = readJsonText(text, "not JSON (expected the output of 'lait eval --format json')")
+  if (!read.ok) return invalid(read.problem)
+  const raw = read.value
   const list = Array.isArray(raw) ? raw : isObject(raw) && Array.isArray(raw["cases"]) ? raw["cases"] : undefined
   if (list === undefined) return invalid("expected the output of 'lait eval --format json'")
   const rawTargets = isObject(raw) ? raw["targets"] : undefined

@@ -20,7 +20,7 @@ import type { Json } from "../core/json.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
 import { CassetteRepeat } from "../model/cassette/repeat.ts"
 import type { ModelClient } from "../model/ModelClient.ts"
-import { RunUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
+import { addUsage, RunUsage, sumUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
 import { AssertionEvaluator, type Check, failureLines } from "../testing/AssertionEvaluator.ts"
 import { liveRoot } from "../trace/LiveSpans.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
@@ -393,36 +393,14 @@ export const totalUsage = (
   outcome: EvalOutcome
 ): { readonly entries: ReadonlyArray<UsageEntry>; readonly total: UsageTotals } => {
   const byLabel = new Map<string, UsageEntry>()
-  const add = (a: number | undefined, b: number | undefined) =>
-    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0)
   for (const c of outcome.cases) {
     for (const run of c.runs) {
       for (const e of run.usageEntries) {
         const prev = byLabel.get(e.label)
-        byLabel.set(
-          e.label,
-          prev === undefined ? e : {
-            label: e.label,
-            prompt: prev.prompt + e.prompt,
-            completion: prev.completion + e.completion,
-            total: prev.total + e.total,
-            requests: prev.requests + e.requests,
-            costUsd: add(prev.costUsd, e.costUsd)
-          }
-        )
+        byLabel.set(e.label, prev === undefined ? e : { label: e.label, ...addUsage(prev, e) })
       }
     }
   }
   const entries = [...byLabel.values()]
-  const total = entries.reduce<UsageTotals>(
-    (acc, e) => ({
-      prompt: acc.prompt + e.prompt,
-      completion: acc.completion + e.completion,
-      total: acc.total + e.total,
-      requests: acc.requests + e.requests,
-      costUsd: add(acc.costUsd, e.costUsd)
-    }),
-    { prompt: 0, completion: 0, total: 0, requests: 0, costUsd: undefined }
-  )
-  return { entries, total }
+  return { entries, total: sumUsage(entries) }
 }

@@ -6,7 +6,7 @@
 // response format — labelled `eval target '<model>'`. Its model resolves against lait.config.yml
 // `models:` only.
 import type { WorkflowLoadError } from "../lang/loadErrors.ts"
-import type { ConfigError } from "../core/configErrors.ts"
+import type { ConfigError } from "../config/configErrors.ts"
 import { Effect, Exit } from "effect"
 import * as nodePath from "node:path"
 import type { Endpoints } from "../config/endpoints.ts"

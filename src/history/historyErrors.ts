@@ -1,8 +1,7 @@
 // Failures of `lait history` and of finding the history file, as one error class with a `reason`.
 // The texts are the original lait's. A value given on the command line that cannot be used is a
 // usage error (exit 2); the rest exit 1 (core/errors.ts's table).
-import { Data } from "effect"
-import type { TaggedUnion } from "../core/reasonError.ts"
+import { ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
   /** Neither XDG_DATA_HOME nor HOME (nor USERPROFILE) says where the history file is. */
@@ -35,16 +34,7 @@ const describe = (reason: HistoryErrorReason): string => {
   }
 }
 
-export class HistoryError extends Data.TaggedError("HistoryError")<{ readonly reason: HistoryErrorReason }> {
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    return this.reason._tag === "ReadFailed" || this.reason._tag === "WriteFailed" ? this.reason.detail : undefined
-  }
-}
+export class HistoryError extends ReasonError("HistoryError", { describe }) {}
 
 declare module "../core/errors.ts" {
   interface DomainErrors {

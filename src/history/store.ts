@@ -4,7 +4,7 @@
 // keeps twenty parallel `lait run`s from interleaving lines; no lock is taken and nothing is rotated.
 import { Console, Effect } from "effect"
 import * as nodePath from "node:path"
-import type { Env } from "../core/env.ts"
+import type { Env } from "../config/env.ts"
 import { errnoOf } from "../core/osError.ts"
 import { describeOsError } from "../platform/FileLoader.ts"
 import * as Files from "../platform/files.ts"

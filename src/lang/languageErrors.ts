@@ -1,9 +1,8 @@
 // Failures of the workflow language's expressions: jq filters (JqError), templates (TemplateError) and
 // JSON Schemas (SchemaError), each one class with a `reason`. `message` is the text lait has always
 // printed; a schema file that cannot be used as written exits 3 (core/errors.ts's table), the rest 1.
-import { Data } from "effect"
 import { isAbridged, quotedExcerpt, type WholeText, wholeText } from "../core/excerpt.ts"
-import type { TaggedUnion } from "../core/reasonError.ts"
+import { causeExcept, ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 const quote = (value: string): string => JSON.stringify(value)
 
@@ -60,16 +59,10 @@ const describeJq = (reason: JqErrorReason): string => {
 }
 
 /** Every reason exits 1. */
-export class JqError extends Data.TaggedError("JqError")<{ readonly reason: JqErrorReason }> {
-  override get message(): string {
-    return describeJq(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    return "cause" in this.reason ? this.reason.cause : undefined
-  }
-}
+export class JqError extends ReasonError("JqError", {
+  describe: describeJq,
+  cause: causeExcept("Syntax", "OutputNotJson")
+}) {}
 
 interface TemplateReasons {
   /** `detail` is the parser's reason. */
@@ -82,20 +75,13 @@ interface TemplateReasons {
 }
 export type TemplateErrorReason = TaggedUnion<TemplateReasons>
 
-/** Every reason exits 1. A long template is quoted as an excerpt; -v prints it whole. */
-export class TemplateError extends Data.TaggedError("TemplateError")<{ readonly reason: TemplateErrorReason }> {
-  override get message(): string {
-    const verb = this.reason._tag === "Parse" ? "parse" : "render"
-    return `failed to ${verb} template: ${quotedExcerpt(this.reason.source)}`
-  }
+const describeTemplate = (reason: TemplateErrorReason): string =>
+  `failed to ${reason._tag === "Parse" ? "parse" : "render"} template: ${quotedExcerpt(reason.source)}`
 
+/** Every reason exits 1. A long template is quoted as an excerpt; -v prints it whole. */
+export class TemplateError extends ReasonError("TemplateError", { describe: describeTemplate }) {
   get [wholeText](): WholeText | undefined {
     return isAbridged(this.reason.source) ? { what: "the template", text: this.reason.source } : undefined
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    return this.reason.detail
   }
 }
 
@@ -123,16 +109,10 @@ const describeSchema = (reason: SchemaErrorReason): string => {
   }
 }
 
-export class SchemaError extends Data.TaggedError("SchemaError")<{ readonly reason: SchemaErrorReason }> {
-  override get message(): string {
-    return describeSchema(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    return this.reason._tag === "FileParse" ? this.reason.detail : undefined
-  }
-}
+export class SchemaError extends ReasonError("SchemaError", {
+  describe: describeSchema,
+  cause: causeExcept("Invalid", "Mismatch")
+}) {}
 
 declare module "../core/errors.ts" {
   interface DomainErrors {

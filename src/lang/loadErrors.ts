@@ -1,9 +1,7 @@
 // Failures of loading a workflow and what it refers to (its YAML, inputs, schema and agent files), as
 // one error class with a `reason`. `message` is the text lait has always printed; a workflow or agent
 // file that is invalid as written exits 3 (core/errors.ts's table), the rest 1.
-import { Data } from "effect"
-import type { TaggedUnion } from "../core/reasonError.ts"
-import { locateError } from "../core/errors.ts"
+import { causeExcept, ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
   /** The parser's message already says where (`at line L, column C`); `line` is for `lait lint`. */
@@ -80,55 +78,27 @@ const describe = (reason: WorkflowLoadErrorReason): string => {
   }
 }
 
-export class WorkflowLoadError extends Data.TaggedError("WorkflowLoadError")<{
-  readonly reason: WorkflowLoadErrorReason
-}> {
-  constructor(props: { readonly reason: WorkflowLoadErrorReason }) {
-    super(props)
-    const reason = props.reason
+const usualCause = causeExcept<WorkflowLoadErrorReason>("YamlSyntax", "AgentField")
+
+/** Points at the workflow file at fault and the problem's line, for `lait lint`. */
+export class WorkflowLoadError extends ReasonError("WorkflowLoadError", {
+  describe,
+  // A static check's message is its detail; what caused it, when anything did, follows.
+  cause: (reason) => reason._tag === "Invalid" ? reason.cause : usualCause(reason),
+  locate: (reason) => {
     switch (reason._tag) {
       case "YamlSyntax":
       case "Invalid":
       case "SchemaFileUnusable":
       case "Rejected":
-        locateError(this, reason.file, reason.line)
-        break
+        return reason
       case "AgentFileInvalid":
-        locateError(this, reason.path, undefined)
-        break
-      default:
-        locateError(this, undefined, undefined)
-    }
-  }
-
-  /** The workflow file at fault and the problem's line, for `lait lint`. */
-  declare readonly file: string | undefined
-  declare readonly line: number | undefined
-
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    switch (this.reason._tag) {
-      case "InitialNotJson":
-      case "SchemaFileRead":
-      case "SchemaFileParse":
-      case "AgentFileRead":
-      case "AgentFrontmatter":
-        return this.reason.detail
-      case "Invalid":
-      case "SchemaFileUnusable":
-      case "LoadFailed":
-      case "Rejected":
-      case "AgentFileInvalid":
-        return this.reason.cause
+        return { file: reason.path }
       default:
         return undefined
     }
   }
-}
+}) {}
 
 declare module "../core/errors.ts" {
   interface DomainErrors {

@@ -44,35 +44,27 @@ export class ModelClient extends Context.Service<ModelClient, ModelClientService
     )
 
   /** Decorates the ModelClient it is provided with. */
-  static readonly layerCache = (options: CacheOptions): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>
-    Layer.effect(
-      ModelClient,
-      Effect.flatMap(
-        Effect.promise(() => import("./Cache.ts")),
-        (m) => ModelClient.use((inner) => m.makeCache(inner, options))
-      )
-    )
+  static readonly layerCache = (options: CacheOptions) =>
+    decorator(() => import("./Cache.ts"), (m, inner) => m.makeCache(inner, options))
 
   /** Decorates the ModelClient it is provided with. */
-  static readonly layerRecord = (dir: string): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>
-    Layer.effect(
-      ModelClient,
-      Effect.flatMap(
-        Effect.promise(() => import("./Record.ts")),
-        (m) => ModelClient.use((inner) => m.makeRecord(inner, dir))
-      )
-    )
+  static readonly layerRecord = (dir: string) =>
+    decorator(() => import("./Record.ts"), (m, inner) => m.makeRecord(inner, dir))
 
   /** Decorates the ModelClient it is provided with (asked only for requests without a cassette). */
-  static readonly layerRecordMissing = (dir: string): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>
-    Layer.effect(
-      ModelClient,
-      Effect.flatMap(
-        Effect.promise(() => import("./RecordMissing.ts")),
-        (m) => ModelClient.use((inner) => m.makeRecordMissing(inner, dir))
-      )
-    )
+  static readonly layerRecordMissing = (dir: string) =>
+    decorator(() => import("./RecordMissing.ts"), (m, inner) => m.makeRecordMissing(inner, dir))
 
   static readonly layerReplay = (dir: string): Layer.Layer<ModelClient, never, FileLoader> =>
     Layer.effect(ModelClient, Effect.flatMap(Effect.promise(() => import("./Replay.ts")), (m) => m.makeReplay(dir)))
 }
+
+/**
+ * A layer that decorates the ModelClient it is provided with: `load` imports the decorator's module
+ * when the layer is built, `make` wraps the inner client with it.
+ */
+const decorator = <M>(
+  load: () => Promise<M>,
+  make: (module: M, inner: ModelClientService) => Effect.Effect<ModelClientService, never, FileLoader>
+): Layer.Layer<ModelClient, never, ModelClient | FileLoader> =>
+  Layer.effect(ModelClient, Effect.flatMap(Effect.promise(load), (m) => ModelClient.use((inner) => make(m, inner))))

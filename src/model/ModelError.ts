@@ -4,6 +4,7 @@
 // Plain Data classes, not Schema ones: nothing decodes or encodes them, and every replayed run loads
 // this module, which would otherwise evaluate Effect Schema's modules for it.
 import { Data } from "effect"
+import { ReasonError } from "../core/reasonError.ts"
 import { formatBytes, formatWait } from "../core/units.ts"
 
 /** The server could not be reached, or the connection broke before the whole answer arrived. */
@@ -165,16 +166,11 @@ export type ModelErrorReason =
   | ResponsesUnsupported
   | EntryRefused
 
-export class ModelError extends Data.TaggedError("ModelError")<{ readonly reason: ModelErrorReason }> {
-  override get message(): string {
-    return this.reason.message
-  }
-
+export class ModelError extends ReasonError("ModelError", {
+  describe: (reason: ModelErrorReason) => reason.message,
   /** What `renderChain` prints after the message: a cassette's problem. */
-  override get cause(): unknown {
-    return this.reason._tag === "CassetteInvalid" ? this.reason.problem : undefined
-  }
-
+  cause: (reason) => reason._tag === "CassetteInvalid" ? reason.problem : undefined
+}) {
   /** The HTTP status the server answered, if any (a trace's `error.type`). */
   get status(): number | undefined {
     return this.reason._tag === "HttpStatus" ? this.reason.status : undefined

@@ -46,6 +46,19 @@ export interface RunUsageService {
 const addCost = (a: number | undefined, b: number | undefined) =>
   a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0)
 
+/** Two usages added up (the cost stays undefined when neither had pricing); `cached` is not carried. */
+export const addUsage = (a: UsageTotals, b: UsageTotals): UsageTotals => ({
+  prompt: a.prompt + b.prompt,
+  completion: a.completion + b.completion,
+  total: a.total + b.total,
+  requests: a.requests + b.requests,
+  costUsd: addCost(a.costUsd, b.costUsd)
+})
+
+/** The usages added up; all zero for none. */
+export const sumUsage = (all: ReadonlyArray<UsageTotals>): UsageTotals =>
+  all.reduce(addUsage, { prompt: 0, completion: 0, total: 0, requests: 0, costUsd: undefined })
+
 export const makeRunUsage = (): RunUsageService => {
   const byLabel = new Map<string, UsageEntry>()
   let cached = 0
@@ -69,16 +82,7 @@ export const makeRunUsage = (): RunUsageService => {
     }),
     entries,
     total: Effect.map(entries, (all) => ({
-      ...all.reduce<UsageTotals>(
-        (acc, e) => ({
-          prompt: acc.prompt + e.prompt,
-          completion: acc.completion + e.completion,
-          total: acc.total + e.total,
-          requests: acc.requests + e.requests,
-          costUsd: addCost(acc.costUsd, e.costUsd)
-        }),
-        { prompt: 0, completion: 0, total: 0, requests: 0, costUsd: undefined }
-      ),
+      ...sumUsage(all),
       ...(cached > 0 ? { cached } : {})
     }))
   }

@@ -1,7 +1,7 @@
 // What one model request is and what it answers: the shapes every ModelClient layer shares.
 import type { Effect, Redacted } from "effect"
 import type { ApiKeySource } from "../config/endpoints.ts"
-import type { ConfigError } from "../core/configErrors.ts"
+import type { ConfigError } from "../config/configErrors.ts"
 import type { LaitError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import type { FileError } from "../core/fileErrors.ts"

@@ -8,8 +8,8 @@ import { Effect, Exit } from "effect"
 import type * as ChildProcesses from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import * as os from "node:os"
-import { StepError } from "../core/stepErrors.ts"
 import { osErrorText } from "../core/osError.ts"
+import { CommandFailure } from "./commandFailure.ts"
 
 /** Per stream; the same budget as file reads (upstream MAX_COMMAND_OUTPUT_BYTES). */
 export const COMMAND_OUTPUT_LIMIT = 16 * 1024 * 1024
@@ -249,21 +249,21 @@ const release = (running: Running, exit: Exit.Exit<unknown, unknown>): Effect.Ef
  * Runs the command to completion and returns its stdout (UTF-8, one trailing line ending removed).
  * Interruption stops the process group before the effect completes.
  */
-export const runCommand = (request: CommandRequest): Effect.Effect<string, StepError> => {
+export const runCommand = (request: CommandRequest): Effect.Effect<string, CommandFailure> => {
   const program = request.argv[0] ?? "<empty>"
   return Effect.acquireUseRelease(
     Effect.tryPromise({
       try: () => start(request),
       catch: (e) =>
-        new StepError({ reason: { _tag: "CommandFailed", program, stage: "spawn", detail: osErrorText(e) } })
+        new CommandFailure({ reason: { _tag: "CommandFailed", program, stage: "spawn", detail: osErrorText(e) } })
     }),
     (running) =>
       Effect.tryPromise({
         try: () => running.finished,
         catch: (e) =>
           e instanceof StreamOverflow
-            ? new StepError({ reason: { _tag: "CommandOutputTooLarge", stream: e.stream, detail: e.message } })
-            : new StepError({ reason: { _tag: "CommandFailed", program, stage: "wait", detail: osErrorText(e) } })
+            ? new CommandFailure({ reason: { _tag: "CommandOutputTooLarge", stream: e.stream, detail: e.message } })
+            : new CommandFailure({ reason: { _tag: "CommandFailed", program, stage: "wait", detail: osErrorText(e) } })
       }),
     release
   ).pipe(
@@ -271,7 +271,7 @@ export const runCommand = (request: CommandRequest): Effect.Effect<string, StepE
       if (!captured.success) {
         const stderr = lossy.decode(captured.stderr).trim()
         const shown = stderrTail(stderr)
-        const failure = new StepError({
+        const failure = new CommandFailure({
           reason: { _tag: "CommandExited", program, status: captured.status, stderr: shown }
         })
         return shown === stderr
@@ -281,7 +281,7 @@ export const runCommand = (request: CommandRequest): Effect.Effect<string, StepE
       return Effect.try({
         try: () => stripOneLineEnding(utf8.decode(captured.stdout)),
         catch: () =>
-          new StepError({ reason: { _tag: "CommandNotUtf8", program } })
+          new CommandFailure({ reason: { _tag: "CommandNotUtf8", program } })
       })
     })
   )

@@ -1,8 +1,7 @@
 // Failures of `lait serve --mcp` as one error class with a `reason`: the server's own start-up
 // (`McpRequired` and the token's are usage errors, exit 2; the others exit 1) and a tool call's arguments, which
 // become the text of that call's MCP tool error rather than stopping the server.
-import { Data } from "effect"
-import { describeReasons, type TaggedUnion } from "../core/reasonError.ts"
+import { ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
   /** `lait serve` without `--mcp`, its only mode. */
@@ -38,8 +37,7 @@ const describe = (reason: ServeErrorReason): string => {
   }
 }
 
-export class ServeError extends Data.TaggedError("ServeError")<{ readonly reason: ServeErrorReason }> {}
-describeReasons(ServeError, describe)
+export class ServeError extends ReasonError("ServeError", { describe }) {}
 
 declare module "../core/errors.ts" {
   interface DomainErrors {

@@ -1,9 +1,8 @@
 // Failures of `lait test` itself (finding, reading and parsing test files, and the suite's verdict) as
 // one error class with a `reason`. `message` is the text lait has always printed; a test file that is
 // invalid as written exits 3 (core/errors.ts's table), a prune outside the project 2, the rest 1.
-import { Data } from "effect"
-import type { TaggedUnion } from "../core/reasonError.ts"
-import { locateError, withLine } from "../core/errors.ts"
+import { causeExcept, ReasonError, type TaggedUnion } from "../core/reasonError.ts"
+import { withLine } from "../core/errors.ts"
 
 interface Reasons {
   /** A path given on the command line cannot be examined; `detail` is the OS's reason. */
@@ -82,37 +81,14 @@ const describe = (reason: TestErrorReason): string => {
   }
 }
 
-export class TestError extends Data.TaggedError("TestError")<{ readonly reason: TestErrorReason }> {
-  constructor(props: { readonly reason: TestErrorReason }) {
-    super(props)
-    const parse = props.reason._tag === "ParseFailed" ? props.reason : undefined
-    locateError(this, parse?.path, parse?.line)
-  }
+const usualCause = causeExcept<TestErrorReason>("PruneOutside")
 
-  /** The test file at fault and the problem's line. */
-  declare readonly file: string | undefined
-  declare readonly line: number | undefined
-
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    switch (this.reason._tag) {
-      case "TargetUnreadable":
-      case "ReadFailed":
-      case "WorkdirUnusable":
-      case "TempWorkdirFailed":
-      case "FixtureCopyFailed":
-        return this.reason.detail
-      case "ParseFailed":
-        return withLine(this.reason.detail, this.reason.line)
-      default:
-        return undefined
-    }
-  }
-}
+/** Points at the test file at fault and the problem's line. */
+export class TestError extends ReasonError("TestError", {
+  describe,
+  cause: (reason) => reason._tag === "ParseFailed" ? withLine(reason.detail, reason.line) : usualCause(reason),
+  locate: (reason) => reason._tag === "ParseFailed" ? { file: reason.path, line: reason.line } : undefined
+}) {}
 
 declare module "../core/errors.ts" {
   interface DomainErrors {

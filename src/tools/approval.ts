@@ -6,7 +6,7 @@
 import { Context, Effect, Semaphore } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
 import { redact } from "../core/redaction.ts"
-import { ToolError } from "../core/toolErrors.ts"
+import { ToolError } from "./toolErrors.ts"
 import { stripOneLineEnding } from "../platform/process.ts"
 import { terminalAnswerer } from "../platform/terminal.ts"
 import { ApproveTools } from "./ApproveTools.ts"

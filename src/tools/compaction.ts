@@ -10,7 +10,7 @@
 import { Effect } from "effect"
 import type { Endpoints } from "../config/endpoints.ts"
 import type { Compaction } from "../config/schema.ts"
-import { ConfigError } from "../core/configErrors.ts"
+import { ConfigError } from "../config/configErrors.ts"
 import type { AnyLaitError } from "../core/errors.ts"
 import type { ModelResult } from "../model/ModelClient.ts"
 import type { ChatMessage, ChatRequest } from "../model/types.ts"

@@ -3,7 +3,7 @@
 // `skill__<name>` for skills offered as tools (`skill_progressive_disclosure`).
 // OpenAI function names must match ^[A-Za-z0-9_-]{1,64}$: other characters become `_`, and a name that
 // is still too long is an error rather than a truncation, which could silently create a collision.
-import { ToolError } from "../core/toolErrors.ts"
+import { ToolError } from "./toolErrors.ts"
 
 export const MAX_TOOL_NAME_LENGTH = 64
 

@@ -6,10 +6,10 @@
 // configuration errors stop the run.
 import { Duration, Effect } from "effect"
 import type { ShellTool } from "../config/schema.ts"
-import { type Env, expandMap, expandVars } from "../core/env.ts"
+import { type Env, expandMap, expandVars } from "../config/env.ts"
 import { type AnyLaitError, renderChain, withContext } from "../core/errors.ts"
 import { isJsonObject, type Json, type JsonObject } from "../core/json.ts"
-import { ToolError } from "../core/toolErrors.ts"
+import { ToolError } from "./toolErrors.ts"
 import { checkJson } from "../lang/jsonschema.ts"
 import { renderTemplate } from "../lang/template.ts"
 import { runCommand } from "../platform/process.ts"

@@ -9,12 +9,11 @@ import { type LaitConfigService, modelRequired } from "../config/LaitConfig.ts"
 import { type AnyLaitError, withContext } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
-import { SubagentError } from "../core/subagentErrors.ts"
-import { ToolError } from "../core/toolErrors.ts"
-import { parseYamlValue } from "../core/yamlTree.ts"
+import { SubagentError } from "./subagentErrors.ts"
+import { ToolError } from "./toolErrors.ts"
 import { loadAgentFile } from "../lang/agentFile.ts"
 import { checkJson } from "../lang/jsonschema.ts"
-import { SchemaError } from "../lang/languageErrors.ts"
+import { parseSchemaFile } from "../lang/schemaRef.ts"
 import type { AgentDefinition, LlmSettings, SchemaRef } from "../lang/model.ts"
 import { renderTemplate } from "../lang/template.ts"
 import type { ChatMessage, ResponseFormat } from "../model/types.ts"
@@ -61,20 +60,9 @@ export interface SubagentRequest {
 export const loadSchemaRef = (ref: SchemaRef, label: string): Effect.Effect<JsonObject, AnyLaitError, FileLoader> => {
   const source = ref.source
   if (source.kind === "inline") return Effect.succeed(source.schema)
-  return Effect.gen(function*() {
-    const text = yield* FileLoader.use((f) => f.readText(source.path))
-    const parsed = yield* Effect.try({
-      try: () => parseYamlValue(text) as Json,
-      catch: (e) =>
-        new SchemaError({
-          reason: { _tag: "FileParse", path: source.path, detail: e instanceof Error ? e.message : String(e) }
-        })
-    })
-    if (!isJsonObject(parsed)) {
-      return yield* new SchemaError({ reason: { _tag: "FileNotObject", label, path: source.path } })
-    }
-    return parsed
-  })
+  return FileLoader.use((f) => f.readText(source.path)).pipe(
+    Effect.flatMap((text) => parseSchemaFile(text, source.path, label))
+  )
 }
 
 /** The run's subagent registry: agent files are read once per run. */

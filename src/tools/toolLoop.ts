@@ -9,7 +9,7 @@ import { type AnyLaitError, InterruptedError, withContext } from "../core/errors
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { Attr, errorAttributesOf, TraceContent } from "../core/tracing.ts"
-import { ToolError } from "../core/toolErrors.ts"
+import { ToolError } from "./toolErrors.ts"
 import { pickSetting, pickToolNames } from "../lang/model.ts"
 import { toolContent } from "../model/chatContent.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"

@@ -1,8 +1,7 @@
 // Failures of reading, writing and exporting trace files, as one error class with a `reason`.
 // `message` is the text lait has always printed; every reason exits 1.
-import { Data } from "effect"
 import { excerpt, isAbridged, type WholeText, wholeText } from "../core/excerpt.ts"
-import type { TaggedUnion } from "../core/reasonError.ts"
+import { causeExcept, ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 /** The longest part of an error body repeated in the message (an HTML error page is not useful). */
 const MAX_BODY_IN_MESSAGE = 500
@@ -50,26 +49,7 @@ const describe = (reason: TraceErrorReason): string => {
   }
 }
 
-export class TraceError extends Data.TaggedError("TraceError")<{ readonly reason: TraceErrorReason }> {
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    switch (this.reason._tag) {
-      case "ReadFailed":
-      case "EventInvalid":
-      case "WriteFailed":
-      case "DirUnusable":
-      case "HeaderValue":
-      case "SendFailed":
-        return this.reason.detail
-      default:
-        return undefined
-    }
-  }
-
+export class TraceError extends ReasonError("TraceError", { describe, cause: causeExcept("Rejected") }) {
   /** A collector's answer the message cut or escaped, for -v (src/core/excerpt.ts). */
   get [wholeText](): WholeText | undefined {
     return this.reason._tag === "Rejected" && isAbridged(this.reason.detail, MAX_BODY_IN_MESSAGE)

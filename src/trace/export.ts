@@ -2,7 +2,7 @@
 // (docs/traces.md#lait-trace-export). Header values may hold secrets (`${TOKEN}`), so they are never printed or logged.
 import { Console, Duration, Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { type Env, expandVars } from "../core/env.ts"
+import { type Env, expandVars } from "../config/env.ts"
 import { renderChain } from "../core/errors.ts"
 import { describeNetworkFailure } from "../core/network.ts"
 import { headerSecrets, redactSecrets } from "../core/secrets.ts"

@@ -212,16 +212,8 @@ class Parser {
   }
 
   private parseObject(depth: number): TraceObject {
-    if (depth > MAX_DEPTH) this.fail("recursion limit exceeded")
-    this.pos++
     const entries: Array<readonly [string, TraceValue]> = []
-    this.skipWhitespace()
-    if (this.text[this.pos] === "}") {
-      this.pos++
-      return new TraceObject(entries)
-    }
-    while (true) {
-      this.skipWhitespace()
+    this.parseItems(depth, "}", "an object", () => {
       if (this.text[this.pos] !== "\"") {
         this.fail(this.pos >= this.text.length ? "EOF while parsing an object" : "key must be a string")
       }
@@ -233,43 +225,39 @@ class Parser {
       this.pos++
       this.skipWhitespace()
       entries.push([key, this.parseValue(depth)])
-      this.skipWhitespace()
-      const next = this.text[this.pos]
-      if (next === ",") {
-        this.pos++
-        continue
-      }
-      if (next === "}") {
-        this.pos++
-        return new TraceObject(entries)
-      }
-      this.fail(next === undefined ? "EOF while parsing an object" : "expected `,` or `}`")
-    }
+    })
+    return new TraceObject(entries)
   }
 
   private parseArray(depth: number): ReadonlyArray<TraceValue> {
+    const items: Array<TraceValue> = []
+    this.parseItems(depth, "]", "a list", () => items.push(this.parseValue(depth)))
+    return items
+  }
+
+  /** From an object's or a list's opening bracket to its `close`: `item` reads each member. */
+  private parseItems(depth: number, close: "}" | "]", what: string, item: () => void): void {
     if (depth > MAX_DEPTH) this.fail("recursion limit exceeded")
     this.pos++
-    const items: Array<TraceValue> = []
     this.skipWhitespace()
-    if (this.text[this.pos] === "]") {
+    if (this.text[this.pos] === close) {
       this.pos++
-      return items
+      return
     }
     while (true) {
       this.skipWhitespace()
-      items.push(this.parseValue(depth))
+      item()
       this.skipWhitespace()
       const next = this.text[this.pos]
+      if (next === close) {
+        this.pos++
+        return
+      }
       if (next === ",") {
         this.pos++
         continue
       }
-      if (next === "]") {
-        this.pos++
-        return items
-      }
-      this.fail(next === undefined ? "EOF while parsing a list" : "expected `,` or `]`")
+      this.fail(next === undefined ? `EOF while parsing ${what}` : `expected \`,\` or \`${close}\``)
     }
   }
 

@@ -13,7 +13,7 @@
 import { Context, type Effect, Layer } from "effect"
 import * as nodePath from "node:path"
 import { LaitConfig, type LaitConfigService } from "../config/LaitConfig.ts"
-import type { Env } from "../core/env.ts"
+import type { Env } from "../config/env.ts"
 import type { AnyLaitError } from "../core/errors.ts"
 import { type Answerer, terminalAnswerer } from "../platform/terminal.ts"
 

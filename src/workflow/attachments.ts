@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { renderChain } from "../core/errors.ts"
 import type { FileError } from "../core/fileErrors.ts"
-import { StepError } from "../core/stepErrors.ts"
+import { StepError } from "./stepErrors.ts"
 import type { ChatMessage, ContentPart } from "../model/types.ts"
 import { FileLoader, READ_LIMIT } from "../platform/FileLoader.ts"
 

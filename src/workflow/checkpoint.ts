@@ -11,7 +11,7 @@
 // its own beginning on resume, so a `run:` or `write:` inside one can run twice across a resume.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
-import { CheckpointError } from "../core/checkpointErrors.ts"
+import { CheckpointError } from "./checkpointErrors.ts"
 import { type Json, isJsonObject } from "../core/json.ts"
 import { stepName } from "../lang/positions.ts"
 import type { Workflow } from "../lang/model.ts"

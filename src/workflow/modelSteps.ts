@@ -11,11 +11,11 @@ import type { ModelMap } from "../config/schema.ts"
 import { renderChain, withContext } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { FileError } from "../core/fileErrors.ts"
-import { isJsonObject, type Json, type JsonObject, textForm } from "../core/json.ts"
+import { type Json, type JsonObject, textForm } from "../core/json.ts"
 import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
-import { StepError } from "../core/stepErrors.ts"
-import { parseYamlValue } from "../core/yamlTree.ts"
+import { StepError } from "./stepErrors.ts"
 import { checkJson } from "../lang/jsonschema.ts"
+import { parseSchemaFile } from "../lang/schemaRef.ts"
 import { SchemaError } from "../lang/languageErrors.ts"
 import { type AgentDefinition, type LlmSettings, pickSetting, pickToolNames, type SchemaRef } from "../lang/model.ts"
 import { renderTemplate } from "../lang/template.ts"
@@ -63,21 +63,10 @@ export const makeModelSteps = Effect.gen(function*() {
     if (source.kind === "inline") return Effect.succeed(source.schema)
     const cached = schemaCache.get(source.path)
     if (cached !== undefined) return Effect.succeed(cached)
-    return Effect.gen(function*() {
-      const text = yield* files.readText(source.path)
-      const parsed = yield* Effect.try({
-        try: () => parseYamlValue(text) as Json,
-        catch: (e) =>
-          new SchemaError({
-            reason: { _tag: "FileParse", path: source.path, detail: e instanceof Error ? e.message : String(e) }
-          })
-      })
-      if (!isJsonObject(parsed)) {
-        return yield* new SchemaError({ reason: { _tag: "FileNotObject", label, path: source.path } })
-      }
-      schemaCache.set(source.path, parsed)
-      return parsed
-    })
+    return files.readText(source.path).pipe(
+      Effect.flatMap((text) => parseSchemaFile(text, source.path, label)),
+      Effect.tap((parsed) => Effect.sync(() => schemaCache.set(source.path, parsed)))
+    )
   }
 
   const resolveAgent = (step: AgentStep, ctx: LlmStepContext) =>

@@ -3,7 +3,7 @@
 // with a message that names the step's template and says how to give the value, instead of sending
 // the text `null` to a model or a command (docs/workflows.md#the-initial-value). Block helpers see an
 // unset `input` as missing, so `{{#if input}}...{{/if}}` is how a template makes it optional.
-import { StepError } from "../core/stepErrors.ts"
+import { StepError } from "./stepErrors.ts"
 import type { TemplateError } from "../lang/languageErrors.ts"
 
 /** A path as written (`input`, `input.text`, `@root.input`) that starts at the template's `input`. */

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test"
 import { Effect, Redacted } from "effect"
 import { describeEndpointSources, type Endpoint, resolveEndpoints, type ResolveOptions } from "../../src/config/endpoints.ts"
 import type { ConfigFile, ModelMap } from "../../src/config/schema.ts"
-import type { Env } from "../../src/core/env.ts"
+import type { Env } from "../../src/config/env.ts"
 import { exitCodeOf, renderChain } from "../../src/core/errors.ts"
 import { tempDir } from "./helpers.ts"
 

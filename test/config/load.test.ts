@@ -9,7 +9,7 @@ import {
   mergeConfigs,
   parseConfigText
 } from "../../src/config/load.ts"
-import type { Env } from "../../src/core/env.ts"
+import type { Env } from "../../src/config/env.ts"
 import { exitCodeOf, renderChain } from "../../src/core/errors.ts"
 import { run, runError, tempDir, writeTree } from "./helpers.ts"
 

@@ -4,8 +4,8 @@
 import { describe, expect, test } from "bun:test"
 import { ChatError } from "../../src/chat/chatErrors.ts"
 import { CommandError } from "../../src/cli/commandErrors.ts"
-import { CheckpointError } from "../../src/core/checkpointErrors.ts"
-import { ConfigError } from "../../src/core/configErrors.ts"
+import { CheckpointError } from "../../src/workflow/checkpointErrors.ts"
+import { ConfigError } from "../../src/config/configErrors.ts"
 import {
   type AnyLaitError,
   errorClassOf,
@@ -22,10 +22,10 @@ import {
   withContext
 } from "../../src/core/errors.ts"
 import { FileError } from "../../src/core/fileErrors.ts"
-import { StepError } from "../../src/core/stepErrors.ts"
-import { SkillError } from "../../src/core/skillErrors.ts"
-import { SubagentError } from "../../src/core/subagentErrors.ts"
-import { McpError, ToolError } from "../../src/core/toolErrors.ts"
+import { StepError } from "../../src/workflow/stepErrors.ts"
+import { SkillError } from "../../src/tools/skillErrors.ts"
+import { SubagentError } from "../../src/tools/subagentErrors.ts"
+import { McpError, ToolError } from "../../src/tools/toolErrors.ts"
 import { ArgumentError } from "../../src/core/usageErrors.ts"
 import { EvalError } from "../../src/eval/evalErrors.ts"
 import { ServeError } from "../../src/serve/serveErrors.ts"

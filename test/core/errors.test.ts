@@ -12,8 +12,8 @@ import {
   ValidationError,
   withContext
 } from "../../src/core/errors.ts"
-import { StepError } from "../../src/core/stepErrors.ts"
-import { McpError, ToolError } from "../../src/core/toolErrors.ts"
+import { StepError } from "../../src/workflow/stepErrors.ts"
+import { McpError, ToolError } from "../../src/tools/toolErrors.ts"
 
 describe("error chains", () => {
   test("render outer to inner, joined by ': ', skipping repeats", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Redacted } from "effect"
-import { ConfigError } from "../../src/core/configErrors.ts"
+import { ConfigError } from "../../src/config/configErrors.ts"
 import { LaitError } from "../../src/core/errors.ts"
 import type { Endpoint, Endpoints } from "../../src/config/endpoints.ts"
 import type { ModelResult } from "../../src/model/ModelClient.ts"

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { ToolError } from "../../src/core/toolErrors.ts"
+import { ToolError } from "../../src/tools/toolErrors.ts"
 import { findCollision, qualifyToolName } from "../../src/tools/names.ts"
 import { matchesPattern, policyAllows } from "../../src/tools/policy.ts"
 

@@ -135,31 +135,32 @@ const mappingOf = (src: Source, entry: Entry, expected: string): ReadonlyArray<E
   return list
 }
 
-const parseSchemas = (ctx: ParseContext, entry: Entry | undefined): Readonly<Record<string, SchemaSource>> => {
-  const out: Array<[string, SchemaSource]> = []
+/** A mapping of named definitions (`schemas:`, `agents:`): each name checked, each value `parse`d. */
+const namedMap = <V>(
+  ctx: ParseContext,
+  entry: Entry | undefined,
+  what: "schema" | "agent",
+  expected: string,
+  parse: (named: Entry) => V
+): Readonly<Record<string, V>> => {
+  const out: Array<[string, V]> = []
   if (entry === undefined) return {}
-  for (const schema of mappingOf(ctx.src, entry, "a mapping of schema names to schemas")) {
-    const problem = checkName(schema.key, "schema")
-    if (problem !== undefined) fail(problem, schema.keyLine)
-    out.push([
-      schema.key,
-      schemaSource(ctx, schema.value, `schemas.${schema.key}`, "an inline JSON Schema mapping or {file: path}")
-    ])
+  for (const named of mappingOf(ctx.src, entry, expected)) {
+    const problem = checkName(named.key, what)
+    if (problem !== undefined) fail(problem, named.keyLine)
+    out.push([named.key, parse(named)])
   }
   // fromEntries defines own properties: a name such as __proto__ stays an ordinary key.
   return Object.fromEntries(out)
 }
 
-const parseAgents = (ctx: ParseContext, entry: Entry | undefined): Readonly<Record<string, AgentDefinition>> => {
-  const out: Array<[string, AgentDefinition]> = []
-  if (entry === undefined) return {}
-  for (const agent of mappingOf(ctx.src, entry, "a mapping of agent names to agent definitions")) {
-    const problem = checkName(agent.key, "agent")
-    if (problem !== undefined) fail(problem, agent.keyLine)
-    out.push([agent.key, parseInlineAgent(ctx, agent)])
-  }
-  return Object.fromEntries(out)
-}
+const parseSchemas = (ctx: ParseContext, entry: Entry | undefined): Readonly<Record<string, SchemaSource>> =>
+  namedMap(ctx, entry, "schema", "a mapping of schema names to schemas", (schema) =>
+    schemaSource(ctx, schema.value, `schemas.${schema.key}`, "an inline JSON Schema mapping or {file: path}"))
+
+const parseAgents = (ctx: ParseContext, entry: Entry | undefined): Readonly<Record<string, AgentDefinition>> =>
+  namedMap(ctx, entry, "agent", "a mapping of agent names to agent definitions", (agent) =>
+    parseInlineAgent(ctx, agent))
 
 const parseInlineAgent = (ctx: ParseContext, entry: Entry): AgentDefinition => {
   const at = `agents.${entry.key}`

@@ -132,11 +132,16 @@ const newClient = () => new Client({ name: "lait", version: VERSION }, { capabil
 
 const settle = (p: Promise<unknown>): Promise<void> => p.then(() => undefined, () => undefined)
 
-export const connectStdio = async (params: StdioServerParameters, options: ConnectOptions): Promise<McpConnection> => {
-  const transport = new GroupStdioTransport(params)
-  const client = newClient()
-  const close = () => settle(client.close()).then(() => transport.close())
-  // Spawning happens inside connect(); register first so a shutdown racing the handshake still stops it.
+/**
+ * The MCP handshake over `transport`. `close` is registered first, so that a shutdown racing the
+ * handshake still stops the server; a failed handshake closes it and says why the transport broke.
+ */
+const handshake = async (
+  client: Client,
+  transport: Transport & { readonly failure: string | undefined },
+  close: () => Promise<void>,
+  options: ConnectOptions
+): Promise<void> => {
   options.onOpen(close)
   try {
     await client.connect(transport, {
@@ -147,6 +152,14 @@ export const connectStdio = async (params: StdioServerParameters, options: Conne
     await close()
     throw withFailure(error, transport.failure)
   }
+}
+
+export const connectStdio = async (params: StdioServerParameters, options: ConnectOptions): Promise<McpConnection> => {
+  const transport = new GroupStdioTransport(params)
+  const client = newClient()
+  const close = () => settle(client.close()).then(() => transport.close())
+  // Spawning happens inside connect().
+  await handshake(client, transport, close, options)
   return { client, close, failure: () => transport.failure, pid: transport.pid }
 }
 
@@ -176,15 +189,6 @@ export const connectHttp = async (
     }
     await settle(client.close())
   }
-  options.onOpen(close)
-  try {
-    await client.connect(transport, {
-      timeout: options.timeoutMs,
-      ...(options.signal ? { signal: options.signal } : {})
-    })
-  } catch (error) {
-    await close()
-    throw withFailure(error, transport.failure)
-  }
+  await handshake(client, transport, close, options)
   return { client, close, failure: () => transport.failure, pid: undefined }
 }

@@ -3,7 +3,7 @@
 // and a collector's credentials belong to the shell or the CI job, not to a project file.
 // Pure and cheap on purpose: every `lait run`, `test` and `eval` reads it; the exporter itself is
 // loaded only when this finds an endpoint.
-import type { Env } from "../../core/env.ts"
+import type { Env } from "../../config/env.ts"
 
 export interface OtlpEnv {
   /** Where spans are POSTed. */

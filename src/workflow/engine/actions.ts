@@ -2,7 +2,7 @@
 // `write` (./write.ts), `ask` (./ask.ts) and `workflow` (./children.ts). Their errors carry
 // `step '<label>'`.
 import { Effect } from "effect"
-import { expandMap, expandVars } from "../../core/env.ts"
+import { expandMap, expandVars } from "../../config/env.ts"
 import { type Json, textForm } from "../../core/json.ts"
 import { evalJqOne } from "../../lang/jq.ts"
 import { renderTemplate, renderTemplateParts } from "../../lang/template.ts"
@@ -14,6 +14,7 @@ import { type EngineEffect, type Frame, jqVars, type Kind, observeCancel, templa
 import type { Steps } from "./types.ts"
 import { unsafeWritePath, writeOutputFile } from "./write.ts"
 import { explainUnsetInput } from "../unsetInput.ts"
+import { StepError } from "../stepErrors.ts"
 
 export const runAction = (
   kind: Kind<"jq" | "run" | "write" | "ask" | "workflow">,
@@ -47,7 +48,7 @@ export const runAction = (
             stdin: textForm(input),
             ...(env !== undefined ? { env } : {}),
             ...(cwd !== undefined ? { cwd } : {})
-          }),
+          }).pipe(Effect.mapError((failure) => new StepError({ reason: failure.reason }))),
           `command '${argv[0] ?? ""}' was cancelled`
         )
       }

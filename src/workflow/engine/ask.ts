@@ -3,7 +3,7 @@
 // fails. A wrong answer fails the step instead of re-prompting, which could loop forever on scripted input.
 import { Effect } from "effect"
 import type { AnyLaitError } from "../../core/errors.ts"
-import { StepError } from "../../core/stepErrors.ts"
+import { StepError } from "../stepErrors.ts"
 import { stripOneLineEnding } from "../../platform/process.ts"
 import type { Answerer } from "../../platform/terminal.ts"
 import type { ProgressWriter } from "../progress.ts"

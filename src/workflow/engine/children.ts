@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import * as Files from "../../platform/files.ts"
 import * as nodePath from "node:path"
-import { StepError } from "../../core/stepErrors.ts"
+import { StepError } from "../stepErrors.ts"
 import { describeJsonType, isJsonObject, type Json } from "../../core/json.ts"
 import { resolveInitial, resolveInputs } from "../../lang/inputs.ts"
 import { loadWorkflow } from "../../lang/load.ts"

@@ -3,7 +3,7 @@
 // `switch`, `stop` and `break`. The other kinds are dispatched to their family's module.
 import { Effect } from "effect"
 import { renderChain } from "../../core/errors.ts"
-import { StepError } from "../../core/stepErrors.ts"
+import { StepError } from "../stepErrors.ts"
 import type { Json } from "../../core/json.ts"
 import type { Step } from "../../lang/model.ts"
 import { listAt, positionIn, stepLabel } from "../../lang/positions.ts"

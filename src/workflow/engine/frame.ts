@@ -10,7 +10,7 @@
 // nothing. The run-level cancel signal (the `lait run` deadline, or a caller's) is cooperative: work
 // in flight observes it and fails with a typed message naming what was cut short, as upstream does.
 import { Deferred, Effect } from "effect"
-import type { Env } from "../../core/env.ts"
+import type { Env } from "../../config/env.ts"
 import { type AnyLaitError, InterruptedError, isLaitError, withContext } from "../../core/errors.ts"
 import type { FileLoader } from "../../platform/FileLoader.ts"
 import type { Json } from "../../core/json.ts"

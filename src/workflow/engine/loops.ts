@@ -1,7 +1,7 @@
 // `for_each` (one item after another, or up to `max_concurrency` at once) and `while`/`until`. A
 // `break` in the body ends its innermost loop; a `stop` ends the file.
 import { Effect } from "effect"
-import { StepError } from "../../core/stepErrors.ts"
+import { StepError } from "../stepErrors.ts"
 import { describeJsonType, type Json } from "../../core/json.ts"
 import { listAt } from "../../lang/positions.ts"
 import {

@@ -3,7 +3,7 @@
 // Effect.retry over it.
 import { Deferred, Duration, Effect, Fiber, Schedule } from "effect"
 import { type AnyLaitError, renderChain } from "../../core/errors.ts"
-import { StepError } from "../../core/stepErrors.ts"
+import { StepError } from "../stepErrors.ts"
 import type { RetryPolicy, Step, WorkflowDefaults } from "../../lang/model.ts"
 import { CANCELLED, cancelledError, checkCancelled, type Frame, isCancelled, observeCancel } from "./frame.ts"
 

@@ -6,7 +6,7 @@
 // A templated path is the author's directories plus values: a value (a model's answer, say) may only
 // fill in a file name, so one that holds `/` or `..` is refused before anything is opened.
 import { Effect } from "effect"
-import { StepError } from "../../core/stepErrors.ts"
+import { StepError } from "../stepErrors.ts"
 import { writeUserFile } from "../../platform/FileLoader.ts"
 import { osErrorText } from "../../platform/process.ts"
 import { resolveInRun } from "../../platform/files.ts"

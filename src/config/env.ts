@@ -4,7 +4,7 @@
 // (values are often API keys).
 import { Effect, Result } from "effect"
 import { ConfigError } from "./configErrors.ts"
-import { REDACTED } from "./secrets.ts"
+import { REDACTED } from "../core/secrets.ts"
 
 /** The environment lait reads: `process.env` in production, a plain object in tests. */
 export type Env = Record<string, string | undefined>

@@ -1,7 +1,6 @@
 // Failures of subagents (agent files called as tools) as one error class with a `reason`. `message` is
 // the text lait has always printed; every reason exits 1 (core/errors.ts's table).
-import { Data } from "effect"
-import { describeReasons, type TaggedUnion } from "./reasonError.ts"
+import { ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
   /** The name is not under the config's `agents:`. */
@@ -37,10 +36,9 @@ const describe = (reason: SubagentErrorReason): string => {
   }
 }
 
-export class SubagentError extends Data.TaggedError("SubagentError")<{ readonly reason: SubagentErrorReason }> {}
-describeReasons(SubagentError, describe)
+export class SubagentError extends ReasonError("SubagentError", { describe }) {}
 
-declare module "./errors.ts" {
+declare module "../core/errors.ts" {
   interface DomainErrors {
     readonly SubagentError: SubagentError
   }

@@ -3,8 +3,7 @@
 // `catchReason("McpError", "Timeout", ...)` instead of matching text; `message` is the one line the
 // user reads. An MCP timeout, and a server asked for while the run is ending, are typed interruptions
 // (exit 5), which context wrapping keeps as it keeps an InterruptedError; every other reason exits 1.
-import { Data } from "effect"
-import type { TaggedUnion } from "./reasonError.ts"
+import { noCause, ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 /** How the running command records a missing cassette: its command line, and what must stay the same. */
 interface RecordWith {
@@ -79,11 +78,8 @@ const describe = (reason: McpErrorReason): string => {
   }
 }
 
-export class McpError extends Data.TaggedError("McpError")<{ readonly reason: McpErrorReason }> {
-  override get message(): string {
-    return describe(this.reason)
-  }
-
+/** A message shows its reason's detail itself. */
+export class McpError extends ReasonError("McpError", { describe, cause: noCause }) {
   /** A typed interruption (exit 5) rather than a failure (exit 1). */
   get interrupted(): boolean {
     return this.reason._tag === "Timeout" || this.reason._tag === "Stopping"
@@ -178,9 +174,12 @@ const describeTool = (reason: ToolErrorReason): string => {
   }
 }
 
-/** Every reason exits 1. */
-export class ToolError extends Data.TaggedError("ToolError")<{ readonly reason: ToolErrorReason }> {
-  override get message(): string {
-    return describeTool(this.reason)
+/** Every reason exits 1; a message shows its reason's detail itself. */
+export class ToolError extends ReasonError("ToolError", { describe: describeTool, cause: noCause }) {}
+
+declare module "../core/errors.ts" {
+  interface DomainErrors {
+    readonly McpError: McpError
+    readonly ToolError: ToolError
   }
 }

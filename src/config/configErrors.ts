@@ -2,9 +2,7 @@
 // api_key_cmd) as one error class with a `reason`. `message` is the text lait has always printed; the
 // exit code of each reason is in core/errors.ts's table: 3 for a file or definition that is invalid as
 // written, 1 for the rest.
-import { Data } from "effect"
-import type { TaggedUnion } from "./reasonError.ts"
-import { locateError } from "./errors.ts"
+import { causeExcept, ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
   /** `line`: the first problem's 1-based line, for `lait lint` and the `(line N)` of a message. */
@@ -87,35 +85,15 @@ const describe = (reason: ConfigErrorReason): string => {
   }
 }
 
-export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly reason: ConfigErrorReason }> {
-  constructor(props: { readonly reason: ConfigErrorReason }) {
-    super(props)
-    const located = props.reason._tag === "ParseFailed" || props.reason._tag === "Invalid" ? props.reason : undefined
-    locateError(this, located?.path, located?.line)
-  }
+/** Points at the configuration file at fault and the problem's line, for `lait lint`. */
+export class ConfigError extends ReasonError("ConfigError", {
+  describe,
+  cause: causeExcept("ApiKeyCmd", "DotenvSyntax"),
+  locate: (reason) =>
+    reason._tag === "ParseFailed" || reason._tag === "Invalid" ? { file: reason.path, line: reason.line } : undefined
+}) {}
 
-  /** The configuration file at fault and the problem's line, for `lait lint`. */
-  declare readonly file: string | undefined
-  declare readonly line: number | undefined
-
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message: the problem in a configuration file. */
-  override get cause(): unknown {
-    switch (this.reason._tag) {
-      case "ParseFailed":
-      case "Invalid":
-      case "ReadFailed":
-        return this.reason.detail
-      default:
-        return undefined
-    }
-  }
-}
-
-declare module "./errors.ts" {
+declare module "../core/errors.ts" {
   interface DomainErrors {
     readonly ConfigError: ConfigError
   }

@@ -1,9 +1,9 @@
 // Failures of running a workflow's steps (timeouts, loops, child workflows, `ask`, `write`, `run:`
 // commands) as one error class with a `reason`. `message` is the text lait has always printed; a
 // timeout is a typed interruption (exit 5, in core/errors.ts's table), every other reason exits 1.
-import { Data } from "effect"
-import { excerpt, isAbridged, quotedExcerpt, type WholeText, wholeText } from "./excerpt.ts"
-import type { TaggedUnion } from "./reasonError.ts"
+import { excerpt, isAbridged, quotedExcerpt, type WholeText, wholeText } from "../core/excerpt.ts"
+import { ReasonError, reasonCause, type TaggedUnion } from "../core/reasonError.ts"
+import { type CommandFailureReason, describeCommandFailure } from "../platform/commandFailure.ts"
 
 interface Reasons {
   StepTimeout: { step: string; seconds: number; attempt: number; attempts: number }
@@ -24,15 +24,6 @@ interface Reasons {
   WorkflowCycle: { target: string; canonical: string }
   WorkflowTooDeep: { max: number }
   WithNotObject: { got: string }
-  /** A command could not be started (`spawn`) or waited for (`wait`); `detail` is the OS's reason. */
-  CommandFailed: { program: string; stage: "spawn" | "wait"; detail: string }
-  CommandOutputTooLarge: { stream: string; detail: string }
-  /**
-   * `status` as shown (`exit status: 2`); `stderr` is its tail (`[last N of M bytes of stderr; -v shows
-   * all] ...` when cut, and -v logs the whole of it), shown on one line.
-   */
-  CommandExited: { program: string; status: string; stderr: string }
-  CommandNotUtf8: { program: string }
   /** A model step's agent is in neither the workflow's nor the config's `agents:`. */
   UnknownAgent: { name: string }
   AttachmentsTooLarge: { limit: number }
@@ -58,7 +49,8 @@ interface Reasons {
   /** A dry run could not load a step's agent: a file (no `name`) or one registered as `name`. */
   DryRunAgent: { step: string; name?: string; cause: unknown }
 }
-export type StepErrorReason = TaggedUnion<Reasons>
+/** With the ways a `run:` step's command fails (src/platform/commandFailure.ts). */
+export type StepErrorReason = TaggedUnion<Reasons> | CommandFailureReason
 
 /** Characters of a template quoted in a message: enough to recognise it. */
 const TEMPLATE_EXCERPT = 60
@@ -103,15 +95,10 @@ const describe = (reason: StepErrorReason): string => {
     case "WithNotObject":
       return `'with' must produce an object, got ${reason.got}`
     case "CommandFailed":
-      return reason.stage === "spawn"
-        ? `failed to run command '${reason.program}'`
-        : `failed to wait for command '${reason.program}'`
     case "CommandOutputTooLarge":
-      return `failed to read ${reason.stream} from command`
     case "CommandExited":
-      return `command '${reason.program}' exited with ${reason.status}: ${excerpt(reason.stderr, Infinity)}`
     case "CommandNotUtf8":
-      return `command '${reason.program}' produced non-UTF-8 output on stdout; binary output is not supported`
+      return describeCommandFailure(reason)
     case "UnknownAgent":
       return `agent '${reason.name}' is neither defined in this workflow's 'agents:' ` +
         "nor registered under 'agents:' in lait.config.yml"
@@ -143,31 +130,11 @@ const describe = (reason: StepErrorReason): string => {
   }
 }
 
-export class StepError extends Data.TaggedError("StepError")<{ readonly reason: StepErrorReason }> {
-  override get message(): string {
-    return describe(this.reason)
-  }
-
-  /** What `renderChain` prints after the message: the OS's or the stream's reason. */
-  override get cause(): unknown {
-    switch (this.reason._tag) {
-      case "WriteFailed":
-      case "ResolvePathFailed":
-      case "CommandFailed":
-      case "CommandOutputTooLarge":
-      case "ImageRead":
-      case "OutputMismatch":
-        return this.reason.detail
-      case "OutputNotJson":
-        return excerpt(this.reason.answer)
-      case "InputMismatch":
-      case "DryRunAgent":
-        return this.reason.cause
-      default:
-        return undefined
-    }
-  }
-
+/** After the message, `renderChain` prints the OS's or the stream's reason, or an excerpt of an answer. */
+export class StepError extends ReasonError("StepError", {
+  describe,
+  cause: (reason) => reason._tag === "OutputNotJson" ? excerpt(reason.answer) : reasonCause(reason)
+}) {
   /** What -v prints whole after the message quoted it cut or escaped (src/core/excerpt.ts). */
   get [wholeText](): WholeText | undefined {
     switch (this.reason._tag) {
@@ -189,7 +156,7 @@ export class StepError extends Data.TaggedError("StepError")<{ readonly reason: 
   }
 }
 
-declare module "./errors.ts" {
+declare module "../core/errors.ts" {
   interface DomainErrors {
     readonly StepError: StepError
   }

@@ -1,7 +1,6 @@
 // Why a checkpointed run (`lait run --checkpoint/--resume`, `lait runs`) cannot be saved, read or
 // resumed, as one error class with a `reason`. The texts are upstream's; every reason exits 1.
-import { Data } from "effect"
-import type { TaggedUnion } from "./reasonError.ts"
+import { ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
   /** A run id that could name a file outside `.lait/runs` (`../x`, `a/b`) or nothing at all. */
@@ -64,18 +63,9 @@ const describe = (reason: CheckpointErrorReason): string => {
   }
 }
 
-export class CheckpointError extends Data.TaggedError("CheckpointError")<{ readonly reason: CheckpointErrorReason }> {
-  override get message(): string {
-    return describe(this.reason)
-  }
+export class CheckpointError extends ReasonError("CheckpointError", { describe }) {}
 
-  /** What `renderChain` prints after the message. */
-  override get cause(): unknown {
-    return this.reason._tag === "Unreadable" || this.reason._tag === "SaveFailed" ? this.reason.detail : undefined
-  }
-}
-
-declare module "./errors.ts" {
+declare module "../core/errors.ts" {
   interface DomainErrors {
     readonly CheckpointError: CheckpointError
   }

@@ -1,8 +1,7 @@
 // Failures of skills (the `skills:` registry of lait.config.yml and the files it names) as one error
 // class with a `reason`. A skill name that is not registered or a file that cannot be read exits 1;
 // a file that is there but malformed is a validation failure (exit 3), as a malformed agent file is.
-import { Data } from "effect"
-import { describeReasons, type TaggedUnion } from "./reasonError.ts"
+import { ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
   Unknown: { name: string }
@@ -24,10 +23,9 @@ const describe = (reason: SkillErrorReason): string => {
   }
 }
 
-export class SkillError extends Data.TaggedError("SkillError")<{ readonly reason: SkillErrorReason }> {}
-describeReasons(SkillError, describe)
+export class SkillError extends ReasonError("SkillError", { describe }) {}
 
-declare module "./errors.ts" {
+declare module "../core/errors.ts" {
   interface DomainErrors {
     readonly SkillError: SkillError
   }

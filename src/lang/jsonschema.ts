@@ -11,6 +11,9 @@
 // - schemas are not registered by `$id`, so two files that reuse an `$id` do not collide.
 // - the first failure is reported (allErrors off), with the label and the path of the failing value:
 //   `inputs.cfg.items[0] must be of type integer (got string)`.
+// - no optimisation pass over the generated code: it only drops unused names and constant branches
+//   (the validator accepts and rejects the same values, with the same errors), and a process compiles
+//   each schema once, so the pass cost more than it saved (a quarter of compiling a workflow's schemas).
 //
 // Ajv is loaded on first need only: `checkJson` and `checkSchemaDocument` load it themselves,
 // `loadSchemaValidator` before the synchronous `validateJson` and `validateSchemaDocument`.
@@ -30,7 +33,8 @@ const AJV_OPTIONS: Options = {
   addUsedSchema: false,
   validateFormats: false,
   verbose: true,
-  logger: false
+  logger: false,
+  code: { optimize: false }
 }
 
 export type Dialect = "2020" | "2019" | "07"

@@ -6,14 +6,16 @@
 // once (execve: same pid, arguments, stdin and stdout, nothing has run yet) with the option set; the
 // new image takes it out of its environment again, so that the commands, tools and servers a test
 // starts do not inherit it. Elsewhere (Deno, Windows, no execve) lait runs untuned.
-// `lait run` makes the compilers four times more reluctant (Bun.unsafe.setJITPolicy, the runtime's
+// `lait run` makes the compilers twenty times more reluctant (Bun.unsafe.setJITPolicy, the runtime's
 // own means for a burst of start-up code) for its first half second, then restores the default: its
 // start is code that runs once or a few times (module evaluation, the YAML parse, the code that Ajv
 // and Handlebars generate and run once), which compiling does not pay back: the compiler threads
 // compete with the run for the cores, and the main thread prepares every compile. The replay of the
-// release-notes example takes a third less CPU, a tenth less of it on the main thread (bench/README.md,
-// issue 37: the replay start-up). Code that stays hot is still compiled, and after the first half
-// second the thresholds are the default ones.
+// release-notes example takes a third less CPU, a sixth less of it on the main thread (bench/README.md,
+// issue 37: the replay start-up). Code that stays hot is still compiled (a 4,000-step file loads with
+// no more CPU than at the default policy; a thousandfold policy made it slower), jq evaluates in its
+// own worker, whose VM keeps the default policy, and after the first half second the thresholds are
+// the default ones again.
 // `lait eval` used to raise the JIT thresholds a thousandfold for its whole run: it earned nothing on
 // the eval throughput row and made 10,000 runs at -j 32 about twice as slow (issue 37,
 // bench/README.md), so it is gone.
@@ -25,7 +27,7 @@ const OPTIONS: ReadonlyMap<string, string> = new Map([["test", "BUN_JSC_useFTLJI
 /** Set only across the exec: says the option was ours, not the user's. */
 const MARK = "LAIT_JSC_TUNED"
 /** How many times JavaScriptCore's tier-up thresholds are scaled while `lait run` starts, and how long. */
-const RUN_START_JIT_POLICY = 4
+const RUN_START_JIT_POLICY = 20
 const RUN_START_MS = 500
 /** Options that say the user chose the compilers' tiers: lait then leaves the JIT policy alone. */
 const TIER_OPTIONS = ["BUN_JSC_useJIT", "BUN_JSC_useBaselineJIT", "BUN_JSC_useDFGJIT", "BUN_JSC_useFTLJIT"] as const

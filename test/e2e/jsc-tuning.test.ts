@@ -118,8 +118,8 @@ process.on("exit", () => process.stderr.write("jit policy: " + calls.join(" ") +
     return { code: r.code, policy: r.stderr.split("\n").at(-2) }
   }
 
-  test("raised four times for the run's start, then back to the default", async () => {
-    expect(await spied(["run", "slow.yml", "x"])).toEqual({ code: 0, policy: "jit policy: 4 1" })
+  test("raised twentyfold for the run's start, then back to the default", async () => {
+    expect(await spied(["run", "slow.yml", "x"])).toEqual({ code: 0, policy: "jit policy: 20 1" })
   }, 60_000)
 
   test("left alone when the user chose a tier, and by the other commands", async () => {

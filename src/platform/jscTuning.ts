@@ -10,12 +10,12 @@
 // own means for a burst of start-up code) for its first half second, then restores the default: its
 // start is code that runs once or a few times (module evaluation, the YAML parse, the code that Ajv
 // and Handlebars generate and run once), which compiling does not pay back: the compiler threads
-// compete with the run for the cores, and the main thread prepares every compile. The replay of the
-// release-notes example takes a third less CPU, a sixth less of it on the main thread (bench/README.md,
-// issue 37: the replay start-up). Code that stays hot is still compiled (a 4,000-step file loads with
-// no more CPU than at the default policy; a thousandfold policy made it slower), jq evaluates in its
-// own worker, whose VM keeps the default policy, and after the first half second the thresholds are
-// the default ones again.
+// compete with the run for the cores, and the main thread pays its own share of each compile. The
+// replay of the release-notes example takes about half the CPU, a sixth less of it on the main thread
+// (bench/README.md, issue 37: the replay start-up). Code that stays hot is still compiled (a
+// 4,000-step file loads with no more CPU than at the default policy; a thousandfold policy made it
+// slower), jq evaluates in its own worker, whose VM keeps the default policy, and after the first
+// half second the thresholds are the default ones again.
 // `lait eval` used to raise the JIT thresholds a thousandfold for its whole run: it earned nothing on
 // the eval throughput row and made 10,000 runs at -j 32 about twice as slow (issue 37,
 // bench/README.md), so it is gone.

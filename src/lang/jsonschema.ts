@@ -9,8 +9,15 @@
 //   an unresolvable `$ref`, a bad `pattern`).
 // - `format` is an annotation only: no format vocabulary is bundled.
 // - schemas are not registered by `$id`, so two files that reuse an `$id` do not collide.
+// - the dialect's meta-schemas (which Ajv registers in each instance, ≈ 1.5 ms per process) only in the
+//   instance for schemas that could reach them: a schema with no `$ref`, `$dynamicRef`, `$recursiveRef`
+//   or `$id` anywhere can neither refer to a meta-schema nor clash with one, so another instance
+//   without them compiles it, to the same validator.
 // - the first failure is reported (allErrors off), with the label and the path of the failing value:
 //   `inputs.cfg.items[0] must be of type integer (got string)`.
+// - no optimisation pass over the generated code: it only drops unused names and constant branches
+//   (the validator accepts and rejects the same values, with the same errors), and a process compiles
+//   each schema once, so the pass cost more than it saved (a quarter of compiling a workflow's schemas).
 //
 // Ajv is loaded on first need only: `checkJson` and `checkSchemaDocument` load it themselves,
 // `loadSchemaValidator` before the synchronous `validateJson` and `validateSchemaDocument`.
@@ -30,14 +37,15 @@ const AJV_OPTIONS: Options = {
   addUsedSchema: false,
   validateFormats: false,
   verbose: true,
-  logger: false
+  logger: false,
+  code: { optimize: false }
 }
 
 export type Dialect = "2020" | "2019" | "07"
 
 type AjvInstance = { compile: (schema: object) => ValidateFunction }
 
-const instances = new Map<Dialect, AjvInstance>()
+const instances = new Map<string, AjvInstance>()
 
 interface AjvClasses {
   readonly draft07: typeof Ajv07
@@ -60,19 +68,24 @@ export const loadSchemaValidator: Effect.Effect<void> = Effect.suspend(() =>
 
 export const schemaValidatorLoaded = (): boolean => classes !== undefined
 
-const ajvFor = (dialect: Dialect): AjvInstance => {
-  let ajv = instances.get(dialect)
+const ajvFor = (dialect: Dialect, meta: boolean): AjvInstance => {
+  const key = meta ? `${dialect}+meta` : dialect
+  let ajv = instances.get(key)
   if (ajv === undefined) {
     if (classes === undefined) throw new Error("internal error: a JSON Schema was used before loadSchemaValidator")
+    const options = { ...AJV_OPTIONS, meta }
     ajv = dialect === "07"
-      ? new classes.draft07(AJV_OPTIONS)
+      ? new classes.draft07(options)
       : dialect === "2019"
-      ? new classes.draft2019(AJV_OPTIONS)
-      : new classes.draft2020(AJV_OPTIONS)
-    instances.set(dialect, ajv)
+      ? new classes.draft2019(options)
+      : new classes.draft2020(options)
+    instances.set(key, ajv)
   }
   return ajv
 }
+
+/** Whether a schema (its JSON text) could refer to a meta-schema or clash with one's `$id`. */
+const mayReachMetaSchemas = (text: string): boolean => /"\$(?:ref|dynamicRef|recursiveRef|id)"/.test(text)
 
 export const dialectOf = (schema: JsonObject): Dialect => {
   const uri = schema["$schema"]
@@ -86,6 +99,7 @@ type Compiled = { readonly validate: ValidateFunction } | { readonly invalid: st
 
 // Per schema text: Ajv's compiled validator, once a schema or value needed it.
 interface Entry {
+  readonly meta: boolean
   ajv?: Compiled
 }
 
@@ -98,7 +112,7 @@ const entryOf = (schema: JsonObject): Entry => {
   const text = JSON.stringify(schema)
   let entry = byText.get(text)
   if (entry === undefined) {
-    entry = {}
+    entry = { meta: mayReachMetaSchemas(text) }
     byText.set(text, entry)
   }
   byIdentity.set(schema, entry)
@@ -108,7 +122,7 @@ const entryOf = (schema: JsonObject): Entry => {
 const compiledOf = (entry: Entry, schema: JsonObject): Compiled => {
   if (entry.ajv === undefined) {
     try {
-      entry.ajv = { validate: ajvFor(dialectOf(schema)).compile(schema) }
+      entry.ajv = { validate: ajvFor(dialectOf(schema), entry.meta).compile(schema) }
     } catch (e) {
       entry.ajv = { invalid: (e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ") }
     }

@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { errorClassOf, renderChain } from "../core/errors.ts"
 import { FileLoader, type ReadOptions } from "../platform/FileLoader.ts"
+import { yamlPackage } from "../core/yamlDocument.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { isJsonObject, type Json } from "../core/json.ts"
 import { checkJqSyntax, withJqSyntax } from "./jq.ts"
@@ -21,7 +22,7 @@ import {
 import { type ParsedDocument, parseDocumentStatic } from "./load/document.ts"
 import { type FileSchemaUse, type Syntax, toLoadError } from "./load/fields.ts"
 import type { DecodedModels } from "./load/models.ts"
-import { parseYaml, runStatic } from "./load/yaml.ts"
+import { parseYaml, runStatic, type Source } from "./load/yaml.ts"
 import { WorkflowLoadError } from "./loadErrors.ts"
 import type { Workflow } from "./model.ts"
 import { checkTemplateSyntax, isTemplated, loadTemplateEngine, templateEngineLoaded } from "./template.ts"
@@ -54,29 +55,44 @@ const syntax: Syntax = {
   }
 }
 
+/** Whether the document is a mapping with `key` at its top level, set to anything but null. */
+const hasTopLevelKey = (source: Source, key: string): boolean => {
+  const { isMap, isScalar } = yamlPackage()
+  const root = source.tree.root
+  return isMap(root) && root.items.some(({ key: k, value: v }) =>
+    isScalar(k) && k.value === key && v !== null && !(isScalar(v) && v.value === null)
+  )
+}
+
 // The static checks are synchronous, and Handlebars, Ajv and the `models:` decoder are loaded only when
 // the file needs them: a first pass notes whether any field is templated, the file has any schema or
-// `models:`, and only then are they loaded and the file checked again, whatever the first pass found
-// (a template, schema or `models:` error may come before the one it reported).
-const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseDocumentStatic>[0], path: string) {
+// `models:`, and only then are they loaded. The template and schema checks the first pass could not
+// make are then made in the order it met them; the file is checked again, whole, only to report the
+// first problem in its place (a template, schema or `models:` error may come before the one the first
+// pass reported) or to decode `models:`. Most files that need a library are so parsed once.
+const checkStatic = Effect.fnUntraced(function*(source: Source, path: string) {
   let templates = false
   let schemas = false
   let models = false
+  const deferred: Array<() => unknown> = []
   const deferring: Syntax = {
     ...syntax,
     template: (text) => {
       if (templateEngineLoaded() || !isTemplated(text)) return checkTemplateSyntax(text)
       templates = true
+      deferred.push(() => checkTemplateSyntax(text))
       return undefined
     },
     schemaDocument: (schema, label) => {
       if (schemaValidatorLoaded()) return validateSchemaDocument(schema, label)
       schemas = true
+      deferred.push(() => validateSchemaDocument(schema, label))
       return undefined
     },
     validate: (schema, value, label) => {
       if (schemaValidatorLoaded()) return validateJson(schema, value, label)
       schemas = true
+      deferred.push(() => validateJson(schema, value, label))
       return undefined
     },
     models: (value) => {
@@ -85,11 +101,15 @@ const checkStatic = Effect.fnUntraced(function*(source: Parameters<typeof parseD
       return undefined
     }
   }
+  // Decoded `models:` are part of the workflow the pass builds: their decoder comes first when the
+  // file's top level has the key.
+  if (modelsDecoder === undefined && hasTopLevelKey(source, "models")) yield* loadModelsDecoder
   const first = yield* withJqSyntax(() => runStatic(() => parseDocumentStatic(source, path, deferring)))
   if (!templates && !schemas && !models) return first
   if (templates) yield* loadTemplateEngine
   if (schemas) yield* loadSchemaValidator
   if (models) yield* loadModelsDecoder
+  if (first.ok && !models && deferred.every((check) => check() === undefined)) return first
   return yield* withJqSyntax(() => runStatic(() => parseDocumentStatic(source, path, syntax)))
 })
 

@@ -1,8 +1,9 @@
 // `lait test` runs with JavaScriptCore's FTL tier off (src/platform/jscTuning.ts): the process
 // replaces itself once with BUN_JSC_useFTLJIT=0 in its environment, then takes the option out again so
 // that what a test runs does not inherit it. A `run:` step shows both sides: its own environment and
-// lait's initial one (/proc/<lait>/environ, which keeps what the process was started with). No other
-// command is tuned (`lait eval` no longer raises the JIT policy: issue 37).
+// lait's initial one (/proc/<lait>/environ, which keeps what the process was started with). `lait run`
+// raises the JIT policy (Bun.unsafe.setJITPolicy) for its first half second, seen through a preload
+// that records the calls. No other command is tuned (`lait eval` no longer raises the policy: issue 37).
 import { afterAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -88,5 +89,42 @@ describe.skipIf(process.platform !== "linux")("lait eval and JavaScriptCore", ()
     const r = await runCli(["--no-env", "eval", "env-eval.yml"], { cwd: dir, env: env(), binary: true })
     expect(r.code).toBe(1)
     expect(shown(r.stdout)).toBe("own: \nlait: ")
+  }, 60_000)
+})
+
+describe.skipIf(process.platform !== "linux")("lait run and the JIT policy", () => {
+  // Records every setJITPolicy call, printed when the process exits.
+  const spy = path.join(dir, "jit-spy.ts")
+  fs.writeFileSync(
+    spy,
+    `const calls: Array<number> = []
+const unsafe = Bun.unsafe as { setJITPolicy: (scale: number) => void }
+const original = unsafe.setJITPolicy
+unsafe.setJITPolicy = (scale) => {
+  calls.push(scale)
+  original(scale)
+}
+process.on("exit", () => process.stderr.write("jit policy: " + calls.join(" ") + "\\n"))
+`
+  )
+  // Lasts longer than the raised policy, so that its end is seen too.
+  fs.writeFileSync(path.join(dir, "slow.yml"), "steps:\n  - run: [sleep, '1']\n")
+  /** The exit code and the calls (stderr's last line, after the progress lines). */
+  const spied = async (args: ReadonlyArray<string>, extra: Record<string, string> = {}) => {
+    const r = await run([process.execPath, "--preload", spy, path.join(repoRoot, "src", "main.ts"), "--no-env", ...args], {
+      cwd: dir,
+      env: env(extra)
+    })
+    return { code: r.code, policy: r.stderr.split("\n").at(-2) }
+  }
+
+  test("raised twentyfold for the run's start, then back to the default", async () => {
+    expect(await spied(["run", "slow.yml", "x"])).toEqual({ code: 0, policy: "jit policy: 20 1" })
+  }, 60_000)
+
+  test("left alone when the user chose a tier, and by the other commands", async () => {
+    expect(await spied(["run", "slow.yml", "x"], { BUN_JSC_useDFGJIT: "1" })).toEqual({ code: 0, policy: "jit policy: " })
+    expect(await spied(["eval", "env-eval.yml"])).toEqual({ code: 1, policy: "jit policy: " })
+    expect(await spied(["--version"])).toEqual({ code: 0, policy: "jit policy: " })
   }, 60_000)
 })

@@ -185,8 +185,9 @@ test("a plain lait run loads neither effect/cli nor the command tree; other comm
   expect(full.loaded).toContain("effect/dist/cli/Command.js")
 }, 120_000)
 
-// The loader checks a file once without Handlebars and Ajv and, when it needs them, again with them:
-// a fresh process must report the first problem in the file, not the first one the engine-free pass saw.
+// The loader checks a file once without Handlebars and Ajv and, when it needs them, makes the checks
+// it put off (or checks the whole file again with them): a fresh process must report the first problem
+// in the file, not the first one the engine-free pass saw, and in its place.
 test("a fresh process still reports a file's first error when it is a template or schema error", async () => {
   fs.writeFileSync(path.join(dir, "bad-template.yml"), "steps:\n  - write: '{{#if x}}y{{/each}}.txt'\n  - jq: '.'\n    bogus: 1\n")
   fs.writeFileSync(path.join(dir, "bad-schema.yml"), "input_schema: { type: intger }\nsteps:\n  - jq: '.'\n    bogus: 1\n")
@@ -202,4 +203,30 @@ test("a fresh process still reports a file's first error when it is a template o
     stderr: "lait: failed to load workflow 'bad-schema.yml' (line 1): the workflow: 'input_schema': invalid JSON Schema: " +
       "type must be JSONType or JSONType[]: intger\n"
   })
+  // The only problem is one the first pass put off.
+  fs.writeFileSync(path.join(dir, "late-template.yml"), "steps:\n  - jq: '.'\n  - write: '{{#if x}}y{{/each}}.txt'\n")
+  fs.writeFileSync(path.join(dir, "bad-default.yml"), "inputs:\n  n: { type: integer, default: 'x' }\nsteps:\n  - jq: '.'\n")
+  // `models:` is decoded in the first pass; the template error after it is still the one reported.
+  fs.writeFileSync(
+    path.join(dir, "models-template.yml"),
+    "models:\n  m:\n    - provider: { base_url: 'http://x' }\n      model_id: a\nschemas:\n  s: { type: object }\n" +
+      "steps:\n  - write: '{{#if x}}y{{/each}}.txt'\n  - prompt: '{{ input }}'\n    model: m\n    output_schema: s\n"
+  )
+  fs.writeFileSync(
+    path.join(dir, "bad-models.yml"),
+    "models:\n  m:\n    - provider: { base_url: 'http://x' }\n      model_id: ' '\nsteps:\n  - prompt: '{{ input }}'\n    model: m\n"
+  )
+  const cases = await Promise.all(
+    ["late-template.yml", "bad-default.yml", "models-template.yml", "bad-models.yml"].map((file) =>
+      runCli(["run", file, "1"], { cwd: dir })
+    )
+  )
+  const prefix = "lait: failed to load workflow"
+  const ifEach = "failed to parse template: \"{{#if x}}y{{/each}}.txt\": if doesn't match each - 1:3\n"
+  expect(cases.map((r) => ({ code: r.code, stderr: r.stderr }))).toEqual([
+    { code: 3, stderr: `${prefix} 'late-template.yml' (line 3): steps[1]: 'write': ${ifEach}` },
+    { code: 3, stderr: `${prefix} 'bad-default.yml' (line 2): inputs.n.default must be of type integer (got string)\n` },
+    { code: 3, stderr: `${prefix} 'models-template.yml' (line 8): steps[0]: 'write': ${ifEach}` },
+    { code: 3, stderr: `${prefix} 'bad-models.yml' (line 4): models.m[0].model_id: must not be empty\n` }
+  ])
 }, 60_000)

@@ -90,6 +90,18 @@ describe("validateJson", () => {
     )
   })
 
+  // Only schemas that could reach the dialect's meta-schemas get an Ajv instance that has them.
+  test("a $ref to the dialect's meta-schema resolves, beside schemas without one", () => {
+    const meta2020 = "https://json-schema.org/draft/2020-12/schema"
+    expect(check({ $ref: meta2020 }, { type: "object" })).toBeUndefined()
+    expect(check({ $ref: meta2020 }, { type: 12 })).toBe("inputs.cfg.type must match a schema in anyOf")
+    const draft07 = "http://json-schema.org/draft-07/schema#"
+    const nested = { $schema: draft07, properties: { s: { $ref: draft07 } } }
+    expect(check(nested, { s: { type: 3 } })).toBe("inputs.cfg.s.type must match a schema in anyOf")
+    expect(check({ $schema: draft07, type: "integer" }, "a")).toBe("inputs.cfg must be of type integer (got string)")
+    expect(check({ type: "object", required: ["a"] }, {})).toBe("inputs.cfg is missing required field(s): a")
+  })
+
   test("an invalid schema is reported as such", () => {
     expect(check({ type: "strin" }, "x")).toBe("inputs.cfg: invalid JSON Schema: type must be JSONType or JSONType[]: strin")
   })

@@ -3,10 +3,26 @@
 import { Data } from "effect"
 import type { TaggedUnion } from "./reasonError.ts"
 
+/**
+ * The OS error behind a failed file-system call: its errno code (`ENOENT`) and its text, kept so that
+ * a caller can word it as it always has (`describeOsError`, `osReason`, a test of the code).
+ */
+export interface OsError {
+  readonly code: string | undefined
+  readonly message: string
+}
+
+/** The calls of FileLoader's metadata and housekeeping operations, for the message's verb. */
+export type FileOp = "stat" | "read" | "list" | "realPath" | "symlinks" | "write" | "remove"
+
 interface Reasons {
+  /** Nothing at the path (ENOENT). */
+  NotFound: { path: string; op: FileOp; os: OsError }
+  /** Any other refusal of a metadata or housekeeping call; `detail` is its description. */
+  OsFailed: { path: string; op: FileOp; detail: string; os: OsError }
   /** The OS refused (missing file, not a directory, ...); `detail` is its description. */
   ReadFailed: { path: string; detail: string }
-  PermissionDenied: { path: string; access: "read" | "write" }
+  PermissionDenied: { path: string; access: "read" | "write"; os?: OsError }
   IsDirectory: { path: string }
   IsSocket: { path: string }
   /** A FIFO no one writes to, read by a command that does not wait for a writer. */
@@ -26,6 +42,9 @@ export type FileErrorReason = TaggedUnion<Reasons>
 
 const detailOf = (reason: FileErrorReason): string => {
   switch (reason._tag) {
+    case "NotFound":
+      return "no such file or directory"
+    case "OsFailed":
     case "ReadFailed":
     case "WriteFailed":
     case "StdinFailed":
@@ -48,6 +67,16 @@ const detailOf = (reason: FileErrorReason): string => {
   }
 }
 
+const VERBS: Record<FileOp, string> = {
+  stat: "read",
+  read: "read",
+  list: "read directory",
+  realPath: "resolve",
+  symlinks: "read",
+  write: "write",
+  remove: "remove"
+}
+
 export class FileError extends Data.TaggedError("FileError")<{ readonly reason: FileErrorReason }> {
   override get message(): string {
     switch (this.reason._tag) {
@@ -59,6 +88,9 @@ export class FileError extends Data.TaggedError("FileError")<{ readonly reason: 
         return `failed to read ${this.reason.what ?? "directory"} '${this.reason.path}'`
       case "RemoveFailed":
         return `failed to remove '${this.reason.path}'`
+      case "NotFound":
+      case "OsFailed":
+        return `failed to ${VERBS[this.reason.op]} '${this.reason.path}'`
     }
     const write = this.reason._tag === "WriteFailed" ||
       (this.reason._tag === "PermissionDenied" && this.reason.access === "write")
@@ -68,6 +100,15 @@ export class FileError extends Data.TaggedError("FileError")<{ readonly reason: 
   /** Why the file could not be used. */
   get detail(): string {
     return detailOf(this.reason)
+  }
+
+  /**
+   * The OS error behind the failure, shaped as the call threw it (an Error with its `code`), for the
+   * callers that word OS errors themselves; a reason without one gives its detail.
+   */
+  get os(): Error & { readonly code?: string | undefined } {
+    const os = "os" in this.reason ? this.reason.os : undefined
+    return os === undefined ? new Error(this.detail) : Object.assign(new Error(os.message), { code: os.code })
   }
 
   /** What `renderChain` prints after the message. */

@@ -5,9 +5,8 @@
 import { Effect } from "effect"
 import { OutputError } from "../core/errors.ts"
 import { errnoOf } from "../platform/FileLoader.ts"
-import { stdoutWasClosed } from "../platform/files.ts"
 import { osReason } from "../core/osError.ts"
-import { writeSync } from "../platform/rawStdout.ts"
+import { stdoutWasClosed, writeSync } from "../platform/rawStdout.ts"
 import { stdoutStream, streamsBuilt } from "../platform/stdStreams.ts"
 
 const outputError = (error: unknown) =>

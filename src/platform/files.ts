@@ -194,7 +194,3 @@ export const standardStreamWasClosed = (fd: 0 | 1 | 2): boolean => {
 }
 
 export const stdoutWasClosed = (): boolean => standardStreamWasClosed(1)
-
-/** `path` as the run sees it: against its working directory when it has one of its own. */
-export const resolveInRun = (cwd: string | undefined, path: string): string =>
-  cwd === undefined ? path : nodePath.resolve(cwd, path)

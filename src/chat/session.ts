@@ -15,7 +15,6 @@ import { renderChain } from "../core/errors.ts"
 import { escapeControls } from "../core/terminalText.ts"
 import type { ChatMessage } from "../model/types.ts"
 import { type FileLoader, READ_LIMIT } from "../platform/FileLoader.ts"
-import * as Files from "../platform/files.ts"
 import { osErrorText } from "../platform/process.ts"
 import * as State from "../platform/stateFiles.ts"
 import { ChatError } from "./chatErrors.ts"
@@ -126,7 +125,7 @@ export const checkTurnFits = (name: string, user: string) =>
   Effect.flatMap(checkSessionName(name), (path) =>
     Effect.gen(function*() {
       const size = yield* Effect.try({
-        try: () => (State.privateEntryExists(path) ? Files.lstat(path).size : 0),
+        try: () => State.privateEntrySize(path),
         catch: sessionIo(path, "write")
       })
       if (size + Buffer.byteLength(turnText(user, "")) > READ_LIMIT) return yield* sessionFull(name, path)

@@ -17,8 +17,7 @@ import { stepName } from "../lang/positions.ts"
 import type { Workflow } from "../lang/model.ts"
 import { deeperThan, MAX_JSON_DEPTH, stringifyDeep, TOO_DEEP } from "../core/jsonDepth.ts"
 import { PRETTY_DEPTH, unreadableSize } from "../model/cassette/entryText.ts"
-import { describeOsError } from "../platform/FileLoader.ts"
-import * as Files from "../platform/files.ts"
+import { describeOsError, FileLoader } from "../platform/FileLoader.ts"
 import { acquirePidLock } from "../platform/pidLock.ts"
 import * as State from "../platform/stateFiles.ts"
 import type { RunState } from "./Engine.ts"
@@ -197,10 +196,9 @@ const entryExists = (path: string) =>
 /** `runId`: what the file's name says it holds. */
 const readCheckpoint = (path: string, runId: string) =>
   Effect.gen(function*() {
-    const link = yield* Effect.try({
-      try: () => Files.symlinkOnPath(path),
-      catch: (e) => unreadable(path, describeOsError(e))
-    })
+    const link = yield* FileLoader.use((files) => files.symlinkOnPath(path)).pipe(
+      Effect.mapError((e) => unreadable(path, e.detail))
+    )
     if (link !== undefined) return yield* new CheckpointError({ reason: { _tag: "Symlink", path: link } })
     return yield* parseCheckpoint(yield* State.readPrivateText(path), path, runId)
   })
@@ -251,10 +249,11 @@ export interface Listing {
 /** Every checkpoint under `.lait/runs` (none when it does not exist). */
 export const listCheckpoints = Effect.gen(function*() {
   if (!(yield* entryExists(RUNS_DIR))) return { checkpoints: [], skipped: [] } as Listing
-  const entries = yield* Effect.try({
-    try: () => (Files.lstat(RUNS_DIR).isDirectory() ? Files.listEntries(RUNS_DIR) : []),
-    catch: (e) => new CheckpointError({ reason: { _tag: "Unreadable", path: RUNS_DIR, detail: describeOsError(e) } })
-  })
+  const files = yield* FileLoader
+  const entries = yield* files.lstat(RUNS_DIR).pipe(
+    Effect.flatMap((stat) => (stat.isDirectory() ? files.list(RUNS_DIR) : Effect.succeed([]))),
+    Effect.mapError((e) => new CheckpointError({ reason: { _tag: "Unreadable", path: RUNS_DIR, detail: e.detail } }))
+  )
   const checkpoints: Array<Checkpoint> = []
   const skipped: Array<unknown> = []
   for (const entry of entries.map((e) => e.name).filter((name) => name.endsWith(".json")).sort()) {

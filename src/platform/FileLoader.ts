@@ -22,7 +22,7 @@ export interface ReadOptions {
    * wait; synchronous commands (lint, listings) fail at once instead.
    */
   readonly waitForWriter?: boolean
-  /** Refuse a symlink as the last component (O_NOFOLLOW): for lait's own files (stateFiles.ts). */
+  /** Refuse a symlink as the last component (O_NOFOLLOW): for lait's own files (privateState.ts). */
   readonly noFollow?: boolean
 }
 

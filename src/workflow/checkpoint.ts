@@ -5,7 +5,7 @@
 //
 // The files are private (0600 in 0700 directories) and no symlink is followed to reach one: a
 // `.lait` or `.lait/runs` that is a link, or a link in place of a checkpoint, is refused
-// (platform/stateFiles.ts, docs/checkpoints.md).
+// (platform/privateState.ts, docs/checkpoints.md).
 //
 // Only top-level steps are checkpointed: a control step (group, switch, parallel, loops) re-runs from
 // its own beginning on resume, so a `run:` or `write:` inside one can run twice across a resume.
@@ -19,7 +19,7 @@ import { deeperThan, MAX_JSON_DEPTH, stringifyDeep, TOO_DEEP } from "../core/jso
 import { PRETTY_DEPTH, unreadableSize } from "../model/cassette/entryText.ts"
 import { describeOsError, FileLoader } from "../platform/FileLoader.ts"
 import { acquirePidLock } from "../platform/pidLock.ts"
-import * as State from "../platform/stateFiles.ts"
+import * as State from "../platform/privateState.ts"
 import type { RunState } from "./Engine.ts"
 import { redact } from "../core/redaction.ts"
 

@@ -26,7 +26,9 @@ export const checkTraceDir = (dir: string): Effect.Effect<void, TraceError, File
     const problem = existing !== undefined && !existing.isDirectory()
       ? "not a directory"
       : ((e) => (e === undefined ? undefined : describeOsError(e)))(writeTargetProblem(nodePath.join(dir, ".lait")))
-    if (problem !== undefined) return yield* new TraceError({ reason: { _tag: "DirUnusable", path: dir, detail: problem } })
+    if (problem !== undefined) {
+      return yield* new TraceError({ reason: { _tag: "DirUnusable", path: dir, detail: problem } })
+    }
   })
 
 /**

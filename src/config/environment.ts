@@ -2,9 +2,7 @@
 // What a command reads from it is handed on as an `Env` (config loading fills one from `.env`; a run
 // gets it through RunContext), so a test gives a plain object instead. The entry's fast path reads
 // what it needs in src/main.ts itself: it may load nothing but its own few modules.
-
-/** As src/core/env.ts's `Env` (which takes its default from here, so this module imports nothing). */
-type Env = Record<string, string | undefined>
+import type { Env } from "../core/env.ts"
 
 /** The live environment: `.env` loading fills it in place (src/config/dotenv.ts). */
 export const processEnv = (): Env => process.env

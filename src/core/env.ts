@@ -3,11 +3,13 @@
 // Both return tagged errors instead of throwing, and neither ever puts a variable's *value* in a message
 // (values are often API keys).
 import { Effect, Result } from "effect"
-import { processEnv } from "../config/environment.ts"
 import { ConfigError } from "./configErrors.ts"
 import { REDACTED } from "./secrets.ts"
 
-/** The environment lait reads: the process's in production (src/config/environment.ts), a plain object in tests. */
+/**
+ * The environment lait reads: the process's in production (src/config/environment.ts, handed down by
+ * the command), a plain object in tests. Always passed: core imports nothing from config.
+ */
 export type Env = Record<string, string | undefined>
 
 export interface ExpandOptions {
@@ -26,7 +28,7 @@ const NAME = /^[A-Za-z0-9_]+$/
  */
 export const expandVarsResult = (
   value: string,
-  env: Env = processEnv(),
+  env: Env,
   options?: ExpandOptions
 ): Result.Result<string, ConfigError> => {
   const quoted = options?.secret === true ? `"${REDACTED}"` : JSON.stringify(value)
@@ -56,15 +58,15 @@ export const expandVarsResult = (
 }
 
 /** `expandVarsResult` as an Effect, for use inside `Effect.gen`. */
-export const expandVars = (value: string, env: Env = processEnv(), options?: ExpandOptions) =>
+export const expandVars = (value: string, env: Env, options?: ExpandOptions) =>
   Effect.fromResult(expandVarsResult(value, env, options))
 
 /** Expands every element; the first failure wins. */
-export const expandList = (values: ReadonlyArray<string>, env: Env = processEnv()) =>
+export const expandList = (values: ReadonlyArray<string>, env: Env) =>
   Effect.forEach(values, (v) => expandVars(v, env))
 
 /** Expands every value (keys are left alone); the first failure wins. */
-export const expandMap = (values: Readonly<Record<string, string>>, env: Env = processEnv()) =>
+export const expandMap = (values: Readonly<Record<string, string>>, env: Env) =>
   Effect.map(
     Effect.forEach(Object.entries(values), ([k, v]) => Effect.map(expandVars(v, env), (x) => [k, x] as const)),
     (entries) => Object.fromEntries(entries) as Record<string, string>

@@ -14,7 +14,9 @@ import { tuneJsc } from "./platform/jscTuning.ts"
 const signalExitCode = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const
 
 const args = process.argv.slice(2)
-const answer = fastAnswer(args)
+// The one read of the environment outside src/platform and src/config: this path may not load them.
+const env = process.env
+const answer = fastAnswer(args, env)
 if (answer !== undefined) {
   const code = printFastAnswer(answer)
   const [signal] = takeEarlySignals()
@@ -22,7 +24,7 @@ if (answer !== undefined) {
 } else {
   tuneJsc(args, earlySignalArrived)
   // A plain `lait run FILE [PROMPT] [FLAGS]` or `lait eval FILE [FLAGS]` skips effect/cli's command tree.
-  const lean = leanArgs(args, process.env)
+  const lean = leanArgs(args, env)
   if (lean?.command === "run") (await import("./cli/leanRun.ts")).leanRun(lean)
   else if (lean?.command === "eval") (await import("./cli/leanEval.ts")).leanEval(lean)
   else await import("./cli/app.ts")

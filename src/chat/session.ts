@@ -5,7 +5,7 @@
 // saved by the REPL's `/save` starts with `{"role":"system","content":"…"}` when a system prompt was
 // set (an addition to upstream's format): loading it brings the prompt back unless --system or
 // --system-file names another (docs/repl.md#saving-a-conversation). `--session` appends turns only.
-// The files are private and reached without following symlinks (platform/stateFiles.ts,
+// The files are private and reached without following symlinks (platform/privateState.ts,
 // docs/chat.md#sessions), and a session never grows past what it can be read back with (the 16 MiB
 // read limit): the turn that would is refused.
 import { Console, Effect } from "effect"
@@ -15,9 +15,8 @@ import { renderChain } from "../core/errors.ts"
 import { escapeControls } from "../core/terminalText.ts"
 import type { ChatMessage } from "../model/types.ts"
 import { type FileLoader, READ_LIMIT } from "../platform/FileLoader.ts"
-import * as Files from "../platform/files.ts"
 import { osErrorText } from "../platform/process.ts"
-import * as State from "../platform/stateFiles.ts"
+import * as State from "../platform/privateState.ts"
 import { ChatError } from "./chatErrors.ts"
 import { redact } from "../core/redaction.ts"
 
@@ -126,7 +125,7 @@ export const checkTurnFits = (name: string, user: string) =>
   Effect.flatMap(checkSessionName(name), (path) =>
     Effect.gen(function*() {
       const size = yield* Effect.try({
-        try: () => (State.privateEntryExists(path) ? Files.lstat(path).size : 0),
+        try: () => State.privateEntrySize(path),
         catch: sessionIo(path, "write")
       })
       if (size + Buffer.byteLength(turnText(user, "")) > READ_LIMIT) return yield* sessionFull(name, path)

@@ -12,6 +12,7 @@ import { ExitCode } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { PlatformLayer } from "../platform/layer.ts"
 import { versionLine } from "../version.ts"
+import { logLevelSetting } from "../config/environment.ts"
 import { flushAndExit, runProgram } from "./runProcess.ts"
 import { stderrStream } from "../platform/stdStreams.ts"
 
@@ -57,7 +58,7 @@ if (conflict !== undefined) {
   const version = versionLine(beforeDashes.includes("--json"))
   const program = Command.runWith(root, { version })(argv).pipe(
     Effect.provide(AppLayer),
-    Effect.provide(loggingLayer(levelFor(verbosity, process.env["LAIT_LOG"])))
+    Effect.provide(loggingLayer(levelFor(verbosity, logLevelSetting())))
   )
 
   runProgram(program, { verbosity, isUsageError: CliError.isCliError })

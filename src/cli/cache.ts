@@ -3,9 +3,9 @@
 // directory the link points at, which is not the cache lait wrote.
 import { Effect } from "effect"
 import { Command } from "effect/cli"
-import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { FileError } from "../core/fileErrors.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { CommandError } from "./commandErrors.ts"
 import { CACHE_DIR } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
@@ -13,16 +13,14 @@ import { printLine } from "./output.ts"
 const clear = Command.make("clear", {}, () =>
   Effect.gen(function*() {
     const dir = nodePath.resolve(CACHE_DIR)
-    // An unreadable component is left to rmSync below to report.
-    const link = yield* Effect.orElseSucceed(Effect.try(() => Files.symlinkOnPath(dir)), () => undefined)
+    const files = yield* FileLoader
+    // An unreadable component is left to the removal below to report.
+    const link = yield* Effect.orElseSucceed(files.symlinkOnPath(dir), () => undefined)
     if (link !== undefined) return yield* new CommandError({ reason: { _tag: "CacheSymlink", path: link } })
-    yield* Effect.try({
-      try: () => Files.removeTree(dir),
-      catch: (e) => {
-        const detail = e instanceof Error ? e.message : String(e)
-        return new FileError({ reason: { _tag: "RemoveFailed", path: dir, detail } })
-      }
-    })
+    yield* files.removeTree(dir).pipe(
+      // The OS error's own words, as the removal has always reported them.
+      Effect.mapError((e) => new FileError({ reason: { _tag: "RemoveFailed", path: dir, detail: e.os.message } }))
+    )
     yield* printLine("cache cleared")
   })).pipe(Command.withDescription("Delete the response cache (.lait/cache/ in the current directory)"))
 

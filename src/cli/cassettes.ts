@@ -10,8 +10,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { switchFlag } from "./flags/make.ts"
 import { FileError } from "../core/fileErrors.ts"
 import { TestError } from "../testing/testErrors.ts"
-import { describeOsError } from "../platform/FileLoader.ts"
-import * as Files from "../platform/files.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { configLayer } from "./config.ts"
 import { replayToolsFlag } from "./flags/record.ts"
 import { printLine } from "./output.ts"
@@ -32,13 +31,9 @@ const ls = Command.make(
     const [{ scanCassetteDir }, { cassetteRows, rowLine }] = yield* Effect.promise(() =>
       Promise.all([import("../model/cassette/scan.ts"), import("../model/cassette/listing.ts")])
     )
-    const scan = yield* Effect.try({
-      try: () => scanCassetteDir(dir),
-      catch: (e) =>
-        new FileError({
-          reason: { _tag: "ListFailed", path: dir, what: "cassette directory", detail: describeOsError(e) }
-        })
-    })
+    const scan = yield* scanCassetteDir(dir).pipe(Effect.mapError((e) =>
+      new FileError({ reason: { _tag: "ListFailed", path: dir, what: "cassette directory", detail: e.detail } })
+    ))
     yield* warnAll(scan.problems.map((p) => `warning: not a cassette: ${p}`))
     const rows = cassetteRows(scan.cassettes)
     if (format === "json") return yield* printLine(JSON.stringify(rows))
@@ -74,13 +69,9 @@ const prune = Command.make(
     if (files.length === 0) {
       return yield* new TestError({ reason: { _tag: "NoFiles", listed: listPaths(paths) } })
     }
-    const project = allowOutside ? undefined : yield* Effect.try({
-      try: () => projectRoot(process.cwd()),
-      catch: (e) =>
-        new FileError({
-          reason: { _tag: "ResolveFailed", path: ".", what: "current directory", detail: describeOsError(e) }
-        })
-    })
+    const project = allowOutside ? undefined : yield* projectRoot(process.cwd()).pipe(Effect.mapError((e) =>
+      new FileError({ reason: { _tag: "ResolveFailed", path: ".", what: "current directory", detail: e.detail } })
+    ))
     const result = yield* unusedCassettes(files, { replayTools, project }).pipe(
       Effect.provide(Layer.mergeAll(configLayer({ waitForWriter: true }), suite.AssertionEvaluator.layer))
     )
@@ -115,10 +106,9 @@ const prune = Command.make(
     if (result.unused.length > 0) yield* printLine(result.unused.map((u) => u.path).join("\n"))
     if (!remove) return
     for (const { path, real } of result.unused) {
-      yield* Effect.try({
-        try: () => Files.removeFile(real),
-        catch: (e) => new FileError({ reason: { _tag: "RemoveFailed", path, detail: describeOsError(e) } })
-      })
+      yield* FileLoader.use((files) => files.removeFile(real)).pipe(
+        Effect.mapError((e) => new FileError({ reason: { _tag: "RemoveFailed", path, detail: e.detail } }))
+      )
     }
     yield* Console.error(`deleted ${result.unused.length} unused cassette file(s)`)
   })

@@ -16,17 +16,22 @@ declare const LAIT_ROOT_HELP: { readonly plain: string; readonly color: string }
 
 const bakedHelp = typeof LAIT_ROOT_HELP === "undefined" ? undefined : LAIT_ROOT_HELP
 
-/** The same colour rule as src/cli/output.ts's `useColor`, without touching `process.stdout`. */
-const colored = (): boolean =>
-  stdoutIsTerminal() && process.env["NO_COLOR"] === undefined && process.env["TERM"] !== "dumb"
+/**
+ * The same colour rule as src/cli/output.ts's `useColor` (src/config/environment.ts's colorAllowed,
+ * which the fast path may not load), without touching `process.stdout`.
+ */
+const colored = (env: Env): boolean => stdoutIsTerminal() && env["NO_COLOR"] === undefined && env["TERM"] !== "dumb"
+
+/** The process environment, handed over by src/main.ts. */
+type Env = Readonly<Record<string, string | undefined>>
 
 /** What to print for `argv`, or undefined when the full CLI must handle it. */
-export const fastAnswer = (argv: ReadonlyArray<string>): (() => string) | undefined => {
+export const fastAnswer = (argv: ReadonlyArray<string>, env: Env): (() => string) | undefined => {
   if (argv.length !== 1) return undefined
   const [arg] = argv
   if (arg === "--version" || arg === "-V") return () => `${versionLine(false)}\n`
   if ((arg === "--help" || arg === "-h") && bakedHelp !== undefined) {
-    return () => `${colored() ? bakedHelp.color : bakedHelp.plain}\n`
+    return () => `${colored(env) ? bakedHelp.color : bakedHelp.plain}\n`
   }
   return undefined
 }

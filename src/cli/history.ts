@@ -7,6 +7,7 @@ import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { switchFlag, valueFlag } from "./flags/make.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
+import { processEnv } from "../config/environment.ts"
 import { printLine } from "./output.ts"
 
 /** `--no-history`, as `lait run` (and chat, prompt run, agent run) declare it. */
@@ -44,7 +45,7 @@ const load = (flags: FilterInput) =>
     if (sinceText !== undefined && since === undefined) {
       return yield* new HistoryError({ reason: { _tag: "BadSince", value: sinceText } })
     }
-    const numbered = yield* store.readHistory(yield* store.historyPath(process.env))
+    const numbered = yield* store.readHistory(yield* store.historyPath(processEnv()))
     const filter = { kind: Option.getOrUndefined(flags.kind), model: Option.getOrUndefined(flags.model), since }
     return { numbered, filter, entry }
   })

@@ -5,7 +5,6 @@
 // still missing (the workflow, the recorded answers) for them to pass `lait lint` and run.
 import { Console, Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
-import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { CommandError } from "./commandErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -183,14 +182,34 @@ interface Plan {
   readonly notes: ReadonlyArray<string>
 }
 
-export const planInit = (kind: InitKind, target: string | undefined, cwd: string = process.cwd()): Plan => {
+export const planInit = (
+  kind: InitKind,
+  target: string | undefined,
+  cwd: string = process.cwd()
+): Effect.Effect<Plan, never, FileLoader> =>
+  Effect.gen(function*() {
+    const files = yield* FileLoader
+    const workflowExists = yield* files.exists(nodePath.resolve(cwd, DEFAULT_PATHS.workflow))
+    const recordingsExist = yield* files.exists(
+      nodePath.join(nodePath.dirname(nodePath.resolve(cwd, target ?? DEFAULT_PATHS[kind])), "recordings")
+    )
+    return plan(kind, target, cwd, workflowExists, recordingsExist)
+  })
+
+const plan = (
+  kind: InitKind,
+  target: string | undefined,
+  cwd: string,
+  workflowExists: boolean,
+  recordingsExist: boolean
+): Plan => {
   const path = target ?? DEFAULT_PATHS[kind]
   const dir = nodePath.dirname(nodePath.resolve(cwd, path))
   const workflowAbsolute = nodePath.resolve(cwd, DEFAULT_PATHS.workflow)
   const workflowRef = relativeRef(dir, workflowAbsolute)
   const notes: Array<string> = []
   const noteMissingWorkflow = () => {
-    if (!Files.exists(workflowAbsolute)) {
+    if (!workflowExists) {
       notes.push(`note: '${DEFAULT_PATHS.workflow}' does not exist yet; create it with 'lait init workflow'`)
     }
   }
@@ -208,7 +227,7 @@ export const planInit = (kind: InitKind, target: string | undefined, cwd: string
       noteMissingWorkflow()
       const recordings = nodePath.join(dir, "recordings")
       const record = relativeRef(cwd, recordings) || "."
-      if (!Files.exists(recordings)) {
+      if (!recordingsExist) {
         notes.push(
           `note: record the answers it replays first: lait run ${DEFAULT_PATHS.workflow} '...' --record ${record}`
         )
@@ -222,15 +241,6 @@ export const planInit = (kind: InitKind, target: string | undefined, cwd: string
   }
 }
 
-const exists = (path: string): boolean => {
-  try {
-    // lstat: a dangling symlink is still something we would overwrite.
-    Files.lstat(path)
-    return true
-  } catch {
-    return false
-  }
-}
 
 export const initCommand = Command.make(
   "init",
@@ -247,8 +257,9 @@ export const initCommand = Command.make(
     )
   },
   Effect.fn("cli.init")(function*({ kind, path }) {
-    const plan = planInit(Option.getOrElse(kind, () => "config" as const), Option.getOrUndefined(path))
-    if (exists(plan.path)) {
+    const plan = yield* planInit(Option.getOrElse(kind, () => "config" as const), Option.getOrUndefined(path))
+    // lstat: a dangling symlink is still something we would overwrite.
+    if (yield* Effect.isSuccess(FileLoader.use((files) => files.lstat(plan.path)))) {
       return yield* new CommandError({ reason: { _tag: "InitExists", path: plan.path } })
     }
     yield* FileLoader.use((files) => files.writeAtomic(plan.path, plan.contents))

@@ -6,6 +6,7 @@ import { Effect, Option } from "effect"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { LeanArgs } from "./leanArgs.ts"
 import { levelFor, withLogging } from "./logging.ts"
+import { logLevelSetting } from "../config/environment.ts"
 import { runProgram } from "./runProcess.ts"
 import { GlobalSettings } from "./settings.ts"
 
@@ -40,7 +41,7 @@ export const runLeanProgram = <E>(
     // client and live export build theirs when they are first used (src/cli/modelLayers.ts). Provided
     // as services, not layers: nothing to build.
     Effect.provideService(FileLoader, FileLoader.live),
-    withLogging(levelFor(verbosity, process.env["LAIT_LOG"]))
+    withLogging(levelFor(verbosity, logLevelSetting()))
   )
   // No usage errors on these paths: whatever effect/cli would reject never comes here.
   runProgram(provided, { verbosity, isUsageError: () => false })

@@ -5,9 +5,9 @@
 import { Effect } from "effect"
 import { OutputError } from "../core/errors.ts"
 import { errnoOf } from "../platform/FileLoader.ts"
-import { stdoutWasClosed } from "../platform/files.ts"
 import { osReason } from "../core/osError.ts"
-import { writeSync } from "../platform/rawStdout.ts"
+import { colorAllowed } from "../config/environment.ts"
+import { stdoutWasClosed, writeSync } from "../platform/rawStdout.ts"
 import { stdoutStream, streamsBuilt } from "../platform/stdStreams.ts"
 
 const outputError = (error: unknown) =>
@@ -44,4 +44,4 @@ export const writeStdout = (text: string): Effect.Effect<void, OutputError> =>
 export const printLine = (text: string): Effect.Effect<void, OutputError> => writeStdout(`${text}\n`)
 
 export const useColor = (stream: { readonly isTTY?: boolean }): boolean =>
-  stream.isTTY === true && process.env["NO_COLOR"] === undefined && process.env["TERM"] !== "dumb"
+  stream.isTTY === true && colorAllowed()

@@ -15,7 +15,8 @@ export type RegistrySection = "workflows" | "agents" | "skills"
 
 /** The file an entry names (a skill directory's SKILL.md) and how to read its description. */
 export type EntryLoader = (name: string, path: string) => {
-  readonly path: string
+  /** An effect when finding it looks at the file system (a skill directory). */
+  readonly path: string | Effect.Effect<string, never, FileLoader>
   readonly description: Effect.Effect<string | undefined, AnyLaitError, FileLoader>
 }
 
@@ -28,14 +29,15 @@ export const listRegistry = (section: RegistrySection, load: EntryLoader) =>
     }
     for (const name of names) {
       const entry = load(name, entries[name]!)
+      const path = typeof entry.path === "string" ? entry.path : yield* entry.path
       const description = yield* Effect.exit(entry.description)
       if (Exit.isSuccess(description)) {
         const text = description.value
-        yield* printLine(text === undefined ? `${name}  (${entry.path})` : `${name}  (${entry.path}): ${text}`)
+        yield* printLine(text === undefined ? `${name}  (${path})` : `${name}  (${path}): ${text}`)
         continue
       }
       const error = description.cause.reasons.find((r) => r._tag === "Fail")
-      yield* printLine(`${name}  (${entry.path})`)
+      yield* printLine(`${name}  (${path})`)
       yield* printLine(`  warning: ${error === undefined ? "could not be read" : renderChain(error.error)}`)
     }
   })

@@ -103,7 +103,7 @@ export const runChatRepl = (flags: ReplFlags) =>
                 response: answer.content,
                 usage: historyUsage(difference(after, before))
               }, { noHistory: flags.noHistory })
-            }).pipe(Effect.provideService(LaitConfig, config))
+            }).pipe(Effect.provideService(LaitConfig, config), Effect.provideService(FileLoader, loader))
             return { content: answer.content, finish }
           }),
         save: (name, system, messages) =>

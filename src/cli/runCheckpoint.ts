@@ -6,20 +6,18 @@ import { CheckpointError } from "../workflow/checkpointErrors.ts"
 import { renderChain } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import type { Workflow } from "../lang/model.ts"
-import * as Files from "../platform/files.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import type { RunState } from "../workflow/engine/types.ts"
 import type { Checkpoint, RunStatus } from "../workflow/checkpoint.ts"
 
 type CheckpointModule = typeof import("../workflow/checkpoint.ts")
 
-const samePath = (a: string, b: string): boolean => {
-  if (a === b) return true
-  try {
-    return Files.realPath(a) === Files.realPath(b)
-  } catch {
-    return false
-  }
-}
+const samePath = (a: string, b: string): Effect.Effect<boolean, never, FileLoader> =>
+  a === b ? Effect.succeed(true) : FileLoader.use((files) =>
+    Effect.all([files.realPath(a), files.realPath(b)]).pipe(
+      Effect.map(([realA, realB]) => realA === realB),
+      Effect.orElseSucceed(() => false)
+    ))
 
 /**
  * The checkpoint `--resume ID` names, once it is known to belong to `target` (FILE as resolved) and
@@ -32,7 +30,7 @@ export const openResume = (module: CheckpointModule, runId: string, target: stri
     yield* module.loadCheckpoint(runId)
     yield* module.lockRun(runId)
     const checkpoint = yield* module.loadCheckpoint(runId)
-    if (!samePath(checkpoint.workflow_path, target)) {
+    if (!(yield* samePath(checkpoint.workflow_path, target))) {
       const recorded = checkpoint.workflow_path
       return yield* new CheckpointError({
         reason: { _tag: "WorkflowMismatch", runId: checkpoint.run_id, recorded, given: target }

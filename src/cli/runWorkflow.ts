@@ -3,7 +3,6 @@
 // is the only thing on stdout; the banner, progress lines and errors go to stderr. Its flags are in
 // src/cli/run.ts; this module loads no effect/cli, so the lean path (src/cli/leanRun.ts) can call it.
 import { Console, Effect, Layer, Option } from "effect"
-import * as Files from "../platform/files.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -53,7 +52,8 @@ export const resolvePromptText: (
 export const resolveRegistered = (argument: string, registry: "workflows" | "agents") =>
   Effect.gen(function*() {
     const registered = (yield* LaitConfig).config[registry]?.[argument]
-    if (Files.statOrUndefined(argument)?.isFile() === true) {
+    const stat = yield* Effect.option(FileLoader.use((files) => files.stat(argument)))
+    if (stat._tag === "Some" && stat.value.isFile()) {
       if (registered !== undefined) {
         const entry = `${registry === "agents" ? "an" : "a"} '${registry}:' entry`
         yield* Console.error(`note: '${argument}' exists as a file and is also ${entry}; running the file`)

@@ -6,6 +6,7 @@ import { Argument, CliError, Command, Flag } from "effect/cli"
 import { switchFlag, valueFlag } from "./flags/make.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { globalOptions } from "./global.ts"
+import { processEnv } from "../config/environment.ts"
 import { printLine } from "./output.ts"
 
 const fileArgument = Argument.String("file").pipe(
@@ -112,7 +113,7 @@ const exportCommand = Command.make(
       Promise.all([import("../trace/export.ts"), import("../config/dotenv.ts"), import("../trace/live/env.ts")])
     )
     // As live export: the process environment, not .env, names the collector.
-    const fromEnv = Option.isNone(otlp) ? liveExportSettings(process.env) : undefined
+    const fromEnv = Option.isNone(otlp) ? liveExportSettings(processEnv()) : undefined
     if (Option.isNone(otlp) && fromEnv === undefined) {
       const missing = new CliError.MissingOption({ option: "otlp" })
       yield* Console.error(`lait: ${missing.message} (see 'lait trace export --help')`)
@@ -120,7 +121,7 @@ const exportCommand = Command.make(
     }
     for (const problem of fromEnv?.problems ?? []) yield* Console.error(`warning: ${problem}`)
     const flags = yield* globalOptions
-    const env = { ...process.env }
+    const env = { ...processEnv() }
     if (!flags.noEnv) yield* loadDotenv({ cwd: process.cwd(), env, waitForWriter: true })
     yield* exportTrace({
       file,

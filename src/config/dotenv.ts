@@ -3,7 +3,6 @@
 import { Console, Effect } from "effect"
 import * as nodePath from "node:path"
 import { DOTENV_FILE, type Env, parseDotenv } from "./env.ts"
-import * as Files from "../platform/files.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { refusedDotenvVariable, refusedDotenvWarning } from "./dotenvRisk.ts"
 
@@ -24,16 +23,12 @@ export const loadDotenv = Effect.fn("env.loadDotenv")(function*(options: DotenvO
   const path = nodePath.join(options.cwd, DOTENV_FILE)
   // Absence is the common case and not an error; anything else (a directory, no permission, a FIFO
   // without writer) is reported by FileLoader.
-  const present = yield* Effect.sync(() => {
-    try {
-      Files.stat(path)
-      return true
-    } catch (e) {
-      return !(typeof e === "object" && e !== null && "code" in e && e.code === "ENOENT")
-    }
-  })
-  if (!present) return [] as ReadonlyArray<string>
   const loader = yield* FileLoader
+  const present = yield* loader.stat(path).pipe(
+    Effect.as(true),
+    Effect.catch((e) => Effect.succeed(e.reason._tag !== "NotFound"))
+  )
+  if (!present) return [] as ReadonlyArray<string>
   const text = yield* loader.readText(path, { waitForWriter: options.waitForWriter ?? false })
   const pairs = yield* Effect.fromResult(parseDotenv(text))
   const set: Array<string> = []

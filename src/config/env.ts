@@ -6,7 +6,10 @@ import { Effect, Result } from "effect"
 import { ConfigError } from "./configErrors.ts"
 import { REDACTED } from "../core/secrets.ts"
 
-/** The environment lait reads: `process.env` in production, a plain object in tests. */
+/**
+ * The environment lait reads: the process's in production (src/config/environment.ts, handed down by
+ * the command), a plain object in tests. Always passed: core imports nothing from config.
+ */
 export type Env = Record<string, string | undefined>
 
 export interface ExpandOptions {
@@ -25,7 +28,7 @@ const NAME = /^[A-Za-z0-9_]+$/
  */
 export const expandVarsResult = (
   value: string,
-  env: Env = process.env,
+  env: Env,
   options?: ExpandOptions
 ): Result.Result<string, ConfigError> => {
   const quoted = options?.secret === true ? `"${REDACTED}"` : JSON.stringify(value)
@@ -55,15 +58,15 @@ export const expandVarsResult = (
 }
 
 /** `expandVarsResult` as an Effect, for use inside `Effect.gen`. */
-export const expandVars = (value: string, env: Env = process.env, options?: ExpandOptions) =>
+export const expandVars = (value: string, env: Env, options?: ExpandOptions) =>
   Effect.fromResult(expandVarsResult(value, env, options))
 
 /** Expands every element; the first failure wins. */
-export const expandList = (values: ReadonlyArray<string>, env: Env = process.env) =>
+export const expandList = (values: ReadonlyArray<string>, env: Env) =>
   Effect.forEach(values, (v) => expandVars(v, env))
 
 /** Expands every value (keys are left alone); the first failure wins. */
-export const expandMap = (values: Readonly<Record<string, string>>, env: Env = process.env) =>
+export const expandMap = (values: Readonly<Record<string, string>>, env: Env) =>
   Effect.map(
     Effect.forEach(Object.entries(values), ([k, v]) => Effect.map(expandVars(v, env), (x) => [k, x] as const)),
     (entries) => Object.fromEntries(entries) as Record<string, string>

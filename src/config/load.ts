@@ -1,6 +1,5 @@
 // Finding, parsing, checking and merging config files (global < project).
 import { Cause, Console, Effect, Exit } from "effect"
-import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import type { Env } from "./env.ts"
 import { withLine } from "../core/errors.ts"
@@ -82,20 +81,20 @@ export const globalConfigPath = (env: Env): string | undefined => {
 }
 
 /** The first `lait.config.yml` that is a regular file (symlinks followed), from `cwd` upward. */
-export const findProjectConfig = (cwd: string): string | undefined => {
-  let dir = nodePath.resolve(cwd)
-  while (true) {
-    const candidate = nodePath.join(dir, CONFIG_FILE_NAME)
-    try {
-      if (Files.stat(candidate).isFile()) return candidate
-    } catch {
-      // not here (or unreadable metadata): keep walking, as upstream's is_file() does
+export const findProjectConfig = (cwd: string): Effect.Effect<string | undefined, never, FileLoader> =>
+  Effect.gen(function*() {
+    const files = yield* FileLoader
+    let dir = nodePath.resolve(cwd)
+    while (true) {
+      const candidate = nodePath.join(dir, CONFIG_FILE_NAME)
+      // Not here (or unreadable metadata): keep walking, as upstream's is_file() does.
+      const stat = yield* Effect.option(files.stat(candidate))
+      if (stat._tag === "Some" && stat.value.isFile()) return candidate
+      const parent = nodePath.dirname(dir)
+      if (parent === dir) return undefined
+      dir = parent
     }
-    const parent = nodePath.dirname(dir)
-    if (parent === dir) return undefined
-    dir = parent
-  }
-}
+  })
 
 // ---------------------------------------------------------------------------------------------------
 // Parsing one file
@@ -316,14 +315,10 @@ export const mergeConfigs = (lower: ConfigFile, upper: ConfigFile): ConfigFile =
 // Loading
 
 const isAbsent = (path: string) =>
-  Effect.sync(() => {
-    try {
-      Files.stat(path)
-      return false
-    } catch (e) {
-      return errnoOf(e) === "ENOENT"
-    }
-  })
+  FileLoader.use((files) => files.stat(path)).pipe(
+    Effect.as(false),
+    Effect.catch((e) => Effect.succeed(errnoOf(e.os) === "ENOENT"))
+  )
 
 /** Every `api_key_cmd` a config file names, as GlobalKeyCmds tells them apart. */
 const keyCmdsOf = (config: ConfigFile): Array<string> =>
@@ -362,7 +357,7 @@ const loadFiles = Effect.fn("config.loadFiles")(
       globalPath = globalConfigPath(startEnv)
       if (globalPath !== undefined && (yield* isAbsent(globalPath))) globalPath = undefined
       if (globalPath !== undefined) paths.push(globalPath)
-      const projectPath = yield* Effect.sync(() => findProjectConfig(cwd))
+      const projectPath = yield* findProjectConfig(cwd)
       if (projectPath !== undefined) paths.push(projectPath)
     }
     const layers: Array<ConfigFile> = []

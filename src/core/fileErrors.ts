@@ -2,10 +2,26 @@
 // The text is the one lait has always printed (`failed to read 'p': <why>`); every reason exits 1.
 import { ReasonError, type TaggedUnion } from "./reasonError.ts"
 
+/**
+ * The OS error behind a failed file-system call: its errno code (`ENOENT`) and its text, kept so that
+ * a caller can word it as it always has (`describeOsError`, `osReason`, a test of the code).
+ */
+export interface OsError {
+  readonly code: string | undefined
+  readonly message: string
+}
+
+/** The calls of FileLoader's metadata and housekeeping operations, for the message's verb. */
+export type FileOp = "stat" | "read" | "list" | "realPath" | "symlinks" | "write" | "remove"
+
 interface Reasons {
+  /** Nothing at the path (ENOENT). */
+  NotFound: { path: string; op: FileOp; os: OsError }
+  /** Any other refusal of a metadata or housekeeping call; `detail` is its description. */
+  OsFailed: { path: string; op: FileOp; detail: string; os: OsError }
   /** The OS refused (missing file, not a directory, ...); `detail` is its description. */
   ReadFailed: { path: string; detail: string }
-  PermissionDenied: { path: string; access: "read" | "write" }
+  PermissionDenied: { path: string; access: "read" | "write"; os?: OsError }
   IsDirectory: { path: string }
   IsSocket: { path: string }
   /** A FIFO no one writes to, read by a command that does not wait for a writer. */
@@ -25,6 +41,9 @@ export type FileErrorReason = TaggedUnion<Reasons>
 
 const detailOf = (reason: FileErrorReason): string => {
   switch (reason._tag) {
+    case "NotFound":
+      return "no such file or directory"
+    case "OsFailed":
     case "ReadFailed":
     case "WriteFailed":
     case "StdinFailed":
@@ -47,6 +66,16 @@ const detailOf = (reason: FileErrorReason): string => {
   }
 }
 
+const VERBS: Record<FileOp, string> = {
+  stat: "read",
+  read: "read",
+  list: "read directory",
+  realPath: "resolve",
+  symlinks: "read",
+  write: "write",
+  remove: "remove"
+}
+
 const describe = (reason: FileErrorReason): string => {
   switch (reason._tag) {
     case "StdinFailed":
@@ -57,6 +86,9 @@ const describe = (reason: FileErrorReason): string => {
       return `failed to read ${reason.what ?? "directory"} '${reason.path}'`
     case "RemoveFailed":
       return `failed to remove '${reason.path}'`
+    case "NotFound":
+    case "OsFailed":
+      return `failed to ${VERBS[reason.op]} '${reason.path}'`
   }
   const write = reason._tag === "WriteFailed" || (reason._tag === "PermissionDenied" && reason.access === "write")
   return `failed to ${write ? "write" : "read"} '${reason.path}'`
@@ -67,6 +99,15 @@ export class FileError extends ReasonError("FileError", { describe, cause: detai
   /** Why the file could not be used. */
   get detail(): string {
     return detailOf(this.reason)
+  }
+
+  /**
+   * The OS error behind the failure, shaped as the call threw it (an Error with its `code`), for the
+   * callers that word OS errors themselves; a reason without one gives its detail.
+   */
+  get os(): Error & { readonly code?: string | undefined } {
+    const os = "os" in this.reason ? this.reason.os : undefined
+    return os === undefined ? new Error(this.detail) : Object.assign(new Error(os.message), { code: os.code })
   }
 }
 

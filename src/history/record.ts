@@ -11,6 +11,7 @@ import { Console, Effect } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { renderChain } from "../core/errors.ts"
 import { knownSecrets } from "../core/redaction.ts"
+import type { FileLoader } from "../platform/FileLoader.ts"
 import type { HistoryKind, HistoryUsage } from "./entry.ts"
 
 export interface RunRecord {
@@ -37,7 +38,7 @@ export const historyUsage = (
 export const recordHistory = (
   run: RunRecord,
   options: { readonly noHistory: boolean }
-): Effect.Effect<void, never, LaitConfig> =>
+): Effect.Effect<void, never, LaitConfig | FileLoader> =>
   Effect.gen(function*() {
     const { config, env } = yield* LaitConfig
     if (options.noHistory || config.default?.history === false) return

@@ -1,13 +1,11 @@
 // The history file: one per user, `$XDG_DATA_HOME/lait/history.jsonl` (else
 // `$HOME/.local/share/lait/history.jsonl`), where the original lait keeps it, so both read and
-// write the same file. Appends are one write each (platform/files.ts's appendWhole), which is what
+// write the same file. Appends are one write each (FileLoader's append), which is what
 // keeps twenty parallel `lait run`s from interleaving lines; no lock is taken and nothing is rotated.
 import { Console, Effect } from "effect"
 import * as nodePath from "node:path"
 import type { Env } from "../config/env.ts"
-import { errnoOf } from "../core/osError.ts"
-import { describeOsError } from "../platform/FileLoader.ts"
-import * as Files from "../platform/files.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { entryLine, type HistoryEntry, numberNewestFirst, type Numbered, parseHistory } from "./entry.ts"
 import { HistoryError } from "./historyErrors.ts"
 
@@ -25,26 +23,22 @@ export const historyPath = (env: Env): Effect.Effect<string, HistoryError> => {
 }
 
 /** Appends one entry as one line. */
-export const appendEntry = (path: string, entry: HistoryEntry): Effect.Effect<void, HistoryError> =>
-  Effect.try({
-    try: () => Files.appendWhole(path, entryLine(entry)),
-    catch: (e) => new HistoryError({ reason: { _tag: "WriteFailed", path, detail: describeOsError(e) } })
-  })
+export const appendEntry = (path: string, entry: HistoryEntry): Effect.Effect<void, HistoryError, FileLoader> =>
+  FileLoader.use((files) => files.append(path, entryLine(entry))).pipe(
+    Effect.mapError((e) => new HistoryError({ reason: { _tag: "WriteFailed", path, detail: e.detail } }))
+  )
 
 /**
  * Every entry, newest first and numbered. A missing file is an empty history. A line that is not an
  * entry is skipped with a warning on stderr: one bad line must not hide every other run.
  */
-export const readHistory = (path: string): Effect.Effect<ReadonlyArray<Numbered>, HistoryError> =>
+export const readHistory = (path: string): Effect.Effect<ReadonlyArray<Numbered>, HistoryError, FileLoader> =>
   Effect.gen(function*() {
-    const text = yield* Effect.try({
-      try: () => Files.readOwnText(path),
-      catch: (e) => e
-    }).pipe(
+    const text = yield* FileLoader.use((files) => files.readOwnText(path)).pipe(
       Effect.catch((e) =>
-        errnoOf(e) === "ENOENT"
+        e.reason._tag === "NotFound"
           ? Effect.succeed("")
-          : Effect.fail(new HistoryError({ reason: { _tag: "ReadFailed", path, detail: describeOsError(e) } }))
+          : Effect.fail(new HistoryError({ reason: { _tag: "ReadFailed", path, detail: e.detail } }))
       )
     )
     const { entries, corrupt } = parseHistory(text)

@@ -5,7 +5,7 @@
 // `workflows:`/`agents:`/`skills:` entries name exist, and whether a shell tool puts a template in a
 // `sh -c` script.
 import { Effect } from "effect"
-import * as Files from "../platform/files.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import * as nodePath from "node:path"
 import { checkConfigText, CONFIG_FILE_NAME, loadConfig, type LoadedConfig } from "../config/load.ts"
 import type { ConfigFile } from "../config/schema.ts"
@@ -26,13 +26,11 @@ import {
 import type { ConfigProblem, ConfigSection, Emitter, RegistryEntry } from "./findings.ts"
 import { shellTemplate, shellTemplateMessage } from "./untrusted.ts"
 
-const isFile = (path: string): boolean => {
-  try {
-    return Files.stat(path).isFile()
-  } catch {
-    return false
-  }
-}
+const isFile = (path: string): Effect.Effect<boolean, never, FileLoader> =>
+  FileLoader.use((files) => files.stat(path)).pipe(
+    Effect.map((stat) => stat.isFile()),
+    Effect.orElseSucceed(() => false)
+  )
 
 export interface ActiveConfig {
   readonly env: LintEnv
@@ -85,9 +83,11 @@ export const loadActiveConfig = (options: LintOptions) =>
     }
     const config: LoadedConfig = loaded.success
     const present = config.files.length > 0
-    const registry: Array<RegistryEntry> = Object.entries(config.config.workflows ?? {})
-      .map(([name, path]) => ({ name, path, exists: isFile(path) }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    const registry: Array<RegistryEntry> = (yield* Effect.forEach(
+      Object.entries(config.config.workflows ?? {}),
+      ([name, path]) => Effect.map(isFile(path), (exists) => ({ name, path, exists }))
+    )).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    const real = yield* Effect.forEach(config.files, realpath)
     return {
       env: { config: present ? config.config : undefined, skippedBecause: NO_CONFIG_REASON },
       section: {
@@ -95,28 +95,25 @@ export const loadActiveConfig = (options: LintOptions) =>
         problems: (config.invalid ?? []).map((e) => problemOf(e, fallbackFile)),
         registry
       },
-      files: new Set(config.files.flatMap((f) => {
-        const real = realpath(f)
-        return real.ok ? [real.path] : []
-      }))
+      files: new Set(real.flatMap((r) => (r.ok ? [r.path] : [])))
     } satisfies ActiveConfig
   })
 
 const SKILL_FILE = "SKILL.md"
 
 /** Why a registry entry's path does not work, or undefined. */
-const registryProblem = (section: "workflows" | "agents" | "skills", path: string): string | undefined => {
-  let stat: Files.Stats
-  try {
-    stat = Files.stat(path)
-  } catch {
-    return "which does not exist"
-  }
-  if (section === "skills" && stat.isDirectory()) {
-    return isFile(nodePath.join(path, SKILL_FILE)) ? undefined : `a directory without ${SKILL_FILE}`
-  }
-  return stat.isFile() ? undefined : "which is not a regular file"
-}
+const registryProblem = (
+  section: "workflows" | "agents" | "skills",
+  path: string
+): Effect.Effect<string | undefined, never, FileLoader> =>
+  Effect.gen(function*() {
+    const stat = yield* Effect.option(FileLoader.use((files) => files.stat(path)))
+    if (stat._tag === "None") return "which does not exist"
+    if (section === "skills" && stat.value.isDirectory()) {
+      return (yield* isFile(nodePath.join(path, SKILL_FILE))) ? undefined : `a directory without ${SKILL_FILE}`
+    }
+    return stat.value.isFile() ? undefined : "which is not a regular file"
+  })
 
 /** `tools:` whose command is `sh -c` with a template in the script (src/lint/untrusted.ts). */
 const checkShellTools = (config: ConfigFile, where: Where, root: Y | undefined, emitter: Emitter) => {
@@ -136,7 +133,7 @@ export const lintConfigText = (
   text: string,
   active: ActiveConfig,
   emitter: Emitter
-): Effect.Effect<void> =>
+): Effect.Effect<void, never, FileLoader> =>
   Effect.gen(function*() {
     const absolute = nodePath.resolve(path)
     // Parsed under the path as shown (registry paths still resolve from its directory), so the
@@ -154,13 +151,13 @@ export const lintConfigText = (
     const where: Where = { src: yaml.ok ? yaml.source : undefined }
     const root = where.src?.top(1)
     checkShellTools(config, where, root, emitter)
-    const real = realpath(absolute)
+    const real = yield* realpath(absolute)
     // The active config's registry is already reported in its own section.
     if (real.ok && active.files.has(real.path)) return
     for (const section of ["workflows", "agents", "skills"] as const) {
       const holder = valueOf(where, root, section)
       for (const [name, target] of Object.entries(config[section] ?? {})) {
-        const problem = registryProblem(section, target)
+        const problem = yield* registryProblem(section, target)
         if (problem === undefined) continue
         const shown = display(target)
         emitter.emit(

@@ -1,11 +1,11 @@
 // State shared by the checks of one linted file: the active configuration (absent = names are not
 // checked), where the first skipped name check was, which workflow files are being linted along the
 // current `workflow:` chain (cycles), and how paths are shown.
-import * as Files from "../platform/files.ts"
+import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { CONFIG_FILE_NAME } from "../config/load.ts"
 import type { ConfigFile } from "../config/schema.ts"
-import { describeOsError } from "../platform/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { entries, items, type Source, type Y } from "../lang/load/yaml.ts"
 import type { Emitter } from "./findings.ts"
 
@@ -50,16 +50,15 @@ export const display = (path: string): string => {
   return relative === "" || relative.startsWith("..") || nodePath.isAbsolute(relative) ? absolute : relative
 }
 
-export const realpath = (path: string): { readonly ok: true; readonly path: string } | {
-  readonly ok: false
-  readonly reason: string
-} => {
-  try {
-    return { ok: true, path: Files.realPath(path) }
-  } catch (e) {
-    return { ok: false, reason: describeOsError(e) }
-  }
-}
+export const realpath = (path: string): Effect.Effect<
+  { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string },
+  never,
+  FileLoader
+> =>
+  FileLoader.use((files) => files.realPath(path)).pipe(
+    Effect.map((real) => ({ ok: true as const, path: real })),
+    Effect.catch((e) => Effect.succeed({ ok: false as const, reason: e.detail }))
+  )
 
 // ---------------------------------------------------------------------------------------------------
 // YAML positions

@@ -10,10 +10,9 @@
 //     step id the workflow has (and needs a workflow target), `llm_judge` is not used in a test file
 //     (where it always fails), an eval prompt target's template parses.
 import { Effect } from "effect"
-import * as Files from "../platform/files.ts"
 import * as nodePath from "node:path"
 import { errorLine, renderChain } from "../core/errors.ts"
-import type { FileLoader } from "../platform/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import type { Json } from "../core/json.ts"
 import { casesFilePath, loadCasesFile } from "../eval/cases.ts"
 import { caseInitial, parseEvalDefinition, withEvalSchema } from "../eval/schema.ts"
@@ -223,20 +222,15 @@ export const lintTestText = (path: string, text: string, emitter: Emitter): Effe
     }
 
     const replay = nodePath.resolve(base, definition.replay)
-    let replayStat: Files.Stats | undefined
-    try {
-      replayStat = Files.stat(replay)
-    } catch {
-      replayStat = undefined
-    }
-    if (replayStat === undefined) {
+    const replayStat = yield* Effect.option(FileLoader.use((files) => files.stat(replay)))
+    if (replayStat._tag === "None") {
       emitter.emit(
         "warning",
         `'replay' directory '${display(replay)}' does not exist yet; record it with ` +
           `\`lait test --record-missing ${shellWord(path)}\``,
         line("replay")
       )
-    } else if (!replayStat.isDirectory()) {
+    } else if (!replayStat.value.isDirectory()) {
       emitter.emit("error", `'replay' path '${display(replay)}' is not a directory`, line("replay"))
     }
 

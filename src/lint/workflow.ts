@@ -308,7 +308,7 @@ const lintAgentPath = (scope: Scope, context: string, path: string, line: number
 const lintChildWorkflow = (scope: Scope, context: string, path: string, line: number | undefined) =>
   Effect.gen(function*() {
     const shown = display(path)
-    const canonical = realpath(path)
+    const canonical = yield* realpath(path)
     if (!canonical.ok) {
       scope.emitter.emit(
         "error",
@@ -441,7 +441,7 @@ export const lintWorkflowText = (
       emitter.emit("error", renderChain(loaded.failure), errorLine(loaded.failure))
       return
     }
-    const canonical = realpath(path)
+    const canonical = yield* realpath(path)
     if (canonical.ok) state.visited.push(canonical.path)
     const parsed = parseYaml(text)
     yield* lintWorkflowContents(loaded.success, { src: parsed.ok ? parsed.source : undefined }, state, emitter)

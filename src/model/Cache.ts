@@ -1,14 +1,13 @@
 // The cache layer: `.lait/cache/<key>.json` in front of another ModelClient. A hit answers without a
 // request and adds no tokens to the run's usage; any unreadable, stale or bad entry is a miss. The
-// entries are private files reached without following symlinks (platform/stateFiles.ts): a `.lait`,
+// entries are private files reached without following symlinks (platform/privateState.ts): a `.lait`,
 // `.lait/cache` or entry that is a link fails the request instead, since answering from (or writing
 // into) wherever it points is not what `--cache` means.
 import { Console, Effect } from "effect"
 import * as nodePath from "node:path"
 import { FileError } from "../core/fileErrors.ts"
-import { describeOsError, FileLoader } from "../platform/FileLoader.ts"
-import * as Files from "../platform/files.ts"
-import * as State from "../platform/stateFiles.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
+import * as State from "../platform/privateState.ts"
 import { recordChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService } from "./call.ts"
 import { assertNoSecret, nowRfc3339 } from "./cassette/format.ts"
@@ -32,10 +31,14 @@ export const makeCache = (
   Effect.gen(function*() {
     const loader = yield* FileLoader
     const refuseLinks = (path: string) =>
-      Effect.try({
-        try: () => Files.refuseSymlinks(path),
-        catch: (e) => new FileError({ reason: { _tag: "ReadFailed", path, detail: describeOsError(e) } })
-      })
+      loader.symlinkOnPath(path).pipe(
+        Effect.mapError((e) => new FileError({ reason: { _tag: "ReadFailed", path, detail: e.detail } })),
+        Effect.flatMap((link) =>
+          link === undefined ? Effect.void : Effect.fail(
+            new FileError({ reason: { _tag: "ReadFailed", path, detail: new State.SymlinkRefused(link).message } })
+          )
+        )
+      )
     // The entry's schema (and Effect Schema) loads with the first entry read.
     const decode = (text: string) =>
       Effect.promise(() => import("./cassette/schema.ts")).pipe(Effect.map((s) => s.decodeCachedEntry(text)))

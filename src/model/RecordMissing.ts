@@ -3,8 +3,7 @@
 // how a cassette directory grows when a workflow gains a step, without re-recording (and paying for,
 // and changing) the answers it already holds.
 import { Effect } from "effect"
-import * as Files from "../platform/files.ts"
-import type { FileLoader } from "../platform/FileLoader.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import type { ModelCall, ModelClientService } from "./call.ts"
 import { callKey } from "./cassette/key.ts"
 import { CassetteRepeat, replayFile } from "./cassette/repeat.ts"
@@ -19,11 +18,12 @@ export const makeRecordMissing = (
   Effect.gen(function*() {
     const replay = yield* makeReplay(dir)
     const record = yield* makeRecord(inner, dir)
+    const files = yield* FileLoader
     return {
       complete: Effect.fnUntraced(function*(call: ModelCall) {
         // Exactly the file a replay would read: what replays under --replay is never sent again.
-        const recorded = Files.exists(replayFile(dir, callKey(call), yield* CassetteRepeat))
+        const recorded = yield* files.exists(yield* replayFile(dir, callKey(call), yield* CassetteRepeat))
         return yield* (recorded ? replay.complete(call) : record.complete(call))
-      })
+      }, Effect.provideService(FileLoader, files))
     }
   })

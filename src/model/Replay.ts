@@ -4,7 +4,6 @@
 // and where it differs (src/model/cassette/diff.ts). In repeat i of an eval, `<key>.r<i>.json` answers
 // when it exists (src/model/cassette/repeat.ts). Every file read is reported to CassetteUse.
 import { Console, Effect } from "effect"
-import * as Files from "../platform/files.ts"
 import { causeDetail } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { traceChat } from "./chatSpan.ts"
@@ -35,13 +34,13 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
     const strict = yield* StrictReplay
     return {
       complete: Effect.fnUntraced(function*(call: ModelCall) {
-        let path = replayFile(dir, callKey(call), yield* CassetteRepeat)
-        const exact = Files.exists(path)
+        let path = yield* replayFile(dir, callKey(call), yield* CassetteRepeat)
+        const exact = yield* files.exists(path)
         // Only a miss searches the directory: a replay that finds its files never loads the search.
         const search = exact
           ? undefined
           : yield* Effect.promise(() => Promise.all([import("./cassette/moved.ts"), import("./cassette/diff.ts")]))
-        const moved = search === undefined ? [] : search[0].movedRecordings(dir, keyInputOf(call))
+        const moved = search === undefined ? [] : yield* search[0].movedRecordings(dir, keyInputOf(call))
         const requested = displayUrl(call.endpoints[0].baseUrl)
         if (moved.length === 1 && !strict) {
           path = moved[0]!.path
@@ -49,7 +48,7 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
         } else if (!exact) {
           const hint = moved.length > 0
             ? movedHint(moved, requested)
-            : search?.[1].closestRecording(dir, keyInputOf(call))
+            : yield* search![1].closestRecording(dir, keyInputOf(call))
           const record = yield* RecordHint
           return yield* new ModelError({
             reason: new CassetteMissing({
@@ -77,6 +76,6 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
         yield* recordUsage(call.label, read.result)
         yield* emitWhole(read.result)
         return read.result
-      }, (effect, call) => traceChat(call, "replay", effect))
+      }, (effect, call) => traceChat(call, "replay", Effect.provideService(effect, FileLoader, files)))
     }
   })

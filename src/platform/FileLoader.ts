@@ -8,6 +8,7 @@ import * as nodePath from "node:path"
 import * as Files from "./files.ts"
 import { statOrUndefined } from "./files.ts"
 import { FileError } from "../core/fileErrors.ts"
+import { describeOsError, type FileOps, fileOps } from "./fileOps.ts"
 
 export const READ_LIMIT = 16 * 1024 * 1024
 
@@ -21,11 +22,11 @@ export interface ReadOptions {
    * wait; synchronous commands (lint, listings) fail at once instead.
    */
   readonly waitForWriter?: boolean
-  /** Refuse a symlink as the last component (O_NOFOLLOW): for lait's own files (stateFiles.ts). */
+  /** Refuse a symlink as the last component (O_NOFOLLOW): for lait's own files (privateState.ts). */
   readonly noFollow?: boolean
 }
 
-export interface FileLoaderService {
+export interface FileLoaderService extends FileOps {
   readonly readText: (path: string, options?: ReadOptions) => Effect.Effect<string, FileError>
   readonly readBytes: (path: string, options?: ReadOptions) => Effect.Effect<Uint8Array, FileError>
   readonly writeAtomic: (path: string, data: string | Uint8Array) => Effect.Effect<void, FileError>
@@ -33,43 +34,16 @@ export interface FileLoaderService {
   readonly writeInPlace: (path: string, data: string | Uint8Array) => Effect.Effect<void, FileError>
   /** All of stdin, capped and UTF-8-checked, trailing newlines dropped. */
   readonly readStdin: Effect.Effect<string, FileError>
-  /** Metadata, following symlinks; fails with the OS error, for the caller to word. */
-  readonly stat: (path: string) => Effect.Effect<Files.Stats, unknown>
-  readonly realPath: (path: string) => Effect.Effect<string, unknown>
-  /** A directory's entries with their types. */
-  readonly list: (dir: string) => Effect.Effect<Array<Files.DirEntry>, unknown>
-  readonly exists: (path: string) => Effect.Effect<boolean>
 }
 
 /** The `code` of a Node/Bun system error (`ENOENT`, …). */
 import { errnoOf } from "../core/osError.ts"
 
 export { errnoOf }
+export { describeOsError }
 
 /** An error shaped like the one the OS would give, for failures found before making the call. */
 const osError = (code: string, text: string) => Object.assign(new Error(`${code}: ${text}`), { code })
-
-export const describeOsError = (e: unknown): string => {
-  switch (errnoOf(e)) {
-    case "ENOENT":
-      return "no such file or directory"
-    case "EACCES":
-    case "EPERM":
-      return "permission denied"
-    case "EISDIR":
-      return "is a directory"
-    case "ENOTDIR":
-      return "a component of the path is not a directory"
-    case "ENXIO":
-      return "not a readable file (a socket or a device with nothing attached)"
-    case "ELOOP":
-      return "too many levels of symbolic links"
-    case "ENAMETOOLONG":
-      return "file name too long"
-    default:
-      return e instanceof Error ? e.message : String(e)
-  }
-}
 
 const isPermission = (e: unknown): boolean => errnoOf(e) === "EACCES" || errnoOf(e) === "EPERM"
 
@@ -439,10 +413,7 @@ export class FileLoader extends Context.Service<FileLoader, FileLoaderService>()
         Effect.mapError((e) => new FileError({ reason: { _tag: "WriteFailed", path, detail: describeOsError(e) } }))
       ),
     readStdin,
-    stat: (path) => Effect.try({ try: () => Files.stat(path), catch: (e) => e }),
-    realPath: (path) => Effect.try({ try: () => Files.realPath(path), catch: (e) => e }),
-    list: (dir) => Effect.try({ try: () => Files.listEntries(dir), catch: (e) => e }),
-    exists: (path) => Effect.sync(() => Files.exists(path))
+    ...fileOps
   }
 
   static readonly layer = Layer.succeed(FileLoader, FileLoader.live)

@@ -1,7 +1,6 @@
 // The file-system calls lait makes outside FileLoader's reads and writes: metadata, directory
-// listings, path resolution. Synchronous on purpose: their callers (lint, discovery, config
-// look-ups) run them between other synchronous steps and report the thrown OS error themselves.
-// FileLoader's service offers the same calls as effects.
+// listings, path resolution. Synchronous, throwing the OS error, for the platform's own modules;
+// the rest of lait reaches them as FileLoader's effects with typed errors (./fileOps.ts).
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
@@ -194,7 +193,3 @@ export const standardStreamWasClosed = (fd: 0 | 1 | 2): boolean => {
 }
 
 export const stdoutWasClosed = (): boolean => standardStreamWasClosed(1)
-
-/** `path` as the run sees it: against its working directory when it has one of its own. */
-export const resolveInRun = (cwd: string | undefined, path: string): string =>
-  cwd === undefined ? path : nodePath.resolve(cwd, path)

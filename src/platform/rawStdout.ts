@@ -5,6 +5,8 @@ import * as fs from "node:fs"
 import type * as Tty from "node:tty"
 import { stdoutWasClosed } from "./files.ts"
 
+export { stdoutWasClosed }
+
 /** Linux's memory devices (/dev/null, /dev/zero, /dev/full, /dev/random ...): never terminals. */
 const LINUX_MEMORY_MAJOR = 1
 

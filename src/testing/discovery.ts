@@ -10,10 +10,9 @@
 // counted, so `lait test .` in a folder made by `lait init` runs only its test files.
 import { Effect } from "effect"
 import { Buffer } from "node:buffer"
-import * as Files from "../platform/files.ts"
 import { FileError } from "../core/fileErrors.ts"
 import { LIST_HEAD_BYTES, opensList, recognizeKind } from "../core/fileKind.ts"
-import { describeOsError, READ_LIMIT } from "../platform/FileLoader.ts"
+import { FileLoader, READ_LIMIT } from "../platform/FileLoader.ts"
 import { TestError } from "./testErrors.ts"
 
 export const SKIPPED_DIR_NAMES: ReadonlyArray<string> = ["target", "node_modules"]
@@ -93,7 +92,7 @@ interface Walk {
   readonly files: Array<string>
   /** By identity (real path). */
   readonly skipped: Map<string, SkippedFile>
-  readonly seenFiles: Set<string>
+  readonly seen: Set<string>
   readonly visitedDirs: Set<string>
 }
 
@@ -103,48 +102,45 @@ interface Walk {
  * unreadable, too large, not YAML, no telling key — stays a test file, so that its run reports what
  * is wrong with it.
  */
-const otherKind = (path: string): string | undefined => {
-  let text: string
-  try {
-    if (Files.lstat(path).size > READ_LIMIT) return undefined
-    text = Files.readOwnText(path)
-  } catch {
-    return undefined
-  }
-  if (opensList(text.slice(0, LIST_HEAD_BYTES))) return "a list (an eval's cases)"
-  const kind = recognizeKind(path, text)
-  return kind === undefined || kind === "test" ? undefined : kind === "eval" ? "an eval" : `a ${kind}`
-}
+const otherKind = (files: FileLoader["Service"], path: string): Effect.Effect<string | undefined> =>
+  files.lstat(path).pipe(
+    Effect.flatMap((stat) => (stat.size > READ_LIMIT ? Effect.succeed(undefined) : files.readOwnText(path))),
+    Effect.map((text) => {
+      if (text === undefined) return undefined
+      if (opensList(text.slice(0, LIST_HEAD_BYTES))) return "a list (an eval's cases)"
+      const kind = recognizeKind(path, text)
+      return kind === undefined || kind === "test" ? undefined : kind === "eval" ? "an eval" : `a ${kind}`
+    }),
+    Effect.orElseSucceed(() => undefined)
+  )
 
-const realPath = (path: string, what: string) =>
-  Effect.try({
-    try: () => Files.realPath(path),
-    catch: (e) => new FileError({ reason: { _tag: "ResolveFailed", path, what, detail: describeOsError(e) } })
-  })
+const realPath = (files: FileLoader["Service"], path: string, what: string) =>
+  files.realPath(path).pipe(
+    Effect.mapError((e) => new FileError({ reason: { _tag: "ResolveFailed", path, what, detail: e.detail } }))
+  )
 
 /** With `kind`, a walk skips the file as that kind. */
 const addFile = (walk: Walk, path: string, identity: string, kind?: string) => {
-  if (walk.seenFiles.has(identity)) {
+  if (walk.seen.has(identity)) {
     // Named explicitly after a walk skipped it: explicit paths always run.
     if (kind === undefined && walk.skipped.delete(identity)) walk.files.push(path)
     return
   }
-  walk.seenFiles.add(identity)
+  walk.seen.add(identity)
   if (kind === undefined) walk.files.push(path)
   else walk.skipped.set(identity, { path, kind })
 }
 
-const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, FileError> =>
+const walkDirectory = (files: FileLoader["Service"], walk: Walk, dir: string): Effect.Effect<void, FileError> =>
   Effect.gen(function*() {
     // Between directories, so a Ctrl-C during a huge walk stops it.
     yield* Effect.yieldNow
-    const identity = yield* realPath(dir, "directory")
+    const identity = yield* realPath(files, dir, "directory")
     if (walk.visitedDirs.has(identity)) return
     walk.visitedDirs.add(identity)
-    const entries = yield* Effect.try({
-      try: () => Files.listEntries(dir),
-      catch: (e) => new FileError({ reason: { _tag: "ListFailed", path: dir, detail: describeOsError(e) } })
-    })
+    const entries = yield* files.list(dir).pipe(
+      Effect.mapError((e) => new FileError({ reason: { _tag: "ListFailed", path: dir, detail: e.detail } }))
+    )
     const named = sortByPath(entries.map((entry) => ({ entry, path: joinPath(dir, entry.name) })), (e) => e.path)
     for (const { entry, path } of named) {
       if (entry.name.startsWith(".")) continue
@@ -152,11 +148,11 @@ const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, FileError> 
       if (entry.isSymbolicLink()) continue
       if (entry.isDirectory()) {
         if (SKIPPED_DIR_NAMES.includes(entry.name)) continue
-        yield* walkDirectory(walk, path)
+        yield* walkDirectory(files, walk, path)
       } else if (entry.isFile()) {
         // A regular file (not a symlink) in a resolved directory: its real path needs no system call.
         const file = joinPath(identity, entry.name)
-        if (isYaml(entry.name) && !walk.seenFiles.has(file)) addFile(walk, path, file, otherKind(path))
+        if (isYaml(entry.name) && !walk.seen.has(file)) addFile(walk, path, file, yield* otherKind(files, path))
       }
       // FIFOs, sockets and devices are skipped without being opened.
     }
@@ -165,25 +161,25 @@ const walkDirectory = (walk: Walk, dir: string): Effect.Effect<void, FileError> 
 /** The test files named by `paths`, de-duplicated by real path and sorted, and the YAML files skipped. */
 export const findTestFiles = (
   paths: ReadonlyArray<string>
-): Effect.Effect<Discovered, FileError | TestError> =>
+): Effect.Effect<Discovered, FileError | TestError, FileLoader> =>
   Effect.gen(function*() {
-    const walk: Walk = { files: [], skipped: new Map(), seenFiles: new Set(), visitedDirs: new Set() }
+    const files = yield* FileLoader
+    const walk: Walk = { files: [], skipped: new Map(), seen: new Set(), visitedDirs: new Set() }
     for (const path of paths) {
-      const stat = yield* Effect.try({
-        try: () => Files.lstat(path),
-        catch: (e) => new TestError({ reason: { _tag: "TargetUnreadable", path, detail: describeOsError(e) } })
-      })
+      const stat = yield* files.lstat(path).pipe(
+        Effect.mapError((e) => new TestError({ reason: { _tag: "TargetUnreadable", path, detail: e.detail } }))
+      )
       if (stat.isSymbolicLink()) {
         return yield* new TestError({ reason: { _tag: "TargetSymlink", path } })
       }
       if (stat.isFile()) {
-        addFile(walk, path, yield* realPath(path, "test file"))
+        addFile(walk, path, yield* realPath(files, path, "test file"))
         continue
       }
       if (!stat.isDirectory()) {
         return yield* new TestError({ reason: { _tag: "TargetNotFile", path } })
       }
-      yield* walkDirectory(walk, path)
+      yield* walkDirectory(files, walk, path)
     }
     return {
       files: sortByPath(walk.files, (file) => file),
@@ -194,5 +190,5 @@ export const findTestFiles = (
 /** The test files named by `paths` (`findTestFiles` without the skipped ones). */
 export const discoverTestFiles = (
   paths: ReadonlyArray<string>
-): Effect.Effect<ReadonlyArray<string>, FileError | TestError> =>
+): Effect.Effect<ReadonlyArray<string>, FileError | TestError, FileLoader> =>
   Effect.map(findTestFiles(paths), (found) => found.files)

@@ -16,8 +16,7 @@ import type { LaitConfig } from "../config/LaitConfig.ts"
 import { FileError } from "../core/fileErrors.ts"
 import { scanCassetteDir } from "../model/cassette/scan.ts"
 import { CassetteUse, collectCassetteUse } from "../model/cassette/used.ts"
-import { describeOsError, type FileLoader } from "../platform/FileLoader.ts"
-import * as Files from "../platform/files.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import type { AssertionEvaluator } from "./AssertionEvaluator.ts"
 import { joinPath, parentPath } from "./discovery.ts"
 import { runTestSuite, type TestOutcome } from "./runner.ts"
@@ -62,10 +61,11 @@ export interface PruneFindings {
  * The project prune keeps to: the directory of the `lait.config.yml` that config discovery finds from
  * `cwd` upward, else `cwd` itself; its real path, so that a link cannot move a directory in or out.
  */
-export const projectRoot = (cwd: string): string => {
-  const config = findProjectConfig(cwd)
-  return Files.realPath(config === undefined ? cwd : nodePath.dirname(config))
-}
+export const projectRoot = (cwd: string): Effect.Effect<string, FileError, FileLoader> =>
+  Effect.gen(function*() {
+    const config = yield* findProjectConfig(cwd)
+    return yield* FileLoader.use((files) => files.realPath(config === undefined ? cwd : nodePath.dirname(config)))
+  })
 
 /** Whether real path `path` is `root` or under it. */
 const within = (root: string, path: string): boolean =>
@@ -76,17 +76,15 @@ export const describeOutside = (o: OutsideDirectory, project: string): string =>
   `'${o.file}' replays from '${o.replay}'${o.replay === o.real ? "" : `, which is '${o.real}'`}, ` +
   `outside the project '${project}'`
 
-const listFailed = (dir: string, e: unknown) =>
-  new FileError({ reason: { _tag: "ListFailed", path: dir, what: "cassette directory", detail: describeOsError(e) } })
+const listFailed = (dir: string) => (e: FileError) =>
+  new FileError({ reason: { _tag: "ListFailed", path: dir, what: "cassette directory", detail: e.detail } })
 
 /** A file's real directory joined with its name: one spelling for every way of reaching it. */
-const realFile = (path: string): string => {
-  try {
-    return nodePath.join(Files.realPath(nodePath.dirname(path)), nodePath.basename(path))
-  } catch {
-    return nodePath.resolve(path)
-  }
-}
+const realFile = (path: string): Effect.Effect<string, never, FileLoader> =>
+  FileLoader.use((files) => files.realPath(nodePath.dirname(path))).pipe(
+    Effect.map((dir) => nodePath.join(dir, nodePath.basename(path))),
+    Effect.orElseSucceed(() => nodePath.resolve(path))
+  )
 
 /**
  * Runs `files` in replay and finds the cassette files none of them used, when all of them pass.
@@ -110,7 +108,7 @@ export const unusedCassettes = (
     for (const o of outcomes) {
       const { definition } = o.evaluated!
       const dir = joinPath(parentPath(o.file), definition.replay)
-      const real = yield* Effect.try({ try: () => Files.realPath(dir), catch: (e) => listFailed(dir, e) })
+      const real = yield* FileLoader.use((files) => files.realPath(dir)).pipe(Effect.mapError(listFailed(dir)))
       if (options.project !== undefined && !within(options.project, real)) {
         if (!outside.has(real)) outside.set(real, { file: o.file, replay: definition.replay, real })
         continue
@@ -121,12 +119,12 @@ export const unusedCassettes = (
       if (known === undefined) dirs.set(real, { dir, toolsReplayed: replayed })
       else known.toolsReplayed &&= replayed
     }
-    const used = new Set([...collector.paths].map(realFile))
+    const used = new Set(yield* Effect.forEach([...collector.paths], realFile))
     const unused: Array<UnusedCassette> = []
     const warnings: Array<string> = []
     let toolsLeftAlone = 0
     for (const [real, { dir, toolsReplayed: judgeTools }] of dirs) {
-      const scan = yield* Effect.try({ try: () => scanCassetteDir(dir), catch: (e) => listFailed(dir, e) })
+      const scan = yield* scanCassetteDir(dir).pipe(Effect.mapError(listFailed(dir)))
       warnings.push(...scan.problems.map((p) => `warning: not a cassette, left alone: ${p}`))
       for (const c of scan.cassettes) {
         const file = nodePath.join(real, c.name)

@@ -4,8 +4,7 @@
 // its RunContext, never process.chdir: the files of a suite run side by side in one process.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
-import { describeOsError } from "../platform/FileLoader.ts"
-import * as Files from "../platform/files.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 import { joinPath } from "./discovery.ts"
 import { TestError } from "./testErrors.ts"
 import { TEMP_WORKDIR, type TestDefinition } from "./testFile.ts"
@@ -21,15 +20,10 @@ const NONE: Workdir = { cwd: undefined, temp: false }
 
 
 /** Removes a directory made by `prepareWorkdir`; a failure to remove it never fails the test. */
-export const removeWorkdir = (workdir: Workdir): Effect.Effect<void> =>
+export const removeWorkdir = (workdir: Workdir): Effect.Effect<void, never, FileLoader> =>
   workdir.temp && workdir.cwd !== undefined
-    ? Effect.sync(() => {
-      try {
-        Files.removeTree(workdir.cwd!)
-      } catch {
-        // Left in the temp directory, which the system cleans.
-      }
-    })
+    // A failure leaves it in the temp directory, which the system cleans.
+    ? Effect.ignore(FileLoader.use((files) => files.removeTree(workdir.cwd!)))
     : Effect.void
 
 const copyFixtures = (dir: string, base: string, fixtures: ReadonlyArray<string>) =>
@@ -43,10 +37,9 @@ const copyFixtures = (dir: string, base: string, fixtures: ReadonlyArray<string>
         return yield* new TestError({ reason: { _tag: "FixtureClash", earlier, fixture, name } })
       }
       copiedFrom.set(name, fixture)
-      yield* Effect.try({
-        try: () => Files.copyTree(source, nodePath.join(dir, name)),
-        catch: (e) => new TestError({ reason: { _tag: "FixtureCopyFailed", path: source, detail: describeOsError(e) } })
-      })
+      yield* FileLoader.use((files) => files.copyTree(source, nodePath.join(dir, name))).pipe(
+        Effect.mapError((e) => new TestError({ reason: { _tag: "FixtureCopyFailed", path: source, detail: e.detail } }))
+      )
     }
   })
 
@@ -54,23 +47,25 @@ const copyFixtures = (dir: string, base: string, fixtures: ReadonlyArray<string>
  * The working directory `definition` asks for (`base`: the test file's directory). A temp directory is
  * removed again when filling it fails; otherwise the caller removes it with `removeWorkdir`.
  */
-export const prepareWorkdir = (definition: TestDefinition, base: string): Effect.Effect<Workdir, TestError> =>
+export const prepareWorkdir = (
+  definition: TestDefinition,
+  base: string
+): Effect.Effect<Workdir, TestError, FileLoader> =>
   Effect.gen(function*() {
+    const files = yield* FileLoader
     const workdir = definition.workdir
     if (workdir === undefined) return NONE
     if (workdir !== TEMP_WORKDIR) {
       const dir = joinPath(base, workdir)
-      const stat = yield* Effect.try({
-        try: () => Files.stat(dir),
-        catch: (e) => new TestError({ reason: { _tag: "WorkdirUnusable", path: dir, detail: describeOsError(e) } })
-      })
+      const stat = yield* files.stat(dir).pipe(
+        Effect.mapError((e) => new TestError({ reason: { _tag: "WorkdirUnusable", path: dir, detail: e.detail } }))
+      )
       if (!stat.isDirectory()) return yield* new TestError({ reason: { _tag: "WorkdirNotDirectory", path: dir } })
       return { cwd: nodePath.resolve(dir), temp: false }
     }
-    const dir = yield* Effect.try({
-      try: () => Files.makeTempDirectory("lait-test-"),
-      catch: (e) => new TestError({ reason: { _tag: "TempWorkdirFailed", detail: describeOsError(e) } })
-    })
+    const dir = yield* files.makeTempDirectory("lait-test-").pipe(
+      Effect.mapError((e) => new TestError({ reason: { _tag: "TempWorkdirFailed", detail: e.detail } }))
+    )
     const made: Workdir = { cwd: dir, temp: true }
     yield* copyFixtures(dir, base, definition.fixtures).pipe(Effect.onError(() => removeWorkdir(made)))
     return made

@@ -17,7 +17,6 @@ import { parseYamlValue } from "../core/yamlTree.ts"
 import { splitFrontmatter } from "../lang/agentFile.ts"
 import type { ChatMessage } from "../model/types.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
-import * as Files from "../platform/files.ts"
 import { qualifyToolName } from "./names.ts"
 import { toolDefinition, type ToolEntry } from "./types.ts"
 
@@ -37,8 +36,11 @@ export interface Skill {
 }
 
 /** A registry path as the file to read: a directory means its SKILL.md. */
-export const skillFilePath = (configured: string): string =>
-  Files.statOrUndefined(configured)?.isDirectory() === true ? nodePath.join(configured, SKILL_FILE) : configured
+export const skillFilePath = (configured: string): Effect.Effect<string, never, FileLoader> =>
+  FileLoader.use((files) => files.stat(configured)).pipe(
+    Effect.map((stat) => (stat.isDirectory() ? nodePath.join(configured, SKILL_FILE) : configured)),
+    Effect.orElseSucceed(() => configured)
+  )
 
 /** The frontmatter and body of a skill file, or why it is not one. */
 export const parseSkill = (
@@ -81,7 +83,7 @@ export const parseSkill = (
 /** Reads and parses the skill registered as `key` at `configured` (an absolute registry path). */
 export const loadSkill = (key: string, configured: string): Effect.Effect<Skill, SkillError, FileLoader> =>
   Effect.gen(function*() {
-    const path = skillFilePath(configured)
+    const path = yield* skillFilePath(configured)
     const text = yield* FileLoader.use((f) => f.readText(path)).pipe(
       Effect.mapError((e) =>
         new SkillError({

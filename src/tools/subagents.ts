@@ -4,7 +4,6 @@
 // may have tools and subagents of its own. The chain of running agent files is carried along: calling
 // one that is already running is a cycle, and more than 16 nested agents is an error.
 import { Effect } from "effect"
-import * as Files from "../platform/files.ts"
 import { type LaitConfigService, modelRequired } from "../config/LaitConfig.ts"
 import { type AnyLaitError, withContext } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -81,13 +80,12 @@ export class Subagents {
       if (cached !== undefined) return cached
       const loaded = yield* Effect.gen(function*() {
         const definition = yield* loadAgentFile(path)
-        const canonicalPath = yield* Effect.try({
-          try: () => Files.realPath(path),
-          catch: (e) =>
-            new SubagentError({
-              reason: { _tag: "ResolvePathFailed", path, detail: e instanceof Error ? e.message : String(e) }
-            })
-        })
+        const canonicalPath = yield* FileLoader.use((files) => files.realPath(path)).pipe(
+          // The OS error's own words, as they have always been reported.
+          Effect.mapError((e) =>
+            new SubagentError({ reason: { _tag: "ResolvePathFailed", path, detail: e.os.message } })
+          )
+        )
         const inputSchema = definition.inputSchema === undefined
           ? undefined
           : yield* loadSchemaRef(definition.inputSchema, "input_schema")

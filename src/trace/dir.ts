@@ -7,8 +7,7 @@ import * as nodePath from "node:path"
 import { Cause, Console, Effect, Exit } from "effect"
 import { renderChain } from "../core/errors.ts"
 import { Attr, type TraceContentCapture } from "../core/tracing.ts"
-import * as Files from "../platform/files.ts"
-import { describeOsError, type FileLoader, writeTargetProblem } from "../platform/FileLoader.ts"
+import { describeOsError, FileLoader, writeTargetProblem } from "../platform/FileLoader.ts"
 import type { RunOutcome } from "./file.ts"
 import { isTraceOperation, type KeepTrace, type RecordedEvent } from "./RunTracer.ts"
 import { TraceError } from "./TraceError.ts"
@@ -19,16 +18,17 @@ import { saveRecordedTrace } from "./write.ts"
  * no test or eval run has been paid for when the user finds out. A missing DIR is fine: it is made
  * when the first file is written.
  */
-export const checkTraceDir = (dir: string): Effect.Effect<void, TraceError> =>
-  Effect.suspend(() => {
-    const existing = Files.statOrUndefined(dir)
+export const checkTraceDir = (dir: string): Effect.Effect<void, TraceError, FileLoader> =>
+  Effect.gen(function*() {
+    const stat = yield* Effect.option(FileLoader.use((files) => files.stat(dir)))
+    const existing = stat._tag === "Some" ? stat.value : undefined
     // A name inside DIR: what must be writable is DIR itself, or the nearest directory that exists.
     const problem = existing !== undefined && !existing.isDirectory()
       ? "not a directory"
       : ((e) => (e === undefined ? undefined : describeOsError(e)))(writeTargetProblem(nodePath.join(dir, ".lait")))
-    return problem === undefined
-      ? Effect.void
-      : Effect.fail(new TraceError({ reason: { _tag: "DirUnusable", path: dir, detail: problem } }))
+    if (problem !== undefined) {
+      return yield* new TraceError({ reason: { _tag: "DirUnusable", path: dir, detail: problem } })
+    }
   })
 
 /**

@@ -142,7 +142,7 @@ export const traceFilesIn = (paths: ReadonlyArray<string>) =>
           const stat = yield* Effect.option(files.stat(path))
           if (stat._tag === "None" || !stat.value.isDirectory()) return [path] as ReadonlyArray<string>
           const entries = yield* files.list(path).pipe(
-            Effect.mapError((e) => new TraceError({ reason: { _tag: "ReadFailed", path, detail: describeOsError(e) } }))
+            Effect.mapError((e) => new TraceError({ reason: { _tag: "ReadFailed", path, detail: e.detail } }))
           )
           const names = entries
             .filter((e) => e.name.endsWith(".jsonl") && !e.isDirectory())

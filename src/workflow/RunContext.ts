@@ -1,8 +1,8 @@
 // What one run needs from outside the workflow file: the environment `${VAR}`s are read from, the
 // configuration (or none), the `workflows:` registry, how `ask:` steps get answers and, when the run
 // is graded, the judge for `llm_judge`. The engine, the dry run and the assertion evaluator read these
-// from this service, so a run's requirement type says what it depends on; nothing reads process.env
-// or looks a service up optionally behind the caller's back.
+// from this service, so a run's requirement type says what it depends on; nothing reads the process
+// environment or looks a service up optionally behind the caller's back.
 //
 // `lait run` builds one from the config; `lait test` one per test file (answers never come from a
 // terminal, no judge, maybe a working directory of its own); `lait eval` one per (case, repeat) with a

@@ -5,7 +5,7 @@
 //
 // The files are private (0600 in 0700 directories) and no symlink is followed to reach one: a
 // `.lait` or `.lait/runs` that is a link, or a link in place of a checkpoint, is refused
-// (platform/stateFiles.ts, docs/checkpoints.md).
+// (platform/privateState.ts, docs/checkpoints.md).
 //
 // Only top-level steps are checkpointed: a control step (group, switch, parallel, loops) re-runs from
 // its own beginning on resume, so a `run:` or `write:` inside one can run twice across a resume.
@@ -17,10 +17,9 @@ import { stepName } from "../lang/positions.ts"
 import type { Workflow } from "../lang/model.ts"
 import { deeperThan, MAX_JSON_DEPTH, stringifyDeep, TOO_DEEP } from "../core/jsonDepth.ts"
 import { PRETTY_DEPTH, unreadableSize } from "../model/cassette/entryText.ts"
-import { describeOsError } from "../platform/FileLoader.ts"
-import * as Files from "../platform/files.ts"
+import { describeOsError, FileLoader } from "../platform/FileLoader.ts"
 import { acquirePidLock } from "../platform/pidLock.ts"
-import * as State from "../platform/stateFiles.ts"
+import * as State from "../platform/privateState.ts"
 import type { RunState } from "./engine/types.ts"
 import { redact } from "../core/redaction.ts"
 
@@ -197,10 +196,9 @@ const entryExists = (path: string) =>
 /** `runId`: what the file's name says it holds. */
 const readCheckpoint = (path: string, runId: string) =>
   Effect.gen(function*() {
-    const link = yield* Effect.try({
-      try: () => Files.symlinkOnPath(path),
-      catch: (e) => unreadable(path, describeOsError(e))
-    })
+    const link = yield* FileLoader.use((files) => files.symlinkOnPath(path)).pipe(
+      Effect.mapError((e) => unreadable(path, e.detail))
+    )
     if (link !== undefined) return yield* new CheckpointError({ reason: { _tag: "Symlink", path: link } })
     return yield* parseCheckpoint(yield* State.readPrivateText(path), path, runId)
   })
@@ -251,10 +249,11 @@ export interface Listing {
 /** Every checkpoint under `.lait/runs` (none when it does not exist). */
 export const listCheckpoints = Effect.gen(function*() {
   if (!(yield* entryExists(RUNS_DIR))) return { checkpoints: [], skipped: [] } as Listing
-  const entries = yield* Effect.try({
-    try: () => (Files.lstat(RUNS_DIR).isDirectory() ? Files.listEntries(RUNS_DIR) : []),
-    catch: (e) => new CheckpointError({ reason: { _tag: "Unreadable", path: RUNS_DIR, detail: describeOsError(e) } })
-  })
+  const files = yield* FileLoader
+  const entries = yield* files.lstat(RUNS_DIR).pipe(
+    Effect.flatMap((stat) => (stat.isDirectory() ? files.list(RUNS_DIR) : Effect.succeed([]))),
+    Effect.mapError((e) => new CheckpointError({ reason: { _tag: "Unreadable", path: RUNS_DIR, detail: e.detail } }))
+  )
   const checkpoints: Array<Checkpoint> = []
   const skipped: Array<unknown> = []
   for (const entry of entries.map((e) => e.name).filter((name) => name.endsWith(".json")).sort()) {

@@ -78,15 +78,6 @@ describe("expandVars", () => {
     expect(a + b).not.toContain("sk-live-123")
   })
 
-  test("defaults to process.env", () => {
-    process.env["LAIT_ENV_TEST_VAR"] = "from-process"
-    try {
-      expect(ok(expandVarsResult("${LAIT_ENV_TEST_VAR}"))).toBe("from-process")
-    } finally {
-      delete process.env["LAIT_ENV_TEST_VAR"]
-    }
-  })
-
   test("Effect forms: expandVars, expandList, expandMap", async () => {
     expect(await Effect.runPromise(expandVars("${HOST}", env))).toBe("api.example.com")
     expect(await Effect.runPromise(expandList(["${SCHEME}", "x"], env))).toEqual(["https", "x"])

@@ -44,7 +44,7 @@ describe("lookup", () => {
   test("only a regular file counts (a directory of that name is skipped; a symlink is followed)", async () => {
     const { env, at } = setup({ "proj/lait.config.yml": "default: { model: outer }\n", "proj/sub/x/.keep": "" })
     fs.mkdirSync(at("proj/sub/lait.config.yml"))
-    expect(findProjectConfig(at("proj/sub/x"))).toBe(at("proj/lait.config.yml"))
+    expect(await run(findProjectConfig(at("proj/sub/x")))).toBe(at("proj/lait.config.yml"))
     fs.symlinkSync(at("proj/lait.config.yml"), at("proj/sub/x/lait.config.yml"))
     const loaded = await load({ cwd: at("proj/sub/x"), env })
     expect(loaded.files).toEqual([at("proj/sub/x/lait.config.yml")])

@@ -7,13 +7,17 @@ import * as path from "node:path"
 import Ajv2020 from "ajv/dist/2020.js"
 import { Effect } from "effect"
 import { parse } from "yaml"
-import { DEFAULT_PATHS, type InitKind, planInit } from "../../src/cli/init.ts"
+import { DEFAULT_PATHS, type InitKind, planInit as planInitEffect } from "../../src/cli/init.ts"
 import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { splitFrontmatter } from "../../src/lang/agentFile.ts"
 import { loadActiveConfig } from "../../src/lint/config.ts"
 import { lintFile } from "../../src/lint/run.ts"
 import { jsonSchemaOf, type SchemaKind } from "../../src/lint/schemas.ts"
 import { makeTempDir } from "../e2e/util.ts"
+
+/** The plan looks at the file system through FileLoader; run it to its answer. */
+const planInit = (...args: Parameters<typeof planInitEffect>) =>
+  Effect.runSync(planInitEffect(...args).pipe(Effect.provide(FileLoader.layer)))
 
 const ajv = new Ajv2020({ allErrors: true, strict: false })
 const schemaKind: { readonly [K in InitKind]: SchemaKind } = {

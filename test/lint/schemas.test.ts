@@ -12,6 +12,7 @@ import { parseAgentText, splitFrontmatter } from "../../src/lang/agentFile.ts"
 import { detectKind } from "../../src/core/fileKind.ts"
 import { jsonSchemaOf, SCHEMA_KINDS, type SchemaKind } from "../../src/lint/schemas.ts"
 import { expandTargets } from "../../src/lint/targets.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { CORPUS } from "./corpus.ts"
 
 const repoRoot = path.resolve(import.meta.dir, "../..")
@@ -49,7 +50,7 @@ test("every kind is a draft 2020-12 document that Ajv compiles", () => {
 })
 
 test("every file under examples/ validates against the schema of its kind", async () => {
-  const files = await Effect.runPromise(expandTargets([path.join(repoRoot, "examples")]))
+  const files = await Effect.runPromise(expandTargets([path.join(repoRoot, "examples")]).pipe(Effect.provide(FileLoader.layer)))
   expect(files.length).toBeGreaterThan(5)
   for (const file of files) {
     const result = verdict(file)

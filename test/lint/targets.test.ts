@@ -6,9 +6,11 @@ import { Effect } from "effect"
 import type { FileKind } from "../../src/lint/findings.ts"
 import { detectKind } from "../../src/core/fileKind.ts"
 import { expandTargets } from "../../src/lint/targets.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { makeTempDir } from "../e2e/util.ts"
 
-const expand = (paths: ReadonlyArray<string>) => Effect.runPromise(expandTargets(paths))
+const expand = (paths: ReadonlyArray<string>) =>
+  Effect.runPromise(expandTargets(paths).pipe(Effect.provide(FileLoader.layer)))
 
 const tree = () => {
   const dir = makeTempDir("lint-walk")

@@ -301,7 +301,8 @@ describe("FileLoader metadata and listings", () => {
           names,
           there: yield* f.exists(path.join(sub, "a.txt")),
           gone: yield* f.exists(path.join(sub, "nope")),
-          code: (missing as { code?: string }).code
+          reason: missing.reason._tag,
+          code: missing.os.code
         }
       })
     ))
@@ -311,6 +312,7 @@ describe("FileLoader metadata and listings", () => {
       names: ["a.txt:f", "link:l"],
       there: true,
       gone: false,
+      reason: "NotFound",
       code: "ENOENT"
     })
   })

@@ -7,7 +7,19 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit } from "effect"
 import { renderChain } from "../../src/core/errors.ts"
-import { comparePaths, discoverTestFiles, findTestFiles, joinPath, parentPath } from "../../src/testing/discovery.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
+import {
+  comparePaths,
+  discoverTestFiles as discoverEffect,
+  findTestFiles as findEffect,
+  joinPath,
+  parentPath
+} from "../../src/testing/discovery.ts"
+
+/** Discovery looks at the file system through FileLoader. */
+const discoverTestFiles = (paths: ReadonlyArray<string>) =>
+  discoverEffect(paths).pipe(Effect.provide(FileLoader.layer))
+const findTestFiles = (paths: ReadonlyArray<string>) => findEffect(paths).pipe(Effect.provide(FileLoader.layer))
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "lait-discovery-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

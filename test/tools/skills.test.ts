@@ -93,7 +93,7 @@ describe("Skills", () => {
     const dir = makeTempDir("skills-unit")
     fs.mkdirSync(path.join(dir, "tone"))
     fs.writeFileSync(path.join(dir, "tone", "SKILL.md"), "---\n---\nCalm.\n")
-    expect(skillFilePath(path.join(dir, "tone"))).toBe(path.join(dir, "tone", "SKILL.md"))
+    expect(await Effect.runPromise(skillFilePath(path.join(dir, "tone")).pipe(Effect.provide(FileLoader.layer)))).toBe(path.join(dir, "tone", "SKILL.md"))
     const skills = new Skills({ tone: path.join(dir, "tone") })
     const load = (names: ReadonlyArray<string>) =>
       Effect.runPromiseExit(skills.load(names).pipe(Effect.provide(FileLoader.layer)))

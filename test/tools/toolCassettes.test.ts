@@ -7,11 +7,17 @@ import * as path from "node:path"
 import {
   callFileName,
   canonicalArguments,
-  closestToolRecording,
+  closestToolRecording as searchClosest,
   listFileName,
   readCallResult,
   readToolList
 } from "../../src/tools/cassette/format.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
+import { Effect } from "effect"
+
+/** The search reads through FileLoader; run it to its answer. */
+const closestToolRecording = (...args: Parameters<typeof searchClosest>) =>
+  Effect.runSync(searchClosest(...args).pipe(Effect.provide(FileLoader.layer)))
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-tool-cassettes-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))

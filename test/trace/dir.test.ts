@@ -7,6 +7,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Cause, Effect, Exit } from "effect"
 import { renderChain } from "../../src/core/errors.ts"
+import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { checkTraceDir, evalTraceName, outcomeOf, testTraceNames } from "../../src/trace/dir.ts"
 import type { RecordedEvent } from "../../src/trace/RunTracer.ts"
 
@@ -55,7 +56,7 @@ describe("evalTraceName", () => {
 
 describe("checkTraceDir", () => {
   const problem = (dir: string) => {
-    const exit = Effect.runSyncExit(checkTraceDir(dir))
+    const exit = Effect.runSyncExit(checkTraceDir(dir).pipe(Effect.provide(FileLoader.layer)))
     return Exit.isSuccess(exit) ? undefined : renderChain(Cause.squash(exit.cause))
   }
 

@@ -1,8 +1,8 @@
 // When a replay misses, say why: find the recorded request in the cassette directory that differs
 // from the current one in the fewest places, and name those places (`messages[2].content`, ...).
-import * as Files from "../../platform/files.ts"
+import { Effect } from "effect"
 import * as nodePath from "node:path"
-import { errnoOf, READ_LIMIT } from "../../platform/FileLoader.ts"
+import { errnoOf, FileLoader, READ_LIMIT } from "../../platform/FileLoader.ts"
 import { displayUrl } from "../../core/urls.ts"
 import { type KeyInput, keyMaterial } from "./key.ts"
 
@@ -70,49 +70,61 @@ export const requestDiff = (recorded: unknown, requested: unknown): Array<string
 }
 
 /** One clause for the replay-miss error, or undefined when nothing useful can be said. */
-export const closestRecording = (dir: string, current: KeyInput): string | undefined => {
-  let names: Array<string>
-  try {
-    // `tool-….json` files are tool cassettes (src/tools/cassette/format.ts), never a model request's.
-    names = Files.list(dir).filter((n) => n.endsWith(".json") && !n.startsWith("tool-")).sort().slice(0, MAX_FILES)
-  } catch (e) {
-    if (errnoOf(e) === "ENOTDIR") return `'${dir}' is a file, not a cassette directory`
-    return `the cassette directory '${dir}' does not exist or cannot be read`
-  }
-  if (names.length === 0) return `'${dir}' holds no recordings`
-  // Cassettes store the base URL with its credentials masked; compare (and show) both sides that way.
-  const requested = { ...JSON.parse(keyMaterial(current)), base_url: displayUrl(current.base_url) } as Record<
-    string,
-    unknown
-  >
-  let best: { name: string; diffs: Array<string> } | undefined
-  for (const name of names) {
-    const file = nodePath.join(dir, name)
-    try {
-      // Only regular files: a FIFO named *.json would block this synchronous read forever.
-      const stat = Files.stat(file)
-      if (!stat.isFile() || stat.size > READ_LIMIT) continue
-      const parsed = JSON.parse(Files.readOwnText(file)) as { request?: Record<string, unknown> }
-      if (parsed.request === undefined) continue
-      // Cassettes from the Rust lait record only these fields; compare what both sides have.
-      const recorded = typeof parsed.request.base_url === "string"
-        ? { ...parsed.request, base_url: displayUrl(parsed.request.base_url) }
-        : parsed.request
-      const comparable = Object.fromEntries(
-        Object.keys(requested).filter((k) => k in recorded).map((k) => [k, requested[k]])
-      )
-      const diffs = requestDiff(recorded, comparable)
-      if (best === undefined || diffs.length < best.diffs.length) best = { name, diffs }
-    } catch {
-      continue
+export const closestRecording = (
+  dir: string,
+  current: KeyInput
+): Effect.Effect<string | undefined, never, FileLoader> =>
+  Effect.gen(function*() {
+    const files = yield* FileLoader
+    const listed = yield* Effect.result(files.listNames(dir))
+    if (listed._tag === "Failure") {
+      if (errnoOf(listed.failure.os) === "ENOTDIR") return `'${dir}' is a file, not a cassette directory`
+      return `the cassette directory '${dir}' does not exist or cannot be read`
     }
+    // `tool-….json` files are tool cassettes (src/tools/cassette/format.ts), never a model request's.
+    const names = listed.success.filter((n) => n.endsWith(".json") && !n.startsWith("tool-")).sort()
+      .slice(0, MAX_FILES)
+    if (names.length === 0) return `'${dir}' holds no recordings`
+    // Cassettes store the base URL with its credentials masked; compare (and show) both sides that way.
+    const requested = { ...JSON.parse(keyMaterial(current)), base_url: displayUrl(current.base_url) } as Record<
+      string,
+      unknown
+    >
+    let best: { name: string; diffs: Array<string> } | undefined
+    for (const name of names) {
+      const file = nodePath.join(dir, name)
+      // Only regular files: a FIFO named *.json would block this synchronous read forever.
+      const stat = yield* Effect.option(files.stat(file))
+      if (stat._tag === "None" || !stat.value.isFile() || stat.value.size > READ_LIMIT) continue
+      const text = yield* Effect.option(files.readOwnText(file))
+      if (text._tag === "None") continue
+      const diffs = diffsOf(text.value, requested)
+      if (diffs !== undefined && (best === undefined || diffs.length < best.diffs.length)) best = { name, diffs }
+    }
+    if (best === undefined) return undefined
+    if (best.diffs.length === 0) {
+      return `the closest recording, '${nodePath.join(dir, best.name)}', matches in every field it stores ` +
+        "(a base URL's credentials are stored masked, yet a different one is a different request)"
+    }
+    const shown = best.diffs.slice(0, MAX_DIFFS_SHOWN).join(", ")
+    const more = best.diffs.length > MAX_DIFFS_SHOWN ? ` and ${best.diffs.length - MAX_DIFFS_SHOWN} more` : ""
+    return `the closest recording, '${nodePath.join(dir, best.name)}', differs at ${shown}${more}`
+  })
+
+/** Where a recording's request differs from the requested one; undefined when it is not a model cassette. */
+const diffsOf = (text: string, requested: Record<string, unknown>): Array<string> | undefined => {
+  try {
+    const parsed = JSON.parse(text) as { request?: Record<string, unknown> }
+    if (parsed.request === undefined) return undefined
+    // Cassettes from the Rust lait record only these fields; compare what both sides have.
+    const recorded = typeof parsed.request.base_url === "string"
+      ? { ...parsed.request, base_url: displayUrl(parsed.request.base_url) }
+      : parsed.request
+    const comparable = Object.fromEntries(
+      Object.keys(requested).filter((k) => k in recorded).map((k) => [k, requested[k]])
+    )
+    return requestDiff(recorded, comparable)
+  } catch {
+    return undefined
   }
-  if (best === undefined) return undefined
-  if (best.diffs.length === 0) {
-    return `the closest recording, '${nodePath.join(dir, best.name)}', matches in every field it stores ` +
-      "(a base URL's credentials are stored masked, yet a different one is a different request)"
-  }
-  const shown = best.diffs.slice(0, MAX_DIFFS_SHOWN).join(", ")
-  const more = best.diffs.length > MAX_DIFFS_SHOWN ? ` and ${best.diffs.length - MAX_DIFFS_SHOWN} more` : ""
-  return `the closest recording, '${nodePath.join(dir, best.name)}', differs at ${shown}${more}`
 }

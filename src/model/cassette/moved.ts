@@ -11,12 +11,13 @@
 //     request's once both base URLs are blanked: this covers a stored URL whose credentials are masked.
 // The directory is read once and reused until its modification time changes (a file added, renamed
 // or removed), so a run's misses cost one scan, not one per request.
+import { Effect } from "effect"
 import { sha256Hex } from "../../core/sha256.ts"
 import * as nodePath from "node:path"
-import * as Files from "../../platform/files.ts"
+import { FileLoader } from "../../platform/FileLoader.ts"
 import type { ChatMessage, ResponseFormat, ToolDefinition } from "../types.ts"
 import { type KeyInput, keyMaterial, requestKey } from "./key.ts"
-import { scanCassetteDir } from "./scan.ts"
+import { scanCassetteDir, type ScannedCassette } from "./scan.ts"
 
 export interface MovedRecording {
   readonly path: string
@@ -62,11 +63,11 @@ const storedKeyInput = (request: Readonly<Record<string, unknown>>): KeyInput | 
   }
 }
 
-const buildIndex = (dir: string): DirIndex => {
+const buildIndex = (cassettes: ReadonlyArray<ScannedCassette>): DirIndex => {
   const byKey = new Map<string, Indexed>()
   const urls = new Set<string>()
   const byRest = new Map<string, Array<Indexed>>()
-  for (const c of scanCassetteDir(dir).cassettes) {
+  for (const c of cassettes) {
     if (c.kind !== "model" || c.request === undefined || typeof c.request.base_url !== "string") continue
     const entry: Indexed = { path: c.path, recordedUrl: c.request.base_url, key: c.key }
     urls.add(entry.recordedUrl)
@@ -88,25 +89,28 @@ const buildIndex = (dir: string): DirIndex => {
 
 const indexes = new Map<string, { readonly mtimeMs: number; readonly index: DirIndex }>()
 
-const indexOf = (dir: string): DirIndex | undefined => {
-  const absolute = nodePath.resolve(dir)
-  const stat = Files.statOrUndefined(absolute)
-  if (stat === undefined || !stat.isDirectory()) return undefined
-  const cached = indexes.get(absolute)
-  if (cached !== undefined && cached.mtimeMs === stat.mtimeMs) return cached.index
-  try {
-    const index = buildIndex(dir)
-    indexes.set(absolute, { mtimeMs: stat.mtimeMs, index })
+const indexOf = (dir: string): Effect.Effect<DirIndex | undefined, never, FileLoader> =>
+  Effect.gen(function*() {
+    const absolute = nodePath.resolve(dir)
+    const stat = yield* Effect.option(FileLoader.use((files) => files.stat(absolute)))
+    if (stat._tag === "None" || !stat.value.isDirectory()) return undefined
+    const cached = indexes.get(absolute)
+    if (cached !== undefined && cached.mtimeMs === stat.value.mtimeMs) return cached.index
+    const scan = yield* Effect.option(scanCassetteDir(dir))
+    if (scan._tag === "None") return undefined
+    const index = buildIndex(scan.value.cassettes)
+    indexes.set(absolute, { mtimeMs: stat.value.mtimeMs, index })
     return index
-  } catch {
-    return undefined
-  }
-}
+  })
 
 /** The recordings in `dir` that differ from `input` only in the base URL, by path. */
-export const movedRecordings = (dir: string, input: KeyInput): ReadonlyArray<MovedRecording> => {
-  const index = indexOf(dir)
-  if (index === undefined) return []
+export const movedRecordings = (
+  dir: string,
+  input: KeyInput
+): Effect.Effect<ReadonlyArray<MovedRecording>, never, FileLoader> =>
+  Effect.map(indexOf(dir), (index) => index === undefined ? [] : movedIn(index, input))
+
+const movedIn = (index: DirIndex, input: KeyInput): ReadonlyArray<MovedRecording> => {
   const own = requestKey(input)
   const found = new Map<string, MovedRecording>()
   const add = (entry: Indexed) => {

@@ -7,9 +7,9 @@
 // while `<key>.json` stays exactly what the original writes and reads. A repeat without its own file
 // replays `<key>.json`, so a recording with one answer per key (the original's, or a shorter
 // --repeat) gives that answer to every repeat.
-import { Context } from "effect"
+import { Context, Effect } from "effect"
 import * as nodePath from "node:path"
-import * as Files from "../../platform/files.ts"
+import { FileLoader } from "../../platform/FileLoader.ts"
 
 /** The 0-based repeat the current run is (set per run by `lait eval`; 0 everywhere else). */
 export const CassetteRepeat = Context.Reference<number>("lait/model/CassetteRepeat", { defaultValue: () => 0 })
@@ -19,7 +19,8 @@ export const cassetteFile = (dir: string, key: string, repeat: number): string =
   nodePath.join(dir, repeat > 0 ? `${key}.r${repeat}.json` : `${key}.json`)
 
 /** Where it is replayed from: the repeat's own file when there is one, else `<key>.json`. */
-export const replayFile = (dir: string, key: string, repeat: number): string => {
+export const replayFile = (dir: string, key: string, repeat: number): Effect.Effect<string, never, FileLoader> => {
   const own = cassetteFile(dir, key, repeat)
-  return repeat > 0 && !Files.exists(own) ? cassetteFile(dir, key, 0) : own
+  if (repeat === 0) return Effect.succeed(own)
+  return Effect.map(FileLoader.use((files) => files.exists(own)), (exists) => exists ? own : cassetteFile(dir, key, 0))
 }

@@ -2,9 +2,10 @@
 // what a replay that missed searches for a recording made against another base URL (./moved.ts).
 // Model cassettes are `{recorded_at, request, response}` (the request only for people and diffs);
 // tool cassettes carry `"kind": "tool"`. Anything else named `*.json` is reported, never used.
+import { Effect } from "effect"
 import * as nodePath from "node:path"
-import { describeOsError, READ_LIMIT } from "../../platform/FileLoader.ts"
-import * as Files from "../../platform/files.ts"
+import type { FileError } from "../../core/fileErrors.ts"
+import { FileLoader, READ_LIMIT } from "../../platform/FileLoader.ts"
 
 export interface ScannedCassette {
   readonly name: string
@@ -31,18 +32,22 @@ const asRecord = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : undefined
 
 /** One file, or why it is not a cassette. */
-const scanFile = (dir: string, name: string): ScannedCassette | string => {
+const scanFile = Effect.fnUntraced(function*(dir: string, name: string) {
   const path = nodePath.join(dir, name)
-  let text: string
-  try {
+  const files = yield* FileLoader
+  const read = yield* Effect.result(Effect.gen(function*() {
     // Only regular files: a FIFO named *.json would block this synchronous read forever.
-    const stat = Files.stat(path)
+    const stat = yield* files.stat(path)
     if (!stat.isFile()) return "not a regular file"
     if (stat.size > READ_LIMIT) return "larger than the 16 MiB read limit"
-    text = Files.readOwnText(path)
-  } catch (e) {
-    return `cannot be read (${describeOsError(e)})`
-  }
+    return { text: yield* files.readOwnText(path) }
+  }))
+  if (read._tag === "Failure") return `cannot be read (${read.failure.detail})`
+  if (typeof read.success === "string") return read.success
+  return parseCassette(path, name, read.success.text)
+})
+
+const parseCassette = (path: string, name: string, text: string): ScannedCassette | string => {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -65,15 +70,16 @@ const scanFile = (dir: string, name: string): ScannedCassette | string => {
   }
 }
 
-/** Every `*.json` file of `dir` (not its subdirectories), by name; throws the OS error of the listing. */
-export const scanCassetteDir = (dir: string): CassetteScan => {
-  const names = Files.list(dir).filter((n) => n.endsWith(".json")).sort()
-  const cassettes: Array<ScannedCassette> = []
-  const problems: Array<string> = []
-  for (const name of names) {
-    const scanned = scanFile(dir, name)
-    if (typeof scanned === "string") problems.push(`'${nodePath.join(dir, name)}': ${scanned}`)
-    else cassettes.push(scanned)
-  }
-  return { cassettes, problems }
-}
+/** Every `*.json` file of `dir` (not its subdirectories), by name; fails when the listing does. */
+export const scanCassetteDir = (dir: string): Effect.Effect<CassetteScan, FileError, FileLoader> =>
+  Effect.gen(function*() {
+    const names = (yield* FileLoader.use((files) => files.listNames(dir))).filter((n) => n.endsWith(".json")).sort()
+    const cassettes: Array<ScannedCassette> = []
+    const problems: Array<string> = []
+    for (const name of names) {
+      const scanned = yield* scanFile(dir, name)
+      if (typeof scanned === "string") problems.push(`'${nodePath.join(dir, name)}': ${scanned}`)
+      else cassettes.push(scanned)
+    }
+    return { cassettes, problems }
+  })

@@ -15,7 +15,6 @@ import { CassetteUse } from "../../model/cassette/used.ts"
 import { RecordHint } from "../../model/recordHint.ts"
 import { unreadableSize } from "../../model/cassette/entryText.ts"
 import { secretsOf } from "../../model/endpointSecrets.ts"
-import * as Files from "../../platform/files.ts"
 import { FileLoader } from "../../platform/FileLoader.ts"
 import { type ToolCassetteMode, ToolCassettes } from "./mode.ts"
 import {
@@ -131,14 +130,16 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
       // Each repeat of an eval keeps its own answers, as its model cassettes do (src/model/cassette/repeat.ts).
       const repeat = yield* CassetteRepeat
       const key = callFileName(tool, args, occurrence).replace(/\.json$/, "")
-      const path = replayFile(dir, key, repeat)
-      if (mode.mode === "record" || (mode.mode === "record-missing" && !Files.exists(path))) {
+      const path = yield* Effect.provideService(replayFile(dir, key, repeat), FileLoader, files)
+      const exists = yield* files.exists(path)
+      if (mode.mode === "record" || (mode.mode === "record-missing" && !exists)) {
         const result = yield* live
         const fields = { kind: "tool", tool, arguments: args, occurrence, recorded_at: nowRfc3339(), result }
         yield* write(cassetteFile(dir, key, repeat), fields, extra)
         return result
       }
-      if (!Files.exists(path)) {
+      if (!exists) {
+        const hint = yield* Effect.provideService(closestToolRecording(dir, tool, args, occurrence), FileLoader, files)
         return yield* new ToolError({
           reason: {
             _tag: "CassetteMissing",
@@ -147,7 +148,7 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
             occurrence,
             path,
             dir,
-            hint: closestToolRecording(dir, tool, args, occurrence),
+            hint,
             record: yield* recordWith(dir)
           }
         })
@@ -166,12 +167,14 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
     extra: () => ReadonlyArray<string> = () => []
   ): Effect.Effect<ReadonlyArray<unknown>, AnyLaitError> => {
     const path = nodePath.join(dir, listFileName(server))
-    if (mode.mode === "record" || (mode.mode === "record-missing" && !Files.exists(path))) {
-      return Effect.tap(live, (tools) =>
-        write(path, { kind: "tool-list", server, recorded_at: nowRfc3339(), tools }, extra))
-    }
     return Effect.gen(function*() {
-      if (!Files.exists(path)) {
+      const exists = yield* files.exists(path)
+      if (mode.mode === "record" || (mode.mode === "record-missing" && !exists)) {
+        const tools = yield* live
+        yield* write(path, { kind: "tool-list", server, recorded_at: nowRfc3339(), tools }, extra)
+        return tools
+      }
+      if (!exists) {
         const record = yield* recordWith(dir)
         return yield* new ToolError({ reason: { _tag: "ListCassetteMissing", server, path, dir, record } })
       }

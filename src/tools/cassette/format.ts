@@ -3,12 +3,12 @@
 // JSON and how many times the run had made that same call before, so a tool asked the same thing twice
 // replays both answers in order. The `tool-` prefix can never be a model cassette's name (those are
 // 64 hex digits), so neither replay mistakes one for the other.
+import { Effect } from "effect"
 import { sha256Hex } from "../../core/sha256.ts"
 import * as nodePath from "node:path"
 import { requestDiff } from "../../model/cassette/diff.ts"
 import { parseCassetteObject } from "../../model/cassette/format.ts"
-import { errnoOf, READ_LIMIT } from "../../platform/FileLoader.ts"
-import * as Files from "../../platform/files.ts"
+import { errnoOf, FileLoader, READ_LIMIT } from "../../platform/FileLoader.ts"
 
 export const TOOL_CASSETTE_PREFIX = "tool-"
 const LIST_PREFIX = "tool-list-"
@@ -110,25 +110,33 @@ export const closestToolRecording = (
   tool: string,
   args: unknown,
   occurrence: number
-): string => {
-  let names: Array<string>
-  try {
-    names = Files.list(dir).filter((n) => isToolCassetteName(n) && !n.startsWith(LIST_PREFIX)).sort()
-  } catch (e) {
-    if (errnoOf(e) === "ENOTDIR") return `'${dir}' is a file, not a cassette directory`
-    return `the cassette directory '${dir}' does not exist or cannot be read`
-  }
-  const wanted = JSON.stringify(args)
-  let sameCalls = 0
-  let best: { name: string; occurrence: number; diffs: Array<string> } | undefined
-  for (const name of names.slice(0, MAX_FILES)) {
-    const file = nodePath.join(dir, name)
-    try {
+): Effect.Effect<string, never, FileLoader> =>
+  Effect.gen(function*() {
+    const files = yield* FileLoader
+    const listed = yield* Effect.result(files.listNames(dir))
+    if (listed._tag === "Failure") {
+      if (errnoOf(listed.failure.os) === "ENOTDIR") return `'${dir}' is a file, not a cassette directory`
+      return `the cassette directory '${dir}' does not exist or cannot be read`
+    }
+    const names = listed.success.filter((n) => isToolCassetteName(n) && !n.startsWith(LIST_PREFIX)).sort()
+    const wanted = JSON.stringify(args)
+    let sameCalls = 0
+    let best: { name: string; occurrence: number; diffs: Array<string> } | undefined
+    for (const name of names.slice(0, MAX_FILES)) {
+      const file = nodePath.join(dir, name)
       // Only regular files: a FIFO would block this synchronous read forever.
-      const stat = Files.stat(file)
-      if (!stat.isFile() || stat.size > READ_LIMIT) continue
-      const recorded = JSON.parse(Files.readOwnText(file)) as Partial<CallCassette>
-      if (recorded.kind !== "tool" || recorded.tool !== tool) continue
+      const stat = yield* Effect.option(files.stat(file))
+      if (stat._tag === "None" || !stat.value.isFile() || stat.value.size > READ_LIMIT) continue
+      const text = yield* Effect.option(files.readOwnText(file))
+      if (text._tag === "None") continue
+      let recorded: Partial<CallCassette>
+      try {
+        recorded = JSON.parse(text.value) as Partial<CallCassette>
+      } catch {
+        continue
+      }
+      // `null` parses too, and has no fields to read.
+      if (recorded?.kind !== "tool" || recorded.tool !== tool) continue
       if (JSON.stringify(recorded.arguments) === wanted) {
         sameCalls++
         continue
@@ -141,16 +149,13 @@ export const closestToolRecording = (
       ) {
         best = { name, occurrence: seen, diffs }
       }
-    } catch {
-      continue
     }
-  }
-  if (sameCalls > 0) {
-    return `'${tool}' was recorded with these arguments ${sameCalls} time${sameCalls === 1 ? "" : "s"}, ` +
-      `and this is call ${occurrence}`
-  }
-  if (best === undefined) return `'${dir}' holds no recordings of tool '${tool}'`
-  const shown = best.diffs.slice(0, 5).join(", ")
-  const more = best.diffs.length > 5 ? ` and ${best.diffs.length - 5} more` : ""
-  return `the closest recording of '${tool}', '${nodePath.join(dir, best.name)}', differs at ${shown}${more}`
-}
+    if (sameCalls > 0) {
+      return `'${tool}' was recorded with these arguments ${sameCalls} time${sameCalls === 1 ? "" : "s"}, ` +
+        `and this is call ${occurrence}`
+    }
+    if (best === undefined) return `'${dir}' holds no recordings of tool '${tool}'`
+    const shown = best.diffs.slice(0, 5).join(", ")
+    const more = best.diffs.length > 5 ? ` and ${best.diffs.length - 5} more` : ""
+    return `the closest recording of '${tool}', '${nodePath.join(dir, best.name)}', differs at ${shown}${more}`
+  })

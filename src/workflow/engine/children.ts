@@ -3,7 +3,6 @@
 // run, given its inputs and initial value, and run with the caller's placement and defaults beneath
 // its own.
 import { Effect } from "effect"
-import * as Files from "../../platform/files.ts"
 import * as nodePath from "node:path"
 import { StepError } from "../stepErrors.ts"
 import { describeJsonType, isJsonObject, type Json } from "../../core/json.ts"
@@ -12,18 +11,17 @@ import { loadWorkflow } from "../../lang/load.ts"
 import { MAX_WORKFLOW_DEPTH, type Step, type Workflow, type WorkflowDefaults } from "../../lang/model.ts"
 import { listAt, positionIn, stepLabel } from "../../lang/positions.ts"
 import { loadSchemaRef } from "../../lang/schemaRef.ts"
+import { FileLoader } from "../../platform/FileLoader.ts"
 import { osErrorText } from "../../platform/process.ts"
 import { runDocument } from "./document.ts"
 import { type EngineEffect, evalFilter, type Frame, type Kind, observeCancel, type Placement, wrap } from "./frame.ts"
 import { enterBranch } from "./parallel.ts"
 import type { Steps } from "./types.ts"
 
-export const canonicalize = (path: string): Effect.Effect<string, StepError> =>
-  Effect.try({
-    try: () => Files.realPath(path),
-    catch: (e) =>
-      new StepError({ reason: { _tag: "ResolvePathFailed", path, detail: osErrorText(e) } })
-  })
+export const canonicalize = (path: string): Effect.Effect<string, StepError, FileLoader> =>
+  FileLoader.use((files) => files.realPath(path)).pipe(
+    Effect.mapError((e) => new StepError({ reason: { _tag: "ResolvePathFailed", path, detail: osErrorText(e.os) } }))
+  )
 
 const definedEntries = <T extends object>(value: T): Partial<T> =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>

@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { StepError } from "../stepErrors.ts"
 import { writeUserFile } from "../../platform/FileLoader.ts"
 import { osErrorText } from "../../platform/process.ts"
-import { resolveInRun } from "../../platform/files.ts"
+import { resolveInRun } from "../../core/runPath.ts"
 
 /** Writes `path` (relative to the run's working directory `cwd`); errors name it as written. */
 export const writeOutputFile = (path: string, text: string, cwd: string | undefined): Effect.Effect<void, StepError> =>

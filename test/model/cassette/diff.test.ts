@@ -2,8 +2,14 @@ import { afterAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { closestRecording } from "../../../src/model/cassette/diff.ts"
+import { closestRecording as searchClosest } from "../../../src/model/cassette/diff.ts"
+import { FileLoader } from "../../../src/platform/FileLoader.ts"
+import { Effect } from "effect"
 import type { KeyInput } from "../../../src/model/cassette/key.ts"
+
+/** The search reads through FileLoader; run it to its answer. */
+const closestRecording = (...args: Parameters<typeof searchClosest>) =>
+  Effect.runSync(searchClosest(...args).pipe(Effect.provide(FileLoader.layer)))
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-cassette-diff-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))

@@ -3,7 +3,13 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { type KeyInput, keyMaterial, requestKey } from "../../../src/model/cassette/key.ts"
-import { movedRecordings } from "../../../src/model/cassette/moved.ts"
+import { movedRecordings as searchMoved } from "../../../src/model/cassette/moved.ts"
+import { FileLoader } from "../../../src/platform/FileLoader.ts"
+import { Effect } from "effect"
+
+/** The search reads through FileLoader; run it to its answer. */
+const movedRecordings = (...args: Parameters<typeof searchMoved>) =>
+  Effect.runSync(searchMoved(...args).pipe(Effect.provide(FileLoader.layer)))
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "lait-cassette-moved-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))

@@ -117,6 +117,12 @@ export const privateEntryExists = (path: string): boolean => {
 }
 
 /**
+ * The size of the file at `path` (a symlink is not followed), or 0 when there is none; throws like
+ * privateEntryExists.
+ */
+export const privateEntrySize = (path: string): number => (privateEntryExists(path) ? Files.lstat(path).size : 0)
+
+/**
  * The entries of directory `dir` with their types (symlinks not followed), or undefined when it does
  * not exist. Throws SymlinkRefused for a link on the way (`dir` included), and the OS error.
  */

@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import { forgetApiKeyCmdKeys } from "../config/apiKeyCmd.ts"
 import { forgetSecrets } from "../core/redaction.ts"
-import { redirectStdio, type StdioRedirect } from "../platform/rawStdout.ts"
+import { redirectStdio, type StdioRedirect, stdioRedirect } from "../platform/rawStdout.ts"
 import { commandLineProgram } from "./commandLine.ts"
 import { fastAnswer, printFastAnswer } from "./fastPath.ts"
 import { reportExit, withStdConsole } from "./outcome.ts"
@@ -43,7 +43,10 @@ export const runInProcess = async (
     const exit = await Effect.runPromiseExit(withStdConsole(program), signal === undefined ? {} : { signal })
     return reportExit(exit, outcome)
   } finally {
-    forgetProcessState()
-    redirectStdio(undefined)
+    // A run the caller gave up on may end during a later one: the later one's streams stay.
+    if (stdioRedirect() === stdio) {
+      forgetProcessState()
+      redirectStdio(undefined)
+    }
   }
 }

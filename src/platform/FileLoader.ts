@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Files from "./files.ts"
 import { statOrUndefined } from "./files.ts"
-import { stdioRedirect, takeRedirectedStdin } from "./rawStdout.ts"
+import { redirectedStdin } from "./rawStdout.ts"
 import { FileError } from "../core/fileErrors.ts"
 
 export const READ_LIMIT = 16 * 1024 * 1024
@@ -419,10 +419,7 @@ const readStdinStream: Effect.Effect<string, FileError> = Effect.callback<string
  * A regular file or /dev/null is read at once (Files.readPlainStdin); anything else through the stream.
  */
 const readStdin: Effect.Effect<string, FileError> = Effect.suspend(() => {
-  const redirected = stdioRedirect()
-  const plain = redirected === undefined
-    ? Files.readPlainStdin(READ_LIMIT)
-    : { bytes: Buffer.from(takeRedirectedStdin(redirected, true)) }
+  const plain = redirectedStdin() ?? Files.readPlainStdin(READ_LIMIT)
   if (plain === undefined) return readStdinStream
   if ("error" in plain) {
     return Effect.fail(stdinFailed(plain.error instanceof Error ? plain.error.message : String(plain.error)))

@@ -26,6 +26,10 @@ export const redirectStdio = (to: StdioRedirect | undefined): void => {
 
 export const stdioRedirect = (): StdioRedirect | undefined => redirect
 
+/** All that is left of a redirected stdin, as Files.readPlainStdin gives a file's; undefined when not redirected. */
+export const redirectedStdin = (): { readonly bytes: Uint8Array } | undefined =>
+  redirect === undefined ? undefined : { bytes: Buffer.from(takeRedirectedStdin(redirect, true)) }
+
 /** Takes from a redirected stdin one line (with its line ending) or, when `whole`, all that is left. */
 export const takeRedirectedStdin = (from: StdioRedirect, whole: boolean): string => {
   const newline = whole ? -1 : from.stdin.indexOf("\n")

@@ -9,6 +9,7 @@ import { Argument, Command } from "effect/cli"
 import * as nodePath from "node:path"
 import type { Json } from "../core/json.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
+import { stdinIsTerminal } from "../platform/rawStdout.ts"
 import { RecordHint } from "../model/recordHint.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
@@ -56,7 +57,7 @@ const run = Command.make(
     const definition = yield* loadAgentFile(target)
     const text = yield* resolvePromptText(
       Option.getOrUndefined(flags.input),
-      process.stdin.isTTY === true,
+      stdinIsTerminal(),
       loader.readStdin
     )
     if (text === undefined) return yield* new CommandError({ reason: { _tag: "InputRequired" } })

@@ -27,6 +27,7 @@ import { checkResponseTarget, writeResponse, writeTraceAfter } from "./runOutput
 import { streamToStdout } from "./streamOutput.ts"
 import { historyUsage, recordHistory } from "../history/record.ts"
 import { stdoutStream } from "../platform/stdStreams.ts"
+import { stdinIsTerminal } from "../platform/rawStdout.ts"
 
 /** `{"content","reasoning","usage"}`, usage null when no request reported any. */
 export const jsonAnswer = (content: string, reasoning: string | null, totals: UsageTotals): string =>
@@ -67,7 +68,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
     }
     const config = yield* LaitConfig
     const loader = yield* FileLoader
-    const given = yield* resolvePromptText(get(flags.prompt), process.stdin.isTTY === true, loader.readStdin)
+    const given = yield* resolvePromptText(get(flags.prompt), stdinIsTerminal(), loader.readStdin)
     if (given === undefined) return yield* new ChatError({ reason: { _tag: "PromptRequired", command: "chat" } })
     const promptName = get(flags.promptName)
     const named = promptName === undefined

@@ -6,6 +6,7 @@ import { makeChat, type TurnResult } from "../chat/turn.ts"
 import type { LaitConfigService } from "../config/LaitConfig.ts"
 import { type AnyLaitError, primaryError, renderChain } from "../core/errors.ts"
 import type { FileLoaderService } from "../platform/FileLoader.ts"
+import { stdinIsTerminal } from "../platform/rawStdout.ts"
 import { printLine } from "./output.ts"
 import { resolvePromptText } from "./runWorkflow.ts"
 
@@ -53,7 +54,7 @@ const markdownReport = (outcomes: ReadonlyArray<Outcome>): string =>
 export const runCompare = (request: CompareRequest, config: LaitConfigService, loader: FileLoaderService) =>
   Effect.gen(function*() {
     if (request.models.length < 2) return yield* new ChatError({ reason: { _tag: "CompareTooFew" } })
-    const prompt = yield* resolvePromptText(request.prompt, process.stdin.isTTY === true, loader.readStdin)
+    const prompt = yield* resolvePromptText(request.prompt, stdinIsTerminal(), loader.readStdin)
     if (prompt === undefined) return yield* new ChatError({ reason: { _tag: "PromptRequired", command: "compare" } })
     const outcomes = yield* Effect.scoped(Effect.gen(function*() {
       const chat = yield* makeChat

@@ -4,10 +4,11 @@
 // and parsing its command tree: that was most of the time before an eval's first request.
 import { type EvalOptions, provideEvalServices, runEvalCommand } from "./evalRun.ts"
 import type { LeanArgs } from "./leanArgs.ts"
-import { handlerInput, runLeanProgram } from "./leanProgram.ts"
+import type { CommandLineProgram } from "./outcome.ts"
+import { handlerInput, leanProgram } from "./leanProgram.ts"
 
-export const leanEval = (args: LeanArgs): void => {
+export const leanEval = (args: LeanArgs): CommandLineProgram => {
   // The spec the input was read with is generated from src/cli/eval.ts, whose handler takes EvalOptions.
   const options = handlerInput(args) as unknown as EvalOptions
-  runLeanProgram(provideEvalServices(options, runEvalCommand(options)), args)
+  return leanProgram(provideEvalServices(options, runEvalCommand(options)), args)
 }

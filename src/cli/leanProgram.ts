@@ -1,13 +1,14 @@
 // What the lean paths of `lait run` and `lait eval` (src/cli/leanRun.ts, leanEval.ts) share: the
 // command's input and the global settings as effect/cli would hand them over (src/cli/leanArgs.ts read
 // them; absent optional values become Option.none() here), the services of the command tree's AppLayer
-// a run needs, logging, and the process handling of src/cli/runProcess.ts.
+// a run needs, logging; run, as the command tree's program is, by src/main.ts (src/cli/runProcess.ts)
+// or the tests' in-process runner (src/cli/inProcess.ts).
 import { Effect, Option } from "effect"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { LeanArgs } from "./leanArgs.ts"
 import { levelFor, withLogging } from "./logging.ts"
 import { logLevelSetting } from "../config/environment.ts"
-import { runProgram } from "./runProcess.ts"
+import type { CommandLineProgram } from "./outcome.ts"
 import { GlobalSettings } from "./settings.ts"
 
 const optionOf = (value: unknown) => (value === undefined ? Option.none() : Option.some(value))
@@ -18,11 +19,11 @@ export const handlerInput = (args: LeanArgs): Record<string, unknown> =>
     Object.entries(args.input).map(([key, value]) => [key, args.optional.includes(key) ? optionOf(value) : value])
   )
 
-/** Runs a command's program as the command tree would, from a command line a lean reader accepted. */
-export const runLeanProgram = <E>(
+/** A command's program as the command tree would run it, from a command line a lean reader accepted. */
+export const leanProgram = <E>(
   program: Effect.Effect<void, E, GlobalSettings | FileLoader>,
   { globals }: LeanArgs
-): void => {
+): CommandLineProgram => {
   const verbosity = (globals["verbose"] as ReadonlyArray<boolean>).length
   const settings = GlobalSettings.of({
     options: Effect.succeed({
@@ -44,5 +45,5 @@ export const runLeanProgram = <E>(
     withLogging(levelFor(verbosity, logLevelSetting()))
   )
   // No usage errors on these paths: whatever effect/cli would reject never comes here.
-  runProgram(provided, { verbosity, isUsageError: () => false })
+  return { program: provided, verbosity, isUsageError: () => false }
 }

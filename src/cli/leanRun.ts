@@ -3,12 +3,13 @@
 // handling (src/cli/runProcess.ts) as the command tree does, without loading effect/cli or building
 // and parsing its command tree: that was about a third of a short `lait run`.
 import type { LeanArgs } from "./leanArgs.ts"
-import { handlerInput, runLeanProgram } from "./leanProgram.ts"
+import type { CommandLineProgram } from "./outcome.ts"
+import { handlerInput, leanProgram } from "./leanProgram.ts"
 import { provideRunServices } from "./runServices.ts"
 import { type RunOptions, runWorkflow } from "./runWorkflow.ts"
 
-export const leanRun = (args: LeanArgs): void => {
+export const leanRun = (args: LeanArgs): CommandLineProgram => {
   // The spec the input was read with is generated from src/cli/run.ts, whose handler takes RunOptions.
   const options = handlerInput(args) as unknown as RunOptions
-  runLeanProgram(provideRunServices(options, runWorkflow(options)), args)
+  return leanProgram(provideRunServices(options, runWorkflow(options)), args)
 }

@@ -7,6 +7,7 @@ import { Argument, Command } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
+import { stdinIsTerminal } from "../platform/rawStdout.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { chatFlags } from "./chatFlags.ts"
 import { configLayer } from "./config.ts"
@@ -63,7 +64,7 @@ const run = Command.make(
       )
     const config = yield* LaitConfig
     const loader = yield* FileLoader
-    const stdinIsTty = process.stdin.isTTY === true
+    const stdinIsTty = stdinIsTerminal()
     const given = yield* run.resolvePromptText(Option.getOrUndefined(input), stdinIsTty, loader.readStdin)
     if (given === undefined) return yield* new ChatError({ reason: { _tag: "PromptRequired", command: "prompt" } })
     const named = yield* prompts.renderNamedPrompt(name, given, vars, config.config)

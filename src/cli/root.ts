@@ -33,6 +33,7 @@ import type { testCommand } from "./test.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
 import type { traceCommand } from "./trace.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
+import { stdinIsTerminal } from "../platform/rawStdout.ts"
 
 type Subcommand =
   | typeof runCommand
@@ -100,7 +101,7 @@ export const makeRoot = (subcommands: ReadonlyArray<Subcommand>) =>
     chatFlags,
     Effect.fn("cli.chat")(function*(flags) {
       // No prompt at a terminal: the conversation of `lait chat`, with the same flags.
-      const interactive = Option.isNone(flags.prompt) && Option.isNone(flags.promptName) && process.stdin.isTTY === true
+      const interactive = Option.isNone(flags.prompt) && Option.isNone(flags.promptName) && stdinIsTerminal()
       const { runOneShot } = yield* Effect.promise(() => import("./chatRun.ts"))
       const repl = interactive ? yield* Effect.promise(() => import("./replRun.ts")) : undefined
       const services = Layer.mergeAll(

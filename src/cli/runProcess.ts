@@ -1,29 +1,20 @@
 // Runs a command's program as the process, through the platform's `runMain` (src/platform/runMain.ts):
 // it starts the main fiber and interrupts it on Ctrl-C (SIGINT) or SIGTERM; the teardown here maps the
-// outcome to an exit code by the table of src/core/errors.ts and prints the one-line error. On top of
-// the runner, lait's own shutdown handling: SIGHUP (a closed terminal) stops it too; the first of the
-// three prints upstream's wording and interrupts the fiber, so finalizers run (temp files removed,
-// children and their process groups killed, MCP servers stopped); a second one, of any of the three,
-// exits at once. Either way the exit code is 128 + the first signal's number: 130, 143 or 129.
+// outcome to an exit code and prints the one-line error (src/cli/outcome.ts, shared with the tests'
+// in-process runner, src/cli/inProcess.ts). On top of the runner, lait's own shutdown handling:
+// SIGHUP (a closed terminal) stops it too; the first of the three prints upstream's wording and
+// interrupts the fiber, so finalizers run (temp files removed, children and their process groups
+// killed, MCP servers stopped); a second one, of any of the three, exits at once. Either way the exit
+// code is 128 + the first signal's number: 130, 143 or 129.
 // src/main.ts imported earlySignals before anything else, so signals that arrive while the modules
-// load are already being remembered. Used by the command tree (src/cli/app.ts) and the lean `lait run`
-// and `lait eval` paths (src/cli/leanProgram.ts) alike; no effect/cli here.
+// load are already being remembered. src/main.ts runs the command tree's program (src/cli/app.ts) and
+// the lean `lait run` and `lait eval` paths' (src/cli/leanProgram.ts) alike with it; no effect/cli here.
 import { SHUTDOWN_SIGNALS, type ShutdownSignal, takeEarlySignals } from "../core/earlySignals.ts"
-import { Cause, Console, Effect, Exit, type Fiber } from "effect"
-import { redactingConsole } from "../core/redaction.ts"
-import {
-  causeChain,
-  ExitCode,
-  exitCodeOf,
-  isBrokenPipe,
-  primaryError,
-  renderChain,
-  signalExitCode
-} from "../core/errors.ts"
-import { wholeTextOf } from "../core/excerpt.ts"
-import { escapeControls } from "../core/terminalText.ts"
+import { Effect, Exit, type Fiber } from "effect"
+import { signalExitCode } from "../core/errors.ts"
 import { runMain } from "../platform/runMain.ts"
 import { stderrStream, stdoutStream, streamsBuilt, writeStderr } from "../platform/stdStreams.ts"
+import { type CommandLineProgram, reportExit, withStdConsole } from "./outcome.ts"
 
 export const flushAndExit = (code: number): void => {
   // Without streams every write was synchronous: nothing is queued.
@@ -39,14 +30,7 @@ export const flushAndExit = (code: number): void => {
 /** The signals the platform's runner itself answers by interrupting the main fiber. */
 const RUNNER_SIGNALS: ReadonlyArray<ShutdownSignal> = ["SIGINT", "SIGTERM"]
 
-export interface RunProgramOptions {
-  /** -v count: -v adds what the error quotes as an excerpt, whole; -vv the failure's cause. */
-  readonly verbosity: number
-  /** effect/cli's parse problems: it printed the usage line (or help) already; exit 2. */
-  readonly isUsageError: (error: unknown) => boolean
-}
-
-export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, isUsageError }: RunProgramOptions) => {
+export const runProgram = ({ program, ...outcome }: CommandLineProgram): void => {
   // Ctrl-C keeps upstream's wording; the terminal has just echoed ^C, hence the leading newline.
   const named = (signal: ShutdownSignal) => (signal === "SIGINT" ? "Ctrl-C" : signal)
   let stopping: ShutdownSignal | undefined
@@ -77,32 +61,11 @@ export const runProgram = (program: Effect.Effect<void, unknown>, { verbosity, i
     for (const signal of SHUTDOWN_SIGNALS) process.prependListener(signal, () => onSignal(fiber, signal, false))
     // Signals caught while the modules loaded count as if they came now (the program has not run yet).
     for (const signal of takeEarlySignals()) onSignal(fiber, signal, true)
-    // Console.error and Console.log mask secrets like every other write (src/core/redaction.ts).
-    return Effect.provideService(program, Console.Console, redactingConsole(globalThis.console))
+    return withStdConsole(program)
   })
 
-  const exitCode = (exit: Exit.Exit<unknown, unknown>): number => {
-    if (stopping !== undefined) return signalExitCode[stopping]
-    if (Exit.isSuccess(exit)) return ExitCode.ok
-    const error = primaryError(exit.cause)
-    if (error === undefined) return ExitCode.ctrlC
-    // The reader of stdout went away (`lait ... | head -1`): quiet, like any other filter in a pipe.
-    if (isBrokenPipe(error)) return ExitCode.brokenPipe
-    // effect/cli already printed the usage line (or help); parse problems are usage errors.
-    if (isUsageError(error)) return ExitCode.usage
-    // The error is one line; what it quotes as an excerpt comes whole before it with -v.
-    if (verbosity >= 1) {
-      for (const link of causeChain(error)) {
-        const whole = wholeTextOf(link)
-        if (whole !== undefined) writeStderr(`note: ${whole.what}, whole:\n${whole.text}\n`)
-      }
-    }
-    // The message can quote a file's contents or a path (a checkpoint's workflow, a YAML value): its
-    // control characters are shown escaped, never sent to the terminal.
-    writeStderr(`lait: ${escapeControls(renderChain(error), { keepLines: true })}\n`)
-    if (verbosity >= 2) writeStderr(`${Cause.pretty(exit.cause)}\n`)
-    return exitCodeOf(error)
-  }
+  const exitCode = (exit: Exit.Exit<unknown, unknown>): number =>
+    stopping !== undefined ? signalExitCode[stopping] : reportExit(exit, outcome)
 
   runMain(main, {
     // The error is reported above, as one line, not logged with its cause.

@@ -184,6 +184,12 @@ export const resolveApiKeyCmd = (
   })
 
 /**
+ * Forgets every key an `api_key_cmd` gave. For a run inside a test's process (src/cli/inProcess.ts),
+ * which starts, as a new lait process does, with none: its commands may see another environment.
+ */
+export const forgetApiKeyCmdKeys = (): void => cache.clear()
+
+/**
  * Every key an `api_key_cmd` gave this process: what a file written after the run (the history) must
  * mask besides the keys written in the config and the environment.
  */

@@ -30,6 +30,15 @@ export const addSecrets = (values: Iterable<string | undefined>): void => {
   if (added) ordered = [...known].sort((a, b) => b.length - a.length)
 }
 
+/**
+ * Forgets every secret. For a run inside a test's process (src/cli/inProcess.ts), which starts, as a
+ * new lait process does, knowing none.
+ */
+export const forgetSecrets = (): void => {
+  known.clear()
+  ordered = []
+}
+
 /** Every secret known so far. */
 export const knownSecrets = (): ReadonlyArray<string> => ordered
 

@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Files from "./files.ts"
 import { statOrUndefined } from "./files.ts"
+import { redirectedStdin } from "./rawStdout.ts"
 import { FileError } from "../core/fileErrors.ts"
 import { describeOsError, type FileOps, fileOps } from "./fileOps.ts"
 
@@ -392,7 +393,7 @@ const readStdinStream: Effect.Effect<string, FileError> = Effect.callback<string
  * A regular file or /dev/null is read at once (Files.readPlainStdin); anything else through the stream.
  */
 const readStdin: Effect.Effect<string, FileError> = Effect.suspend(() => {
-  const plain = Files.readPlainStdin(READ_LIMIT)
+  const plain = redirectedStdin() ?? Files.readPlainStdin(READ_LIMIT)
   if (plain === undefined) return readStdinStream
   if ("error" in plain) {
     return Effect.fail(stdinFailed(plain.error instanceof Error ? plain.error.message : String(plain.error)))

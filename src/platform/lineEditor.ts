@@ -5,6 +5,8 @@
 // (raw mode, no SIGINT reaches lait's own handler); piped, Ctrl-C is the usual signal.
 import { Effect, type Scope } from "effect"
 import * as readline from "node:readline"
+import { Readable } from "node:stream"
+import { stdinIsTerminal, stdioRedirect, takeRedirectedStdin } from "./rawStdout.ts"
 import { stdoutStream } from "./stdStreams.ts"
 
 export type InputEvent =
@@ -32,11 +34,12 @@ export const HISTORY_SIZE = 500
 
 /** A line editor on stdin/stdout, closed with the scope. */
 export const openLineEditor: Effect.Effect<LineEditor, never, Scope.Scope> = Effect.gen(function*() {
-  const interactive = process.stdin.isTTY === true
+  const interactive = stdinIsTerminal()
+  const redirected = stdioRedirect()
   const rl = yield* Effect.acquireRelease(
     Effect.sync(() =>
       readline.createInterface({
-        input: process.stdin,
+        input: redirected === undefined ? process.stdin : Readable.from([takeRedirectedStdin(redirected, true)]),
         output: interactive ? stdoutStream() : undefined,
         terminal: interactive,
         historySize: HISTORY_SIZE,

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
 import { FileError } from "../core/fileErrors.ts"
 import { osErrorText } from "./process.ts"
+import { stdinIsTerminal, stdioRedirect, takeRedirectedStdin } from "./rawStdout.ts"
 
 /** How an answer is obtained; the engine uses `terminalAnswerer`, tests substitute their own. */
 export interface Answerer {
@@ -13,6 +14,14 @@ export interface Answerer {
 }
 
 const readStdin = (multiline: boolean): Effect.Effect<string, FileError> =>
+  Effect.suspend(() => {
+    const redirected = stdioRedirect()
+    return redirected === undefined
+      ? readStdinStream(multiline)
+      : Effect.succeed(takeRedirectedStdin(redirected, multiline))
+  })
+
+const readStdinStream = (multiline: boolean): Effect.Effect<string, FileError> =>
   Effect.callback<string, FileError>((resume) => {
     const stdin = process.stdin
     let buffer = ""
@@ -58,6 +67,6 @@ const readStdin = (multiline: boolean): Effect.Effect<string, FileError> =>
   })
 
 export const terminalAnswerer: Answerer = {
-  interactive: () => process.stdin.isTTY === true,
+  interactive: () => stdinIsTerminal(),
   read: readStdin
 }

@@ -17,6 +17,8 @@ beforeAll(() => {
 })
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
+// A process, not runCli's in-process default: what is tested is the process's own fd 0 (a file,
+// /dev/null, a pipe) and whether its stdin stream gets built.
 const lait = async (args: ReadonlyArray<string>, stdin: number | "pipe", piped?: string) => {
   const command = [
     process.execPath,

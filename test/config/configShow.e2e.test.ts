@@ -1,28 +1,18 @@
-// Drives `bun src/main.ts config show` as a real process in a temp project with a fake XDG home.
+// Drives `lait config show` (in this process: runCli's default) in a temp project with a fake XDG home.
 import { rmSync } from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, test } from "bun:test"
+import { runCli } from "../e2e/util.ts"
 import { tempDir, writeTree } from "./helpers.ts"
 
-const MAIN = nodePath.resolve(import.meta.dir, "../../src/main.ts")
 const SECRET = "sk-e2e-project-secret-4242"
 const GLOBAL_SECRET = "sk-e2e-global-secret-1717"
 
 const lait = async (cwd: string, env: Record<string, string>, ...args: Array<string>) => {
-  // Without --no-env-file, Bun itself would load the .env before lait sees it (the binary never does).
-  const proc = Bun.spawn([process.execPath, "--no-env-file", MAIN, ...args], {
-    cwd,
-    // Nothing from the real environment but PATH: no real HOME, no OPENAI_*.
-    env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", NO_COLOR: "1", ...env },
-    stdout: "pipe",
-    stderr: "pipe"
-  })
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited
-  ])
-  return { stdout, stderr, code }
+  // Nothing from the real environment but PATH: no real HOME, no OPENAI_*. Run in this process
+  // (runCli's default), where no runtime loads a .env before lait sees it (as in the binary).
+  const r = await runCli(args, { cwd, env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", NO_COLOR: "1", ...env } })
+  return { stdout: r.stdout, stderr: r.stderr, code: r.code }
 }
 
 const project = () => {

@@ -1,10 +1,11 @@
-// Shared by the `lait eval` e2e tests: lait as a process (dist/lait when it starts, else the sources),
+// Shared by the `lait eval` e2e tests: lait in this process (runCli's default; `usesBinary` is always
+// false now, and the tests that need a process spawn their own),
 // fixture OpenAI servers stopped after each test, and projects whose model `m` and `judge` point at one.
 import { afterAll, afterEach, beforeAll } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
-import { binaryPath, ensureBinary, makeTempDir, run, runCli } from "./util.ts"
+import { makeTempDir, runCli } from "./util.ts"
 
 /** Which models of the project carry prices (input 1000, output 2000 per 1M tokens). */
 export type Pricing = "none" | "target" | "both"
@@ -19,17 +20,12 @@ export interface EvalProject {
 
 export const evalSuite = (prefix: string, defaults: { readonly pricing: Pricing; readonly timeoutMs: number }) => {
   let root = ""
-  let useBinary = false
+  const useBinary = false
   let counter = 0
   const servers: Array<OpenAiServer> = []
   beforeAll(async () => {
     root = fs.realpathSync(makeTempDir(prefix))
-    if (fs.existsSync(binaryPath)) {
-      const binary = await ensureBinary().catch(() => undefined)
-      const smoke = binary === undefined ? undefined : await run([binary, "--version"], { cwd: root, timeoutMs: 30_000 })
-      useBinary = smoke?.code === 0
-    }
-  }, 300_000)
+  })
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((s) => s.stop()))
@@ -76,7 +72,6 @@ export const evalSuite = (prefix: string, defaults: { readonly pricing: Pricing;
       return runCli(args, {
         cwd: dir,
         env: { ...env, NO_COLOR: "1", HOME: dir, XDG_CONFIG_HOME: path.join(dir, ".config") },
-        binary: useBinary,
         timeoutMs: defaults.timeoutMs
       })
     }

@@ -1,26 +1,19 @@
-// Shared by the model e2e tests (test/e2e/model*.test.ts): lait as a real process (dist/lait when it
-// builds and starts, else `bun src/main.ts`), a clean environment per run (no OPENAI_* or LAIT_*
-// from the developer's shell, HOME/XDG pointing into the workspace so no global config leaks in),
-// and the fixture OpenAI server on 127.0.0.1.
+// Shared by the model e2e tests (test/e2e/model*.test.ts): lait run in this process (runCli's
+// default, test/e2e/inProcess.ts), a clean environment per run (no OPENAI_* or LAIT_* from the
+// developer's shell, HOME/XDG pointing into the workspace so no global config leaks in), and the
+// fixture OpenAI server on 127.0.0.1.
 import { afterAll, afterEach, beforeAll } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type OpenAiServer, type OpenAiServerOptions, startOpenAiServer } from "../fixtures/openai-server.ts"
 import { type OtlpReceiver, startOtlpReceiver } from "../fixtures/otlp-receiver.ts"
-import { binaryPath, ensureBinary, makeTempDir, run, type RunResult, runCli } from "./util.ts"
+import { makeTempDir, type RunResult, runCli } from "./util.ts"
 
-let useBinary: boolean | undefined
-
-/** Call in beforeAll (with a long timeout: the binary may need a rebuild). */
-export const prepareCli = async (): Promise<void> => {
-  if (useBinary !== undefined) return
-  useBinary = false
-  if (!fs.existsSync(binaryPath)) return
-  const binary = await ensureBinary().catch(() => undefined)
-  const smoke = binary === undefined ? undefined : await run([binary, "--version"], { cwd: "/", timeoutMs: 30_000 })
-  useBinary = smoke?.code === 0
-  if (!useBinary) process.stderr.write(`note: dist/lait does not start; running src/main.ts instead\n${smoke?.stderr ?? ""}`)
-}
+/**
+ * Call in beforeAll. Nothing to prepare any more: lait runs in this process. Kept so that the test
+ * files need not change; a file that wants the binary asks runCli for it.
+ */
+export const prepareCli = async (): Promise<void> => {}
 
 export interface Workspace {
   readonly dir: string
@@ -36,6 +29,8 @@ export interface LaitOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   readonly stdin?: string
   readonly cwd?: string
+  /** A real `bun src/main.ts` process (runCli's `process`), for what only a process shows. */
+  readonly process?: boolean
 }
 
 /** The environment every run starts from. */
@@ -70,7 +65,7 @@ export const workspace = (prefix: string): Workspace => {
       runCli(args, {
         cwd: options.cwd ?? dir,
         env: { ...cleanEnv(dir), ...options.env },
-        binary: useBinary === true,
+        process: options.process === true,
         timeoutMs: 60_000,
         ...(options.stdin !== undefined ? { stdin: options.stdin } : {})
       }),

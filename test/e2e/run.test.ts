@@ -1,5 +1,6 @@
-// `lait run` as a user meets it: the compiled binary (or `bun src/main.ts` when dist/lait has not been
-// built), stdout and stderr kept apart, exit codes. Covers the examples, every step kind, the runtime
+// `lait run` as a user meets it: run in this process (runCli's default; the tests about the process
+// itself, a terminal or Ctrl-C, start the compiled binary, or `bun src/main.ts` when dist/lait has not
+// been built), stdout and stderr kept apart, exit codes. Covers the examples, every step kind, the runtime
 // error messages, the command-line rules (PROMPT/stdin, --input, -o, --json, --dry-run), the file's
 // timeout, concurrency of for_each, and Ctrl-C.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
@@ -9,7 +10,8 @@ import { alive, binaryPath, ensureBinary, makeTempDir, repoRoot, run, runCli, ty
 
 const examples = path.join(repoRoot, "examples", "workflows")
 let cwd = ""
-// The compiled binary when dist/lait exists (rebuilt when stale) and starts; else the sources.
+// For the tests that start lait as a process: the compiled binary when dist/lait exists (rebuilt when
+// stale) and starts; else the sources.
 let useBinary = false
 
 beforeAll(async () => {
@@ -29,7 +31,6 @@ const lait = (args: ReadonlyArray<string>, options: { readonly stdin?: string; r
   runCli(args, {
     cwd: options.dir ?? cwd,
     env: env(),
-    binary: useBinary,
     timeoutMs: 60_000,
     ...(options.stdin !== undefined ? { stdin: options.stdin } : {})
   })

@@ -284,7 +284,8 @@ describe("lait serve: usage", () => {
 
   test("a client closing stdin ends the server with exit 0", async () => {
     ws.write("lait.config.yml", config("http://127.0.0.1:9/v1"))
-    const r = await ws.lait(["serve", "--mcp"], { stdin: "" })
+    // A process: the stdio transport reads the process's own stdin, whose end is what is tested.
+    const r = await ws.lait(["serve", "--mcp"], { stdin: "", process: true })
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "" })
     expect(r.stderr).toContain("note: lait serve --mcp: ready over stdio with 6 tool(s): agent__helper, workflow__")
   })

@@ -1,5 +1,6 @@
-// Shared by the tool-loop e2e tests: the CLI as a real process (the compiled binary when it starts,
-// else the sources), the fixture OpenAI server in this process, real MCP servers from npm.
+// Shared by the tool-loop e2e tests: the CLI in this process (runCli's default), or, for the tests
+// about the process itself (laitCommand), as a real one (the compiled binary when it starts, else the
+// sources); the fixture OpenAI server in this process, real MCP servers from npm.
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
@@ -41,7 +42,6 @@ export const lait = (cwd: string, args: ReadonlyArray<string>, options: { stdin?
   runCli(args, {
     cwd,
     env: cliEnv(cwd, options.env),
-    binary: useBinary === true,
     timeoutMs: 60_000,
     ...(options.stdin !== undefined ? { stdin: options.stdin } : {})
   })

@@ -1,5 +1,6 @@
-// Shared helpers for end-to-end tests: run the CLI as a real process (from source or as the compiled
-// binary), keep stdout and stderr apart, and build dist/lait on demand.
+// Shared helpers for end-to-end tests: run the CLI inside this process (the default), as a real process
+// from source or as the compiled binary, keep stdout and stderr apart, and build dist/lait on demand.
+// Which to choose: docs/architecture.md#testing.
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -17,8 +18,14 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Written to the child's stdin, which is then closed. Without it the child gets no stdin at all. */
   readonly stdin?: string
-  /** Run dist/lait (built first when missing or stale) instead of `bun src/main.ts`. */
+  /** Run dist/lait (built first when missing or stale) instead of running lait in this process. */
   readonly binary?: boolean
+  /**
+   * Run `bun src/main.ts` as a real process instead of running lait in this process
+   * (test/e2e/inProcess.ts): for what only a process shows (signals, exit-time flushing, start-up,
+   * the process's own stdin, TTY or descriptors).
+   */
+  readonly process?: boolean
   /** Kill the child after this long; the result then has `timedOut: true`. Default 30 s. */
   readonly timeoutMs?: number
 }
@@ -32,10 +39,10 @@ export interface RunResult {
 }
 
 export const runCli = async (args: ReadonlyArray<string>, options: RunOptions): Promise<RunResult> => {
-  const command = options.binary === true
-    ? [await ensureBinary(), ...args]
-    : [process.execPath, path.join(repoRoot, "src", "main.ts"), ...args]
-  return run(command, options)
+  if (options.binary === true) return run([await ensureBinary(), ...args], options)
+  if (options.process === true) return run([process.execPath, path.join(repoRoot, "src", "main.ts"), ...args], options)
+  const { runInThisProcess } = await import("./inProcess.ts")
+  return runInThisProcess(args, options, withScratchHistory(options.env ?? { ...process.env, NO_COLOR: "1" }))
 }
 
 /**
@@ -47,7 +54,10 @@ const withScratchHistory = (env: Readonly<Record<string, string | undefined>>) =
   "XDG_DATA_HOME" in env ? env : { ...env, XDG_DATA_HOME: process.env["XDG_DATA_HOME"] }
 
 /** Spawns any command with the same conventions as runCli. */
-export const run = async (command: ReadonlyArray<string>, options: Omit<RunOptions, "binary">): Promise<RunResult> => {
+export const run = async (
+  command: ReadonlyArray<string>,
+  options: Omit<RunOptions, "binary" | "process">
+): Promise<RunResult> => {
   const env = withScratchHistory(options.env ?? { ...process.env, NO_COLOR: "1" })
   const child = Bun.spawn([...command], {
     cwd: options.cwd,

@@ -191,13 +191,13 @@ test("a plain lait run loads neither effect/cli nor the command tree; other comm
 test("a fresh process still reports a file's first error when it is a template or schema error", async () => {
   fs.writeFileSync(path.join(dir, "bad-template.yml"), "steps:\n  - write: '{{#if x}}y{{/each}}.txt'\n  - jq: '.'\n    bogus: 1\n")
   fs.writeFileSync(path.join(dir, "bad-schema.yml"), "input_schema: { type: intger }\nsteps:\n  - jq: '.'\n    bogus: 1\n")
-  const template = await runCli(["run", "bad-template.yml", "1"], { cwd: dir })
+  const template = await runCli(["run", "bad-template.yml", "1"], { cwd: dir, process: true })
   expect({ code: template.code, stderr: template.stderr }).toEqual({
     code: 3,
     stderr: "lait: failed to load workflow 'bad-template.yml' (line 2): steps[0]: 'write': failed to parse template: " +
       "\"{{#if x}}y{{/each}}.txt\": if doesn't match each - 1:3\n"
   })
-  const schema = await runCli(["run", "bad-schema.yml", "1"], { cwd: dir })
+  const schema = await runCli(["run", "bad-schema.yml", "1"], { cwd: dir, process: true })
   expect({ code: schema.code, stderr: schema.stderr }).toEqual({
     code: 3,
     stderr: "lait: failed to load workflow 'bad-schema.yml' (line 1): the workflow: 'input_schema': invalid JSON Schema: " +

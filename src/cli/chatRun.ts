@@ -10,6 +10,7 @@ import { resolveChatSettings } from "../chat/settings.ts"
 import { makeChat, type TurnResult } from "../chat/turn.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type OutputError, renderChain } from "../core/errors.ts"
+import { TraceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { RecordHint } from "../model/recordHint.ts"
 import { formatUsage, RunUsage, type UsageTotals } from "../model/RunUsage.ts"
@@ -119,6 +120,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
     ).pipe(
       streamed === undefined ? identity : streamed.provide,
       Effect.provideService(ApproveTools, flags.approveTools),
+      Effect.provideService(TraceWritten, tracePath !== undefined),
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
           ? Effect.void

@@ -117,6 +117,15 @@ export const TraceContent = Context.Reference<TraceContentCapture | undefined>("
   defaultValue: () => undefined
 })
 
+/**
+ * Set where the run's trace is written (`--trace-file`, `--trace-dir`); with live OTLP export
+ * (src/trace/LiveSpans.ts) it is exported anyway. Only a traced run's model requests carry
+ * trace-propagation headers (src/model/tracePropagation.ts): a server has no trace to join otherwise.
+ */
+export const TraceWritten = Context.Reference<boolean>("lait/core/tracing/TraceWritten", {
+  defaultValue: () => false
+})
+
 const spanOptions = (spec: TraceSpanSpec) => ({
   annotations: Context.make(TraceEntry, { operation: spec.operation, label: spec.label }),
   ...(spec.attributes !== undefined ? { attributes: spec.attributes } : {})

@@ -32,7 +32,9 @@ export const retryAfter = (
 ): RetryAfter | undefined => {
   if (status !== 429 && status !== 503) return undefined
   const ms = headers["retry-after-ms"]?.trim()
-  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms)) return { ...capped(Math.ceil(Number(ms))), header: "retry-after-ms" }
+  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms)) {
+    return { ...capped(Math.ceil(Number(ms))), header: "retry-after-ms" }
+  }
   const value = headers["retry-after"]?.trim()
   if (value === undefined || value === "") return undefined
   let millis: number

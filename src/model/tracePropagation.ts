@@ -1,10 +1,14 @@
-// The trace-propagation headers (b3, traceparent) Effect's HTTP client adds to a request, for every
-// model request, which ModelHttp sends without that client (./ModelHttp.ts): servers and collectors
-// join their traces to lait's through them. Made as the client makes them: a client span under the current span, its
-// name from the client's SpanNameGenerator, none when propagation is off. The client's settings are
-// context references, which are found by key; the ones here have the client's keys and defaults, so
-// whatever a caller provides for Effect's client applies here too, without loading the client.
+// The trace-propagation headers (b3, traceparent) Effect's HTTP client adds to a request, for the
+// model requests of a traced run (a trace file, --trace-dir, live OTLP export; docs/traces.md), which
+// ModelHttp sends without that client (./ModelHttp.ts): servers and collectors join their traces to
+// lait's through them; an untraced run sends none. Made as the client makes them: a client span
+// under the current span, its name from the client's SpanNameGenerator, none when propagation is
+// off. The client's settings are context references, which are found by key; the ones here have the
+// client's keys and defaults, so whatever a caller provides for Effect's client applies here too,
+// without loading the client.
 import { Context, Effect, Tracer } from "effect"
+import { TraceWritten } from "../core/tracing.ts"
+import { LiveSpans } from "../trace/LiveSpans.ts"
 
 /** What a settings function of the client is given: the request's method and URL. */
 export interface PropagatedRequest {
@@ -41,7 +45,8 @@ const propagationHeaders = (span: Tracer.Span): Record<string, string> => ({
 /** The headers the HTTP client's span would add to `request` under the current settings (none: `{}`). */
 export const tracePropagation = (request: PropagatedRequest): Effect.Effect<Record<string, string>> =>
   Effect.withFiber((fiber) => {
-    if (fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(TracerDisabledWhen)(request)) {
+    const traced = fiber.getRef(TraceWritten) || fiber.getRef(LiveSpans) !== undefined
+    if (!traced || fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(TracerDisabledWhen)(request)) {
       return Effect.succeed({})
     }
     return Effect.map(

@@ -1,7 +1,10 @@
 // How lait words what a server answered besides a completion (docs/config.md#fallbacks-and-retries):
-// the most specific text of an error body, and the wait a 429 asks for in OpenAI's `retry-after-ms`.
+// the most specific text of an error body, and the wait a 429 asks for in OpenAI's `retry-after-ms`;
+// and the trace-propagation headers it sends only when the run is traced (docs/traces.md).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
+import * as path from "node:path"
+import { startOtlpReceiver } from "../fixtures/otlp-receiver.ts"
 import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
 import { ensureBinary, makeTempDir, runCli } from "./util.ts"
 
@@ -65,5 +68,50 @@ describe("retry-after-ms", () => {
     expect(r.stderr).toBe(
       `warning: the model server at '${r.url}' answered HTTP 503: scripted 503 (attempt 1/3); retrying in 0 ms (Retry-After)\n`
     )
+  })
+})
+
+/** A project whose workflow asks model `m` at `s`. */
+const runProject = (s: OpenAiServer) => {
+  const cwd = path.join(dir, "run")
+  fs.mkdirSync(cwd, { recursive: true })
+  fs.writeFileSync(path.join(cwd, "lait.config.yml"), `base_url: '${s.baseUrl}'\n`)
+  fs.writeFileSync(path.join(cwd, "wf.yml"), "steps:\n  - id: s\n    model: m\n    prompt: hi\n")
+  return cwd
+}
+
+describe("trace-propagation headers", () => {
+  const propagation = (s: OpenAiServer) =>
+    s.requests.map((q) => [q.headers["traceparent"] !== undefined, q.headers["b3"] !== undefined])
+
+  test("an untraced one-shot chat and lait run send neither traceparent nor b3", async () => {
+    expect((await chat([{ content: "a" }])).code).toBe(0)
+    expect(propagation(server!)).toEqual([[false, false]])
+    await server!.stop()
+    server = startOpenAiServer({ script: [{ content: "b" }] })
+    const r = await runCli(["run", "wf.yml", "go"], { cwd: runProject(server), env, binary: true })
+    expect(r.code).toBe(0)
+    expect(propagation(server)).toEqual([[false, false]])
+  })
+
+  test("a trace file, --trace-dir or live OTLP export: every model request carries both", async () => {
+    expect((await chat([{ content: "a" }], "--trace-file", "t.jsonl")).code).toBe(0)
+    const traceId = JSON.parse(fs.readFileSync(path.join(dir, "t.jsonl"), "utf8").split("\n")[0]!)
+    expect(traceId.operation).toBe("chat")
+    expect(propagation(server!)).toEqual([[true, true]])
+    await server!.stop()
+
+    server = startOpenAiServer({ script: [{ content: "b", repeat: true }] })
+    const cwd = runProject(server)
+    const runIt = (extra: Array<string>, moreEnv: Record<string, string> = {}) =>
+      runCli(["run", "wf.yml", "go", ...extra], { cwd, env: { ...env, ...moreEnv }, binary: true })
+    expect((await runIt(["--trace-file", "run.jsonl"])).code).toBe(0)
+    const receiver = startOtlpReceiver()
+    try {
+      expect((await runIt([], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })).code).toBe(0)
+    } finally {
+      await receiver.stop()
+    }
+    expect(propagation(server)).toEqual([[true, true], [true, true]])
   })
 })

@@ -13,6 +13,7 @@ import { type OutputError, renderChain } from "../core/errors.ts"
 import { TraceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { RecordHint } from "../model/recordHint.ts"
+import { UsageWanted } from "../model/streamSink.ts"
 import { formatUsage, RunUsage, type UsageTotals } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { ApproveTools } from "../tools/ApproveTools.ts"
@@ -159,5 +160,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
     yield* recordHistory({ kind: "chat", ...historyRecord }, { noHistory: flags.noHistory })
   }).pipe(
     Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer)),
-    Effect.provideService(RecordHint, chatRecordHint)
+    Effect.provideService(RecordHint, chatRecordHint),
+    // A streamed answer reports its tokens only when something reads them (a cassette keeps them).
+    Effect.provideService(UsageWanted, flags.showUsage || Option.isSome(flags.record))
   )

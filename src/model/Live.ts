@@ -29,7 +29,8 @@ import {
   Unreachable
 } from "./ModelError.ts"
 import { retryAfter, type Retryable, retrying } from "./retry.ts"
-import { type DeltaSink, emitWhole, StreamSink } from "./streamSink.ts"
+import { type DeltaSink, emitWhole, StreamSink, UsageWanted } from "./streamSink.ts"
+import { runTraced } from "./tracePropagation.ts"
 import type { ChatRequest } from "./types.ts"
 
 /** Per attempt: headers and the whole body. Reasoning models can think for minutes before answering. */
@@ -145,7 +146,14 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
         const body = endpoint.api === "responses"
           ? chatToResponsesBody(endpoint.modelId, request)
           : streamed
-          ? { ...chatBody(endpoint.modelId, request), stream: true, stream_options: { include_usage: true } }
+          ? {
+            ...chatBody(endpoint.modelId, request),
+            stream: true,
+            // Not part of the cassette key (src/model/cassette/key.ts): the request, not the body, is.
+            ...((yield* UsageWanted) || endpoint.pricing !== undefined || (yield* runTraced)
+              ? { stream_options: { include_usage: true } }
+              : {})
+          }
           : chatBody(endpoint.modelId, request)
         yield* debugLine(() => `POST ${shown(url)} model=${endpoint.modelId}`)
         // A tool's output (say, a printed environment) can put the key into the conversation itself.

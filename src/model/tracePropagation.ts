@@ -34,6 +34,11 @@ export const SpanNameGenerator = Context.Reference<(request: PropagatedRequest) 
   { defaultValue: () => (request) => request.method }
 )
 
+/** Whether the current run's trace goes anywhere: a trace file or directory, or live OTLP export. */
+export const runTraced: Effect.Effect<boolean> = Effect.withFiber((fiber) =>
+  Effect.succeed(fiber.getRef(TraceWritten) || fiber.getRef(LiveSpans) !== undefined)
+)
+
 /** The headers of `span`, exactly as effect/http's `HttpTraceContext.toHeaders` writes them. */
 const propagationHeaders = (span: Tracer.Span): Record<string, string> => ({
   b3: `${span.traceId}-${span.spanId}-${span.sampled ? "1" : "0"}${

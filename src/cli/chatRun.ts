@@ -30,14 +30,23 @@ import { streamToStdout } from "./streamOutput.ts"
 import { historyUsage, recordHistory } from "../history/record.ts"
 import { stdoutStream } from "../platform/stdStreams.ts"
 
-/** `{"content","reasoning","usage"}`, usage null when no request reported any. */
-export const jsonAnswer = (content: string, reasoning: string | null, totals: UsageTotals): string =>
+/**
+ * `{"content","reasoning","usage","finish_reason"}`, usage null when no request reported any,
+ * finish_reason as the run's usage meter has it (`length` when an answer was cut off).
+ */
+export const jsonAnswer = (
+  content: string,
+  reasoning: string | null,
+  totals: UsageTotals,
+  finishReason: string | null
+): string =>
   JSON.stringify({
     content,
     reasoning,
     usage: totals.requests === 0
       ? null
-      : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
+      : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total },
+    finish_reason: finishReason
   })
 
 /** Writes the answer to `-o PATH` or stdout; `render` applies only to stdout on a terminal. */
@@ -140,7 +149,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
     if (streamed !== undefined) {
       body = ""
     } else if (flags.json) {
-      body = jsonAnswer(answer.content, answer.reasoning, totals)
+      body = jsonAnswer(answer.content, answer.reasoning, totals, yield* usage.finishReason)
     } else if (showReasoning && !toFile) {
       body = `Reasoning:\n${answer.reasoning}\n\n${answer.content}`
     } else {

@@ -137,7 +137,8 @@ export const runAndEmit = <E, R, E2 = never, R2 = never>(
         reasoning: null,
         usage: totals.requests === 0
           ? null
-          : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
+          : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total },
+        finish_reason: yield* usage.finishReason
       })
       : content
     const emit: Effect.Effect<void, CommandError | OutputError> = path !== undefined && path !== "-"

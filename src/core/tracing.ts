@@ -53,6 +53,7 @@ export const Attr = {
   providerName: "gen_ai.provider.name",
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",
+  finishReasons: "gen_ai.response.finish_reasons",
   operationName: "gen_ai.operation.name",
   toolName: "gen_ai.tool.name",
   toolArguments: "gen_ai.tool.arguments",

@@ -12,7 +12,7 @@ import { describeNetworkFailure } from "../core/network.ts"
 import { displayUrl, joinUrl, urlCredentials } from "../core/urls.ts"
 import { traceChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService, ModelFailure } from "./call.ts"
-import { interpret, recordUsage } from "./completion.ts"
+import { interpret, noteFinish, recordUsage } from "./completion.ts"
 import { endpointRedactor } from "./endpointSecrets.ts"
 import { errorText } from "./errorBody.ts"
 import { type Emitted, eventStreamReader, isEventStream } from "./eventStream.ts"
@@ -257,6 +257,7 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
         if (outcome._tag === "Success") {
           const result = yield* interpret(outcome.success, endpoint, "live")
           yield* recordUsage(call.label, result)
+          yield* noteFinish(call, result)
           if (!emitted.value) yield* emitWhole(result)
           return result
         }

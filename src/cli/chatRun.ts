@@ -10,7 +10,7 @@ import { resolveChatSettings } from "../chat/settings.ts"
 import { makeChat, type TurnResult } from "../chat/turn.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type OutputError, renderChain } from "../core/errors.ts"
-import { TraceWritten } from "../core/tracing.ts"
+import { traceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { RecordHint } from "../model/recordHint.ts"
 import { UsageWanted } from "../model/streamSink.ts"
@@ -130,7 +130,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
     ).pipe(
       streamed === undefined ? identity : streamed.provide,
       Effect.provideService(ApproveTools, flags.approveTools),
-      Effect.provideService(TraceWritten, tracePath !== undefined),
+      traceWritten(tracePath !== undefined),
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
           ? Effect.void

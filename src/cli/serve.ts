@@ -3,7 +3,7 @@
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { TraceWritten } from "../core/tracing.ts"
+import { traceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { RecordHint } from "../model/recordHint.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
@@ -182,7 +182,7 @@ export const serveCommand = Command.make(
     const maxCalls = yield* limit("--max-calls <N>", flags.maxCalls, "maxCalls")
     yield* serveMcp({ version: VERSION, http: yield* httpOptions(flags), maxCalls, tracePath }).pipe(
       Effect.provideService(RecordHint, serveRecordHint),
-      Effect.provideService(TraceWritten, tracePath !== undefined)
+      traceWritten(tracePath !== undefined)
     )
   })
 ).pipe(

@@ -119,13 +119,17 @@ export const TraceContent = Context.Reference<TraceContentCapture | undefined>("
 })
 
 /**
- * Set where the run's trace is written (`--trace-file`, `--trace-dir`); with live OTLP export
- * (src/trace/LiveSpans.ts) it is exported anyway. Only a traced run's model requests carry
- * trace-propagation headers (src/model/tracePropagation.ts): a server has no trace to join otherwise.
+ * Set where the run's trace goes somewhere: a trace file, `--trace-dir`, live OTLP export (set by its
+ * layer, src/trace/live/exporter.ts). Only a traced run's model requests carry trace-propagation
+ * headers and ask a stream for its usage (src/model/tracePropagation.ts): otherwise nobody reads them.
  */
 export const TraceWritten = Context.Reference<boolean>("lait/core/tracing/TraceWritten", {
   defaultValue: () => false
 })
+
+/** `effect` marked as traced when `written`; never unmarked (live export may have marked it already). */
+export const traceWritten = (written: boolean) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  written ? Effect.provideService(effect, TraceWritten, true) : effect
 
 const spanOptions = (spec: TraceSpanSpec) => ({
   annotations: Context.make(TraceEntry, { operation: spec.operation, label: spec.label }),

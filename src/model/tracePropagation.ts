@@ -8,7 +8,6 @@
 // without loading the client.
 import { Context, Effect, Tracer } from "effect"
 import { TraceWritten } from "../core/tracing.ts"
-import { LiveSpans } from "../trace/LiveSpans.ts"
 
 /** What a settings function of the client is given: the request's method and URL. */
 export interface PropagatedRequest {
@@ -36,7 +35,7 @@ export const SpanNameGenerator = Context.Reference<(request: PropagatedRequest) 
 
 /** Whether the current run's trace goes anywhere: a trace file or directory, or live OTLP export. */
 export const runTraced: Effect.Effect<boolean> = Effect.withFiber((fiber) =>
-  Effect.succeed(fiber.getRef(TraceWritten) || fiber.getRef(LiveSpans) !== undefined)
+  Effect.succeed(fiber.getRef(TraceWritten))
 )
 
 /** The headers of `span`, exactly as effect/http's `HttpTraceContext.toHeaders` writes them. */
@@ -50,8 +49,8 @@ const propagationHeaders = (span: Tracer.Span): Record<string, string> => ({
 /** The headers the HTTP client's span would add to `request` under the current settings (none: `{}`). */
 export const tracePropagation = (request: PropagatedRequest): Effect.Effect<Record<string, string>> =>
   Effect.withFiber((fiber) => {
-    const traced = fiber.getRef(TraceWritten) || fiber.getRef(LiveSpans) !== undefined
-    if (!traced || fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(TracerDisabledWhen)(request)) {
+    const off = fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(TracerDisabledWhen)(request)
+    if (!fiber.getRef(TraceWritten) || off) {
       return Effect.succeed({})
     }
     return Effect.map(

@@ -94,7 +94,7 @@ describe("trace-propagation headers", () => {
     expect(propagation(server)).toEqual([[false, false]])
   })
 
-  test("a trace file, --trace-dir or live OTLP export: every model request carries both", async () => {
+  test("a trace file or live OTLP export: every model request carries both", async () => {
     expect((await chat([{ content: "a" }], "--trace-file", "t.jsonl")).code).toBe(0)
     const traceId = JSON.parse(fs.readFileSync(path.join(dir, "t.jsonl"), "utf8").split("\n")[0]!)
     expect(traceId.operation).toBe("chat")

@@ -10,8 +10,10 @@ import { resolveChatSettings } from "../chat/settings.ts"
 import { makeChat, type TurnResult } from "../chat/turn.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type OutputError, renderChain } from "../core/errors.ts"
+import { traceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { RecordHint } from "../model/recordHint.ts"
+import { UsageWanted } from "../model/streamSink.ts"
 import { formatUsage, RunUsage, type UsageTotals } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { ApproveTools } from "../tools/ApproveTools.ts"
@@ -29,14 +31,23 @@ import { historyUsage, recordHistory } from "../history/record.ts"
 import { stdoutStream } from "../platform/stdStreams.ts"
 import { stdinIsTerminal } from "../platform/rawStdout.ts"
 
-/** `{"content","reasoning","usage"}`, usage null when no request reported any. */
-export const jsonAnswer = (content: string, reasoning: string | null, totals: UsageTotals): string =>
+/**
+ * `{"content","reasoning","usage","finish_reason"}`, usage null when no request reported any,
+ * finish_reason as the run's usage meter has it (`length` when an answer was cut off).
+ */
+export const jsonAnswer = (
+  content: string,
+  reasoning: string | null,
+  totals: UsageTotals,
+  finishReason: string | null
+): string =>
   JSON.stringify({
     content,
     reasoning,
     usage: totals.requests === 0
       ? null
-      : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
+      : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total },
+    finish_reason: finishReason
   })
 
 /** Writes the answer to `-o PATH` or stdout; `render` applies only to stdout on a terminal. */
@@ -120,6 +131,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
     ).pipe(
       streamed === undefined ? identity : streamed.provide,
       Effect.provideService(ApproveTools, flags.approveTools),
+      traceWritten(tracePath !== undefined),
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
           ? Effect.void
@@ -138,7 +150,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
     if (streamed !== undefined) {
       body = ""
     } else if (flags.json) {
-      body = jsonAnswer(answer.content, answer.reasoning, totals)
+      body = jsonAnswer(answer.content, answer.reasoning, totals, yield* usage.finishReason)
     } else if (showReasoning && !toFile) {
       body = `Reasoning:\n${answer.reasoning}\n\n${answer.content}`
     } else {
@@ -158,5 +170,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
     yield* recordHistory({ kind: "chat", ...historyRecord }, { noHistory: flags.noHistory })
   }).pipe(
     Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer)),
-    Effect.provideService(RecordHint, chatRecordHint)
+    Effect.provideService(RecordHint, chatRecordHint),
+    // A streamed answer reports its tokens only when something reads them (a cassette keeps them).
+    Effect.provideService(UsageWanted, flags.showUsage || Option.isSome(flags.record))
   )

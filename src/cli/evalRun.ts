@@ -3,6 +3,7 @@
 // plain `lait eval` (src/cli/leanEval.ts) call the same code with the same options.
 import { Console, Effect, Layer, Option } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
+import { traceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { RecordHint } from "../model/recordHint.ts"
 import { formatUsage } from "../model/RunUsage.ts"
@@ -235,6 +236,7 @@ export const runEvalCommand = Effect.fn("cli.eval")(function*(
       )
   }).pipe(
     Effect.ensuring(progress.end),
+    traceWritten(tracesTo !== undefined),
     traced,
     Effect.provide(AssertionEvaluator.layer)
   )

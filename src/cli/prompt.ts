@@ -81,7 +81,7 @@ const run = Command.make(
     )
     const usage = yield* RunUsage
     const totals = yield* usage.total
-    const body = json ? chatRun.jsonAnswer(answer.content, null, totals) : answer.content
+    const body = json ? chatRun.jsonAnswer(answer.content, null, totals, yield* usage.finishReason) : answer.content
     const emitted = yield* Effect.exit(
       chatRun.emitAnswer(body, path, !json && (render || (config.config.default?.render ?? false)))
     )

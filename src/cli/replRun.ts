@@ -20,6 +20,7 @@ import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { historyUsage, recordHistory } from "../history/record.ts"
 import { RecordHint } from "../model/recordHint.ts"
+import { UsageWanted } from "../model/streamSink.ts"
 import { formatUsage, RunUsage, type UsageTotals } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { openLineEditor } from "../platform/lineEditor.ts"
@@ -117,5 +118,7 @@ export const runChatRepl = (flags: ReplFlags) =>
     }))
   }).pipe(
     Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer)),
-    Effect.provideService(RecordHint, replRecordHint)
+    Effect.provideService(RecordHint, replRecordHint),
+    // The streamed answers report their tokens only when something reads them (a cassette keeps them).
+    Effect.provideService(UsageWanted, flags.showUsage || Option.isSome(flags.record))
   )

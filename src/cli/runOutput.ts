@@ -7,7 +7,7 @@ import { Cause, Console, Effect, Exit, Option } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type OutputError, primaryError, renderChain } from "../core/errors.ts"
 import { type Json, textForm } from "../core/json.ts"
-import { TraceContent } from "../core/tracing.ts"
+import { TraceContent, traceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
 import { writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
@@ -116,6 +116,7 @@ export const runAndEmit = <E, R, E2 = never, R2 = never>(
     const result = yield* run.pipe(
       Effect.provideService(ApproveTools, flags.approveTools),
       Effect.provideService(TraceContent, capture),
+      traceWritten(tracePath !== undefined),
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
           ? Effect.void
@@ -136,7 +137,8 @@ export const runAndEmit = <E, R, E2 = never, R2 = never>(
         reasoning: null,
         usage: totals.requests === 0
           ? null
-          : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total }
+          : { prompt_tokens: totals.prompt, completion_tokens: totals.completion, total_tokens: totals.total },
+        finish_reason: yield* usage.finishReason
       })
       : content
     const emit: Effect.Effect<void, CommandError | OutputError> = path !== undefined && path !== "-"

@@ -3,6 +3,7 @@
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
+import { traceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { RecordHint } from "../model/recordHint.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
@@ -180,7 +181,8 @@ export const serveCommand = Command.make(
     }
     const maxCalls = yield* limit("--max-calls <N>", flags.maxCalls, "maxCalls")
     yield* serveMcp({ version: VERSION, http: yield* httpOptions(flags), maxCalls, tracePath }).pipe(
-      Effect.provideService(RecordHint, serveRecordHint)
+      Effect.provideService(RecordHint, serveRecordHint),
+      traceWritten(tracePath !== undefined)
     )
   })
 ).pipe(

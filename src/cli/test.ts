@@ -10,6 +10,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { switchFlag, valueFlag } from "./flags/make.ts"
 import * as os from "node:os"
 import { LaitConfig } from "../config/LaitConfig.ts"
+import { traceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { parseShard, type Shard } from "../testing/shard.ts"
 import { RecordHint } from "../model/recordHint.ts"
@@ -160,6 +161,7 @@ export const testCommand = Command.make(
         onProgress: (file, lines) =>
           Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
       }).pipe(
+        traceWritten(traces !== undefined),
         // Said on Ctrl-C too: the files of the tests that ran are there.
         Effect.ensuring(
           traces === undefined || traceModule === undefined ? Effect.void : traceModule.traceDirNote(traces)

@@ -89,6 +89,7 @@ export const exitCodeByTag = {
   InterruptedError: ExitCode.interrupted,
   ModelError: {
     Unreachable: ExitCode.modelApi,
+    StreamBroken: ExitCode.modelApi,
     Timeout: ExitCode.modelApi,
     HttpStatus: ExitCode.modelApi,
     BadResponse: ExitCode.modelApi,

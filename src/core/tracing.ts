@@ -53,6 +53,7 @@ export const Attr = {
   providerName: "gen_ai.provider.name",
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",
+  finishReasons: "gen_ai.response.finish_reasons",
   operationName: "gen_ai.operation.name",
   toolName: "gen_ai.tool.name",
   toolArguments: "gen_ai.tool.arguments",
@@ -116,6 +117,19 @@ export interface TraceContentCapture {
 export const TraceContent = Context.Reference<TraceContentCapture | undefined>("lait/core/tracing/TraceContent", {
   defaultValue: () => undefined
 })
+
+/**
+ * Set where the run's trace goes somewhere: a trace file, `--trace-dir`, live OTLP export (set by its
+ * layer, src/trace/live/exporter.ts). Only a traced run's model requests carry trace-propagation
+ * headers and ask a stream for its usage (src/model/tracePropagation.ts): otherwise nobody reads them.
+ */
+export const TraceWritten = Context.Reference<boolean>("lait/core/tracing/TraceWritten", {
+  defaultValue: () => false
+})
+
+/** `effect` marked as traced when `written`; never unmarked (live export may have marked it already). */
+export const traceWritten = (written: boolean) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  written ? Effect.provideService(effect, TraceWritten, true) : effect
 
 const spanOptions = (spec: TraceSpanSpec) => ({
   annotations: Context.make(TraceEntry, { operation: spec.operation, label: spec.label }),

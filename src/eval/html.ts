@@ -5,9 +5,9 @@
 // Sections: the summary, the comparison matrix (with several targets), then per target a row per
 // case (pass rate, Wilson interval, label) whose runs expand to their output and assertions.
 import { rustFixed } from "../core/rustFormat.ts"
-import { type CaseReport, caseName, fullyPassed, matrixRows, type Report } from "./report.ts"
+import { allErroredText, type CaseReport, caseName, fullyPassed, matrixRows, type Report } from "./report.ts"
 import type { RunOutcome } from "./runner.ts"
-import type { CaseStats, SuiteStats } from "./stats.ts"
+import { type CaseStats, everyRunErrored, type SuiteStats } from "./stats.ts"
 
 export const htmlEscape = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(
@@ -114,6 +114,7 @@ const caseTable = (cases: ReadonlyArray<CaseReport>): string =>
   `<th>runs</th></tr></thead><tbody>${cases.map(caseRow).join("")}</tbody></table>`
 
 const suiteText = (s: SuiteStats, k: number) =>
+  everyRunErrored(s) ? `${s.fullyPassed} of ${s.cases} case(s) fully passed · ${allErroredText(s)}` :
   `${s.fullyPassed} of ${s.cases} case(s) fully passed · mean pass@1 ${two(s.meanPassAt1)} · pass^${k} ${s.passHatK}` +
   ` · stable-pass ${s.stablePass}, flaky ${s.flaky}, stable-fail ${s.stableFail}` +
   (s.notRun > 0 ? `, not-run ${s.notRun}` : "") + (s.errorCases > 0 ? `, error ${s.errorCases}` : "") +
@@ -172,7 +173,7 @@ export const htmlReport = (report: Report, options: HtmlOptions): string => {
       `${report.suite.fullyPassed}/${report.suite.cases}`,
       report.targets === undefined ? "fully passed" : "cells fully passed"
     ),
-    stat(two(report.suite.meanPassAt1), "mean pass@1"),
+    stat(everyRunErrored(report.suite) ? "n/a" : two(report.suite.meanPassAt1), "mean pass@1"),
     stat(String(tokens), "tokens"),
     ...(priced.length === 0 ? [] : [stat(`$${cost.toFixed(4)}`, "cost")]),
     stat(`${seconds.toFixed(1)} s`, "run time (summed)")

@@ -11,7 +11,7 @@ import { rustDebugString, rustFixed } from "../core/rustFormat.ts"
 import { escapeControls } from "../core/terminalText.ts"
 import { RustFloat, rustJson } from "../model/rustJson.ts"
 import type { CaseOutcome, EvalOutcome, RunOutcome } from "./runner.ts"
-import { type CaseStats, caseStats, type SuiteStats, suiteStats } from "./stats.ts"
+import { type CaseStats, caseStats, everyRunErrored, type SuiteStats, suiteStats } from "./stats.ts"
 
 export type ReportFormat = "text" | "json" | "junit" | "html"
 
@@ -160,13 +160,23 @@ const reliabilityCell = (s: CaseStats): string =>
   s.total === 0 ? s.label : `${s.label}  pass@1=${two(s.passAt1)}  pass^${s.k}=${s.passHatK ? 1 : 0}  ` +
     `95% CI [${two(s.wilson.lower)}, ${two(s.wilson.upper)}]${s.total < s.k ? ` (${s.total} of ${s.k} runs)` : ""}`
 
+/** What replaces the pass rates when nothing was scored (./stats.ts's everyRunErrored). */
+export const allErroredText = (s: SuiteStats): string =>
+  `every run errored (${s.errorRuns} run(s), server or setup errors): no case could be scored`
+
 const suiteLine = (s: SuiteStats, k: number): string =>
-  `mean pass@1=${two(s.meanPassAt1)}  pass^${k} ${s.passHatK} of ${s.cases} case(s)  ` +
-  `stable-pass ${s.stablePass}, flaky ${s.flaky}, stable-fail ${s.stableFail}` +
-  (s.notRun > 0 ? `, not-run ${s.notRun}` : "") + (s.errorCases > 0 ? `, error ${s.errorCases}` : "")
+  everyRunErrored(s)
+    ? allErroredText(s)
+    : `mean pass@1=${two(s.meanPassAt1)}  pass^${k} ${s.passHatK} of ${s.cases} case(s)  ` +
+      `stable-pass ${s.stablePass}, flaky ${s.flaky}, stable-fail ${s.stableFail}` +
+      (s.notRun > 0 ? `, not-run ${s.notRun}` : "") + (s.errorCases > 0 ? `, error ${s.errorCases}` : "")
 
 const errorRunsLine = (s: SuiteStats): ReadonlyArray<string> =>
-  s.errorRuns > 0 ? [`${s.errorRuns} run(s) could not run (server or setup errors; not counted as failures)`] : []
+  everyRunErrored(s)
+    ? [allErroredText(s)]
+    : s.errorRuns > 0
+    ? [`${s.errorRuns} run(s) could not run (server or setup errors; not counted as failures)`]
+    : []
 
 const reliabilityLine = (c: CaseReport, minPassRate: number | undefined): string => {
   const s = c.stats

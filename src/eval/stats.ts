@@ -118,6 +118,13 @@ export interface SuiteStats {
   readonly errorRuns: number
 }
 
+/**
+ * Whether no run of the suite could be scored because every one that ran errored (server or setup
+ * errors): its pass rates are then no measurement, and the reports say so instead of 0.00.
+ */
+export const everyRunErrored = (s: SuiteStats): boolean =>
+  s.errorRuns > 0 && s.stablePass + s.flaky + s.stableFail === 0
+
 export const suiteStats = (cases: ReadonlyArray<CaseStats>): SuiteStats => {
   const ran = cases.filter((c) => c.total > 0)
   const count = (label: Stability) => cases.filter((c) => c.label === label).length

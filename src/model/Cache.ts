@@ -13,7 +13,7 @@ import type { Endpoint, ModelCall, ModelClientService } from "./call.ts"
 import { assertNoSecret, nowRfc3339 } from "./cassette/format.ts"
 import { entryBody } from "./cassette/entryText.ts"
 import { callKey } from "./cassette/key.ts"
-import { interpret } from "./completion.ts"
+import { interpret, noteFinish } from "./completion.ts"
 import { RunUsage } from "./RunUsage.ts"
 import { emitWhole } from "./streamSink.ts"
 
@@ -69,6 +69,7 @@ export const makeCache = (
           yield* recordChat(call, hit, started)
           yield* RunUsage.use((u) => u.recordCacheHit)
           yield* Console.error(`note: cache hit for ${call.label}`)
+          yield* noteFinish(call, hit)
           yield* emitWhole(hit)
           return hit
         }

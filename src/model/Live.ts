@@ -12,8 +12,9 @@ import { describeNetworkFailure } from "../core/network.ts"
 import { displayUrl, joinUrl, urlCredentials } from "../core/urls.ts"
 import { traceChat } from "./chatSpan.ts"
 import type { Endpoint, ModelCall, ModelClientService, ModelFailure } from "./call.ts"
-import { interpret, recordUsage } from "./completion.ts"
+import { interpret, noteFinish, recordUsage } from "./completion.ts"
 import { endpointRedactor } from "./endpointSecrets.ts"
+import { errorText } from "./errorBody.ts"
 import { type Emitted, eventStreamReader, isEventStream } from "./eventStream.ts"
 import { DEFAULT_RESPONSE_LIMIT, type ModelHttpService } from "./ModelHttp.ts"
 import { chatToResponsesBody, responsesUnsupported } from "./responsesApi.ts"
@@ -23,11 +24,13 @@ import {
   ModelError,
   ResponsesUnsupported,
   ResponseTooLarge,
+  StreamBroken,
   Timeout,
   Unreachable
 } from "./ModelError.ts"
 import { retryAfter, type Retryable, retrying } from "./retry.ts"
-import { type DeltaSink, emitWhole, StreamSink } from "./streamSink.ts"
+import { type DeltaSink, emitWhole, StreamSink, UsageWanted } from "./streamSink.ts"
+import { runTraced } from "./tracePropagation.ts"
 import type { ChatRequest } from "./types.ts"
 
 /** Per attempt: headers and the whole body. Reasoning models can think for minutes before answering. */
@@ -45,14 +48,11 @@ export const chatBody = (modelId: string, r: ChatRequest): Record<string, unknow
   ...(r.reasoning_effort !== undefined ? { reasoning_effort: r.reasoning_effort } : {})
 })
 
-/** The server's own words in an error body (its `error.message` when it sent JSON), or undefined. */
+/** The server's own words in an error body (the most specific message when it sent JSON), or undefined. */
 export const statusDetail = (body: string, redact: (text: string) => string): string | undefined => {
   let detail = body.trim()
   try {
-    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }
-    const fromError = typeof parsed.error === "string" ? parsed.error : parsed.error?.message
-    const message = fromError ?? parsed.message
-    if (typeof message === "string") detail = message
+    detail = errorText(JSON.parse(body)) ?? detail
   } catch {
     // not JSON: keep the text
   }
@@ -146,7 +146,14 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
         const body = endpoint.api === "responses"
           ? chatToResponsesBody(endpoint.modelId, request)
           : streamed
-          ? { ...chatBody(endpoint.modelId, request), stream: true, stream_options: { include_usage: true } }
+          ? {
+            ...chatBody(endpoint.modelId, request),
+            stream: true,
+            // Not part of the cassette key (src/model/cassette/key.ts): the request, not the body, is.
+            ...((yield* UsageWanted) || endpoint.pricing !== undefined || (yield* runTraced)
+              ? { stream_options: { include_usage: true } }
+              : {})
+          }
           : chatBody(endpoint.modelId, request)
         yield* debugLine(() => `POST ${shown(url)} model=${endpoint.modelId}`)
         // A tool's output (say, a printed environment) can put the key into the conversation itself.
@@ -170,6 +177,8 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
           new ModelError({
             reason: e._tag === "TimedOut"
               ? new Timeout({ baseUrl, timeoutMillis: millis })
+              : e._tag === "BrokenOff"
+              ? new StreamBroken({ baseUrl, bytes: e.bytes, detail: redact(describeNetworkFailure(e.cause)) })
               : new Unreachable({ baseUrl, detail: redact(describeNetworkFailure(e.cause)) })
           })
         ))
@@ -202,8 +211,15 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
             ? new ModelError({ reason: new ResponseTooLarge({ baseUrl, limit: maxBytes }) })
             : statusFailure({ bodyLimit: maxBytes })
         }
-        const badResponse = (problem: "invalid-json" | "reported", detail?: string) =>
-          new ModelError({ reason: new BadResponse({ baseUrl, problem, ...(detail === undefined ? {} : { detail }) }) })
+        const badResponse = (problem: "invalid-json" | "reported", detail?: string, status?: number) =>
+          new ModelError({
+            reason: new BadResponse({
+              baseUrl,
+              problem,
+              ...(detail === undefined ? {} : { detail }),
+              ...(status === undefined ? {} : { status })
+            })
+          })
         switch (response.body._tag) {
           case "Assembled": {
             const raw = response.body.raw
@@ -211,7 +227,8 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
             return raw
           }
           case "Reported":
-            return yield* badResponse("reported", redact(response.body.detail))
+            // Before any text it is retried and falls back as the HTTP error it stands for would.
+            return yield* badResponse("reported", redact(response.body.detail), response.body.status)
           case "InvalidJson":
             return yield* badResponse("invalid-json")
         }
@@ -240,6 +257,7 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
         if (outcome._tag === "Success") {
           const result = yield* interpret(outcome.success, endpoint, "live")
           yield* recordUsage(call.label, result)
+          yield* noteFinish(call, result)
           if (!emitted.value) yield* emitWhole(result)
           return result
         }

@@ -19,6 +19,19 @@ export class Unreachable extends Data.TaggedClass("Unreachable")<{
   }
 }
 
+/** A streamed answer's connection broke after part of it had arrived. */
+export class StreamBroken extends Data.TaggedClass("StreamBroken")<{
+  readonly baseUrl: string
+  /** Bytes of the body that had arrived. */
+  readonly bytes: number
+  /** The network failure, redacted. */
+  readonly detail: string
+}> {
+  get message(): string {
+    return `the stream from '${this.baseUrl}' broke off after ${this.bytes} bytes: ${this.detail}`
+  }
+}
+
 /** One attempt (headers and the whole body) took longer than the request timeout. */
 export class Timeout extends Data.TaggedClass("Timeout")<{
   readonly baseUrl: string
@@ -32,6 +45,7 @@ export class Timeout extends Data.TaggedClass("Timeout")<{
 interface RetryAfter {
   readonly millis: number
   readonly askedMillis?: number
+  readonly header?: "retry-after-ms"
 }
 
 /** The server answered with a status other than 2xx. */
@@ -73,6 +87,11 @@ export class BadResponse extends Data.TaggedClass("BadResponse")<{
   readonly problem: "invalid-json" | "reported" | "unreadable" | "no-choices"
   /** What the server reported (`reported` only). */
   readonly detail?: string
+  /**
+   * `reported` inside a stream: the HTTP status the error stands for (src/model/errorBody.ts), which
+   * decides whether it is retried and falls back as that HTTP answer would.
+   */
+  readonly status?: number
 }> {
   get message(): string {
     const server = `the model server at '${this.baseUrl}'`
@@ -157,6 +176,7 @@ export class EntryRefused extends Data.TaggedClass("EntryRefused")<{
 
 export type ModelErrorReason =
   | Unreachable
+  | StreamBroken
   | Timeout
   | HttpStatus
   | BadResponse
@@ -165,6 +185,9 @@ export type ModelErrorReason =
   | CassetteInvalid
   | ResponsesUnsupported
   | EntryRefused
+
+/** A status whose answer may change: a server error, a rate limit, a request timeout. */
+const transientStatus = (status: number): boolean => status >= 500 || status === 429 || status === 408
 
 export class ModelError extends ReasonError("ModelError", {
   describe: (reason: ModelErrorReason) => reason.message,
@@ -180,10 +203,13 @@ export class ModelError extends ReasonError("ModelError", {
   get transient(): boolean {
     switch (this.reason._tag) {
       case "Unreachable":
+      case "StreamBroken":
       case "Timeout":
         return true
       case "HttpStatus":
-        return this.reason.status >= 500 || this.reason.status === 429 || this.reason.status === 408
+        return transientStatus(this.reason.status)
+      case "BadResponse":
+        return this.reason.status !== undefined && transientStatus(this.reason.status)
       default:
         return false
     }

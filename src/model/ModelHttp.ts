@@ -60,6 +60,8 @@ export interface HttpAnswer<A> extends HttpHead {
 export type HttpFailure =
   | { readonly _tag: "TimedOut" }
   | { readonly _tag: "Unreachable"; readonly cause: unknown }
+  /** A body read in pieces failed after `bytes` of it had arrived (the connection was reset, say). */
+  | { readonly _tag: "BrokenOff"; readonly bytes: number; readonly cause: unknown }
 
 /** What sends the bytes: `fetch`, or an in-memory server. */
 export type Transport = (url: URL, init: RequestInit) => Promise<Response>
@@ -119,6 +121,9 @@ const withoutLength = (headers: Readonly<Record<string, string>>): Readonly<Reco
   const { "content-length": _length, ...rest } = headers
   return rest
 }
+
+const isBrokenOff = (cause: unknown): cause is HttpFailure & { readonly _tag: "BrokenOff" } =>
+  typeof cause === "object" && cause !== null && (cause as { _tag?: unknown })._tag === "BrokenOff"
 
 const cancelBody = (response: Response) => void response.body?.cancel().catch(() => undefined)
 
@@ -181,7 +186,10 @@ const readPieces = <A>(
     signal.addEventListener("abort", cancel, { once: true })
     let total = 0
     const next: Effect.Effect<CappedBody | A, unknown> = Effect.flatMap(
-      Effect.tryPromise({ try: () => body.read(), catch: (cause) => cause }),
+      Effect.tryPromise({
+        try: () => body.read(),
+        catch: (cause): HttpFailure => ({ _tag: "BrokenOff", bytes: total, cause })
+      }),
       ({ done, value }) => {
         if (done) return reader.end
         total += value.length
@@ -231,7 +239,8 @@ export const make = (transport: Transport): ModelHttpService => {
         signal: stop.signal
       }
       // A cancelled reader ends like a finished one: what it read is not the whole answer.
-      const failure = (cause: unknown): HttpFailure => (timedOut ? TIMED_OUT : { _tag: "Unreachable", cause })
+      const failure = (cause: unknown): HttpFailure =>
+        timedOut ? TIMED_OUT : isBrokenOff(cause) ? cause : { _tag: "Unreachable", cause }
       const pieces = options.pieces
       const answer: Effect.Effect<HttpAnswer<A>, HttpFailure> = pieces === undefined
         // A whole answer: sent and read in one promise, the cheapest way through (an eval sends thousands).

@@ -13,7 +13,7 @@ import { callKey, keyInputOf } from "./cassette/key.ts"
 import type { MovedRecording } from "./cassette/moved.ts"
 import { CassetteUse } from "./cassette/used.ts"
 import { CassetteRepeat, replayFile } from "./cassette/repeat.ts"
-import { readCompletion, recordedProblem, recordUsage } from "./completion.ts"
+import { noteFinish, readCompletion, recordedProblem, recordUsage } from "./completion.ts"
 import { CassetteInvalid, CassetteMissing, ModelError } from "./ModelError.ts"
 import { RecordHint } from "./recordHint.ts"
 import { StrictReplay } from "./strictReplay.ts"
@@ -74,6 +74,7 @@ export const makeReplay = (dir: string): Effect.Effect<ModelClientService, never
         const read = yield* readCompletion(cassette.response, call.endpoints[0], "replay")
         if ("problem" in read) return yield* invalid("parse", recordedProblem(read.problem))
         yield* recordUsage(call.label, read.result)
+        yield* noteFinish(call, read.result)
         yield* emitWhole(read.result)
         return read.result
       }, (effect, call) => traceChat(call, "replay", Effect.provideService(effect, FileLoader, files)))

@@ -41,6 +41,13 @@ export interface RunUsageService {
   readonly recordCacheHit: Effect.Effect<void>
   readonly entries: Effect.Effect<ReadonlyArray<UsageEntry>>
   readonly total: Effect.Effect<UsageTotals>
+  /** An answer's `finish_reason`. */
+  readonly recordFinish: (reason: string) => Effect.Effect<void>
+  /**
+   * `length` when any answer of the run was cut off at the token limit, else the last answer's
+   * finish reason; null when no answer gave one (what `--json` reports as `finish_reason`).
+   */
+  readonly finishReason: Effect.Effect<string | null>
 }
 
 const addCost = (a: number | undefined, b: number | undefined) =>
@@ -62,8 +69,14 @@ export const sumUsage = (all: ReadonlyArray<UsageTotals>): UsageTotals =>
 export const makeRunUsage = (): RunUsageService => {
   const byLabel = new Map<string, UsageEntry>()
   let cached = 0
+  let finish: string | null = null
   const entries = Effect.sync(() => [...byLabel.values()])
   return {
+    recordFinish: (reason) =>
+      Effect.sync(() => {
+        if (finish !== "length") finish = reason
+      }),
+    finishReason: Effect.sync(() => finish),
     record: (r) =>
       Effect.sync(() => {
         const prev = byLabel.get(r.label)

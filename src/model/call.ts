@@ -48,6 +48,8 @@ export interface ModelResult {
   readonly endpoint: Endpoint
   /** The response JSON exactly as received (what cassettes and the cache store). */
   readonly raw: unknown
+  /** The answer's `finish_reason` (`stop`, `length`, `tool_calls`, ...), when the server gave one. */
+  readonly finishReason?: string | undefined
 }
 
 /** How a model request fails: the server's answer, or a key, cassette or cache that cannot be used. */

@@ -74,6 +74,7 @@ export const chatAttributes = (
         : {}),
       [Attr.providerName]: PROVIDER_NAME,
       ...serverOf(result.endpoint),
+      ...(result.finishReason !== undefined ? { [Attr.finishReasons]: [result.finishReason] } : {}),
       ...call.traceAttributes
     }
   }

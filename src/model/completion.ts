@@ -1,8 +1,8 @@
 // What an answer means, wherever it came from (a server, the cache, a cassette): the chat
 // completion lait reads out of it, or why there is none, and the usage it reports.
-import { Effect } from "effect"
+import { Console, Effect } from "effect"
 import { displayUrl } from "../core/urls.ts"
-import type { Endpoint, ModelResult, Source } from "./call.ts"
+import type { Endpoint, ModelCall, ModelResult, Source } from "./call.ts"
 import { responsesFailure, responsesToChat } from "./responsesApi.ts"
 import { BadResponse, ModelError } from "./ModelError.ts"
 import { RunUsage } from "./RunUsage.ts"
@@ -35,6 +35,7 @@ const fromCompletion = (
 ): ReadCompletion => {
   const message = completion.choices[0]?.message
   if (message === undefined) return { problem: { kind: "no-choices" } }
+  const finishReason = completion.choices[0]?.finish_reason ?? undefined
   const usage = readUsage(completion.usage)
   return {
     result: {
@@ -49,7 +50,8 @@ const fromCompletion = (
       ...(usage.ignored.length > 0 ? { usageIgnored: usage.ignored } : {}),
       source,
       endpoint,
-      raw
+      raw,
+      ...(finishReason === undefined ? {} : { finishReason })
     }
   }
 }
@@ -99,6 +101,27 @@ export const interpret = (
       )
     })
   )
+
+/** An answer the server stopped at its token limit (`finish_reason: "length"`): cut off, not finished. */
+export const cutOff = (result: ModelResult): boolean => result.finishReason === "length"
+
+/** Where an answer was cut off, naming the limit lait sent (`max_tokens`) when it sent one. */
+export const cutOffText = (maxTokens: number | undefined): string =>
+  maxTokens === undefined
+    ? "cut off at the server's token limit (finish_reason \"length\")"
+    : `cut off at max_tokens ${maxTokens} (finish_reason "length")`
+
+/**
+ * Notes how an answer (live, cached or replayed) finished: a `warning:` when it was cut off, and its
+ * finish reason in the run's usage meter (what `--json` reports).
+ */
+export const noteFinish = (call: ModelCall, result: ModelResult): Effect.Effect<void, never, RunUsage> =>
+  Effect.gen(function*() {
+    if (result.finishReason !== undefined) yield* RunUsage.use((u) => u.recordFinish(result.finishReason!))
+    if (cutOff(result)) {
+      yield* Console.error(`warning: ${call.label}: the answer was ${cutOffText(call.request.max_tokens)}`)
+    }
+  })
 
 /** Adds an answer's tokens to the run's usage; cache hits are counted by the cache instead. */
 export const recordUsage = (label: string, result: ModelResult) =>

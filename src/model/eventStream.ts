@@ -4,17 +4,21 @@
 // a whole body, so an endless or oversized stream costs at most the cap (an unfinished line is part
 // of it), and cancels the body's reader at once when the reading fiber is interrupted.
 import { Effect } from "effect"
+import { errorText, streamErrorStatus } from "./errorBody.ts"
 import type { CappedBody, HttpHead, PieceReader } from "./ModelHttp.ts"
 import { type SseEvent, SseDecoder } from "./sse.ts"
-import { chunkError, CompletionAssembler } from "./streamAssembly.ts"
+import { chunkError, CompletionAssembler, type StreamDelta } from "./streamAssembly.ts"
 import type { DeltaSink } from "./streamSink.ts"
 
 export type StreamedBody =
   | CappedBody
   /** The stream's chunks as one `chat.completion`. */
   | { readonly _tag: "Assembled"; readonly raw: unknown }
-  /** An `error` event, or a chunk carrying `error`: what the server said. */
-  | { readonly _tag: "Reported"; readonly detail: string }
+  /**
+   * An `error` event, or a chunk carrying `error`: what the server said, and the HTTP status it
+   * stands for when it names one (./errorBody.ts).
+   */
+  | { readonly _tag: "Reported"; readonly detail: string; readonly status?: number | undefined }
   | { readonly _tag: "InvalidJson" }
 
 export const isEventStream = (head: HttpHead): boolean =>
@@ -30,6 +34,14 @@ export const eventStreamReader = (sink: DeltaSink, emitted: Emitted): PieceReade
   const assembler = new CompletionAssembler()
   let outcome: StreamedBody | undefined = undefined
   let done = false
+
+  const emit = (deltas: ReadonlyArray<StreamDelta>): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      for (const delta of deltas) {
+        emitted.value = true
+        yield* sink(delta)
+      }
+    })
 
   /** false once the stream is over (`[DONE]`) or failed. */
   const handle = (events: ReadonlyArray<SseEvent>): Effect.Effect<boolean> =>
@@ -48,15 +60,12 @@ export const eventStreamReader = (sink: DeltaSink, emitted: Emitted): PieceReade
             : { _tag: "InvalidJson" }
           return false
         }
-        const error = chunkError(chunk) ?? (event.event === "error" ? event.data.trim() : undefined)
+        const error = chunkError(chunk) ?? (event.event === "error" ? errorText(chunk) ?? event.data.trim() : undefined)
         if (error !== undefined) {
-          outcome = { _tag: "Reported", detail: error }
+          outcome = { _tag: "Reported", detail: error, status: streamErrorStatus(chunk) }
           return false
         }
-        for (const delta of assembler.add(chunk)) {
-          emitted.value = true
-          yield* sink(delta)
-        }
+        yield* emit(assembler.add(chunk))
       }
       return true
     })
@@ -65,6 +74,7 @@ export const eventStreamReader = (sink: DeltaSink, emitted: Emitted): PieceReade
     piece: (bytes) => handle(decoder.push(bytes)),
     // A body that ended without `[DONE]` may still hold an event without its blank line.
     end: Effect.suspend(() => (outcome !== undefined || done ? Effect.void : handle(decoder.end()))).pipe(
+      Effect.andThen(Effect.suspend(() => outcome === undefined ? emit(assembler.flush()) : Effect.void)),
       Effect.map((): StreamedBody => outcome ?? { _tag: "Assembled", raw: assembler.completion() })
     )
   }

@@ -13,11 +13,17 @@ export interface RetryAfter {
   readonly millis: number
   /** What the server asked for, when that was more than the cap. */
   readonly askedMillis?: number
+  /** Set when the wait came from OpenAI's `retry-after-ms` rather than `Retry-After`. */
+  readonly header?: "retry-after-ms"
 }
 
+const capped = (millis: number): RetryAfter =>
+  millis > RETRY_AFTER_CAP_MS ? { millis: RETRY_AFTER_CAP_MS, askedMillis: millis } : { millis }
+
 /**
- * The wait a 429 or 503 asks for: `Retry-After` as delay-seconds or as an HTTP date, capped at
- * RETRY_AFTER_CAP_MS. Undefined for other statuses and for a missing or unreadable header.
+ * The wait a 429 or 503 asks for: OpenAI's `retry-after-ms` (milliseconds, fractions allowed), else
+ * `Retry-After` as delay-seconds or as an HTTP date, capped at RETRY_AFTER_CAP_MS. Undefined for
+ * other statuses and for missing or unreadable headers.
  */
 export const retryAfter = (
   status: number,
@@ -25,6 +31,10 @@ export const retryAfter = (
   now = Date.now()
 ): RetryAfter | undefined => {
   if (status !== 429 && status !== 503) return undefined
+  const ms = headers["retry-after-ms"]?.trim()
+  if (ms !== undefined && /^\d+(\.\d+)?$/.test(ms)) {
+    return { ...capped(Math.ceil(Number(ms))), header: "retry-after-ms" }
+  }
   const value = headers["retry-after"]?.trim()
   if (value === undefined || value === "") return undefined
   let millis: number
@@ -35,7 +45,7 @@ export const retryAfter = (
     if (Number.isNaN(at)) return undefined
     millis = Math.max(0, at - now)
   }
-  return millis > RETRY_AFTER_CAP_MS ? { millis: RETRY_AFTER_CAP_MS, askedMillis: millis } : { millis }
+  return capped(millis)
 }
 
 export interface RetryNotice {
@@ -57,11 +67,12 @@ export interface RetryNotice {
  */
 export const retryWarning = (n: RetryNotice): string => {
   const took = !n.saysHowLong && n.elapsedMillis >= 1000 ? `, after ${formatWait(n.elapsedMillis)}` : ""
+  const header = n.retryAfter?.header ?? "Retry-After"
   const why = n.retryAfter === undefined
     ? ""
     : n.retryAfter.askedMillis === undefined
-    ? " (Retry-After)"
-    : ` (Retry-After asked for ${formatWait(n.retryAfter.askedMillis)}; capped)`
+    ? ` (${header})`
+    : ` (${header} asked for ${formatWait(n.retryAfter.askedMillis)}; capped)`
   return `warning: ${n.reason} (attempt ${n.attempt}/${n.attempts}${took}); retrying in ${
     formatWait(n.waitMillis)
   }${why}`

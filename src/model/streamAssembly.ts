@@ -1,6 +1,7 @@
 // A streamed chat completion put back together: the `chat.completion.chunk` objects' deltas become
 // the one `chat.completion` a non-streamed request would have answered, so everything after the
 // request (the tool loop, cassettes, the cache, traces) sees the same shape either way.
+import { errorText } from "./errorBody.ts"
 
 export type StreamDelta =
   | { readonly _tag: "Content"; readonly text: string }
@@ -21,10 +22,7 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
 /** What a chunk that reports a failure (`{"error": ...}`) says, or undefined for an ordinary chunk. */
 export const chunkError = (chunk: unknown): string | undefined => {
   if (!isRecord(chunk) || chunk["error"] === undefined || chunk["error"] === null) return undefined
-  const error = chunk["error"]
-  if (typeof error === "string") return error
-  if (isRecord(error) && typeof error["message"] === "string") return error["message"]
-  return JSON.stringify(error)
+  return errorText(chunk) ?? JSON.stringify(chunk["error"])
 }
 
 export class CompletionAssembler {
@@ -38,6 +36,29 @@ export class CompletionAssembler {
   private usage: unknown = undefined
   /** Whether any chunk had a choice: a stream of nothing but usage is no answer. */
   private sawChoice = false
+  /**
+   * A high surrogate that ended a delta, held for the next one: servers that cut text every few
+   * UTF-16 units split an emoji's pair across chunks, and each half printed alone is a U+FFFD.
+   */
+  private readonly held: Record<StreamDelta["_tag"], string> = { Content: "", Reasoning: "" }
+
+  private release(tag: StreamDelta["_tag"], text: string, deltas: Array<StreamDelta>): void {
+    let whole = this.held[tag] + text
+    const last = whole.charCodeAt(whole.length - 1)
+    this.held[tag] = last >= 0xd800 && last <= 0xdbff ? whole.slice(-1) : ""
+    if (this.held[tag] !== "") whole = whole.slice(0, -1)
+    if (whole !== "") deltas.push({ _tag: tag, text: whole })
+  }
+
+  /** What is still held when the stream ends (a lone half of a pair, printed as it is). */
+  flush(): Array<StreamDelta> {
+    const deltas: Array<StreamDelta> = []
+    for (const tag of ["Reasoning", "Content"] as const) {
+      if (this.held[tag] !== "") deltas.push({ _tag: tag, text: this.held[tag] })
+      this.held[tag] = ""
+    }
+    return deltas
+  }
 
   /** Folds one chunk in and returns the text it adds, in order, for whoever prints as it arrives. */
   add(chunk: unknown): Array<StreamDelta> {
@@ -59,12 +80,12 @@ export class CompletionAssembler {
       const reasoning = text(delta["reasoning_content"]) ?? text(delta["reasoning"])
       if (reasoning !== undefined) {
         this.reasoning = (this.reasoning ?? "") + reasoning
-        deltas.push({ _tag: "Reasoning", text: reasoning })
+        this.release("Reasoning", reasoning, deltas)
       }
       const content = text(delta["content"])
       if (content !== undefined) {
         this.content = (this.content ?? "") + content
-        deltas.push({ _tag: "Content", text: content })
+        this.release("Content", content, deltas)
       } else if (delta["content"] === "" && this.content === null) {
         this.content = ""
       }

@@ -15,6 +15,14 @@ export const StreamSink = Context.Reference<DeltaSink | undefined>("lait/model/S
   defaultValue: () => undefined
 })
 
+/**
+ * Whether a streamed request must report its usage (`stream_options: {include_usage: true}`): set by
+ * whoever needs the tokens (`--show-usage`, `--record`, a compaction's token trigger). A traced run
+ * and an endpoint with `pricing:` ask for it anyway (src/model/Live.ts); otherwise the option is not
+ * sent, as the original lait does not, since some servers refuse fields they do not know.
+ */
+export const UsageWanted = Context.Reference<boolean>("lait/model/UsageWanted", { defaultValue: () => false })
+
 /** Hands an answer that was not streamed (replayed, cached, or a server that ignored `stream`) to the sink. */
 export const emitWhole = (result: ModelResult): Effect.Effect<void> =>
   Effect.gen(function*() {

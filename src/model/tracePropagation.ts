@@ -1,10 +1,13 @@
-// The trace-propagation headers (b3, traceparent) Effect's HTTP client adds to a request, for every
-// model request, which ModelHttp sends without that client (./ModelHttp.ts): servers and collectors
-// join their traces to lait's through them. Made as the client makes them: a client span under the current span, its
-// name from the client's SpanNameGenerator, none when propagation is off. The client's settings are
-// context references, which are found by key; the ones here have the client's keys and defaults, so
-// whatever a caller provides for Effect's client applies here too, without loading the client.
+// The trace-propagation headers (b3, traceparent) Effect's HTTP client adds to a request, for the
+// model requests of a traced run (a trace file, --trace-dir, live OTLP export; docs/traces.md), which
+// ModelHttp sends without that client (./ModelHttp.ts): servers and collectors join their traces to
+// lait's through them; an untraced run sends none. Made as the client makes them: a client span
+// under the current span, its name from the client's SpanNameGenerator, none when propagation is
+// off. The client's settings are context references, which are found by key; the ones here have the
+// client's keys and defaults, so whatever a caller provides for Effect's client applies here too,
+// without loading the client.
 import { Context, Effect, Tracer } from "effect"
+import { TraceWritten } from "../core/tracing.ts"
 
 /** What a settings function of the client is given: the request's method and URL. */
 export interface PropagatedRequest {
@@ -30,6 +33,11 @@ export const SpanNameGenerator = Context.Reference<(request: PropagatedRequest) 
   { defaultValue: () => (request) => request.method }
 )
 
+/** Whether the current run's trace goes anywhere: a trace file or directory, or live OTLP export. */
+export const runTraced: Effect.Effect<boolean> = Effect.withFiber((fiber) =>
+  Effect.succeed(fiber.getRef(TraceWritten))
+)
+
 /** The headers of `span`, exactly as effect/http's `HttpTraceContext.toHeaders` writes them. */
 const propagationHeaders = (span: Tracer.Span): Record<string, string> => ({
   b3: `${span.traceId}-${span.spanId}-${span.sampled ? "1" : "0"}${
@@ -41,7 +49,8 @@ const propagationHeaders = (span: Tracer.Span): Record<string, string> => ({
 /** The headers the HTTP client's span would add to `request` under the current settings (none: `{}`). */
 export const tracePropagation = (request: PropagatedRequest): Effect.Effect<Record<string, string>> =>
   Effect.withFiber((fiber) => {
-    if (fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(TracerDisabledWhen)(request)) {
+    const off = fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(TracerDisabledWhen)(request)
+    if (!fiber.getRef(TraceWritten) || off) {
       return Effect.succeed({})
     }
     return Effect.map(

@@ -14,7 +14,7 @@ import { pickSetting, pickToolNames } from "../lang/model.ts"
 import { toolContent } from "../model/chatContent.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
-import { StreamSink } from "../model/streamSink.ts"
+import { StreamSink, UsageWanted } from "../model/streamSink.ts"
 import type { ChatMessage, ChatRequest, ToolCall } from "../model/types.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { approve, type Decision } from "./approval.ts"
@@ -236,12 +236,16 @@ export const makeToolLoop = (
         for (let round = 1;; round++) {
           if (round > max) return yield* maxToolRoundsError(max)
           if (compactor !== undefined) yield* compactor.beforeRound(round, messages)
-          const sent = send(req.label, req.endpoints, {
+          const asked = send(req.label, req.endpoints, {
             ...req.request,
             messages: [...messages],
             tools,
             response_format: null
           })
+          // A token trigger reads each round's prompt tokens, streamed or not.
+          const sent = compaction?.trigger_tokens === undefined
+            ? asked
+            : Effect.provideService(asked, UsageWanted, true)
           // With structured output the answer is the re-sent request's: only that one streams.
           const reply = yield* req.request.response_format === null
             ? sent

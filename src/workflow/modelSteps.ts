@@ -19,6 +19,7 @@ import { parseSchemaFile } from "../lang/schemaRef.ts"
 import { SchemaError } from "../lang/languageErrors.ts"
 import { type AgentDefinition, type LlmSettings, pickSetting, pickToolNames, type SchemaRef } from "../lang/model.ts"
 import { renderTemplate } from "../lang/template.ts"
+import { cutOff, cutOffText } from "../model/completion.ts"
 import type { ChatMessage, ChatRequest, ResponseFormat } from "../model/types.ts"
 import { makeToolRuntime } from "../tools/ToolRuntime.ts"
 import { loadAttachments, userMessage } from "./attachments.ts"
@@ -160,6 +161,8 @@ export const makeModelSteps = Effect.gen(function*() {
       })
       const content = result.content ?? ""
       if (options.outputSchema === undefined) return content as Json
+      // A cut answer is the likely reason it fails its schema: the error says so.
+      const cut = cutOff(result) ? { cut: cutOffText(maxTokens) } : {}
       const parsed = yield* Effect.try({
         try: () => parseJsonText(stripFence(content)) as Json,
         catch: (e) =>
@@ -170,14 +173,15 @@ export const makeModelSteps = Effect.gen(function*() {
                 _tag: "OutputNotJson",
                 step: label,
                 schema: options.outputSchema!.name,
-                answer: content
+                answer: content,
+                ...cut
               }
             })
       })
       const invalid = yield* checkJson(options.outputSchema.schema, parsed, "output")
       if (invalid !== undefined) {
         return yield* new StepError({
-          reason: { _tag: "OutputMismatch", step: label, detail: renderChain(invalid), answer: content }
+          reason: { _tag: "OutputMismatch", step: label, detail: renderChain(invalid), answer: content, ...cut }
         })
       }
       return parsed

@@ -32,9 +32,10 @@ interface Reasons {
   ImageRead: { path: string; detail: string }
   ImageFormat: { path: string }
   /** `answer` is the model's whole answer; the message shows an excerpt (src/core/excerpt.ts). */
-  OutputNotJson: { step: string; schema: string; answer: string }
+  /** `cut`: where the answer was cut off (src/model/completion.ts's cutOffText), when it was. */
+  OutputNotJson: { step: string; schema: string; answer: string; cut?: string }
   /** `detail` is the validation failure, as rendered; `answer` the model's whole answer, for -v. */
-  OutputMismatch: { step: string; detail: string; answer: string }
+  OutputMismatch: { step: string; detail: string; answer: string; cut?: string }
   /** The answer nests deeper than core/jsonDepth.ts allows (`reason` is its TOO_DEEP). */
   OutputTooDeep: { step: string; reason: string }
   /** A step's input does not match its `input_schema`; `cause` is the mismatch. */
@@ -54,6 +55,9 @@ export type StepErrorReason = TaggedUnion<Reasons> | CommandFailureReason
 
 /** Characters of a template quoted in a message: enough to recognise it. */
 const TEMPLATE_EXCERPT = 60
+
+/** `, cut off at max_tokens 5 (...),`: why an answer may be no valid JSON, when it was cut off. */
+const cutClause = (cut: string | undefined): string => (cut === undefined ? "" : `, ${cut},`)
 
 const describe = (reason: StepErrorReason): string => {
   switch (reason._tag) {
@@ -111,11 +115,12 @@ const describe = (reason: StepErrorReason): string => {
     case "ImageFormat":
       return `could not determine the image format of '${reason.path}'; supported formats are PNG/JPEG/WebP/GIF`
     case "OutputNotJson":
-      return `step '${reason.step}': the model's response is not valid JSON for output schema '${reason.schema}'`
+      return `step '${reason.step}': the model's response${cutClause(reason.cut)} is not valid JSON ` +
+        `for output schema '${reason.schema}'`
     case "OutputTooDeep":
       return `step '${reason.step}': the model's answer is ${reason.reason}`
     case "OutputMismatch":
-      return `step '${reason.step}': the model's response does not match its output schema`
+      return `step '${reason.step}': the model's response${cutClause(reason.cut)} does not match its output schema`
     case "InputMismatch":
       return `step '${reason.step}'`
     case "InputUnset":

@@ -165,7 +165,7 @@ describe("one-shot chat", () => {
     const base = ["--model", "m", ...at(s)]
     expect(outcome(await p.lait([...base, "--json", "q"]))).toEqual({
       code: 0,
-      stdout: "{\"content\":\"42\",\"reasoning\":\"thought hard\",\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5}}\n",
+      stdout: "{\"content\":\"42\",\"reasoning\":\"thought hard\",\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2,\"total_tokens\":5},\"finish_reason\":\"stop\"}\n",
       stderr: ""
     })
     expect(outcome(await p.lait([...base, "--show-reasoning", "--show-usage", "q"]))).toEqual({
@@ -329,7 +329,7 @@ describe("named prompts", () => {
       stderr: "usage: prompt=10 completion=5 total=15\n"
     })
     expect((await p.lait(["prompt", "run", "plain", "--json"], { stdin: "hi" })).stdout).toBe(
-      "{\"content\":\"echo: Say hi\",\"reasoning\":null,\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_tokens\":15}}\n"
+      "{\"content\":\"echo: Say hi\",\"reasoning\":null,\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_tokens\":15},\"finish_reason\":\"stop\"}\n"
     )
     expect((await p.lait(["-p", "tr", "--var", "lang=Dutch", "bye"])).stdout).toBe("echo: Translate bye into Dutch\n")
     expect((await p.lait(["-p", "tr", "--model", "over", "x"])).code).toBe(0)

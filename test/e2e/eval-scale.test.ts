@@ -128,8 +128,12 @@ describe("runs that could not run", () => {
     expect(lines[0]).toBe("case 1: ERROR (2 run(s) could not run)")
     expect(lines[1]).toStartWith(`  run 1: error: failed to reach '${deadUrl}'`)
     expect(lines).toContain("0 of 2 case(s) fully passed")
-    expect(lines).toContain("4 run(s) could not run (server or setup errors; not counted as failures)")
+    // Nothing was scored: the summary says so instead of a mean pass@1 of 0.00 (issue 39 item 11).
+    const errored = "every run errored (4 run(s), server or setup errors): no case could be scored"
+    expect(lines).toContain(errored)
     expect(lines).toContain("  case 1: error")
+    expect(lines.at(-1)).toBe(`  all: ${errored}`)
+    expect(r.stdout).not.toContain("pass@1=0.00")
     expect(r.code).toBe(4)
     expect(r.stderr).toEndWith("lait: 4 run(s) could not run (server or setup errors; see the report)\n")
 

@@ -244,7 +244,7 @@ describe("response cache", () => {
     const second = await ws.lait(["--cache", "run", "wf.yml", "x", "--show-usage", "--json"], { cwd: dir })
     expect(outcome(second)).toEqual({
       code: 0,
-      stdout: "{\"content\":\"cached answer\",\"reasoning\":null,\"usage\":null}\n",
+      stdout: "{\"content\":\"cached answer\",\"reasoning\":null,\"usage\":null,\"finish_reason\":\"stop\"}\n",
       stderr: "[1] answer\nnote: cache hit for answer\nusage: 0 tokens (1 request answered from the cache)\n"
     })
     expect(s.requests).toHaveLength(1)

@@ -112,7 +112,8 @@ describe("record, then replay without a server", () => {
         stdout: JSON.stringify({
           content: "lait 1.2: --replay.",
           reasoning: null,
-          usage: { prompt_tokens: 48, completion_tokens: 15, total_tokens: 63 }
+          usage: { prompt_tokens: 48, completion_tokens: 15, total_tokens: 63 },
+          finish_reason: "stop"
         }) + "\n",
         stderr: "==> notes: drafts and tightens a release note\n[1] draft\n[2] tighten\n"
       })

@@ -610,7 +610,8 @@ steps:
     expect(JSON.parse(json.stdout)).toEqual({
       content: "ok",
       reasoning: null,
-      usage: { prompt_tokens: 4000, completion_tokens: 2000, total_tokens: 6000 }
+      usage: { prompt_tokens: 4000, completion_tokens: 2000, total_tokens: 6000 },
+      finish_reason: "stop"
     })
   })
 })

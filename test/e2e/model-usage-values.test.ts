@@ -22,7 +22,7 @@ test("bad counts are absent: the valid one is kept, each bad one is a -v note", 
   const quiet = await ws.lait(["run", file, "hi", "--json"])
   expect(outcome(quiet)).toEqual({
     code: 0,
-    stdout: '{"content":"hello","reasoning":null,"usage":{"prompt_tokens":7,"completion_tokens":0,"total_tokens":7}}\n',
+    stdout: '{"content":"hello","reasoning":null,"usage":{"prompt_tokens":7,"completion_tokens":0,"total_tokens":7},"finish_reason":"stop"}\n',
     stderr: "[1] ask\n"
   })
   const verbose = await ws.lait(["run", file, "hi", "--json", "-v"])
@@ -38,5 +38,5 @@ test("no valid count at all is no usage", async () => {
   const s = server({ script: [answer({ prompt_tokens: 2 ** 60, completion_tokens: 0.5, total_tokens: [] })] })
   const file = ws.write("none.yml", workflow(s.baseUrl))
   const r = await ws.lait(["run", file, "hi", "--json"])
-  expect(outcome(r)).toEqual({ code: 0, stdout: '{"content":"hello","reasoning":null,"usage":null}\n', stderr: "[1] ask\n" })
+  expect(outcome(r)).toEqual({ code: 0, stdout: '{"content":"hello","reasoning":null,"usage":null,"finish_reason":"stop"}\n', stderr: "[1] ask\n" })
 })

@@ -119,7 +119,9 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
     await t.waitFor("echo: hello")
     t.type("again")
     await t.waitFor("echo: again")
-    expect(server.requests[1]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } })
+    // No --show-usage, --record or trace: the usage is not asked for (docs/repl.md#streaming).
+    expect(server.requests[1]!.body).toMatchObject({ stream: true })
+    expect((server.requests[1]!.body as Record<string, unknown>)["stream_options"]).toBeUndefined()
     expect(messagesOf(1)).toEqual([
       { role: "user", content: "hello" },
       { role: "assistant", content: "echo: hello" },

@@ -252,7 +252,7 @@ describe("command line", () => {
     expect(fs.readdirSync(path.join(cwd, "out"))).toEqual(["result.txt"])
     expect((await lait(["run", file, "to stdout", "-o", "-"])).stdout).toBe("to stdout\n")
     expect((await lait(["run", file, "wrapped", "--json"])).stdout).toBe(
-      "{\"content\":\"wrapped\",\"reasoning\":null,\"usage\":null}\n"
+      "{\"content\":\"wrapped\",\"reasoning\":null,\"usage\":null,\"finish_reason\":null}\n"
     )
   })
 

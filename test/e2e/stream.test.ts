@@ -28,6 +28,21 @@ describe("lait PROMPT --stream", () => {
     expect(server.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } })
   })
 
+  test("asks for stream_options only when the usage is read: --show-usage, --record, a trace", async () => {
+    server = startOpenAiServer({ script: [{ content: "ok", repeat: true }] })
+    const options = () => server.requests.map((q) => (q.body as Record<string, unknown>)["stream_options"])
+    expect(await chat("--stream", "plain")).toMatchObject({ code: 0, stdout: "ok\n", stderr: "" })
+    expect(await chat("--stream", "--record", "usage-cassettes", "kept")).toMatchObject({ code: 0, stdout: "ok\n" })
+    expect(await chat("--stream", "--trace-file", "stream-trace.jsonl", "with a trace")).toMatchObject({ code: 0 })
+    const usage = { include_usage: true }
+    expect(options()).toEqual([undefined, usage, usage])
+    const [file] = fs.readdirSync(path.join(dir, "usage-cassettes"))
+    const cassette = JSON.parse(fs.readFileSync(path.join(dir, "usage-cassettes", file!), "utf8"))
+    expect(cassette.response.usage).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 })
+    // Not part of the key: the cassette replays with or without --stream.
+    expect(await chat("--stream", "--replay", "usage-cassettes", "kept")).toMatchObject({ code: 0, stdout: "ok\n" })
+  })
+
   test("conflicts with --json (exit 2)", async () => {
     server = startOpenAiServer()
     const r = await chat("--stream", "--json", "hi")

@@ -169,7 +169,8 @@ describe("lait run --trace-file", () => {
       "gen_ai.usage.output_tokens": [3, 4][i],
       "gen_ai.provider.name": "openai",
       "server.address": "127.0.0.1",
-      "server.port": s.port
+      "server.port": s.port,
+      "gen_ai.response.finish_reasons": [["tool_calls"], ["stop"]][i]
     })))
     // The tool ran between the two model calls of its step.
     expect(chats[0]!.seq < tool.seq && tool.seq < chats[1]!.seq).toBe(true)
@@ -232,7 +233,7 @@ describe("lait trace show", () => {
       "[Nms] execute_tool tool 'tool__echo' \u2014 HH:MM:SS.mmm  (gen_ai.tool.name=tool__echo gen_ai.tool.arguments={\"text\":\"hi\"} lait.step.label=plan lait.tool.round=1 lait.tool.decision=allowed)"
     )
     expect(normalized[0]).toMatch(
-      /^\[Nms\] chat {9}plan \u2014 HH:MM:SS\.mmm {2}\(gen_ai\.request\.model=fixture-model lait\.source=live gen_ai\.usage\.input_tokens=12 gen_ai\.usage\.output_tokens=3 gen_ai\.provider\.name=openai server\.address=127\.0\.0\.1 server\.port=\d+\)$/
+      /^\[Nms\] chat {9}plan \u2014 HH:MM:SS\.mmm {2}\(gen_ai\.request\.model=fixture-model lait\.source=live gen_ai\.usage\.input_tokens=12 gen_ai\.usage\.output_tokens=3 gen_ai\.provider\.name=openai server\.address=127\.0\.0\.1 server\.port=\d+ gen_ai\.response\.finish_reasons=\["tool_calls"\]\)$/
     )
     expect(normalized.at(-2)).toBe(`[Nms] invoke_workflow traced \u2014 HH:MM:SS.mmm  (lait.workflow.path=${path.join(projectDir, "wf.yml")})`)
   })

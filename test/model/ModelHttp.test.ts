@@ -5,6 +5,7 @@
 import { afterAll, expect, test } from "bun:test"
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 import { describeNetworkFailure } from "../../src/core/network.ts"
+import { TraceWritten } from "../../src/core/tracing.ts"
 import { ModelClient } from "../../src/model/ModelClient.ts"
 import {
   type HttpAnswer,
@@ -219,7 +220,8 @@ test("in memory, the live client's whole and streamed requests carry the same he
     }
   }
   const layer = Layer.mergeAll(ModelClient.layerLive({ attempts: 1 }).pipe(Layer.provide(inMemory(seen))), RunUsage.layer)
-  const complete = ModelClient.use((m) => m.complete(call))
+  // A traced run: only then are the propagation headers sent (src/model/tracePropagation.ts).
+  const complete = Effect.provideService(ModelClient.use((m) => m.complete(call)), TraceWritten, true)
   const whole = await Effect.runPromise(complete.pipe(Effect.provide(layer)))
   const deltas: Array<string> = []
   const sink: DeltaSink = (delta) => Effect.sync(() => void deltas.push(delta._tag === "Content" ? delta.text : ""))

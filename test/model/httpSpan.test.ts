@@ -1,8 +1,10 @@
-// A live request carries the trace-propagation headers (b3, traceparent) of a client span under the
-// `chat` span, as Effect's HTTP client adds them; that span is made for the headers only: the client's
-// own span, which parsed the URL and copied every header into attributes nobody reads, is skipped.
+// A live request of a traced run carries the trace-propagation headers (b3, traceparent) of a client
+// span under the `chat` span, as Effect's HTTP client adds them; that span is made for the headers
+// only: the client's own span, which parsed the URL and copied every header into attributes nobody
+// reads, is skipped. An untraced run sends no such headers.
 import { afterAll, expect, test } from "bun:test"
 import { Effect, Layer, Tracer } from "effect"
+import { TraceWritten } from "../../src/core/tracing.ts"
 import { HttpClient } from "effect/http"
 import { ModelHttp } from "../../src/model/ModelHttp.ts"
 import { ModelClient } from "../../src/model/ModelClient.ts"
@@ -16,7 +18,10 @@ afterAll(() => server.stop())
 const call = helloCall(server.baseUrl)
 
 /** One live call under a tracer that keeps every span it makes; the headers the server saw. */
-const callTraced = async <R>(wrap: (effect: Effect.Effect<unknown, unknown, R>) => Effect.Effect<unknown, unknown, R>) => {
+const callTraced = async <R>(
+  wrap: (effect: Effect.Effect<unknown, unknown, R>) => Effect.Effect<unknown, unknown, R>,
+  traced = true
+) => {
   const spans: Array<Tracer.Span> = []
   const keeping = Tracer.make({
     span(options) {
@@ -29,6 +34,7 @@ const callTraced = async <R>(wrap: (effect: Effect.Effect<unknown, unknown, R>) 
   const before = server.requests.length
   await Effect.runPromise(
     wrap(ModelClient.use((m) => m.complete(call)) as Effect.Effect<unknown, unknown, R>).pipe(
+      Effect.provideService(TraceWritten, traced),
       Effect.withTracer(keeping),
       Effect.provide(Layer.mergeAll(live, RunUsage.layer))
     ) as Effect.Effect<unknown, unknown, never>
@@ -45,6 +51,12 @@ test("a request carries b3 and traceparent of a client span under the chat span"
   expect(client.traceId).toBe(chat.traceId)
   expect(headers["b3"]).toBe(`${client.traceId}-${client.spanId}-1-${chat.spanId}`)
   expect(headers["traceparent"]).toBe(`00-${client.traceId.padStart(32, "0")}-${client.spanId}-01`)
+})
+
+test("no propagation headers when the run's trace goes nowhere", async () => {
+  const untraced = await callTraced((e) => e, false)
+  expect([untraced.headers["b3"], untraced.headers["traceparent"]]).toEqual([undefined, undefined])
+  expect(untraced.spans.filter((s) => s.kind === "client")).toEqual([])
 })
 
 test("no propagation headers where propagation is off, as with the HTTP client's own span", async () => {

@@ -10,7 +10,7 @@ import { ModelHttp } from "../../src/model/ModelHttp.ts"
 import { renderChain } from "../../src/core/errors.ts"
 import { type Endpoint, type ModelCall, ModelClient } from "../../src/model/ModelClient.ts"
 import { RunUsage } from "../../src/model/RunUsage.ts"
-import { type StreamDelta, StreamSink } from "../../src/model/streamSink.ts"
+import { type StreamDelta, StreamSink, UsageWanted } from "../../src/model/streamSink.ts"
 import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { RunTracer } from "../../src/trace/RunTracer.ts"
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
@@ -42,7 +42,7 @@ const live = (maxResponseBytes?: number) =>
     .pipe(Layer.provide(ModelHttp.layer))
 
 /** Runs one call with a sink that collects what it is handed. */
-const streamed = async (layer: Layer.Layer<ModelClient>, c: ModelCall) => {
+const streamed = async (layer: Layer.Layer<ModelClient>, c: ModelCall, usageWanted = true) => {
   const deltas: Array<StreamDelta> = []
   const exit = await Effect.runPromiseExit(
     Effect.gen(function*() {
@@ -51,6 +51,7 @@ const streamed = async (layer: Layer.Layer<ModelClient>, c: ModelCall) => {
       return { result, usage: yield* usage.entries }
     }).pipe(
       Effect.provideService(StreamSink, (d) => Effect.sync(() => void deltas.push(d))),
+      Effect.provideService(UsageWanted, usageWanted),
       Effect.provide(Layer.mergeAll(layer, RunUsage.layer, RunTracer.layer))
     )
   )
@@ -155,12 +156,23 @@ describe("streamed completions", () => {
       ]
     })
     const after = await streamed(live(), call(server.baseUrl, "after"))
-    expect(failure(after.exit)).toContain("failed to reach")
+    expect(failure(after.exit)).toContain(`the stream from '${server.baseUrl}' broke off after ${text.length} bytes: `)
     expect(after.text).toBe("half an answ")
     expect(server.requests.length).toBe(1)
     const before = await streamed(live(), call(server.baseUrl, "before"))
     expect(before.text).toBe("second try")
     expect(server.requests.length).toBe(3)
+  })
+
+  test("asks for include_usage only when the usage is wanted (or the endpoint has pricing)", async () => {
+    server = startOpenAiServer({ script: [{ content: "a", repeat: true }] })
+    const options = () => (server.requests.at(-1)!.body as Record<string, unknown>)["stream_options"]
+    const bare = await streamed(live(), call(server.baseUrl), false)
+    expect([ok(bare.exit).usage, options()]).toEqual([[], undefined])
+    const pricing = { input_per_1m: 1, output_per_1m: 1 }
+    const priced: ModelCall = { ...call(server.baseUrl), endpoints: [{ ...endpoint(server.baseUrl), pricing }] }
+    const withPricing = await streamed(live(), priced, false)
+    expect([ok(withPricing.exit).usage.length, options()]).toEqual([1, { include_usage: true }])
   })
 
   test("chunks split anywhere, keep-alive comments and a missing [DONE] are fine; bad JSON is not", async () => {

@@ -59,7 +59,8 @@ describe("Live", () => {
       ["gen_ai.usage.output_tokens", 2],
       ["gen_ai.provider.name", "openai"],
       ["server.address", "127.0.0.1"],
-      ["server.port", server.port]
+      ["server.port", server.port],
+      ["gen_ai.response.finish_reasons", ["stop"]]
     ])
   })
 
@@ -71,7 +72,8 @@ describe("Live", () => {
       "lait.source",
       "gen_ai.provider.name",
       "server.address",
-      "server.port"
+      "server.port",
+      "gen_ai.response.finish_reasons"
     ])
   })
 
@@ -143,7 +145,8 @@ describe("Cache, Record and Replay", () => {
         "gen_ai.usage.output_tokens": 3,
         "gen_ai.provider.name": "openai",
         "server.address": "127.0.0.1",
-        "server.port": server.port
+        "server.port": server.port,
+        "gen_ai.response.finish_reasons": ["stop"]
       },
       {
         "gen_ai.request.model": "fixture-model",

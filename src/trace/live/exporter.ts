@@ -18,6 +18,7 @@ import { FetchHttpClient, HttpBody, HttpClient, HttpClientError, type HttpClient
 import { OtlpExporter } from "effect/observability"
 import { describeNetworkFailure } from "../../core/network.ts"
 import { headerSecrets, redactSecrets } from "../../core/secrets.ts"
+import { TraceWritten } from "../../core/tracing.ts"
 import { displayUrl, urlCredentials } from "../../core/urls.ts"
 import { VERSION } from "../../version.ts"
 import { fromRecorded } from "../file.ts"
@@ -165,7 +166,8 @@ export const layer = (settings: OtlpEnv): Layer.Layer<never, never, HttpClient.H
         }))
       }
     }
-    return Context.make(LiveSpans, sink)
+    // What is exported live is traced: model requests carry the propagation headers.
+    return Context.add(Context.make(LiveSpans, sink), TraceWritten, true)
   }))
 
 /** `layer` over its own fetch client, built with it: what ./layer.ts installs. */

@@ -145,7 +145,7 @@ replay: ${ws.dir}/victim/cassettes
     exit: 0,
     progress: true,
     error: null,
-    stdout: '{"content":"hello","reasoning":null,"usage":null}\n'
+    stdout: '{"content":"hello","reasoning":null,"usage":null,"finish_reason":"stop"}\n'
   },
   {
     name: "usage: non-finite and unsafe-integer counts are absent; the valid one is kept",
@@ -153,7 +153,7 @@ replay: ${ws.dir}/victim/cassettes
     exit: 0,
     progress: true,
     error: null,
-    stdout: '{"content":"hello","reasoning":null,"usage":{"prompt_tokens":7,"completion_tokens":0,"total_tokens":7}}\n'
+    stdout: '{"content":"hello","reasoning":null,"usage":{"prompt_tokens":7,"completion_tokens":0,"total_tokens":7},"finish_reason":"stop"}\n'
   },
 
   // ---- eval --repeat has a documented bound

@@ -163,7 +163,7 @@ const runCase = async (c: HostileCase): Promise<Outcome> => {
       ])
       await child.exited
       const after = snapshot(ws)
-      c.after?.(workspace)
+      await c.after?.(workspace)
       return {
         code: child.exitCode,
         signal: child.signalCode,

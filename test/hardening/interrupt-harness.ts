@@ -822,8 +822,11 @@ export class InterruptHarness {
         if (exited) exitedBeforeSignal = true
         else {
           signalAfterMs = Date.now() - started
-          handlerAtSignal = catchesSignal(proc.pid, spec.signal)
+          // The re-exec first: a handler read before `lait test` replaces its image (the old image's)
+          // says nothing of the new one, which meets the signal with none until it installs its own.
+          // Read in this order, a handler seen is the final image's, and handlers are never removed.
           execPending = reexecPending(proc.pid, prepared.args)
+          handlerAtSignal = catchesSignal(proc.pid, spec.signal)
           proc.kill(spec.signal)
           if (spec.doubleTapMs !== undefined) {
             await Promise.race([exitedAt, Bun.sleep(spec.doubleTapMs)])

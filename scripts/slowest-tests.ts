@@ -41,7 +41,7 @@ const unescape = (s: string): string =>
 const fileTimes = (xml: string): Array<[string, number]> => {
   const out: Array<[string, number]> = []
   let depth = 0
-  for (const [, closing, attrs, selfClosing] of xml.matchAll(/<(\/?)testsuite(?=[\s>\/])([^>]*?)(\/?)>/g)) {
+  for (const [, closing, attrs, selfClosing] of xml.matchAll(/<(\/?)testsuite(?=[\s>/])([^>]*?)(\/?)>/g)) {
     if (closing === "/") {
       depth--
       continue

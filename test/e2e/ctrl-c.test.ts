@@ -51,26 +51,33 @@ const waitingOn = async (pid: number, fifo: string) => {
   await waitUntil(`lait (pid ${pid}) to open ${fifo}`, holds)
 }
 
-/** Resolves once `text` has appeared on the process's stderr (or after `ms`). */
-const waitForStderr = async (stream: ReadableStream<Uint8Array>, text: string, ms = 10_000) => {
+/**
+ * Resolves once `text` has appeared on the process's stderr, or the stream ended, or after `ms` (a hang
+ * guard). A read still pending when a poll gives up is kept for the next one: dropping it would lose
+ * the chunk it later returns.
+ */
+const waitForStderr = async (stream: ReadableStream<Uint8Array>, text: string, ms = 30_000) => {
   let seen = ""
   const reader = stream.getReader()
   const decoder = new TextDecoder()
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined
+  let ended = false
+  const take = (chunk: ReadableStreamReadResult<Uint8Array>) => {
+    pending = undefined
+    if (chunk.done) ended = true
+    else seen += decoder.decode(chunk.value, { stream: true })
+  }
   const deadline = Date.now() + ms
-  while (!seen.includes(text) && Date.now() < deadline) {
-    const chunk = await Promise.race([reader.read(), Bun.sleep(100).then(() => undefined)])
-    if (chunk === undefined) continue
-    if (chunk.done) break
-    seen += decoder.decode(chunk.value)
+  while (!seen.includes(text) && !ended && Date.now() < deadline) {
+    pending ??= reader.read()
+    const chunk = await Promise.race([pending, Bun.sleep(100).then(() => undefined)])
+    if (chunk !== undefined) take(chunk)
   }
   return {
     seen,
     rest: async () => {
-      while (true) {
-        const chunk = await reader.read()
-        if (chunk.done) return seen
-        seen += decoder.decode(chunk.value)
-      }
+      while (!ended) take(await (pending ?? reader.read()))
+      return seen
     }
   }
 }
@@ -126,7 +133,7 @@ describe("Ctrl-C", () => {
     const stubborn = Number(fs.readFileSync(pidFile, "utf8").trim())
     child.kill("SIGINT")
     const first = await waitForStderr(child.stderr, FIRST)
-    expect(first.seen).toContain(FIRST)
+    expect(first.seen, "stderr (waited up to 30 s for the first Ctrl-C's message)").toContain(FIRST)
     await Bun.sleep(300)
     expect(child.exitCode).toBeNull()
     child.kill("SIGINT")

@@ -60,9 +60,9 @@ const waitForStderr = async (stream: ReadableStream<Uint8Array>, text: string, m
   let seen = ""
   const reader = stream.getReader()
   const decoder = new TextDecoder()
-  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined
+  let pending: ReturnType<typeof reader.read> | undefined
   let ended = false
-  const take = (chunk: ReadableStreamReadResult<Uint8Array>) => {
+  const take = (chunk: Awaited<ReturnType<typeof reader.read>>) => {
     pending = undefined
     if (chunk.done) ended = true
     else seen += decoder.decode(chunk.value, { stream: true })

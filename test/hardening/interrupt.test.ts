@@ -77,7 +77,7 @@ describe(`interruption trials (seed ${SEED}, ${TRIALS} trials)`, () => {
 
   test("most trials were really interrupted mid-run (exit 128 + signo), not just finished", () => {
     // Guards the harness itself: delays that always landed after the run would prove nothing.
-    const interrupted = results.filter((r) => outcomeOf(r) === String(exitCodeFor(r.spec.signal))).length
+    const interrupted = results.filter((r) => outcomeOf(r) === String(exitCodeFor(r.firstSignal))).length
     expect(interrupted, `seed=${SEED}: ${interrupted} of ${results.length} trials exited 130/143/129`).toBeGreaterThanOrEqual(
       Math.ceil(results.length / 2)
     )
@@ -95,7 +95,7 @@ describe(`interruption trials (seed ${SEED}, ${TRIALS} trials)`, () => {
         expect(r.failures.filter((f) => f.check === check).map((f) => f.message), `${context}\n[${check}] failed`).toEqual([])
       }
       expect(outcomeOf(r), `${trial}: outcome`).not.toBe("fail")
-      const code = exitCodeFor(spec.signal)
+      const code = exitCodeFor(r.firstSignal)
       if (spec.scenario === "second-signal") expect(r.code, `${trial}: exit code after two signals`).toBe(code)
       else if (!r.killedAtStartup) expect([0, code], `${trial}: exit code ${r.code}`).toContain(r.code!)
     })

@@ -216,7 +216,8 @@ describe("recycling the evaluating instance", () => {
     }
     expect(calls).toBe(RUNNER_CALL_BUDGET)
     expect(workerOf(instance())).toBe(workerOf(start))
-  }, 60_000)
+    // A hang guard: the calls take 4 s on a quiet machine and 30 s under two busy loops.
+  }, 300_000)
 })
 
 // Each test is a process of its own: they run side by side.

@@ -61,7 +61,9 @@ let code = 0
 let report = from
 let wall: number | undefined
 if (report === undefined) {
-  report = keep === undefined ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), "lait-slowest-")), "junit.xml") : path.resolve(keep)
+  report = keep === undefined
+    ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), "lait-slowest-")), "junit.xml")
+    : path.resolve(keep)
   const started = performance.now()
   const child = Bun.spawn(
     [process.execPath, "test", "--timeout", "60000", "--reporter=junit", `--reporter-outfile=${report}`, ...args],

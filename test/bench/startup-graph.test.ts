@@ -5,8 +5,17 @@
 // commands that read a config need).
 import { describe, expect, test } from "bun:test"
 import * as path from "node:path"
-import { startupModules } from "../../bench/startup/graph.ts"
+import { type StartupModule, startupModules as bundle } from "../../bench/startup/graph.ts"
 import { repoRoot } from "../../bench/util.ts"
+
+// Each entry's graph is one code-splitting build (seconds on a busy machine): made once per entry and
+// shared by every test that reads it.
+const graphs = new Map<string, Promise<ReadonlyArray<StartupModule>>>()
+const startupModules = (entry = path.join(repoRoot, "src", "main.ts")): Promise<ReadonlyArray<StartupModule>> => {
+  let graph = graphs.get(entry)
+  if (graph === undefined) graphs.set(entry, graph = bundle(entry))
+  return graph
+}
 
 // `lait --version` / `--help` (src/main.ts's fast path) evaluate nothing but the entry and the few
 // modules that print the answer, and the lean `lait run` path's argument reader: no Effect, no command tree. Every other command line loads the CLI,

@@ -28,26 +28,56 @@ const start = (args: Array<string>) =>
     stderr: "pipe"
   })
 
-/** Resolves once `text` has appeared on the process's stderr (or after `ms`). */
-const waitForStderr = async (stream: ReadableStream<Uint8Array>, text: string, ms = 10_000) => {
+/**
+ * Resolves once `pid` holds `fifo` open (read from /proc/PID/fd), so the Ctrl-C lands while lait
+ * waits on it rather than during start-up; where there is no /proc, after a pause.
+ */
+const waitingOn = async (pid: number, fifo: string) => {
+  if (!fs.existsSync("/proc/self/fd")) return Bun.sleep(1_000)
+  const real = fs.realpathSync(fifo)
+  const holds = () => {
+    try {
+      return fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === real
+        } catch {
+          return false
+        }
+      })
+    } catch {
+      return false
+    }
+  }
+  await waitUntil(`lait (pid ${pid}) to open ${fifo}`, holds)
+}
+
+/**
+ * Resolves once `text` has appeared on the process's stderr, or the stream ended, or after `ms` (a hang
+ * guard). A read still pending when a poll gives up is kept for the next one: dropping it would lose
+ * the chunk it later returns.
+ */
+const waitForStderr = async (stream: ReadableStream<Uint8Array>, text: string, ms = 30_000) => {
   let seen = ""
   const reader = stream.getReader()
   const decoder = new TextDecoder()
+  let pending: ReturnType<typeof reader.read> | undefined
+  let ended = false
+  const take = (chunk: Awaited<ReturnType<typeof reader.read>>) => {
+    pending = undefined
+    if (chunk.done) ended = true
+    else seen += decoder.decode(chunk.value, { stream: true })
+  }
   const deadline = Date.now() + ms
-  while (!seen.includes(text) && Date.now() < deadline) {
-    const chunk = await Promise.race([reader.read(), Bun.sleep(100).then(() => undefined)])
-    if (chunk === undefined) continue
-    if (chunk.done) break
-    seen += decoder.decode(chunk.value)
+  while (!seen.includes(text) && !ended && Date.now() < deadline) {
+    pending ??= reader.read()
+    const chunk = await Promise.race([pending, Bun.sleep(100).then(() => undefined)])
+    if (chunk !== undefined) take(chunk)
   }
   return {
     seen,
     rest: async () => {
-      while (true) {
-        const chunk = await reader.read()
-        if (chunk.done) return seen
-        seen += decoder.decode(chunk.value)
-      }
+      while (!ended) take(await (pending ?? reader.read()))
+      return seen
     }
   }
 }
@@ -57,7 +87,7 @@ describe("Ctrl-C", () => {
     const fifo = path.join(dir, "config.fifo")
     Bun.spawnSync(["mkfifo", fifo])
     const child = start(["--config", fifo, "models"])
-    await Bun.sleep(1_000)
+    await waitingOn(child.pid, fifo)
     child.kill("SIGINT")
     // The FIFO never gets a writer: exiting at all shows the wait stopped at the Ctrl-C.
     const code = await child.exited
@@ -72,22 +102,21 @@ describe("Ctrl-C", () => {
     const wf = path.join(dir, "sleep.yml")
     fs.writeFileSync(wf, `steps:\n  - id: wait\n    run: [sh, -c, 'echo $$ > "${pidFile}"; exec sleep 30']\n`)
     const child = start(["run", wf, "hello"])
-    const deadline = Date.now() + 10_000
-    while (!fs.existsSync(pidFile) && Date.now() < deadline) await Bun.sleep(50)
+    await waitUntil("the step's shell to write its pid", () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").endsWith("\n"))
     const sleeper = Number(fs.readFileSync(pidFile, "utf8").trim())
     expect(alive(sleeper)).toBe(true)
     child.kill("SIGINT")
     expect(await child.exited).toBe(130)
     expect(await new Response(child.stderr).text()).toContain(FIRST)
-    await Bun.sleep(200)
-    expect(alive(sleeper)).toBe(false)
-  })
+    // The kill is delivered asynchronously; the step's `sleep 30` outlasts this bound.
+    await waitUntil("the step's sleep to be gone", () => !alive(sleeper), 20_000)
+  }, 60_000)
 
   test("a workflow file on a FIFO is waited for, and the wait stops at Ctrl-C", async () => {
     const fifo = path.join(dir, "workflow.fifo")
     Bun.spawnSync(["mkfifo", fifo])
     const child = start(["run", fifo, "hello"])
-    await Bun.sleep(1_000)
+    await waitingOn(child.pid, fifo)
     child.kill("SIGINT")
     expect(await child.exited).toBe(130)
     expect(await new Response(child.stderr).text()).toContain(FIRST)
@@ -100,12 +129,11 @@ describe("Ctrl-C", () => {
     const wf = path.join(dir, "stubborn.yml")
     fs.writeFileSync(wf, `steps:\n  - run: [sh, -c, 'trap "" TERM; echo $$ > "${pidFile}"; while :; do sleep 0.1; done']\n`)
     const child = start(["run", wf, "hello"])
-    const deadline = Date.now() + 10_000
-    while (!fs.existsSync(pidFile) && Date.now() < deadline) await Bun.sleep(50)
+    await waitUntil("the step's shell to write its pid", () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").endsWith("\n"))
     const stubborn = Number(fs.readFileSync(pidFile, "utf8").trim())
     child.kill("SIGINT")
     const first = await waitForStderr(child.stderr, FIRST)
-    expect(first.seen).toContain(FIRST)
+    expect(first.seen, "stderr (waited up to 30 s for the first Ctrl-C's message)").toContain(FIRST)
     await Bun.sleep(300)
     expect(child.exitCode).toBeNull()
     child.kill("SIGINT")

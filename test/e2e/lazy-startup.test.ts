@@ -90,14 +90,19 @@ test("lait run builds neither stdout's nor stderr's stream: for its answer, prog
   expect(help.stderr).toContain("streams used: [stderr,stdout]\n")
 }, 120_000)
 
-/** The modules `lait run FILE 41` (or `lait run ARGS`) loads from source (with LAIT_HTTP_ATTEMPTS=1, to fail fast). */
+let runs = 0
+
+/**
+ * The modules `lait run FILE 41` (or `lait run ARGS`) loads from source (with LAIT_HTTP_ATTEMPTS=1, to fail
+ * fast). Each call records into a file of its own, so calls may run side by side.
+ */
 const loadedBy = async (
   file: string,
   args: ReadonlyArray<string> = [file, "41"],
   cwd = dir,
   extraEnv: Record<string, string | undefined> = {}
 ): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string; readonly loaded: Array<string> }> => {
-  const out = path.join(dir, `${path.basename(file)}.loaded.json`)
+  const out = path.join(dir, `${path.basename(file)}.${++runs}.loaded.json`)
   const r = await run(
     [process.execPath, "--preload", path.join(dir, "record.ts"), path.join(repoRoot, "src", "main.ts"), "run", ...args],
     {
@@ -117,10 +122,14 @@ const loadedBy = async (
   return { code: r.code, stdout: r.stdout, stderr: r.stderr, loaded: JSON.parse(fs.readFileSync(out, "utf8")) as Array<string> }
 }
 
+/** `lait run jq.yml 41` as the tests below see it: one process, shared by them. */
+let jqRun: ReturnType<typeof loadedBy> | undefined
+const loadedByJq = () => (jqRun ??= loadedBy("jq.yml"))
+
 const modelOnly = ["src/model/Live.ts", "src/workflow/modelSteps.ts", "src/tools/ToolRuntime.ts", "handlebars"]
 
 test("lait run of a jq workflow loads no model client, model steps, Handlebars or Ajv; a prompt step loads them", async () => {
-  const jq = await loadedBy("jq.yml")
+  const [jq, prompt] = await Promise.all([loadedByJq(), loadedBy("prompt.yml")])
   expect(jq.code).toBe(0)
   expect(jq.loaded).toContain("src/cli/runWorkflow.ts")
   expect(jq.loaded.filter((m) => modelOnly.includes(m))).toEqual([])
@@ -128,7 +137,6 @@ test("lait run of a jq workflow loads no model client, model steps, Handlebars o
   // nor the dry-run planner, nor, without a config file, the config file's schema.
   const schemas = ["src/lang/fileSchema.ts", "src/workflow/dryrun.ts", "src/config/schema.ts"]
   expect(jq.loaded.filter((m) => schemas.includes(m))).toEqual([])
-  const prompt = await loadedBy("prompt.yml")
   // No server answers: the request fails after the modules were loaded.
   expect(prompt.code).toBe(4)
   expect(prompt.loaded.filter((m) => modelOnly.includes(m)).sort()).toEqual([...modelOnly].sort())
@@ -136,11 +144,15 @@ test("lait run of a jq workflow loads no model client, model steps, Handlebars o
 
 test("lait run --replay of the release-notes example loads neither the tool loop nor agent files nor a miss's search", async () => {
   const example = path.join("examples", "release-notes")
-  const replay = await loadedBy(
-    path.join(example, "release-notes.yml"),
-    [path.join(example, "release-notes.yml"), "--replay", path.join(example, "cassettes")],
-    repoRoot
-  )
+  const releaseNotes = [path.join(example, "release-notes.yml"), "--replay", path.join(example, "cassettes")]
+  fs.writeFileSync(path.join(dir, "typed.yml"), "inputs:\n  n: { type: integer, minimum: 1 }\nsteps:\n  - jq: '$inputs.n'\n")
+  // Without OPENAI_BASE_URL every cassette is where its key says (`exact`).
+  const [replay, exact, good, bad] = await Promise.all([
+    loadedBy(path.join(example, "release-notes.yml"), releaseNotes, repoRoot),
+    loadedBy(path.join(example, "release-notes.yml"), releaseNotes, repoRoot, { OPENAI_BASE_URL: undefined }),
+    loadedBy("typed.yml", ["typed.yml", "--input", "n=3"]),
+    loadedBy("typed.yml", ["typed.yml", "--input", "n=0"])
+  ])
   expect({ code: replay.code, headline: replay.stdout.startsWith("# Release 0.9.0\n") }).toEqual({ code: 0, headline: true })
   // Its prompts name no tools, skills or agents: neither the tool loop (MCP, subagents, shell tools,
   // tool cassettes) nor the Effect Schema of agent files is loaded.
@@ -150,12 +162,6 @@ test("lait run --replay of the release-notes example loads neither the tool loop
   // OPENAI_BASE_URL moves every request off the recorded URL: each is found by searching the directory.
   expect(replay.stderr).toContain("note: replayed ")
   // Without it every cassette is where its key says: the search a miss makes is not loaded.
-  const exact = await loadedBy(
-    path.join(example, "release-notes.yml"),
-    [path.join(example, "release-notes.yml"), "--replay", path.join(example, "cassettes")],
-    repoRoot,
-    { OPENAI_BASE_URL: undefined }
-  )
   expect({ code: exact.code, stdout: exact.stdout, notes: exact.stderr.includes("note:") }).toEqual({
     code: 0,
     stdout: replay.stdout,
@@ -164,22 +170,18 @@ test("lait run --replay of the release-notes example loads neither the tool loop
   const missOnly = ["src/model/cassette/moved.ts", "src/model/cassette/diff.ts", "src/model/cassette/scan.ts"]
   expect(exact.loaded.filter((m) => missOnly.includes(m))).toEqual([])
   expect(replay.loaded.filter((m) => missOnly.includes(m)).sort()).toEqual([...missOnly].sort())
-  fs.writeFileSync(path.join(dir, "typed.yml"), "inputs:\n  n: { type: integer, minimum: 1 }\nsteps:\n  - jq: '$inputs.n'\n")
-  const good = await loadedBy("typed.yml", ["typed.yml", "--input", "n=3"])
   expect({ code: good.code, stdout: good.stdout }).toEqual({ code: 0, stdout: "3\n" })
-  const bad = await loadedBy("typed.yml", ["typed.yml", "--input", "n=0"])
   expect({ code: bad.code, stderr: bad.stderr }).toEqual({ code: 1, stderr: "lait: inputs.n must be >= 1\n" })
 }, 120_000)
 
 test("a plain lait run loads neither effect/cli nor the command tree; other command lines still do", async () => {
-  const lean = await loadedBy("jq.yml")
+  const [lean, full] = await Promise.all([loadedByJq(), loadedBy("jq.yml", ["jq.yml", "41", "--approve-tools"])])
   expect(lean.code).toBe(0)
   expect(lean.loaded).toContain("src/cli/leanRun.ts")
   expect(lean.loaded.filter((m) => m.startsWith("effect/dist/cli/"))).toEqual([])
   const tree = ["src/cli/app.ts", "src/cli/root.ts", "src/cli/run.ts", "src/cli/global.ts", "src/cli/presenter.ts"]
   expect(lean.loaded.filter((m) => tree.includes(m))).toEqual([])
   // A flag the lean path does not read takes the command tree, as before.
-  const full = await loadedBy("jq.yml", ["jq.yml", "41", "--approve-tools"])
   expect(full.code).toBe(0)
   expect(full.loaded).toContain("src/cli/app.ts")
   expect(full.loaded).toContain("effect/dist/cli/Command.js")

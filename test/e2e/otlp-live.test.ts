@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { cleanEnv, otlpSuite, outcome, refusedBaseUrl, server } from "./model-harness.ts"
-import { binaryPath, repoRoot } from "./util.ts"
+import { binaryPath, repoRoot, waitUntil } from "./util.ts"
 
 const suite = otlpSuite("e2e-otlp-live")
 const { ws } = suite
@@ -140,9 +140,14 @@ describe("lait run", () => {
   })
 
   test("spans are sent while the run goes on, not only at exit", async () => {
+    // Step `wait` lasts until the test has seen the early spans and creates `go-on` (or 60 s, a hang
+    // guard): the run is provably still going when they arrive, however slow the machine.
+    const goOn = path.join(ws.dir, "run", "go-on")
+    fs.rmSync(goOn, { force: true })
     const cwd = runProject(
       server({ script: [{ content: "first", repeat: true }] }).baseUrl,
-      "name: slow\nsteps:\n  - id: first\n    prompt: 'hi'\n  - id: wait\n    run: [sh, -c, 'sleep 3; echo done']\n"
+      "name: slow\nsteps:\n  - id: first\n    prompt: 'hi'\n  - id: wait\n" +
+        "    run: [sh, -c, 'i=0; while [ ! -e go-on ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i+1)); done; echo done']\n"
     )
     const child = Bun.spawn([binaryPath, "run", "wf.yml", "go"], {
       cwd,
@@ -151,12 +156,12 @@ describe("lait run", () => {
       stdout: "pipe",
       stderr: "pipe"
     })
-    const deadline = Date.now() + 10_000
-    while (received().length < 2 && Date.now() < deadline) await Bun.sleep(25)
-    // The step `wait` is still sleeping: what arrived is the finished chat and step `first`, whose
+    await waitUntil("the spans of the chat and step `first`, sent while step `wait` runs", () => received().length >= 2)
+    // The step `wait` is still waiting: what arrived is the finished chat and step `first`, whose
     // parent (the run) has not ended yet.
     expect(child.exitCode).toBeNull()
     const early = received()
+    fs.writeFileSync(goOn, "")
     expect(early.map((s) => s.name).sort()).toEqual(["chat fixture-model", "step first"])
     expect(early.every((s) => s.parentSpanId !== undefined)).toBe(true)
     expect(await child.exited).toBe(0)
@@ -318,8 +323,7 @@ describe("a collector that is not there", () => {
       stdout: "pipe",
       stderr: "pipe"
     })
-    const deadline = Date.now() + 10_000
-    while (suite.receiver.requests.length === 0 && Date.now() < deadline) await Bun.sleep(25)
+    await waitUntil("the export's first request to /slow", () => suite.receiver.requests.length > 0)
     expect(suite.receiver.requests.map((q) => q.path), "the export's request to /slow").toEqual(["/slow"])
     child.kill("SIGINT")
     expect(await child.exited).toBe(130)

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
-import { binaryPath, makeTempDir, runCli } from "./util.ts"
+import { binaryPath, ensureBinary, makeTempDir, runCli } from "./util.ts"
 
 const hasTmux = Bun.spawnSync(["sh", "-c", "command -v tmux"]).exitCode === 0
 if (!hasTmux) console.warn("skipping the terminal tests of lait chat: tmux is not installed")
@@ -46,7 +46,7 @@ interface Terminal {
 
 /** Starts `lait chat ARGS` in a 120x40 terminal, in `cwd`. */
 const terminal = async (cwd: string, args: ReadonlyArray<string>): Promise<Terminal> => {
-  await runCli(["--version"], { cwd, binary: true }) // builds dist/lait when it is missing or stale
+  await ensureBinary() // builds dist/lait when it is missing or stale
   const exitFile = path.join(cwd, "exit-status")
   fs.rmSync(exitFile, { force: true })
   const quoted = [binaryPath, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ")
@@ -67,7 +67,7 @@ const terminal = async (cwd: string, args: ReadonlyArray<string>): Promise<Termi
       if (Date.now() > deadline) {
         throw new Error(`gave up after ${ms} ms waiting for ${String(text)}; ${lastTmuxError}; the screen:\n${shown}`)
       }
-      await Bun.sleep(100)
+      await Bun.sleep(25)
     }
   }
   // capture-pane drops trailing spaces: the prompt `> ` reads `>`.
@@ -87,7 +87,7 @@ const terminal = async (cwd: string, args: ReadonlyArray<string>): Promise<Termi
           const text = fs.readFileSync(exitFile, "utf8").trim()
           if (text !== "") return Number(text)
         }
-        await Bun.sleep(100)
+        await Bun.sleep(25)
       }
       return undefined
     }
@@ -141,7 +141,8 @@ describe.skipIf(!hasTmux)("lait chat in a terminal", () => {
     expect(messagesOf(2)).toEqual([{ role: "system", content: "Be brief." }, { role: "user", content: "fresh start" }])
     // Up recalls the last line entered; Enter sends it again.
     t.send("Up")
-    await Bun.sleep(200)
+    // The recalled line stands on the prompt, the last line of the screen.
+    await t.waitFor(/\n> fresh start\s*$/)
     t.send("Enter")
     await t.waitFor(/echo: fresh start[\s\S]*echo: fresh start/)
     expect((messagesOf(3) as Array<{ content: string }>).at(-1)!.content).toBe("fresh start")

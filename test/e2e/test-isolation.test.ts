@@ -19,9 +19,12 @@ const EN_ANSWER = "lait tests workflows offline by replaying recorded answers."
 const JA_ANSWER = "結論: lait は記録を再生してオフラインでテストする。"
 
 // The recorded summarize request, then its answer written to a fixed relative path, then read back
-// once every file running in the same directory has written it too (a barrier of `ready-*` files that
-// gives up after a second): in one shared directory the last writer wins for everybody.
-const WRITES_PR = `models:
+// once two files have written theirs (a barrier: each leaves a `ready-*` file in the suite's barrier/
+// folder, whatever its working directory, and waits for a second one): in one shared directory the
+// last writer wins for everybody, in directories of their own each reads its own. The barrier's bound
+// (30 s) is a hang guard for a machine many times slower than this one; a test whose file runs alone
+// puts the second `ready-*` file there itself (barrier()).
+const WRITES_PR = (barrierDir: string) => `models:
   local:
     - provider: { base_url: 'http://localhost:1234/v1' }
       model_id: fixture-model
@@ -36,7 +39,7 @@ steps:
   - run:
       - sh
       - -c
-      - 'touch "ready-$$"; i=0; while [ "$(ls ready-* | wc -l)" -lt 2 ] && [ $i -lt 20 ]; do sleep 0.05; i=$((i+1)); done; cat pr.diff'
+      - 'touch "${barrierDir}/ready-$$"; i=0; while [ "$(ls "${barrierDir}" | wc -l)" -lt 2 ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done; cat pr.diff'
 `
 
 /** A fresh copy of the fixture suite with a private TMPDIR; returns its directory. */
@@ -44,8 +47,15 @@ const suiteCopy = (name: string): string => {
   const dir = path.join(work, name)
   fs.cpSync(fixtures, dir, { recursive: true })
   fs.mkdirSync(path.join(dir, ".tmp"))
-  fs.writeFileSync(path.join(dir, "workflows/writes-pr.yml"), WRITES_PR)
+  fs.writeFileSync(path.join(dir, "workflows/writes-pr.yml"), WRITES_PR(path.join(dir, "barrier")))
   return dir
+}
+
+/** An empty barrier for the next `lait test` of the suite in `dir`, or one already passed by `arrived` files. */
+const barrier = (dir: string, arrived = 0) => {
+  fs.rmSync(path.join(dir, "barrier"), { recursive: true, force: true })
+  fs.mkdirSync(path.join(dir, "barrier"))
+  for (let i = 0; i < arrived; i++) fs.writeFileSync(path.join(dir, "barrier", `ready-test-${i}`), "")
 }
 
 const write = (dir: string, file: string, text: string) => {
@@ -53,7 +63,7 @@ const write = (dir: string, file: string, text: string) => {
   fs.writeFileSync(path.join(dir, file), text)
 }
 
-const lait = (args: ReadonlyArray<string>, cwd: string, tmp = path.join(cwd, ".tmp")): Promise<RunResult> =>
+const lait = (args: ReadonlyArray<string>, cwd: string, extraEnv: Record<string, string> = {}): Promise<RunResult> =>
   runCli(["--no-env", ...args], {
     cwd,
     env: {
@@ -61,7 +71,8 @@ const lait = (args: ReadonlyArray<string>, cwd: string, tmp = path.join(cwd, ".t
       NO_COLOR: "1",
       HOME: work,
       XDG_CONFIG_HOME: path.join(work, ".config"),
-      TMPDIR: tmp
+      TMPDIR: path.join(cwd, ".tmp"),
+      ...extraEnv
     },
     binary: true,
     timeoutMs: 60_000
@@ -86,12 +97,15 @@ ${extra}assert:
 
 beforeAll(async () => {
   await ensureBinary()
-  for (let attempt = 0;; attempt++) {
+  // Another process's tests may hold the port for a while (test-command.test.ts keeps its own sentinel
+  // there for its whole file, tens of seconds on a loaded machine): wait it out, within a bound.
+  const end = Date.now() + 180_000
+  for (;;) {
     try {
       sentinel = startOpenAiServer({ port: 1234 })
       break
     } catch (e) {
-      if (attempt >= 50) throw new Error(`port 1234 stays busy: ${String(e)}`)
+      if (Date.now() >= end) throw new Error(`gave up after 180000 ms waiting for port 1234 to be free: ${String(e)}`)
       await Bun.sleep(200)
     }
   }
@@ -109,6 +123,7 @@ describe("workdir: temp", () => {
     writesPrTests(dir, "isolated", "workdir: temp\n")
 
     // Without a workdir both run in lait's directory: whoever wrote pr.diff last wins for both.
+    barrier(dir)
     const raced = await lait(["test", "-j", "8", "shared"], dir)
     expect(raced.code).toBe(1)
     expect(raced.stdout).toContain("1 passed, 1 failed, 2 total")
@@ -116,6 +131,7 @@ describe("workdir: temp", () => {
     fs.rmSync(path.join(dir, "pr.diff"))
 
     for (let round = 0; round < 3; round++) {
+      barrier(dir)
       const r = await lait(["test", "-j", "8", "isolated"], dir)
       expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
         code: 0,
@@ -189,6 +205,7 @@ assert:
     writesPrTests(dir, "iso", "workdir: temp\n")
     // The same run, asserting the wrong answer.
     write(dir, "iso/wrong.yml", fs.readFileSync(path.join(dir, "iso/en.yml"), "utf8").replace("replaying", "REPLAYING"))
+    barrier(dir)
     const kept = await lait(["test", "--keep-workdirs", "iso"], dir)
     expect(kept.code).toBe(1)
     const note = /^note: kept the working directory of 'iso\/wrong\.yml': (.+)\nlait: 1 of 3 test file\(s\) failed\n$/
@@ -201,6 +218,7 @@ assert:
     fs.rmSync(keptDir, { recursive: true })
 
     // Without the flag nothing is kept, failures included.
+    barrier(dir)
     const plain = await lait(["test", "iso"], dir)
     expect({ code: plain.code, stderr: plain.stderr }).toEqual({ code: 1, stderr: "lait: 1 of 3 test file(s) failed\n" })
     expect(fs.readdirSync(path.join(dir, ".tmp"))).toEqual([])
@@ -219,6 +237,8 @@ assert:
   - {type: equals, value: ${JSON.stringify(EN_ANSWER)}}
 `)
     write(dir, "iso/gone.yml", "workflow: ../workflows/writes-pr.yml\nreplay: ../cassettes/summarize-en\nworkdir: no-such-dir\n")
+    // path.yml is the only file that runs the workflow: nobody else comes to the barrier.
+    barrier(dir, 1)
     const r = await lait(["test", "iso"], dir)
     expect(r.stdout).toBe([
       "iso/gone.yml: ERROR",
@@ -238,8 +258,12 @@ describe("-j", () => {
   test("-j 1 runs files one after another; -j 8 at once; 0, negative or not a number is a usage error", async () => {
     const dir = suiteCopy("jobs")
     const log = path.join(dir, "order.log")
+    // With E2E_MEET set, each file ends only once all three have started (or after 30 s, a hang guard
+    // for a machine many times slower than this one): files run at once all start, however busy the
+    // machine. Without it each sleeps, long enough for a second file that started too early to show.
+    const meet = `i=0; while [ "$(grep -c "^start" ${log})" -lt 3 ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done`
     write(dir, "workflows/log.yml", `steps:
-  - run: [sh, -c, 'echo "start $0" >> ${log}; sleep 0.4; echo "end $0" >> ${log}', '{{ input }}']
+  - run: [sh, -c, 'echo "start $0" >> ${log}; if [ -n "$E2E_MEET" ]; then ${meet}; else sleep 0.4; fi; echo "end $0" >> ${log}', '{{ input }}']
 `)
     for (const name of ["a", "b", "c"]) {
       write(dir, `order/${name}.yml`, `workflow: ../workflows/log.yml\ninput: ${name}\nreplay: ../cassettes/summarize-en\n`)
@@ -248,7 +272,7 @@ describe("-j", () => {
     expect(one.stdout).toBe("order/a.yml: PASS\norder/b.yml: PASS\norder/c.yml: PASS\n3 passed, 0 failed, 3 total\n")
     expect(fs.readFileSync(log, "utf8")).toBe("start a\nend a\nstart b\nend b\nstart c\nend c\n")
     fs.rmSync(log)
-    const eight = await lait(["test", "--jobs", "8", "order"], dir)
+    const eight = await lait(["test", "--jobs", "8", "order"], dir, { E2E_MEET: "1" })
     expect(eight.code).toBe(0)
     // All three started before any ended.
     expect(fs.readFileSync(log, "utf8").split("\n").slice(0, 3).every((l) => l.startsWith("start "))).toBe(true)
@@ -340,9 +364,15 @@ describe("--shard K/N", () => {
     expect(shards.flat().sort()).toEqual([...all].sort())
     expect(new Set(shards.flat()).size).toBe(all.length)
     // Every spelling of the same directory, from the same working directory, gives the same shards.
+    const spelled = await Promise.all(shards.map((_, k) =>
+      Promise.all([
+        filesOf(["--shard", `${k + 1}/3`, "./suite/"], "./suite/"),
+        filesOf(["--shard", `${k + 1}/3`, path.join(dir, "suite")], `${dir}/suite/`)
+      ])
+    ))
     for (const [k, shard] of shards.entries()) {
-      expect(await filesOf(["--shard", `${k + 1}/3`, "./suite/"], "./suite/")).toEqual(shard)
-      expect(await filesOf(["--shard", `${k + 1}/3`, path.join(dir, "suite")], `${dir}/suite/`)).toEqual(shard)
+      expect(spelled[k]![0]).toEqual(shard)
+      expect(spelled[k]![1]).toEqual(shard)
     }
     // JUnit of each shard is a valid report of its own.
     const junit = await lait(["test", "--format", "junit", "--shard", "2/3", "suite"], dir)

@@ -22,8 +22,8 @@ const FILES = path.join(import.meta.dir, "hostile", "files")
  * timeout, a 600 s background sleep) lasts longer still.
  */
 const HANG_GUARD_MS = 100_000
-/** Cases run a few at a time: the machine is small and shared. */
-const CONCURRENCY = 3
+/** Cases run a few at a time: the machine is small and shared, and most of a case is waiting for its process. */
+const CONCURRENCY = 4
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "lait-hostile-"))
 // `lait history` lives outside the workspace whose writes a case checks: a successful run records
@@ -163,7 +163,7 @@ const runCase = async (c: HostileCase): Promise<Outcome> => {
       ])
       await child.exited
       const after = snapshot(ws)
-      c.after?.(workspace)
+      await c.after?.(workspace)
       return {
         code: child.exitCode,
         signal: child.signalCode,

@@ -91,7 +91,7 @@ describe("sessions (issue 36 item 5)", () => {
     const s = await serve(["--max-sessions", "1"])
     const busy = await openSession(s.url)
     const call = callTool(s.url, busy, "workflow__summarize", { input: "slow" })
-    expect(await waitFor(() => model.requests.length === 1)).toBe(true)
+    expect(await waitFor(() => model.requests.length === 1), "the model server to receive the first call's request").toBe(true)
     const refused = await mcp(s.url, {
       jsonrpc: "2.0",
       id: 0,
@@ -108,7 +108,7 @@ describe("sessions (issue 36 item 5)", () => {
   }, 60_000)
 
   test("an idle session expires after --session-idle-timeout; a call longer than that keeps it", async () => {
-    fixture([{ match: "Summarize: long", content: "long call", delay_ms: 2500 }])
+    fixture([{ match: "Summarize: long", content: "long call", delay_ms: 1500 }])
     const s = await serve(["--session-idle-timeout", "1"])
     const kept = await openSession(s.url)
     // The call lasts longer than the idle limit: the session must still be there to answer it.
@@ -116,12 +116,22 @@ describe("sessions (issue 36 item 5)", () => {
       text: "long call",
       isError: false
     })
-    const idle = await openSession(s.url)
-    // Idle expiry is a matter of time: left alone well past the limit, both sessions are gone.
-    await Bun.sleep(3000)
-    expect((await listTools(s.url, idle)).status).toBe(404)
+    // Idle expiry is a matter of time, and asking about a session keeps it alive: each look spends one
+    // of these idle sessions, at growing intervals past the limit, until one is gone. Each was opened
+    // after the long call ended, so by then `kept` has been idle longer still.
+    const idle = await Promise.all(Array.from({ length: 12 }, () => openSession(s.url)))
+    await Bun.sleep(1000)
+    let expired: string | undefined
+    for (const [i, id] of idle.entries()) {
+      if ((await listTools(s.url, id)).status === 404) {
+        expired = id
+        break
+      }
+      await Bun.sleep(Math.min(100 * 2 ** i, 10_000))
+    }
+    expect(expired, "an idle session gone within about 60 s of a 1 s --session-idle-timeout").toBeDefined()
     expect((await listTools(s.url, kept)).status).toBe(404)
-  }, 60_000)
+  }, 120_000)
 })
 
 describe("slow request bodies (issue 36 item 5)", () => {
@@ -161,7 +171,7 @@ describe("concurrent calls (issue 36 item 5)", () => {
     const a = await openSession(s.url)
     const b = await openSession(s.url)
     const first = callTool(s.url, a, "workflow__summarize", { input: "first" })
-    expect(await waitFor(() => model.requests.length === 1)).toBe(true)
+    expect(await waitFor(() => model.requests.length === 1), "the model server to receive the first call's request").toBe(true)
     const refused = resultOf(await callTool(s.url, b, "workflow__summarize", { input: "second" }))
     expect(refused).toEqual({
       text: "lait serve is busy: 1 tool call(s) are already running (see --max-calls); try again later",
@@ -187,7 +197,7 @@ describe("a client that hangs up (issue 36 item 6)", () => {
     const controller = new AbortController()
     const call = callTool(s.url, session, "workflow__slow", { input: "x" }, { signal: controller.signal })
       .catch((e: unknown) => e)
-    expect(await waitFor(() => fs.existsSync(mark("started")))).toBe(true)
+    expect(await waitFor(() => fs.existsSync(mark("started"))), "the slow workflow's shell step to start").toBe(true)
     controller.abort()
     expect(await call).toBeInstanceOf(Error)
     // The positive signal: the cancelled call's trace, written once its finalizers (the kill) ran.
@@ -197,7 +207,10 @@ describe("a client that hangs up (issue 36 item 6)", () => {
           JSON.parse(l) as { operation: string; attributes: Record<string, unknown> }
         )
         : []
-    expect(await waitFor(() => events().some((e) => e.operation === "invoke_workflow"))).toBe(true)
+    expect(
+      await waitFor(() => events().some((e) => e.operation === "invoke_workflow")),
+      "the cancelled call's invoke_workflow event in the trace file"
+    ).toBe(true)
     expect(events().find((e) => e.operation === "invoke_workflow")?.attributes["error.type"]).toBe("cancelled")
     // The shell step (its script names the marker) is gone, so nothing can write the marker any more.
     const alive = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p)).some((pid) => {

@@ -216,9 +216,11 @@ describe("recycling the evaluating instance", () => {
     }
     expect(calls).toBe(RUNNER_CALL_BUDGET)
     expect(workerOf(instance())).toBe(workerOf(start))
-  }, 60_000)
+    // A hang guard: the calls take 4 s on a quiet machine and 30 s under two busy loops.
+  }, 300_000)
 })
 
+// Each test is a process of its own: they run side by side.
 describe("process lifetime", () => {
   const runScript = async (script: string) => {
     const child = Bun.spawn([process.execPath, "-e", script], { cwd: repoRoot, stdout: "pipe", stderr: "pipe" })
@@ -234,7 +236,7 @@ describe("process lifetime", () => {
   const jqModule = JSON.stringify(path.join(repoRoot, "src/lang/jq.ts"))
   const runnerModule = JSON.stringify(path.join(repoRoot, "src/lang/jqRunner.ts"))
 
-  test("an idle worker does not keep the process alive", async () => {
+  test.concurrent("an idle worker does not keep the process alive", async () => {
     // No process.exit: the script ends when its event loop is empty.
     const r = await runScript(`
       import { Effect } from "effect"
@@ -246,7 +248,7 @@ describe("process lifetime", () => {
     expect(r).toEqual({ stdout: "2\n3\n", stderr: "", code: 0, signal: null })
   }, 40_000)
 
-  test("a worker that cannot load fails each evaluation with one line, and nothing hangs", async () => {
+  test.concurrent("a worker that cannot load fails each evaluation with one line, and nothing hangs", async () => {
     // A copy of src/ without jqWorker.ts stands for a binary built without the worker entrypoint.
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), "lait-jq-noworker-"))
     try {
@@ -278,7 +280,7 @@ describe("process lifetime", () => {
     }
   }, 40_000)
 
-  test("loading jq and checking syntax start no worker; the first evaluation starts one", async () => {
+  test.concurrent("loading jq and checking syntax start no worker; the first evaluation starts one", async () => {
     const r = await runScript(`
       import { Effect } from "effect"
       import { checkJqSyntax, evalJqOne, loadJq } from ${jqModule}
@@ -293,7 +295,7 @@ describe("process lifetime", () => {
     expect(JSON.parse(r.stdout)).toEqual({ checked: null, before: 0, after: 1 })
   }, 40_000)
 
-  test("warmJqWorker starts the worker ahead of the first evaluation, which runs on it; with no filter checked, none", async () => {
+  test.concurrent("warmJqWorker starts the worker ahead of the first evaluation, which runs on it; with no filter checked, none", async () => {
     const r = await runScript(`
       import { Effect } from "effect"
       import { checkJqSyntax, evalJqOne, loadJq, warmJqWorker } from ${jqModule}

@@ -55,7 +55,7 @@ export interface HostileCase {
   /** Runs while lait runs (a Ctrl-C, a FIFO writer). */
   readonly during?: (run: Running) => Promise<void>
   /** Checks on the workspace after lait ended (what a FIFO reader received). */
-  readonly after?: (ws: Workspace) => void
+  readonly after?: (ws: Workspace) => void | Promise<void>
   readonly exit: number
   /**
    * The error: the one `lait: ` line (exact string, `${WS}` substituted, or a pattern over the line).
@@ -142,13 +142,32 @@ const printed = async (run: Running, text: string) => {
 }
 
 /** Copies what a FIFO delivers into `into` from another process, so the test can check it after. */
+/** The FIFO readers still running, by the file each writes: lait's exit does not wait for them. */
+const readers = new Map<string, Promise<number>>()
+
 const fifoReader = (ws: Workspace, rel: string, into: string) => {
   const child = Bun.spawn(["sh", "-c", 'cat "$1" > "$2"', "sh", path.join(ws.dir, rel), path.join(ws.dir, into)], {
     stdin: "ignore",
     stdout: "ignore",
     stderr: "ignore"
   })
+  readers.set(path.join(ws.dir, into), child.exited)
   ws.keep(() => child.kill("SIGKILL"))
+}
+
+/**
+ * What a FIFO reader wrote to `rel`, once it has written all of it: on a busy machine `cat` may still
+ * be copying after lait has closed the FIFO and exited. The bound only catches a reader that never
+ * saw the end of the FIFO.
+ */
+const readerOutput = async (ws: Workspace, rel: string): Promise<string> => {
+  const full = path.join(ws.dir, rel)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const bound = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), 30_000)))
+  const done = await Promise.race([readers.get(full), bound]).finally(() => clearTimeout(timer))
+  if (done === "timeout") throw new Error(`gave up after 30000 ms waiting for the FIFO reader writing '${rel}' to end`)
+  readers.delete(full)
+  return readBack(ws, rel)
 }
 
 const readBack = (ws: Workspace, rel: string) => fs.readFileSync(path.join(ws.dir, rel), "utf8")
@@ -1221,9 +1240,10 @@ export const cases: ReadonlyArray<HostileCase> = [
       mkfifo(ws, "out.fifo")
       fifoReader(ws, "out.fifo", "received.txt")
     },
-    after: (ws) => {
+    after: async (ws) => {
       expectFifo(ws, "out.fifo")
-      if (readBack(ws, "received.txt") !== "hello\n") throw new Error(`the reader got ${JSON.stringify(readBack(ws, "received.txt"))}`)
+      const received = await readerOutput(ws, "received.txt")
+      if (received !== "hello\n") throw new Error(`the reader got ${JSON.stringify(received)}`)
     },
     writes: ["received.txt"],
     exit: 0,
@@ -1237,10 +1257,10 @@ export const cases: ReadonlyArray<HostileCase> = [
       mkfifo(ws, "trace.fifo")
       fifoReader(ws, "trace.fifo", "received.jsonl")
     },
-    after: (ws) => {
+    after: async (ws) => {
       expectFifo(ws, "trace.fifo")
       // A jq-only run makes no model or tool call: its trace is the run and its step.
-      const lines = readBack(ws, "received.jsonl").trim().split("\n")
+      const lines = (await readerOutput(ws, "received.jsonl")).trim().split("\n")
       if (lines.length !== 2 || !lines.every((l) => JSON.parse(l).seq !== undefined)) throw new Error(`the reader got ${lines.join("\n")}`)
     },
     writes: ["received.jsonl"],

@@ -22,6 +22,10 @@ interface Reasons {
   SystemFile: { path: string; detail: string }
   /** `--json-schema FILE` that cannot be read or is not a JSON object. */
   JsonSchemaFile: { path: string; detail: string }
+  /** `--json-schema`'s answer is not JSON (a fence removed); `detail` is an excerpt of it. */
+  AnswerNotJson: { schema: string; detail: string }
+  /** `--json-schema`'s answer does not match the schema; `detail` says where. */
+  AnswerMismatch: { schema: string; detail: string }
   CompareTooFew: {}
   CompareFailed: { failed: number; total: number }
 }
@@ -64,6 +68,10 @@ const describe = (reason: ChatErrorReason): string => {
       return `failed to read system prompt file '${reason.path}'`
     case "JsonSchemaFile":
       return `failed to load JSON schema '${reason.path}'`
+    case "AnswerNotJson":
+      return `the model's answer is not valid JSON for the JSON schema '${reason.schema}'`
+    case "AnswerMismatch":
+      return `the model's answer does not match the JSON schema '${reason.schema}'`
     case "CompareTooFew":
       return "`lait compare` requires at least two `--model` values"
     case "CompareFailed":

@@ -71,6 +71,7 @@ export const chatFlags = {
   model: text("model", "MODEL", "Model alias or id (env LLM_MODEL; else default.model)"),
   baseUrl: text("base-url", "URL", "Send to this server only, no fallbacks (env OPENAI_BASE_URL keeps them)"),
   apiKey: text("api-key", "KEY", "API key for this request only, no fallbacks (env OPENAI_API_KEY keeps them)"),
+  header: list("header", "NAME: VALUE", "Send this HTTP header to the model's primary endpoint (repeatable)"),
   ...systemFlags,
   ...samplingFlags,
   ...toolFlags,

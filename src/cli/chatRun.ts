@@ -131,6 +131,18 @@ export const runOneShot = (flags: ChatFlagValues) =>
     ).pipe(
       streamed === undefined ? identity : streamed.provide,
       Effect.provideService(ApproveTools, flags.approveTools),
+      // Checked as a workflow's output_schema checks its answer; what is printed is the JSON alone.
+      Effect.flatMap((turn) => {
+        const format = settings.responseFormat
+        const schemaFile = get(flags.jsonSchema)
+        return format === null || schemaFile === undefined ? Effect.succeed(turn) : Effect.map(
+          Effect.flatMap(
+            Effect.promise(() => import("../chat/structuredAnswer.ts")),
+            (structured) => structured.checkStructuredAnswer(turn.content, format, schemaFile)
+          ),
+          (content) => ({ ...turn, content })
+        )
+      }),
       traceWritten(tracePath !== undefined),
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)

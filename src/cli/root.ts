@@ -107,7 +107,7 @@ export const makeRoot = (subcommands: ReadonlyArray<Subcommand>) =>
       const services = Layer.mergeAll(
         modelClientLayer({ record: Option.getOrUndefined(flags.record), replay: Option.getOrUndefined(flags.replay) }),
         toolCassettesLayer({ record: Option.getOrUndefined(flags.record) })
-      ).pipe(Layer.provideMerge(configLayer({ waitForWriter: true })))
+      ).pipe(Layer.provideMerge(configLayer({ waitForWriter: true, headers: flags.header })))
       // Provided here rather than on the command: they would otherwise be built for every subcommand.
       const run = repl !== undefined ? repl.runChatRepl(flags) : runOneShot(flags)
       return yield* run.pipe(Effect.provide(services), Effect.provide(liveExportLayer))

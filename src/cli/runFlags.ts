@@ -1,8 +1,7 @@
 // The flags of a command that runs model requests and prints one result (`lait run`, `lait agent run`),
 // and the services they choose, provided around its handler.
-import { Command } from "effect/cli"
+import { Command, Flag } from "effect/cli"
 import { switchFlag } from "./flags/make.ts"
-import { configLayer } from "./configLayer.ts"
 import { contentJsonFlag, outputFlag, showUsageFlag } from "./flags/output.ts"
 import { recordFlags, recordMissingFlag, replayToolsFlag, runRecordHelp, strictReplayFlag } from "./flags/record.ts"
 import { traceContentFlag, traceFileFlag } from "./flags/trace.ts"
@@ -27,7 +26,12 @@ export const runFlags = {
   ),
   showUsage: showUsageFlag(),
   approveTools: switchFlag("approve-tools", "Ask on the terminal (y/n/a) before every tool call the model makes"),
-  noHistory: noHistoryFlag
+  noHistory: noHistoryFlag,
+  header: Flag.String("header").pipe(
+    Flag.withMetavar("NAME: VALUE"),
+    Flag.withDescription("Send this HTTP header to the primary endpoint of every model (repeatable)"),
+    Flag.atLeast(0)
+  )
 }
 
 /** The services a command taking `runFlags` runs with (src/cli/runServices.ts), around its handler. */
@@ -37,7 +41,7 @@ export const withRunServices = <const Name extends string, Input extends RunServ
   command.pipe(
     Command.provide((input: Input) => runServiceLayers(input).model),
     Command.provide((input: Input) => runServiceLayers(input).tools),
-    Command.provide(configLayer({ waitForWriter: true })),
+    Command.provide((input: Input) => runServiceLayers(input).config),
     Command.provide(liveExportLayer)
   )
 

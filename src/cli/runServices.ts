@@ -15,10 +15,14 @@ export interface RunServiceFlags {
   readonly strictReplay: boolean
   readonly recordMissing: Option.Option<string>
   readonly replayTools: boolean
+  /** `--header`, as given. */
+  readonly header: ReadonlyArray<string>
 }
 
 /** Innermost first, as they are provided. */
-export const runServiceLayers = ({ record, replay, strictReplay, recordMissing, replayTools }: RunServiceFlags) => ({
+export const runServiceLayers = (
+  { record, replay, strictReplay, recordMissing, replayTools, header }: RunServiceFlags
+) => ({
   model: modelClientLayer({
     record: Option.getOrUndefined(record),
     replay: Option.getOrUndefined(replay),
@@ -30,7 +34,7 @@ export const runServiceLayers = ({ record, replay, strictReplay, recordMissing, 
     replay: Option.getOrUndefined(replay),
     replayTools
   }),
-  config: configLayer({ waitForWriter: true })
+  config: configLayer({ waitForWriter: true, headers: header })
 })
 
 /** `handler` with the services, as src/cli/runFlags.ts's `withRunServices` provides them (but live export). */

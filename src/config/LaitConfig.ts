@@ -8,10 +8,14 @@ import type { ApiKeyCmdOptions } from "./apiKeyCmd.ts"
 import { describeEndpointSources, type EndpointOverrides, type Endpoints, resolveEndpoints } from "./endpoints.ts"
 import type { ConfigOrigins, LoadedConfig, LoadOptions } from "./load.ts"
 import type { ConfigFile, ModelMap } from "./schema.ts"
+import type { HeaderList } from "./headers.ts"
+import { headerSecrets } from "../core/secrets.ts"
 
 export interface LaitConfigOptions extends LoadOptions {
   /** api_key_cmd limits; tests shorten the timeout. */
   readonly apiKeyCmd?: ApiKeyCmdOptions
+  /** `--header`: sent to the primary endpoint of every model this invocation resolves. */
+  readonly headers?: HeaderList
 }
 
 export interface ResolveModelOptions {
@@ -42,10 +46,15 @@ export interface LaitConfigService {
 // start-up must not pay that for commands that never read the config (--version, --help, schema, ...).
 // Whatever the configuration and the environment hold is a secret of the run from here on
 // (src/config/secrets.ts).
-const loadConfig = (options: LoadOptions) =>
+const loadConfig = (options: LaitConfigOptions) =>
   Effect.flatMap(Effect.promise(() => Promise.all([import("./load.ts"), import("./secrets.ts")])), ([load, secrets]) =>
     Effect.tap(load.loadConfig(options), (loaded) =>
-      Effect.sync(() => secrets.registerSecrets(secrets.configSecrets(loaded.config, loaded.env)))))
+      Effect.sync(() =>
+        secrets.registerSecrets([
+          ...secrets.configSecrets(loaded.config, loaded.env),
+          ...headerSecrets((options.headers ?? []).map(([, value]) => value))
+        ])
+      )))
 
 /**
  * `-v` says where each endpoint's base URL and key came from, once per distinct endpoint: models
@@ -84,7 +93,7 @@ const registerResolved = (env: Env, options: ResolveModelOptions | undefined) =>
       ])
     })
 
-const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigService => {
+const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions, headers?: HeaderList): LaitConfigService => {
   const logged = new Set<string>()
   const origins = shownOrigins(loaded)
   return {
@@ -96,7 +105,9 @@ const make = (loaded: LoadedConfig, apiKeyCmd?: ApiKeyCmdOptions): LaitConfigSer
     resolveEndpoints: (model, options) =>
       resolveEndpoints(model, loaded.config, loaded.env, {
         workflowModels: options?.workflowModels,
-        overrides: options?.overrides,
+        overrides: headers === undefined || headers.length === 0
+          ? options?.overrides
+          : { ...options?.overrides, headers: [...headers, ...(options?.overrides?.headers ?? [])] },
         apiKeyCmd: {
           cwd: loaded.cwd,
           ...apiKeyCmd,
@@ -117,7 +128,7 @@ export class LaitConfig extends Context.Service<LaitConfig, LaitConfigService>()
   static readonly layer = (options: LaitConfigOptions) =>
     Layer.effect(
       LaitConfig,
-      Effect.map(loadConfig(options), (loaded) => LaitConfig.of(make(loaded, options.apiKeyCmd)))
+      Effect.map(loadConfig(options), (loaded) => LaitConfig.of(make(loaded, options.apiKeyCmd, options.headers)))
     )
 
   /** Options computed by an effect (e.g. from the CLI's global flags). */
@@ -127,7 +138,7 @@ export class LaitConfig extends Context.Service<LaitConfig, LaitConfigService>()
       Effect.gen(function*() {
         const resolved = yield* options
         const loaded = yield* loadConfig(resolved)
-        return LaitConfig.of(make(loaded, resolved.apiKeyCmd))
+        return LaitConfig.of(make(loaded, resolved.apiKeyCmd, resolved.headers))
       })
     )
 

@@ -33,6 +33,8 @@ interface Reasons {
   /** `mcp_servers.<server>` sets both or neither of `command` and `url`. */
   McpTransport: { server: string; problem: "both" | "neither" }
   McpHeader: { server: string; key: string }
+  /** A model endpoint's header that cannot be sent; `context` names the definition (or `--header`). */
+  ModelHeader: { context: string; problem: string }
 }
 export type ConfigErrorReason = TaggedUnion<Reasons>
 
@@ -82,6 +84,8 @@ const describe = (reason: ConfigErrorReason): string => {
         "; set exactly one (stdio vs. streamable HTTP)"
     case "McpHeader":
       return `mcp_servers.${reason.server} has an invalid header name or value for '${reason.key}'`
+    case "ModelHeader":
+      return `${reason.context} has a header that cannot be sent: ${reason.problem}`
   }
 }
 

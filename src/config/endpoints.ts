@@ -11,11 +11,15 @@
 // most users export OPENAI_API_KEY, and it must not silently switch every alias's fallbacks off.
 // `${VAR}` is expanded only in the value that wins, so an unset variable in a shadowed layer never
 // fails a request.
+// Headers (docs/config.md#provider-headers): each entry sends its provider's `headers:`; `--header`
+// adds to (and replaces by name) the primary's alone, as --api-key would: a fallback on another server
+// must not get a gateway's credential meant for the primary's.
 import { Effect, Redacted } from "effect"
 import { type Env, expandVars } from "./env.ts"
 import { ConfigError } from "./configErrors.ts"
 import { displayUrl } from "../core/urls.ts"
 import { type ApiKeyCmdOptions, resolveApiKeyCmd } from "./apiKeyCmd.ts"
+import { headerProblem, type HeaderList, mergeHeaders } from "./headers.ts"
 import type { ConfigOrigins } from "./load.ts"
 import type {
   CommandSpec,
@@ -73,6 +77,8 @@ export interface Endpoint {
   readonly sampling: SamplingDefaults
   /** The alias this came from, if the name was one. */
   readonly alias?: string
+  /** Extra request headers, names in lower case, values expanded: secrets of the run. Absent: none. */
+  readonly headers?: Readonly<Record<string, string>>
   /** 0 for the primary, n for the n-th fallback. */
   readonly index: number
 }
@@ -85,6 +91,8 @@ export interface EndpointOverrides {
   readonly baseUrl?: string | undefined
   /** `--api-key` */
   readonly apiKey?: string | Redacted.Redacted<string> | undefined
+  /** `--header`, in order (a later one replaces an earlier one of the same name): the primary's only. */
+  readonly headers?: HeaderList | undefined
 }
 
 export interface ResolveOptions {
@@ -158,11 +166,36 @@ const keyWrittenIn = (source: ApiKeySource, aliasIn: string | undefined, origins
     ? origins?.apiKey
     : undefined
 
-/** Workflow `models:` are not checked at config load, so the alias being used is checked here. */
-const checkDefinition = (alias: string, definition: ModelDefinition, index: number) => {
-  const context = index === 0
+/**
+ * The headers of one endpoint: its provider's, `${VAR}` expanded, then `extra` (the flags). Checked
+ * here, where the values are known; `context` names the definition in the error.
+ */
+const endpointHeaders = (
+  written: Readonly<Record<string, string>> | undefined,
+  extra: HeaderList,
+  env: Env,
+  context: string
+) =>
+  Effect.gen(function*() {
+    const expanded: Array<readonly [string, string]> = []
+    for (const [name, value] of Object.entries(written ?? {})) {
+      const header = [name, yield* expandVars(value, env, { secret: true })] as const
+      const problem = headerProblem(...header)
+      if (problem !== undefined) return yield* new ConfigError({ reason: { _tag: "ModelHeader", context, problem } })
+      expanded.push(header)
+    }
+    const merged = mergeHeaders({}, [...expanded, ...extra])
+    return Object.keys(merged).length === 0 ? {} : { headers: merged }
+  })
+
+const definitionContext = (alias: string, index: number) =>
+  index === 0
     ? `model definition ${JSON.stringify(alias)}`
     : `model definition ${JSON.stringify(alias)}'s fallback entry #${index + 1}`
+
+/** Workflow `models:` are not checked at config load, so the alias being used is checked here. */
+const checkDefinition = (alias: string, definition: ModelDefinition, index: number) => {
+  const context = definitionContext(alias, index)
   if (definition.model_id.trim().length === 0) {
     return Effect.fail(new ConfigError({ reason: { _tag: "EmptyModelId", context } }))
   }
@@ -187,6 +220,7 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
   const cmd = options?.apiKeyCmd ?? {}
   const flagBaseUrl = options?.overrides?.baseUrl
   const flagKey = options?.overrides?.apiKey
+  const flagHeaders = options?.overrides?.headers ?? []
   const envBaseUrl = envValue(env, "OPENAI_BASE_URL")
   const envKey = envValue(env, "OPENAI_API_KEY")
   const baseUrlOverride: { readonly source: BaseUrlSource; readonly value: string } | undefined =
@@ -225,6 +259,7 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
       apiKey: key.apiKey,
       apiKeySource: key.source,
       ...(keyIn === undefined ? {} : { apiKeyIn: keyIn }),
+      ...(yield* endpointHeaders(undefined, flagHeaders, env, "--header")),
       api: "chat_completions",
       sampling: {},
       index: 0
@@ -266,6 +301,12 @@ export const resolveEndpoints = Effect.fn("config.resolveEndpoints")(function*(
       apiKey: key.apiKey,
       apiKeySource: key.source,
       ...(keyIn === undefined ? {} : { apiKeyIn: keyIn }),
+      ...(yield* endpointHeaders(
+        definition.provider.headers,
+        index === 0 ? flagHeaders : [],
+        env,
+        definitionContext(name, index)
+      )),
       index
     })
   }
@@ -293,8 +334,10 @@ export const API_KEY_SOURCES: Record<ApiKeySource, string> = {
 /** For `-v`: where endpoint `endpoint` of model `name` took its base URL and key from (never the key). */
 export const describeEndpointSources = (name: string, endpoint: Endpoint): string => {
   const role = endpoint.index === 0 ? "primary" : `fallback #${endpoint.index}`
+  const headers = Object.keys(endpoint.headers ?? {})
   return `model '${name}': ${role} '${endpoint.modelId}' at '${displayUrl(endpoint.baseUrl)}': base URL from ` +
-    `${BASE_URL_SOURCES[endpoint.baseUrlSource]}, API key from ${API_KEY_SOURCES[endpoint.apiKeySource]}`
+    `${BASE_URL_SOURCES[endpoint.baseUrlSource]}, API key from ${API_KEY_SOURCES[endpoint.apiKeySource]}` +
+    (headers.length === 0 ? "" : `, headers ${headers.join(", ")}`)
 }
 
 /**

@@ -29,7 +29,12 @@ export type CommandSpec = typeof CommandSpec.Type
 export const Provider = Schema.Struct({
   base_url: Schema.String,
   api_key: Schema.optionalKey(Schema.String),
-  api_key_cmd: Schema.optionalKey(CommandSpec)
+  api_key_cmd: Schema.optionalKey(CommandSpec),
+  headers: Schema.optionalKey(
+    Schema.Record(Schema.String, Schema.String).annotate({
+      description: "Extra HTTP headers of every request to this endpoint (values expand ${VAR}; masked like keys)"
+    })
+  )
 })
 export type Provider = typeof Provider.Type
 

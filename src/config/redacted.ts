@@ -1,6 +1,6 @@
 // The configuration as `lait config show` prints it: values are shown as written (a `${VAR}` stays a
 // placeholder, so what it expands to is never printed), and every value that is or may hold a
-// credential is masked: api keys, MCP header values, MCP and tool `env` values, and the credentials
+// credential is masked: api keys, model and MCP header values, MCP and tool `env` values, and the credentials
 // of every URL (`user:password@`, `?api-key=…`).
 import { REDACTED } from "../core/secrets.ts"
 import { displayUrl } from "../core/urls.ts"
@@ -9,9 +9,14 @@ import type { ConfigFile, McpServer, ShellTool } from "./schema.ts"
 const maskValues = (map: Readonly<Record<string, string>>): Record<string, string> =>
   Object.fromEntries(Object.keys(map).map((k) => [k, REDACTED]))
 
-const redactProvider = <T extends { readonly api_key?: string; readonly base_url?: string }>(layer: T): T => ({
+const redactProvider = <T extends {
+  readonly api_key?: string
+  readonly base_url?: string
+  readonly headers?: Readonly<Record<string, string>>
+}>(layer: T): T => ({
   ...layer,
   ...(layer.api_key === undefined ? {} : { api_key: REDACTED }),
+  ...(layer.headers === undefined ? {} : { headers: maskValues(layer.headers) }),
   ...(layer.base_url === undefined ? {} : { base_url: displayUrl(layer.base_url) })
 })
 

@@ -17,11 +17,12 @@ const expanded = (value: string | undefined, env: Env): string | undefined => {
   return Result.isSuccess(result) ? result.success : undefined
 }
 
-/** The keys and URL credentials of a `models:` map (the configuration's or a workflow's). */
+/** The keys, header values and URL credentials of a `models:` map (the configuration's or a workflow's). */
 export const modelMapSecrets = (models: ModelMap | undefined, env: Env): ReadonlyArray<string> =>
   Object.values(models ?? {}).flatMap((definitions) =>
     definitions.flatMap(({ provider }) => [
       ...[expanded(provider.api_key, env)].filter((k): k is string => k !== undefined),
+      ...headerSecrets(Object.values(provider.headers ?? {}).map((v) => expanded(v, env) ?? v)),
       ...((url) => (url === undefined ? [] : urlCredentials(url)))(expanded(provider.base_url, env))
     ])
   )
@@ -42,9 +43,10 @@ const otlpHeaderValues = (env: Env): ReadonlyArray<string> =>
   )
 
 /**
- * The credentials the configuration and the environment hold: `OPENAI_API_KEY`, every `api_key`,
- * the credentials of every base, MCP and OTLP URL, MCP and OTLP header values, and MCP and tool `env`
- * values. Keys from `api_key_cmd` are added when the command has run (src/config/apiKeyCmd.ts).
+ * The credentials the configuration and the environment hold: `OPENAI_API_KEY`, every `api_key`
+ * and model `headers:` value, the credentials of every base, MCP and OTLP URL, MCP and OTLP header
+ * values, and MCP and tool `env` values. Keys from `api_key_cmd` are added when the command has run
+ * (src/config/apiKeyCmd.ts).
  */
 export const configSecrets = (config: ConfigFile, env: Env): ReadonlyArray<string> => {
   const keys: Array<string | undefined> = [

@@ -152,6 +152,7 @@ export const exitCodeByTag = {
     Invalid: ExitCode.validation,
     EmptyModelId: ExitCode.validation,
     BothApiKeys: ExitCode.validation,
+    ModelHeader: ExitCode.validation,
     EmptyDefinition: ExitCode.validation
   }
 } as const satisfies Readonly<Record<string, ExitCode | Readonly<Record<string, ExitCode>>>>

@@ -9,6 +9,17 @@ export const isJsonObject = (value: Json | undefined): value is JsonObject =>
 
 export const textForm = (value: Json): string => (typeof value === "string" ? value : JSON.stringify(value))
 
+const FENCE = /^\s*```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?```\s*$/
+
+/**
+ * A structured answer without one surrounding Markdown fence (```json or ```), as a workflow's
+ * `output_schema` and one-shot `--json-schema` read it; anything else is left alone.
+ */
+export const stripFence = (text: string): string => {
+  const m = FENCE.exec(text)
+  return m === null ? text : m[1]!
+}
+
 /** The JSON type name used in messages (`got a string`, `got an object`). */
 export const jsonTypeName = (value: Json): string => {
   if (value === null) return "null"

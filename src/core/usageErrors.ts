@@ -12,6 +12,8 @@ interface Reasons {
   EnvOutOfRange: { name: string; raw: string; min: number; max: number }
   /** `--input` that is not `KEY=VALUE`, or whose key is empty. */
   BadInputFlag: { arg: string; problem: "no-equals" | "empty-key" }
+  /** `--header` that cannot be sent; `problem` never quotes the value (it may be a secret). */
+  BadHeaderFlag: { problem: string }
 }
 export type ArgumentErrorReason = TaggedUnion<Reasons>
 
@@ -28,6 +30,8 @@ const describe = (reason: ArgumentErrorReason): string => {
     case "BadInputFlag":
       return `invalid --input ${JSON.stringify(reason.arg)}: ` +
         (reason.problem === "no-equals" ? "expected KEY=VALUE" : "the key is empty")
+    case "BadHeaderFlag":
+      return `invalid --header: ${reason.problem}`
   }
 }
 

@@ -155,7 +155,7 @@ const modelUses = (ctx: ModelsContext) =>
 const modelChecks = (ctx: ModelsContext, failedSpecs: ReadonlySet<string>) =>
   Effect.gen(function*() {
     const uses = yield* modelUses(ctx)
-    // Each distinct server and key is asked once, however many aliases use it.
+    // Each distinct server, key and headers is asked once, however many aliases use it.
     const lists = new Map<string, Effect.Effect<ListOutcome, never, ModelHttp>>()
     const checkOne = (use: Use) =>
       Effect.gen(function*() {
@@ -167,10 +167,11 @@ const modelChecks = (ctx: ModelsContext, failedSpecs: ReadonlySet<string>) =>
           const message = `${displayUrl(use.endpoint.baseUrl)}: no key (${why})`
           return { status: "fail", check: use.check, name: use.name, label: use.label, message } satisfies Check
         }
-        const id = `${use.endpoint.baseUrl}\n${Redacted.value(key.success)}`
+        const { baseUrl, headers } = use.endpoint
+        const id = JSON.stringify([baseUrl, Redacted.value(key.success), headers ?? {}])
         let list = lists.get(id)
         if (list === undefined) {
-          const made = yield* Effect.cached(listRemoteModels(use.endpoint.baseUrl, key.success, ctx.timeoutMillis))
+          const made = yield* Effect.cached(listRemoteModels(baseUrl, key.success, ctx.timeoutMillis, headers))
           // Another check may have made one meanwhile (making yields): the first one made is the one asked.
           list = lists.get(id) ?? made
           lists.set(id, list)

@@ -1,8 +1,8 @@
 // `lait models [--json]`: the configured aliases, each endpoint (primary, then fallbacks) as a request
 // would resolve it (OPENAI_* and --base-url/--api-key included), keys masked, pricing. api_key_cmd is
-// not run for this listing. `--remote` asks each distinct base URL's `GET /models` with its key
-// instead (./remote.ts); a server that cannot be listed is an error line of its own and the exit
-// code, never the end of the others.
+// not run for this listing. `--remote` asks each distinct base URL's `GET /models` once per key
+// (and headers) the aliases send it instead (./remote.ts); a server that cannot be listed is an error
+// line of its own, naming the aliases, and the exit code, never the end of the others.
 import { Console, Effect, Redacted } from "effect"
 import {
   API_KEY_SOURCES,
@@ -160,12 +160,30 @@ export const listLocal = (ctx: ModelsContext, json: boolean) =>
     return lines.join("\n")
   })
 
-/** One server to list: its URL as requested, the aliases that use it, and the key of the first. */
+/**
+ * One question to ask: a server's URL as requested, with one key and the same headers, and the aliases
+ * that send it so. Two aliases with different keys on one server are two targets: a bad key must not
+ * make a shared server look down, and its line names whose key it was.
+ */
 interface Target {
   readonly baseUrl: string
   readonly aliases: Array<string>
   readonly endpoint: Endpoint
+  /** The key, or why there is none (the endpoint's api_key_cmd failed or took too long). */
+  readonly key: { readonly _tag: "Key"; readonly key: Redacted.Redacted<string> } | {
+    readonly _tag: "NoKey"
+    readonly problem: string
+  }
 }
+
+const targetKey = (endpoint: Endpoint, timeoutMillis: number): Effect.Effect<Target["key"]> =>
+  Effect.match(endpoint.apiKey.pipe(Effect.timeout(timeoutMillis)), {
+    onSuccess: (key) => ({ _tag: "Key", key }) as const,
+    onFailure: (e) => ({
+      _tag: "NoKey",
+      problem: e._tag === "TimeoutError" ? `api_key_cmd gave no key within ${timeoutMillis / 1000} s` : renderChain(e)
+    }) as const
+  })
 
 const remoteTargets = (ctx: ModelsContext) =>
   Effect.gen(function*() {
@@ -178,22 +196,29 @@ const remoteTargets = (ctx: ModelsContext) =>
           continue
         }
         for (const endpoint of result.success) {
-          const target = targets.get(endpoint.baseUrl)
-          if (target === undefined) {
-            targets.set(endpoint.baseUrl, { baseUrl: endpoint.baseUrl, aliases: [alias], endpoint })
-          } else if (!target.aliases.includes(alias)) target.aliases.push(alias)
+          // One at a time: an api_key_cmd shared by aliases runs once (its key is cached per process).
+          const key = yield* targetKey(endpoint, ctx.timeoutMillis)
+          const id = key._tag === "Key"
+            ? JSON.stringify([endpoint.baseUrl, Redacted.value(key.key), endpoint.headers ?? {}])
+            : JSON.stringify([endpoint.baseUrl, alias, endpoint.index])
+          const target = targets.get(id)
+          if (target === undefined) targets.set(id, { baseUrl: endpoint.baseUrl, aliases: [alias], endpoint, key })
+          else if (!target.aliases.includes(alias)) target.aliases.push(alias)
         }
       }
       if (targets.size > 0) return [...targets.values()]
     }
     const endpoint = yield* topLevelEndpoint(ctx, ctx.config.default?.model ?? "default")
-    return [{ baseUrl: endpoint.baseUrl, aliases: [], endpoint }]
+    return [{ baseUrl: endpoint.baseUrl, aliases: [], endpoint, key: yield* targetKey(endpoint, ctx.timeoutMillis) }]
   })
 
 export interface RemoteListing {
   readonly stdout: string
   readonly failure: DoctorError | undefined
 }
+
+/** ` (a, b)`: the aliases that sent a request, as each line about it names them; empty for none. */
+const aliasesOf = (target: Target) => (target.aliases.length > 0 ? ` (${target.aliases.join(", ")})` : "")
 
 /** `lait models --remote`: what each server lists; the failures on stderr and in the exit code. */
 export const listRemote = (
@@ -204,19 +229,17 @@ export const listRemote = (
     const targets = yield* remoteTargets(ctx)
     const outcomes = yield* Effect.forEach(targets, (target) =>
       Effect.gen(function*() {
-        const key = yield* Effect.result(target.endpoint.apiKey.pipe(Effect.timeout(ctx.timeoutMillis)))
-        if (key._tag === "Failure") {
-          const problem = key.failure._tag === "TimeoutError"
-            ? `api_key_cmd gave no key within ${ctx.timeoutMillis / 1000} s`
-            : renderChain(key.failure)
-          return { target, outcome: { _tag: "Failed", kind: "key", problem } as const }
+        if (target.key._tag === "NoKey") {
+          return { target, outcome: { _tag: "Failed", kind: "key", problem: target.key.problem } as const }
         }
-        return { target, outcome: yield* listRemoteModels(target.baseUrl, key.success, ctx.timeoutMillis) }
+        const { baseUrl, headers } = target.endpoint
+        return { target, outcome: yield* listRemoteModels(baseUrl, target.key.key, ctx.timeoutMillis, headers) }
       }), { concurrency: 8 })
     const failed = outcomes.filter((o) => o.outcome._tag === "Failed")
     for (const { target, outcome } of failed) {
       if (outcome._tag === "Failed") {
-        yield* Console.error(`error: GET ${displayUrl(joinUrl(target.baseUrl, "/models"))}: ${outcome.problem}`)
+        const url = displayUrl(joinUrl(target.baseUrl, "/models"))
+        yield* Console.error(`error: GET ${url}${aliasesOf(target)}: ${outcome.problem}`)
       }
     }
     const stdout = json
@@ -226,10 +249,9 @@ export const listRemote = (
         ...(outcome._tag === "Listed" ? { models: outcome.ids } : { error: outcome.problem })
       })))
       : outcomes.filter((o) => o.outcome._tag === "Listed").map(({ target, outcome }) => {
-        const users = target.aliases.length > 0 ? ` (${target.aliases.join(", ")})` : ""
         const ids = outcome._tag === "Listed" ? outcome.ids : []
         const listed = ids.length === 0 ? ["  (the server lists no models)"] : ids.map((id) => `  ${id}`)
-        return [`${displayUrl(target.baseUrl)}${users}`, ...listed].join("\n")
+        return [`${displayUrl(target.baseUrl)}${aliasesOf(target)}`, ...listed].join("\n")
       }).join("\n")
     const failure = failed.length === 0
       ? undefined

@@ -58,16 +58,18 @@ const idsOf = (text: string): ReadonlyArray<string> | undefined => {
 export const listRemoteModels = (
   baseUrl: string,
   key: Redacted.Redacted<string> | undefined,
-  timeoutMillis: number
+  timeoutMillis: number,
+  /** The endpoint's own headers (a gateway's), sent as a completion request sends them. */
+  headers?: Readonly<Record<string, string>>
 ): Effect.Effect<ListOutcome, never, ModelHttp> =>
   Effect.gen(function*() {
     const http = yield* ModelHttp
     const secret = key === undefined ? undefined : Redacted.value(key)
-    const redact = endpointRedactor(secret, baseUrl)
+    const redact = endpointRedactor(secret, baseUrl, headers)
     const answer = yield* http.send({
       method: "GET",
       url: joinUrl(baseUrl, "/models"),
-      headers: { authorization: `Bearer ${secret ?? DUMMY_API_KEY}` }
+      headers: { authorization: `Bearer ${secret ?? DUMMY_API_KEY}`, ...headers }
     }, { limit: MAX_LIST_BYTES, timeoutMillis }).pipe(Effect.result)
     if (answer._tag === "Failure") {
       const error = answer.failure

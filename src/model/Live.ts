@@ -133,7 +133,11 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
         const baseUrl = shown(endpoint.baseUrl)
         const key = yield* endpoint.apiKey
         // Some servers echo the bearer token in error bodies; nothing they send may print it.
-        const redact = endpointRedactor(key === undefined ? undefined : Redacted.value(key), endpoint.baseUrl)
+        const redact = endpointRedactor(
+          key === undefined ? undefined : Redacted.value(key),
+          endpoint.baseUrl,
+          endpoint.headers
+        )
         const unsupported = endpoint.api === "responses" ? responsesUnsupported(request) : undefined
         if (unsupported !== undefined) {
           const reason = new ResponsesUnsupported({ modelId: endpoint.modelId, feature: unsupported })
@@ -163,7 +167,8 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
         const response = yield* http.send({
           method: "POST",
           url,
-          headers: { authorization, "content-type": "application/json" },
+          // A provider's own headers may replace the bearer token (a gateway's `authorization`).
+          headers: { authorization, ...endpoint.headers, "content-type": "application/json" },
           body: encoder.encode(JSON.stringify(body))
         }, {
           limit: maxBytes,

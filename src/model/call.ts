@@ -22,6 +22,8 @@ export interface Endpoint {
   readonly apiKeyIn?: string | undefined
   /** The alias the endpoint belongs to, if the model name was one. */
   readonly alias?: string | undefined
+  /** Extra request headers (src/config/endpoints.ts), names in lower case: secrets, never in a cassette key. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
 export interface ModelCall {

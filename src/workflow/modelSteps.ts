@@ -11,7 +11,7 @@ import type { ModelMap } from "../config/schema.ts"
 import { renderChain, withContext } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { FileError } from "../core/fileErrors.ts"
-import { type Json, type JsonObject, textForm } from "../core/json.ts"
+import { type Json, type JsonObject, stripFence, textForm } from "../core/json.ts"
 import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
 import { StepError } from "./stepErrors.ts"
 import { checkJson } from "../lang/jsonschema.ts"
@@ -36,14 +36,6 @@ import {
 } from "./llmStep.ts"
 
 export const DEFAULT_SCHEMA_NAME = "structured_output"
-
-const fence = /^\s*```[A-Za-z0-9_-]*[ \t]*\r?\n([\s\S]*?)\r?\n?```\s*$/
-
-/** One surrounding Markdown fence (```json or ```) is removed; anything else is left alone. */
-export const stripFence = (text: string): string => {
-  const m = fence.exec(text)
-  return m === null ? text : m[1]!
-}
 
 export const makeModelSteps = Effect.gen(function*() {
   const config = yield* LaitConfig

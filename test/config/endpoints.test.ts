@@ -290,3 +290,44 @@ describe("api_key_cmd through an endpoint", () => {
     expect(await keyError(s)).toBe("api_key_cmd timed out after 200ms")
   })
 })
+
+describe("provider headers", () => {
+  const config: ConfigFile = {
+    models: {
+      gw: [
+        def("http://gw/v1", "m1", {}, { headers: { "X-Portkey-Provider": "openai", "X-Token": "${TOKEN}" } }),
+        def("http://fb/v1", "m2", {}, { headers: { "X-Own": "fb" } })
+      ]
+    }
+  }
+
+  test("each entry has its own, names in lower case, ${VAR} expanded; --header goes to the primary and replaces by name", async () => {
+    const [primary, fallback] = await resolve("gw", config, { TOKEN: "tok" }, {
+      overrides: { headers: [["x-token", "flag"], ["X-Extra", "1"]] }
+    })
+    expect(primary.headers).toEqual({ "x-portkey-provider": "openai", "x-token": "flag", "x-extra": "1" })
+    expect(fallback?.headers).toEqual({ "x-own": "fb" })
+    expect(describeEndpointSources("gw", primary)).toEndWith(", headers x-portkey-provider, x-token, x-extra")
+  })
+
+  test("a raw model id takes --header alone; no headers at all leaves the field out", async () => {
+    const [raw] = await resolve("raw", {}, {}, { overrides: { headers: [["X-A", "b"]] } })
+    expect(raw.headers).toEqual({ "x-a": "b" })
+    const [plain] = await resolve("raw", {})
+    expect("headers" in plain).toBe(false)
+  })
+
+  test("an unset variable or a header that cannot be sent fails, naming the definition, never the value", async () => {
+    expect(renderChain(await resolveError("gw", config))).toBe(
+      "environment variable 'TOKEN' referenced by '${TOKEN}' is not set"
+    )
+    const bad = (headers: Record<string, string>) =>
+      resolveError("x", { models: { x: [def("http://gw/v1", "m", {}, {}), def("http://fb/v1", "m", {}, { headers })] } })
+    const line = renderChain(await bad({ "X-Token": "secret\r\nInjected: yes" }))
+    expect(line).toBe(
+      "model definition \"x\"'s fallback entry #2 has a header that cannot be sent: the value of 'X-Token' holds a line break or a NUL"
+    )
+    expect(renderChain(await bad({ host: "elsewhere" }))).toEndWith("'host' is set by lait itself")
+    expect(exitCodeOf(await bad({ "a b": "c" }))).toBe(3)
+  })
+})

@@ -122,6 +122,7 @@ const rows: ReadonlyArray<Row> = [
   [new FileError({ reason: { _tag: "ListFailed", path: "c", what: "cassette directory", detail: "no such file or directory" } }), "failed to read cassette directory 'c': no such file or directory", 1],
   [new ToolError({ reason: { _tag: "CassetteUnwritable", path: "c/tool-1.json", problem: "too large" } }), "refusing to write tool cassette 'c/tool-1.json': too large", 1],
   [new ArgumentError({ reason: { _tag: "Requires", flag: "--a", needs: "--b" } }), "the argument '--a' requires '--b'", 2],
+  [new ArgumentError({ reason: { _tag: "BadHeaderFlag", problem: "expected 'NAME: VALUE'" } }), "invalid --header: expected 'NAME: VALUE'", 2],
   [new TraceError({ reason: { _tag: "ReadFailed", path: "t.jsonl", detail: "gone" } }), "failed to read trace file 't.jsonl': gone", 1],
   // WorkflowLoadError: every reason the table names, and the ones that exit 1.
   [new WorkflowLoadError({ reason: { _tag: "YamlSyntax", file: "/w/wf.yml", detail: "bad at line 2, column 1", line: 2 } }), "bad at line 2, column 1", 3],
@@ -216,6 +217,7 @@ const rows: ReadonlyArray<Row> = [
     1
   ],
   [new ConfigError({ reason: { _tag: "McpHeader", server: "fs", key: "X Y" } }), "mcp_servers.fs has an invalid header name or value for 'X Y'", 1],
+  [new ConfigError({ reason: { _tag: "ModelHeader", context: "model definition \"gw\"", problem: "'Host' is set by lait itself" } }), "model definition \"gw\" has a header that cannot be sent: 'Host' is set by lait itself", 3],
   // JqError
   [new JqError({ reason: { _tag: "EngineUnavailable", cause: new Error("no wasm") } }), "failed to load the jq engine: no wasm", 1],
   [new JqError({ reason: { _tag: "EngineStopped", cause: new Error("worker exited") } }), "the jq engine stopped unexpectedly: worker exited", 1],
@@ -431,6 +433,8 @@ const rows: ReadonlyArray<Row> = [
   [new ChatError({ reason: { _tag: "BadVar", arg: "k", problem: "no-equals" } }), "invalid '--var k'; expected KEY=VALUE", 1],
   [new ChatError({ reason: { _tag: "SystemFile", path: "s.txt", detail: "not found" } }), "failed to read system prompt file 's.txt': not found", 1],
   [new ChatError({ reason: { _tag: "JsonSchemaFile", path: "s.json", detail: "bad" } }), "failed to load JSON schema 's.json': bad", 1],
+  [new ChatError({ reason: { _tag: "AnswerNotJson", schema: "s.json", detail: "Ada is 36." } }), "the model's answer is not valid JSON for the JSON schema 's.json': Ada is 36.", 1],
+  [new ChatError({ reason: { _tag: "AnswerMismatch", schema: "s.json", detail: "answer is missing required field(s): age" } }), "the model's answer does not match the JSON schema 's.json': answer is missing required field(s): age", 1],
   [new ChatError({ reason: { _tag: "CompareTooFew" } }), "`lait compare` requires at least two `--model` values", 1],
   [new ChatError({ reason: { _tag: "CompareFailed", failed: 1, total: 2 } }), "1 of 2 model(s) failed", 1]
 ]

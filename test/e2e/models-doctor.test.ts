@@ -138,7 +138,7 @@ describe("lait models", () => {
     expectNoKey(r, KEY)
     expect(r.stdout).toBe(`${up.baseUrl} (a, b)\n  m1\n  m2\n  other\n`)
     expect(lines(r.stderr)).toEqual([
-      `error: GET ${down}/models: connection refused`,
+      `error: GET ${down}/models (a): connection refused`,
       "lait: 1 of 2 endpoints could not be listed"
     ])
     expect(up.requests.map((q) => [q.method, q.path, q.headers["authorization"]])).toEqual([
@@ -166,7 +166,7 @@ test("lait models --remote: a rejected key is an error with the server's echo of
   const r = await lait(["models", "--remote", "-vv"])
   expect(r.code).toBe(4)
   expectNoKey(r, KEY)
-  expect(r.stderr).toContain(`error: GET ${s.baseUrl}/models: key rejected (HTTP 401: Incorrect API key provided: <redacted>)\n`)
+  expect(r.stderr).toContain(`error: GET ${s.baseUrl}/models (x): key rejected (HTTP 401: Incorrect API key provided: <redacted>)\n`)
   expect(s.requests[0]?.headers["authorization"]).toBe(`Bearer ${KEY}`)
 })
 

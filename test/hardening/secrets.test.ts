@@ -784,3 +784,62 @@ describe("a .env that moves the base URL", () => {
     }
   }, 60_000)
 })
+
+describe("gateway headers", () => {
+  test.concurrent("provider headers: ${VAR} and --header: sent, masked in config show, -vv, errors, traces, cassettes, history", async () => {
+    const configured = makeKey("hdr-config")
+    const flagged = makeKey("hdr-flag")
+    const p = project("gateway-headers")
+    const s = startOpenAiServer({ script: SCRIPT })
+    // A gateway that refuses the credentials and repeats them, as some do.
+    const echo = `gateway refused ${configured} and ${flagged}`
+    const bad = startOpenAiServer({ script: [{ status: 401, body: { error: { message: echo } }, repeat: true }] })
+    const headers = "headers: { cf-aig-authorization: 'Bearer ${GW_TOKEN}', x-portkey-provider: openai }"
+    try {
+      p.write("lait.config.yml", `${modelsBlock({ m: s.baseUrl }, headers)}${TOOLS}`)
+      p.write("wf.yml", oneStep(s.baseUrl, "Use the tool", "    tools: [echo]\n").replace("provider: {", `provider: { ${headers},`))
+      p.write("bad.yml", oneStep(bad.baseUrl, "hello").replace("provider: {", `provider: { ${headers},`))
+      const runs = new Runs(p.dir, { GW_TOKEN: configured, TMPDIR: p.tmp, LAIT_HTTP_ATTEMPTS: "1" })
+      const flag = ["--header", `X-Flag-Token: ${flagged}`]
+      const expectRun = async (args: ReadonlyArray<string>, code: number) => {
+        const r = await runs.lait(args)
+        expect({ args: args.join(" "), code: r.code, output: r.code === code ? "" : `${r.stdout}${r.stderr}` })
+          .toEqual({ args: args.join(" "), code, output: "" })
+        return r
+      }
+
+      const recorded = await expectRun(
+        ["run", "wf.yml", "x", ...flag, "--record", "cassettes", "--trace-file", "traces/run.jsonl", "-vv"],
+        0
+      )
+      expect(recorded.stdout).toBe("the answer\n")
+      expect(recorded.stderr).toContain("headers cf-aig-authorization, x-portkey-provider, x-flag-token\n")
+      await expectRun(["run", "wf.yml", "x", "--replay", "cassettes", "--trace-file", "traces/replay.jsonl"], 0)
+      const chat = await expectRun(["--model", "m", ...flag, "--trace-file", "traces/chat.jsonl", "-vv", "hello"], 0)
+      expect(chat.stdout).toBe("ok\n")
+      // Every request carried both: the provider's, expanded, and the flag's.
+      expect(s.requests.length).toBeGreaterThanOrEqual(3)
+      for (const q of s.requests) {
+        expect([q.headers["cf-aig-authorization"], q.headers["x-portkey-provider"], q.headers["x-flag-token"]])
+          .toEqual([`Bearer ${configured}`, "openai", flagged])
+      }
+
+      const denied = await expectRun(["run", "bad.yml", "x", ...flag, "-vv"], 4)
+      expect(errorLine(denied)).toStartWith(
+        `lait: the model server at '${bad.baseUrl}' answered HTTP 401: gateway refused <redacted> and <redacted>`
+      )
+      expect(bad.requests[0]?.headers["x-flag-token"]).toBe(flagged)
+
+      const shown = await expectRun(["config", "show"], 0)
+      expect(shown.stdout).toContain("headers:\n          cf-aig-authorization: <redacted>\n")
+      expect(JSON.parse((await expectRun(["config", "show", "--json"], 0)).stdout).models.m[0].provider.headers)
+        .toEqual({ "cf-aig-authorization": "<redacted>", "x-portkey-provider": "<redacted>" })
+
+      for (const key of [configured, flagged]) {
+        expect(findLeaks(key, { roots: [ws.dir], owned: [], texts: runs.texts() })).toEqual([])
+      }
+    } finally {
+      await Promise.all([s.stop(), bad.stop()])
+    }
+  }, 120_000)
+})

@@ -10,14 +10,22 @@ import { keyInputOf, keyMaterial } from "./key.ts"
 
 export const nowRfc3339 = () => new Date().toISOString()
 
-/** Fails if `text` contains the API key in use: a cassette or cache entry must never hold a secret. */
+/**
+ * Fails if `text` contains the API key or a header value in use: a cassette or cache entry must never
+ * hold a secret.
+ */
 export const assertNoSecret = (text: string, endpoint: Endpoint, what: string) =>
   Effect.gen(function*() {
     const key = yield* endpoint.apiKey
     const secret = key === undefined ? undefined : Redacted.value(key)
     // `text` is JSON: a key holding a quote or a backslash appears escaped there; this finds that too.
-    if (holdsEndpointSecret(text, secret, endpoint.baseUrl)) {
-      const reason = new EntryRefused({ what, problem: "the response contains the API key in use" })
+    if (holdsEndpointSecret(text, secret, endpoint.baseUrl, endpoint.headers)) {
+      const reason = new EntryRefused({
+        what,
+        problem: holdsEndpointSecret(text, secret, endpoint.baseUrl)
+          ? "the response contains the API key in use"
+          : "the response contains the value of a header in use"
+      })
       return yield* new ModelError({ reason })
     }
   })

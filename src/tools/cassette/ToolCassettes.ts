@@ -112,7 +112,7 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
       // Resolved for the request just answered, so this runs no api_key_cmd; a failure masks nothing.
       const key = yield* answered.apiKey.pipe(Effect.orElseSucceed(() => undefined))
       const found = [
-        ...secretsOf(key === undefined ? undefined : Redacted.value(key), answered.baseUrl),
+        ...secretsOf(key === undefined ? undefined : Redacted.value(key), answered.baseUrl, answered.headers),
         ...all.flatMap((e) => secretsOf(undefined, e.baseUrl))
       ]
       for (const secret of found) if (secret !== undefined) secrets.add(secret)

@@ -42,6 +42,7 @@ import {
   ModelError,
   ResponsesUnsupported,
   ResponseTooLarge,
+  StreamBroken,
   Timeout,
   Unreachable
 } from "../../src/model/ModelError.ts"
@@ -69,6 +70,11 @@ const rows: ReadonlyArray<Row> = [
   // ModelError: every reason the table names.
   [new ModelError({ reason: new HttpStatus({ baseUrl: "http://h", status: 503 }) }), "the model server at 'http://h' answered HTTP 503", 4],
   [new ModelError({ reason: new Timeout({ baseUrl: "http://h", timeoutMillis: 2000 }) }), "failed to reach 'http://h': timed out after 2 s", 4],
+  [
+    new ModelError({ reason: new StreamBroken({ baseUrl: "http://h", bytes: 312, detail: "connection reset" }) }),
+    "the stream from 'http://h' broke off after 312 bytes: connection reset",
+    4
+  ],
   [
     new ModelError({ reason: new CassetteMissing({ path: "c/k.json", dir: "c", modelId: "m" }) }),
     "no recorded cassette for this request (model 'm') at 'c/k.json'; run `lait run --record c` first against the " +

@@ -61,7 +61,7 @@ describe("lait agent run", () => {
     expect(outcome(r)).toEqual({
       code: 0,
       stdout: "{\"content\":\"echo: hi\\n\\nmore\",\"reasoning\":null,\"usage\":" +
-        "{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_tokens\":15}}\n",
+        "{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_tokens\":15},\"finish_reason\":\"stop\"}\n",
       stderr: `note: resolved 'echoer' to '${path.join(p.dir, "agents/echo.md")}' via 'agents:'\n` +
         "usage: prompt=10 completion=5 total=15\n"
     })

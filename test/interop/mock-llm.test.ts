@@ -10,6 +10,7 @@ import * as fs from "node:fs"
 import type { Server } from "node:http"
 import * as path from "node:path"
 import { prepareCli, workspace } from "../e2e/model-harness.ts"
+import { startOpenAiServer } from "../fixtures/openai-server.ts"
 
 const STALE_KEY = "sk-mockllm-stale-0123456789"
 
@@ -177,6 +178,38 @@ describe("lait against mock-llm", () => {
     })
   })
 
-  test.todo("--stream joins a surrogate pair cut between chunks: one emoji, no U+FFFD (issue 39 item 4)")
-  test.todo("an error event inside a 200 stream is retried and falls back like the same HTTP error (issue 39 item 2)")
+  test("--stream joins a surrogate pair cut between chunks: one emoji, no U+FFFD", async () => {
+    const r = await project().lait([...at(), "--stream", "an emoji please"])
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: "abcdefg\u{1F600} done\n", stderr: "" })
+  })
+
+  test("an error event inside a 200 stream is retried like the same HTTP error, then the fallback answers", async () => {
+    const retried = await project().lait([...at(), "--stream", "overload it"], { LAIT_HTTP_ATTEMPTS: "2" })
+    expect({ code: retried.code, stdout: retried.stdout, stderr: retried.stderr }).toEqual({
+      code: 4,
+      stdout: "",
+      stderr: `warning: the model server at '${mock.baseUrl}' reported: overloaded (attempt 1/2); retrying in 250 ms\n` +
+        `lait: the model server at '${mock.baseUrl}' reported: overloaded\n`
+    })
+    // An overload is transient (docs/config.md): after the retries the alias's next entry is asked.
+    const fallback = startOpenAiServer({ script: [{ content: "the fallback answered" }] })
+    try {
+      const p = project({
+        "lait.config.yml": [
+          "models:",
+          "  m:",
+          `    - provider: { base_url: '${mock.baseUrl}' }`,
+          "      model_id: gpt-4",
+          `    - provider: { base_url: '${fallback.baseUrl}' }`,
+          "      model_id: fixture-model"
+        ].join("\n")
+      })
+      const r = await p.lait(["--model", "m", "--stream", "overload it"], { LAIT_HTTP_ATTEMPTS: "1" })
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "the fallback answered\n" })
+      expect(r.stderr).toContain("reported: overloaded")
+      expect(fallback.requests).toHaveLength(1)
+    } finally {
+      await fallback.stop()
+    }
+  })
 })

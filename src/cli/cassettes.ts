@@ -52,12 +52,10 @@ const prune = Command.make(
       "Answer tool calls from each file's tool cassettes, as 'lait test --replay-tools' does, and judge those too"
     ),
     remove: switchFlag("delete", "Delete the unused cassette files (only when every test passes in replay)"),
-    allowOutside: Flag.Boolean("allow-outside").pipe(
-      Flag.withDescription(
-        "Also judge (and with --delete, delete from) replay directories outside the project " +
-          "(the directory of the nearest lait.config.yml upward, else the current one)"
-      ),
-      Flag.withDefault(false)
+    allowOutside: switchFlag(
+      "allow-outside",
+      "Also judge (and with --delete, delete from) replay directories outside the project " +
+        "(the directory of the nearest lait.config.yml upward, else the current one)"
     )
   },
   Effect.fn("cli.cassettes.prune")(function*({ paths, replayTools, remove, allowOutside }) {

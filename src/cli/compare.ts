@@ -3,7 +3,7 @@
 // `{model, model_id, duration_ms, usage, content, error}`. A model that fails shows its error in its
 // place; any failure makes the exit code 1 after everything is printed.
 import { Effect, Layer, Option } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Argument, Command } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { RunUsage } from "../model/RunUsage.ts"
@@ -11,30 +11,19 @@ import { FileLoader } from "../platform/FileLoader.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { chatOptionsOf, samplingFlags, systemFlags, toolFlags } from "./chatFlags.ts"
 import { configLayer } from "./config.ts"
+import { bareSwitchFlag, repeatedFlag } from "./flags/make.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
 
 export const compareCommand = Command.make(
   "compare",
   {
-    model: Flag.String("model").pipe(
-      Flag.withMetavar("MODEL"),
-      Flag.withDescription("A model alias or id to ask (give two or more)"),
-      Flag.atLeast(0)
-    ),
+    model: repeatedFlag("model", "MODEL", "A model alias or id to ask (give two or more)"),
     ...samplingFlags,
     ...systemFlags,
     ...toolFlags,
-    json: Flag.Boolean("json").pipe(
-      Flag.withoutNegation,
-      Flag.withDescription("Print a JSON array, one object per model"),
-      Flag.withDefault(false)
-    ),
-    markdown: Flag.Boolean("markdown").pipe(
-      Flag.withoutNegation,
-      Flag.withDescription("Print a Markdown document, one section per model"),
-      Flag.withDefault(false)
-    ),
+    json: bareSwitchFlag("json", "Print a JSON array, one object per model"),
+    markdown: bareSwitchFlag("markdown", "Print a Markdown document, one section per model"),
     prompt: Argument.String("prompt").pipe(
       Argument.withDescription("What to ask; '-' reads stdin (piped stdin is appended to PROMPT)"),
       Argument.optional

@@ -1,4 +1,4 @@
-// The two shapes most of lait's flags take, for the flag groups of src/cli/flags/. A group takes the
+// The shapes most of lait's flags take, for the flag groups of src/cli/flags/. A group takes the
 // maker as a parameter where a command must declare its flags through its own (the root's chat flags
 // register their names for the subcommand check, src/cli/chatFlags.ts).
 import type { Option } from "effect"
@@ -24,3 +24,11 @@ export const valueFlag: ValueFlagMaker = (name, metavar, description, alias) =>
 
 export const switchFlag: SwitchFlagMaker = (name, description) =>
   Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withDefault(false))
+
+/** `--NAME`, false unless given, with no `--no-NAME` form. */
+export const bareSwitchFlag: SwitchFlagMaker = (name, description) =>
+  Flag.Boolean(name).pipe(Flag.withoutNegation, Flag.withDescription(description), Flag.withDefault(false))
+
+/** `--NAME METAVAR`, repeatable: every value given, in order (none when it is not). */
+export const repeatedFlag = (name: string, metavar: string, description: string) =>
+  Flag.String(name).pipe(Flag.withMetavar(metavar), Flag.withDescription(description), Flag.atLeast(0))

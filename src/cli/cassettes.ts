@@ -6,12 +6,13 @@
 // tools could have read (src/testing/prune.ts). A `replay:` directory outside the project is skipped
 // with a warning when listing, and makes --delete refuse outright, unless --allow-outside.
 import { Console, Effect, Layer } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Argument, Command } from "effect/cli"
 import { switchFlag } from "./flags/make.ts"
 import { FileError } from "../core/fileErrors.ts"
 import { TestError } from "../testing/testErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { configLayer } from "./config.ts"
+import { formatFlag } from "./flags/output.ts"
 import { replayToolsFlag } from "./flags/record.ts"
 import { printLine } from "./output.ts"
 import { listPaths, noteSkipped } from "./test.ts"
@@ -22,10 +23,7 @@ const ls = Command.make(
   "ls",
   {
     dir: Argument.String("dir").pipe(Argument.withDescription("A cassette directory (made by --record)")),
-    format: Flag.Literals("format", ["text", "json"]).pipe(
-      Flag.withDescription("text (one line per cassette) or json (one compact array)"),
-      Flag.withDefault("text")
-    )
+    format: formatFlag(["text", "json"], "text (one line per cassette) or json (one compact array)")
   },
   Effect.fn("cli.cassettes.ls")(function*({ dir, format }) {
     const [{ scanCassetteDir }, { cassetteRows, rowLine }] = yield* Effect.promise(() =>

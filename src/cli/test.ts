@@ -19,6 +19,7 @@ import { liveExportLayer } from "../trace/live/layer.ts"
 import type { SkippedFile } from "../testing/discovery.ts"
 import { TestError } from "../testing/testErrors.ts"
 import { configLayer } from "./config.ts"
+import { formatFlag } from "./flags/output.ts"
 import { recordIntoTestFlags, replayToolsFlag, strictReplayFlag } from "./flags/record.ts"
 import { checkTraceDirFlags, traceDirFlags } from "./flags/trace.ts"
 import { recordingClients, type RecordingMode } from "./modelLayers.ts"
@@ -49,9 +50,9 @@ export const testCommand = Command.make(
       Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml test files"),
       Argument.variadic({ min: 1 })
     ),
-    format: Flag.Literals("format", ["text", "json", "junit"]).pipe(
-      Flag.withDescription("text, json (one compact line) or junit (JUnit XML for CI test reports)"),
-      Flag.withDefault("text")
+    format: formatFlag(
+      ["text", "json", "junit"],
+      "text, json (one compact line) or junit (JUnit XML for CI test reports)"
     ),
     filter: valueFlag("filter", "TEXT", "Run only the test files whose path contains TEXT"),
     replayTools: replayToolsFlag("Answer tool calls from each file's tool cassettes, as 'replay_tools: true' does"),

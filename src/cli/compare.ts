@@ -2,18 +2,14 @@
 // side by side: one section per model (text), `--markdown`, or a `--json` array of
 // `{model, model_id, duration_ms, usage, content, error}`. A model that fails shows its error in its
 // place; any failure makes the exit code 1 after everything is printed.
-import { Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
-import { RunUsage } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
-import { RunTracer } from "../trace/RunTracer.ts"
 import { chatOptionsOf, samplingFlags, systemFlags, toolFlags } from "./chatFlags.ts"
-import { configLayer } from "./config.ts"
+import { runMeters, withAskServices } from "./askServices.ts"
 import { bareSwitchFlag, repeatedFlag } from "./flags/make.ts"
-import { modelClientLayer } from "./modelLayers.ts"
-import { toolCassettesLayer } from "./toolLayers.ts"
 
 export const compareCommand = Command.make(
   "compare",
@@ -47,10 +43,8 @@ export const compareCommand = Command.make(
       options: chatOptionsOf(flags),
       format: flags.json ? "json" : flags.markdown ? "markdown" : "text"
     }, config, loader)
-  }, (effect) => effect.pipe(Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer))))
+  }, (effect) => effect.pipe(Effect.provide(runMeters)))
 ).pipe(
   Command.withDescription("Ask several models the same prompt at once and print the answers side by side"),
-  Command.provide(modelClientLayer({})),
-  Command.provide(toolCassettesLayer({})),
-  Command.provide(configLayer({ waitForWriter: true }))
+  withAskServices
 )

@@ -15,7 +15,7 @@ import { configLayer } from "./config.ts"
 import { formatFlag } from "./flags/output.ts"
 import { replayToolsFlag } from "./flags/record.ts"
 import { printLine } from "./output.ts"
-import { listPaths, noteSkipped } from "./test.ts"
+import { listPaths, noteSkipped, testPathsArgument } from "./test.ts"
 
 const warnAll = (lines: ReadonlyArray<string>) => Effect.forEach(lines, (l) => Console.error(l), { discard: true })
 
@@ -42,10 +42,7 @@ const ls = Command.make(
 const prune = Command.make(
   "prune",
   {
-    paths: Argument.String("path").pipe(
-      Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml test files"),
-      Argument.variadic({ min: 1 })
-    ),
+    paths: testPathsArgument,
     replayTools: replayToolsFlag(
       "Answer tool calls from each file's tool cassettes, as 'lait test --replay-tools' does, and judge those too"
     ),

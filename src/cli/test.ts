@@ -6,8 +6,8 @@
 // `lait: <f> of <t> test file(s) failed` (exit 1) to stderr. Paths that hold no test file at all, like
 // a --filter that matches none, are an error (exit 1); a shard that gets none of them is not.
 import { Console, Effect, Layer, Option } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
-import { switchFlag, valueFlag } from "./flags/make.ts"
+import { Command, Flag } from "effect/cli"
+import { pathsArgument, switchFlag, valueFlag } from "./flags/make.ts"
 import * as os from "node:os"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { traceWritten } from "../core/tracing.ts"
@@ -43,13 +43,15 @@ export const noteSkipped = (skipped: ReadonlyArray<SkippedFile>): Effect.Effect<
     for (const file of skipped) yield* Effect.logDebug(`test: skipped '${file.path}': ${file.kind}, not a test file`)
   })
 
+/** The test files a command runs, as `lait test` and `lait cassettes prune` take them. */
+export const testPathsArgument = pathsArgument(
+  "Test files, or directories searched recursively for .yml/.yaml test files"
+)
+
 export const testCommand = Command.make(
   "test",
   {
-    paths: Argument.String("path").pipe(
-      Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml test files"),
-      Argument.variadic({ min: 1 })
-    ),
+    paths: testPathsArgument,
     format: formatFlag(
       ["text", "json", "junit"],
       "text, json (one compact line) or junit (JUnit XML for CI test reports)"

@@ -2,7 +2,7 @@
 // maker as a parameter where a command must declare its flags through its own (the root's chat flags
 // register their names for the subcommand check, src/cli/chatFlags.ts).
 import type { Option } from "effect"
-import { Flag } from "effect/cli"
+import { Argument, Flag } from "effect/cli"
 
 /** `--NAME METAVAR` (and `-ALIAS METAVAR`), optional. */
 export type ValueFlagMaker = (
@@ -28,6 +28,10 @@ export const switchFlag: SwitchFlagMaker = (name, description) =>
 /** `--NAME`, false unless given, with no `--no-NAME` form. */
 export const bareSwitchFlag: SwitchFlagMaker = (name, description) =>
   Flag.Boolean(name).pipe(Flag.withoutNegation, Flag.withDescription(description), Flag.withDefault(false))
+
+/** `PATH...`: one or more files or directories, as the commands that walk them take them. */
+export const pathsArgument = (description: string) =>
+  Argument.String("path").pipe(Argument.withDescription(description), Argument.variadic({ min: 1 }))
 
 /** `--NAME METAVAR`, repeatable: every value given, in order (none when it is not). */
 export const repeatedFlag = (name: string, metavar: string, description: string) =>

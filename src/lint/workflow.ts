@@ -21,6 +21,7 @@ import { lintAgentFileContents, loadAgentForLint } from "./agent.ts"
 import {
   display,
   fieldOf,
+  type FileLint,
   type FileState,
   itemOf,
   keyLine,
@@ -425,12 +426,7 @@ export const lintWorkflowContents = (
  * A workflow file named on the command line (or found by the walk): a load failure is its one
  * error; otherwise the lint checks run with this file at the head of the `workflow:` chain.
  */
-export const lintWorkflowText = (
-  path: string,
-  text: string,
-  state: FileState,
-  emitter: Emitter
-): Effect.Effect<void, never, FileLoader> =>
+export const lintWorkflowText: FileLint = (path, text, state, emitter) =>
   Effect.gen(function*() {
     const loaded = yield* Effect.result(parseWorkflowText(text, path, { waitForWriter: false }))
     if (loaded._tag === "Failure") {

@@ -3,15 +3,12 @@
 // then call `turn` for each user message. Every request goes through ModelClient (live, cache,
 // record, replay, usage and trace spans apply) and, when the settings name tools, through the tool
 // loop of src/tools, exactly as a workflow's `prompt:` step does.
-import { Effect, type Scope } from "effect"
-import type { LaitConfig } from "../config/LaitConfig.ts"
+import { Effect } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
-import type { ModelClient, ModelResult } from "../model/ModelClient.ts"
-import type { RunUsage } from "../model/RunUsage.ts"
+import type { ModelResult } from "../model/ModelClient.ts"
 import type { ChatMessage, ChatRequest } from "../model/types.ts"
-import type { FileLoader } from "../platform/FileLoader.ts"
+import type { ToolRuntimeContext } from "../tools/request.ts"
 import { makeToolRuntime } from "../tools/ToolRuntime.ts"
-import type { RunTracer } from "../trace/RunTracer.ts"
 import type { ChatSettings } from "./settings.ts"
 
 export type { ChatOptions, ChatSettings, Sampling } from "./settings.ts"
@@ -69,11 +66,7 @@ export const chatRequest = (settings: ChatSettings, messages: ReadonlyArray<Chat
  * A conversation's chat core. Needs the run's services: LaitConfig, ModelClient, FileLoader,
  * RunUsage (usage of every request), RunTracer (its `chat`/`execute_tool` events) and a Scope.
  */
-export const makeChat: Effect.Effect<
-  Chat,
-  never,
-  LaitConfig | ModelClient | FileLoader | RunUsage | RunTracer | Scope.Scope
-> = Effect.gen(function*() {
+export const makeChat: Effect.Effect<Chat, never, ToolRuntimeContext> = Effect.gen(function*() {
   const tools = yield* makeToolRuntime()
   const turn: Chat["turn"] = (settings, messages, options) =>
     Effect.map(

@@ -16,8 +16,7 @@ import { RunTracer } from "../trace/RunTracer.ts"
 import { RunContext } from "../workflow/RunContext.ts"
 import { CommandError } from "./commandErrors.ts"
 import { runRecordHint } from "./recordHints.ts"
-import { configLayer } from "./config.ts"
-import { listRegistry } from "./registries.ts"
+import { registryListCommand } from "./registries.ts"
 import { resolvePromptText, resolveRegistered } from "./runWorkflow.ts"
 import { runAndEmit } from "./runOutput.ts"
 import { runFlags, withRunServices } from "./runFlags.ts"
@@ -80,17 +79,10 @@ const run = Command.make(
   withRunServices
 )
 
-const list = Command.make("list", {}, () =>
-  Effect.gen(function*() {
-    const { loadAgentFile } = yield* Effect.promise(() => import("../lang/agentFile.ts"))
-    yield* listRegistry("agents", (_, path) => ({
-      path,
-      description: Effect.map(loadAgentFile(path), (agent) => agent.description)
-    }))
-  })).pipe(
-    Command.withDescription("List the agents: entries of lait.config.yml"),
-    Command.provide(configLayer())
-  )
+const list = registryListCommand("agents", "List the agents: entries of lait.config.yml", async () => {
+  const { loadAgentFile } = await import("../lang/agentFile.ts")
+  return (_, path) => ({ path, description: Effect.map(loadAgentFile(path), (agent) => agent.description) })
+})
 
 export const agentCommand = Command.make("agent").pipe(
   Command.withDescription("Run agent Markdown files, or list the agents registered in lait.config.yml"),

@@ -6,15 +6,16 @@
 // tools could have read (src/testing/prune.ts). A `replay:` directory outside the project is skipped
 // with a warning when listing, and makes --delete refuse outright, unless --allow-outside.
 import { Console, Effect, Layer } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Argument, Command } from "effect/cli"
 import { switchFlag } from "./flags/make.ts"
 import { FileError } from "../core/fileErrors.ts"
 import { TestError } from "../testing/testErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { configLayer } from "./config.ts"
+import { formatFlag } from "./flags/output.ts"
 import { replayToolsFlag } from "./flags/record.ts"
 import { printLine } from "./output.ts"
-import { listPaths, noteSkipped } from "./test.ts"
+import { listPaths, noteSkipped, testPathsArgument } from "./test.ts"
 
 const warnAll = (lines: ReadonlyArray<string>) => Effect.forEach(lines, (l) => Console.error(l), { discard: true })
 
@@ -22,10 +23,7 @@ const ls = Command.make(
   "ls",
   {
     dir: Argument.String("dir").pipe(Argument.withDescription("A cassette directory (made by --record)")),
-    format: Flag.Literals("format", ["text", "json"]).pipe(
-      Flag.withDescription("text (one line per cassette) or json (one compact array)"),
-      Flag.withDefault("text")
-    )
+    format: formatFlag(["text", "json"], "text (one line per cassette) or json (one compact array)")
   },
   Effect.fn("cli.cassettes.ls")(function*({ dir, format }) {
     const [{ scanCassetteDir }, { cassetteRows, rowLine }] = yield* Effect.promise(() =>
@@ -44,20 +42,15 @@ const ls = Command.make(
 const prune = Command.make(
   "prune",
   {
-    paths: Argument.String("path").pipe(
-      Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml test files"),
-      Argument.variadic({ min: 1 })
-    ),
+    paths: testPathsArgument,
     replayTools: replayToolsFlag(
       "Answer tool calls from each file's tool cassettes, as 'lait test --replay-tools' does, and judge those too"
     ),
     remove: switchFlag("delete", "Delete the unused cassette files (only when every test passes in replay)"),
-    allowOutside: Flag.Boolean("allow-outside").pipe(
-      Flag.withDescription(
-        "Also judge (and with --delete, delete from) replay directories outside the project " +
-          "(the directory of the nearest lait.config.yml upward, else the current one)"
-      ),
-      Flag.withDefault(false)
+    allowOutside: switchFlag(
+      "allow-outside",
+      "Also judge (and with --delete, delete from) replay directories outside the project " +
+        "(the directory of the nearest lait.config.yml upward, else the current one)"
     )
   },
   Effect.fn("cli.cassettes.prune")(function*({ paths, replayTools, remove, allowOutside }) {

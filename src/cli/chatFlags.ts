@@ -5,7 +5,7 @@
 import { Option } from "effect"
 import { Argument, Flag } from "effect/cli"
 import type { ChatOptions } from "../chat/settings.ts"
-import { type SwitchFlagMaker, valueFlag, type ValueFlagMaker } from "./flags/make.ts"
+import { bareSwitchFlag, repeatedFlag, type SwitchFlagMaker, valueFlag, type ValueFlagMaker } from "./flags/make.ts"
 import { contentJsonFlag, outputFlag, showUsageFlag } from "./flags/output.ts"
 import { recordFlags, runRecordHelp } from "./flags/record.ts"
 import { traceFileFlag } from "./flags/trace.ts"
@@ -30,11 +30,11 @@ const text: ValueFlagMaker = (name, metavar, description, alias) => {
 }
 const list = (name: string, metavar: string, description: string) => {
   register(name, metavar)
-  return Flag.String(name).pipe(Flag.withMetavar(metavar), Flag.withDescription(description), Flag.atLeast(0))
+  return repeatedFlag(name, metavar, description)
 }
 const bool: SwitchFlagMaker = (name, description) => {
   register(name, undefined)
-  return Flag.Boolean(name).pipe(Flag.withoutNegation, Flag.withDescription(description), Flag.withDefault(false))
+  return bareSwitchFlag(name, description)
 }
 
 export const samplingFlags = {
@@ -76,11 +76,7 @@ export const chatFlags = {
   ...samplingFlags,
   ...toolFlags,
   // Not registered as root-only: `lait run` takes it too (after its name).
-  approveTools: Flag.Boolean("approve-tools").pipe(
-    Flag.withoutNegation,
-    Flag.withDescription("Ask on the terminal (y/n/a) before every tool call the model makes"),
-    Flag.withDefault(false)
-  ),
+  approveTools: bareSwitchFlag("approve-tools", "Ask on the terminal (y/n/a) before every tool call the model makes"),
   showReasoning: bool("show-reasoning", "Print the model's reasoning (before the answer; to stderr with -o)"),
   showUsage: showUsageFlag(undefined, bool),
   noHistory: bool("no-history", "Do not record this chat in `lait history` (default.history: false: never)"),

@@ -2,39 +2,24 @@
 // side by side: one section per model (text), `--markdown`, or a `--json` array of
 // `{model, model_id, duration_ms, usage, content, error}`. A model that fails shows its error in its
 // place; any failure makes the exit code 1 after everything is printed.
-import { Effect, Layer, Option } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Effect, Option } from "effect"
+import { Argument, Command } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
-import { RunUsage } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
-import { RunTracer } from "../trace/RunTracer.ts"
 import { chatOptionsOf, samplingFlags, systemFlags, toolFlags } from "./chatFlags.ts"
-import { configLayer } from "./config.ts"
-import { modelClientLayer } from "./modelLayers.ts"
-import { toolCassettesLayer } from "./toolLayers.ts"
+import { runMeters, withAskServices } from "./askServices.ts"
+import { bareSwitchFlag, repeatedFlag } from "./flags/make.ts"
 
 export const compareCommand = Command.make(
   "compare",
   {
-    model: Flag.String("model").pipe(
-      Flag.withMetavar("MODEL"),
-      Flag.withDescription("A model alias or id to ask (give two or more)"),
-      Flag.atLeast(0)
-    ),
+    model: repeatedFlag("model", "MODEL", "A model alias or id to ask (give two or more)"),
     ...samplingFlags,
     ...systemFlags,
     ...toolFlags,
-    json: Flag.Boolean("json").pipe(
-      Flag.withoutNegation,
-      Flag.withDescription("Print a JSON array, one object per model"),
-      Flag.withDefault(false)
-    ),
-    markdown: Flag.Boolean("markdown").pipe(
-      Flag.withoutNegation,
-      Flag.withDescription("Print a Markdown document, one section per model"),
-      Flag.withDefault(false)
-    ),
+    json: bareSwitchFlag("json", "Print a JSON array, one object per model"),
+    markdown: bareSwitchFlag("markdown", "Print a Markdown document, one section per model"),
     prompt: Argument.String("prompt").pipe(
       Argument.withDescription("What to ask; '-' reads stdin (piped stdin is appended to PROMPT)"),
       Argument.optional
@@ -58,10 +43,8 @@ export const compareCommand = Command.make(
       options: chatOptionsOf(flags),
       format: flags.json ? "json" : flags.markdown ? "markdown" : "text"
     }, config, loader)
-  }, (effect) => effect.pipe(Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer))))
+  }, (effect) => effect.pipe(Effect.provide(runMeters)))
 ).pipe(
   Command.withDescription("Ask several models the same prompt at once and print the answers side by side"),
-  Command.provide(modelClientLayer({})),
-  Command.provide(toolCassettesLayer({})),
-  Command.provide(configLayer({ waitForWriter: true }))
+  withAskServices
 )

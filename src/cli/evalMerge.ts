@@ -10,7 +10,7 @@ import { causeDetail } from "../core/errors.ts"
 import { EvalError } from "../eval/evalErrors.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
-import { outputFlag } from "./flags/output.ts"
+import { formatFlag, outputFlag } from "./flags/output.ts"
 import { checkBaselineFlags, DEFAULT_JOBS, DEFAULT_SIGNIFICANCE } from "./evalRun.ts"
 
 const baselineFlags = {
@@ -30,10 +30,7 @@ const baselineFlags = {
 
 /** How an eval's report is written and judged: `lait eval` and `lait eval merge` alike. */
 export const reportFlags = {
-  format: Flag.Literals("format", ["text", "json", "junit", "html"]).pipe(
-    Flag.withDescription("Report format (html: one self-contained page)"),
-    Flag.withDefault("text" as const)
-  ),
+  format: formatFlag(["text", "json", "junit", "html"], "Report format (html: one self-contained page)"),
   output: outputFlag("report"),
   minPassRate: Flag.Finite("min-pass-rate").pipe(
     Flag.withMetavar("R"),

@@ -2,7 +2,7 @@
 // `-v` is verbosity here, as in the original lait; the version flag is `-V`/`--version`.
 import { Effect, Layer, Option } from "effect"
 import { CliConfig, Flag, GlobalFlag } from "effect/cli"
-import { valueFlag } from "./flags/make.ts"
+import { bareSwitchFlag, valueFlag } from "./flags/make.ts"
 
 import { ArgumentError } from "../core/usageErrors.ts"
 import { printLine } from "./output.ts"
@@ -23,19 +23,11 @@ export const ConfigPath = GlobalFlag.Setting("config")({
 })
 
 export const NoConfig = GlobalFlag.Setting("no-config")({
-  flag: Flag.Boolean("no-config").pipe(
-    Flag.withoutNegation,
-    Flag.withDescription("Load no lait.config.yml and no global config"),
-    Flag.withDefault(false)
-  )
+  flag: bareSwitchFlag("no-config", "Load no lait.config.yml and no global config")
 })
 
 export const NoEnv = GlobalFlag.Setting("no-env")({
-  flag: Flag.Boolean("no-env").pipe(
-    Flag.withoutNegation,
-    Flag.withDescription("Do not load .env from the current directory"),
-    Flag.withDefault(false)
-  )
+  flag: bareSwitchFlag("no-env", "Do not load .env from the current directory")
 })
 
 export const Cache = GlobalFlag.Setting("cache")({

@@ -2,8 +2,9 @@
 // structure. The graph text already ends with a newline and is written as-is (nothing appended), so
 // `lait graph wf.yml > wf.mmd` is byte-for-byte the rendered document.
 import { Effect } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Argument, Command } from "effect/cli"
 import * as nodePath from "node:path"
+import { formatFlag } from "./flags/output.ts"
 import { writeStdout } from "./output.ts"
 
 /** Paths in labels as the user would type them from here: relative to the current directory. */
@@ -16,10 +17,7 @@ export const graphCommand = Command.make(
   "graph",
   {
     file: Argument.String("file").pipe(Argument.withDescription("Workflow file (version 2)")),
-    format: Flag.Literals("format", ["mermaid", "dot"]).pipe(
-      Flag.withDescription("Output format: a Mermaid flowchart or a Graphviz DOT digraph"),
-      Flag.withDefault("mermaid")
-    )
+    format: formatFlag(["mermaid", "dot"], "Output format: a Mermaid flowchart or a Graphviz DOT digraph")
   },
   Effect.fn("cli.graph")(function*({ file, format }) {
     // Loaded on demand: other commands (and --version) never pay for YAML, jq or Ajv.

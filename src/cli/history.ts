@@ -5,16 +5,15 @@
 // Also `noHistoryFlag`, the `--no-history` every recording command declares.
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { switchFlag, valueFlag } from "./flags/make.ts"
+import { bareSwitchFlag, switchFlag, valueFlag } from "./flags/make.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { processEnv } from "../config/environment.ts"
 import { printLine } from "./output.ts"
 
 /** `--no-history`, as `lait run` (and chat, prompt run, agent run) declare it. */
-export const noHistoryFlag = Flag.Boolean("no-history").pipe(
-  Flag.withoutNegation,
-  Flag.withDescription("Do not record this run in `lait history` (default.history: false does so for every run)"),
-  Flag.withDefault(false)
+export const noHistoryFlag = bareSwitchFlag(
+  "no-history",
+  "Do not record this run in `lait history` (default.history: false does so for every run)"
 )
 
 // Accepted before and after `search`/`show` (npm-style), as the original takes them on either side.

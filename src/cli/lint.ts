@@ -2,20 +2,19 @@
 // without running anything (src/lint/). Results on stdout; the summary of a failed lint on stderr
 // with exit 3. Synchronous in spirit: no model, no waiting on FIFOs.
 import { Effect } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Command } from "effect/cli"
+import { pathsArgument } from "./flags/make.ts"
+import { formatFlag } from "./flags/output.ts"
 import { globalOptions } from "./global.ts"
 import { printLine } from "./output.ts"
 
 export const lintCommand = Command.make(
   "lint",
   {
-    paths: Argument.String("path").pipe(
-      Argument.withDescription("Files or directories (walked for .yml/.yaml and agent .md files)"),
-      Argument.variadic({ min: 1 })
-    ),
-    format: Flag.Literals("format", ["text", "json", "github"]).pipe(
-      Flag.withDescription("Output: text, json (an array of findings) or github (Actions workflow commands)"),
-      Flag.withDefault("text")
+    paths: pathsArgument("Files or directories (walked for .yml/.yaml and agent .md files)"),
+    format: formatFlag(
+      ["text", "json", "github"],
+      "Output: text, json (an array of findings) or github (Actions workflow commands)"
     )
   },
   Effect.fn("cli.lint")(function*({ paths, format }) {

@@ -2,18 +2,16 @@
 // (src/chat/prompts.ts). `run` renders the template with INPUT (or piped stdin) and `--var`s and
 // sends it as one plain chat request labelled `prompt '<NAME>'`, with the prompt's `model:` or
 // default.model; -o, --json, --render and --show-usage as for one-shot chat.
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { formatUsage, RunUsage } from "../model/RunUsage.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { stdinIsTerminal } from "../platform/rawStdout.ts"
-import { RunTracer } from "../trace/RunTracer.ts"
+import { runMeters, withAskServices } from "./askServices.ts"
 import { chatFlags } from "./chatFlags.ts"
 import { configLayer } from "./config.ts"
-import { modelClientLayer } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
-import { toolCassettesLayer } from "./toolLayers.ts"
 
 const list = Command.make("list", {}, () =>
   Effect.gen(function*() {
@@ -91,12 +89,10 @@ const run = Command.make(
       { kind: "prompt", model, prompt: named.text, response: answer.content, usage: history.historyUsage(totals) },
       { noHistory }
     )
-  }, (effect) => effect.pipe(Effect.provide(Layer.mergeAll(RunUsage.layer, RunTracer.layer))))
+  }, (effect) => effect.pipe(Effect.provide(runMeters)))
 ).pipe(
   Command.withDescription("Render a prompts: entry with INPUT and send it to its model"),
-  Command.provide(modelClientLayer({})),
-  Command.provide(toolCassettesLayer({})),
-  Command.provide(configLayer({ waitForWriter: true }))
+  withAskServices
 )
 
 export const promptCommand = Command.make("prompt").pipe(

@@ -20,7 +20,7 @@ export type EntryLoader = (name: string, path: string) => {
   readonly description: Effect.Effect<string | undefined, AnyLaitError, FileLoader>
 }
 
-export const listRegistry = (section: RegistrySection, load: EntryLoader) =>
+const listRegistry = (section: RegistrySection, load: EntryLoader) =>
   Effect.gen(function*() {
     const entries = (yield* LaitConfig).config[section] ?? {}
     const names = Object.keys(entries).sort()
@@ -42,34 +42,45 @@ export const listRegistry = (section: RegistrySection, load: EntryLoader) =>
     }
   })
 
-const workflowList = Command.make("list", {}, () =>
-  Effect.gen(function*() {
-    const { loadWorkflow } = yield* Effect.promise(() => import("../lang/load.ts"))
-    yield* listRegistry("workflows", (_, path) => ({
-      path,
-      description: Effect.map(loadWorkflow(path), (w) => w.description)
-    }))
-  })).pipe(
-    Command.withDescription("List the workflows: entries of lait.config.yml (runnable by name with lait run NAME)"),
+/**
+ * `lait <kind> list` for a registry. `entries` imports what reads an entry's file when the command runs
+ * (loaded on demand: other commands never pay for the workflow, agent or skill loaders).
+ */
+export const registryListCommand = (
+  section: RegistrySection,
+  description: string,
+  entries: () => Promise<EntryLoader>
+) =>
+  Command.make("list", {}, () => Effect.flatMap(Effect.promise(entries), (load) => listRegistry(section, load))).pipe(
+    Command.withDescription(description),
     Command.provide(configLayer())
   )
+
+const workflowList = registryListCommand(
+  "workflows",
+  "List the workflows: entries of lait.config.yml (runnable by name with lait run NAME)",
+  async () => {
+    const { loadWorkflow } = await import("../lang/load.ts")
+    return (_, path) => ({ path, description: Effect.map(loadWorkflow(path), (w) => w.description) })
+  }
+)
 
 export const workflowCommand = Command.make("workflow").pipe(
   Command.withDescription("Work with the workflows registered in lait.config.yml"),
   Command.withSubcommands([workflowList])
 )
 
-const skillList = Command.make("list", {}, () =>
-  Effect.gen(function*() {
-    const { loadSkill, skillFilePath } = yield* Effect.promise(() => import("../tools/skills.ts"))
-    yield* listRegistry("skills", (name, path) => ({
+const skillList = registryListCommand(
+  "skills",
+  "List the skills: entries of lait.config.yml (a directory means its SKILL.md)",
+  async () => {
+    const { loadSkill, skillFilePath } = await import("../tools/skills.ts")
+    return (name, path) => ({
       path: skillFilePath(path),
       description: Effect.map(loadSkill(name, path), (skill) => skill.description)
-    }))
-  })).pipe(
-    Command.withDescription("List the skills: entries of lait.config.yml (a directory means its SKILL.md)"),
-    Command.provide(configLayer())
-  )
+    })
+  }
+)
 
 export const skillCommand = Command.make("skill").pipe(
   Command.withDescription("Work with the skills registered in lait.config.yml"),

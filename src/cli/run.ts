@@ -1,6 +1,6 @@
 // `lait run FILE [PROMPT]`: its arguments and flags; what it does is src/cli/runWorkflow.ts.
-import { Argument, Command, Flag } from "effect/cli"
-import { switchFlag } from "./flags/make.ts"
+import { Argument, Command } from "effect/cli"
+import { repeatedFlag, switchFlag, valueFlag } from "./flags/make.ts"
 import { traceSpansFlag } from "./flags/trace.ts"
 import { runFlags, withRunServices } from "./runFlags.ts"
 import { runWorkflow } from "./runWorkflow.ts"
@@ -15,29 +15,25 @@ export const runCommand = Command.make(
       Argument.withDescription("The initial value; '-' reads stdin (piped stdin is appended to PROMPT)"),
       Argument.optional
     ),
-    input: Flag.String("input").pipe(
-      Flag.withMetavar("KEY=VALUE"),
-      Flag.withDescription("Bind a declared input (repeatable; a later value for the same key wins)"),
-      Flag.atLeast(0)
+    input: repeatedFlag(
+      "input",
+      "KEY=VALUE",
+      "Bind a declared input (repeatable; a later value for the same key wins)"
     ),
     ...runFlags,
     dryRun: switchFlag("dry-run", "Print the execution plan and exit; nothing is run"),
     traceSpans: traceSpansFlag(
       "Also write the run and its steps as spans around them (a tree; overrides default.trace_spans)"
     ),
-    checkpoint: Flag.Boolean("checkpoint").pipe(
-      Flag.withDescription(
-        "Save progress to .lait/runs/<run-id>.json after each top-level step; a failed run says how to --resume it"
-      ),
-      Flag.withDefault(false)
+    checkpoint: switchFlag(
+      "checkpoint",
+      "Save progress to .lait/runs/<run-id>.json after each top-level step; a failed run says how to --resume it"
     ),
-    resume: Flag.String("resume").pipe(
-      Flag.withMetavar("RUN_ID"),
-      Flag.withDescription(
-        "Continue checkpointed run RUN_ID after its last completed top-level step " +
-          "(implies --checkpoint; PROMPT is ignored)"
-      ),
-      Flag.optional
+    resume: valueFlag(
+      "resume",
+      "RUN_ID",
+      "Continue checkpointed run RUN_ID after its last completed top-level step " +
+        "(implies --checkpoint; PROMPT is ignored)"
     )
   },
   runWorkflow

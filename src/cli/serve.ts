@@ -9,6 +9,7 @@ import { RecordHint } from "../model/recordHint.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
 import { VERSION } from "../version.ts"
 import { configLayer } from "./config.ts"
+import { bareSwitchFlag, repeatedFlag, valueFlag } from "./flags/make.ts"
 import { recordFlags } from "./flags/record.ts"
 import { traceFileFlag } from "./flags/trace.ts"
 import { modelClientLayer } from "./modelLayers.ts"
@@ -115,40 +116,28 @@ const httpOptions = Effect.fn("cli.serve.http")(function*(flags: HttpFlags) {
 export const serveCommand = Command.make(
   "serve",
   {
-    mcp: Flag.Boolean("mcp").pipe(
-      Flag.withoutNegation,
-      Flag.withDescription("Serve the config's 'workflows:' and 'agents:' as MCP tools (over stdio by default)"),
-      Flag.withDefault(false)
+    mcp: bareSwitchFlag("mcp", "Serve the config's 'workflows:' and 'agents:' as MCP tools (over stdio by default)"),
+    http: valueFlag(
+      "http",
+      "ADDR",
+      "Serve streamable HTTP at http://ADDR/mcp instead of stdio (HOST:PORT, or PORT on 127.0.0.1; port 0 picks one)"
     ),
-    http: Flag.String("http").pipe(
-      Flag.withMetavar("ADDR"),
-      Flag.withDescription(
-        "Serve streamable HTTP at http://ADDR/mcp instead of stdio (HOST:PORT, or PORT on 127.0.0.1; port 0 picks one)"
-      ),
-      Flag.optional
+    allowedHost: repeatedFlag(
+      "allowed-host",
+      "HOST",
+      "With --http: also accept this Host header (HOST or HOST:PORT; repeatable); " +
+        "localhost, 127.0.0.1 and [::1] always are"
     ),
-    allowedHost: Flag.String("allowed-host").pipe(
-      Flag.withMetavar("HOST"),
-      Flag.withDescription(
-        "With --http: also accept this Host header (HOST or HOST:PORT; repeatable); " +
-          "localhost, 127.0.0.1 and [::1] always are"
-      ),
-      Flag.atLeast(0)
+    allowOrigin: repeatedFlag(
+      "allow-origin",
+      "ORIGIN",
+      "With --http: also accept requests whose Origin header is ORIGIN (scheme://host[:port]; repeatable)"
     ),
-    allowOrigin: Flag.String("allow-origin").pipe(
-      Flag.withMetavar("ORIGIN"),
-      Flag.withDescription(
-        "With --http: also accept requests whose Origin header is ORIGIN (scheme://host[:port]; repeatable)"
-      ),
-      Flag.atLeast(0)
-    ),
-    token: Flag.String("token").pipe(
-      Flag.withMetavar("TOKEN"),
-      Flag.withDescription(
-        "With --http: require 'Authorization: Bearer TOKEN' on every request (default: $LAIT_SERVE_TOKEN); " +
-          "needed on a non-loopback address"
-      ),
-      Flag.optional
+    token: valueFlag(
+      "token",
+      "TOKEN",
+      "With --http: require 'Authorization: Bearer TOKEN' on every request (default: $LAIT_SERVE_TOKEN); " +
+        "needed on a non-loopback address"
     ),
     maxSessions: limitFlag("max-sessions", "N", `With --http: open sessions at most (default ${DEFAULTS.maxSessions})`),
     sessionIdleTimeout: limitFlag(

@@ -6,8 +6,8 @@
 // `lait: <f> of <t> test file(s) failed` (exit 1) to stderr. Paths that hold no test file at all, like
 // a --filter that matches none, are an error (exit 1); a shard that gets none of them is not.
 import { Console, Effect, Layer, Option } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
-import { switchFlag, valueFlag } from "./flags/make.ts"
+import { Command, Flag } from "effect/cli"
+import { pathsArgument, switchFlag, valueFlag } from "./flags/make.ts"
 import * as os from "node:os"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { traceWritten } from "../core/tracing.ts"
@@ -19,6 +19,7 @@ import { liveExportLayer } from "../trace/live/layer.ts"
 import type { SkippedFile } from "../testing/discovery.ts"
 import { TestError } from "../testing/testErrors.ts"
 import { configLayer } from "./config.ts"
+import { formatFlag } from "./flags/output.ts"
 import { recordIntoTestFlags, replayToolsFlag, strictReplayFlag } from "./flags/record.ts"
 import { checkTraceDirFlags, traceDirFlags } from "./flags/trace.ts"
 import { recordingClients, type RecordingMode } from "./modelLayers.ts"
@@ -42,16 +43,18 @@ export const noteSkipped = (skipped: ReadonlyArray<SkippedFile>): Effect.Effect<
     for (const file of skipped) yield* Effect.logDebug(`test: skipped '${file.path}': ${file.kind}, not a test file`)
   })
 
+/** The test files a command runs, as `lait test` and `lait cassettes prune` take them. */
+export const testPathsArgument = pathsArgument(
+  "Test files, or directories searched recursively for .yml/.yaml test files"
+)
+
 export const testCommand = Command.make(
   "test",
   {
-    paths: Argument.String("path").pipe(
-      Argument.withDescription("Test files, or directories searched recursively for .yml/.yaml test files"),
-      Argument.variadic({ min: 1 })
-    ),
-    format: Flag.Literals("format", ["text", "json", "junit"]).pipe(
-      Flag.withDescription("text, json (one compact line) or junit (JUnit XML for CI test reports)"),
-      Flag.withDefault("text")
+    paths: testPathsArgument,
+    format: formatFlag(
+      ["text", "json", "junit"],
+      "text, json (one compact line) or junit (JUnit XML for CI test reports)"
     ),
     filter: valueFlag("filter", "TEXT", "Run only the test files whose path contains TEXT"),
     replayTools: replayToolsFlag("Answer tool calls from each file's tool cassettes, as 'replay_tools: true' does"),

@@ -3,7 +3,7 @@
 // once); `export` waits for one, loads `.env` for `${VAR}` in `--header` values, and can be Ctrl-C'd.
 import { Console, Duration, Effect, Option } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
-import { switchFlag, valueFlag } from "./flags/make.ts"
+import { repeatedFlag, switchFlag, valueFlag } from "./flags/make.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { globalOptions } from "./global.ts"
 import { processEnv } from "../config/environment.ts"
@@ -34,11 +34,9 @@ const show = Command.make(
     ),
     label: valueFlag("label", "TEXT", "Only events whose label contains TEXT (a step id, a tool name, ...)"),
     summary: switchFlag("summary", "Per-label counts, total duration and tokens, after --operation/--label"),
-    tree: Flag.Boolean("tree").pipe(
-      Flag.withDescription(
-        "Indent each event under its parent span, in start order (files written with --trace-spans)"
-      ),
-      Flag.withDefault(false)
+    tree: switchFlag(
+      "tree",
+      "Indent each event under its parent span, in start order (files written with --trace-spans)"
     ),
     content: switchFlag("content", "Print prompts, answers and tool results (--trace-content) whole, not as excerpts")
   },
@@ -85,27 +83,21 @@ const exportCommand = Command.make(
   "export",
   {
     file: fileArgument,
-    otlp: Flag.String("otlp").pipe(
-      Flag.withMetavar("URL"),
-      Flag.withDescription(
-        "The OTLP/HTTP traces endpoint to POST to, used as given (e.g. http://localhost:4318/v1/traces); " +
-          "without it, OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_* variables"
-      ),
-      Flag.optional
+    otlp: valueFlag(
+      "otlp",
+      "URL",
+      "The OTLP/HTTP traces endpoint to POST to, used as given (e.g. http://localhost:4318/v1/traces); " +
+        "without it, OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_* variables"
     ),
-    header: Flag.String("header").pipe(
-      Flag.withMetavar("NAME=VALUE"),
-      Flag.withDescription(
-        "An extra request header (repeatable); VALUE may use ${VAR} so secrets stay off the command line"
-      ),
-      Flag.atLeast(0)
+    header: repeatedFlag(
+      "header",
+      "NAME=VALUE",
+      "An extra request header (repeatable); VALUE may use ${VAR} so secrets stay off the command line"
     ),
-    serviceName: Flag.String("service-name").pipe(
-      Flag.withMetavar("NAME"),
-      Flag.withDescription(
-        "The service.name resource attribute (default: OTEL_SERVICE_NAME without --otlp, else lait)"
-      ),
-      Flag.optional
+    serviceName: valueFlag(
+      "service-name",
+      "NAME",
+      "The service.name resource attribute (default: OTEL_SERVICE_NAME without --otlp, else lait)"
     )
   },
   Effect.fn("cli.trace.export")(function*({ file, otlp, header, serviceName }) {

@@ -13,7 +13,7 @@ import { causeDetail, type AnyLaitError } from "../core/errors.ts"
 import type { Json } from "../core/json.ts"
 import { JsonTooDeep, parseJsonText } from "../core/jsonDepth.ts"
 import { describeYamlValue, formatPath } from "../core/schemaPath.ts"
-import { lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
+import { lineAtPath, parseYaml, parseYamlLined, runStatic } from "../lang/load/yaml.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import type { Assertion } from "../testing/assertions.ts"
 import { CsvError, parseCsv } from "./csv.ts"
@@ -122,8 +122,8 @@ const fromCsv = (text: string, defaultAssert: ReadonlyArray<Assertion>): Array<E
 }
 
 const fromYaml = (text: string, defaultAssert: ReadonlyArray<Assertion>): Array<EvalCase> | CaseProblem => {
-  const parsed = parseYaml(text)
-  if (!parsed.ok) return new CaseProblem(parsed.line, parsed.message.replace(/ at line \d+, column \d+$/, ""))
+  const parsed = parseYamlLined(text)
+  if (!parsed.ok) return new CaseProblem(parsed.line, parsed.message)
   const src = parsed.source
   const converted = runStatic(() => src.json(src.top(), "the cases file"))
   if (!converted.ok) return new CaseProblem(converted.error.line, converted.error.message)

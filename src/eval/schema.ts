@@ -10,7 +10,7 @@ import { EvalError } from "./evalErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.ts"
-import { lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
+import { lineAtPath, parseYamlLined, runStatic } from "../lang/load/yaml.ts"
 import type { ProvidedValue } from "../lang/inputs.ts"
 import type { Assertion } from "../testing/assertions.ts"
 import {
@@ -165,9 +165,8 @@ export const duplicateCaseName = (cases: ReadonlyArray<EvalCase>): { index: numb
 export const parseEvalDefinition = (text: string, path: string): EvalDefinition | EvalError => {
   const failure = (detail: string, line: number | undefined) =>
     new EvalError({ reason: { _tag: "ParseFailed", path, detail, ...(line === undefined ? {} : { line }) } })
-  const parsed = parseYaml(text)
-  // The parser's `at line L, column C` would repeat the `(line L)` that failure() appends.
-  if (!parsed.ok) return failure(parsed.message.replace(/ at line \d+, column \d+$/, ""), parsed.line)
+  const parsed = parseYamlLined(text)
+  if (!parsed.ok) return failure(parsed.message, parsed.line)
   const src = parsed.source
   const converted = runStatic(() => src.json(src.top(), "the eval definition"))
   if (!converted.ok) return failure(converted.error.message, converted.error.line)

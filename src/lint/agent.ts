@@ -11,7 +11,7 @@ import type { WorkflowLoadError } from "../lang/loadErrors.ts"
 import { parseYaml, type Source } from "../lang/load/yaml.ts"
 import type { AgentDefinition } from "../lang/model.ts"
 import { checkTemplateSyntax, loadTemplateEngine } from "../lang/template.ts"
-import { type FileState, keyLine, lineOfY, type Where } from "./context.ts"
+import { type FileLint, type FileState, keyLine, lineOfY, type Where } from "./context.ts"
 import type { Emitter } from "./findings.ts"
 import { checkCapabilities } from "./names.ts"
 import { readSchemaRef } from "./schemaRefs.ts"
@@ -85,12 +85,7 @@ const lineOfNamedKey = (error: unknown, src: Source | undefined): number | undef
 }
 
 /** An agent Markdown file named on the command line or found by the walk. */
-export const lintAgentText = (
-  path: string,
-  text: string,
-  state: FileState,
-  emitter: Emitter
-): Effect.Effect<void, never, FileLoader> =>
+export const lintAgentText: FileLint = (path, text, state, emitter) =>
   Effect.gen(function*() {
     const { src, yamlError } = frontmatterSource(text)
     const parsed = yield* Effect.result(parseAgentText(text, path))

@@ -29,6 +29,17 @@ export interface FileState {
 
 export const newFileState = (env: LintEnv): FileState => ({ env, skipped: undefined, visited: [] })
 
+/**
+ * The lint of a file of a kind that can name other files (a workflow, an agent), from its text: the
+ * state is the one the files it names share with it (the `workflow:` chain, the skipped-names note).
+ */
+export type FileLint = (
+  path: string,
+  text: string,
+  state: FileState,
+  emitter: Emitter
+) => Effect.Effect<void, never, FileLoader>
+
 export const noteSkipped = (state: FileState, line: number | undefined): void => {
   if (state.skipped === undefined) state.skipped = { line }
 }

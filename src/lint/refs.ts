@@ -6,7 +6,7 @@
 // filters are scanned token by token: string literals are skipped except for their `\(...)`
 // interpolations, `#` comments are skipped, and only `$inputs` / `$steps` followed by a field access
 // count.
-import Handlebars from "handlebars"
+import { parseTemplate, positionOffset } from "./templateTree.ts"
 
 export type RefRoot = "inputs" | "steps"
 
@@ -44,20 +44,14 @@ const rootOf = (first: string | undefined): RefRoot | undefined =>
  * per root. A template that does not parse has none (the loader reports its syntax).
  */
 export const templateReferences = (source: string): ReadonlyArray<Reference> => {
-  let program: hbs.AST.Program
-  try {
-    program = Handlebars.parse(source)
-  } catch {
-    return []
-  }
+  const program = parseTemplate(source)
+  if (program === undefined) return []
   const found: Array<Reference> = []
-  const lineStarts = [0]
-  for (let i = 0; i < source.length; i++) if (source[i] === "\n") lineStarts.push(i + 1)
+  const offset = positionOffset(source)
   // As written (`inputs.[my-name]`), which Handlebars' `original` normalises away.
   const written = (p: hbs.AST.PathExpression): string => {
-    const { start, end } = p.loc
-    const from = (lineStarts[start.line - 1] ?? 0) + start.column
-    const to = (lineStarts[end.line - 1] ?? 0) + end.column
+    const from = offset(p.loc.start)
+    const to = offset(p.loc.end)
     return to > from ? source.slice(from, to) : p.original
   }
 

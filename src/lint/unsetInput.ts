@@ -6,10 +6,10 @@
 // step that may be skipped by its `when` and a loop that may not run pass the value on), in nested
 // lists too. A use is unguarded unless it sits inside `{{#if input}}` (or the `{{else}}` of
 // `{{#unless input}}`).
-import Handlebars from "handlebars"
 import type { Step, Workflow } from "../lang/model.ts"
 import { itemOf, lineOfText, lineOfY, valueOf, type Where } from "./context.ts"
 import type { Emitter } from "./findings.ts"
+import { parseTemplate } from "./templateTree.ts"
 import type { Y } from "../lang/load/yaml.ts"
 
 type Node = hbs.AST.Node
@@ -25,12 +25,8 @@ const PRINTING_HELPERS = new Set(["text", "json", "shq"])
  * strict lookups cannot do on a missing value). A template that does not parse has none.
  */
 export const unguardedInputUses = (source: string): ReadonlyArray<string> => {
-  let program: hbs.AST.Program
-  try {
-    program = Handlebars.parse(source)
-  } catch {
-    return []
-  }
+  const program = parseTemplate(source)
+  if (program === undefined) return []
   const found: Array<string> = []
   /** The path's segments from the root context, or undefined when it resolves against another one. */
   const fromRoot = (p: Path, scopes: number): ReadonlyArray<string> | undefined => {

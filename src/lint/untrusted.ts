@@ -2,7 +2,7 @@
 // or a shell tool's `command`), a value holding a quote, `;` or `$(…)` runs as shell code; in a
 // `write:` path, a value holding `/` or `..` would pick the directory (the engine refuses those at
 // run time). Both are warnings: the value may well be trusted, but a model's answer is not.
-import Handlebars from "handlebars"
+import { parseTemplate, positionOffset } from "./templateTree.ts"
 
 /** Shells whose `-c` takes a script (the argv's first element, by its base name). */
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"])
@@ -58,15 +58,9 @@ const mustaches = (program: hbs.AST.Program | undefined, into: Array<Mustache>):
 /** Every `{{…}}` that prints something, with its text as written; none when the source does not parse. */
 const printing = (source: string): ReadonlyArray<{ readonly node: Mustache; readonly text: string }> => {
   if (!source.includes("{{")) return []
-  let program: hbs.AST.Program
-  try {
-    program = Handlebars.parse(source)
-  } catch {
-    return []
-  }
-  const lineStarts = [0]
-  for (let i = 0; i < source.length; i++) if (source[i] === "\n") lineStarts.push(i + 1)
-  const offset = (p: hbs.AST.Position) => (lineStarts[p.line - 1] ?? 0) + p.column
+  const program = parseTemplate(source)
+  if (program === undefined) return []
+  const offset = positionOffset(source)
   return mustaches(program, []).map((node) => ({
     node,
     text: source.slice(offset(node.loc.start), offset(node.loc.end))

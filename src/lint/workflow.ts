@@ -21,6 +21,7 @@ import { lintAgentFileContents, loadAgentForLint } from "./agent.ts"
 import {
   display,
   fieldOf,
+  type FileLint,
   type FileState,
   itemOf,
   keyLine,
@@ -280,21 +281,24 @@ const lintStep = (
 // ---------------------------------------------------------------------------------------------------
 // Agent and child workflow files
 
+/** A file `what` names, loaded; when it fails to load, that is reported at `line` and the result is undefined. */
+const loadReferenced = <A, E, R>(scope: Scope, what: string, line: number | undefined, load: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const loaded = yield* Effect.result(load)
+    if (loaded._tag === "Success") return loaded.success
+    scope.emitter.emit("error", `${what}, which failed to load: ${renderChain(loaded.failure)}`, line)
+    return undefined
+  })
+
 const lintAgentPath = (scope: Scope, context: string, path: string, line: number | undefined) =>
   Effect.gen(function*() {
     // Loaded by the path as shown, so the loader's own messages name it the same way.
-    const loaded = yield* Effect.result(loadAgentForLint(display(path)))
-    if (loaded._tag === "Failure") {
-      scope.emitter.emit(
-        "error",
-        `${context} uses agent '${display(path)}', which failed to load: ${renderChain(loaded.failure)}`,
-        line
-      )
-      return
-    }
+    const shown = display(path)
+    const loaded = yield* loadReferenced(scope, `${context} uses agent '${shown}'`, line, loadAgentForLint(shown))
+    if (loaded === undefined) return
     yield* lintAgentFileContents(
       `${context}'s agent`,
-      loaded.success.agent,
+      loaded.agent,
       undefined,
       {
         src: undefined,
@@ -337,19 +341,12 @@ const lintChildWorkflow = (scope: Scope, context: string, path: string, line: nu
       )
       return
     }
-    const loaded = yield* Effect.result(loadForLint(shown))
-    if (loaded._tag === "Failure") {
-      scope.emitter.emit(
-        "error",
-        `${context} runs workflow '${shown}', which failed to load: ${renderChain(loaded.failure)}`,
-        line
-      )
-      return
-    }
+    const loaded = yield* loadReferenced(scope, `${context} runs workflow '${shown}'`, line, loadForLint(shown))
+    if (loaded === undefined) return
     visited.push(canonical.path)
     yield* lintWorkflowContents(
-      loaded.success.workflow,
-      { src: loaded.success.src, fixedLine: line },
+      loaded.workflow,
+      { src: loaded.src, fixedLine: line },
       scope.state,
       redirected(scope.emitter, `in workflow '${shown}': `, line)
     )
@@ -429,12 +426,7 @@ export const lintWorkflowContents = (
  * A workflow file named on the command line (or found by the walk): a load failure is its one
  * error; otherwise the lint checks run with this file at the head of the `workflow:` chain.
  */
-export const lintWorkflowText = (
-  path: string,
-  text: string,
-  state: FileState,
-  emitter: Emitter
-): Effect.Effect<void, never, FileLoader> =>
+export const lintWorkflowText: FileLint = (path, text, state, emitter) =>
   Effect.gen(function*() {
     const loaded = yield* Effect.result(parseWorkflowText(text, path, { waitForWriter: false }))
     if (loaded._tag === "Failure") {

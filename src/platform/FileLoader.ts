@@ -8,6 +8,7 @@ import * as nodePath from "node:path"
 import * as Files from "./files.ts"
 import { statOrUndefined } from "./files.ts"
 import { redirectedStdin } from "./rawStdout.ts"
+import { readStdinEvents } from "./stdinEvents.ts"
 import { FileError } from "../core/fileErrors.ts"
 import { describeOsError, type FileOps, fileOps } from "./fileOps.ts"
 
@@ -346,45 +347,24 @@ const decodeStdin = (bytes: Uint8Array): string | undefined => {
 
 const stdinInvalid = "stream did not contain valid UTF-8"
 
-const readStdinStream: Effect.Effect<string, FileError> = Effect.callback<string, FileError>((resume) => {
-  const stdin = process.stdin
+const readStdinStream: Effect.Effect<string, FileError> = readStdinEvents<string>((settle) => {
   const chunks: Array<Buffer> = []
   let total = 0
-  let settled = false
-  const cleanup = () => {
-    stdin.off("data", onData)
-    stdin.off("end", onEnd)
-    stdin.off("error", onError)
-    stdin.pause()
-  }
-  const settle = (effect: Effect.Effect<string, FileError>) => {
-    if (settled) return
-    settled = true
-    cleanup()
-    resume(effect)
-  }
   const failWith = (detail: string) => settle(Effect.fail(stdinFailed(detail)))
-  const onData = (chunk: Buffer | string) => {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
-    total += bytes.length
-    if (total > READ_LIMIT) return failWith(stdinLimit)
-    chunks.push(bytes)
+  return {
+    onData: (chunk) => {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
+      total += bytes.length
+      if (total > READ_LIMIT) return failWith(stdinLimit)
+      chunks.push(bytes)
+    },
+    onEnd: () => {
+      const text = decodeStdin(Buffer.concat(chunks))
+      if (text === undefined) failWith(stdinInvalid)
+      else settle(Effect.succeed(text))
+    }
   }
-  const onEnd = () => {
-    const text = decodeStdin(Buffer.concat(chunks))
-    if (text === undefined) failWith(stdinInvalid)
-    else settle(Effect.succeed(text))
-  }
-  const onError = (error: unknown) => failWith(error instanceof Error ? error.message : String(error))
-  stdin.on("data", onData)
-  stdin.on("end", onEnd)
-  stdin.on("error", onError)
-  stdin.resume()
-  return Effect.sync(() => {
-    settled = true
-    cleanup()
-  })
-})
+}, (error) => error instanceof Error ? error.message : String(error))
 
 /**
  * All of stdin as UTF-8 (capped like any file read), without its trailing newlines. Not through the

@@ -2,9 +2,10 @@
 // (src/workflow/engine/ask.ts) and --approve-tools (src/tools/approval.ts) both read through this.
 import { Effect } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
-import { FileError } from "../core/fileErrors.ts"
+import type { FileError } from "../core/fileErrors.ts"
 import { osErrorText } from "./process.ts"
 import { stdinIsTerminal, stdioRedirect, takeRedirectedStdin } from "./rawStdout.ts"
+import { readStdinEvents } from "./stdinEvents.ts"
 
 /** How an answer is obtained; the engine uses `terminalAnswerer`, tests substitute their own. */
 export interface Answerer {
@@ -22,49 +23,24 @@ const readStdin = (multiline: boolean): Effect.Effect<string, FileError> =>
   })
 
 const readStdinStream = (multiline: boolean): Effect.Effect<string, FileError> =>
-  Effect.callback<string, FileError>((resume) => {
-    const stdin = process.stdin
+  readStdinEvents<string>((settle, stdin) => {
     let buffer = ""
-    let done = false
-    const cleanup = () => {
-      stdin.off("data", onData)
-      stdin.off("end", onEnd)
-      stdin.off("error", onError)
-      stdin.pause()
+    const finish = (answer: string) => settle(Effect.succeed(answer))
+    return {
+      onData: (chunk) => {
+        buffer += typeof chunk === "string" ? chunk : chunk.toString("utf8")
+        if (multiline) return
+        const newline = buffer.indexOf("\n")
+        if (newline >= 0) {
+          // Whatever was typed ahead belongs to the next `ask`.
+          const rest = buffer.slice(newline + 1)
+          if (rest.length > 0) stdin.unshift(Buffer.from(rest, "utf8"))
+          finish(buffer.slice(0, newline + 1))
+        }
+      },
+      onEnd: () => finish(buffer)
     }
-    const finish = (answer: string) => {
-      if (done) return
-      done = true
-      cleanup()
-      resume(Effect.succeed(answer))
-    }
-    const onData = (chunk: string | Buffer) => {
-      buffer += typeof chunk === "string" ? chunk : chunk.toString("utf8")
-      if (multiline) return
-      const newline = buffer.indexOf("\n")
-      if (newline >= 0) {
-        // Whatever was typed ahead belongs to the next `ask`.
-        const rest = buffer.slice(newline + 1)
-        if (rest.length > 0) stdin.unshift(Buffer.from(rest, "utf8"))
-        finish(buffer.slice(0, newline + 1))
-      }
-    }
-    const onEnd = () => finish(buffer)
-    const onError = (error: unknown) => {
-      if (done) return
-      done = true
-      cleanup()
-      resume(Effect.fail(new FileError({ reason: { _tag: "StdinFailed", detail: osErrorText(error) } })))
-    }
-    stdin.on("data", onData)
-    stdin.on("end", onEnd)
-    stdin.on("error", onError)
-    stdin.resume()
-    return Effect.sync(() => {
-      done = true
-      cleanup()
-    })
-  })
+  }, osErrorText)
 
 export const terminalAnswerer: Answerer = {
   interactive: () => stdinIsTerminal(),

@@ -5,7 +5,7 @@ import { Cause, Exit, Schema, SchemaIssue } from "effect"
 import { TestError } from "./testErrors.ts"
 import type { Json } from "../core/json.ts"
 import { formatPath, valueAtPath } from "../core/schemaPath.ts"
-import { describeY, entries, lineAtPath, parseYaml, runStatic } from "../lang/load/yaml.ts"
+import { describeY, entries, lineAtPath, parseYamlLined, runStatic } from "../lang/load/yaml.ts"
 import { AssertionSchema, explainIssue } from "./assertionSchema.ts"
 import { type Assertion, ASSERTION_FIELDS } from "./assertions.ts"
 import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
@@ -114,8 +114,8 @@ const explain = (raw: unknown, path: ReadonlyArray<Segment>, message: string) =>
 export const parseTestDefinition = (text: string, path: string): TestDefinition | TestError => {
   const failure = (detail: string, line: number | undefined) =>
     new TestError({ reason: { _tag: "ParseFailed", path, detail, ...(line === undefined ? {} : { line }) } })
-  const parsed = parseYaml(text)
-  if (!parsed.ok) return failure(parsed.message.replace(/ at line \d+, column \d+$/, ""), parsed.line)
+  const parsed = parseYamlLined(text)
+  if (!parsed.ok) return failure(parsed.message, parsed.line)
   const src = parsed.source
   const root = src.top(1)
   const fields = entries(src, root)

@@ -19,22 +19,17 @@
 // A request that names no tools and no skills is sent as is, without loading the loop (toolLoop.ts):
 // that module and what it brings (MCP, subagents and agent files, shell tools, skills, tool cassettes)
 // are loaded, and the loop built, by the run's first request that needs them.
-import { Effect, type Scope } from "effect"
-import type { LaitConfig } from "../config/LaitConfig.ts"
+import { Effect } from "effect"
 import type { AnyLaitError } from "../core/errors.ts"
-import type { FileLoader } from "../platform/FileLoader.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { RunUsage } from "../model/RunUsage.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
-import { type ToolRequest, type ToolRuntimeOptions, type ToolRuntimeService, usesTools } from "./request.ts"
+import type { ToolRequest, ToolRuntimeContext, ToolRuntimeOptions, ToolRuntimeService } from "./request.ts"
+import { usesTools } from "./request.ts"
 
 export const makeToolRuntime = (
   options: ToolRuntimeOptions = {}
-): Effect.Effect<
-  ToolRuntimeService,
-  never,
-  LaitConfig | ModelClient | FileLoader | RunUsage | RunTracer | Scope.Scope
-> =>
+): Effect.Effect<ToolRuntimeService, never, ToolRuntimeContext> =>
   Effect.gen(function*() {
     const client = yield* ModelClient
     const usage = yield* RunUsage
@@ -42,7 +37,7 @@ export const makeToolRuntime = (
     // The loop is built later, but with this context: the run's services, its scope (which stops the
     // MCP servers) and its tool-cassette mode, as if it had been built here. Cached: concurrent steps
     // share one loop, hence one set of MCP servers.
-    const context = yield* Effect.context<LaitConfig | ModelClient | FileLoader | RunUsage | RunTracer | Scope.Scope>()
+    const context = yield* Effect.context<ToolRuntimeContext>()
     const loop = yield* Effect.cached(
       Effect.flatMap(Effect.promise(() => import("./toolLoop.ts")), (m) => m.makeToolLoop(options)).pipe(
         Effect.provideContext(context)

@@ -1,11 +1,15 @@
 // A request to the tool runtime (./ToolRuntime.ts) and what decides whether it takes the tool loop
 // (./toolLoop.ts): apart from both, so that the loop, loaded only when a request needs it, does not
 // import the runtime that loads it.
-import type { Effect } from "effect"
+import type { Effect, Scope } from "effect"
 import type { Endpoints } from "../config/endpoints.ts"
+import type { LaitConfig } from "../config/LaitConfig.ts"
 import type { AnyLaitError } from "../core/errors.ts"
-import type { ModelResult } from "../model/ModelClient.ts"
+import type { ModelClient, ModelResult } from "../model/ModelClient.ts"
+import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest } from "../model/types.ts"
+import type { FileLoader } from "../platform/FileLoader.ts"
+import type { RunTracer } from "../trace/RunTracer.ts"
 
 export interface ToolNames {
   readonly mcp?: ReadonlyArray<string> | undefined
@@ -32,6 +36,12 @@ export interface ToolRequest {
 export interface ToolRuntimeService {
   readonly complete: (request: ToolRequest) => Effect.Effect<ModelResult, AnyLaitError>
 }
+
+/**
+ * What a tool runtime is built with: the run's services (the config, the model client, files, token
+ * usage, the trace recorder) and its scope, which stops the run's MCP servers.
+ */
+export type ToolRuntimeContext = LaitConfig | ModelClient | FileLoader | RunUsage | RunTracer | Scope.Scope
 
 export interface ToolRuntimeOptions {
   /** MCP I/O timeout in milliseconds (default 300 s). */

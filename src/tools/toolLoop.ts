@@ -1,7 +1,7 @@
 // The tool loop of ToolRuntime.ts (whose header says what it does), with the MCP servers, subagents,
 // shell tools, skills and tool cassettes it needs: loaded and built by a run's first request that
 // names tools or skills, so that a workflow of plain prompts loads none of it.
-import { Effect, Exit, type Scope } from "effect"
+import { Effect, Exit } from "effect"
 import type { Endpoints } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { DEFAULT_MAX_TOOL_ROUNDS } from "../config/schema.ts"
@@ -29,6 +29,7 @@ import { type LoadedSubagent, Subagents } from "./subagents.ts"
 import {
   type ToolNames,
   type ToolRequest,
+  type ToolRuntimeContext,
   type ToolRuntimeOptions,
   type ToolRuntimeService,
   usesTools
@@ -79,11 +80,7 @@ const assistantMessage = (result: ModelResult): ChatMessage => ({
 /** The runtime of ToolRuntime.ts for requests that take the loop (or name skills): built on the first. */
 export const makeToolLoop = (
   options: ToolRuntimeOptions
-): Effect.Effect<
-  ToolRuntimeService,
-  never,
-  LaitConfig | ModelClient | FileLoader | RunUsage | RunTracer | Scope.Scope
-> =>
+): Effect.Effect<ToolRuntimeService, never, ToolRuntimeContext> =>
   Effect.gen(function*() {
     const config = yield* LaitConfig
     const client = yield* ModelClient

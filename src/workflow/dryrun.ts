@@ -59,13 +59,7 @@ const modelLines: (
   ctx: Context,
   label: string,
   inner: string
-) => Effect.Effect<void, AnyLaitError> = Effect.fnUntraced(function*(
-  llm: LlmSettings,
-  agent: AgentDefinition | undefined,
-  ctx: Context,
-  label: string,
-  inner: string
-) {
+) => Effect.Effect<void, AnyLaitError> = Effect.fnUntraced(function*(llm, agent, ctx, label, inner) {
   const configDefault = ctx.config?.config.default as LlmSettings | undefined
   const chain: ReadonlyArray<LlmSettings | undefined> = [llm, agent, ctx.workflow.defaults, configDefault]
   const model = chain.map((layer) => layer?.model).find((m) => m !== undefined)
@@ -111,13 +105,7 @@ const planSteps: (
   indent: string,
   firstInput: Json | undefined,
   list: string | undefined
-) => Effect.Effect<void, AnyLaitError, FileLoader> = Effect.fnUntraced(function*(
-  steps: ReadonlyArray<Step>,
-  ctx: Context,
-  indent: string,
-  firstInput: Json | undefined,
-  list: string | undefined
-) {
+) => Effect.Effect<void, AnyLaitError, FileLoader> = Effect.fnUntraced(function*(steps, ctx, indent, firstInput, list) {
   for (const [index, step] of steps.entries()) {
     const known = index === 0 && step.input === undefined ? firstInput : undefined
     yield* planStep(step, index + 1, positionIn(list, index), ctx, indent, known)
@@ -132,12 +120,7 @@ const planStep: (
   indent: string,
   known: Json | undefined
 ) => Effect.Effect<void, AnyLaitError, FileLoader> = Effect.fnUntraced(function*(
-  step: Step,
-  place: number,
-  position: string,
-  ctx: Context,
-  indent: string,
-  known: Json | undefined
+  step, place, position, ctx, indent, known
 ) {
   const out = ctx.out
   const label = stepName(step, position)
@@ -260,9 +243,7 @@ export const dryRunPlan: (
   inputs: Readonly<Record<string, Json>>,
   initial: Json | undefined
 ) => Effect.Effect<ReadonlyArray<string>, AnyLaitError, FileLoader | RunContext> = Effect.fnUntraced(function*(
-  workflow: Workflow,
-  inputs: Readonly<Record<string, Json>>,
-  initial: Json | undefined
+  workflow, inputs, initial
 ) {
   const { config } = yield* RunContext
   const ctx: Context = {

@@ -1,8 +1,8 @@
-// The two shapes most of lait's flags take, for the flag groups of src/cli/flags/. A group takes the
+// The shapes most of lait's flags take, for the flag groups of src/cli/flags/. A group takes the
 // maker as a parameter where a command must declare its flags through its own (the root's chat flags
 // register their names for the subcommand check, src/cli/chatFlags.ts).
 import type { Option } from "effect"
-import { Flag } from "effect/cli"
+import { Argument, Flag } from "effect/cli"
 
 /** `--NAME METAVAR` (and `-ALIAS METAVAR`), optional. */
 export type ValueFlagMaker = (
@@ -24,3 +24,15 @@ export const valueFlag: ValueFlagMaker = (name, metavar, description, alias) =>
 
 export const switchFlag: SwitchFlagMaker = (name, description) =>
   Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withDefault(false))
+
+/** `--NAME`, false unless given, with no `--no-NAME` form. */
+export const bareSwitchFlag: SwitchFlagMaker = (name, description) =>
+  Flag.Boolean(name).pipe(Flag.withoutNegation, Flag.withDescription(description), Flag.withDefault(false))
+
+/** `PATH...`: one or more files or directories, as the commands that walk them take them. */
+export const pathsArgument = (description: string) =>
+  Argument.String("path").pipe(Argument.withDescription(description), Argument.variadic({ min: 1 }))
+
+/** `--NAME METAVAR`, repeatable: every value given, in order (none when it is not). */
+export const repeatedFlag = (name: string, metavar: string, description: string) =>
+  Flag.String(name).pipe(Flag.withMetavar(metavar), Flag.withDescription(description), Flag.atLeast(0))

@@ -1,7 +1,15 @@
 // The output group: where a command's result goes and in what form (`-o PATH`, `--json`), and the
 // token usage it reports on stderr. Declared once here; each command composes the flags it takes,
 // naming what it prints (the result, the answer, the report).
+import { Flag } from "effect/cli"
 import { switchFlag, type SwitchFlagMaker, valueFlag, type ValueFlagMaker } from "./make.ts"
+
+/** `--format FORMAT`, one of `formats`; the first when not given. */
+export const formatFlag = <const Formats extends readonly [string, ...Array<string>]>(
+  formats: Formats,
+  description: string
+): Flag.Flag<Formats[number]> =>
+  Flag.Literals("format", formats).pipe(Flag.withDescription(description), Flag.withDefault(formats[0]))
 
 /** `-o, --output PATH`. */
 export const outputFlag = (what: string, make: ValueFlagMaker = valueFlag) =>

@@ -47,13 +47,18 @@ class Parser extends Cursor {
     return { k: "pipe", left, right: this.pipe(noComma) }
   }
 
-  private comma(): Node {
-    let left = this.alt()
-    while (this.isOp(",")) {
+  /** `operand (SEPARATOR operand)*`, grouped to the left: `a, b, c` is `(a, b), c`. */
+  private leftChain(k: "comma" | "or" | "and", separator: () => boolean, operand: () => Node): Node {
+    let left = operand()
+    while (separator()) {
       this.at++
-      left = { k: "comma", left, right: this.alt() }
+      left = { k, left, right: operand() }
     }
     return left
+  }
+
+  private comma(): Node {
+    return this.leftChain("comma", () => this.isOp(","), () => this.alt())
   }
 
   private alt(): Node {
@@ -64,21 +69,11 @@ class Parser extends Cursor {
   }
 
   private or(): Node {
-    let left = this.and()
-    while (this.isIdent("or")) {
-      this.at++
-      left = { k: "or", left, right: this.and() }
-    }
-    return left
+    return this.leftChain("or", () => this.isIdent("or"), () => this.and())
   }
 
   private and(): Node {
-    let left = this.comparison()
-    while (this.isIdent("and")) {
-      this.at++
-      left = { k: "and", left, right: this.comparison() }
-    }
-    return left
+    return this.leftChain("and", () => this.isIdent("and"), () => this.comparison())
   }
 
   private comparison(): Node {

@@ -131,6 +131,15 @@ export const parseYaml = (text: string): Parsed => {
   return parsed.ok ? { ok: true, source: new Source(parsed.tree, text) } : parsed
 }
 
+/**
+ * The same for a file whose messages append `(line L)` themselves (test, eval and cases files): a
+ * syntax error's message without the parser's ` at line L, column C`, which would say it twice.
+ */
+export const parseYamlLined = (text: string): Parsed => {
+  const parsed = parseYaml(text)
+  return parsed.ok ? parsed : { ...parsed, message: parsed.message.replace(/ at line \d+, column \d+$/, "") }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Shapes
 

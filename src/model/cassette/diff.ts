@@ -69,21 +69,43 @@ export const requestDiff = (recorded: unknown, requested: unknown): Array<string
   return diffs
 }
 
+/**
+ * The names in a cassette directory that `keep` selects, sorted, at most MAX_FILES of them; or, when
+ * the directory cannot be listed, the clause that says so (for a replay miss's message).
+ */
+export const recordingNames = (
+  dir: string,
+  keep: (name: string) => boolean
+): Effect.Effect<ReadonlyArray<string> | string, never, FileLoader> =>
+  Effect.gen(function*() {
+    const listed = yield* Effect.result((yield* FileLoader).listNames(dir))
+    if (listed._tag === "Failure") {
+      if (errnoOf(listed.failure.os) === "ENOTDIR") return `'${dir}' is a file, not a cassette directory`
+      return `the cassette directory '${dir}' does not exist or cannot be read`
+    }
+    return listed.success.filter(keep).sort().slice(0, MAX_FILES)
+  })
+
+/** A recording's text, or undefined when it is not a regular file within READ_LIMIT or cannot be read. */
+export const recordingText = (file: string): Effect.Effect<string | undefined, never, FileLoader> =>
+  Effect.gen(function*() {
+    const files = yield* FileLoader
+    // Only regular files: a FIFO would block this synchronous read forever.
+    const stat = yield* Effect.option(files.stat(file))
+    if (stat._tag === "None" || !stat.value.isFile() || stat.value.size > READ_LIMIT) return undefined
+    const text = yield* Effect.option(files.readOwnText(file))
+    return text._tag === "None" ? undefined : text.value
+  })
+
 /** One clause for the replay-miss error, or undefined when nothing useful can be said. */
 export const closestRecording = (
   dir: string,
   current: KeyInput
 ): Effect.Effect<string | undefined, never, FileLoader> =>
   Effect.gen(function*() {
-    const files = yield* FileLoader
-    const listed = yield* Effect.result(files.listNames(dir))
-    if (listed._tag === "Failure") {
-      if (errnoOf(listed.failure.os) === "ENOTDIR") return `'${dir}' is a file, not a cassette directory`
-      return `the cassette directory '${dir}' does not exist or cannot be read`
-    }
     // `tool-….json` files are tool cassettes (src/tools/cassette/format.ts), never a model request's.
-    const names = listed.success.filter((n) => n.endsWith(".json") && !n.startsWith("tool-")).sort()
-      .slice(0, MAX_FILES)
+    const names = yield* recordingNames(dir, (n) => n.endsWith(".json") && !n.startsWith("tool-"))
+    if (typeof names === "string") return names
     if (names.length === 0) return `'${dir}' holds no recordings`
     // Cassettes store the base URL with its credentials masked; compare (and show) both sides that way.
     const requested = { ...JSON.parse(keyMaterial(current)), base_url: displayUrl(current.base_url) } as Record<
@@ -92,13 +114,9 @@ export const closestRecording = (
     >
     let best: { name: string; diffs: Array<string> } | undefined
     for (const name of names) {
-      const file = nodePath.join(dir, name)
-      // Only regular files: a FIFO named *.json would block this synchronous read forever.
-      const stat = yield* Effect.option(files.stat(file))
-      if (stat._tag === "None" || !stat.value.isFile() || stat.value.size > READ_LIMIT) continue
-      const text = yield* Effect.option(files.readOwnText(file))
-      if (text._tag === "None") continue
-      const diffs = diffsOf(text.value, requested)
+      const text = yield* recordingText(nodePath.join(dir, name))
+      if (text === undefined) continue
+      const diffs = diffsOf(text, requested)
       if (diffs !== undefined && (best === undefined || diffs.length < best.diffs.length)) best = { name, diffs }
     }
     if (best === undefined) return undefined

@@ -6,13 +6,12 @@
 import { Effect } from "effect"
 import { sha256Hex } from "../../core/sha256.ts"
 import * as nodePath from "node:path"
-import { requestDiff } from "../../model/cassette/diff.ts"
+import { recordingNames, recordingText, requestDiff } from "../../model/cassette/diff.ts"
 import { parseCassetteObject } from "../../model/cassette/format.ts"
-import { errnoOf, FileLoader, READ_LIMIT } from "../../platform/FileLoader.ts"
+import type { FileLoader } from "../../platform/FileLoader.ts"
 
 export const TOOL_CASSETTE_PREFIX = "tool-"
 const LIST_PREFIX = "tool-list-"
-const MAX_FILES = 5000
 
 /** Whether a file in a cassette directory is a tool cassette (a call's or a server's tool list). */
 export const isToolCassetteName = (name: string): boolean => name.startsWith(TOOL_CASSETTE_PREFIX)
@@ -112,26 +111,17 @@ export const closestToolRecording = (
   occurrence: number
 ): Effect.Effect<string, never, FileLoader> =>
   Effect.gen(function*() {
-    const files = yield* FileLoader
-    const listed = yield* Effect.result(files.listNames(dir))
-    if (listed._tag === "Failure") {
-      if (errnoOf(listed.failure.os) === "ENOTDIR") return `'${dir}' is a file, not a cassette directory`
-      return `the cassette directory '${dir}' does not exist or cannot be read`
-    }
-    const names = listed.success.filter((n) => isToolCassetteName(n) && !n.startsWith(LIST_PREFIX)).sort()
+    const names = yield* recordingNames(dir, (n) => isToolCassetteName(n) && !n.startsWith(LIST_PREFIX))
+    if (typeof names === "string") return names
     const wanted = JSON.stringify(args)
     let sameCalls = 0
     let best: { name: string; occurrence: number; diffs: Array<string> } | undefined
-    for (const name of names.slice(0, MAX_FILES)) {
-      const file = nodePath.join(dir, name)
-      // Only regular files: a FIFO would block this synchronous read forever.
-      const stat = yield* Effect.option(files.stat(file))
-      if (stat._tag === "None" || !stat.value.isFile() || stat.value.size > READ_LIMIT) continue
-      const text = yield* Effect.option(files.readOwnText(file))
-      if (text._tag === "None") continue
+    for (const name of names) {
+      const text = yield* recordingText(nodePath.join(dir, name))
+      if (text === undefined) continue
       let recorded: Partial<CallCassette>
       try {
-        recorded = JSON.parse(text.value) as Partial<CallCassette>
+        recorded = JSON.parse(text) as Partial<CallCassette>
       } catch {
         continue
       }

@@ -11,13 +11,13 @@ import { stepSpan } from "../../core/tracing.ts"
 import { runAction } from "./actions.ts"
 import {
   checkCancelled,
+  type ControlStep,
   type EngineEffect,
   evalCondition,
   evalFilter,
   type Flow,
   type Frame,
   isCancelled,
-  type Kind,
   type Outcome,
   type State,
   type TopLevel,
@@ -40,7 +40,7 @@ export const runSteps: (
   list: string | undefined,
   top?: TopLevel
 ) => EngineEffect<Outcome> = Effect.fnUntraced(
-  function*(steps: ReadonlyArray<Step>, initial: State, frame: Frame, list: string | undefined, top?: TopLevel) {
+  function*(steps, initial, frame, list, top) {
     let state = initial
     for (const [index, step] of steps.entries()) {
       if (top !== undefined && index < top.from) continue
@@ -55,7 +55,7 @@ export const runSteps: (
 
 /** `when` → retried/timed unit (`input` → kind → `output`) → `on_error` → record under `id`. */
 const runStep: (step: Step, incoming: State, frame: Frame, position: string) => EngineEffect<Outcome> = Effect
-  .fnUntraced(function*(step: Step, incoming: State, frame: Frame, position: string) {
+  .fnUntraced(function*(step, incoming, frame, position) {
     yield* checkCancelled(frame)
     const state: State = { ...incoming, counter: incoming.counter + 1 }
     // The counter says how many steps ran; the label must not depend on that (see src/lang/positions.ts).
@@ -105,7 +105,7 @@ const runStep: (step: Step, incoming: State, frame: Frame, position: string) => 
 
 /** One attempt: `input` → the kind → `output`. */
 const runUnit: (step: Step, state: State, frame: Frame, label: string, position: string) => EngineEffect<Outcome> =
-  Effect.fnUntraced(function*(step: Step, state: State, frame: Frame, label: string, position: string) {
+  Effect.fnUntraced(function*(step, state, frame, label, position) {
     const input = step.input === undefined
       ? state.value
       : yield* evalFilter(frame, step.input, state.value, state.steps).pipe(
@@ -163,14 +163,8 @@ const runUnit: (step: Step, state: State, frame: Frame, label: string, position:
     return outcome
   })
 
-const runSwitch: (
-  kind: Kind<"switch">,
-  state: State,
-  frame: Frame,
-  label: string,
-  position: string
-) => EngineEffect<Outcome> = Effect.fnUntraced(
-  function*(kind: Kind<"switch">, state: State, frame: Frame, label: string, position: string) {
+const runSwitch: ControlStep<"switch"> = Effect.fnUntraced(
+  function*(kind, state, frame, label, position) {
     for (const [index, c] of kind.cases.entries()) {
       const matched = yield* evalCondition(frame, c.when, state.value, state.steps).pipe(
         Effect.mapError(wrap(`step '${label}': case ${index + 1} 'when'`))

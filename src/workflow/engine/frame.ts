@@ -111,6 +111,18 @@ export interface Frame {
 export type Kind<T extends StepKind["type"]> = Extract<StepKind, { readonly type: T }>
 
 /**
+ * A control-flow step kind (switch, for_each, while/until): its body runs as nested step lists, and the
+ * outcome says whether the run goes on. Declared, not inferred: these recurse through `runSteps`.
+ */
+export type ControlStep<T extends StepKind["type"]> = (
+  kind: Kind<T>,
+  state: State,
+  frame: Frame,
+  label: string,
+  position: string
+) => EngineEffect<Outcome>
+
+/**
  * Adds a context message above `cause`. An interruption stays an interruption (exit 5) however deep
  * it sits, as upstream's typed-interruption check sees through context; other classes keep theirs.
  */

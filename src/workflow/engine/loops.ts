@@ -4,27 +4,10 @@ import { Effect } from "effect"
 import { StepError } from "../stepErrors.ts"
 import { describeJsonType, type Json } from "../../core/json.ts"
 import { listAt } from "../../lang/positions.ts"
-import {
-  type EngineEffect,
-  evalCondition,
-  evalFilter,
-  type Flow,
-  type Frame,
-  type Kind,
-  type Outcome,
-  type State,
-  withValue,
-  wrap
-} from "./frame.ts"
+import { type ControlStep, evalCondition, evalFilter, type Flow, withValue, wrap } from "./frame.ts"
 
-export const runForEach: (
-  kind: Kind<"for_each">,
-  state: State,
-  frame: Frame,
-  label: string,
-  position: string
-) => EngineEffect<Outcome> = Effect.fnUntraced(
-  function*(kind: Kind<"for_each">, state: State, frame: Frame, label: string, position: string) {
+export const runForEach: ControlStep<"for_each"> = Effect.fnUntraced(
+  function*(kind, state, frame, label, position) {
     const items = yield* evalFilter(frame, kind.items, state.value, state.steps).pipe(
       Effect.mapError(wrap(`step '${label}': 'for_each'`))
     )
@@ -75,14 +58,8 @@ export const runForEach: (
   }
 )
 
-export const runLoop: (
-  kind: Kind<"while" | "until">,
-  initial: State,
-  frame: Frame,
-  label: string,
-  position: string
-) => EngineEffect<Outcome> = Effect.fnUntraced(
-  function*(kind: Kind<"while" | "until">, initial: State, frame: Frame, label: string, position: string) {
+export const runLoop: ControlStep<"while" | "until"> = Effect.fnUntraced(
+  function*(kind, initial, frame, label, position) {
     const keyword = kind.type
     const max = kind.maxIterations
     let state = initial

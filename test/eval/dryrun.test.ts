@@ -8,8 +8,11 @@ import { LaitConfig } from "../../src/config/LaitConfig.ts"
 import type { ConfigFile } from "../../src/config/schema.ts"
 import { estimateTokens, formatDryRun, planEval } from "../../src/eval/dryrun.ts"
 import { llmJudgePrompt } from "../../src/eval/judge.ts"
-import { parseEvalDefinition } from "../../src/eval/schema.ts"
+import { loadEvalSchema, parseEvalDefinition } from "../../src/eval/schema.ts"
 import { loadTarget } from "../../src/eval/target.ts"
+
+// The parsers are synchronous once the schema decoders are loaded, as the commands do first.
+await Effect.runPromise(loadEvalSchema)
 
 let dir: string | undefined
 afterEach(() => {

@@ -1,6 +1,7 @@
-// A key repeated in one YAML mapping, in every kind of file lait reads, through the binary: the
-// message names the key (`duplicate entry with key "jq"`) under the usual prefix of that file kind,
-// never the parser's bare `Map keys must be unique`.
+// A key repeated in one YAML mapping, in every kind of file lait reads, run in this process
+// (docs/architecture.md#testing), one run through the binary: the message names the key
+// (`duplicate entry with key "jq"`) under the usual prefix of that file kind, never the parser's bare
+// `Map keys must be unique`.
 import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -23,12 +24,14 @@ const project = () => {
   return dir
 }
 
-const lait = (args: ReadonlyArray<string>, cwd: string) => runCli(args, { cwd, env, binary: true, timeoutMs: 60_000 })
+const lait = (args: ReadonlyArray<string>, cwd: string, binary = false) =>
+  runCli(args, { cwd, env, binary, timeoutMs: 60_000 })
 
 describe("a repeated key names the key", () => {
   test("a workflow (lait run), block and flow mappings", async () => {
     const dir = project()
-    const block = await lait(["--no-config", "run", "wf.yml", "x"], dir)
+    // The single-file build's lean `run` path reads the workflow with the parser it bundles.
+    const block = await lait(["--no-config", "run", "wf.yml", "x"], dir, true)
     expect([block.stderr, block.code]).toEqual([
       "lait: failed to load workflow 'wf.yml': duplicate entry with key \"jq\" at line 4, column 5\n",
       3
@@ -74,7 +77,6 @@ describe("a repeated key names the key", () => {
     const r = await runCli(["--no-config", "run", "uses-agent.yml", "x"], {
       cwd: dir,
       env: { ...env, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
-      binary: true,
       timeoutMs: 60_000
     })
     expect(r.stderr).toEndWith(

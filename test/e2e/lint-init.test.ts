@@ -1,7 +1,7 @@
-// `lait init` and `lait schema` as real processes: the starters are written atomically, never over
-// an existing file, pass `lait lint` once their answers are recorded (from a real OpenAI-compatible
-// server on 127.0.0.1), and that recorded test then passes under `lait test`; `lait schema` prints
-// each kind's JSON Schema and validates what `lait init` wrote.
+// `lait init` and `lait schema`, run in this process (docs/architecture.md#testing): the starters are
+// written atomically, never over an existing file, pass `lait lint` once their answers are recorded
+// (from a real OpenAI-compatible server on 127.0.0.1), and that recorded test then passes under
+// `lait test`; `lait schema` prints each kind's JSON Schema and validates what `lait init` wrote.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -31,7 +31,7 @@ afterAll(() => server.stop())
 
 const envFor = (extra: Record<string, string> = {}) => ({ PATH: process.env["PATH"], HOME: home, NO_COLOR: "1", ...extra })
 const lait = (args: ReadonlyArray<string>, cwd: string, extra?: Record<string, string>) =>
-  runCli(args, { cwd, env: envFor(extra), binary: true, timeoutMs: 60_000 })
+  runCli(args, { cwd, env: envFor(extra), timeoutMs: 60_000 })
 
 describe("lait init", () => {
   test("every starter, refusal to overwrite, lint before and after recording, then lait test passes", async () => {

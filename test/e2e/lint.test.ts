@@ -1,6 +1,7 @@
-// `lait lint` as a real process (the compiled binary) over the corpus: exact stdout in the three
-// formats, the summary on stderr, exit 3 on errors and 0 with warnings only; the directory walk; the
-// active config's sections; FIFOs never waited on; usage errors.
+// `lait lint` over the corpus, run in this process (docs/architecture.md#testing), the text format
+// also through the compiled binary: exact stdout in the three formats, the summary on stderr, exit 3 on
+// errors and 0 with warnings only; the directory walk; the active config's sections; FIFOs never
+// waited on; usage errors.
 import { describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -21,14 +22,16 @@ import { makeTempDir, runCli } from "./util.ts"
 // A HOME without a global config, so nothing outside the corpus is merged in.
 const home = makeTempDir("lint-home")
 const env = { PATH: process.env["PATH"], HOME: home, NO_COLOR: "1" }
-const lait = (args: ReadonlyArray<string>, cwd = CORPUS) => runCli(args, { cwd, env, binary: true, timeoutMs: 60_000 })
+const lait = (args: ReadonlyArray<string>, cwd = CORPUS, where: { binary?: boolean; process?: boolean } = {}) =>
+  runCli(args, { cwd, env, ...where, timeoutMs: 60_000 })
 
 const files = CORPUS_ENTRIES.map((e) => e.file)
 const lines = (list: ReadonlyArray<string>) => `${list.join("\n")}\n`
 
 describe("lait lint over the corpus", () => {
   test("text: config section first, one block per file, the summary on stderr, exit 3", async () => {
-    const r = await lait(["lint", "--config", "lait.config.yml", ...files])
+    // The one run of the single-file build: every kind of file, every check it bundles.
+    const r = await lait(["lint", "--config", "lait.config.yml", ...files], CORPUS, { binary: true })
     expect(r.stdout).toBe(lines([...CORPUS_CONFIG_SECTION, ...expectedText(CORPUS_ENTRIES)]))
     expect(r.stderr).toBe(`lait: ${failedCount(CORPUS_ENTRIES)} of ${files.length} file(s) had errors\n`)
     expect(r.code).toBe(3)
@@ -195,7 +198,8 @@ describe("lait lint edge cases", () => {
     Bun.spawnSync(["mkfifo", path.join(dir, "pipe.yml")])
     fs.writeFileSync(path.join(dir, "ok.yml"), "steps:\n  - jq: .\n")
     // Waited on, the FIFO would block for ever: lait would be killed at runCli's bound, with no output.
-    const r = await lait(["lint", "--no-config", "pipe.yml", "missing.yml", "ok.yml"], dir)
+    // A real process, so that such a wait blocks a child that can be killed, not this test process.
+    const r = await lait(["lint", "--no-config", "pipe.yml", "missing.yml", "ok.yml"], dir, { process: true })
     expect(r.stdout).toBe(
       lines([
         "pipe.yml:",

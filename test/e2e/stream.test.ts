@@ -1,6 +1,7 @@
-// `lait PROMPT --stream` as a process against the fixture server's event streams: the text on stdout,
-// usage from the stream's last chunk, the conflict with --json, record/replay of the assembled answer
-// and Ctrl-C in the middle of a stream.
+// `lait PROMPT --stream` against the fixture server's event streams, run in this process
+// (docs/architecture.md#testing): the text on stdout, usage from the stream's last chunk, the conflict
+// with --json, record/replay of the assembled answer; and, through the compiled binary, Ctrl-C in the
+// middle of a stream.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -18,7 +19,7 @@ afterEach(async () => {
 })
 
 const chat = (...args: Array<string>) =>
-  runCli(["--no-config", "--model", "fixture-model", "--base-url", server.baseUrl, ...args], { cwd: dir, binary: true })
+  runCli(["--no-config", "--model", "fixture-model", "--base-url", server.baseUrl, ...args], { cwd: dir })
 
 describe("lait PROMPT --stream", () => {
   test("prints the streamed answer and takes the usage from the last chunk", async () => {
@@ -84,7 +85,7 @@ describe("lait PROMPT --stream", () => {
     fs.writeFileSync(path.join(project, "s.json"), JSON.stringify({ type: "object" }))
     const r = await runCli(
       ["--model", "m", "--base-url", server.baseUrl, "--stream", "--tool", "echo", "--json-schema", "s.json", "ping"],
-      { cwd: project, binary: true }
+      { cwd: project }
     )
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "{\"said\":\"pong\"}\n" })
     expect(server.requests.map((q) => (q.body as { stream?: boolean }).stream)).toEqual([undefined, undefined, true])

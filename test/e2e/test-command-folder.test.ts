@@ -1,5 +1,5 @@
 // `lait test` and `lait lint` on a folder as `lait init` leaves it (config, workflow, test, eval and
-// agent side by side), through the compiled binary: a directory walk runs only the test files and
+// agent side by side), run in this process (docs/architecture.md#testing): a directory walk runs only the test files and
 // counts the rest on stderr, lint names the command that records a test's missing `replay:`
 // directory, and that command (against the fixture OpenAI server) makes the folder pass. Then how a
 // failing assertion shows a JSON output: indented, cut when long.
@@ -24,7 +24,6 @@ const lait = (args: ReadonlyArray<string>, cwd: string) =>
   runCli(args, {
     cwd,
     env: { PATH: process.env["PATH"], HOME: home, NO_COLOR: "1", OPENAI_BASE_URL: server.baseUrl },
-    binary: true,
     timeoutMs: 60_000
   })
 

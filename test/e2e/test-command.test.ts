@@ -1,7 +1,8 @@
-// `dist/lait test` as a real process against the recorded fixture suite (test/fixtures/testing, copied
-// into a temporary directory), the example suite (examples/tests), and discovery edge cases. A fixture
-// OpenAI server listens where every recorded workflow points (127.0.0.1:1234) for the whole file and
-// must never see a request: replay never falls back to the network.
+// `lait test` against the recorded fixture suite (test/fixtures/testing, copied into a temporary
+// directory), the example suite (examples/tests), and discovery edge cases, run in this process
+// (docs/architecture.md#testing); the README's own `dist/lait test` line and Ctrl-C run the compiled
+// binary. A fixture OpenAI server listens where every recorded workflow points (127.0.0.1:1234) for the
+// whole file and must never see a request: replay never falls back to the network.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as net from "node:net"
@@ -29,8 +30,11 @@ const copyFixtures = (name: string): string => {
   return dir
 }
 
-const lait = (args: ReadonlyArray<string>, cwd: string, timeoutMs = 60_000): Promise<RunResult> =>
-  runCli(["--no-env", ...args], { cwd, env, binary: true, timeoutMs })
+const lait = (
+  args: ReadonlyArray<string>,
+  cwd: string,
+  where: { binary?: boolean; process?: boolean } = {}
+): Promise<RunResult> => runCli(["--no-env", ...args], { cwd, env, ...where, timeoutMs: 60_000 })
 
 const listenOn1234 = async (): Promise<OpenAiServer> => {
   for (let attempt = 0;; attempt++) {
@@ -215,7 +219,10 @@ describe("discovery through the CLI", () => {
     fs.symlinkSync("summarize-en.yml", path.join(pass, "linked.yml"))
     fs.symlinkSync(".", path.join(pass, "loop"))
     expect(Bun.spawnSync(["mkfifo", path.join(pass, "pipe.yml")]).exitCode).toBe(0)
-    const r = await lait(["test", "suite/pass/summarize-en.yml", "suite/pass", "./suite/pass/summarize-ja.yml"], dir)
+    // A real process, so that a FIFO waited on blocks a child that can be killed, not this test process.
+    const r = await lait(["test", "suite/pass/summarize-en.yml", "suite/pass", "./suite/pass/summarize-ja.yml"], dir, {
+      process: true
+    })
     expect(r.stdout).toBe([
       "suite/pass/count-one.yml: PASS",
       "suite/pass/count-three.yml: PASS",
@@ -242,7 +249,8 @@ describe("discovery through the CLI", () => {
         stdout: "",
         stderr: "lait: test target 'link.yml' is a symbolic link; pass a regular file or directory\n"
       })
-      expect(await lait(["test", "pipe.yml"], dir)).toMatchObject({
+      // A real process: see the FIFO in the walk above.
+      expect(await lait(["test", "pipe.yml"], dir, { process: true })).toMatchObject({
         code: 1,
         stderr: "lait: test target 'pipe.yml' is not a regular file or directory\n"
       })
@@ -378,7 +386,8 @@ describe("examples/tests", () => {
     const readme = fs.readFileSync(path.join(repoRoot, "examples/tests/README.md"), "utf8")
     const first = /```sh\n(.+)\n/.exec(readme)![1]!
     expect(first).toBe("dist/lait test examples/tests/cases")
-    const r = await lait(first.split(" ").slice(1), repoRoot)
+    // The README's command as written: the compiled binary.
+    const r = await lait(first.split(" ").slice(1), repoRoot, { binary: true })
     expect(r).toMatchObject({
       code: 0,
       stdout: "examples/tests/cases/billing.yml: PASS\nexamples/tests/cases/outage.yml: PASS\n2 passed, 0 failed, 2 total\n",
@@ -398,7 +407,6 @@ describe("examples/tests", () => {
       runCli(["--no-env", "test", "examples/tests/cases", ...args], {
         cwd: repoRoot,
         env: { ...env, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
-        binary: true,
         timeoutMs: 60_000
       })
     const r = await moved([])

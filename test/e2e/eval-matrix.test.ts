@@ -1,7 +1,8 @@
-// Baselines and shards of an eval that compares `targets:`, as a user meets them: the compiled binary
-// against the fixture OpenAI server. A baseline keeps each (target, case) apart, so a target that got
-// worse is `regressed` for that target only; 4 shards of a 2-target eval merge into the single run's
-// report — every run's output, assertions, tokens and cost included — in every format.
+// Baselines and shards of an eval that compares `targets:`, in this process (docs/architecture.md#testing)
+// and once as the compiled binary, against the fixture OpenAI server. A baseline keeps each (target, case)
+// apart, so a target that got worse is `regressed` for that target only; 4 shards of a 2-target eval merge
+// into the single run's report — every run's output, assertions, tokens and cost included — in every
+// format.
 import { describe, expect, test } from "bun:test"
 import { childrenNamed, parseXml } from "../eval/xml.ts"
 import { evalProjects } from "./evalProject.ts"
@@ -27,7 +28,8 @@ describe("baseline with targets", () => {
     const good = serve([{ content: "PASS", repeat: true }])
     const p = project(good.baseUrl)
     p.write("eval.yml", twoTargets([{ input: "alpha" }, { input: "beta" }]))
-    const saved = await p.lait(["eval", "eval.yml", "--repeat", "12", "--save-baseline", "base.json"])
+    // As a user meets it: the compiled binary (its lean `eval` path); the runs after it in this process.
+    const saved = await p.lait(["eval", "eval.yml", "--repeat", "12", "--save-baseline", "base.json"], { binary: true })
     expect(saved.code).toBe(0)
     expect(saved.stderr).toContain("note: saved the baseline of 2 case(s) on 2 target(s) to 'base.json'")
     const base = JSON.parse(p.read("base.json"))

@@ -1,8 +1,9 @@
-// `lait eval` at scale and against a baseline, as a user meets it: the compiled binary against the fixture
-// OpenAI server. Covers --save-baseline/--baseline (a server that got worse is `regressed` and fails
-// --fail-on-regression; a small change is `unchanged`), runs that could not run (`error`, exit 4, JUnit
-// <error>) while a 429 that a retry cures is no failure, --jobs, --shard with `lait eval merge` giving
-// the single run's report, and Ctrl-C printing the finished runs as a partial report (exit 130).
+// `lait eval` at scale and against a baseline against the fixture OpenAI server, in this process
+// (docs/architecture.md#testing) and, for Ctrl-C, as the compiled binary. Covers --save-baseline/--baseline
+// (a server that got worse is `regressed` and fails --fail-on-regression; a small change is `unchanged`),
+// runs that could not run (`error`, exit 4, JUnit <error>) while a 429 that a retry cures is no failure,
+// --jobs, --shard with `lait eval merge` giving the single run's report, and Ctrl-C printing the finished
+// runs as a partial report (exit 130).
 import { describe, expect, test } from "bun:test"
 import { childrenNamed, parseXml } from "../eval/xml.ts"
 import { evalProjects } from "./evalProject.ts"

@@ -1,8 +1,8 @@
-// Eval verdicts that never go green by mistake (issue 35), as a user meets them: the compiled binary
-// against the fixture OpenAI server. --fail-on-regression with few runs per case fails on the pooled
-// regression no single case can show (with a warning that says why), and every report's verdict
-// agrees with the exit code; `lait eval merge` refuses a set of shards with one lost, duplicated or of
-// another eval, and --allow-partial merges it marked partial in every format.
+// Eval verdicts that never go green by mistake (issue 35), in this process (docs/architecture.md#testing)
+// and once as the compiled binary, against the fixture OpenAI server. --fail-on-regression with few runs
+// per case fails on the pooled regression no single case can show (with a warning that says why), and every
+// report's verdict agrees with the exit code; `lait eval merge` refuses a set of shards with one lost,
+// duplicated or of another eval, and --allow-partial merges it marked partial in every format.
 import { describe, expect, test } from "bun:test"
 import { createHash } from "node:crypto"
 import { childrenNamed, parseXml } from "../eval/xml.ts"
@@ -23,7 +23,8 @@ describe("--fail-on-regression", () => {
     ])
     const p = project(good.baseUrl)
     p.write("eval.yml", evalFile(EIGHT))
-    const saved = await p.lait(["eval", "eval.yml", "--repeat", "3", "--save-baseline", "base.json"])
+    // As a user meets it: the compiled binary (its lean `eval` path); the runs after it in this process.
+    const saved = await p.lait(["eval", "eval.yml", "--repeat", "3", "--save-baseline", "base.json"], { binary: true })
     expect(saved.code).toBe(1)
     expect(saved.stderr).not.toContain("warning:")
     const base = JSON.parse(p.read("base.json"))

@@ -1,5 +1,6 @@
-// Shared by the e2e tests of `lait eval` at scale (eval-scale, eval-matrix): projects whose model `m` is
-// served by the fixture OpenAI server, run through the compiled binary with a fast backoff.
+// Shared by the e2e tests of `lait eval` at scale (eval-scale, eval-matrix, eval-verdicts): projects
+// whose model `m` is served by the fixture OpenAI server, run with a fast backoff in this process
+// (docs/architecture.md#testing) or, where a test asks, through the compiled binary.
 import { afterAll, afterEach, beforeAll } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -73,8 +74,8 @@ export const evalProjects = (prefix: string) => {
       for (const [key, value] of Object.entries(process.env)) if (!/^(OPENAI_|LAIT_)/.test(key)) env[key] = value
       return { ...env, NO_COLOR: "1", HOME: dir, XDG_CONFIG_HOME: path.join(dir, ".config"), LAIT_HTTP_BACKOFF_MS: "5" }
     }
-    const lait = (args: ReadonlyArray<string>) =>
-      runCli(args, { cwd: dir, env: env(), binary: true, timeoutMs: 120_000 })
+    const lait = (args: ReadonlyArray<string>, where: { readonly binary?: boolean } = {}) =>
+      runCli(args, { cwd: dir, env: env(), ...where, timeoutMs: 120_000 })
     const read = (name: string) => fs.readFileSync(path.join(dir, name), "utf8")
     return { dir, write, lait, read, configure, env }
   }

@@ -1,8 +1,9 @@
-// The user documentation is checked against the compiled binary, so an example that stops working
-// fails the suite instead of misleading a reader:
+// The user documentation is checked against lait, so an example that stops working fails the suite
+// instead of misleading a reader:
 //   - every YAML block in docs/*.md declares itself a complete file (`# file: PATH`) or a fragment;
 //   - the complete files of each section are written to a directory of their own (with the support
-//     files declared next to them) and `dist/lait lint` must accept them (exit 0);
+//     files declared next to them) and `lait lint`, run in this process (docs/architecture.md#testing),
+//     must accept them (exit 0);
 //   - every `sh` command that runs lait on the bundled examples/ exits 0, run from a copy of the
 //     repository root with `lait` on PATH meaning dist/lait;
 //   - every relative link of docs/*.md and README.md reaches an existing file and heading.
@@ -10,7 +11,7 @@
 import { beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { ensureBinary, makeTempDir, repoRoot, run } from "../e2e/util.ts"
+import { ensureBinary, makeTempDir, repoRoot, run, runCli } from "../e2e/util.ts"
 import {
   type Block,
   extractBlocks,
@@ -77,7 +78,7 @@ const isolatedEnv = (home: string, extraPath?: string): Record<string, string> =
 }
 
 /** Writes an example's files to a fresh directory and lints the lait files among them. */
-const lintExample = async (binary: string, example: Example) => {
+const lintExample = async (example: Example) => {
   const dir = makeTempDir("docs-example")
   try {
     for (const file of example.files) {
@@ -87,7 +88,7 @@ const lintExample = async (binary: string, example: Example) => {
     }
     const targets = example.files.filter((f) => f.lint).map((f) => f.path)
     if (targets.length === 0) return { code: 0, stdout: "", stderr: "", targets }
-    const result = await run([binary, "lint", ...targets], { cwd: dir, env: isolatedEnv(dir) })
+    const result = await runCli(["lint", ...targets], { cwd: dir, env: isolatedEnv(dir) })
     return { ...result, targets }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
@@ -118,7 +119,7 @@ describe("docs/*.md code blocks", () => {
 
   for (const example of examples) {
     test(`lait lint accepts ${example.name}`, async () => {
-      const result = await lintExample(binary, example)
+      const result = await lintExample(example)
       const detail = `${example.files.map((f) => `${f.path} (${f.where})`).join(", ")}\n${result.stdout}${result.stderr}`
       expect({ code: result.code, detail }).toEqual({ code: 0, detail })
       // Every file linted was recognised and reported on.
@@ -210,7 +211,7 @@ describe("the checks themselves", () => {
     const found = extractBlocks("broken.md", broken)
     const { examples } = examplesOf(found)
     expect(examples).toHaveLength(1)
-    const result = await lintExample(binary, examples[0]!)
+    const result = await lintExample(examples[0]!)
     expect(result.code).toBe(3)
   }, 60_000)
 

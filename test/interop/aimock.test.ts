@@ -1,4 +1,4 @@
-// The interop suite (issue 39, docs/compatibility.md): the lait binary against an OpenAI-compatible
+// The interop suite (issue 39, docs/compatibility.md): lait (in this process) against an OpenAI-compatible
 // server nobody on this project wrote, `@copilotkit/aimock` (pinned in package.json), started
 // in-process on 127.0.0.1 with a free port and its own fixtures; no network. One-shot, `--stream`,
 // tool calls, structured output, record then replay with the server stopped, 401, 429 with
@@ -56,7 +56,7 @@ afterAll(async () => {
 })
 
 let counter = 0
-/** A fresh directory holding `files`; runs the binary there (OPENAI_* and LAIT_* are not inherited). */
+/** A fresh directory holding `files`; runs lait there (OPENAI_* and LAIT_* are not inherited). */
 const project = (files: Readonly<Record<string, string>> = {}) => {
   const dir = path.join(ws.dir, `p${++counter}`)
   fs.mkdirSync(dir, { recursive: true })

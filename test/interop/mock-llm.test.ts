@@ -83,7 +83,7 @@ afterAll(async () => {
 })
 
 let counter = 0
-/** A fresh directory holding `files`; runs the binary there (OPENAI_* and LAIT_* are not inherited). */
+/** A fresh directory holding `files`; runs lait there (OPENAI_* and LAIT_* are not inherited). */
 const project = (files: Readonly<Record<string, string>> = {}) => {
   const dir = path.join(ws.dir, `p${++counter}`)
   fs.mkdirSync(dir, { recursive: true })

@@ -22,7 +22,7 @@ import { makeTempDir, runCli } from "./util.ts"
 // A HOME without a global config, so nothing outside the corpus is merged in.
 const home = makeTempDir("lint-home")
 const env = { PATH: process.env["PATH"], HOME: home, NO_COLOR: "1" }
-const lait = (args: ReadonlyArray<string>, cwd = CORPUS, where: { binary?: boolean; process?: boolean } = {}) =>
+const lait = (args: ReadonlyArray<string>, cwd = CORPUS, where: { binary?: boolean } = {}) =>
   runCli(args, { cwd, env, ...where, timeoutMs: 60_000 })
 
 const files = CORPUS_ENTRIES.map((e) => e.file)
@@ -198,8 +198,9 @@ describe("lait lint edge cases", () => {
     Bun.spawnSync(["mkfifo", path.join(dir, "pipe.yml")])
     fs.writeFileSync(path.join(dir, "ok.yml"), "steps:\n  - jq: .\n")
     // Waited on, the FIFO would block for ever: lait would be killed at runCli's bound, with no output.
-    // A real process, so that such a wait blocks a child that can be killed, not this test process.
-    const r = await lait(["lint", "--no-config", "pipe.yml", "missing.yml", "ok.yml"], dir, { process: true })
+    // A real process (the binary: it starts faster than `bun src/main.ts`), so that such a wait blocks a
+    // child that can be killed, not this test process.
+    const r = await lait(["lint", "--no-config", "pipe.yml", "missing.yml", "ok.yml"], dir, { binary: true })
     expect(r.stdout).toBe(
       lines([
         "pipe.yml:",

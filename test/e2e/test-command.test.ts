@@ -33,7 +33,7 @@ const copyFixtures = (name: string): string => {
 const lait = (
   args: ReadonlyArray<string>,
   cwd: string,
-  where: { binary?: boolean; process?: boolean } = {}
+  where: { binary?: boolean } = {}
 ): Promise<RunResult> => runCli(["--no-env", ...args], { cwd, env, ...where, timeoutMs: 60_000 })
 
 const listenOn1234 = async (): Promise<OpenAiServer> => {
@@ -219,9 +219,10 @@ describe("discovery through the CLI", () => {
     fs.symlinkSync("summarize-en.yml", path.join(pass, "linked.yml"))
     fs.symlinkSync(".", path.join(pass, "loop"))
     expect(Bun.spawnSync(["mkfifo", path.join(pass, "pipe.yml")]).exitCode).toBe(0)
-    // A real process, so that a FIFO waited on blocks a child that can be killed, not this test process.
+    // A real process (the binary: it starts faster than `bun src/main.ts`), so that a FIFO waited on
+    // blocks a child that can be killed, not this test process.
     const r = await lait(["test", "suite/pass/summarize-en.yml", "suite/pass", "./suite/pass/summarize-ja.yml"], dir, {
-      process: true
+      binary: true
     })
     expect(r.stdout).toBe([
       "suite/pass/count-one.yml: PASS",
@@ -250,7 +251,7 @@ describe("discovery through the CLI", () => {
         stderr: "lait: test target 'link.yml' is a symbolic link; pass a regular file or directory\n"
       })
       // A real process: see the FIFO in the walk above.
-      expect(await lait(["test", "pipe.yml"], dir, { process: true })).toMatchObject({
+      expect(await lait(["test", "pipe.yml"], dir, { binary: true })).toMatchObject({
         code: 1,
         stderr: "lait: test target 'pipe.yml' is not a regular file or directory\n"
       })

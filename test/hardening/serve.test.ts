@@ -87,19 +87,25 @@ describe("sessions (issue 36 item 5)", () => {
   }, 60_000)
 
   test("a session running a call is never evicted; when all are busy a new one is refused with 503", async () => {
-    const model = fixture([{ match: "Summarize: slow", content: "done at last", delay_ms: 3000 }])
+    // The model answers the call only once the refusal has been seen: the call is busy until then.
+    const answer = Promise.withResolvers<void>()
+    const model = fixture([{ match: "Summarize: slow", content: "done at last", hold: answer.promise }])
     const s = await serve(["--max-sessions", "1"])
     const busy = await openSession(s.url)
     const call = callTool(s.url, busy, "workflow__summarize", { input: "slow" })
-    expect(await waitFor(() => model.requests.length === 1), "the model server to receive the first call's request").toBe(true)
-    const refused = await mcp(s.url, {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "0" } }
-    })
-    expect(refused.status).toBe(503)
-    expect(JSON.stringify(refused.messages)).toContain("see --max-sessions")
+    try {
+      expect(await waitFor(() => model.requests.length === 1), "the model server to receive the first call's request").toBe(true)
+      const refused = await mcp(s.url, {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "0" } }
+      })
+      expect(refused.status).toBe(503)
+      expect(JSON.stringify(refused.messages)).toContain("see --max-sessions")
+    } finally {
+      answer.resolve()
+    }
     expect(resultOf(await call)).toEqual({ text: "done at last", isError: false })
     // Idle now: a new client takes its place.
     const next = await openSession(s.url)
@@ -163,22 +169,28 @@ describe("slow request bodies (issue 36 item 5)", () => {
 
 describe("concurrent calls (issue 36 item 5)", () => {
   test("past --max-calls a call is refused as a tool error; once one ends, calls run again", async () => {
+    // The model answers the first call only once the second has been refused: it runs until then.
+    const answer = Promise.withResolvers<void>()
     const model = fixture([
-      { match: "Summarize: first", content: "first done", delay_ms: 3000 },
+      { match: "Summarize: first", content: "first done", hold: answer.promise },
       { content: "later", repeat: true }
     ])
     const s = await serve(["--max-calls", "1"])
     const a = await openSession(s.url)
     const b = await openSession(s.url)
     const first = callTool(s.url, a, "workflow__summarize", { input: "first" })
-    expect(await waitFor(() => model.requests.length === 1), "the model server to receive the first call's request").toBe(true)
-    const refused = resultOf(await callTool(s.url, b, "workflow__summarize", { input: "second" }))
-    expect(refused).toEqual({
-      text: "lait serve is busy: 1 tool call(s) are already running (see --max-calls); try again later",
-      isError: true
-    })
-    // The refused call never reached the model.
-    expect(model.requests.length).toBe(1)
+    try {
+      expect(await waitFor(() => model.requests.length === 1), "the model server to receive the first call's request").toBe(true)
+      const refused = resultOf(await callTool(s.url, b, "workflow__summarize", { input: "second" }))
+      expect(refused).toEqual({
+        text: "lait serve is busy: 1 tool call(s) are already running (see --max-calls); try again later",
+        isError: true
+      })
+      // The refused call never reached the model.
+      expect(model.requests.length).toBe(1)
+    } finally {
+      answer.resolve()
+    }
     expect(resultOf(await first)).toEqual({ text: "first done", isError: false })
     expect(resultOf(await callTool(s.url, b, "workflow__summarize", { input: "third" }))).toEqual({
       text: "later",

@@ -4,6 +4,7 @@
 // fixture OpenAI server on 127.0.0.1.
 import { afterAll, afterEach, beforeAll } from "bun:test"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { type OpenAiServer, type OpenAiServerOptions, startOpenAiServer } from "../fixtures/openai-server.ts"
 import { type OtlpReceiver, startOtlpReceiver } from "../fixtures/otlp-receiver.ts"
@@ -86,12 +87,29 @@ export const stopServers = async (): Promise<void> => {
   await Promise.all(running.splice(0).map((s) => s.stop()))
 }
 
-/** A base URL on 127.0.0.1 where nothing listens (a port just released). */
+/** Whether a connection to 127.0.0.1:`port` is refused now. */
+const refuses = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = net.connect({ host: "127.0.0.1", port })
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"))
+  })
+
+/**
+ * A base URL on 127.0.0.1 where nothing listens. Not a port just released by a server: the kernel may
+ * hand that one to the next server a concurrent test starts on port 0, whose requests the "refused"
+ * run would then reach. A port below the ephemeral range (32768 and up on Linux) is never given out
+ * for port 0; one that refuses a connection now is taken.
+ */
 export const refusedBaseUrl = async (): Promise<string> => {
-  const s = startOpenAiServer()
-  const url = s.baseUrl
-  await s.stop()
-  return url
+  for (let tries = 0; tries < 100; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    if (await refuses(port)) return `http://127.0.0.1:${port}/v1`
+  }
+  throw new Error("no refused port found on 127.0.0.1 between 20000 and 32000")
 }
 
 /** Every regular file under `dir` (recursively), with its bytes. */

@@ -1,13 +1,14 @@
-// `dist/lait test` isolation, ERROR outcomes and shards, as a real process against the recorded fixture
-// suite (test/fixtures/testing, copied into a temporary directory). A fixture OpenAI server listens where
-// the recordings point (127.0.0.1:1234) and must never see a request. Every lait process gets a private
-// TMPDIR, so what `workdir: temp` leaves behind (or not) can be listed.
+// `lait test` isolation, ERROR outcomes and shards, run in this process (runCli's default: nothing
+// here is about the process itself; docs/architecture.md#testing-in-process-first) against the
+// recorded fixture suite (test/fixtures/testing, copied into a temporary directory). A fixture OpenAI
+// server listens where the recordings point (127.0.0.1:1234) and must never see a request. Every lait
+// run gets a private TMPDIR, so what `workdir: temp` leaves behind (or not) can be listed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
 import { parseXml, validateJunit } from "../testing/junit.ts"
-import { ensureBinary, makeTempDir, repoRoot, type RunResult, runCli } from "./util.ts"
+import { makeTempDir, repoRoot, type RunResult, runCli } from "./util.ts"
 
 const fixtures = path.join(repoRoot, "test/fixtures/testing")
 const work = fs.realpathSync(makeTempDir("e2e-test-isolation"))
@@ -74,7 +75,6 @@ const lait = (args: ReadonlyArray<string>, cwd: string, extraEnv: Record<string,
       TMPDIR: path.join(cwd, ".tmp"),
       ...extraEnv
     },
-    binary: true,
     timeoutMs: 60_000
   })
 
@@ -96,7 +96,6 @@ ${extra}assert:
 }
 
 beforeAll(async () => {
-  await ensureBinary()
   // Another process's tests may hold the port for a while (test-command.test.ts keeps its own sentinel
   // there for its whole file, tens of seconds on a loaded machine): wait it out, within a bound.
   const end = Date.now() + 180_000

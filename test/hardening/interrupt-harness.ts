@@ -699,11 +699,12 @@ export class InterruptHarness {
       try {
         writeFile(dir, "wf.yml", testWorkflow(server.baseUrl, "MARKER"))
         const marker = this.newMarker("fixture")
-        for (const input of TEST_INPUTS) {
+        // At once: each input's requests are cassette files of their own, and no trial runs yet.
+        await Promise.all(TEST_INPUTS.map(async (input) => {
           const proc = this.spawn(dir, ["run", "wf.yml", input, "--record", "cassettes"], marker)
           const [stderr] = await Promise.all([new Response(proc.stderr).text(), new Response(proc.stdout).text()])
           if ((await proc.exited) !== 0) throw new Error(`recording the test fixture failed: ${stderr}`)
-        }
+        }))
         const cases = TEST_INPUTS.map((input) => {
           const name = `${input}.yml`
           const text = testCase(input, `echo: question ${input}`)

@@ -4,10 +4,10 @@
 // default.request_timeout) and every retry prints a `warning:` first; `Retry-After` on 429/503 is
 // obeyed up to 60 s; an answer nested too deep for JSON.stringify is recorded and cached all the
 // same; a cassette or cache entry lait could not read back (over 16 MiB) is refused when written.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { cleanEnv, prepareCli, workspace } from "../e2e/model-harness.ts"
+import { cleanEnv, prepareCli, refusedBaseUrl, workspace } from "../e2e/model-harness.ts"
 import { ensureBinary } from "../e2e/util.ts"
 import {
   completionText,
@@ -24,8 +24,9 @@ const ws = workspace("hardening-responses")
 beforeAll(prepareCli, 300_000)
 afterAll(() => ws.remove())
 
+// Stopped at the end of the file, not after each test: the tests that only wait run concurrently.
 const servers: Array<HostileServer> = []
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(servers.splice(0).map((s) => s.stop()))
 })
 const serve = (handler: Handler) => {
@@ -209,8 +210,9 @@ describe("response bodies are capped (LAIT_MAX_RESPONSE_BYTES, default 16 MiB)",
   }, 60_000)
 })
 
+// The tests here and of Retry-After wait (timeouts, Retry-After) rather than work: they wait at once.
 describe("request timeout (LAIT_HTTP_TIMEOUT_MS, default.request_timeout) and retry warnings", () => {
-  test("a server that never answers: each attempt times out, the retry is announced", async () => {
+  test.concurrent("a server that never answers: each attempt times out, the retry is announced", async () => {
     const s = serve(never)
     const r = await lait(project("never"), s, ["run", "wf.yml", "x"], {
       env: { LAIT_HTTP_TIMEOUT_MS: "300", LAIT_HTTP_ATTEMPTS: "2", LAIT_HTTP_BACKOFF_MS: "0" }
@@ -226,7 +228,7 @@ describe("request timeout (LAIT_HTTP_TIMEOUT_MS, default.request_timeout) and re
     expect(r.killed, shown).toBeUndefined()
   }, 60_000)
 
-  test("default.request_timeout (seconds) applies to a body that stalls; LAIT_HTTP_TIMEOUT_MS wins over it", async () => {
+  test.concurrent("default.request_timeout (seconds) applies to a body that stalls; LAIT_HTTP_TIMEOUT_MS wins over it", async () => {
     const s = serve(stalledBody)
     const dir = project("stalled", "default:\n  request_timeout: 1\n")
     const env = { LAIT_HTTP_ATTEMPTS: "1" }
@@ -241,7 +243,7 @@ describe("request timeout (LAIT_HTTP_TIMEOUT_MS, default.request_timeout) and re
     expect([bad.code, bad.stderr]).toEqual([2, `lait: invalid LAIT_HTTP_TIMEOUT_MS "soon": expected an integer from 1 to 86400000\n`])
   }, 60_000)
 
-  test("every retryable failure warns before the retry, with the time a slow attempt took", async () => {
+  test.concurrent("every retryable failure warns before the retry, with the time a slow attempt took", async () => {
     const s = serve(async (n) => {
       if (n === 1) return json(`{"error":{"message":"overloaded"}}`, 500)
       if (n === 2) {
@@ -265,10 +267,8 @@ describe("request timeout (LAIT_HTTP_TIMEOUT_MS, default.request_timeout) and re
     expect(lines.length, shown).toBe(4)
   }, 60_000)
 
-  test("a refused connection warns before each retry too", async () => {
-    const gone = startHostileServer(ok("unused"))
-    const url = gone.baseUrl
-    await gone.stop()
+  test.concurrent("a refused connection warns before each retry too", async () => {
+    const url = await refusedBaseUrl()
     const r = await lait(project("refused"), url, ["run", "wf.yml", "x"], {
       env: { LAIT_HTTP_ATTEMPTS: "2", LAIT_HTTP_BACKOFF_MS: "0" }
     })
@@ -287,7 +287,7 @@ describe("Retry-After on 429 and 503", () => {
       : json(completionText("done"))
   const gap = (s: HostileServer) => s.arrivals[1]! - s.arrivals[0]!
 
-  test("delay-seconds is waited instead of the backoff", async () => {
+  test.concurrent("delay-seconds is waited instead of the backoff", async () => {
     const s = serve(busyThen(503, { "retry-after": "1" }))
     const r = await lait(project("ra-seconds"), s, ["run", "wf.yml", "x"], { env: { LAIT_HTTP_BACKOFF_MS: "0" } })
     const shown = clean(r)
@@ -299,7 +299,7 @@ describe("Retry-After on 429 and 503", () => {
     expect(gap(s)).toBeGreaterThanOrEqual(950)
   }, 60_000)
 
-  test("an HTTP date is waited for", async () => {
+  test.concurrent("an HTTP date is waited for", async () => {
     // HTTP dates have whole seconds: 3 s ahead is 2 to 3 s away when lait reads it. Made when the request
     // arrives, so lait's start-up on a busy machine does not eat into it.
     const s = serve(busyThen(429, () => ({ "retry-after": new Date(Date.now() + 3000).toUTCString() })))
@@ -310,7 +310,7 @@ describe("Retry-After on 429 and 503", () => {
     expect(gap(s)).toBeGreaterThanOrEqual(1500)
   }, 60_000)
 
-  test("a longer Retry-After is capped at 60 s, and says so", async () => {
+  test.concurrent("a longer Retry-After is capped at 60 s, and says so", async () => {
     const s = serve(busyThen(503, { "retry-after": "3600" }))
     const r = await lait(project("ra-cap"), s, ["run", "wf.yml", "x"], { until: (stderr) => stderr.includes("retrying") })
     expect(r.killed).toBe("until")
@@ -321,7 +321,7 @@ describe("Retry-After on 429 and 503", () => {
     expect(s.arrivals).toHaveLength(1)
   }, 60_000)
 
-  test("on other statuses, or unreadable, Retry-After is ignored: the backoff applies", async () => {
+  test.concurrent("on other statuses, or unreadable, Retry-After is ignored: the backoff applies", async () => {
     // Honouring the 30 s would put 30 s between the attempts; the 0 ms backoff takes milliseconds, and
     // stays far below that bound on a machine many times slower than this one.
     for (const [status, value] of [[500, "30"], [503, "soon"]] as const) {

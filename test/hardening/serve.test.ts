@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type ScriptedReply } from "../fixtures/openai-server.ts"
+import { type OpenAiServer, type ScriptedReply, startOpenAiServer } from "../fixtures/openai-server.ts"
 import { server, stopServers, workspace } from "../e2e/model-harness.ts"
 import { ensureBinary } from "../e2e/util.ts"
 import {
@@ -72,6 +72,42 @@ const serve = async (args: ReadonlyArray<string>, env: Readonly<Record<string, s
   return served
 }
 
+/**
+ * What a test that runs concurrently with others (it mostly waits) uses instead of `fixture` and
+ * `serve`: a directory, config, model server and serve processes of its own, stopped by the test
+ * itself, since afterEach runs whenever any concurrent test ends.
+ */
+const alone = async (name: string, body: (own: {
+  readonly fixture: (script: ReadonlyArray<ScriptedReply>) => OpenAiServer
+  readonly start: (argv: ReadonlyArray<string>) => Promise<Served>
+}) => Promise<void>) => {
+  const dir = path.join(ws.dir, name)
+  fs.mkdirSync(dir, { recursive: true })
+  const models: Array<OpenAiServer> = []
+  const serves: Array<Served> = []
+  try {
+    await body({
+      fixture: (script) => {
+        const s = startOpenAiServer({ script })
+        models.push(s)
+        const workflow = (file: string) => path.join(ws.dir, "workflows", file)
+        fs.writeFileSync(
+          path.join(dir, "lait.config.yml"),
+          `base_url: '${s.baseUrl}'\ndefault:\n  model: fixture-model\nworkflows:\n  summarize: ${workflow("summarize.yml")}\n`
+        )
+        return s
+      },
+      start: async (argv) => {
+        const served = await startServe(argv, { cwd: dir, env: serveEnv(ws.dir) })
+        serves.push(served)
+        return served
+      }
+    })
+  } finally {
+    await Promise.all([...serves.map((x) => x.stop()), ...models.map((x) => x.stop())])
+  }
+}
+
 describe("sessions (issue 36 item 5)", () => {
   test("a flood of initialize requests keeps only --max-sessions sessions: the oldest idle ones are evicted", async () => {
     fixture([{ content: "ok", repeat: true }])
@@ -87,19 +123,25 @@ describe("sessions (issue 36 item 5)", () => {
   }, 60_000)
 
   test("a session running a call is never evicted; when all are busy a new one is refused with 503", async () => {
-    const model = fixture([{ match: "Summarize: slow", content: "done at last", delay_ms: 3000 }])
+    // The model answers the call only once the refusal has been seen: the call is busy until then.
+    const answer = Promise.withResolvers<void>()
+    const model = fixture([{ match: "Summarize: slow", content: "done at last", hold: answer.promise }])
     const s = await serve(["--max-sessions", "1"])
     const busy = await openSession(s.url)
     const call = callTool(s.url, busy, "workflow__summarize", { input: "slow" })
-    expect(await waitFor(() => model.requests.length === 1), "the model server to receive the first call's request").toBe(true)
-    const refused = await mcp(s.url, {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "0" } }
-    })
-    expect(refused.status).toBe(503)
-    expect(JSON.stringify(refused.messages)).toContain("see --max-sessions")
+    try {
+      expect(await waitFor(() => model.requests.length === 1), "the model server to receive the first call's request").toBe(true)
+      const refused = await mcp(s.url, {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "0" } }
+      })
+      expect(refused.status).toBe(503)
+      expect(JSON.stringify(refused.messages)).toContain("see --max-sessions")
+    } finally {
+      answer.resolve()
+    }
     expect(resultOf(await call)).toEqual({ text: "done at last", isError: false })
     // Idle now: a new client takes its place.
     const next = await openSession(s.url)
@@ -107,9 +149,10 @@ describe("sessions (issue 36 item 5)", () => {
     expect((await listTools(s.url, busy)).status).toBe(404)
   }, 60_000)
 
-  test("an idle session expires after --session-idle-timeout; a call longer than that keeps it", async () => {
-    fixture([{ match: "Summarize: long", content: "long call", delay_ms: 1500 }])
-    const s = await serve(["--session-idle-timeout", "1"])
+  // This test and the slow bodies' wait out limits of a second or two: they wait at the same time.
+  test.concurrent("an idle session expires after --session-idle-timeout; a call longer than that keeps it", () => alone("idle", async (own) => {
+    own.fixture([{ match: "Summarize: long", content: "long call", delay_ms: 1500 }])
+    const s = await own.start([binary, "serve", "--mcp", "--http", "127.0.0.1:0", "--session-idle-timeout", "1"])
     const kept = await openSession(s.url)
     // The call lasts longer than the idle limit: the session must still be there to answer it.
     expect(resultOf(await callTool(s.url, kept, "workflow__summarize", { input: "long" }))).toEqual({
@@ -131,54 +174,56 @@ describe("sessions (issue 36 item 5)", () => {
     }
     expect(expired, "an idle session gone within about 60 s of a 1 s --session-idle-timeout").toBeDefined()
     expect((await listTools(s.url, kept)).status).toBe(404)
-  }, 120_000)
+  }), 120_000)
 })
 
 describe("slow request bodies (issue 36 item 5)", () => {
-  test("a body that does not arrive within --body-timeout is answered 408 and its connection closed", async () => {
-    fixture([])
-    const s = await serve(["--body-timeout", "1"])
+  test.concurrent("a body that does not arrive within --body-timeout is answered 408 and its connection closed", () => alone("body", async (own) => {
+    own.fixture([])
+    const s = await own.start([binary, "serve", "--mcp", "--http", "127.0.0.1:0", "--body-timeout", "1"])
     const slow = trickle(s.port)
     expect(await slow.connected).toBe(true)
     const answer = await slow.closed
     expect(answer).toStartWith("HTTP/1.1 408")
     expect(answer).toContain("see --body-timeout")
-  }, 30_000)
+  }), 30_000)
 
-  test("under ulimit -n 256, 300 trickling connections are dropped and the server answers again", async () => {
-    fixture([])
-    const s = await startServe(
-      ["sh", "-c", `ulimit -n 256 && exec "$0" serve --mcp --http 127.0.0.1:0 --body-timeout 2`, binary],
-      { cwd: ws.dir, env: serveEnv(ws.dir) }
-    )
-    running.push(s)
+  test.concurrent("under ulimit -n 256, 300 trickling connections are dropped and the server answers again", () => alone("ulimit", async (own) => {
+    own.fixture([])
+    const s = await own.start(["sh", "-c", `ulimit -n 256 && exec "$0" serve --mcp --http 127.0.0.1:0 --body-timeout 2`, binary])
     const slow = Array.from({ length: 300 }, () => trickle(s.port))
     await Promise.all(slow.map((c) => c.connected))
     // Every one of them ends: past the deadline (or refused while descriptors were short).
     await Promise.all(slow.map((c) => c.closed))
     const session = await openSession(s.url)
     expect((await listTools(s.url, session)).status).toBe(200)
-  }, 60_000)
+  }), 60_000)
 })
 
 describe("concurrent calls (issue 36 item 5)", () => {
   test("past --max-calls a call is refused as a tool error; once one ends, calls run again", async () => {
+    // The model answers the first call only once the second has been refused: it runs until then.
+    const answer = Promise.withResolvers<void>()
     const model = fixture([
-      { match: "Summarize: first", content: "first done", delay_ms: 3000 },
+      { match: "Summarize: first", content: "first done", hold: answer.promise },
       { content: "later", repeat: true }
     ])
     const s = await serve(["--max-calls", "1"])
     const a = await openSession(s.url)
     const b = await openSession(s.url)
     const first = callTool(s.url, a, "workflow__summarize", { input: "first" })
-    expect(await waitFor(() => model.requests.length === 1), "the model server to receive the first call's request").toBe(true)
-    const refused = resultOf(await callTool(s.url, b, "workflow__summarize", { input: "second" }))
-    expect(refused).toEqual({
-      text: "lait serve is busy: 1 tool call(s) are already running (see --max-calls); try again later",
-      isError: true
-    })
-    // The refused call never reached the model.
-    expect(model.requests.length).toBe(1)
+    try {
+      expect(await waitFor(() => model.requests.length === 1), "the model server to receive the first call's request").toBe(true)
+      const refused = resultOf(await callTool(s.url, b, "workflow__summarize", { input: "second" }))
+      expect(refused).toEqual({
+        text: "lait serve is busy: 1 tool call(s) are already running (see --max-calls); try again later",
+        isError: true
+      })
+      // The refused call never reached the model.
+      expect(model.requests.length).toBe(1)
+    } finally {
+      answer.resolve()
+    }
     expect(resultOf(await first)).toEqual({ text: "first done", isError: false })
     expect(resultOf(await callTool(s.url, b, "workflow__summarize", { input: "third" }))).toEqual({
       text: "later",

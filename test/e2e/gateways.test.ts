@@ -5,24 +5,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { prepareCli, server, stopServers, workspace } from "./model-harness.ts"
+import { prepareCli, projectsIn, server, stopServers, workspace } from "./model-harness.ts"
 
 const ws = workspace("e2e-gateways")
 beforeAll(prepareCli, 300_000)
 afterEach(stopServers)
 afterAll(() => ws.remove())
 
-let counter = 0
-/** A fresh directory holding `files`; runs lait there. */
-const project = (files: Readonly<Record<string, string>> = {}) => {
-  const dir = path.join(ws.dir, `p${++counter}`)
-  fs.mkdirSync(dir, { recursive: true })
-  for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text)
-  return {
-    dir,
-    lait: (args: ReadonlyArray<string>, env: Record<string, string> = {}) => ws.lait(args, { cwd: dir, env })
-  }
-}
+/** A fresh directory holding `files`; runs lait there (OPENAI_* and LAIT_* are not inherited). */
+const project = projectsIn(ws)
 
 const headersOf = (s: ReturnType<typeof server>, ...names: ReadonlyArray<string>) =>
   s.requests.map((q) => Object.fromEntries(names.map((n) => [n, q.headers[n] ?? null])))

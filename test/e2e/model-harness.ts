@@ -74,6 +74,23 @@ export const workspace = (prefix: string): Workspace => {
   }
 }
 
+/**
+ * Fresh numbered directories inside `ws`, each holding `files`; `lait` runs there with the workspace's
+ * clean environment plus `env`.
+ */
+export const projectsIn = (ws: Workspace) => {
+  let counter = 0
+  return (files: Readonly<Record<string, string>> = {}) => {
+    const dir = path.join(ws.dir, `p${++counter}`)
+    fs.mkdirSync(dir, { recursive: true })
+    for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text)
+    return {
+      dir,
+      lait: (args: ReadonlyArray<string>, env: Record<string, string> = {}) => ws.lait(args, { cwd: dir, env })
+    }
+  }
+}
+
 /** Started servers are stopped by `stopServers` (call it in afterEach). */
 const running: Array<OpenAiServer> = []
 

@@ -8,7 +8,7 @@ import { LLMock } from "@copilotkit/aimock"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { prepareCli, workspace } from "../e2e/model-harness.ts"
+import { prepareCli, projectsIn, workspace } from "../e2e/model-harness.ts"
 import { type Gateway, startGateway } from "./gateway.ts"
 
 const GOOD_KEY = "sk-aimock-good-0123456789"
@@ -55,17 +55,8 @@ afterAll(async () => {
   ws.remove()
 })
 
-let counter = 0
 /** A fresh directory holding `files`; runs lait there (OPENAI_* and LAIT_* are not inherited). */
-const project = (files: Readonly<Record<string, string>> = {}) => {
-  const dir = path.join(ws.dir, `p${++counter}`)
-  fs.mkdirSync(dir, { recursive: true })
-  for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text)
-  return {
-    dir,
-    lait: (args: ReadonlyArray<string>, env: Record<string, string> = {}) => ws.lait(args, { cwd: dir, env })
-  }
-}
+const project = projectsIn(ws)
 
 /** One-shot chat flags for aimock with the key it accepts. */
 const at = (url = baseUrl, key = GOOD_KEY) => ["--no-config", "--model", "gpt-4o", "--base-url", url, "--api-key", key]

@@ -6,10 +6,8 @@
 import { createServer } from "@dwmkerr/mock-llm/dist/server.js"
 import { getDefaultConfig } from "@dwmkerr/mock-llm/dist/config.js"
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import * as fs from "node:fs"
 import type { Server } from "node:http"
-import * as path from "node:path"
-import { prepareCli, workspace } from "../e2e/model-harness.ts"
+import { prepareCli, projectsIn, workspace } from "../e2e/model-harness.ts"
 import { startOpenAiServer } from "../fixtures/openai-server.ts"
 
 const STALE_KEY = "sk-mockllm-stale-0123456789"
@@ -82,17 +80,8 @@ afterAll(async () => {
   ws.remove()
 })
 
-let counter = 0
 /** A fresh directory holding `files`; runs lait there (OPENAI_* and LAIT_* are not inherited). */
-const project = (files: Readonly<Record<string, string>> = {}) => {
-  const dir = path.join(ws.dir, `p${++counter}`)
-  fs.mkdirSync(dir, { recursive: true })
-  for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text)
-  return {
-    dir,
-    lait: (args: ReadonlyArray<string>, env: Record<string, string> = {}) => ws.lait(args, { cwd: dir, env })
-  }
-}
+const project = projectsIn(ws)
 
 const at = (url = mock.baseUrl) => ["--no-config", "--model", "gpt-4", "--base-url", url]
 

@@ -10,6 +10,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { prepareCli, projectsIn, workspace } from "../e2e/model-harness.ts"
 import { type Gateway, startGateway } from "./gateway.ts"
+import { ECHO_TOOL_CONFIG } from "./echoTool.ts"
 
 const GOOD_KEY = "sk-aimock-good-0123456789"
 const STALE_KEY = "sk-aimock-stale-0123456789"
@@ -87,13 +88,7 @@ describe("lait against aimock", () => {
 
   test("tool calls: lait runs the tool aimock asked for and sends its result back", async () => {
     const p = project({
-      "lait.config.yml": [
-        "tools:",
-        "  echo:",
-        "    command: [echo, 'weather for {{ input.text }}']",
-        "    description: Echo",
-        "    parameters: { type: object, required: [text], properties: { text: { type: string } } }"
-      ].join("\n")
+      "lait.config.yml": ECHO_TOOL_CONFIG
     })
     const r = await p.lait(["--model", "gpt-4o", "--base-url", baseUrl, "--api-key", GOOD_KEY, "--tool", "echo", "weather in Paris?"])
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "It is sunny in Paris.\n" })

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import type { Server } from "node:http"
 import { prepareCli, projectsIn, workspace } from "../e2e/model-harness.ts"
 import { startOpenAiServer } from "../fixtures/openai-server.ts"
+import { ECHO_TOOL_CONFIG } from "./echoTool.ts"
 
 const STALE_KEY = "sk-mockllm-stale-0123456789"
 
@@ -97,13 +98,7 @@ describe("lait against mock-llm", () => {
 
   test("tool calls: the tool runs and its result goes back; the final answer is printed", async () => {
     const p = project({
-      "lait.config.yml": [
-        "tools:",
-        "  echo:",
-        "    command: [echo, 'weather for {{ input.text }}']",
-        "    description: Echo",
-        "    parameters: { type: object, required: [text], properties: { text: { type: string } } }"
-      ].join("\n")
+      "lait.config.yml": ECHO_TOOL_CONFIG
     })
     const r = await p.lait(["--model", "gpt-4", "--base-url", mock.baseUrl, "--tool", "echo", "weather in Paris?"])
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "It is sunny in Paris.\n" })

@@ -131,13 +131,59 @@ export const newestSourceMtime = (): number => {
 
 let building: Promise<string> | undefined
 
+const isStale = (): boolean =>
+  (fs.existsSync(binaryPath) ? fs.statSync(binaryPath).mtimeMs : -1) < newestSourceMtime()
+
+// `npm test` runs files in several worker processes (package.json): one of them builds, the others wait
+// for it (a directory is created atomically) instead of compiling the same binary side by side.
+const buildLock = path.join(repoRoot, "dist", ".build.lock")
+
+const lockOwner = (): number | undefined => {
+  try {
+    const pid = Number(fs.readFileSync(path.join(buildLock, "pid"), "utf8"))
+    return pid > 0 ? pid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const lockAgeMs = (): number => {
+  try {
+    return Date.now() - fs.statSync(buildLock).mtimeMs
+  } catch {
+    return 0
+  }
+}
+
+const takeBuildLock = async (): Promise<boolean> => {
+  fs.mkdirSync(path.dirname(buildLock), { recursive: true })
+  for (;;) {
+    try {
+      fs.mkdirSync(buildLock)
+      fs.writeFileSync(path.join(buildLock, "pid"), String(process.pid))
+      return true
+    } catch {
+      // A lock left by a killed run is taken over: its owner is gone, or it never wrote its pid.
+      const owner = lockOwner()
+      const abandoned = owner === undefined ? lockAgeMs() > 60_000 : !alive(owner)
+      if (abandoned) fs.rmSync(buildLock, { recursive: true, force: true })
+      else if (!isStale()) return false
+      else await Bun.sleep(200)
+    }
+  }
+}
+
 /** Path of dist/lait, running `bun build.ts` first when it is missing or older than its sources. */
 export const ensureBinary = (): Promise<string> => {
   building ??= (async () => {
-    const built = fs.existsSync(binaryPath) ? fs.statSync(binaryPath).mtimeMs : -1
-    if (built < newestSourceMtime()) {
-      const r = await run([process.execPath, path.join(repoRoot, "build.ts")], { cwd: repoRoot, timeoutMs: 300_000 })
-      if (r.code !== 0) throw new Error(`bun build.ts failed (exit ${r.code}):\n${r.stdout}${r.stderr}`)
+    if (!isStale() || !(await takeBuildLock())) return binaryPath
+    try {
+      if (isStale()) {
+        const r = await run([process.execPath, path.join(repoRoot, "build.ts")], { cwd: repoRoot, timeoutMs: 300_000 })
+        if (r.code !== 0) throw new Error(`bun build.ts failed (exit ${r.code}):\n${r.stdout}${r.stderr}`)
+      }
+    } finally {
+      fs.rmSync(buildLock, { recursive: true, force: true })
     }
     return binaryPath
   })()

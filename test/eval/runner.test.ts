@@ -8,7 +8,7 @@ import { FileLoader } from "../../src/platform/FileLoader.ts"
 import { LaitConfig } from "../../src/config/LaitConfig.ts"
 import type { ConfigFile } from "../../src/config/schema.ts"
 import { type EvalOptions, runEval, schedule, totalUsage } from "../../src/eval/runner.ts"
-import { parseEvalDefinition } from "../../src/eval/schema.ts"
+import { parseEvalDefinition, withEvalSchema } from "../../src/eval/schema.ts"
 import { loadTarget } from "../../src/eval/target.ts"
 import { CassetteRepeat } from "../../src/model/cassette/repeat.ts"
 import { ModelClient } from "../../src/model/ModelClient.ts"
@@ -67,7 +67,7 @@ const evalRun = async (options: {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-eval-runner-"))
   for (const [name, text] of Object.entries(options.files ?? {})) fs.writeFileSync(path.join(dir, name), text)
   const evalFile = path.join(dir, "e.yml")
-  const definition = parseEvalDefinition(options.evalYaml, evalFile)
+  const definition = await Effect.runPromise(withEvalSchema(() => parseEvalDefinition(options.evalYaml, evalFile)))
   if (definition instanceof Error) throw definition
   const stats: Stats = { inFlight: 0, max: 0, calls: 0, repeats: [] }
   const progress: Array<string> = []
@@ -281,10 +281,12 @@ describe("runEval", () => {
     )
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-eval-runner-"))
     const evalFile = path.join(dir, "e.yml")
-    const definition = parseEvalDefinition(
-      `target: { model: m, prompt: "{{input}}" }\ncases:\n  - input: a\n    assert: [{ type: contains, value: a }]\n`,
-      evalFile
-    )
+    const definition = await Effect.runPromise(withEvalSchema(() =>
+      parseEvalDefinition(
+        `target: { model: m, prompt: "{{input}}" }\ncases:\n  - input: a\n    assert: [{ type: contains, value: a }]\n`,
+        evalFile
+      )
+    ))
     if (definition instanceof Error) throw definition
     const outcome = await Effect.runPromise(
       Effect.gen(function*() {

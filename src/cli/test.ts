@@ -1,4 +1,4 @@
-// `lait test PATH... [--format text|json|junit] [--filter TEXT] [--update] [-j N] [--shard K/N]
+// `lait test PATH... [--format text|json|junit] [--filter TEXT] [--update] [-j N] [--shard K/N] [--watch]
 // [--keep-workdirs] [--strict-replay] [--replay-tools] [--record | --record-missing]
 // [--trace-dir DIR [--trace-spans] [--trace-content]]`: run test
 // definition files against their recorded cassettes (never a model server; with --record, live into
@@ -26,6 +26,7 @@ import { recordingClients, type RecordingMode } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
 import { testRecordHint } from "./recordHints.ts"
 import { redact, redactMarkup } from "../core/redaction.ts"
+import type { Watching } from "./testWatch.ts"
 
 /** `-j` default: upstream's eight files at once (SUITE_CONCURRENCY, not imported to keep start-up light). */
 const SUITE_JOBS = 8
@@ -48,9 +49,7 @@ export const testPathsArgument = pathsArgument(
   "Test files, or directories searched recursively for .yml/.yaml test files"
 )
 
-export const testCommand = Command.make(
-  "test",
-  {
+const testFlags = {
     paths: testPathsArgument,
     format: formatFlag(
       ["text", "json", "junit"],
@@ -78,9 +77,16 @@ export const testCommand = Command.make(
       "Answer only from cassettes with the exact key (no recording made for another base URL)"
     ),
     ...recordIntoTestFlags,
-    ...traceDirFlags("Write each test file's trace to DIR/<path with / as __>.jsonl (passing or not)")
-  },
-  Effect.fn("cli.test")(function*(
+    ...traceDirFlags("Write each test file's trace to DIR/<path with / as __>.jsonl (passing or not)"),
+    watch: switchFlag(
+      "watch", "Run the suite, then re-run each test file whose workflow, cassettes, fixtures or config change"
+    )
+  }
+
+type TestArgs = Command.Command.Config.Infer<typeof testFlags>
+
+/** One run of the suite; under --watch, one round of it (./testWatch.ts picks its files). */
+const runTests = Effect.fnUntraced(function*(
     {
       paths,
       format,
@@ -96,7 +102,8 @@ export const testCommand = Command.make(
       traceDir,
       traceSpans,
       traceContent
-    }
+    }: TestArgs,
+    watching?: Watching
   ) {
     yield* checkTraceDirFlags({ traceDir, traceSpans, traceContent })
     if (jobs < 1) {
@@ -133,7 +140,10 @@ export const testCommand = Command.make(
     if (needle !== undefined && filtered.length === 0) {
       return yield* new TestError({ reason: { _tag: "FilterMatchedNone", filter: needle, found: discovered.length } })
     }
-    const files = part === undefined ? filtered : suite.inShard(filtered, part, process.cwd())
+    const selected = part === undefined ? filtered : suite.inShard(filtered, part, process.cwd())
+    const files = watching === undefined ? selected : watching.select(selected)
+    if (files.length === 0) return
+    if (watching !== undefined) yield* watching.beforeRun(files)
     yield* Effect.logDebug(`test: ${files.length} test file(s): ${files.join(", ")}`)
     const tracesTo = Option.getOrUndefined(traceDir)
     const traceModule = tracesTo === undefined ? undefined : yield* Effect.promise(() => import("../trace/dir.ts"))
@@ -145,7 +155,8 @@ export const testCommand = Command.make(
     let outcomes = yield* Effect.gen(function*() {
       // Recording resolves models and endpoints from the config exactly as `lait run` does.
       const modelClient = recording === undefined ? undefined : yield* recordingClients(recording)
-      const { config, env } = yield* LaitConfig
+      const { config, env, files: configFiles } = yield* LaitConfig
+      if (watching !== undefined) watching.onConfig(configFiles)
       const traces = traceModule === undefined || tracesTo === undefined
         ? undefined
         : yield* traceModule.makeTraceDir({
@@ -161,6 +172,7 @@ export const testCommand = Command.make(
         keepWorkdirs,
         replayTools,
         keepPassed: false,
+        ...(watching === undefined ? {} : { onInputs: watching.onInputs }),
         onProgress: (file, lines) =>
           Effect.forEach(lines, (line) => Effect.logDebug(`test '${file}': ${line}`), { discard: true })
       }).pipe(
@@ -202,6 +214,20 @@ export const testCommand = Command.make(
     if (failed > 0 || errors > 0) {
       return yield* new TestError({ reason: { _tag: "SuiteFailed", failed, errors, total } })
     }
+  })
+
+export const testCommand = Command.make(
+  "test",
+  testFlags,
+  Effect.fn("cli.test")(function*(args) {
+    if (!args.watch) return yield* runTests(args)
+    // Recording writes into the directories watched: every round would start the next.
+    if (args.record || args.recordMissing) {
+      const flag = args.record ? "--record" : "--record-missing"
+      return yield* new ArgumentError({ reason: { _tag: "Conflict", flag: "--watch", other: flag } })
+    }
+    const { watchTests } = yield* Effect.promise(() => import("./testWatch.ts"))
+    return yield* watchTests(args.paths, (watching) => runTests(args, watching))
   })
 ).pipe(
   Command.withDescription(

@@ -35,17 +35,18 @@ const project = (): string => {
   write("tests/a.test.yml", testFile("a", "child says hi"))
   write("tests/b.test.yml", testFile("b", "b says hi"))
   write("tests/cassettes/b/notes.txt", "one\n")
+  write("lait.config.yml", "default:\n  temperature: 0\n")
   return dir
 }
 
 describe.skipIf(!hasTmux)("lait test --watch in a terminal", () => {
-  test("re-runs only the file whose workflow, child workflow or cassettes changed; Ctrl-C exits 130", async () => {
+  test("re-runs only the files a change affects (child workflow, cassettes, config, new file); Ctrl-C exits 130", async () => {
     await ensureBinary()
     const dir = project()
     const exitFile = path.join(dir, "exit-status")
     tmux(
       "new-session", "-d", "-s", "t", "-x", "120", "-y", "40",
-      `cd '${dir}' && NO_COLOR=1 '${binaryPath}' test --watch tests --no-config; echo $? > '${exitFile}'; sleep 600`
+      `cd '${dir}' && NO_COLOR=1 '${binaryPath}' test --watch tests; echo $? > '${exitFile}'; sleep 600`
     )
     const screen = () => tmux("capture-pane", "-p", "-t", "t")
     // Generous: a wait ends as soon as the text shows; only a failure waits it out.
@@ -77,6 +78,20 @@ describe.skipIf(!hasTmux)("lait test --watch in a terminal", () => {
     shown = await waitFor((s) => s.includes(watching) && s.includes("1 passed"), "the round after the cassette")
     expect(shown).toContain("note: tests/cassettes/b/notes.txt changed: re-running 1 test file(s)")
     expect(shown).toContain("tests/b.test.yml: PASS\n1 passed, 0 failed, 1 total")
+    expect(shown).not.toContain("a.test.yml")
+
+    // The config: every file re-runs.
+    fs.writeFileSync(path.join(dir, "lait.config.yml"), "default:\n  temperature: 0.5\n")
+    shown = await waitFor((s) => s.includes(watching) && s.includes("2 total"), "the round after the config")
+    expect(shown).toContain("note: lait.config.yml changed: re-running 2 test file(s)")
+    expect(shown).toContain("tests/a.test.yml: FAIL")
+    expect(shown).toContain("tests/b.test.yml: PASS\n1 passed, 1 failed, 2 total")
+
+    // A new test file under PATH: it runs alone, and is watched from then on.
+    fs.writeFileSync(path.join(dir, "tests/c.test.yml"), "workflow: ../b.yml\ninput: c\nreplay: cassettes/b\n")
+    shown = await waitFor((s) => s.includes("watching for changes to 3 test file(s)"), "the round after the new file")
+    expect(shown).toContain("note: tests/c.test.yml changed: re-running 1 test file(s)")
+    expect(shown).toContain("tests/c.test.yml: PASS\n1 passed, 0 failed, 1 total")
     expect(shown).not.toContain("a.test.yml")
 
     tmux("send-keys", "-t", "t", "C-c")

@@ -142,7 +142,8 @@ const runTests = Effect.fnUntraced(function*(
     }
     const selected = part === undefined ? filtered : suite.inShard(filtered, part, process.cwd())
     const files = watching === undefined ? selected : watching.select(selected)
-    if (files.length === 0) return
+    // Under --watch, a change that matters to none of them: this round runs and reports nothing.
+    if (files === undefined) return
     if (watching !== undefined) yield* watching.beforeRun(files)
     yield* Effect.logDebug(`test: ${files.length} test file(s): ${files.join(", ")}`)
     const tracesTo = Option.getOrUndefined(traceDir)

@@ -14,8 +14,8 @@ import { writeStdout } from "./output.ts"
 
 /** What ./test.ts asks of the watcher in each round. */
 export interface Watching {
-  /** The files of this round out of those discovered (none: the round runs nothing). */
-  readonly select: (discovered: ReadonlyArray<string>) => ReadonlyArray<string>
+  /** The files of this round out of those discovered; undefined when the change affects none of them. */
+  readonly select: (discovered: ReadonlyArray<string>) => ReadonlyArray<string> | undefined
   /** Called before the selected files run. */
   readonly beforeRun: (files: ReadonlyArray<string>) => Effect.Effect<void>
   readonly onInputs: (file: string, inputs: ReadonlyArray<string>) => Effect.Effect<void>
@@ -129,7 +129,10 @@ export const watchTests = <R>(
           since.some((path) => configFiles.includes(path) || read.some((dep) => touches(dep, path)))
       }
       const watching: Watching = {
-        select: (discovered) => discovered.filter(affected),
+        select: (discovered) => {
+          const files = discovered.filter(affected)
+          return since !== undefined && files.length === 0 ? undefined : files
+        },
         beforeRun: (files) =>
           since === undefined ? Effect.void : Effect.gen(function*() {
             if (clear) yield* Effect.ignore(writeStdout(CLEAR))

@@ -11,7 +11,7 @@ import { Cause, Context, Effect, Exit, Layer, type Scope, Tracer } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
 import { Attr, TraceContent } from "../core/tracing.ts"
-import { FileLoader } from "../platform/FileLoader.ts"
+import { FileLoader, type FileLoaderService } from "../platform/FileLoader.ts"
 import { textForm } from "../core/json.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
 import { loadWorkflow } from "../lang/load.ts"
@@ -61,6 +61,12 @@ export interface SuiteOptions {
   readonly recording?: "all" | "missing"
   /** Called with each file's progress lines once it finished (for `-v`). */
   readonly onProgress?: (file: string, lines: ReadonlyArray<string>) => Effect.Effect<void>
+  /**
+   * Called once a file finished with what its run read (`lait test --watch`, docs/testing.md#watch-mode):
+   * the file itself, its `replay:` directory, and every path read or copied through the FileLoader —
+   * its workflow and the child workflows, agents, schemas and files the run opened, its fixtures.
+   */
+  readonly onInputs?: (file: string, inputs: ReadonlyArray<string>) => Effect.Effect<void>
   /** `--keep-workdirs`: a `workdir: temp` directory of a file that did not pass stays, named in its outcome. */
   readonly keepWorkdirs?: boolean
   /** `--trace-dir`: every file's trace goes there (src/trace/dir.ts), named in its outcome. */
@@ -219,6 +225,14 @@ const runDefinition = (definition: TestDefinition, workflowPath: string) =>
     return { checks, recorded: { live: answered("live"), replayed: answered("replay") } }
   })
 
+/** `loader`, noting every path it reads or copies from into `into`. */
+const noting = (loader: FileLoaderService, into: Set<string>): FileLoaderService => ({
+  ...loader,
+  readText: (path, options) => Effect.suspend(() => (into.add(path), loader.readText(path, options))),
+  readBytes: (path, options) => Effect.suspend(() => (into.add(path), loader.readBytes(path, options))),
+  copyTree: (source, target) => Effect.suspend(() => (into.add(source), loader.copyTree(source, target)))
+})
+
 /** A Ctrl-C stops the whole suite; anything else (a defect included) becomes this file's outcome. */
 const settle = <R>(
   effect: Effect.Effect<TestOutcome, unknown, R>,
@@ -254,9 +268,11 @@ const runTestFile = (
     const failed = (error: unknown) =>
       errorOutcome(file, error instanceof NotRun ? error : new NotRun(error), elapsed())
 
+    const inputs = new Set<string>([file])
     const runIn = (workdir: Workdir, text: string, definition: TestDefinition) => {
       const base = parentPath(file)
       const replayDir = joinPath(base, definition.replay)
+      inputs.add(replayDir)
       const ran = inFileContext(runDefinition(definition, joinPath(base, definition.workflow)), {
         replayDir,
         cwd: workdir.cwd,
@@ -299,7 +315,14 @@ const runTestFile = (
         (workdir, exit) =>
           Exit.isSuccess(exit) && exit.value.keptWorkdir !== undefined ? Effect.void : removeWorkdir(workdir)
       )
-    }).pipe(Effect.provideService(Engine, shared.engine))
+    }).pipe(
+      Effect.provideService(Engine, shared.engine),
+      (effect) =>
+        options.onInputs === undefined
+          ? effect
+          : Effect.flatMap(Effect.service(FileLoader), (loader) =>
+            Effect.provideService(effect, FileLoader, noting(loader, inputs)))
+    )
     // Reading the file or preparing its directory failed: nothing ran.
     const outcome = yield* liveRoot(
       { operation: "test", label: file },
@@ -308,6 +331,7 @@ const runTestFile = (
       (exit) => (Exit.isSuccess(exit) ? { "lait.test.status": exit.value.status } : {})
     )
     if (options.onProgress !== undefined) yield* options.onProgress(file, progress)
+    if (options.onInputs !== undefined) yield* options.onInputs(file, [...inputs])
     // A file whose run never started gets an empty trace all the same: a stale file from an earlier
     // suite must not pass for this one's.
     if (keep !== undefined && trace === undefined) yield* keep([], Exit.void)

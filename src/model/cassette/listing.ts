@@ -26,7 +26,7 @@ const textOf = (content: unknown): string => {
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return ""
   return content
-    .map((p) => (typeof p === "object" && p !== null && typeof p.text === "string" ? p.text : "[image]"))
+    .map((p) => (typeof p === "object" && p !== null && typeof p.text === "string" ? p.text : p.type === "file" ? "[file]" : "[image]"))
     .join(" ")
 }
 

@@ -168,7 +168,7 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
               ? { stream_options: { include_usage: true } }
               : {})
           }
-          // Said outright: some servers stream unless told otherwise (docs/models.md#the-request-body).
+          // Said outright: some servers stream unless told otherwise (docs/repl.md#streaming).
           : { ...chatBody(endpoint.modelId, request), stream: false }
         yield* debugLine(() => `POST ${shown(url)} model=${endpoint.modelId}`)
         // A tool's output (say, a printed environment) can put the key into the conversation itself.

@@ -6,7 +6,7 @@
 // LLM_MAX_TOKENS, LLM_REASONING_EFFORT; read after `.env`), else config `default:`, else the model
 // alias's `default_*`. The model name: --model/LLM_MODEL, else a named prompt's `model:`, else
 // default.model. --base-url/--api-key pin one endpoint (no fallbacks); OPENAI_BASE_URL and
-// OPENAI_API_KEY apply to the primary endpoint as they do for `lait run`.
+// OPENAI_API_KEY apply to the primary endpoint as they do for `lait run`. default.skills apply too.
 import { Effect } from "effect"
 import { type LaitConfigService } from "../config/LaitConfig.ts"
 import type { Endpoints } from "../config/endpoints.ts"
@@ -220,7 +220,9 @@ export const resolveChatSettings = (
       tools: {
         mcp: nonEmpty(options.mcp) ?? defaults?.mcp,
         subagents: nonEmpty(options.subagents) ?? defaults?.subagents,
-        tools: nonEmpty(options.tools) ?? defaults?.tools
+        tools: nonEmpty(options.tools) ?? defaults?.tools,
+        // As in a workflow step (src/tools/skills.ts), progressive disclosure included.
+        skills: defaults?.skills
       },
       maxToolRounds: defaults?.max_tool_rounds,
       responseFormat: yield* responseFormat(options, files)

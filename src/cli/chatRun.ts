@@ -96,7 +96,7 @@ export const runOneShot = (flags: ChatFlagValues) =>
     }, config, loader)
     const attached = yield* loadAttachments(flags.file, flags.image, config.cwd)
     const text = named?.text ?? given
-    // What a session stores: the text sent (attachments included), not the image parts.
+    // What a session stores: the text sent (text attachments included), not the PDF or image parts.
     const stored = attached.blocks.length === 0 ? text : `${text}\n\n${attached.blocks.join("\n\n")}`
     const session = get(flags.session)
     const saved = session === undefined ? [] : yield* loadSession(session)

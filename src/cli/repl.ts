@@ -1,5 +1,6 @@
 // The `lait chat` loop (docs/repl.md): read a line, answer it streamed, remember the exchange.
-// Lines ending in `\` continue on the next line; a line starting with `/` is a command. Ctrl-C while
+// Lines ending in `\` continue on the next line, and lines between two `"""` lines are one message;
+// a line starting with `/` is a command (`/retry` and `/undo` edit the conversation). Ctrl-C while
 // an answer is generated cancels it (the text shown stays, the exchange is dropped, what was typed
 // ahead meanwhile is discarded); Ctrl-C on an empty prompt asks for a second one, which exits;
 // Ctrl-D (or the end of piped input) exits. A failed answer is reported and the conversation goes
@@ -36,6 +37,8 @@ export interface ReplBackend {
   readonly modelName: (state: ReplState) => string | undefined
   /** Answers the last (user) message of `state.messages`; the text streams to the provided StreamSink. */
   readonly turn: (state: ReplState) => Effect.Effect<ReplAnswer, AnyLaitError>
+  /** The conversation's token usage (and cost) so far, as `/usage` prints it. */
+  readonly usage: Effect.Effect<string>
   /** Stores the conversation and its system prompt as the session NAME; returns the file written. */
   readonly save: (
     name: string,
@@ -46,6 +49,8 @@ export interface ReplBackend {
 
 export const PROMPT = "> "
 export const CONTINUATION = "... "
+/** A line of just this opens a multi-line message; the next such line sends it. */
+export const BLOCK = '"""'
 
 export interface ReplOptions {
   /** Stream the model's reasoning to stderr before each answer (`--show-reasoning`). */
@@ -60,10 +65,14 @@ export const HELP = `Commands:
   /help           this list
   /exit           leave (also Ctrl-D, or Ctrl-C twice on an empty line)
   /clear, /reset  forget the conversation (the model, system prompt and --session file stay)
+  /retry          ask the last question again (its answer, if kept, is replaced)
+  /undo           drop the last question and its answer from the conversation
+  /usage          the conversation's token usage and cost so far
   /model [NAME]   show or change the model for the next answers
   /system [TEXT]  set the system prompt (without TEXT: remove it)
   /save NAME      save the conversation as .lait/sessions/NAME.jsonl (lait --session NAME continues it)
-A line ending in \\ continues on the next line. Ctrl-C cancels an answer being written.`
+A line ending in \\ continues on the next line; lines between two """ lines are sent as one message.
+Ctrl-C cancels an answer being written.`
 
 const stdout = (text: string) => Effect.sync(() => void stdoutStream().write(text))
 
@@ -87,7 +96,13 @@ export const runRepl = (
   Effect.gen(function*() {
     let state = initial
     let pending = ""
+    /** The lines of an open `"""` block, or undefined outside one. */
+    let block: Array<string> | undefined
     let armed = false
+    /** The last question asked (answered or not), for `/retry`. */
+    let lastAsked: string | undefined
+    /** Whether its exchange ends the conversation (a failed or cancelled question's was never kept). */
+    let lastKept = false
     const note = (text: string) => Console.error(text)
     const failed = (error: AnyLaitError) => note(`lait: ${escapeControls(renderChain(error), { keepLines: true })}`)
 
@@ -97,6 +112,8 @@ export const runRepl = (
         // Ends what was printed with a newline however the turn ends, before any note follows.
         const streamed = streamToStdout({ showReasoning: options.showReasoning, quiet: false })
         const asked: ReplState = { ...state, messages: [...state.messages, { role: "user", content: text }] }
+        lastAsked = text
+        lastKept = false
         const outcome = yield* backend.turn(asked).pipe(
           streamed.provide,
           Effect.map((answer) => ({ _tag: "Answered" as const, answer })),
@@ -106,6 +123,7 @@ export const runRepl = (
         switch (outcome._tag) {
           case "Answered":
             state = { ...asked, messages: [...asked.messages, { role: "assistant", content: outcome.answer.content }] }
+            lastKept = true
             return yield* outcome.answer.finish.pipe(Effect.catch(failed))
           case "Cancelled":
             // A second Ctrl-C pressed while the answer stopped, or a line typed ahead, would otherwise
@@ -117,6 +135,10 @@ export const runRepl = (
         }
       })
 
+    /** Whether the conversation ends with a question and its answer. */
+    const endsWithExchange = () =>
+      state.messages.at(-1)?.role === "assistant" && state.messages.at(-2)?.role === "user"
+
     /** false: leave the loop. */
     const command = (c: Command): Effect.Effect<boolean> =>
       Effect.gen(function*() {
@@ -127,8 +149,31 @@ export const runRepl = (
           case "help":
             yield* stdout(`${HELP}\n`)
             return true
+          case "retry": {
+            if (lastAsked === undefined) {
+              yield* note("(nothing to retry)")
+              return true
+            }
+            if (lastKept && endsWithExchange()) state = { ...state, messages: state.messages.slice(0, -2) }
+            yield* note("(asking the last question again)")
+            yield* answer(lastAsked)
+            return true
+          }
+          case "undo":
+            if (!endsWithExchange()) {
+              yield* note("(nothing to undo)")
+              return true
+            }
+            state = { ...state, messages: state.messages.slice(0, -2) }
+            lastKept = false
+            yield* note("(last question and answer removed — a --session log, if any, is unaffected)")
+            return true
+          case "usage":
+            yield* note(yield* backend.usage)
+            return true
           case "clear":
           case "reset":
+            lastKept = false
             state = { ...state, messages: [] }
             yield* note("(conversation cleared — a --session log, if any, is unaffected)")
             return true
@@ -165,14 +210,16 @@ export const runRepl = (
 
     if (editor.interactive) yield* note(BANNER)
     for (;;) {
-      const event = yield* editor.next(pending === "" ? PROMPT : CONTINUATION)
+      const event = yield* editor.next(pending === "" && block === undefined ? PROMPT : CONTINUATION)
       if (event._tag === "Eof") {
+        if (block !== undefined) yield* note(`(unfinished ${BLOCK} block discarded)`)
         if (editor.interactive) yield* stdout("\n")
         return
       }
       if (event._tag === "Interrupt") {
-        if (pending !== "" || event.typed) {
+        if (pending !== "" || block !== undefined || event.typed) {
           pending = ""
+          block = undefined
           armed = false
           continue
         }
@@ -183,6 +230,21 @@ export const runRepl = (
         continue
       }
       armed = false
+      // Inside a block every line is text, `/` and `\` included, until the closing line.
+      if (block !== undefined) {
+        if (event.text.trim() !== BLOCK) {
+          block.push(event.text)
+          continue
+        }
+        const text = block.join("\n")
+        block = undefined
+        if (text.trim() !== "") yield* answer(text)
+        continue
+      }
+      if (pending === "" && event.text.trim() === BLOCK) {
+        block = []
+        continue
+      }
       if (event.text.endsWith("\\")) {
         pending += `${event.text.slice(0, -1)}\n`
         continue

@@ -71,6 +71,9 @@ export const runChatRepl = (flags: ReplFlags) =>
     // A session saved with `/save` brings its system prompt back; --system/--system-file still win.
     const flagged = Option.isSome(flags.system) || Option.isSome(flags.systemFile)
     const system = flagged ? configured : sessionSystem(stored) ?? configured
+    const usageAsked = flags.showUsage || Option.isSome(flags.record)
+    /** Questions sent so far, for `/usage`'s hint. */
+    let questions = 0
     const resolved = new Map<string, ChatSettings>(initial === undefined ? [] : [[initial.model, initial]])
     const settingsFor = (model: string | undefined) =>
       Effect.suspend(() => {
@@ -92,6 +95,7 @@ export const runChatRepl = (flags: ReplFlags) =>
             const prompt = typeof question?.content === "string" ? question.content : ""
             if (session !== undefined) yield* checkTurnFits(session, prompt)
             const before = yield* usage.total
+            questions++
             const answer = yield* chat.turn({ ...settings, system: state.system }, state.messages)
             const after = yield* usage.total
             const finish = Effect.gen(function*() {
@@ -107,6 +111,14 @@ export const runChatRepl = (flags: ReplFlags) =>
             }).pipe(Effect.provideService(LaitConfig, config), Effect.provideService(FileLoader, loader))
             return { content: answer.content, finish }
           }),
+        usage: Effect.gen(function*() {
+          const total = yield* usage.total
+          const text = formatUsage(yield* usage.entries, total)
+          // A stream reports its tokens only when asked (docs/repl.md#streaming); say how to ask.
+          return questions === 0 || total.requests > 0 || usageAsked
+            ? text
+            : `${text}; start lait chat with --show-usage to count them`
+        }),
         save: (name, system, messages) =>
           Effect.gen(function*() {
             return yield* saveSession(name, redact(sessionText(system, messages)))

@@ -48,6 +48,16 @@ export const chatBody = (modelId: string, r: ChatRequest): Record<string, unknow
   ...(r.reasoning_effort !== undefined ? { reasoning_effort: r.reasoning_effort } : {})
 })
 
+/** Whether an assembled stream's first choice has neither text nor a tool call (or there is no choice). */
+const streamSaidNothing = (raw: unknown): boolean => {
+  const message = (raw as { choices?: ReadonlyArray<{ message?: { content?: unknown; tool_calls?: unknown } }> })
+    .choices?.[0]?.message
+  if (message === undefined) return false
+  const content = message.content
+  const calls = message.tool_calls
+  return (typeof content !== "string" || content === "") && !(Array.isArray(calls) && calls.length > 0)
+}
+
 /** The server's own words in an error body (the most specific message when it sent JSON), or undefined. */
 export const statusDetail = (body: string, redact: (text: string) => string): string | undefined => {
   let detail = body.trim()
@@ -158,7 +168,8 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
               ? { stream_options: { include_usage: true } }
               : {})
           }
-          : chatBody(endpoint.modelId, request)
+          // Said outright: some servers stream unless told otherwise (docs/repl.md#streaming).
+          : { ...chatBody(endpoint.modelId, request), stream: false }
         yield* debugLine(() => `POST ${shown(url)} model=${endpoint.modelId}`)
         // A tool's output (say, a printed environment) can put the key into the conversation itself.
         yield* traceDump(() => `request body: ${redact(JSON.stringify(body))}`)
@@ -216,7 +227,7 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
             ? new ModelError({ reason: new ResponseTooLarge({ baseUrl, limit: maxBytes }) })
             : statusFailure({ bodyLimit: maxBytes })
         }
-        const badResponse = (problem: "invalid-json" | "reported", detail?: string, status?: number) =>
+        const badResponse = (problem: "invalid-json" | "reported" | "empty-stream", detail?: string, status?: number) =>
           new ModelError({
             reason: new BadResponse({
               baseUrl,
@@ -229,6 +240,8 @@ export const makeLive = (options: LiveOptions, http: ModelHttpService): Effect.E
           case "Assembled": {
             const raw = response.body.raw
             yield* traceDump(() => `response ${status} (streamed): ${redact(JSON.stringify(raw))}`)
+            // A stream that said nothing is a failed answer, not an empty one (docs/repl.md#streaming).
+            if (streamSaidNothing(raw)) return yield* badResponse("empty-stream")
             return raw
           }
           case "Reported":

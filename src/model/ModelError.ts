@@ -84,7 +84,7 @@ export class HttpStatus extends Data.TaggedClass("HttpStatus")<{
 /** A 2xx answer lait cannot use. */
 export class BadResponse extends Data.TaggedClass("BadResponse")<{
   readonly baseUrl: string
-  readonly problem: "invalid-json" | "reported" | "unreadable" | "no-choices"
+  readonly problem: "invalid-json" | "reported" | "unreadable" | "no-choices" | "empty-stream"
   /** What the server reported (`reported` only). */
   readonly detail?: string
   /**
@@ -104,6 +104,10 @@ export class BadResponse extends Data.TaggedClass("BadResponse")<{
         return `${server} returned a response lait cannot read`
       case "no-choices":
         return `${server} returned no choices`
+      case "empty-stream":
+        // The original lait's words, then whose stream it was.
+        return `API response contained no content in its first choice (the stream from '${this.baseUrl}' ` +
+          "ended without any text or tool call)"
     }
   }
 }

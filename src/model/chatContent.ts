@@ -36,7 +36,17 @@ const imagePart = (url: string): Json =>
     }
     : { type: "uri", modality: "image", uri: url }
 
-const userPart = (part: ContentPart): Json => (part.type === "text" ? text(part.text) : imagePart(part.image_url.url))
+const userPart = (part: ContentPart): Json =>
+  part.type === "text"
+    ? text(part.text)
+    : part.type === "image_url"
+    ? imagePart(part.image_url.url)
+    : {
+      type: "blob",
+      modality: "document",
+      mime_type: "application/pdf",
+      content: `(${part.file.file_data.length} characters of '${part.file.filename}' omitted)`
+    }
 
 const messageParts = (message: ChatMessage): Array<Json> => {
   switch (message.role) {

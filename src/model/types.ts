@@ -6,6 +6,8 @@ export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "
 export type ContentPart =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "image_url"; readonly image_url: { readonly url: string } }
+  /** A PDF attachment: `file_data` is a `data:application/pdf;base64,...` URL. */
+  | { readonly type: "file"; readonly file: { readonly file_data: string; readonly filename: string } }
 
 export interface ToolCall {
   readonly id: string

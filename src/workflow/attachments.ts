@@ -1,4 +1,5 @@
-// Attachments of a model request: text files as fenced blocks appended to the user text, images as
+// Attachments of a model request: text files as fenced blocks appended to the user text, PDFs as
+// `file` parts (a data URL and the file's name, as the original lait sends them), images as
 // `image_url` parts (a URL as given, a local file as a data URL). Shared by `prompt:`/`agent:` steps
 // (their `files:`/`images:`, rendered first) and one-shot chat (`--file`/`--image`).
 import { Effect } from "effect"
@@ -44,11 +45,16 @@ const sniffImageMime = (bytes: Uint8Array, path: string): string | undefined => 
 
 export interface Attachments {
   readonly blocks: ReadonlyArray<string>
+  /** The PDFs of `files`, in order. */
+  readonly documents?: ReadonlyArray<ContentPart>
   readonly images: ReadonlyArray<ContentPart>
 }
 
+/** `%PDF-` first: a PDF's header, which no text file worth sending starts with. */
+const isPdf = (bytes: Uint8Array): boolean => [0x25, 0x50, 0x44, 0x46, 0x2d].every((b, i) => bytes[i] === b)
+
 /**
- * Reads `files` (UTF-8 text) and `images` (http(s) URLs or local paths) relative to `baseDir`. All
+ * Reads `files` (UTF-8 text or PDF) and `images` (http(s) URLs or local paths) relative to `baseDir`. All
  * the local bytes share one 16 MiB budget, so a request never carries more than lait reads anywhere.
  */
 export const loadAttachments = (
@@ -64,9 +70,15 @@ export const loadAttachments = (
         ? Effect.fail(new StepError({ reason: { _tag: "AttachmentsTooLarge", limit: READ_LIMIT } }))
         : Effect.void
     const blocks: Array<string> = []
+    const documents: Array<ContentPart> = []
     for (const path of files) {
       const bytes = yield* loader.readBytes(nodePath.resolve(baseDir, path))
       yield* spend(bytes.length)
+      if (isPdf(bytes)) {
+        const file_data = `data:application/pdf;base64,${Buffer.from(bytes).toString("base64")}`
+        documents.push({ type: "file", file: { file_data, filename: nodePath.basename(path) } })
+        continue
+      }
       const text = yield* Effect.try({
         try: () => new TextDecoder("utf-8", { fatal: true }).decode(bytes),
         catch: () => new StepError({ reason: { _tag: "AttachmentNotUtf8", path } })
@@ -90,13 +102,17 @@ export const loadAttachments = (
       const url = `data:${mime};base64,${Buffer.from(bytes).toString("base64")}`
       parts.push({ type: "image_url", image_url: { url } })
     }
-    return { blocks, images: parts }
+    return { blocks, documents, images: parts }
   })
 
-/** The user message: the text, then the blocks after a blank line; content parts only when there are images. */
+/**
+ * The user message: the text, then the blocks after a blank line; content parts (the text, the PDFs,
+ * the images) only when there are PDFs or images.
+ */
 export const userMessage = (text: string, attached: Attachments = { blocks: [], images: [] }): ChatMessage => {
   const full = attached.blocks.length === 0 ? text : `${text}\n\n${attached.blocks.join("\n\n")}`
-  return attached.images.length === 0
+  const parts = [...(attached.documents ?? []), ...attached.images]
+  return parts.length === 0
     ? { role: "user", content: full }
-    : { role: "user", content: [{ type: "text", text: full }, ...attached.images] }
+    : { role: "user", content: [{ type: "text", text: full }, ...parts] }
 }

@@ -109,7 +109,7 @@ const describe = (reason: StepErrorReason): string => {
     case "AttachmentsTooLarge":
       return `attachments exceed the combined size limit of ${reason.limit} bytes`
     case "AttachmentNotUtf8":
-      return `attachment '${reason.path}' is not valid UTF-8 text; binary files are not supported`
+      return `attachment '${reason.path}' is neither UTF-8 text nor a PDF; other binary files are not supported`
     case "ImageRead":
       return `failed to read image file '${reason.path}'`
     case "ImageFormat":

@@ -46,6 +46,7 @@ const run = async (events: ReadonlyArray<InputEvent>, interrupted?: Effect.Effec
         if (last.content === "slow") yield* Effect.never
         return { content: answer, finish: Effect.sync(() => void finished.push(answer)) }
       }),
+    usage: Effect.sync(() => `usage: ${asked.length} requests`),
     save: (name, _system, messages) =>
       Effect.sync(() => {
         saved.push({ name, messages })
@@ -117,6 +118,60 @@ describe("lait chat loop", () => {
     expect(asked[1]!.messages).toEqual([{ role: "user", content: "next" }])
     // Only the completed answer is finished (session, history, usage).
     expect(finished).toEqual(["echo: next"])
+  })
+
+  test("/retry asks the last question again in place of its answer; /undo drops the last exchange", async () => {
+    const { asked, finished } = await run([
+      line("/retry"),
+      line("/undo"),
+      line("one"),
+      line("two"),
+      line("/retry"),
+      line("/undo"),
+      line("/undo"),
+      line("/undo"),
+      line("three")
+    ])
+    expect(asked.map((s) => s.messages)).toEqual([
+      [{ role: "user", content: "one" }],
+      [{ role: "user", content: "one" }, { role: "assistant", content: "echo: one" }, { role: "user", content: "two" }],
+      // The retried question replaces the exchange it had, not added after it.
+      [{ role: "user", content: "one" }, { role: "assistant", content: "echo: one" }, { role: "user", content: "two" }],
+      // Two exchanges undone: nothing is left before the next question.
+      [{ role: "user", content: "three" }]
+    ])
+    expect(finished).toEqual(["echo: one", "echo: two", "echo: two", "echo: three"])
+  })
+
+  test("/retry after a cancelled answer asks it again; the cancelled exchange was never kept", async () => {
+    const { asked } = await run([line("one"), line("slow"), line("/retry")], Effect.sleep("30 millis"))
+    expect(asked.map((s) => s.messages.map((m) => m.content))).toEqual([
+      ["one"],
+      ["one", "echo: one", "slow"],
+      ["one", "echo: one", "slow"]
+    ])
+  })
+
+  test('lines between two """ lines are one message, commands and backslashes included; Ctrl-C drops it', async () => {
+    const { asked, prompts } = await run([
+      line('"""'),
+      line("first line"),
+      line("/not a command \\"),
+      line(""),
+      line('  """  '),
+      line('"""'),
+      line("dropped"),
+      ctrlC,
+      line("after")
+    ])
+    expect(asked.map((s) => s.messages.at(-1)!.content)).toEqual(["first line\n/not a command \\\n", "after"])
+    expect(prompts.slice(0, 6)).toEqual(["> ", "... ", "... ", "... ", "... ", "> "])
+  })
+
+  test("/usage prints what the backend counts", async () => {
+    const { stdout } = await run([line("one"), line("/usage")])
+    // The note goes to stderr; stdout has the answer only.
+    expect(stdout).toBe("echo: one\n\n")
   })
 
   test("/clear (like /reset) forgets the conversation; unknown and argument-less commands ask nothing", async () => {

@@ -44,6 +44,7 @@ describe("lait agent run", () => {
     expect(outcome(r)).toEqual({ code: 0, stdout: "echo: { \"who\": \"Ann\" }\n", stderr: "" })
     expect(bodies(s)).toEqual([{
       model: "agent-model",
+      stream: false,
       messages: [
         { role: "system", content: "Greet Ann politely.\n\n---\n\n## Skill: style\n\ntone\n\nBe brief." },
         { role: "user", content: "{ \"who\": \"Ann\" }" }
@@ -67,6 +68,7 @@ describe("lait agent run", () => {
     })
     expect(bodies(s)[0]).toEqual({
       model: "m",
+      stream: false,
       messages: [{ role: "system", content: "Say hi\n\nmore." }, { role: "user", content: "hi\n\nmore" }]
     })
     const written = await p.lait(["agent", "run", "agents/echo.md", "x", "-o", "out.txt"])

@@ -43,7 +43,7 @@ describe("one-shot chat", () => {
     const s = server()
     const r = await project().lait(["--model", "m1", ...at(s), "hello"])
     expect(outcome(r)).toEqual({ code: 0, stdout: "echo: hello\n", stderr: "" })
-    expect(bodies(s)).toEqual([{ model: "m1", messages: [{ role: "user", content: "hello" }] }])
+    expect(bodies(s)).toEqual([{ model: "m1", messages: [{ role: "user", content: "hello" }], stream: false }])
   })
 
   test("sampling flags, their LLM_* variables, and --max-tokens as max_completion_tokens", async () => {
@@ -108,6 +108,54 @@ describe("one-shot chat", () => {
         ]
       }
     ])
+  })
+
+  test("--file with a PDF sends a file part (a data URL and its name); other binaries are refused", async () => {
+    const s = server({ script: [{ content: "read it", repeat: true }] })
+    // Not valid UTF-8 past its header, as a real PDF's binary streams are not.
+    const pdf = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.from([0xe2, 0xe3, 0xcf, 0xd3, 0xff, 0x00]), Buffer.from("\n%%EOF\n")])
+    const p = project({
+      "docs/report.pdf": pdf,
+      "notes.txt": "plain",
+      "blob.bin": new Uint8Array([0xff, 0xfe, 0x00, 0x41]),
+      "wf.yml": "steps:\n  - model: m\n    prompt: 'Summarise'\n    files: ['docs/report.pdf']\n"
+    })
+    const r = await p.lait([
+      "--model", "m", ...at(s), "--file", "notes.txt", "--file", "docs/report.pdf", "--record", "cas", "summarise"
+    ])
+    expect(outcome(r)).toEqual({ code: 0, stdout: "read it\n", stderr: "" })
+    const sent = [{
+      role: "user",
+      content: [
+        { type: "text", text: "summarise\n\n```notes.txt\nplain\n```" },
+        { type: "file", file: { file_data: `data:application/pdf;base64,${pdf.toString("base64")}`, filename: "report.pdf" } }
+      ]
+    }]
+    expect(bodies(s)[0]!["messages"]).toEqual(sent)
+    // The part is in the request key: the recording replays, with no server.
+    await stopServers()
+    const replayed = await p.lait(["--model", "m", ...at(s), "--file", "notes.txt", "--file", "docs/report.pdf", "--replay", "cas", "summarise"])
+    expect(outcome(replayed)).toEqual({ code: 0, stdout: "read it\n", stderr: "" })
+    const refused = await p.lait(["--model", "m", ...at(s), "--file", "blob.bin", "look"])
+    expect(outcome(refused)).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "lait: attachment 'blob.bin' is neither UTF-8 text nor a PDF; other binary files are not supported\n"
+    })
+    expect(s.requests).toHaveLength(1)
+    // A workflow step's files: the same part; a trace with content names the PDF without its bytes.
+    const s2 = server({ script: [{ content: "read it" }] })
+    fs.writeFileSync(path.join(p.dir, "lait.config.yml"), `base_url: '${s2.baseUrl}'\n`)
+    const run = await p.lait(["run", "wf.yml", "x", "--trace-file", "t.jsonl", "--trace-content"])
+    expect(outcome(run)).toMatchObject({ code: 0, stdout: "read it\n" })
+    expect((bodies(s2)[0]!["messages"] as Array<{ content: Array<unknown> }>)[0]!.content[1]).toEqual(sent[0]!.content[1])
+    const [event] = fs.readFileSync(path.join(p.dir, "t.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    expect(event.attributes["gen_ai.input.messages"][0].parts[1]).toEqual({
+      type: "blob",
+      modality: "document",
+      mime_type: "application/pdf",
+      content: `(${28 + pdf.toString("base64").length} characters of 'report.pdf' omitted)`
+    })
   })
 
   test("an image over 16 MiB fails before any request", async () => {

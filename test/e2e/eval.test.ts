@@ -234,7 +234,7 @@ describe("llm_judge", () => {
     const bodies = server.requests.map((q) => q.body as Record<string, any>)
     expect(bodies).toHaveLength(6)
     // The target: one user message, no system message, no response format.
-    expect(bodies[0]).toEqual({ model: "target-model", messages: [{ role: "user", content: "Greet Ada" }] })
+    expect(bodies[0]).toEqual({ model: "target-model", messages: [{ role: "user", content: "Greet Ada" }], stream: false })
     const judges = bodies.slice(1)
     for (const body of judges) {
       expect(body["messages"]).toHaveLength(1)

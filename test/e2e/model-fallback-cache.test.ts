@@ -60,7 +60,9 @@ describe("fallbacks", () => {
     expect(primary.requests).toHaveLength(3)
     // 250 ms, then 500 ms between the three attempts: a lower bound, which a slower machine cannot break.
     expect(elapsed, "ms of the run, whose two backoffs are 250 and 500 ms").toBeGreaterThanOrEqual(750)
-    expect(bodies(backup)).toEqual([{ model: "backup-model", messages: [{ role: "user", content: "Answer: x" }] }])
+    expect(bodies(backup)).toEqual([
+      { model: "backup-model", messages: [{ role: "user", content: "Answer: x" }], stream: false }
+    ])
   })
 
   test("a refused connection falls back; the cassette is keyed by the primary and records who answered", async () => {

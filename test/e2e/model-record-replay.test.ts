@@ -64,6 +64,7 @@ describe("record, then replay without a server", () => {
     // max_tokens travels as max_completion_tokens; unset sampling fields are not sent at all.
     expect(bodies(s)[0]).toEqual({
       model: "fixture-model",
+      stream: false,
       messages: [
         { role: "system", content: "You write release notes." },
         { role: "user", content: "Draft a note for: the replay flag" }

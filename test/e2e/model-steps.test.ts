@@ -57,6 +57,7 @@ steps:
     expect(bodies(s)).toEqual([
       {
         model: "m1",
+        stream: false,
         messages: [
           { role: "system", content: "You are terse. Input was hi." },
           { role: "user", content: "First: hi" }
@@ -64,6 +65,7 @@ steps:
       },
       {
         model: "m1",
+        stream: false,
         messages: [
           { role: "system", content: "Answer in a dry tone." },
           { role: "user", content: "Second: echo: First: hi" }
@@ -89,6 +91,7 @@ steps:
     expect(r.code).toBe(0)
     expect(bodies(s)[0]).toEqual({
       model: "vision",
+      stream: false,
       messages: [{
         role: "user",
         content: [
@@ -101,7 +104,11 @@ steps:
     // Without images the user message stays a plain string.
     fs.writeFileSync(path.join(p.dir, "files-only.yml"), "steps:\n  - model: m\n    prompt: 'Read'\n    files: ['notes/a.txt']\n")
     await p.lait(["run", "files-only.yml", "x"])
-    expect(bodies(s)[1]).toEqual({ model: "m", messages: [{ role: "user", content: "Read\n\n```notes/a.txt\nalpha\n\n```" }] })
+    expect(bodies(s)[1]).toEqual({
+      model: "m",
+      messages: [{ role: "user", content: "Read\n\n```notes/a.txt\nalpha\n\n```" }],
+      stream: false
+    })
   })
 
   test("attachments share one 16 MiB budget; binary text files and unknown images are refused", async () => {
@@ -123,7 +130,7 @@ steps:
     expect(outcome(await p.lait(["run", "wf.yml", "blob.bin"]))).toEqual({
       code: 1,
       stdout: "",
-      stderr: "[1] read\nlait: attachment 'blob.bin' is not valid UTF-8 text; binary files are not supported\n"
+      stderr: "[1] read\nlait: attachment 'blob.bin' is neither UTF-8 text nor a PDF; other binary files are not supported\n"
     })
     expect(outcome(await p.lait(["run", "img.yml", "notimage.dat"]))).toEqual({
       code: 1,
@@ -292,6 +299,7 @@ output: '$steps.reviewed'
     }
     const expected = {
       model: "agent-model",
+      stream: false,
       messages: [
         { role: "system", content: "Review change 0 of v2 after prep done: fix typo" },
         // The user message is the text form of the input: compact JSON for an object.
@@ -460,6 +468,7 @@ models:
     const [all, bare] = bodies(s)
     expect(all).toEqual({
       model: "tuned-model",
+      stream: false,
       messages: [{ role: "system", content: "s" }, { role: "user", content: "x" }],
       temperature: 0.1,
       top_p: 0.9,
@@ -468,6 +477,7 @@ models:
     })
     expect(bare).toEqual({
       model: "plain-model",
+      stream: false,
       messages: [{ role: "user", content: "p" }],
       max_completion_tokens: 77,
       reasoning_effort: "high"
@@ -478,6 +488,7 @@ models:
     expect((await p.lait(["run", "alias-only.yml", "x"])).code).toBe(0)
     expect(bodies(s)[2]).toEqual({
       model: "tuned-model",
+      stream: false,
       messages: [{ role: "user", content: "q" }],
       temperature: 1.5,
       top_p: 0.1,

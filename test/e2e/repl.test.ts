@@ -307,6 +307,58 @@ describe.skipIf(!hasTmux)("lait chat in a terminal: history, sessions, usage, no
     ])
   }, 240_000)
 
+  test('/retry, /undo, /usage with the cost, """ blocks; /help lists them', async () => {
+    server = startOpenAiServer({
+      script: [
+        { match: "first", content: "one", usage: { prompt_tokens: 1000, completion_tokens: 500 } },
+        { match: "second", content: "two", usage: { prompt_tokens: 2000, completion_tokens: 1000 }, repeat: true },
+        { match: "line b", content: "block answered", usage: { prompt_tokens: 10, completion_tokens: 10 } }
+      ]
+    })
+    const cwd = makeTempDir("repl-edit")
+    // An alias with pricing: its streams report usage, so /usage has tokens and a cost to show.
+    fs.writeFileSync(
+      path.join(cwd, "lait.config.yml"),
+      `models:\n  priced:\n    - provider: {base_url: '${server.baseUrl}'}\n      model_id: fixture-model\n` +
+        "      pricing: {input_per_1m: 2.0, output_per_1m: 4.0}\n"
+    )
+    const t = await terminal(cwd, ["chat", "--model", "priced"])
+    t.type("/help")
+    await t.waitFor("/usage          the conversation's token usage and cost so far")
+    expect(t.screen()).toContain("/retry          ask the last question again")
+    expect(t.screen()).toContain("/undo           drop the last question and its answer")
+    t.type("/usage")
+    await t.waitFor("usage: (the server reported no usage)")
+    t.type("first")
+    await t.waitFor("one")
+    t.type("second")
+    await t.waitFor(/\ntwo\n/)
+    t.type("/retry")
+    await t.waitFor("(asking the last question again)")
+    await t.waitFor(/asking the last question again\)\ntwo\n/)
+    // The retried question goes out in place of its first answer, not after it.
+    expect(messagesOf(2)).toEqual(messagesOf(1))
+    t.type("/undo")
+    await t.waitFor("(last question and answer removed — a --session log, if any, is unaffected)")
+    t.type('"""')
+    await t.waitFor(/\n\.\.\.\s*$/)
+    t.type("line a")
+    t.type("/line b")
+    t.type('"""')
+    await t.waitFor("block answered")
+    expect(messagesOf(3)).toEqual([
+      { role: "user", content: "first" },
+      { role: "assistant", content: "one" },
+      { role: "user", content: "line a\n/line b" }
+    ])
+    // Four requests: 1000+2000+2000+10 prompt, 500+1000+1000+10 completion tokens at $2/$4 per million.
+    t.type("/usage")
+    await t.waitFor("usage: prompt=5010 completion=2510 total=7520 (4 requests) ($0.0201)")
+    t.type("/exit")
+    expect(await t.exitCode(), "lait chat's exit status (undefined: still running)").toBe(0)
+    expect(server.requests).toHaveLength(4)
+  }, 240_000)
+
   test("--session continues a one-shot chat's session and appends each turn; /clear leaves the file alone", async () => {
     server = startOpenAiServer()
     const cwd = makeTempDir("repl-session")

@@ -1,12 +1,14 @@
 // Skills through the compiled CLI, judged by what the fixture OpenAI server received: the `## Skill:`
 // sections appended to the system prompt (step, agent and default.skills; a directory's SKILL.md;
 // the body never rendered), progressive disclosure (`skill__<name>` offered, its body sent back as
-// the tool result, the call in the trace), record then replay with no server, and bad skills.
+// the tool result, the call in the trace), record then replay with no server, skills in one-shot chat
+// and `lait chat`, and bad skills.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { OpenAiServer } from "../fixtures/openai-server.ts"
-import { bodies, outcome, prepareCli, server, stopServers, workspace } from "./model-harness.ts"
+import { bodies, cleanEnv, outcome, prepareCli, server, stopServers, workspace } from "./model-harness.ts"
+import { runCli } from "./util.ts"
 
 const ws = workspace("e2e-skills")
 beforeAll(prepareCli, 300_000)
@@ -106,6 +108,7 @@ describe("progressive disclosure", () => {
       "Call the `skill__review` tool to read this skill's full instructions when you need them."
     expect(first).toEqual({
       model: "m",
+      stream: false,
       messages: [{ role: "system", content: system }, { role: "user", content: "check x" }],
       tools: [{
         type: "function",
@@ -179,6 +182,44 @@ describe("skills elsewhere", () => {
     expect(replayed.code).toBe(0)
     expect(replayed.stdout).toContain("wf.test.yml")
   })
+})
+
+describe("skills in chat", () => {
+  test("one-shot chat, with and without --stream, sends default.skills after the system prompt", async () => {
+    const s = server({ script: [{ content: "ok", repeat: true }] })
+    const p = project("chat", s, {}, "default:\n  model: m\n  skills: [review, style]\n")
+    expect(outcome(await p.lait(["--system", "Sys.", "q1"]))).toEqual({ code: 0, stdout: "ok\n", stderr: "" })
+    expect(outcome(await p.lait(["--stream", "q2"]))).toEqual({ code: 0, stdout: "ok\n", stderr: "" })
+    expect(bodies(s).map(systemOf)).toEqual([`Sys.\n\n---\n\n${REVIEW}\n\n${STYLE}`, `${REVIEW}\n\n${STYLE}`])
+    // No skill tools without progressive disclosure.
+    expect(bodies(s).map((b) => b["tools"])).toEqual([undefined, undefined])
+  })
+
+  test("progressive disclosure in one-shot --stream and in lait chat: skill__ offered, its body sent back", async () => {
+    const call = { content: null, tool_calls: [{ id: "c1", name: "skill__review", arguments: "{}" }] }
+    const s = server({ script: [call, { content: "streamed" }, call, { content: "in the repl" }] })
+    const p = project("chat-progressive", s, {}, "default:\n  model: m\n  skills: [review]\n" +
+      "  skill_progressive_disclosure: true\n")
+    expect(outcome(await p.lait(["--stream", "check"]))).toEqual({ code: 0, stdout: "streamed\n", stderr: "" })
+    const repl = await runCli(["chat"], { cwd: p.dir, binary: true, env: cleanEnv(p.dir), stdin: "check again\n" })
+    expect({ code: repl.code, stdout: repl.stdout, stderr: repl.stderr }).toEqual({
+      code: 0,
+      stdout: "in the repl\n",
+      stderr: ""
+    })
+    const all = bodies(s)
+    const system = "## Skill: code-review\n\nwhat to look for\n\n" +
+      "Call the `skill__review` tool to read this skill's full instructions when you need them."
+    expect(all.map(systemOf)).toEqual([system, system, system, system])
+    for (const i of [0, 2]) {
+      expect((all[i]!["tools"] as Array<{ function: { name: string } }>).map((t) => t.function.name))
+        .toEqual(["skill__review"])
+    }
+    for (const i of [1, 3]) {
+      expect((all[i]!["messages"] as Array<unknown>).at(-1))
+        .toEqual({ role: "tool", content: "Look for {{ off-by-one }} errors.", tool_call_id: "c1" })
+    }
+  }, 300_000) // the first binary run may build dist/lait
 })
 
 describe("bad skills", () => {

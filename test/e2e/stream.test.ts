@@ -88,7 +88,44 @@ describe("lait PROMPT --stream", () => {
       { cwd: project }
     )
     expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "{\"said\":\"pong\"}\n" })
-    expect(server.requests.map((q) => (q.body as { stream?: boolean }).stream)).toEqual([undefined, undefined, true])
+    expect(server.requests.map((q) => (q.body as { stream?: boolean }).stream)).toEqual([false, false, true])
+  })
+
+  test("a stream with no text and no tool call fails with the original's words (exit 4), nothing kept", async () => {
+    const empty = JSON.stringify({ id: "e", object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })
+    server = startOpenAiServer({
+      script: [
+        { sse: [`data: ${empty}\n\n`, "data: [DONE]\n\n"] },
+        { content: null, reasoning: "only thinking" }
+      ]
+    })
+    const said = `lait: API response contained no content in its first choice ` +
+      `(the stream from '${server.baseUrl}' ended without any text or tool call)\n`
+    const session = path.join(dir, ".lait", "sessions", "empty.jsonl")
+    expect(await chat("--stream", "--session", "empty", "--no-history", "say nothing")).toMatchObject({
+      code: 4,
+      stdout: "",
+      stderr: said
+    })
+    expect(fs.existsSync(session)).toBe(false)
+    // Thinking alone is no answer either.
+    expect(await chat("--stream", "--no-history", "think only")).toMatchObject({ code: 4, stdout: "", stderr: said })
+    expect(server.requests.length).toBe(2)
+  })
+
+  test("a whole answer is asked for with stream: false; the cassette key stays the original's", async () => {
+    server = startOpenAiServer({ script: [{ content: "whole", repeat: true }] })
+    expect(await chat("--record", "whole-cassettes", "no stream")).toMatchObject({ code: 0, stdout: "whole\n" })
+    expect(server.requests[0]!.body).toMatchObject({ stream: false })
+    expect(server.requests[0]!.body).not.toHaveProperty("stream_options")
+    // The key's text (docs/record-replay.md#the-request-key) has no `stream`: the file is named by it.
+    const keyText = `{"base_url":"${server.baseUrl}","model_id":"fixture-model","reasoning_effort":null,` +
+      `"temperature":null,"top_p":null,"max_tokens":null,"messages":[{"role":"user","content":"no stream"}],` +
+      `"tools":[],"response_format":null}`
+    const key = new Bun.CryptoHasher("sha256").update(keyText).digest("hex")
+    expect(fs.readdirSync(path.join(dir, "whole-cassettes"))).toEqual([`${key}.json`])
+    expect(await chat("--stream", "--replay", "whole-cassettes", "no stream")).toMatchObject({ code: 0, stdout: "whole\n" })
+    expect(server.requests.length).toBe(1)
   })
 
   test("Ctrl-C stops the stream at once: the text printed stays, a newline ends it, exit 130", async () => {

@@ -147,6 +147,7 @@ describe("makeLlmJudge against the fixture server", () => {
     const body = server!.requests[0]!.body as Record<string, unknown>
     expect(body).toEqual({
       model: "judge-model",
+      stream: false,
       messages: [{ role: "user", content: llmJudgePrompt("is polite", "greet me", "Hello there") }],
       response_format: llmJudgeResponseFormat,
       temperature: 0

@@ -83,6 +83,7 @@ describe("Live layer", () => {
     expect(sent.headers["authorization"]).toBe(`Bearer ${SECRET}`)
     expect(sent.body).toEqual({
       model: "fixture-model",
+      stream: false,
       messages: [{ role: "user", content: "hello" }],
       temperature: 0.2,
       max_completion_tokens: 64

@@ -19,8 +19,13 @@ export interface KeyInput {
   readonly response_format: ResponseFormat | null
 }
 
+// A file part's fields in async-openai's order (`file_data`, then `filename`).
 const part = (p: ContentPart) =>
-  p.type === "text" ? { type: "text", text: p.text } : { type: "image_url", image_url: { url: p.image_url.url } }
+  p.type === "text"
+    ? { type: "text", text: p.text }
+    : p.type === "image_url"
+    ? { type: "image_url", image_url: { url: p.image_url.url } }
+    : { type: "file", file: { file_data: p.file.file_data, filename: p.file.filename } }
 
 const toolCall = (c: ToolCall) => ({
   id: c.id,

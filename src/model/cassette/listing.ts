@@ -26,7 +26,10 @@ const textOf = (content: unknown): string => {
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return ""
   return content
-    .map((p) => (typeof p === "object" && p !== null && typeof p.text === "string" ? p.text : "[image]"))
+    .map((p) => {
+      if (typeof p !== "object" || p === null) return "[image]"
+      return typeof p.text === "string" ? p.text : p.type === "file" ? "[file]" : "[image]"
+    })
     .join(" ")
 }
 

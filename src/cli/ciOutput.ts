@@ -15,9 +15,20 @@ import { printLine } from "./output.ts"
 /** GITHUB_WORKSPACE: the checkout annotation paths are relative to. */
 export const githubWorkspace = (): string | undefined => processEnv()["GITHUB_WORKSPACE"]
 
-/** The workflow commands on stdout, secrets masked as in every report. */
+/**
+ * The workflow commands on stdout, secrets masked as in every report: before the escaping, which
+ * would turn a secret holding `%`, `:` or `,` into text the mask no longer finds.
+ */
 export const printAnnotations = (annotations: ReadonlyArray<Annotation>) =>
-  Effect.forEach(annotations, (a) => printLine(redact(annotationCommand(a))), { discard: true })
+  Effect.forEach(annotations, (a) => {
+    const masked: Annotation = {
+      ...a,
+      ...(a.file === undefined ? {} : { file: redact(a.file) }),
+      title: redact(a.title),
+      message: redact(a.message)
+    }
+    return printLine(annotationCommand(masked))
+  }, { discard: true })
 
 /**
  * Appends the Markdown to the file GITHUB_STEP_SUMMARY names, if any. A summary that cannot be

@@ -138,6 +138,9 @@ const caseRows = (report: Report) =>
     ]
   })
 
+/** A summary is read, not searched: GitHub shows at most 1 MiB of it per step. */
+const FAILURE_ROWS = 50
+
 const failureRows = (report: Report) =>
   report.cases.flatMap((c) =>
     c.outcome.runs.flatMap((run, i) =>
@@ -181,7 +184,10 @@ export const evalMarkdown = (report: Report, options: EvalMarkdownOptions): stri
   lines.push("", `### Cases (${report.repeat} run(s) each)`, "", markdownTable(header, caseRows(report)))
   const failures = failureRows(report)
   if (failures.length > 0) {
-    lines.push("", "### Failures", "", markdownTable(["Case", "Run", "Reason"], failures))
+    lines.push("", "### Failures", "", markdownTable(["Case", "Run", "Reason"], failures.slice(0, FAILURE_ROWS)))
+    if (failures.length > FAILURE_ROWS) {
+      lines.push("", `…and ${failures.length - FAILURE_ROWS} more failed run(s): the report has them all.`)
+    }
   }
   if (options.comparison !== undefined) lines.push(...baselineSection(options.comparison))
   return lines.join("\n")

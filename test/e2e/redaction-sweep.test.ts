@@ -198,7 +198,7 @@ beforeAll(async () => {
     }
   }
 
-  for (const format of ["text", "json", "junit"] as const) {
+  for (const format of ["text", "json", "junit", "github", "markdown"] as const) {
     const r = await lait(["test", "tests/", "--format", format, "--trace-dir", "test-traces"])
     expectRan(r, 1)
     sinks.push({ name: `test ${format} report`, text: r.stdout, kinds: WITHOUT_CMD, markup: format === "junit" })

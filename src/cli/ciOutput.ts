@@ -24,7 +24,7 @@ export const printAnnotations = (annotations: ReadonlyArray<Annotation>) =>
     const masked: Annotation = {
       ...a,
       ...(a.file === undefined ? {} : { file: redact(a.file) }),
-      title: redact(a.title),
+      ...(a.title === undefined ? {} : { title: redact(a.title) }),
       message: redact(a.message)
     }
     return printLine(annotationCommand(masked))

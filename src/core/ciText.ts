@@ -9,7 +9,8 @@ export interface Annotation {
   /** Omitted when the failure has no file (a merged report whose shards named none). */
   readonly file?: string | undefined
   readonly line?: number | undefined
-  readonly title: string
+  /** Shown above the message; without one GitHub names the file. */
+  readonly title?: string | undefined
   readonly message: string
 }
 
@@ -25,7 +26,7 @@ export const annotationCommand = (a: Annotation): string => {
   const properties = [
     ...(a.file === undefined ? [] : [`file=${escapeProperty(a.file)}`]),
     ...(a.line === undefined ? [] : [`line=${a.line}`]),
-    `title=${escapeProperty(a.title)}`
+    ...(a.title === undefined ? [] : [`title=${escapeProperty(a.title)}`])
   ]
   return `::${a.level} ${properties.join(",")}::${escapeData(a.message)}`
 }

@@ -12,8 +12,14 @@ import { FileLoader } from "../platform/FileLoader.ts"
 import { osErrorText } from "../core/osError.ts"
 import { printLine } from "./output.ts"
 
-/** GITHUB_WORKSPACE: the checkout annotation paths are relative to. */
-export const githubWorkspace = (): string | undefined => processEnv()["GITHUB_WORKSPACE"]
+/**
+ * What annotation paths are made relative to: GITHUB_WORKSPACE (the checkout), else the current
+ * directory, so that a file lait names by its absolute path (a workflow's step) reads as the others.
+ */
+export const githubWorkspace = (): string => {
+  const workspace = processEnv()["GITHUB_WORKSPACE"]
+  return workspace === undefined || workspace === "" ? process.cwd() : workspace
+}
 
 /**
  * The workflow commands on stdout, secrets masked as in every report: before the escaping, which

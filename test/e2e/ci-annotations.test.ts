@@ -112,6 +112,13 @@ describe("lait test", () => {
     const missing = inFile("suite/fail/missing-workflow.yml")
     const missingText = fs.readFileSync(path.join(dir, "suite/fail/missing-workflow.yml"), "utf8")
     expect(missing.map((c) => c.properties["line"])).toEqual([String(linesStarting(missingText, "workflow:")[0])])
+    // A request no cassette answers: the model step of the workflow (it says which), not the test file.
+    const summarizeText = fs.readFileSync(path.join(dir, "workflows/summarize.yml"), "utf8")
+    expect(commands.find((c) => c.properties["title"] === "suite/fail/replay-miss.yml: ERROR")!.properties).toEqual({
+      file: "checkout/workflows/summarize.yml",
+      line: String(linesStarting(summarizeText, "  - id: summary")[0]),
+      title: "suite/fail/replay-miss.yml: ERROR"
+    })
     // One command per reason of every file that did not pass, none for those that did.
     expect(commands).toHaveLength(9 + 4 + 2 + 5)
     expect(commands.some((c) => c.properties["file"]!.includes("/pass/"))).toBe(false)
@@ -123,6 +130,29 @@ describe("lait test", () => {
     // Several reasons share one cell; the JSON under a reason stays in it.
     expect(md).toContain("the arguments of its 1 call(s):<br>  {\"text\":\"alpha beta gamma\"}<br>assertion 4:")
     expect(md).not.toContain("suite/pass/")
+  }, 60_000)
+
+  test("a step that fails points at its line in its workflow, a child workflow's own file for its steps", async () => {
+    const steps = path.join(work, "steps")
+    fs.mkdirSync(path.join(steps, "recordings"), { recursive: true })
+    const write = (name: string, lines: ReadonlyArray<string>) => fs.writeFileSync(path.join(steps, name), lines.join("\n"))
+    write("parent.yml", ["name: parent", "steps:", "  - jq: '.'", "  - group:", "      - jq: '.'", "      - workflow: child.yml", ""])
+    write("child.yml", ["name: child", "steps:", "  - id: fine", "    jq: '.'", "  - id: boom", "    run: [sh, -c, 'exit 3']", ""])
+    write("parent.test.yml", ["workflow: parent.yml", "input: hi", "replay: recordings", ""])
+    write("child.test.yml", ["workflow: child.yml", "input: hi", "replay: recordings", ""])
+    const r = await runCli(["--no-env", "test", ".", "--format", "github"], { cwd: steps, env: baseEnv(home), timeoutMs: 60_000 })
+    expect(r.code).toBe(1)
+    expect(commandsOf(r.stdout).map((c) => [c.properties, c.message])).toEqual([
+      [
+        { file: "child.yml", line: "5", title: "./child.test.yml: FAIL" },
+        "workflow './child.yml': step 'boom': command 'sh' exited with exit status: 3:"
+      ],
+      // Not the calling step's line in parent.yml: the step that failed is in child.yml.
+      [
+        { file: "child.yml", line: "5", title: "./parent.test.yml: FAIL" },
+        "workflow './parent.yml': step 'step-2.2 (workflow)': step 'boom': command 'sh' exited with exit status: 3:"
+      ]
+    ])
   }, 60_000)
 
   test("--format markdown prints the summary; a passing suite's summary says so", async () => {

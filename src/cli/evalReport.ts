@@ -1,5 +1,6 @@
 // What `lait eval` and `lait eval merge` do with a finished eval: write the report (with the baseline
-// comparison, when asked) to stdout or `-o FILE`, save a baseline, and choose the exit code. Loaded on
+// comparison, when asked) to stdout or `-o FILE`, the annotations of `--format github` and the job
+// summary (docs/ci.md#annotations-and-summaries), save a baseline, and choose the exit code. Loaded on
 // demand with the rest of the eval code.
 //
 // Exit codes (verdictOf, which every report's verdict follows too): with --fail-on-regression the

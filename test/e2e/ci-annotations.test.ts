@@ -296,6 +296,20 @@ describe("lait eval", () => {
     expect(port(`${printed.stdout}\n`)).toBe(port(md))
   }, 60_000)
 
+  test("lait eval merge --format github points at the eval file its shards ran", async () => {
+    for (const k of [1, 2]) {
+      const shard = await lait(["eval.yml", "--repeat", "4", "-j", "1", "--shard", `${k}/2`, "--format", "json", "-o", `s${k}.json`])
+      expect(shard.code).not.toBe(0)
+    }
+    const r = await lait(["merge", "s1.json", "s2.json", "--format", "github"])
+    expect(r.code).toBe(1)
+    expect(commandsOf(r.stdout).map((c) => [c.level, c.properties])).toEqual([
+      ["error", { file: "eval.yml", line: "3", title: "sometimes" }],
+      ["error", { file: "eval.yml", line: "16", title: "never" }],
+      ["error", { file: "eval.yml", line: "18", title: "broken" }]
+    ])
+  }, 60_000)
+
   test("a flaky case --min-pass-rate accepts is a warning; cases from a JSONL file point at its lines", async () => {
     const accepted = await lait(["eval.yml", "--repeat", "4", "-j", "1", "--min-pass-rate", "0.25", "--format", "github"])
     expect(commandsOf(accepted.stdout).filter((c) => c.properties["title"] === "sometimes")).toEqual([{

@@ -44,13 +44,13 @@ export const appendStepSummary = (markdown: () => string): Effect.Effect<void> =
   Effect.suspend(() => {
     const path = processEnv()["GITHUB_STEP_SUMMARY"]
     if (path === undefined || path === "") return Effect.void
-    try {
+    return Effect.try({
       // A blank line keeps it apart from what earlier steps or commands appended.
-      appendWholeSync(path, `${redact(markdown())}\n\n`)
-      return Effect.void
-    } catch (error) {
-      return Console.error(`warning: could not append to GITHUB_STEP_SUMMARY '${path}': ${osErrorText(error)}`)
-    }
+      try: () => appendWholeSync(path, `${redact(markdown())}\n\n`),
+      catch: (error) => error
+    }).pipe(Effect.catch((error) =>
+      Console.error(`warning: could not append to GITHUB_STEP_SUMMARY '${path}': ${osErrorText(error)}`)
+    ))
   })
 
 /** A user file's text for locating lines, undefined when it cannot be read now (a FIFO, a file gone). */

@@ -173,6 +173,15 @@ describe("lait test", () => {
     expect(pass.code).toBe(0)
     expect(commandsOf(pass.stdout)).toEqual([])
     expect(fs.readFileSync(summary, "utf8")).toBe("## lait test\n\n**✅ all passed**: 5 passed, 0 failed, 0 errors, 5 total\n\n")
+    // A summary that cannot be written is a warning; the results and the exit code stay.
+    const unwritable = await runCli(["--no-env", "test", "suite/pass"], {
+      cwd: dir,
+      env: { ...baseEnv(home), GITHUB_STEP_SUMMARY: work },
+      timeoutMs: 60_000
+    })
+    expect(unwritable.code).toBe(0)
+    expect(unwritable.stdout).toEndWith("5 passed, 0 failed, 5 total\n")
+    expect(unwritable.stderr).toStartWith(`warning: could not append to GITHUB_STEP_SUMMARY '${work}': `)
   }, 60_000)
 })
 

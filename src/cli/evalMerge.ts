@@ -30,7 +30,10 @@ const baselineFlags = {
 
 /** How an eval's report is written and judged: `lait eval` and `lait eval merge` alike. */
 export const reportFlags = {
-  format: formatFlag(["text", "json", "junit", "html"], "Report format (html: one self-contained page)"),
+  format: formatFlag(
+    ["text", "json", "junit", "html", "github", "markdown"],
+    "Report format (html: one self-contained page; github: text and an annotation per failing case)"
+  ),
   output: outputFlag("report"),
   minPassRate: Flag.Finite("min-pass-rate").pipe(
     Flag.withMetavar("R"),
@@ -126,6 +129,7 @@ export const evalMergeCommand = Command.make(
     yield* finish.finishEval(report, {
       format,
       file: "lait eval merge",
+      evalFile: inputs.find((input) => input.report.shard !== undefined)?.report.shard?.file,
       output: reportPath,
       minPassRate: minRate,
       baseline: baselineOptions,

@@ -1,5 +1,6 @@
 // What `lait eval` and `lait eval merge` do with a finished eval: write the report (with the baseline
-// comparison, when asked) to stdout or `-o FILE`, save a baseline, and choose the exit code. Loaded on
+// comparison, when asked) to stdout or `-o FILE`, the annotations of `--format github` and the job
+// summary (docs/ci.md#annotations-and-summaries), save a baseline, and choose the exit code. Loaded on
 // demand with the rest of the eval code.
 //
 // Exit codes (verdictOf, which every report's verdict follows too): with --fail-on-regression the
@@ -22,12 +23,15 @@ import {
 } from "../eval/baseline.ts"
 import { EvalError, type EvalErrorReason } from "../eval/evalErrors.ts"
 import { htmlReport } from "../eval/html.ts"
+import { caseLocator, casesFileOf } from "../eval/caseLocations.ts"
+import { evalAnnotations, evalMarkdown } from "../eval/ciReport.ts"
 import { jsonReportValue, junitReport, type Report, type ReportFormat, textReport } from "../eval/report.ts"
 import type { Shard, ShardRecord } from "../eval/shard.ts"
 import { rustJson } from "../model/rustJson.ts"
 import { FileLoader, writeTargetProblem, writeUserFile } from "../platform/FileLoader.ts"
 import { osErrorText } from "../platform/process.ts"
 import { printLine } from "./output.ts"
+import { appendStepSummary, githubWorkspace, printAnnotations, readIfReadable } from "./ciOutput.ts"
 
 export { fewRunsWarning } from "../eval/baseline.ts"
 
@@ -77,9 +81,24 @@ export interface RenderOptions {
   readonly verdict?: { readonly fails: EvalErrorReason | undefined } | undefined
 }
 
+/** What `--format` takes: the reports, and for CI `github` (text, then annotations) and `markdown`. */
+export type EvalFormat = ReportFormat | "github" | "markdown"
+
+/** Why the eval fails as `lait: …` says it, undefined when it passes or when no verdict is known. */
+const failsText = (options: RenderOptions): string | undefined => {
+  const fails = options.verdict?.fails
+  return fails === undefined ? undefined : new EvalError({ reason: fails }).message
+}
+
 /** The report in `format` with every secret masked (src/core/redaction.ts): reports are CI artifacts. */
-export const renderEvalReport = (report: Report, format: ReportFormat, options: RenderOptions): string =>
-  (format === "junit" || format === "html" ? redactMarkup : redact)(renderUnmasked(report, format, options))
+export const renderEvalReport = (report: Report, format: EvalFormat, options: RenderOptions): string => {
+  if (format === "markdown") {
+    const { file, comparison } = options
+    return redact(evalMarkdown(report, { file, comparison, fails: failsText(options) }))
+  }
+  const base = format === "github" ? "text" : format
+  return (base === "junit" || base === "html" ? redactMarkup : redact)(renderUnmasked(report, base, options))
+}
 
 const renderUnmasked = (report: Report, format: ReportFormat, options: RenderOptions): string => {
   const { file, comparison, shard } = options
@@ -98,14 +117,14 @@ const renderUnmasked = (report: Report, format: ReportFormat, options: RenderOpt
     return comparison === undefined ? xml : junitWithComparison(xml, comparison)
   }
   if (format === "html") {
-    const fails = options.verdict?.fails
+    const fails = failsText(options)
     return htmlReport(report, {
       file,
       verdict: options.verdict === undefined
         ? undefined
         : fails === undefined
         ? { pass: true }
-        : { pass: false, reason: new EvalError({ reason: fails }).message },
+        : { pass: false, reason: fails },
       ...(comparison === undefined ? {} : { baseline: comparisonText(comparison) })
     })
   }
@@ -153,8 +172,10 @@ export const writeReport = (body: string, output: string | undefined): Effect.Ef
 export const finishEval = Effect.fn("cli.eval.finish")(function*(
   report: Report,
   options: {
-    readonly format: ReportFormat
+    readonly format: EvalFormat
     readonly file: string
+    /** The eval file whose lines annotations point at (a merge: the one its shards ran), if known. */
+    readonly evalFile?: string | undefined
     /** `-o PATH`; undefined or `-` for stdout. */
     readonly output: string | undefined
     readonly minPassRate: number | undefined
@@ -179,13 +200,26 @@ export const finishEval = Effect.fn("cli.eval.finish")(function*(
       failOnRegression: b.failOnRegression
     })
   const verdict = verdictOf(report, comparison, options)
-  const rendered = renderEvalReport(report, options.format, {
+  const renderOptions: RenderOptions = {
     file: options.file,
     comparison,
     shard: options.shard,
     verdict: { fails: verdict }
-  })
-  yield* writeReport(rendered, options.output)
+  }
+  yield* writeReport(renderEvalReport(report, options.format, renderOptions), options.output)
+  if (options.format === "github") {
+    // On stdout even under `-o FILE`: that is where the runner reads workflow commands.
+    const evalFile = options.evalFile
+    const evalText = evalFile === undefined ? undefined : yield* readIfReadable(evalFile)
+    const casesFile = evalFile === undefined ? undefined : casesFileOf(evalFile, evalText)
+    const casesText = casesFile === undefined ? undefined : yield* readIfReadable(casesFile)
+    yield* printAnnotations(evalAnnotations(report, {
+      locate: evalFile === undefined ? undefined : caseLocator(evalFile, evalText, casesText),
+      comparison,
+      workspace: githubWorkspace()
+    }))
+  }
+  yield* appendStepSummary(() => renderEvalReport(report, "markdown", renderOptions))
   if (b.saveBaseline !== undefined && report.incomplete !== undefined) {
     yield* Console.error(`warning: no baseline saved to '${b.saveBaseline}': the merged report is partial`)
   } else if (b.saveBaseline !== undefined && !report.partial) {

@@ -28,7 +28,7 @@ export const DEFAULT_SIGNIFICANCE = 0.05
 export interface EvalOptions {
   readonly file: string
   readonly repeat: number
-  readonly format: "text" | "json" | "junit" | "html"
+  readonly format: "text" | "json" | "junit" | "html" | "github" | "markdown"
   readonly output: Option.Option<string>
   readonly minPassRate: Option.Option<number>
   readonly maxCost: Option.Option<number>
@@ -244,6 +244,7 @@ export const runEvalCommand = Effect.fn("cli.eval")(function*(
   yield* finish.finishEval(report, {
     format,
     file,
+    evalFile: file,
     output: reportPath,
     minPassRate: minRate,
     baseline: { ...baselineOptions, shard },

@@ -2,13 +2,16 @@
 // accepts, never overwriting anything. Without a kind it writes lait.config.yml (as upstream). The
 // test and eval starters point at `workflow.yml` in the current directory (the workflow starter's
 // default name), with paths computed relative to where they are written, and say on stderr what is
-// still missing (the workflow, the recorded answers) for them to pass `lait lint` and run.
+// still missing (the workflow, the recorded answers) for them to pass `lait lint` and run. YAML starters
+// begin with a `# yaml-language-server: $schema=...` line pointing at .lait-schemas/<kind>.schema.json,
+// which is written too when missing (docs/editors.md).
 import { Console, Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
 import * as nodePath from "node:path"
 import { CommandError } from "./commandErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import { printLine } from "./output.ts"
+import { SCHEMA_DIR, schemaModeline, writeSchemaFiles } from "./schemaFiles.ts"
 
 export const INIT_KINDS = ["workflow", "test", "eval", "agent"] as const
 export type InitKind = (typeof INIT_KINDS)[number] | "config"
@@ -27,8 +30,7 @@ const SAMPLE_INPUT = "lait runs YAML workflows against OpenAI-compatible servers
 
 const CONFIG_STARTER = `# lait configuration. lait reads the first lait.config.yml found from the current directory
 # upward (and ~/.config/lait/config.yml underneath it). Check it with: lait lint lait.config.yml
-# Editor completion: lait schema config > lait-config.schema.json, then put this line first:
-#   # yaml-language-server: $schema=lait-config.schema.json
+# The first line points editors at its JSON Schema (docs/editors.md).
 
 # Defaults for every model request (a workflow's own default: wins over these).
 default:
@@ -66,8 +68,7 @@ const WORKFLOW_STARTER = `# A lait workflow (version 2).
 #   record answers:   lait run workflow.yml "some text to summarise" --record recordings
 #   check it:         lait lint workflow.yml
 # A prompt step needs a model: set default.model below or in lait.config.yml (lait init).
-# Editor completion: lait schema workflow > workflow.schema.json, then put this line first:
-#   # yaml-language-server: $schema=workflow.schema.json
+# The first line points editors at its JSON Schema (docs/editors.md).
 name: summarize
 description: summarises the text given as PROMPT
 # What the PROMPT must be: a text. It also says that the workflow needs one, so lait lint does not
@@ -104,8 +105,7 @@ const testStarter = (paths: { readonly workflow: string; readonly record: string
   `# A lait test: runs the workflow against recorded model answers, never calling a model.
 #   1. record once:  lait run ${paths.workflowFromCwd} ${JSON.stringify(SAMPLE_INPUT)} --record ${paths.record}
 #   2. test:         lait test <this file>      (lait lint checks it without running)
-# Paths are relative to this file. Editor completion: lait schema test > test.schema.json, then put
-# this line first:  # yaml-language-server: $schema=test.schema.json
+# Paths are relative to this file. The first line points editors at its JSON Schema (docs/editors.md).
 workflow: ${paths.workflow}
 # The first input, as a YAML value (the same text the answers were recorded with).
 input: ${JSON.stringify(SAMPLE_INPUT)}
@@ -133,8 +133,7 @@ assert:
 const evalStarter = (paths: { readonly workflow: string }) =>
   `# A lait eval: runs the target for every case (--repeat N times) against a live model and reports
 # how reliably the assertions hold.   lait eval <this file> --repeat 5
-# Paths are relative to this file. Editor completion: lait schema eval > eval.schema.json, then put
-# this line first:  # yaml-language-server: $schema=eval.schema.json
+# Paths are relative to this file. The first line points editors at its JSON Schema (docs/editors.md).
 target:
   workflow: ${paths.workflow}
   # inputs:
@@ -213,16 +212,18 @@ const plan = (
       notes.push(`note: '${DEFAULT_PATHS.workflow}' does not exist yet; create it with 'lait init workflow'`)
     }
   }
+  // YAML starters begin with the modeline of the YAML language server (agent.md is Markdown).
+  const modeline = kind === "agent" ? "" : `${schemaModeline(kind, path, SCHEMA_DIR, cwd)}\n`
   switch (kind) {
     case "config":
-      return { path, contents: CONFIG_STARTER, notes }
+      return { path, contents: modeline + CONFIG_STARTER, notes }
     case "workflow":
-      return { path, contents: WORKFLOW_STARTER, notes }
+      return { path, contents: modeline + WORKFLOW_STARTER, notes }
     case "agent":
       return { path, contents: AGENT_STARTER, notes }
     case "eval":
       noteMissingWorkflow()
-      return { path, contents: evalStarter({ workflow: workflowRef }), notes }
+      return { path, contents: modeline + evalStarter({ workflow: workflowRef }), notes }
     case "test": {
       noteMissingWorkflow()
       const recordings = nodePath.join(dir, "recordings")
@@ -234,7 +235,7 @@ const plan = (
       }
       return {
         path,
-        contents: testStarter({ workflow: workflowRef, record, workflowFromCwd: DEFAULT_PATHS.workflow }),
+        contents: modeline + testStarter({ workflow: workflowRef, record, workflowFromCwd: DEFAULT_PATHS.workflow }),
         notes
       }
     }
@@ -257,13 +258,20 @@ export const initCommand = Command.make(
     )
   },
   Effect.fn("cli.init")(function*({ kind, path }) {
-    const plan = yield* planInit(Option.getOrElse(kind, () => "config" as const), Option.getOrUndefined(path))
+    const chosen = Option.getOrElse(kind, () => "config" as const)
+    const plan = yield* planInit(chosen, Option.getOrUndefined(path))
     // lstat: a dangling symlink is still something we would overwrite.
     if (yield* Effect.isSuccess(FileLoader.use((files) => files.lstat(plan.path)))) {
       return yield* new CommandError({ reason: { _tag: "InitExists", path: plan.path } })
     }
     yield* FileLoader.use((files) => files.writeAtomic(plan.path, plan.contents))
     yield* printLine(`created '${plan.path}'`)
+    // The schema the modeline points at, unless one is there already (`lait schema --write` refreshes it).
+    if (chosen !== "agent") {
+      for (const written of yield* writeSchemaFiles(SCHEMA_DIR, [chosen], { keep: true })) {
+        yield* printLine(`created '${written}'`)
+      }
+    }
     for (const note of plan.notes) yield* Console.error(note)
   })
 ).pipe(

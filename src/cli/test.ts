@@ -1,5 +1,5 @@
-// `lait test PATH... [--format text|json|junit] [--filter TEXT] [--update] [-j N] [--shard K/N] [--watch]
-// [--keep-workdirs] [--strict-replay] [--replay-tools] [--record | --record-missing]
+// `lait test PATH... [--format text|json|junit|github|markdown] [--filter TEXT] [--update] [-j N] [--shard K/N]
+// [--watch] [--keep-workdirs] [--strict-replay] [--replay-tools] [--record | --record-missing]
 // [--trace-dir DIR [--trace-spans] [--trace-content]]`: run test
 // definition files against their recorded cassettes (never a model server; with --record, live into
 // those cassettes) and report pass/fail/error per file. Results go to stdout; notes and the final
@@ -24,6 +24,7 @@ import { recordIntoTestFlags, replayToolsFlag, strictReplayFlag } from "./flags/
 import { checkTraceDirFlags, traceDirFlags } from "./flags/trace.ts"
 import { recordingClients, type RecordingMode } from "./modelLayers.ts"
 import { printLine } from "./output.ts"
+import { appendStepSummary, githubWorkspace, printAnnotations, readIfReadable } from "./ciOutput.ts"
 import { testRecordHint } from "./recordHints.ts"
 import { redact, redactMarkup } from "../core/redaction.ts"
 import type { Watching } from "./testWatch.ts"
@@ -52,8 +53,9 @@ export const testPathsArgument = pathsArgument(
 const testFlags = {
   paths: testPathsArgument,
   format: formatFlag(
-    ["text", "json", "junit"],
-    "text, json (one compact line) or junit (JUnit XML for CI test reports)"
+    ["text", "json", "junit", "github", "markdown"],
+    "text, json (one compact line), junit (JUnit XML for CI test reports), github (text and an annotation " +
+      "per failure) or markdown"
   ),
   filter: valueFlag("filter", "TEXT", "Run only the test files whose path contains TEXT"),
   replayTools: replayToolsFlag("Answer tool calls from each file's tool cassettes, as 'replay_tools: true' does"),
@@ -202,6 +204,8 @@ const runTests = Effect.fnUntraced(function*(
     ? suite.jsonReport(outcomes)
     : format === "junit"
     ? suite.junitReport(outcomes, { totalMs, startedAt, hostname: os.hostname() })
+    : format === "markdown"
+    ? suite.testMarkdown(outcomes)
     : suite.textReport(outcomes)
   for (const outcome of outcomes) {
     if (outcome.keptWorkdir !== undefined) {
@@ -210,6 +214,17 @@ const runTests = Effect.fnUntraced(function*(
   }
   // Secrets masked (src/core/redaction.ts): reports are CI artifacts. XML needs the mask escaped.
   yield* printLine(format === "junit" ? redactMarkup(report) : redact(report))
+  if (format === "github") {
+    // The text of each file that did not run its assertions, for the line of its `workflow:`.
+    const texts = new Map<string, string | undefined>()
+    for (const o of outcomes) {
+      if (o.status !== "pass" && o.evaluated === undefined) texts.set(o.file, yield* readIfReadable(o.file))
+    }
+    yield* printAnnotations(
+      suite.testAnnotations(outcomes, { readText: (file) => texts.get(file), workspace: githubWorkspace() })
+    )
+  }
+  yield* appendStepSummary(() => suite.testMarkdown(outcomes))
 
   const { failed, errors, total } = suite.tally(outcomes)
   if (failed > 0 || errors > 0) {

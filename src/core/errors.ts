@@ -289,6 +289,15 @@ export const locateError = (error: object, file: string | undefined, line: numbe
   Object.defineProperty(error, "file", { value: file, configurable: true })
 }
 
+/** The file and line an error points at (the outermost link of its chain that names both), if any. */
+export const errorLocation = (error: unknown): { readonly file: string; readonly line: number } | undefined => {
+  for (const link of causeChain(error)) {
+    if (typeof link !== "object" || link === null || !("line" in link) || !("file" in link)) continue
+    if (typeof link.line === "number" && typeof link.file === "string") return { file: link.file, line: link.line }
+  }
+  return undefined
+}
+
 /** The 1-based line an error carries (the outermost link of its chain that has one; see locateError). */
 export const errorLine = (error: unknown): number | undefined => {
   for (const link of causeChain(error)) {

@@ -14,6 +14,8 @@ interface Reasons {
   BadInputFlag: { arg: string; problem: "no-equals" | "empty-key" }
   /** `--header` that cannot be sent; `problem` never quotes the value (it may be a secret). */
   BadHeaderFlag: { problem: string }
+  /** Neither of the arguments one of which the command needs; `expected` names them. */
+  Missing: { expected: string }
 }
 export type ArgumentErrorReason = TaggedUnion<Reasons>
 
@@ -32,6 +34,8 @@ const describe = (reason: ArgumentErrorReason): string => {
         (reason.problem === "no-equals" ? "expected KEY=VALUE" : "the key is empty")
     case "BadHeaderFlag":
       return `invalid --header: ${reason.problem}`
+    case "Missing":
+      return `${reason.expected} is required`
   }
 }
 

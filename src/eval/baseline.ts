@@ -224,12 +224,14 @@ export const fewRunsWarning = (before: number, after: number, significance: numb
 }
 
 /** Why the comparison regressed, as the verdict line and the error say it. */
-const regressionText = (c: Comparison): string =>
+export const regressionText = (c: Comparison): string =>
   c.counts.regressed > 0
     ? `${c.counts.regressed} case(s) regressed significantly`
     : `all cases pooled regressed significantly, though no single case did`
 
 const pct = (c: Counts) => `${c.passed}/${c.total} (${rustFixed(rate(c) * 100, 0)}%)`
+/** `3/4 (75%)`: one side's counts as every report shows them. */
+export const countsText = pct
 
 /** What `lait: ...` says when --fail-on-regression fails the eval on `c`. */
 export const regressionReason = (c: Comparison): EvalErrorReason => ({
@@ -239,9 +241,9 @@ export const regressionReason = (c: Comparison): EvalErrorReason => ({
   significance: c.significance,
   ...(c.counts.regressed === 0 ? { pooled: `from ${pct(c.overall.before)} to ${pct(c.overall.after)}` } : {})
 })
-const pText = (p: number) => (p < 0.0001 ? "p<0.0001" : `p=${rustFixed(p, 4)}`)
+export const pText = (p: number) => (p < 0.0001 ? "p<0.0001" : `p=${rustFixed(p, 4)}`)
 /** `<name>`, `[<target>]` after it when the eval compared targets. */
-const changeName = (c: CaseChange) =>
+export const changeName = (c: CaseChange) =>
   `${(c.name ?? `case ${c.case}`).replace(/\s+/g, " ").trim()}${c.target === undefined ? "" : ` [${c.target}]`}`
 
 export const comparisonText = (c: Comparison): string => {

@@ -9,6 +9,7 @@
 //            escapes % CR LF, and the file property additionally `,` and `:` as GitHub's workflow
 //            command syntax requires; summary `lint found <e> error(s) across <n> finding(s) in <f> file(s)`.
 // The summary is the error `lait lint` fails with (stderr, exit 3); warnings never fail a run.
+import { annotationCommand } from "../core/ciText.ts"
 import { CONFIG_FILE_NAME } from "../config/load.ts"
 import { display } from "./context.ts"
 import { failedFiles, type LintRun, registryOk, runHasErrors, type Severity } from "./findings.ts"
@@ -94,18 +95,9 @@ export const findings = (run: LintRun, configFile: (absolute: string) => string)
 export const renderJson = (list: ReadonlyArray<Finding>): string =>
   JSON.stringify(list.map((f) => ({ file: f.file, line: f.line, severity: f.severity, message: f.message })), null, 2)
 
-/** GitHub workflow-command escaping of a message. */
-export const escapeData = (text: string): string =>
-  text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A")
-
-/** ... and of a property value, where `,` and `:` would end the value. */
-export const escapeProperty = (text: string): string => escapeData(text).replaceAll(":", "%3A").replaceAll(",", "%2C")
-
 export const renderGithub = (list: ReadonlyArray<Finding>): ReadonlyArray<string> =>
   list.map((f) =>
-    `::${f.severity} file=${escapeProperty(f.file)}${f.line === null ? "" : `,line=${f.line}`}::${
-      escapeData(f.message)
-    }`
+    annotationCommand({ level: f.severity, file: f.file, line: f.line ?? undefined, message: f.message })
   )
 
 export const structuredSummary = (run: LintRun, list: ReadonlyArray<Finding>): string | undefined => {

@@ -4,7 +4,7 @@
 // nothing about it — the test file or its workdir/fixtures, loading the workflow or its input, a
 // missing or unreadable cassette (model or tool), a model or MCP server that could not be reached or started, the
 // configuration, or a defect in lait itself.
-import { causeChain, isLaitError, renderChain } from "../core/errors.ts"
+import { causeChain, errorLocation, isLaitError, renderChain } from "../core/errors.ts"
 import type { Check } from "./AssertionEvaluator.ts"
 import type { TestDefinition } from "./testFile.ts"
 
@@ -29,6 +29,8 @@ export interface TestOutcome {
   readonly keptWorkdir?: string
   /** The trace file written for it (`--trace-dir`). */
   readonly trace?: string
+  /** Where the error of a file that failed or could not run points (a file that does not load), if anywhere. */
+  readonly at?: { readonly file: string; readonly line: number }
 }
 
 /** An error from before the workflow started: whatever it is, nothing ran. */
@@ -69,10 +71,12 @@ const couldNotRun = (error: unknown): boolean =>
 export const errorOutcome = (file: string, error: unknown, durationMs: number): TestOutcome => {
   const setup = error instanceof NotRun
   const cause = setup ? error.error : error
+  const at = errorLocation(cause)
   return {
     file,
     status: setup || couldNotRun(cause) ? "error" : "fail",
     failures: [renderChain(cause)],
-    durationMs
+    durationMs,
+    ...(at === undefined ? {} : { at })
   }
 }

@@ -4,7 +4,7 @@
 // exactly as upstream's.
 import type { TestOutcome } from "./runner.ts"
 
-export type ReportFormat = "text" | "json" | "junit"
+export type ReportFormat = "text" | "json" | "junit" | "github" | "markdown"
 
 export interface Tally {
   readonly passed: number

@@ -9,6 +9,7 @@ import type { TestOutcome } from "./runner.ts"
 import { applyUpdates, describeUpdate, failingEquals } from "./update.ts"
 
 export { AssertionEvaluator } from "./AssertionEvaluator.ts"
+export { testAnnotations, testMarkdown } from "./ciReport.ts"
 export { discoverTestFiles, findTestFiles } from "./discovery.ts"
 export { jsonReport, junitReport, tally, textReport } from "./reporters.ts"
 export { runTestSuite, type TestOutcome } from "./runner.ts"

@@ -19,6 +19,8 @@ test("the generated spec holds the tree's flags, with effect/cli's values for ab
     key: "output", name: "output", aliases: ["o"], type: "string", option: true
   })
   expect(evalSpec.flags.find((f) => f.name === "jobs")).toMatchObject({ aliases: ["j"], type: "integer", default: 8 })
-  expect(evalSpec.flags.find((f) => f.name === "format")).toMatchObject({ choices: ["text", "json", "junit", "html"] })
+  expect(evalSpec.flags.find((f) => f.name === "format")).toMatchObject({
+    choices: ["text", "json", "junit", "html", "github", "markdown"]
+  })
   expect(evalSpec.subcommands).toEqual(["merge"])
 })

@@ -129,6 +129,7 @@ const rows: ReadonlyArray<Row> = [
   [new ToolError({ reason: { _tag: "CassetteUnwritable", path: "c/tool-1.json", problem: "too large" } }), "refusing to write tool cassette 'c/tool-1.json': too large", 1],
   [new ArgumentError({ reason: { _tag: "Requires", flag: "--a", needs: "--b" } }), "the argument '--a' requires '--b'", 2],
   [new ArgumentError({ reason: { _tag: "BadHeaderFlag", problem: "expected 'NAME: VALUE'" } }), "invalid --header: expected 'NAME: VALUE'", 2],
+  [new ArgumentError({ reason: { _tag: "Missing", expected: "a KIND or --write DIR" } }), "a KIND or --write DIR is required", 2],
   [new TraceError({ reason: { _tag: "ReadFailed", path: "t.jsonl", detail: "gone" } }), "failed to read trace file 't.jsonl': gone", 1],
   // WorkflowLoadError: every reason the table names, and the ones that exit 1.
   [new WorkflowLoadError({ reason: { _tag: "YamlSyntax", file: "/w/wf.yml", detail: "bad at line 2, column 1", line: 2 } }), "bad at line 2, column 1", 3],

@@ -42,16 +42,20 @@ describe("lait init", () => {
       expect(r.code).toBe(0)
       created.push(r.stdout)
     }
+    // With each YAML starter, the JSON Schema its first line points at (docs/editors.md).
     expect(created).toEqual([
-      "created 'lait.config.yml'\n",
-      "created 'workflow.yml'\n",
-      "created 'workflow.test.yml'\n",
-      "created 'workflow.eval.yml'\n",
+      "created 'lait.config.yml'\ncreated '.lait-schemas/config.schema.json'\n",
+      "created 'workflow.yml'\ncreated '.lait-schemas/workflow.schema.json'\n",
+      "created 'workflow.test.yml'\ncreated '.lait-schemas/test.schema.json'\n",
+      "created 'workflow.eval.yml'\ncreated '.lait-schemas/eval.schema.json'\n",
       "created 'agent.md'\n"
     ])
     // Atomic writes leave no temp files behind.
     expect(fs.readdirSync(dir).sort()).toEqual(
-      ["agent.md", "lait.config.yml", "workflow.eval.yml", "workflow.test.yml", "workflow.yml"]
+      [".lait-schemas", "agent.md", "lait.config.yml", "workflow.eval.yml", "workflow.test.yml", "workflow.yml"]
+    )
+    expect(fs.readdirSync(path.join(dir, ".lait-schemas")).sort()).toEqual(
+      ["config.schema.json", "eval.schema.json", "test.schema.json", "workflow.schema.json"]
     )
 
     const before = fs.readFileSync(path.join(dir, "workflow.yml"), "utf8")
@@ -103,14 +107,14 @@ describe("lait init", () => {
     const r = await lait(["init", "test", "tests/summary.test.yml"], dir)
     expect([r.code, r.stdout, r.stderr]).toEqual([
       0,
-      "created 'tests/summary.test.yml'\n",
+      "created 'tests/summary.test.yml'\ncreated '.lait-schemas/test.schema.json'\n",
       "note: 'workflow.yml' does not exist yet; create it with 'lait init workflow'\n" +
         "note: record the answers it replays first: lait run workflow.yml '...' --record tests/recordings\n"
     ])
-    expect(parse(fs.readFileSync(path.join(dir, "tests/summary.test.yml"), "utf8"))).toMatchObject({
-      workflow: "../workflow.yml",
-      replay: "recordings"
-    })
+    const text = fs.readFileSync(path.join(dir, "tests/summary.test.yml"), "utf8")
+    expect(parse(text)).toMatchObject({ workflow: "../workflow.yml", replay: "recordings" })
+    // The modeline is relative to the file, as the YAML language server resolves it.
+    expect(text.split("\n")[0]).toBe("# yaml-language-server: $schema=../.lait-schemas/test.schema.json")
   })
 
   test("an unknown kind is a usage error", async () => {
@@ -144,8 +148,70 @@ describe("lait schema", () => {
     }
   })
 
-  test("an unknown kind is a usage error", async () => {
+  test("an unknown kind is a usage error, and so is neither a kind nor --write", async () => {
     const r = await lait(["schema", "pipeline"], makeTempDir("schema-usage"))
     expect([r.code, r.stdout]).toEqual([2, ""])
+    const none = await lait(["schema"], makeTempDir("schema-usage"))
+    expect([none.code, none.stdout, none.stderr]).toEqual([
+      2,
+      "",
+      "lait: a KIND (workflow, config, test, eval, agent) or --write DIR is required\n"
+    ])
+  })
+
+  test("--write DIR writes every schema, as `lait schema KIND` prints it; the modelines of lait init find them", async () => {
+    const dir = makeTempDir("schema-write")
+    const r = await lait(["schema", "--write", "editor/schemas"], dir)
+    const kinds = ["workflow", "config", "test", "eval", "agent"]
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      0,
+      kinds.map((kind) => `wrote 'editor/schemas/${kind}.schema.json'\n`).join(""),
+      ""
+    ])
+    const ajv = new Ajv2020({ allErrors: true, strict: false })
+    for (const kind of kinds) {
+      const written = fs.readFileSync(path.join(dir, "editor/schemas", `${kind}.schema.json`), "utf8")
+      expect(written).toBe((await lait(["schema", kind], dir)).stdout)
+      // A valid schema: Ajv compiles it against the 2020-12 meta-schema.
+      expect(ajv.validateSchema(JSON.parse(written))).toBe(true)
+    }
+    // One kind only, over an older file.
+    fs.writeFileSync(path.join(dir, "editor/schemas/test.schema.json"), "{}")
+    const one = await lait(["schema", "test", "--write", "editor/schemas"], dir)
+    expect(one.stdout).toBe("wrote 'editor/schemas/test.schema.json'\n")
+    expect(fs.readFileSync(path.join(dir, "editor/schemas/test.schema.json"), "utf8")).toBe(
+      (await lait(["schema", "test"], dir)).stdout
+    )
+
+    // Every YAML starter's first line points at a schema that exists and accepts the starter.
+    const project = makeTempDir("schema-modelines")
+    // A schema already there is left alone (lait init overwrites nothing).
+    fs.mkdirSync(path.join(project, ".lait-schemas"))
+    fs.writeFileSync(path.join(project, ".lait-schemas/eval.schema.json"), "{}\n")
+    for (const [args, file, kind] of [
+      [[], "lait.config.yml", "config"],
+      [["workflow", "flows/wf.yml"], "flows/wf.yml", "workflow"],
+      [["test"], "workflow.test.yml", "test"],
+      [["eval", "evals/deep/summary.eval.yml"], "evals/deep/summary.eval.yml", "eval"]
+    ] as const) {
+      const init = await lait(["init", ...args], project)
+      expect(init.code).toBe(0)
+      const text = fs.readFileSync(path.join(project, file), "utf8")
+      const modeline = /^# yaml-language-server: \$schema=(\S+)\n/.exec(text)
+      expect(modeline).not.toBeNull()
+      const schemaPath = path.resolve(path.dirname(path.join(project, file)), modeline![1]!)
+      expect(schemaPath).toBe(path.join(project, ".lait-schemas", `${kind}.schema.json`))
+      if (kind === "eval") {
+        expect(init.stdout).toBe(`created '${file}'\n`)
+        expect(fs.readFileSync(schemaPath, "utf8")).toBe("{}\n")
+        continue
+      }
+      const validate = ajv.compile(JSON.parse(fs.readFileSync(schemaPath, "utf8")) as object)
+      expect({ file, valid: validate(parse(text)), errors: validate.errors ?? null }).toEqual({
+        file,
+        valid: true,
+        errors: null
+      })
+    }
   })
 })

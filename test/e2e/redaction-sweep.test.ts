@@ -198,11 +198,23 @@ beforeAll(async () => {
     }
   }
 
-  for (const format of ["text", "json", "junit"] as const) {
+  for (const format of ["text", "json", "junit", "github", "markdown"] as const) {
     const r = await lait(["test", "tests/", "--format", format, "--trace-dir", "test-traces"])
     expectRan(r, 1)
     sinks.push({ name: `test ${format} report`, text: r.stdout, kinds: WITHOUT_CMD, markup: format === "junit" })
   }
+  // The annotations and job summaries (docs/ci.md#annotations-and-summaries) of an eval and of a suite.
+  const summaryOf = async (args: ReadonlyArray<string>, name: string) => {
+    const summary = path.join(ws.dir, `${name}-summary.md`)
+    const r = await ws.lait(args, { env: { ...env(), GITHUB_STEP_SUMMARY: summary } })
+    expectRan(r, 1)
+    return { stdout: r.stdout, summary: read(summary) }
+  }
+  const evalCi = await summaryOf(["eval", "sweep.eval.yml", "--format", "github"], "eval")
+  sinks.push({ name: "eval github annotations", text: evalCi.stdout, kinds: ALL })
+  sinks.push({ name: "eval GITHUB_STEP_SUMMARY", text: evalCi.summary, kinds: ALL })
+  const testCi = await summaryOf(["test", "tests/"], "test")
+  sinks.push({ name: "test GITHUB_STEP_SUMMARY", text: testCi.summary, kinds: WITHOUT_CMD })
   const testTraces = files(path.join(ws.dir, "test-traces")).map(read).join("\n")
   sinks.push({ name: "test --trace-dir", text: testTraces, kinds: WITHOUT_CMD })
 
@@ -254,7 +266,7 @@ const leaksIn = (sink: Sink): Array<string> => {
 
 describe("every secret kind is masked at every sink", () => {
   test("the sweep reached every sink, each holding what the server and the step echoed", () => {
-    expect(sinks.length).toBe(22)
+    expect(sinks.length).toBe(27)
     // The echo really happened: the unmasked parts of the leak text are there.
     const silent = sinks.filter((s) => !s.text.includes("percent-encoded=[")).map((s) => s.name)
     expect(silent).toEqual([])

@@ -2,7 +2,7 @@
 // warnings never failing a run.
 import { describe, expect, test } from "bun:test"
 import type { LintRun } from "../../src/lint/findings.ts"
-import { escapeData, escapeProperty } from "../../src/lint/report.ts"
+import { escapeData, escapeProperty } from "../../src/core/ciText.ts"
 import { render } from "../../src/lint/run.ts"
 
 const cwd = process.cwd()

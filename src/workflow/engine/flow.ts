@@ -2,7 +2,7 @@
 // `on_error`, recording under `id`), with the control steps that only steer the list: `group`,
 // `switch`, `stop` and `break`. The other kinds are dispatched to their family's module.
 import { Effect } from "effect"
-import { renderChain } from "../../core/errors.ts"
+import { errorLocation, locateError, renderChain } from "../../core/errors.ts"
 import { StepError } from "../stepErrors.ts"
 import type { Json } from "../../core/json.ts"
 import type { Step } from "../../lang/model.ts"
@@ -44,7 +44,9 @@ export const runSteps: (
     let state = initial
     for (const [index, step] of steps.entries()) {
       if (top !== undefined && index < top.from) continue
-      const outcome = yield* runStep(step, state, frame, positionIn(list, index))
+      const outcome = yield* runStep(step, state, frame, positionIn(list, index)).pipe(
+        Effect.tapError((error) => Effect.sync(() => locateFailure(error, step, frame)))
+      )
       state = outcome.state
       if (top?.after !== undefined) yield* top.after(index + 1, state)
       if (outcome.flow !== "continue") return { state, flow: outcome.flow }
@@ -52,6 +54,16 @@ export const runSteps: (
     return { state, flow: "continue" as Flow }
   }
 )
+
+/**
+ * Points a failure at the innermost step it came from, in that step's own file (a child workflow's
+ * step in the child), for what reports where (`lait test --format github`, docs/ci.md). An error that
+ * already points somewhere (an inner step, a file that did not load) is left as it is.
+ */
+const locateFailure = (error: unknown, step: Step, frame: Frame): void => {
+  if (typeof error !== "object" || error === null || step.line === undefined) return
+  if (errorLocation(error) === undefined) locateError(error, frame.scope.workflow.path, step.line)
+}
 
 /** `when` → retried/timed unit (`input` → kind → `output`) → `on_error` → record under `id`. */
 const runStep: (step: Step, incoming: State, frame: Frame, position: string) => EngineEffect<Outcome> = Effect

@@ -108,9 +108,7 @@ describe("a Responses API model", () => {
 
   test("refuses tools, --image and --stream, naming each", async () => {
     const s = server()
-    const p = project()
-    ws.write(`${p.dir.slice(ws.dir.length + 1)}/lait.config.yml`, responsesModel(s.baseUrl))
-    ws.write(`${p.dir.slice(ws.dir.length + 1)}/pic.png`, "\x89PNG\r\n\x1a\nrest")
+    const p = project({ "lait.config.yml": responsesModel(s.baseUrl), "pic.png": "\x89PNG\r\n\x1a\nrest" })
     const refusal = (feature: string, remedy = "use a chat_completions model for this step") =>
       `lait: model 'resp-model' uses 'api: responses', which does not support ${feature}; ${remedy}\n`
     expect(outcome(await p.lait(["--model", "r", "--tool", "echo", "hi"]))).toEqual({

@@ -19,8 +19,11 @@ interface Reasons {
   SessionFull: { name: string; path: string; limit: number }
   UnknownPrompt: { name: string; available: ReadonlyArray<string> }
   BadVar: { arg: string; problem: "no-equals" | "empty-key" }
+  /** `detail`: why, as the FileError says it (`file contents exceed the configured read limit ...`). */
   SystemFile: { path: string; detail: string }
-  /** `--json-schema FILE` that cannot be read or is not a JSON object. */
+  /** `--json-schema FILE` that cannot be read; `detail` as for SystemFile. */
+  JsonSchemaRead: { path: string; detail: string }
+  /** `--json-schema FILE` that is not JSON, or not a JSON object. */
   JsonSchemaFile: { path: string; detail: string }
   /** `--json-schema`'s answer is not JSON (a fence removed); `detail` is an excerpt of it. */
   AnswerNotJson: { schema: string; detail: string }
@@ -66,8 +69,10 @@ const describe = (reason: ChatErrorReason): string => {
         : `invalid '--var ${reason.arg}'; the key must not be empty`
     case "SystemFile":
       return `failed to read system prompt file '${reason.path}'`
+    case "JsonSchemaRead":
+      return `failed to read JSON schema file '${reason.path}'`
     case "JsonSchemaFile":
-      return `failed to load JSON schema '${reason.path}'`
+      return `failed to parse JSON schema file '${reason.path}'`
     case "AnswerNotJson":
       return `the model's answer is not valid JSON for the JSON schema '${reason.schema}'`
     case "AnswerMismatch":

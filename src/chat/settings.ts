@@ -150,7 +150,7 @@ export const systemPrompt = (options: ChatOptions, config: LaitConfigService, fi
     const path = options.systemFile
     return files.readText(path).pipe(
       Effect.map((text) => text.trimEnd()),
-      Effect.mapError((e) => new ChatError({ reason: { _tag: "SystemFile", path, detail: e.message } }))
+      Effect.mapError((e) => new ChatError({ reason: { _tag: "SystemFile", path, detail: e.detail } }))
     )
   }
   return Effect.succeed(config.config.default?.system)
@@ -161,7 +161,7 @@ const responseFormat = (options: ChatOptions, files: FileLoaderService) => {
   if (path === undefined) return Effect.succeed(null)
   return Effect.gen(function*() {
     const text = yield* files.readText(path).pipe(
-      Effect.mapError((e) => new ChatError({ reason: { _tag: "JsonSchemaFile", path, detail: e.message } }))
+      Effect.mapError((e) => new ChatError({ reason: { _tag: "JsonSchemaRead", path, detail: e.detail } }))
     )
     let schema: unknown
     try {

@@ -12,6 +12,7 @@ import { LaitConfig } from "../config/LaitConfig.ts"
 import { type OutputError, renderChain } from "../core/errors.ts"
 import { traceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
+import { ModelError, ResponsesUnsupported } from "../model/ModelError.ts"
 import { RecordHint } from "../model/recordHint.ts"
 import { UsageWanted } from "../model/streamSink.ts"
 import { formatUsage, RunUsage, type UsageTotals } from "../model/RunUsage.ts"
@@ -94,6 +95,13 @@ export const runOneShot = (flags: ChatFlagValues) =>
       jsonSchema: get(flags.jsonSchema),
       schemaName: get(flags.schemaName)
     }, config, loader)
+    // The Responses API answers whole: asked for a stream, lait refuses, as the original does.
+    const primary = settings.endpoints[0]
+    if (flags.stream && primary.api === "responses") {
+      const remedy = "drop --stream (the answer then prints whole) or use a chat_completions model"
+      const reason = new ResponsesUnsupported({ modelId: primary.modelId, feature: "streaming (--stream)", remedy })
+      return yield* new ModelError({ reason })
+    }
     const attached = yield* loadAttachments(flags.file, flags.image, config.cwd)
     const text = named?.text ?? given
     // What a session stores: the text sent (text attachments included), not the PDF or image parts.

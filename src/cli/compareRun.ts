@@ -7,6 +7,7 @@ import type { LaitConfigService } from "../config/LaitConfig.ts"
 import { type AnyLaitError, primaryError, renderChain } from "../core/errors.ts"
 import type { FileLoaderService } from "../platform/FileLoader.ts"
 import { stdinIsTerminal } from "../platform/rawStdout.ts"
+import { costOf } from "../model/RunUsage.ts"
 import { printLine } from "./output.ts"
 import { resolvePromptText } from "./runWorkflow.ts"
 
@@ -22,12 +23,15 @@ interface Outcome {
   readonly model_id: string | null
   readonly duration_ms: number
   readonly usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null
+  /** `usage` at the answering model's `pricing:` rates; null without either (never 0 for "unpriced"). */
+  readonly cost_usd: number | null
   readonly content: string | null
   readonly error: string | null
 }
 
-const usageText = (u: NonNullable<Outcome["usage"]>) =>
-  `prompt=${u.prompt_tokens} completion=${u.completion_tokens} total=${u.total_tokens}`
+const usageText = (u: NonNullable<Outcome["usage"]>, cost: number | null) =>
+  `prompt=${u.prompt_tokens} completion=${u.completion_tokens} total=${u.total_tokens}` +
+  (cost === null ? "" : ` ($${cost.toFixed(4)})`)
 
 const textReport = (outcomes: ReadonlyArray<Outcome>): string =>
   outcomes.map((o) =>
@@ -36,7 +40,7 @@ const textReport = (outcomes: ReadonlyArray<Outcome>): string =>
       `time: ${o.duration_ms}ms`,
       ...(o.error !== null
         ? [`error: ${o.error}`]
-        : [...(o.usage === null ? [] : [`usage: ${usageText(o.usage)}`]), o.content ?? ""])
+        : [...(o.usage === null ? [] : [`usage: ${usageText(o.usage, o.cost_usd)}`]), o.content ?? ""])
     ].join("\n")
   ).join("\n\n")
 
@@ -45,7 +49,7 @@ const markdownReport = (outcomes: ReadonlyArray<Outcome>): string =>
     [
       `## ${o.model}${o.model_id === null ? "" : ` (\`${o.model_id}\`)`}`,
       "",
-      `_${o.duration_ms} ms${o.usage === null ? "" : `, ${usageText(o.usage)}`}_`,
+      `_${o.duration_ms} ms${o.usage === null ? "" : `, ${usageText(o.usage, o.cost_usd)}`}_`,
       "",
       o.error !== null ? `**error:** ${o.error}` : (o.content ?? "")
     ].join("\n")
@@ -72,11 +76,15 @@ export const runCompare = (request: CompareRequest, config: LaitConfigService, l
           const modelId = Exit.isSuccess(resolved) ? resolved.value.endpoints[0].modelId : null
           if (Exit.isSuccess(exit)) {
             const answer = exit.value
+            const { usage, endpoint } = answer.result
             return {
               model,
-              model_id: answer.result.endpoint.modelId,
+              model_id: endpoint.modelId,
               duration_ms: duration,
-              usage: answer.result.usage ?? null,
+              usage: usage ?? null,
+              cost_usd: usage === undefined || endpoint.pricing === undefined
+                ? null
+                : costOf(usage.prompt_tokens, usage.completion_tokens, endpoint.pricing),
               content: answer.content,
               error: null
             } satisfies Outcome
@@ -87,6 +95,7 @@ export const runCompare = (request: CompareRequest, config: LaitConfigService, l
             model_id: modelId,
             duration_ms: duration,
             usage: null,
+            cost_usd: null,
             content: null,
             error: error === undefined ? "interrupted" : renderChain(error)
           } satisfies Outcome

@@ -6,7 +6,7 @@ import { withLine } from "../core/errors.ts"
 import { loadDotenv } from "./dotenv.ts"
 import { ConfigError } from "./configErrors.ts"
 import { errnoOf, FileLoader } from "../platform/FileLoader.ts"
-import { describeYamlValue, formatPath, type PathSegment } from "../core/schemaPath.ts"
+import { describeYamlValue, formatPath, namingModelId, type PathSegment, valueAtPath } from "../core/schemaPath.ts"
 import { offsetAtPath, parseYamlTree, type YamlTree } from "../core/yamlTree.ts"
 import { dotenvBaseUrlWarning } from "./dotenvRisk.ts"
 import type { CommandSpec, ConfigFile, DefaultSettings } from "./schema.ts"
@@ -210,7 +210,10 @@ const decodeBySchema = Effect.fnUntraced(function*(path: string, tree: YamlTree,
     const where = at.length === 0 ? "" : `${formatPath(at)}: `
     const line = lineOf(tree, at)
     lines.push(line)
-    return withLine(`${where}${issueMessage(issue.message)}`, line)
+    const message = at[0] === "models"
+      ? namingModelId(valueAtPath(raw, ["models"]), at.slice(1), issueMessage(issue.message))
+      : issueMessage(issue.message)
+    return withLine(`${where}${message}`, line)
   })
   return yield* parseFailure(path, detail.join("; "), lines[0])
 })

@@ -30,3 +30,16 @@ export const describeYamlValue = (value: unknown): string => {
   if (typeof value === "object") return "a mapping"
   return typeof value === "string" ? "a string" : typeof value === "number" ? "a number" : `a ${typeof value}`
 }
+
+/**
+ * `message` about the value at `path` (`[alias, index, field]`) of a `models:` map, naming the model id
+ * when the value is one of the definition's `default_*` sampling values: the original lait names the
+ * model whose request a bad default would spoil (`... for model 'gpt-4o-mini'`).
+ */
+export const namingModelId = (models: unknown, path: ReadonlyArray<PathSegment>, message: string): string => {
+  const [alias, index, field] = path
+  if (path.length !== 3 || alias === undefined || typeof index !== "number") return message
+  if (typeof field !== "string" || !field.startsWith("default_")) return message
+  const id = valueAtPath(models, [alias, index, "model_id"])
+  return typeof id === "string" && id.trim() !== "" ? `${message} for model '${id}'` : message
+}

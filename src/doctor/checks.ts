@@ -20,8 +20,8 @@ export type Status = "ok" | "warn" | "fail"
 export interface Check {
   readonly status: Status
   /** What kind of thing was checked. */
-  readonly check: "config" | "api_key_cmd" | "model" | "endpoint" | "mcp"
-  /** Which one: a file, a config place, an alias or model id, a server name. */
+  readonly check: "config" | "api_key_cmd" | "model" | "endpoint" | "mcp" | "file"
+  /** Which one: a file, a config place, an alias or model id, a server name, `agents.NAME`. */
   readonly name: string
   /** Printed before the colon (`model 'fast' fallback #1`). */
   readonly label: string

@@ -9,6 +9,7 @@ import { display as shownPath } from "../lint/context.ts"
 import { lintFile } from "../lint/run.ts"
 import { type Check, runtimeChecks, type Status } from "./checks.ts"
 import { DoctorError } from "./doctorErrors.ts"
+import { defaultModelCheck, registryFileChecks } from "./local.ts"
 
 export interface DoctorOptions {
   readonly configPath: string | undefined
@@ -83,7 +84,7 @@ const load = (options: DoctorOptions) =>
     keepInvalid: true
   })
 
-/** Every check, in order: config, api_key_cmd, models, MCP servers. */
+/** Every check, in order: config, default.model, api_key_cmd, models, MCP servers, agent and skill files. */
 export const doctorChecks = (options: DoctorOptions) =>
   Effect.gen(function*() {
     const { checks, loaded } = yield* configChecks(options)
@@ -99,7 +100,12 @@ export const doctorChecks = (options: DoctorOptions) =>
       timeoutMillis: options.timeoutMillis,
       globalKeyCmds: loaded.globalKeyCmds
     }
-    return [...checks, ...(yield* runtimeChecks(ctx))]
+    return [
+      ...checks,
+      ...defaultModelCheck(loaded.config, loaded.env),
+      ...(yield* runtimeChecks(ctx)),
+      ...(yield* registryFileChecks(loaded.config))
+    ]
   })
 
 const STATUS_TEXT: Record<Status, string> = { ok: "OK  ", warn: "WARN", fail: "FAIL" }

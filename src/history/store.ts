@@ -34,7 +34,8 @@ export const appendEntry = (path: string, entry: HistoryEntry): Effect.Effect<vo
  */
 export const readHistory = (path: string): Effect.Effect<ReadonlyArray<Numbered>, HistoryError, FileLoader> =>
   Effect.gen(function*() {
-    const text = yield* FileLoader.use((files) => files.readOwnText(path)).pipe(
+    // Like every file lait keeps private, never read through a symbolic link (docs/history.md).
+    const text = yield* FileLoader.use((files) => files.readOwnText(path, { noFollow: true })).pipe(
       Effect.catch((e) =>
         e.reason._tag === "NotFound"
           ? Effect.succeed("")

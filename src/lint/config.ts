@@ -102,7 +102,7 @@ export const loadActiveConfig = (options: LintOptions) =>
 const SKILL_FILE = "SKILL.md"
 
 /** Why a registry entry's path does not work, or undefined. */
-const registryProblem = (
+export const registryProblem = (
   section: "workflows" | "agents" | "skills",
   path: string
 ): Effect.Effect<string | undefined, never, FileLoader> =>

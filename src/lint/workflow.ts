@@ -8,9 +8,10 @@
 //              used; MCP servers whose `allowed_tools` is `[]`; a template inside a `sh -c` script
 //              (not wrapped in `shq`) and a templated `write:` path (src/lint/untrusted.ts); an
 //              unset `input` printed in a run on `inputs:` alone (src/lint/unsetInput.ts).
-// Problems inside a child workflow are reported with `in workflow '<path>': ` in front, at the line
-// of the `workflow:` step that calls it. Unknown JSON Schema `type` names are load errors here (Ajv
-// refuses to compile them), not warnings as upstream, whose validator silently accepted them.
+// Problems inside a child workflow are reported with `in 'workflow: <path>': ` (the original's words)
+// in front, at the line of the `workflow:` step that calls it. Unknown JSON Schema `type` names are
+// load errors here (Ajv refuses to compile them), not warnings as upstream, whose validator silently
+// accepted them.
 import { Effect } from "effect"
 import { errorLine, renderChain } from "../core/errors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
@@ -348,7 +349,7 @@ const lintChildWorkflow = (scope: Scope, context: string, path: string, line: nu
       loaded.workflow,
       { src: loaded.src, fixedLine: line },
       scope.state,
-      redirected(scope.emitter, `in workflow '${shown}': `, line)
+      redirected(scope.emitter, `in 'workflow: ${shown}': `, line)
     )
     visited.pop()
   })

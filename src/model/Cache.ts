@@ -5,7 +5,6 @@
 // into) wherever it points is not what `--cache` means.
 import { Console, Effect } from "effect"
 import * as nodePath from "node:path"
-import { FileError } from "../core/fileErrors.ts"
 import { FileLoader } from "../platform/FileLoader.ts"
 import * as State from "../platform/privateState.ts"
 import { recordChat } from "./chatSpan.ts"
@@ -30,15 +29,6 @@ export const makeCache = (
 ): Effect.Effect<ModelClientService, never, FileLoader> =>
   Effect.gen(function*() {
     const loader = yield* FileLoader
-    const refuseLinks = (path: string) =>
-      loader.symlinkOnPath(path).pipe(
-        Effect.mapError((e) => new FileError({ reason: { _tag: "ReadFailed", path, detail: e.detail } })),
-        Effect.flatMap((link) =>
-          link === undefined ? Effect.void : Effect.fail(
-            new FileError({ reason: { _tag: "ReadFailed", path, detail: new State.SymlinkRefused(link).message } })
-          )
-        )
-      )
     // The entry's schema (and Effect Schema) loads with the first entry read.
     const decode = (text: string) =>
       Effect.promise(() => import("./cassette/schema.ts")).pipe(Effect.map((s) => s.decodeCachedEntry(text)))
@@ -63,7 +53,7 @@ export const makeCache = (
       complete: Effect.fnUntraced(function*(call: ModelCall) {
         const path = nodePath.join(options.dir, `${callKey(call)}.json`)
         const started = new Date()
-        yield* refuseLinks(path)
+        yield* State.refuseLinkedPath(path)
         const hit = yield* lookup(path, call.endpoints[0])
         if (hit !== undefined) {
           yield* recordChat(call, hit, started)

@@ -161,10 +161,12 @@ export class CassetteInvalid extends Data.TaggedClass("CassetteInvalid")<{
 export class ResponsesUnsupported extends Data.TaggedClass("ResponsesUnsupported")<{
   readonly modelId: string
   readonly feature: string
+  /** What to do instead; by default, another model. */
+  readonly remedy?: string
 }> {
   get message(): string {
     return `model '${this.modelId}' uses 'api: responses', which does not support ${this.feature}; ` +
-      `use a chat_completions model for this step`
+      (this.remedy ?? "use a chat_completions model for this step")
   }
 }
 

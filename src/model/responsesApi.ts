@@ -9,13 +9,19 @@ const textOf = (m: ChatMessage): string => {
   return content.map((p) => (p.type === "text" ? p.text : "")).join("")
 }
 
-/** What a Responses API request cannot carry, or undefined when the request converts losslessly. */
+/**
+ * What a Responses API request cannot carry, named by what asks for it (the original lait's refusals
+ * do too), or undefined when the request converts losslessly.
+ */
 export const responsesUnsupported = (r: ChatRequest): string | undefined => {
-  if (r.tools.length > 0) return "tools (mcp, subagents, tools)"
+  if (r.tools.length > 0) return "tools ('mcp:', 'subagents:', 'tools:')"
   for (const m of r.messages) {
     if (m.role === "tool" || (m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0)) return "tool calls"
-    if (m.role === "user" && typeof m.content !== "string" && m.content.some((p) => p.type !== "text")) {
-      return "image attachments"
+    const part = m.role === "user" && typeof m.content !== "string"
+      ? m.content.find((p) => p.type !== "text")
+      : undefined
+    if (part !== undefined) {
+      return part.type === "image_url" ? "image attachments (--image, 'images:')" : `'${part.type}' content parts`
     }
   }
   return undefined

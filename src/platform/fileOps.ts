@@ -61,10 +61,14 @@ export interface FileOps {
   readonly readHead: (path: string, length: number) => Effect.Effect<Uint8Array, FileError>
   /**
    * A file lait itself wrote (a cassette, the history), whole and with invalid UTF-8 replaced, not
-   * refused: user files go through the capped, checked `readText`.
+   * refused: user files go through the capped, checked `readText`. `noFollow`: a symbolic link in its
+   * place is refused.
    */
-  readonly readOwnText: (path: string) => Effect.Effect<string, FileError>
-  /** Appends `text` in one write, making a missing file 0600 and its directory 0700 (files.ts appendWhole). */
+  readonly readOwnText: (path: string, options?: { readonly noFollow?: boolean }) => Effect.Effect<string, FileError>
+  /**
+   * Appends `text` in one write, making a missing file 0600 and its directory 0700, and refusing a
+   * symbolic link in the file's place (files.ts appendWhole).
+   */
   readonly append: (path: string, text: string) => Effect.Effect<void, FileError>
   /** One file (never a directory). */
   readonly removeFile: (path: string) => Effect.Effect<void, FileError>
@@ -86,7 +90,7 @@ export const fileOps: FileOps = {
   listNames: (dir) => call(dir, "list", () => Files.list(dir)),
   exists: (path) => Effect.sync(() => Files.exists(path)),
   readHead: (path, length) => call(path, "read", () => Files.readHead(path, length)),
-  readOwnText: (path) => call(path, "read", () => Files.readOwnText(path)),
+  readOwnText: (path, options) => call(path, "read", () => Files.readOwnText(path, options)),
   append: (path, text) => call(path, "write", () => Files.appendWhole(path, text)),
   removeFile: (path) => call(path, "remove", () => Files.removeFile(path)),
   removeTree: (path) => call(path, "remove", () => Files.removeTree(path)),

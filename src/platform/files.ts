@@ -132,21 +132,46 @@ export const readHead = (path: string, length: number): Uint8Array => {
 }
 
 /**
- * A small file lait itself wrote (a cassette entry), whole and unchecked; throws the OS error.
- * User files go through FileLoader's capped, UTF-8-checked reads instead.
+ * open(2) refusing a symbolic link as the last component (O_NOFOLLOW): SymlinkRefused instead of the
+ * ELOOP the OS reports for one.
  */
-export const readOwnText = (path: string): string => fs.readFileSync(path, "utf8")
+const openNoFollow = (path: string, flags: number, mode?: number): number => {
+  try {
+    return fs.openSync(path, flags | fs.constants.O_NOFOLLOW, mode)
+  } catch (e) {
+    if (errnoOf(e) === "ELOOP") throw new SymlinkRefused(path)
+    throw e
+  }
+}
+
+/**
+ * A small file lait itself wrote (a cassette entry, the history), whole and unchecked; throws the OS
+ * error. With `noFollow`, a symbolic link in its place is refused (SymlinkRefused). User files go
+ * through FileLoader's capped, UTF-8-checked reads instead.
+ */
+export const readOwnText = (path: string, options: { readonly noFollow?: boolean } = {}): string => {
+  if (options.noFollow !== true) return fs.readFileSync(path, "utf8")
+  const fd = openNoFollow(path, fs.constants.O_RDONLY)
+  try {
+    return fs.readFileSync(fd, "utf8")
+  } finally {
+    fs.closeSync(fd)
+  }
+}
 
 /**
  * Appends `text` to `path` with one write(2) on a descriptor opened O_APPEND, so that concurrent
  * appenders (other lait processes) never interleave or overwrite each other's lines: the kernel puts
  * each write whole at the end of the file. The file (mode 0600: it may hold private text) and its
- * directory (0700) are created when missing. Throws the OS error.
+ * directory (0700) are created when missing. A symbolic link in the file's place is refused
+ * (SymlinkRefused), never appended through: the file holds prompts and answers, and a link would send
+ * them wherever it points. Throws the OS error.
  */
 export const appendWhole = (path: string, text: string): void => {
   fs.mkdirSync(nodePath.dirname(path), { recursive: true, mode: 0o700 })
   const bytes = new TextEncoder().encode(text)
-  const fd = fs.openSync(path, "a", 0o600)
+  const { O_WRONLY, O_APPEND, O_CREAT } = fs.constants
+  const fd = openNoFollow(path, O_WRONLY | O_APPEND | O_CREAT, 0o600)
   try {
     // A regular file takes the whole buffer in one call; only a full disk or a signal makes it
     // short, and then the rest follows rather than being lost.

@@ -97,9 +97,17 @@ const readRefused = (path: string, e: unknown) =>
  * waiting on a FIFO: lait wrote these files itself, so a FIFO there has no writer to wait for.
  */
 export const readPrivateText = (path: string): Effect.Effect<string, FileError, FileLoader> =>
-  Effect.try({ try: () => Files.refuseSymlinks(path), catch: (e) => readRefused(path, e) }).pipe(
+  refuseLinkedPath(path).pipe(
     Effect.andThen(FileLoader.use((loader) => loader.readText(path, { waitForWriter: false, noFollow: true })))
   )
+
+/**
+ * Fails as a read of `path` would (`failed to read '<path>': refusing to follow symbolic link '...'`)
+ * when a symlink lies on the way to it, the file included; for a caller that must fail on a link even
+ * where it treats other read problems as nothing found (the response cache).
+ */
+export const refuseLinkedPath = (path: string): Effect.Effect<void, FileError> =>
+  Effect.try({ try: () => Files.refuseSymlinks(path), catch: (e) => readRefused(path, e) })
 
 /**
  * Whether `path` exists, not following a symlink (a dangling link exists); throws SymlinkRefused for

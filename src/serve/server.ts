@@ -29,7 +29,7 @@ export interface ServeOptions {
 interface ToolResult {
   readonly [key: string]: unknown
   readonly content: Array<{ readonly type: "text"; readonly text: string }>
-  readonly isError?: boolean
+  readonly isError: boolean
 }
 
 /**
@@ -53,7 +53,11 @@ const callTool = (tool: ServedTool, args: Readonly<Record<string, unknown>> | un
   }).pipe(
     Effect.provide(callLayers, { local: true }),
     Effect.flatMap((exit): Effect.Effect<ToolResult> => {
-      if (Exit.isSuccess(exit)) return Effect.succeed({ content: [{ type: "text", text: redact(exit.value) }] })
+      // `isError: false` is sent, not left out, as the original's server does: a client that reads a
+      // missing field as unknown still sees a success (docs/serve.md).
+      if (Exit.isSuccess(exit)) {
+        return Effect.succeed({ content: [{ type: "text", text: redact(exit.value) }], isError: false })
+      }
       if (Cause.hasInterruptsOnly(exit.cause)) return Effect.interrupt
       const error = primaryError(exit.cause)
       return Effect.succeed({ content: [{ type: "text", text: redact(renderChain(error)) }], isError: true })

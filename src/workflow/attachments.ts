@@ -8,7 +8,7 @@ import { renderChain } from "../core/errors.ts"
 import type { FileError } from "../core/fileErrors.ts"
 import { StepError } from "./stepErrors.ts"
 import type { ChatMessage, ContentPart } from "../model/types.ts"
-import { FileLoader, READ_LIMIT } from "../platform/FileLoader.ts"
+import { FileLoader, type FileLoaderService, READ_LIMIT } from "../platform/FileLoader.ts"
 
 const longestBacktickRun = (text: string): number => {
   let longest = 0
@@ -43,6 +43,12 @@ const sniffImageMime = (bytes: Uint8Array, path: string): string | undefined => 
   } as Record<string, string>)[ext]
 }
 
+/** A `files:`/`--file` path's bytes; a failure names the file as given, as the original lait does. */
+const readAttachment = (loader: FileLoaderService, baseDir: string, path: string) =>
+  loader.readBytes(nodePath.resolve(baseDir, path)).pipe(
+    Effect.mapError((cause) => new StepError({ reason: { _tag: "FileRead", path, detail: cause.detail } }))
+  )
+
 export interface Attachments {
   readonly blocks: ReadonlyArray<string>
   /** The PDFs of `files`, in order. */
@@ -72,7 +78,7 @@ export const loadAttachments = (
     const blocks: Array<string> = []
     const documents: Array<ContentPart> = []
     for (const path of files) {
-      const bytes = yield* loader.readBytes(nodePath.resolve(baseDir, path))
+      const bytes = yield* readAttachment(loader, baseDir, path)
       yield* spend(bytes.length)
       if (isPdf(bytes)) {
         const file_data = `data:application/pdf;base64,${Buffer.from(bytes).toString("base64")}`

@@ -224,7 +224,8 @@ export const loadCheckpoint = (runId: string) =>
 export const lockRun = (runId: string) =>
   Effect.flatMap(runPath(runId), (path) => {
     const lock = path.replace(/\.json$/, ".lock")
-    return Effect.acquireRelease(
+    // A lock that is a symbolic link is refused like a checkpoint that is one: never read through.
+    return Effect.andThen(entryExists(lock), Effect.acquireRelease(
       Effect.try({
         try: () => acquirePidLock(lock),
         catch: (e) => new CheckpointError({ reason: { _tag: "Unreadable", path: lock, detail: describeOsError(e) } })
@@ -236,7 +237,7 @@ export const lockRun = (runId: string) =>
         )
       ),
       (release) => Effect.sync(release)
-    )
+    ))
   })
 
 export interface Listing {

@@ -30,6 +30,8 @@ interface Reasons {
   AttachmentNotUtf8: { path: string }
   /** `detail` is the whole reading failure, as rendered. */
   ImageRead: { path: string; detail: string }
+  /** A `files:`/`--file` attachment that cannot be read; `detail` is why (the FileError's). */
+  FileRead: { path: string; detail: string }
   ImageFormat: { path: string }
   /** `answer` is the model's whole answer; the message shows an excerpt (src/core/excerpt.ts). */
   /** `cut`: where the answer was cut off (src/model/completion.ts's cutOffText), when it was. */
@@ -112,6 +114,8 @@ const describe = (reason: StepErrorReason): string => {
       return `attachment '${reason.path}' is neither UTF-8 text nor a PDF; other binary files are not supported`
     case "ImageRead":
       return `failed to read image file '${reason.path}'`
+    case "FileRead":
+      return `failed to read file '${reason.path}'`
     case "ImageFormat":
       return `could not determine the image format of '${reason.path}'; supported formats are PNG/JPEG/WebP/GIF`
     case "OutputNotJson":

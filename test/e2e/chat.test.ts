@@ -426,6 +426,28 @@ describe("compare", () => {
     expect((await p.lait(["compare", "--model", "a", "q"])).stderr)
       .toBe("lait: `lait compare` requires at least two `--model` values\n")
   })
+
+  test("--json has cost_usd per model: from the model's pricing:, null without one or without usage", async () => {
+    const s = server({ script: [{ match: "\"model\":\"quiet\"", content: "no usage", usage: null, repeat: true }] })
+    const entry = (id: string) =>
+      `  ${id}:\n    - provider: {base_url: '${s.baseUrl}'}\n      model_id: ${id}\n` +
+      "      pricing: {input_per_1m: 2, output_per_1m: 8}\n"
+    const models = `models:\n${entry("priced")}${entry("quiet")}`
+    const p = project({ "lait.config.yml": `base_url: '${s.baseUrl}'\n${models}` })
+    const r = await p.lait(["compare", "--model", "priced", "--model", "plain", "--model", "quiet", "--json", "q"])
+    expect(r.code).toBe(0)
+    const results = JSON.parse(r.stdout) as Array<Record<string, unknown>>
+    expect(results.map((o) => [o["model"], o["cost_usd"] === null ? null : typeof o["cost_usd"]])).toEqual([
+      ["priced", "number"],
+      ["plain", null],
+      ["quiet", null]
+    ])
+    // 10 prompt tokens at $2/1M + 5 completion tokens at $8/1M.
+    expect(results[0]!["cost_usd"] as number).toBeCloseTo(0.00006, 12)
+    expect(Object.keys(results[0]!)).toEqual(["model", "model_id", "duration_ms", "usage", "cost_usd", "content", "error"])
+    const text = await p.lait(["compare", "--model", "priced", "--model", "plain", "q"])
+    expect(text.stdout).toContain("usage: prompt=10 completion=5 total=15 ($0.0001)\necho: q\n")
+  })
 })
 
 describe("record, replay and traces", () => {

@@ -211,6 +211,25 @@ describe("the history file", () => {
     })
   })
 
+  test("a history file that is a symbolic link is neither appended to nor read through", async () => {
+    const h = fresh("symlink")
+    fs.writeFileSync(path.join(h.dir, "wf.yml"), jqWorkflow)
+    const target = path.join(h.dir, "elsewhere.jsonl")
+    fs.writeFileSync(target, "")
+    fs.mkdirSync(path.dirname(h.file), { recursive: true })
+    fs.symlinkSync(target, h.file)
+    const refusal = `'${h.file}': refusing to follow symbolic link '${h.file}'`
+    const r = await h.lait(["run", "wf.yml", "Ada"])
+    expect({ code: r.code, stdout: r.stdout, warning: r.stderr.split("\n").at(-2) }).toEqual({
+      code: 0,
+      stdout: "Hello, Ada!\n",
+      warning: `warning: failed to record the run in the history: failed to write to ${refusal}`
+    })
+    expect(await h.lait(["history"])).toMatchObject({ code: 1, stdout: "", stderr: `lait: failed to read ${refusal}\n` })
+    expect(fs.readFileSync(target, "utf8")).toBe("")
+    expect(fs.lstatSync(h.file).isSymbolicLink()).toBe(true)
+  })
+
   test("usage errors: show 0, a bad --since, --limit 0", async () => {
     const h = fresh("usage")
     const cases: Array<[Array<string>, string]> = [

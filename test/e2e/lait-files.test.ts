@@ -142,6 +142,21 @@ describe("no symlink is followed under .lait", () => {
     expect(fs.existsSync(p.at("outside/s.jsonl"))).toBe(true)
   })
 
+  test("sessions delete of a session file that is a link to a file outside removes neither", async () => {
+    const p = project()
+    p.write("outside.jsonl", line("user", "q") + line("assistant", "a"))
+    fs.mkdirSync(p.at(".lait/sessions"), { recursive: true })
+    fs.symlinkSync("../../outside.jsonl", p.at(".lait/sessions/s.jsonl"))
+    expect(outcome(await p.lait(["sessions", "delete", "s"]))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "lait: failed to delete session file '.lait/sessions/s.jsonl': " +
+        "refusing to follow symbolic link '.lait/sessions/s.jsonl'\n"
+    })
+    expect(fs.readFileSync(p.at("outside.jsonl"), "utf8")).toBe(line("user", "q") + line("assistant", "a"))
+    expect(fs.lstatSync(p.at(".lait/sessions/s.jsonl")).isSymbolicLink()).toBe(true)
+  })
+
   test("a dangling symlink as the session file is refused, and its target is never created", async () => {
     const s = server()
     const p = project()
@@ -208,6 +223,21 @@ describe("no symlink is followed under .lait", () => {
       stdout: "no checkpointed runs saved yet; start one with `lait run <FILE> <PROMPT> --checkpoint`\n",
       stderr: `warning: ${viaFile} (skipped)\n`
     })
+  })
+
+  test("a resume lock that is a symbolic link is refused; its target is neither read nor removed", async () => {
+    const p = project()
+    p.write("wf.yml", WORKFLOW)
+    p.write(".lait/runs/r1.json", checkpoint({}))
+    p.write("outside.lock", "1\n")
+    fs.symlinkSync("../../outside.lock", p.at(".lait/runs/r1.lock"))
+    expect(outcome(await p.lait(["run", "wf.yml", "--resume", "r1"]))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "lait: refusing to follow symbolic link '.lait/runs/r1.lock'\n"
+    })
+    expect(fs.readFileSync(p.at("outside.lock"), "utf8")).toBe("1\n")
+    expect(fs.lstatSync(p.at(".lait/runs/r1.lock")).isSymbolicLink()).toBe(true)
   })
 })
 

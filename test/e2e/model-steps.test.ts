@@ -567,7 +567,7 @@ steps:
     expect(outcome(await p.lait(["run", "image.yml", "x"]))).toEqual({
       code: 1,
       stdout: "",
-      stderr: "[1] look\nlait: model 'resp-model' uses 'api: responses', which does not support image attachments; " +
+      stderr: "[1] look\nlait: model 'resp-model' uses 'api: responses', which does not support image attachments (--image, 'images:'); " +
         "use a chat_completions model for this step\n"
     })
     expect(s.requests).toHaveLength(1)

@@ -192,6 +192,7 @@ test("an unset ${VAR}: models names it for the key and skips an alias whose URL 
   const doctor = await lait(["doctor"])
   expect(lines(doctor.stdout)).toEqual([
     "OK   config: lait.config.yml (parsed, lint clean)",
+    "WARN default.model: not set; every command needs --model (or LLM_MODEL)",
     "FAIL model 'a': http://127.0.0.1:1/v1: no key (environment variable 'NOPE_KEY' referenced by '${NOPE_KEY}' is not set)",
     "FAIL model 'b': environment variable 'NOPE_URL' referenced by '${NOPE_URL}' is not set"
   ])
@@ -254,6 +255,7 @@ describe("lait doctor", () => {
     expectNoKey(r, KEY, CMD_KEY)
     expect(lines(r.stdout)).toEqual([
       "OK   config: lait.config.yml (parsed, lint clean)",
+      "WARN default.model: not set; every command needs --model (or LLM_MODEL)",
       "FAIL api_key_cmd (models.nocmd): api_key_cmd exited with status 3",
       `FAIL model 'badkey': ${s.baseUrl}: key rejected (HTTP 401: Incorrect API key provided: <redacted>)`,
       `FAIL model 'nocmd': ${s.baseUrl}: no key (its api_key_cmd failed)`,
@@ -261,7 +263,7 @@ describe("lait doctor", () => {
       expect.stringMatching(/^FAIL mcp 'broken': failed to spawn MCP server 'broken' \(command '\/nonexistent\/mcp-server'\): /)
     ])
     expect(r.code).toBe(1)
-    expect(lines(r.stderr).at(-1)).toBe("lait: 4 of 6 checks failed")
+    expect(lines(r.stderr).at(-1)).toBe("lait: 4 of 7 checks failed")
 
     const json = await lait(["doctor", "--json"])
     expect(json.code).toBe(1)
@@ -269,6 +271,7 @@ describe("lait doctor", () => {
     expect(checks.map((c) => Object.keys(c))).toEqual(checks.map(() => ["status", "check", "name", "label", "message"]))
     expect(checks.map((c) => [c["status"], c["check"], c["name"]])).toEqual([
       ["ok", "config", "lait.config.yml"],
+      ["warn", "model", "default.model"],
       ["fail", "api_key_cmd", "models.nocmd"],
       ["fail", "model", "badkey"],
       ["fail", "model", "nocmd"],
@@ -283,6 +286,7 @@ describe("lait doctor", () => {
     const r = await lait(["doctor"])
     expect(lines(r.stdout)).toEqual([
       "OK   config: lait.config.yml (parsed, lint clean)",
+      "WARN default.model: not set; every command needs --model (or LLM_MODEL)",
       `WARN model 'x': ${s.baseUrl}: 'm2' is not among the 1 models the server lists (no key configured)`
     ])
     expect(r.code).toBe(0)
@@ -328,6 +332,7 @@ describe("lait doctor", () => {
       expect(firstGivenUp, events.join(", ")).toBeGreaterThanOrEqual(3)
       expect(lines(r.stdout)).toEqual([
         "OK   config: lait.config.yml (parsed, lint clean)",
+        "WARN default.model: not set; every command needs --model (or LLM_MODEL)",
         `FAIL model 'slow': http://127.0.0.1:${one.port}/v1: no answer within 2 s`,
         `FAIL model 'slower': http://127.0.0.1:${two.port}/v1: no answer within 2 s`,
         "FAIL mcp 'silent': timed out after 2s while initializing MCP server 'silent'"
@@ -338,11 +343,58 @@ describe("lait doctor", () => {
     }
   }, 30_000)
 
+  test("agents: and skills: entries: OK when the file is there, FAIL when it is missing; LLM_MODEL stands in for default.model", async () => {
+    const lait = project(
+      [
+        "agents:",
+        "  here: agents/here.md",
+        "  gone: agents/gone.md",
+        "skills:",
+        "  dir: skills/dir",
+        "  empty: skills/empty",
+        "  lost: skills/lost.md"
+      ].join("\n")
+    )
+    const dir = `${ws.dir}/p${projects}`
+    fs.mkdirSync(`${dir}/agents`)
+    fs.writeFileSync(`${dir}/agents/here.md`, "---\nname: here\n---\nHelp.\n")
+    fs.mkdirSync(`${dir}/skills/dir`, { recursive: true })
+    fs.writeFileSync(`${dir}/skills/dir/SKILL.md`, "---\nname: dir\ndescription: d\n---\nBody.\n")
+    fs.mkdirSync(`${dir}/skills/empty`)
+    const r = await lait(["doctor"], { LLM_MODEL: "m" })
+    expect(lines(r.stdout)).toEqual([
+      "OK   config: lait.config.yml (parsed, lint clean)",
+      "FAIL agent 'gone': resolves to 'agents/gone.md', which does not exist",
+      "OK   agent 'here': agents/here.md (found)",
+      "OK   skill 'dir': skills/dir (found)",
+      "FAIL skill 'empty': resolves to 'skills/empty', a directory without SKILL.md",
+      "FAIL skill 'lost': resolves to 'skills/lost.md', which does not exist"
+    ])
+    expect(r.code).toBe(1)
+    expect(lines(r.stderr).at(-1)).toBe("lait: 3 of 6 checks failed")
+    const json = JSON.parse((await lait(["doctor", "--json"], { LLM_MODEL: "m" })).stdout) as Array<Record<string, string>>
+    expect(json.slice(1, 3).map((c) => [c["status"], c["check"], c["name"], c["label"]])).toEqual([
+      ["fail", "file", "agents.gone", "agent 'gone'"],
+      ["ok", "file", "agents.here", "agent 'here'"]
+    ])
+    // Without LLM_MODEL, the unset default.model is a WARN, which alone passes.
+    const fine = project("agents:\n  a: a.md\n")
+    fs.writeFileSync(`${ws.dir}/p${projects}/a.md`, "---\nname: a\n---\nHelp.\n")
+    const warned = await fine(["doctor"])
+    expect(lines(warned.stdout)).toEqual([
+      "OK   config: lait.config.yml (parsed, lint clean)",
+      "WARN default.model: not set; every command needs --model (or LLM_MODEL)",
+      "OK   agent 'a': a.md (found)"
+    ])
+    expect(warned.code).toBe(0)
+  })
+
   test("a config lint error is a FAIL; a config that does not parse skips the other checks", async () => {
     const lint = project(["workflows:", "  gone: missing.yml"].join("\n"))
     const r = await lint(["doctor"])
     expect(lines(r.stdout)).toEqual([
-      "FAIL config: lait.config.yml: workflows.gone resolves to 'missing.yml', which does not exist"
+      "FAIL config: lait.config.yml: workflows.gone resolves to 'missing.yml', which does not exist",
+      "WARN default.model: not set; every command needs --model (or LLM_MODEL)"
     ])
     expect(r.code).toBe(1)
 

@@ -256,6 +256,29 @@ describe("command line", () => {
     )
   })
 
+  test("a write: step replaces its file atomically: new inode, mode kept, a hard link keeps the old text", async () => {
+    const dir = path.join(cwd, "write-atomic")
+    const wf = write("write-atomic/wf.yml", "steps:\n  - write: out.txt\n", cwd)
+    const out = write("write-atomic/out.txt", "old text\n", cwd)
+    fs.chmodSync(out, 0o640)
+    const alias = path.join(dir, "alias.txt")
+    fs.linkSync(out, alias)
+    const before = fs.statSync(out)
+    expect(outcome(await lait(["run", wf, "new text"], { dir }))).toEqual({
+      code: 0,
+      stdout: "new text\n",
+      stderr: "[1] step-1 (write)\n"
+    })
+    const after = fs.statSync(out)
+    expect(fs.readFileSync(out, "utf8")).toBe("new text")
+    // Renamed into place: another inode, so the hard link still names the old file (docs/workflows.md#write).
+    expect(after.ino).not.toBe(before.ino)
+    expect(after.nlink).toBe(1)
+    expect(fs.readFileSync(alias, "utf8")).toBe("old text\n")
+    expect(after.mode & 0o777).toBe(0o640)
+    expect(fs.readdirSync(dir).sort()).toEqual(["alias.txt", "out.txt", "wf.yml"])
+  })
+
   test("a workflows: registry name from lait.config.yml runs that file", async () => {
     const project = path.join(cwd, "project")
     write("flows/greet.yml", "steps:\n  - jq: '\"hi \" + .'\n", project)

@@ -133,7 +133,8 @@ describe("lait serve --mcp over stdio", () => {
       )
 
       const result = await client.callTool({ name: "workflow__summarize", arguments: { input: "a long text" } })
-      expect(result.isError).toBeFalsy()
+      // Sent explicitly on success, not left out (the SDK's schema keeps it optional).
+      expect(result.isError).toBe(false)
       expect(textOf(result)).toBe("a short summary")
       const body = s.requests.at(-1)!.body as { messages: Array<{ content: string }> }
       expect(body.messages.at(-1)!.content).toBe("Summarize: a long text")
@@ -187,7 +188,7 @@ describe("lait serve --mcp over stdio", () => {
         text: "workflow tool call is missing the required 'input' field"
       })
       const next = await client.callTool({ name: "workflow__summarize", arguments: { input: "y" } })
-      expect({ isError: next.isError ?? false, text: textOf(next) }).toEqual({ isError: false, text: "fine" })
+      expect({ isError: next.isError, text: textOf(next) }).toEqual({ isError: false, text: "fine" })
       await expect(client.callTool({ name: "workflow__nope", arguments: {} })).rejects.toThrow("unknown tool 'workflow__nope'")
     } finally {
       await close()

@@ -48,7 +48,7 @@ const abs = (relative: string) => path.join(invalidDir, relative)
 const ACCEPTS = "version, name, description, inputs, input_schema, output, timeout, default, models, schemas, agents, steps"
 const KINDS = "prompt, agent, run, workflow, jq, ask, write, group, switch, parallel, for_each, while, until, stop, break"
 const V1 = "this is a version 1 workflow ('nodes:'/'use:'), which this build of lait no longer runs; " +
-  "rewrite it for version 2 (docs/workflows.md describes the format)"
+  "rewrite it for version 2 (see the migration guide in docs/workflows.md#migrating-from-version-1)"
 const NAME_RULE = "use a letter or '_' followed by letters, digits, '_' or '-'"
 
 // [fixture, line, message after "failed to load workflow '<path>': "]

@@ -248,11 +248,11 @@ export const CORPUS_ENTRIES: ReadonlyArray<CorpusEntry> = [
   },
   {
     file: "child-problems.yml",
-    check: "problems of a child, prefixed with in workflow '<path>':",
+    check: "problems of a child, prefixed with in 'workflow: <path>':",
     findings: [
       error(
         5,
-        "in workflow 'children/has-problems.yml': step 'echo''s 'jq' references input 'topic', which is not declared in 'inputs:'"
+        "in 'workflow: children/has-problems.yml': step 'echo''s 'jq' references input 'topic', which is not declared in 'inputs:'"
       )
     ]
   },
@@ -262,7 +262,7 @@ export const CORPUS_ENTRIES: ReadonlyArray<CorpusEntry> = [
     findings: [
       error(
         3,
-        "in workflow 'cycle/b.yml': step 1 (workflow) runs workflow 'cycle/a.yml', which would create a cycle ('cycle/a.yml' is already being linted)"
+        "in 'workflow: cycle/b.yml': step 1 (workflow) runs workflow 'cycle/a.yml', which would create a cycle ('cycle/a.yml' is already being linted)"
       )
     ]
   },

@@ -46,7 +46,7 @@ describe("child workflows", () => {
     entries[`w${MAX_WORKFLOW_DEPTH + 1}.yml`] = "steps:\n  - jq: .\n"
     const dir = files(entries)
     const issues = await lintIn(dir, "w0.yml")
-    const prefix = Array.from({ length: MAX_WORKFLOW_DEPTH - 1 }, (_, i) => `in workflow 'w${i + 1}.yml': `).join("")
+    const prefix = Array.from({ length: MAX_WORKFLOW_DEPTH - 1 }, (_, i) => `in 'workflow: w${i + 1}.yml': `).join("")
     expect(issues).toEqual([
       [
         "error",
@@ -63,8 +63,8 @@ describe("child workflows", () => {
       "main.yml": "steps:\n  - jq: .\n  - id: call\n    workflow: kid\n"
     })
     expect(await lintIn(dir, "main.yml")).toEqual([
-      ["warning", 4, "in workflow 'kids/kid.yml': step 1 (jq)'s 'jq' references step 'ghost', but no step in this file has that 'id'"],
-      ["warning", 4, "in workflow 'kids/kid.yml': schema 'spare' is defined in 'schemas:' but never referenced"]
+      ["warning", 4, "in 'workflow: kids/kid.yml': step 1 (jq)'s 'jq' references step 'ghost', but no step in this file has that 'id'"],
+      ["warning", 4, "in 'workflow: kids/kid.yml': schema 'spare' is defined in 'schemas:' but never referenced"]
     ])
   })
 

@@ -44,7 +44,7 @@ import {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 const V1_MESSAGE = "this is a version 1 workflow ('nodes:'/'use:'), which this build of lait no longer runs; " +
-  "rewrite it for version 2 (docs/workflows.md describes the format)"
+  "rewrite it for version 2 (see the migration guide in docs/workflows.md#migrating-from-version-1)"
 
 export interface ParsedDocument {
   readonly workflow: Workflow

@@ -3,6 +3,7 @@
 // without `models:` time for nothing, so load.ts imports this module only for a file that has one.
 import { Cause, Exit, Schema, SchemaIssue } from "effect"
 import { ModelMap } from "../../config/modelSchema.ts"
+import { namingModelId } from "../../core/schemaPath.ts"
 import type { ModelDefinition } from "../model.ts"
 
 export type DecodedModels =
@@ -21,5 +22,5 @@ export const decodeModels = (value: unknown): DecodedModels => {
   const error = Cause.squash(decoded.cause)
   const issue = Schema.isSchemaError(error) ? formatIssue(error.issue).issues[0] : undefined
   const path = (issue?.path ?? []) as ReadonlyArray<PropertyKey>
-  return { ok: false, path, message: issue?.message ?? String(error) }
+  return { ok: false, path, message: namingModelId(value, path, issue?.message ?? String(error)) }
 }

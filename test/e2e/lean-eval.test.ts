@@ -68,7 +68,8 @@ const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>, Record<strin
   ["--baseline missing", ["mixed.yml", "--baseline", "nope.json"]],
   ["--fail-on-regression alone", ["pass.yml", "--fail-on-regression"]],
   ["--significance out of range", ["pass.yml", "--baseline", "nope.json", "--significance", "1"]],
-  ["--no-config", ["pass.yml", "--no-config", "-j", "1"], { LAIT_HTTP_ATTEMPTS: "1" }],
+  // Not the default base URL (port 1234): other test files listen there (test/fixtures/port1234.ts).
+  ["--no-config", ["pass.yml", "--no-config", "-j", "1"], { LAIT_HTTP_ATTEMPTS: "1", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }],
   ["--config", ["pass.yml", "--config", "other.yml", "-j", "1"], { LAIT_HTTP_ATTEMPTS: "1" }],
   ["--config=", ["--config=broken.yml", "pass.yml"]],
   ["missing config", ["pass.yml", "--config", "nope.yml"]],

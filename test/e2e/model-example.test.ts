@@ -5,16 +5,23 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { startOpenAiServer } from "../fixtures/openai-server.ts"
+import { lockPort1234 } from "../fixtures/port1234.ts"
 import { outcome, prepareCli, workspace } from "./model-harness.ts"
 import { repoRoot } from "./util.ts"
 
 const example = path.join(repoRoot, "examples", "release-notes")
 const ws = workspace("e2e-model-example")
+// The example's alias points at port 1234, where this file listens; other test files do too.
+let releasePort: (() => void) | undefined
 beforeAll(async () => {
+  releasePort = await lockPort1234()
   await prepareCli()
   fs.cpSync(example, path.join(ws.dir, "examples", "release-notes"), { recursive: true })
 }, 300_000)
-afterAll(() => ws.remove())
+afterAll(() => {
+  releasePort?.()
+  ws.remove()
+})
 
 const command = ["run", "examples/release-notes/release-notes.yml", "--replay", "examples/release-notes/cassettes"]
 
@@ -42,7 +49,7 @@ const port1234Free = (): Promise<boolean> =>
 describe("examples/release-notes", () => {
   test("replays from the recorded cassettes with no server: notes on stdout, progress and usage on stderr", async () => {
     const free = await port1234Free()
-    // Where the workflow's alias points: if nothing else holds the port, listen there and count.
+    // Where the workflow's alias points: if no program outside the tests holds the port, listen there and count.
     const listener = free ? startOpenAiServer({ port: 1234 }) : undefined
     try {
       const r = await ws.lait([...command, "--show-usage"])
@@ -92,7 +99,7 @@ describe("examples/release-notes", () => {
 
   test("record.ts reproduces the committed cassettes (same keys, requests and answers)", async () => {
     if (!(await port1234Free())) {
-      console.warn("note: 127.0.0.1:1234 is in use; skipping the re-recording check")
+      console.warn("note: 127.0.0.1:1234 is in use by a program outside the tests; skipping the re-recording check")
       return
     }
     const { record } = await import("../../examples/release-notes/record.ts")

@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { lockPort1234 } from "../fixtures/port1234.ts"
 import { parseXml, validateJunit } from "../testing/junit.ts"
 import { ensureBinary, makeTempDir, repoRoot, type RunResult, runCli } from "./util.ts"
 
@@ -15,6 +16,7 @@ const fixtures = path.join(repoRoot, "test/fixtures/testing")
 const work = fs.realpathSync(makeTempDir("e2e-test-command"))
 const home = path.join(work, "home")
 let sentinel: OpenAiServer | undefined
+let releasePort: (() => void) | undefined
 
 const env: Record<string, string | undefined> = {
   ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI_|LAIT_)/.test(k))),
@@ -36,26 +38,16 @@ const lait = (
   where: { binary?: boolean } = {}
 ): Promise<RunResult> => runCli(["--no-env", ...args], { cwd, env, ...where, timeoutMs: 60_000 })
 
-const listenOn1234 = async (): Promise<OpenAiServer> => {
-  for (let attempt = 0;; attempt++) {
-    try {
-      return startOpenAiServer({ port: 1234 })
-    } catch (e) {
-      // Another recording may hold the port for a moment.
-      if (attempt >= 50) throw new Error(`port 1234 stays busy: ${String(e)}`)
-      await Bun.sleep(200)
-    }
-  }
-}
-
 beforeAll(async () => {
   fs.mkdirSync(home, { recursive: true })
   await ensureBinary()
-  sentinel = await listenOn1234()
+  releasePort = await lockPort1234()
+  sentinel = startOpenAiServer({ port: 1234 })
 }, 600_000)
 
 afterAll(async () => {
   await sentinel?.stop()
+  releasePort?.()
   fs.rmSync(work, { recursive: true, force: true })
 })
 
@@ -450,20 +442,26 @@ describe("Ctrl-C", () => {
     })
     try {
       const sleeper = ["sleep", seconds]
-      const deadline = Date.now() + 20_000
+      const deadline = Date.now() + 40_000
       // count-one's call and count-three's three calls, all at once (two files, calls dispatched together).
       while (processesRunning(sleeper).length < 4 && Date.now() < deadline) await Bun.sleep(50)
-      expect(processesRunning(sleeper).length).toBe(4)
+      expect({ waitedFor: "the four tool calls' sleeps to start (40 s)", running: processesRunning(sleeper).length })
+        .toEqual({ waitedFor: "the four tool calls' sleeps to start (40 s)", running: 4 })
       child.kill("SIGINT")
       const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()])
       expect(await child.exited).toBe(130)
       expect(stdout).toBe("")
       expect(stderr).toBe("\nlait: received Ctrl-C, stopping (press Ctrl-C again to exit immediately)...\n")
-      expect(processesRunning(sleeper)).toEqual([])
+      // Killed, not left to sleep their 30 s: a killed process may take a moment to be scheduled
+      // and vanish on a busy machine, so they are given 10 s.
+      const gone = Date.now() + 10_000
+      while (processesRunning(sleeper).length > 0 && Date.now() < gone) await Bun.sleep(50)
+      expect({ waitedFor: "the tool processes to be gone (10 s)", running: processesRunning(sleeper) })
+        .toEqual({ waitedFor: "the tool processes to be gone (10 s)", running: [] })
     } finally {
       child.kill("SIGKILL")
     }
-  }, 60_000)
+  }, 120_000)
 })
 
 // Last in the file: everything above replayed without one request reaching the server, and the server

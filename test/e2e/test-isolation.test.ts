@@ -7,12 +7,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai-server.ts"
+import { lockPort1234 } from "../fixtures/port1234.ts"
 import { parseXml, validateJunit } from "../testing/junit.ts"
 import { makeTempDir, repoRoot, type RunResult, runCli } from "./util.ts"
 
 const fixtures = path.join(repoRoot, "test/fixtures/testing")
 const work = fs.realpathSync(makeTempDir("e2e-test-isolation"))
 let sentinel: OpenAiServer | undefined
+let releasePort: (() => void) | undefined
 
 const EN_INPUT = "lait replays recorded model answers so that workflow tests never call a model."
 const JA_INPUT = "lait は記録済みの応答を再生するので、ワークフローのテストはモデルを呼びません。"
@@ -96,22 +98,14 @@ ${extra}assert:
 }
 
 beforeAll(async () => {
-  // Another process's tests may hold the port for a while (test-command.test.ts keeps its own sentinel
-  // there for its whole file, tens of seconds on a loaded machine): wait it out, within a bound.
-  const end = Date.now() + 180_000
-  for (;;) {
-    try {
-      sentinel = startOpenAiServer({ port: 1234 })
-      break
-    } catch (e) {
-      if (Date.now() >= end) throw new Error(`gave up after 180000 ms waiting for port 1234 to be free: ${String(e)}`)
-      await Bun.sleep(200)
-    }
-  }
+  // Other files listen on port 1234 too (test-command.test.ts for its whole file): take turns.
+  releasePort = await lockPort1234()
+  sentinel = startOpenAiServer({ port: 1234 })
 }, 600_000)
 
 afterAll(async () => {
   await sentinel?.stop()
+  releasePort?.()
   fs.rmSync(work, { recursive: true, force: true })
 })
 

@@ -78,6 +78,9 @@ describe("a filter that never terminates", () => {
       import { evalJqOne } from ${JSON.stringify(path.join(repoRoot, "src/lang/jq.ts"))}
       import { jqEngineState } from ${JSON.stringify(path.join(repoRoot, "src/lang/jqRunner.ts"))}
       const vars = { steps: {}, inputs: {}, loop: null }
+      // jq-wasm loaded and its worker started first: on a busy machine that alone can take longer
+      // than the timeout below, which must catch the endless filter inside the worker.
+      await Effect.runPromise(evalJqOne("def w: .; .", 1, vars, "filter"))
       const endless = await Effect.runPromise(Effect.timeoutOption(evalJqOne("def f: f; f", null, vars, "filter"), "500 millis"))
       const next = await Effect.runPromise(evalJqOne("def w: .; . * 2", 21, vars, "filter"))
       console.log(JSON.stringify({ timedOut: Option.isNone(endless), next, workers: jqEngineState().workersStarted }))

@@ -3,7 +3,7 @@
 // explicit `null`, as upstream's serde defaults do.
 import { Schema } from "effect"
 import { describeYamlValue, valueAtPath } from "../core/schemaPath.ts"
-import { type Assertion, ASSERTION_TYPES, type StepOutputAssertion } from "./assertions.ts"
+import { type Assertion, ASSERTION_TYPES, type NotAssertion, type StepOutputAssertion } from "./assertions.ts"
 
 const optional = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.NullOr(schema))
 
@@ -58,6 +58,75 @@ export const StepOutputSchema: Schema.Codec<StepOutputAssertion> = Schema.Struct
   })
 })
 
+const textCheck = <T extends "regex" | "icontains" | "starts_with">(type: T, description: string) =>
+  Schema.Struct({ type: Schema.Literal(type), value: described(Schema.String, description) })
+export const RegexSchema = textCheck(
+  "regex",
+  "A JavaScript regular expression (no flags) the output must match somewhere"
+)
+export const IContainsSchema = textCheck("icontains", "The output must contain this text, ignoring case")
+export const StartsWithSchema = textCheck("starts_with", "The output must start with this text")
+const textList = Schema.Array(Schema.String).check(Schema.isMinLength(1))
+export const ContainsAnySchema = Schema.Struct({
+  type: Schema.Literal("contains_any"),
+  value: described(textList, "The output must contain at least one of these texts")
+})
+export const ContainsAllSchema = Schema.Struct({
+  type: Schema.Literal("contains_all"),
+  value: described(textList, "The output must contain every one of these texts")
+})
+export const IsJsonSchema = Schema.Struct({
+  type: Schema.Literal("is_json").annotate({ description: "The whole output must be JSON text" })
+})
+export const JsonSchemaSchema = Schema.Struct({
+  type: Schema.Literal("json_schema"),
+  value: optional(described(Schema.Record(Schema.String, Schema.Json), "An inline JSON Schema (instead of file:)")),
+  file: optional(
+    described(Schema.String, "A JSON or YAML file holding the JSON Schema, relative to this file (instead of value:)")
+  )
+}).annotate({ description: "The output must be JSON text valid against the schema; exactly one of value: and file:" })
+export const LevenshteinSchema = Schema.Struct({
+  type: Schema.Literal("levenshtein"),
+  value: described(Schema.String, "The text the output is compared with"),
+  max: described(Count, "The most single-character edits (insert, delete, replace) allowed")
+})
+export const LengthSchema = Schema.Struct({
+  type: Schema.Literal("length"),
+  min: optional(described(Count, "At least this many units")),
+  max: optional(described(Count, "At most this many units")),
+  unit: optional(
+    described(Schema.Literals(["characters", "words"]), "characters (default; Unicode code points) or words")
+  )
+})
+export const CostSchema = Schema.Struct({
+  type: Schema.Literal("cost"),
+  max: described(
+    Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)),
+    "lait eval only: the most the target's run may cost, in USD (needs pricing:); skipped when replayed"
+  )
+})
+export const LatencySchema = Schema.Struct({
+  type: Schema.Literal("latency"),
+  max: described(
+    Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)),
+    "lait eval only: the most the target's run may take, in milliseconds; skipped when replayed"
+  )
+})
+export const ScriptSchema = Schema.Struct({
+  type: Schema.Literal("script"),
+  command: described(
+    Schema.Union([Schema.NonEmptyString, Schema.Array(Schema.String).check(Schema.isMinLength(1))]),
+    "A command line (split into words as a shell would, run without one) or its argv, started in this file's " +
+      "directory; it reads {output, input, vars, case} as JSON on stdin and prints {pass, score, reason}"
+  ),
+  timeout: optional(described(Schema.Int.check(Schema.isGreaterThan(0)), "Seconds (default 30)"))
+})
+export const NotSchema: Schema.Codec<NotAssertion> = Schema.Struct({
+  not: Schema.suspend((): Schema.Codec<Assertion> => AssertionSchema).annotate({
+    description: "Any assertion: this one holds when that one does not"
+  })
+})
+
 export const AssertionSchema: Schema.Codec<Assertion> = Schema.Union([
   EqualsSchema,
   ContainsSchema,
@@ -65,7 +134,20 @@ export const AssertionSchema: Schema.Codec<Assertion> = Schema.Union([
   LlmJudgeSchema,
   ToolCalledSchema,
   UsageSchema,
-  StepOutputSchema
+  StepOutputSchema,
+  RegexSchema,
+  IContainsSchema,
+  StartsWithSchema,
+  ContainsAnySchema,
+  ContainsAllSchema,
+  IsJsonSchema,
+  JsonSchemaSchema,
+  LevenshteinSchema,
+  LengthSchema,
+  CostSchema,
+  LatencySchema,
+  ScriptSchema,
+  NotSchema
 ]).annotate({ identifier: "Assertion", title: "assertion" })
 
 type Segment = string | number

@@ -326,7 +326,7 @@ const evaluateList = (
           return Effect.succeed(done(
             measured.latencyMs <= assertion.max
               ? undefined
-              : `latency ${Math.round(measured.latencyMs)} ms exceeded max ${assertion.max} ms`
+              : `latency ${Math.ceil(measured.latencyMs)} ms exceeded max ${assertion.max} ms`
           ))
         }
         if (measured.costUsd === undefined) return Effect.succeed(done(undefined, { skipped: NOT_PRICED_NOTE }))

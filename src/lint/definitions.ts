@@ -64,9 +64,11 @@ const lintAssertions = (
   listY: Y | undefined,
   path: ReadonlyArray<string | number>
 ): Effect.Effect<void, never, FileLoader> =>
-  Effect.forEach(list, (assertion, index) => lintAssertion(ctx, assertion, itemOf(ctx.where, listY, index), [...path, index]), {
-    discard: true
-  })
+  Effect.forEach(
+    list,
+    (assertion, index) => lintAssertion(ctx, assertion, itemOf(ctx.where, listY, index), [...path, index]),
+    { discard: true }
+  )
 
 const lintAssertion = (
   ctx: AssertionContext,

@@ -3,7 +3,7 @@
 // explicit `null`, as upstream's serde defaults do.
 import { Schema } from "effect"
 import { describeYamlValue, valueAtPath } from "../core/schemaPath.ts"
-import { type Assertion, ASSERTION_TYPES, type NotAssertion, type StepOutputAssertion } from "./assertions.ts"
+import { type Assertion, ASSERTION_TYPES, NOT_KEY, type NotAssertion, type StepOutputAssertion } from "./assertions.ts"
 
 const optional = <S extends Schema.Top>(schema: S) => Schema.optionalKey(Schema.NullOr(schema))
 
@@ -163,6 +163,44 @@ export interface IssueWording {
 
 const knownTypes = ASSERTION_TYPES.join(", ")
 
+/** Whether `prefix` names an assertion: an item of an `assert:` or `default_assert:` list, or the `not:` of one. */
+const isAssertionAt = (prefix: ReadonlyArray<Segment>): boolean =>
+  typeof prefix.at(-1) === "number"
+    ? prefix.at(-2) === "assert" || (prefix.length === 2 && prefix[0] === "default_assert")
+    : prefix.at(-1) === NOT_KEY && prefix.length > 1 && isAssertionAt(prefix.slice(0, -1))
+
+/**
+ * The deepest assertion on the issue's path whose `type` is missing or unknown, said so. The union of
+ * forms cannot say it: the `not:` form, the one without a `type`, answers for a mapping no other fits
+ * ("unknown key 'type'").
+ */
+const badType = (
+  raw: unknown,
+  path: ReadonlyArray<Segment>
+): { at: ReadonlyArray<Segment>; text: string } | undefined => {
+  for (let end = path.length; end > 0; end--) {
+    const at = path.slice(0, end)
+    if (!isAssertionAt(at)) continue
+    const item = valueAtPath(raw, at)
+    // Missing (a `not:` the union looked for in an inner mapping): the mapping that holds it is the assertion.
+    if (item === undefined) continue
+    if (typeof item !== "object" || item === null || Array.isArray(item) || NOT_KEY in item) return undefined
+    const type = (item as { readonly type?: unknown }).type
+    if (type === undefined) {
+      return { at, text: `missing required key 'type' (one of: ${knownTypes})` }
+    }
+    if (typeof type !== "string") {
+      const got = describeYamlValue(type)
+      return { at: [...at, "type"], text: `'type' must be a string, got ${got}; expected one of: ${knownTypes}` }
+    }
+    if (!(ASSERTION_TYPES as ReadonlyArray<string>).includes(type)) {
+      return { at: [...at, "type"], text: `unknown assertion type '${type}'; expected one of: ${knownTypes}` }
+    }
+    return undefined
+  }
+  return undefined
+}
+
 /**
  * A schema issue in a file with `assert:` lists (a test file, an eval file) in the loader's words:
  * which key, what was expected; for an assertion item, what is wrong with its `type`.
@@ -173,6 +211,8 @@ export const explainIssue = (
   message: string,
   wording: IssueWording
 ): { at: ReadonlyArray<Segment>; text: string } => {
+  const typeProblem = badType(raw, path)
+  if (typeProblem !== undefined) return typeProblem
   const last = path.at(-1)
   const parentPath = path.slice(0, -1)
   if (message === "Expected no excess property" && typeof last === "string") {

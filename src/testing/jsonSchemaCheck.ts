@@ -40,7 +40,8 @@ export const checkJsonSchema = (
     }
     const parsed = outputJson(output)
     if ("problem" in parsed) {
-      return { message: `expected output to be JSON for json_schema (${parsed.problem}), got ${rustDebugString(output)}` }
+      const got = rustDebugString(output)
+      return { message: `expected output to be JSON for json_schema (${parsed.problem}), got ${got}` }
     }
     const invalid = yield* checkJson(schema, parsed.value, "output")
     if (invalid === undefined) return undefined

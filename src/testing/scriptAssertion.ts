@@ -19,15 +19,23 @@ export const DEFAULT_SCRIPT_TIMEOUT_SECONDS = 30
  */
 export const splitCommandLine = (line: string): ReadonlyArray<string> | string => {
   const words: Array<string> = []
-  let word = "", inWord = false
+  let word = ""
+  let inWord = false
   for (let i = 0; i < line.length; i++) {
     const ch = line[i]!
+    if (/\s/.test(ch)) {
+      if (inWord) words.push(word)
+      word = ""
+      inWord = false
+      continue
+    }
+    inWord = true
     if (ch === "'") {
       const end = line.indexOf("'", i + 1)
       if (end < 0) return "unterminated single quote"
-      word += line.slice(i + 1, end), inWord = true, i = end
+      word += line.slice(i + 1, end)
+      i = end
     } else if (ch === "\"") {
-      inWord = true
       for (i++;; i++) {
         if (i >= line.length) return "unterminated double quote"
         const c = line[i]!
@@ -37,11 +45,9 @@ export const splitCommandLine = (line: string): ReadonlyArray<string> | string =
       }
     } else if (ch === "\\") {
       if (i + 1 >= line.length) return "a backslash at the end of the line"
-      word += line[++i]!, inWord = true
-    } else if (/\s/.test(ch)) {
-      if (inWord) words.push(word), word = "", inWord = false
+      word += line[++i]!
     } else {
-      word += ch, inWord = true
+      word += ch
     }
   }
   if (inWord) words.push(word)

@@ -52,7 +52,7 @@ export const boundedLevenshtein = (a: string, b: string, max: number): number =>
   const over = max + 1
   let previous = Array.from({ length: t.length + 1 }, (_, j) => (j <= max ? j : over))
   for (let i = 1; i <= s.length; i++) {
-    const current = new Array<number>(t.length + 1).fill(over)
+    const current = Array.from({ length: t.length + 1 }, () => over)
     if (i <= max) current[0] = i
     let best = current[0]!
     const from = Math.max(1, i - max), to = Math.min(t.length, i + max)

@@ -87,7 +87,8 @@ describe("lait test", () => {
       testFile("PROSE please", [
         `{ not: { type: icontains, value: hello } }`,
         `{ type: script, command: "sh -c 'echo boom >&2; exit 3'" }`,
-        `{ not: { type: regex, value: '(' } }`
+        `{ not: { type: regex, value: '(' } }`,
+        `{ type: latency, max: 60000 }`
       ])
     )
     const recorded = await p.lait(["test", "--record", "tests"])
@@ -119,11 +120,17 @@ describe("lait test", () => {
       "  assertion 14: expected the negated 'icontains' assertion to fail, but it held",
       "  assertion 15: script failed: command 'sh' exited with exit status: 3: boom",
       `  assertion 16: invalid regular expression "(": Invalid regular expression: missing )`,
+      "  assertion 17: latency assertions are measured only by `lait eval` (this run has no measurements)",
       "tests/pass.test.yml: PASS",
       "1 passed, 1 failed, 2 total",
       ""
     ])
     expect(r.code).toBe(1)
+    // JSON and JUnit carry the same lines.
+    const json = JSON.parse((await p.lait(["test", "tests", "--format", "json"])).stdout)
+    expect(json[0].failures).toEqual(r.stdout.split("\n").slice(1, 17).map((line) => line.slice(2)))
+    const junit = await p.lait(["test", "tests", "--format", "junit"])
+    expect(junit.stdout).toContain("assertion 12: script failed the output: nothing was shipped\n")
   }, 60_000)
 })
 
@@ -249,4 +256,74 @@ describe("lait eval", () => {
     const html = await p.lait(["eval", "eval.yml", "--replay", "cas", "--format", "html"])
     expect(html.stdout).toContain(`<li>assertion 15 (latency) <span class="meta">skipped (not measured: the run&#39;s`)
   }, 60_000)
+})
+
+describe("lait lint", () => {
+  test("finds what would fail only at run time, in test and eval files alike", async () => {
+    const p = project("http://127.0.0.1:9/v1")
+    fs.mkdirSync(path.join(p.dir, "tests/cas"), { recursive: true })
+    const checks = [
+      `{ type: regex, value: '(' }`,
+      `{ type: script, command: [sh, missing.sh] }`,
+      `{ type: script, command: "no-such-program-lait --flag" }`,
+      `{ type: script, command: "sh -c 'unterminated" }`,
+      `{ not: { type: latency, max: 5 } }`,
+      `{ type: json_schema }`,
+      `{ type: json_schema, file: nope.json }`,
+      `{ type: json_schema, value: { type: strin } }`,
+      `{ type: length, unit: words }`,
+      `{ type: length, min: 5, max: 2 }`,
+      `{ type: script, command: [sh, judge.sh] }`
+    ]
+    p.write("tests/bad.test.yml", `workflow: ../wf.yml\ninput: hi\nreplay: cas\nassert:\n${checks.map((c) => `  - ${c}\n`).join("")}`)
+    p.write("tests/unknown.test.yml", "workflow: ../wf.yml\nreplay: cas\nassert:\n  - { not: { type: regexp, value: x } }\n")
+    p.write(
+      "eval.yml",
+      "target: { model: m, prompt: x }\ncases:\n  - input: a\n    assert: [{ type: latency, max: 5 }]\n" +
+        "default_assert:\n  - { type: regex, value: 'a[' }\n  - { type: script, command: [sh, tests/nope.sh] }\n"
+    )
+    const r = await p.lait(["lint", "tests/bad.test.yml", "tests/unknown.test.yml", "eval.yml"])
+    expect(r.code).toBe(3)
+    const types = "equals, contains, jq, llm_judge, tool_called, usage, step_output, regex, icontains, starts_with, " +
+      "contains_any, contains_all, is_json, json_schema, levenshtein, length, cost, latency, script"
+    expect(r.stdout.split("\n")).toEqual([
+      "tests/bad.test.yml:",
+      `  error: assert[0].value: invalid regular expression "(": Invalid regular expression: missing )`,
+      "  error: assert[1].command: the script 'tests/missing.sh' does not exist",
+      "  error: assert[2].command: the program 'no-such-program-lait' is not on PATH",
+      `  error: assert[3].command: command "sh -c 'unterminated": unterminated single quote`,
+      "  error: assert[4].not: latency assertions always fail under 'lait test' (nothing is measured there); " +
+      "move this check to an eval file",
+      "  error: assert[5]: json_schema needs exactly one of 'value' and 'file'",
+      `  error: assert[6].file: cannot use 'tests/nope.json': failed to read '${p.dir}/tests/nope.json': ` +
+      "no such file or directory",
+      "  error: assert[7].value: invalid JSON Schema: type must be JSONType or JSONType[]: strin",
+      "  error: assert[8]: length needs 'min' or 'max'",
+      "  error: assert[9]: 'min' (5) is greater than 'max' (2); the assertion can never pass",
+      "tests/unknown.test.yml:",
+      "  error: failed to parse test definition 'tests/unknown.test.yml': assert[0].not.type: unknown assertion " +
+      `type 'regexp'; expected one of: ${types} (line 4)`,
+      "eval.yml:",
+      `  error: default_assert[0].value: invalid regular expression "a[": Invalid regular expression: missing terminating ] for character class`,
+      "  error: default_assert[1].command: the script 'tests/nope.sh' does not exist",
+      ""
+    ])
+  }, 60_000)
+})
+
+describe("lait schema", () => {
+  test("test and eval list every added assertion, and `not:` around any of them", async () => {
+    for (const kind of ["test", "eval"]) {
+      const r = await ws.lait(["schema", kind])
+      expect(r.code).toBe(0)
+      const forms: ReadonlyArray<{ properties: Record<string, { enum?: ReadonlyArray<string>; $ref?: string }> }> =
+        JSON.parse(r.stdout).$defs.Assertion.anyOf
+      expect(forms.map((f) => f.properties["type"]?.enum?.[0] ?? Object.keys(f.properties).join())).toEqual([
+        ...["equals", "contains", "jq", "llm_judge", "tool_called", "usage", "step_output"],
+        ...["regex", "icontains", "starts_with", "contains_any", "contains_all", "is_json", "json_schema"],
+        ...["levenshtein", "length", "cost", "latency", "script", "not"]
+      ])
+      expect(forms.at(-1)!.properties["not"]!.$ref).toBe("#/$defs/Assertion")
+    }
+  })
 })

@@ -17,7 +17,6 @@ import type { TraceEvent } from "../trace/RunTracer.ts"
 import { RunContext, type JudgeVerdict } from "../workflow/RunContext.ts"
 import { type Assertion, assertionLabel, isNot, type TypedAssertion } from "./assertions.ts"
 import type { ScriptOutcome } from "./scriptAssertion.ts"
-import { checkJsonSchema } from "./jsonSchemaCheck.ts"
 import { checkText } from "./textChecks.ts"
 import { callArgumentsBlock, jsonOutputBlock } from "./shown.ts"
 
@@ -263,6 +262,14 @@ const loadScriptModule = Effect.suspend(() =>
     : Effect.map(Effect.promise(() => import("./scriptAssertion.ts")), (m) => (scriptModule = m))
 )
 
+// Likewise the json_schema check (it brings the schema file reader and Ajv's wrapper).
+let jsonSchemaModule: typeof import("./jsonSchemaCheck.ts") | undefined
+const loadJsonSchemaModule = Effect.suspend(() =>
+  jsonSchemaModule !== undefined
+    ? Effect.succeed(jsonSchemaModule)
+    : Effect.map(Effect.promise(() => import("./jsonSchemaCheck.ts")), (m) => (jsonSchemaModule = m))
+)
+
 const NO_SUBJECT = { input: null, vars: {}, case: "" } as const
 
 const evaluateList = (
@@ -311,12 +318,15 @@ const evaluateList = (
         )
       }
       case "json_schema":
-        return Effect.map(checkJsonSchema(assertion, output, context.base), (verdict) =>
-          verdict === undefined
-            ? done(undefined)
-            : "broken" in verdict
-            ? broken(verdict.broken)
-            : done(verdict.message))
+        return Effect.flatMap(loadJsonSchemaModule, (m) => m.checkJsonSchema(assertion, output, context.base)).pipe(
+          Effect.map((verdict) =>
+            verdict === undefined
+              ? done(undefined)
+              : "broken" in verdict
+              ? broken(verdict.broken)
+              : done(verdict.message)
+          )
+        )
       case "cost":
       case "latency": {
         const measured = context.measured
@@ -337,17 +347,16 @@ const evaluateList = (
         ))
       }
       case "script":
-        return Effect.map(
+        return Effect.flatMap(
           loadScriptModule,
           (m) => m.runScript(assertion, { output, ...(context.subject ?? NO_SUBJECT) }, context.base)
-        ).pipe(Effect.flatten, Effect.map((outcome: ScriptOutcome) => {
+        ).pipe(Effect.map((outcome: ScriptOutcome) => {
           if ("broken" in outcome) return broken(outcome.broken)
-          const judge = outcome.score === undefined ? {} : {
-            judge: { score: outcome.score, reasoning: outcome.reason }
-          }
-          return done(outcome.pass ? undefined : `script failed the output: ${outcome.reason ?? "(no reason given)"}`, {
-            ...judge
-          })
+          const reason = outcome.reason ?? "(no reason given)"
+          return done(
+            outcome.pass ? undefined : `script failed the output: ${reason}`,
+            outcome.score === undefined ? {} : { judge: { score: outcome.score, reasoning: outcome.reason } }
+          )
         }))
       case "equals":
         return Effect.succeed(

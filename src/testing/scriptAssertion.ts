@@ -91,7 +91,8 @@ export const runScript = (
     const ran = yield* runCommand({
       argv,
       stdin: JSON.stringify(payload),
-      ...(cwd === undefined ? {} : { cwd })
+      // "" is the process's own directory (a definition file named without a directory).
+      ...(cwd === undefined || cwd === "" ? {} : { cwd })
     }).pipe(
       Effect.timeoutOrElse({
         duration: Duration.seconds(seconds),

@@ -48,21 +48,23 @@ export const outputJson = (output: string): { readonly value: Json } | { readonl
  */
 export const boundedLevenshtein = (a: string, b: string, max: number): number => {
   const s = [...a], t = [...b]
-  if (Math.abs(s.length - t.length) > max) return max + 1
   const over = max + 1
+  if (Math.abs(s.length - t.length) > max) return over
+  // Two rows, reused: each row writes its band and the cell right of it, all the next row reads.
   let previous = Array.from({ length: t.length + 1 }, (_, j) => (j <= max ? j : over))
+  let current = Array.from({ length: t.length + 1 }, () => over)
   for (let i = 1; i <= s.length; i++) {
-    const current = Array.from({ length: t.length + 1 }, () => over)
-    if (i <= max) current[0] = i
-    let best = current[0]!
     const from = Math.max(1, i - max), to = Math.min(t.length, i + max)
+    current[from - 1] = from === 1 && i <= max ? i : over
+    let best = current[from - 1]!
     for (let j = from; j <= to; j++) {
       const substitution = previous[j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1)
       current[j] = Math.min(over, substitution, previous[j]! + 1, current[j - 1]! + 1)
       best = Math.min(best, current[j]!)
     }
+    if (to < t.length) current[to + 1] = over
     if (best > max) return over
-    previous = current
+    ;[previous, current] = [current, previous]
   }
   return Math.min(over, previous[t.length]!)
 }

@@ -383,24 +383,28 @@ const evaluateList = (
             )
           ),
           Effect.catch((error) =>
-            Effect.succeed(done(`jq expression \`${assertion.expr}\` failed: ${renderChain(error)}`))
+            Effect.succeed(broken(`jq expression \`${assertion.expr}\` failed: ${renderChain(error)}`))
           )
         )
       case "llm_judge":
         return Effect.map(
           checkLlmJudge(assertion, output, context.input),
-          ({ message, verdict }) => done(message, verdict === undefined ? {} : { judge: verdict })
+          // Without a verdict the judge never answered: not a grade a `not:` may turn around.
+          ({ message, verdict }) =>
+            verdict === undefined ? (message === undefined ? done(undefined) : broken(message)) : done(message, {
+              judge: verdict
+            })
         )
       case "tool_called":
         return trajectory === undefined
-          ? Effect.succeed(done(TRAJECTORY_UNSUPPORTED))
+          ? Effect.succeed(broken(TRAJECTORY_UNSUPPORTED))
           : Effect.map(checkToolCalled(assertion, trajectory, context.showJson === true), (message) => done(message))
       case "usage":
         return Effect.succeed(
-          done(trajectory === undefined ? TRAJECTORY_UNSUPPORTED : checkUsage(assertion, trajectory.usage))
+          trajectory === undefined ? broken(TRAJECTORY_UNSUPPORTED) : done(checkUsage(assertion, trajectory.usage))
         )
       case "step_output": {
-        if (trajectory === undefined) return Effect.succeed(done(TRAJECTORY_UNSUPPORTED))
+        if (trajectory === undefined) return Effect.succeed(broken(TRAJECTORY_UNSUPPORTED))
         const { id } = assertion
         if (!Object.hasOwn(trajectory.steps, id)) {
           return Effect.succeed(
@@ -412,7 +416,11 @@ const evaluateList = (
         // attributed to steps.
         return Effect.map(
           evaluateList(assertion.assert, { ...context, output: text }),
-          (nested) => done(foldStepFailures(id, nested, () => true), { nested })
+          (nested) =>
+            done(foldStepFailures(id, nested, () => true), {
+              nested,
+              ...(nested.some((check) => check.broken === true) ? { broken: true } : {})
+            })
         )
       }
     }

@@ -184,7 +184,12 @@ const badType = (
     const item = valueAtPath(raw, at)
     // Missing (a `not:` the union looked for in an inner mapping): the mapping that holds it is the assertion.
     if (item === undefined) continue
-    if (typeof item !== "object" || item === null || Array.isArray(item) || NOT_KEY in item) return undefined
+    if (typeof item !== "object" || item === null || Array.isArray(item)) {
+      return end === path.length
+        ? { at, text: `an assertion must be a mapping with a 'type', got ${describeYamlValue(item)}` }
+        : undefined
+    }
+    if (NOT_KEY in item) return undefined
     const type = (item as { readonly type?: unknown }).type
     if (type === undefined) {
       return { at, text: `missing required key 'type' (one of: ${knownTypes})` }

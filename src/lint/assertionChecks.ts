@@ -1,4 +1,5 @@
-// Lint of the assertions issue 41 added (docs/testing.md#assertions), what would fail only once they run:
+// Lint of the assertions that check text, JSON, measurements and scripts (docs/testing.md#assertions), what
+// would fail only once they run:
 // a `regex` that does not compile, a `json_schema` without exactly one of value:/file: or whose schema
 // cannot be read or compiled, a `length` without bounds or with min > max, `cost`/`latency` in a test
 // file (only `lait eval` measures), a `script` whose command line does not split, whose program is

@@ -9,7 +9,7 @@
 //   - jq in `jq` and `tool_called.args_jq` assertions compiles, `min` <= `max`, `step_output` names a
 //     step id the workflow has (and needs a workflow target), `llm_judge` is not used in a test file
 //     (where it always fails), an eval prompt target's template parses; the checks of the assertions
-//     issue 41 added are ./assertionChecks.ts's.
+//     after step_output (regex, json_schema, length, cost/latency, script) are ./assertionChecks.ts's.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { errorLine, renderChain } from "../core/errors.ts"

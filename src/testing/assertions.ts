@@ -11,7 +11,7 @@ export const ASSERTION_TYPES = [
   "tool_called",
   "usage",
   "step_output",
-  // Issue 41: the checks other tools' users expect (docs/testing.md#assertions)
+  // Checks of the text, its JSON, measurements and the user's own scripts (docs/testing.md#assertions)
   "regex",
   "icontains",
   "starts_with",

@@ -2,6 +2,7 @@
 // with. Without effect/cli, so that both the command tree (src/cli/eval.ts) and the lean path of a
 // plain `lait eval` (src/cli/leanEval.ts) call the same code with the same options.
 import { Console, Effect, Layer, Option } from "effect"
+import { dirname } from "node:path"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { traceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
@@ -12,6 +13,7 @@ import { configLayer } from "./configLayer.ts"
 import { checkTraceDirFlags } from "./traceDirCheck.ts"
 import { modelClientLayer } from "./modelLayers.ts"
 import { toolCassettesLayer } from "./toolLayers.ts"
+import type { EvalOutcome } from "../eval/runner.ts"
 import type { BaselineOptions } from "./evalReport.ts"
 import { printLine } from "./output.ts"
 import { evalRecordHint } from "./recordHints.ts"
@@ -120,6 +122,23 @@ export const provideEvalServices = <A, E, R>(flags: ServiceFlags, handler: Effec
     Effect.provide(liveExportLayer)
   )
 
+/**
+ * `note: …` on stderr for the `cost`/`latency` assertions that held unchecked (a replayed run,
+ * docs/evals.md#cost-and-latency): a pass that measured nothing must not read as a measurement.
+ */
+const skippedNotes = (outcome: EvalOutcome): string | undefined => {
+  const reasons = new Map<string, number>()
+  for (const c of outcome.cases) {
+    for (const run of c.runs) {
+      for (const a of run.assertions ?? []) {
+        if (a.skipped !== undefined) reasons.set(a.skipped, (reasons.get(a.skipped) ?? 0) + 1)
+      }
+    }
+  }
+  if (reasons.size === 0) return undefined
+  return [...reasons].map(([reason, n]) => `note: ${n} cost/latency assertion(s) skipped: ${reason}`).join("\n")
+}
+
 export const runEvalCommand = Effect.fn("cli.eval")(function*(
   { traceDir, traceSpans, traceContent, ...flags }: EvalOptions
 ) {
@@ -217,6 +236,7 @@ export const runEvalCommand = Effect.fn("cli.eval")(function*(
     repeat: k,
     compare: definition.compare,
     concurrency: scale.jobs,
+    base: dirname(file),
     maxCostUsd: budget,
     firstRunEstimateUsd,
     onProgress: progress.update,
@@ -256,6 +276,8 @@ export const runEvalCommand = Effect.fn("cli.eval")(function*(
         const usage = totalUsage(outcome)
         yield* Console.error(formatUsage(usage.entries, usage.total))
       }
+      const skipped = skippedNotes(outcome)
+      if (skipped !== undefined) yield* Console.error(skipped)
       if (budget !== undefined && outcome.costUsd === undefined && outcome.budgetStop === undefined) {
         yield* Console.error(
           "warning: --max-cost was not enforced: no request of this eval went to a model with 'pricing:'"

@@ -10,7 +10,7 @@ import { LaitConfig } from "../config/LaitConfig.ts"
 import type { ModelMap } from "../config/schema.ts"
 import type { LaitError, ValidationError } from "../core/errors.ts"
 import { childStepLists, type Step, type Workflow } from "../lang/model.ts"
-import type { Assertion } from "../testing/assertions.ts"
+import { type Assertion, isNot } from "../testing/assertions.ts"
 import { llmJudgePrompt } from "./judge.ts"
 import { caseInputText, type EvalCase } from "./schema.ts"
 import { type LoadedTarget, renderTargetPrompt } from "./target.ts"
@@ -22,7 +22,15 @@ export const estimateTokens = (text: string): number => Math.ceil(text.length / 
 const judgeAssertions = (
   assertions: ReadonlyArray<Assertion>
 ): ReadonlyArray<Extract<Assertion, { type: "llm_judge" }>> =>
-  assertions.flatMap((a) => a.type === "llm_judge" ? [a] : a.type === "step_output" ? judgeAssertions(a.assert) : [])
+  assertions.flatMap((a) =>
+    isNot(a)
+      ? judgeAssertions([a.not])
+      : a.type === "llm_judge"
+      ? [a]
+      : a.type === "step_output"
+      ? judgeAssertions(a.assert)
+      : []
+  )
 
 interface ModelStep {
   readonly model: string | undefined

@@ -77,7 +77,11 @@ const runDetails = (run: RunOutcome, index: number): string => {
   }
   if (run.assertions !== undefined && run.assertions.length > 0) {
     const items = run.assertions.map((a) => {
-      const verdict = a.passed ? `<span class="ok">pass</span>` : `<span class="bad">fail</span>`
+      const verdict = a.skipped !== undefined
+        ? `<span class="meta">skipped (${htmlEscape(a.skipped)})</span>`
+        : a.passed
+        ? `<span class="ok">pass</span>`
+        : `<span class="bad">fail</span>`
       const score = a.score === undefined ? "" : ` score ${htmlEscape(two(a.score))}`
       const message = a.message === undefined ? "" : `: ${htmlEscape(a.message)}`
       const reasoning = a.reasoning === undefined ? "" : `<div class="reason">${htmlEscape(a.reasoning)}</div>`

@@ -61,7 +61,8 @@ const readAssertion = (a: unknown): AssertionResult | undefined => {
     passed: a["passed"],
     ...(typeof a["message"] === "string" ? { message: a["message"] } : {}),
     ...(typeof a["score"] === "number" ? { score: a["score"] } : {}),
-    ...(typeof a["reasoning"] === "string" ? { reasoning: a["reasoning"] } : {})
+    ...(typeof a["reasoning"] === "string" ? { reasoning: a["reasoning"] } : {}),
+    ...(typeof a["skipped"] === "string" ? { skipped: a["skipped"] } : {})
   }
 }
 

@@ -253,7 +253,8 @@ const runJson = (r: RunOutcome) => ({
     passed: a.passed,
     message: a.message,
     score: a.score === undefined ? undefined : float(a.score),
-    reasoning: a.reasoning
+    reasoning: a.reasoning,
+    skipped: a.skipped
   })) ?? [],
   duration_ms: r.durationMs,
   tokens: { prompt: r.usage.prompt, completion: r.usage.completion, total: r.usage.total },
@@ -425,11 +426,17 @@ const junitCases = (cases: ReadonlyArray<CaseReport>, file: string): ReadonlyArr
           )
         })
       }
+      // A cost/latency that held unchecked (a replayed run) says so: it measured nothing.
+      const skipped = c.outcome.runs.flatMap((run, i) =>
+        (run.assertions ?? []).flatMap((a) =>
+          a.skipped === undefined ? [] : [`\nrun ${i + 1}: assertion ${a.position} (${a.type}) skipped: ${a.skipped}`]
+        )
+      )
       body.push(
         `      <system-out>${
           xmlEscape(
             `${s.label}: pass@1=${two(s.passAt1)} pass^${s.k}=${s.passHatK ? 1 : 0} ` +
-              `95% CI [${two(s.wilson.lower)}, ${two(s.wilson.upper)}] over ${s.total} run(s)`
+              `95% CI [${two(s.wilson.lower)}, ${two(s.wilson.upper)}] over ${s.total} run(s)${skipped.join("")}`
           )
         }</system-out>`
       )

@@ -22,6 +22,8 @@ import { CassetteRepeat } from "../model/cassette/repeat.ts"
 import type { ModelClient } from "../model/ModelClient.ts"
 import { addUsage, RunUsage, sumUsage, type UsageEntry, type UsageTotals } from "../model/RunUsage.ts"
 import { AssertionEvaluator, type Check, failureLines } from "../testing/AssertionEvaluator.ts"
+import { assertionLabel } from "../testing/assertions.ts"
+import { Attr } from "../core/tracing.ts"
 import { liveRoot } from "../trace/LiveSpans.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
 import { couldNotRun } from "./runError.ts"
@@ -43,6 +45,8 @@ export interface AssertionResult {
   /** An `llm_judge`'s score and reasoning, when the judge answered. */
   readonly score?: number | undefined
   readonly reasoning?: string | undefined
+  /** A `cost`/`latency` that held without being checked (a replayed run): why. */
+  readonly skipped?: string | undefined
 }
 
 export interface RunOutcome {
@@ -132,6 +136,8 @@ export interface EvalOptions {
   readonly compare?: boolean
   /** The 1-based number each case reports as (a --shard runs a subset); default its position. */
   readonly caseNumbers?: ReadonlyArray<number> | undefined
+  /** The eval file's directory: a `script` assertion starts there, a `json_schema` file is relative to it. */
+  readonly base?: string | undefined
   /** Called with the finished runs when the eval is interrupted, before the interruption goes on. */
   readonly onInterrupted?: ((partial: EvalOutcome) => Effect.Effect<void>) | undefined
 }
@@ -141,22 +147,27 @@ const BUDGET_SLACK = 1e-9
 
 const assertionResult = (check: Check): AssertionResult => ({
   position: check.position,
-  type: check.assertion.type,
+  type: assertionLabel(check.assertion),
   passed: check.message === undefined,
   ...(check.message === undefined ? {} : { message: check.message }),
-  ...(check.judge === undefined ? {} : { score: check.judge.score, reasoning: check.judge.reasoning })
+  ...(check.judge === undefined ? {} : { score: check.judge.score, reasoning: check.judge.reasoning }),
+  ...(check.skipped === undefined ? {} : { skipped: check.skipped })
 })
 
 const evaluatePair = <R>(
   evalCase: EvalCase,
   run: Effect.Effect<TargetRun, AnyLaitError, R>,
-  judgeErrors: JudgeErrors
+  judgeErrors: JudgeErrors,
+  base: string | undefined
 ) =>
   Effect.gen(function*() {
     const started = Date.now()
     const evaluator = yield* AssertionEvaluator
     const usage = yield* RunUsage
+    const runStarted = performance.now()
     const ran = yield* Effect.result(run)
+    // What `latency` reads: the target's run alone, before any assertion (a judge) adds its own time.
+    const latencyMs = performance.now() - runStarted
     let failures: ReadonlyArray<string>
     let details: Pick<RunOutcome, "output" | "assertions"> = {}
     let error = false
@@ -173,7 +184,15 @@ const evaluatePair = <R>(
       const checks = yield* evaluator.evaluate(evalCase.assert, {
         output: ran.success.output,
         trajectory,
-        input: caseInputText(evalCase)
+        input: caseInputText(evalCase),
+        base,
+        subject: { input: evalCase.input, vars: evalCase.vars, case: evalCase.name },
+        measured: {
+          latencyMs,
+          costUsd: trajectory.usage.costUsd,
+          // An answer from a cassette or the cache took no real time and cost nothing real.
+          replayed: trajectory.events.some((e) => e.operation === "chat" && e.attributes[Attr.source] !== "live")
+        }
       })
       failures = failureLines(checks)
       details = { output: ran.success.output, assertions: checks.map(assertionResult) }
@@ -193,16 +212,20 @@ const evaluatePair = <R>(
 
 // The repeat is set around the whole run, its judge's context included, so that --record keeps
 // each repeat's answers apart and --replay gives each repeat its own (src/model/cassette/repeat.ts).
-const runPair = (target: LoadedTarget, evalCase: EvalCase, repeatIndex: number) =>
+const runPair = (target: LoadedTarget, evalCase: EvalCase, repeatIndex: number, base: string | undefined) =>
   Effect.suspend(() => {
     const judgeErrors: JudgeErrors = { rendered: [] }
     return target.kind === "workflow"
       ? inWorkflowRunContext(
         target,
         judgeErrors,
-        evaluatePair(evalCase, runWorkflowTarget(target, evalCase), judgeErrors)
+        evaluatePair(evalCase, runWorkflowTarget(target, evalCase), judgeErrors, base)
       )
-      : inPromptRunContext(target, judgeErrors, evaluatePair(evalCase, runPromptTarget(target, evalCase), judgeErrors))
+      : inPromptRunContext(
+        target,
+        judgeErrors,
+        evaluatePair(evalCase, runPromptTarget(target, evalCase), judgeErrors, base)
+      )
   }).pipe(Effect.provideService(CassetteRepeat, repeatIndex))
 
 export interface ScheduledRun {
@@ -355,7 +378,7 @@ export const runEval = (
         withRunTrace(
           { caseIndex: number - 1, repeatIndex: run.repeatIndex, target: compare ? cell.target.name : undefined },
           cell.evalCase,
-          runPair(cell.target, cell.evalCase, run.repeatIndex)
+          runPair(cell.target, cell.evalCase, run.repeatIndex, options.base)
         ),
         (exit) => (Exit.isSuccess(exit) ? { "lait.eval.passed": exit.value.failures.length === 0 } : {})
       ).pipe(

@@ -8,7 +8,8 @@
 //     workflow's `inputs:` and `input_schema` as the run would resolve them;
 //   - jq in `jq` and `tool_called.args_jq` assertions compiles, `min` <= `max`, `step_output` names a
 //     step id the workflow has (and needs a workflow target), `llm_judge` is not used in a test file
-//     (where it always fails), an eval prompt target's template parses.
+//     (where it always fails), an eval prompt target's template parses; the checks of the assertions
+//     after step_output (regex, json_schema, length, cost/latency, script) are ./assertionChecks.ts's.
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { errorLine, renderChain } from "../core/errors.ts"
@@ -21,9 +22,10 @@ import { checkJqSyntax, loadJq } from "../lang/jq.ts"
 import { parseYaml, type Y } from "../lang/load/yaml.ts"
 import { childStepLists, type Step, type Workflow } from "../lang/model.ts"
 import { checkTemplateSyntax, loadTemplateEngine, shellQuote } from "../lang/template.ts"
-import type { Assertion } from "../testing/assertions.ts"
+import { type Assertion, isNot } from "../testing/assertions.ts"
 import { parseTestDefinition } from "../testing/testFile.ts"
 import { display, fieldOf, itemOf, keyLine, lineOfY, valueOf, type Where } from "./context.ts"
+import { lintAddedAssertion } from "./assertionChecks.ts"
 import type { Emitter } from "./findings.ts"
 import { readSchemaRef } from "./schemaRefs.ts"
 import { loadForLint } from "./workflow.ts"
@@ -53,6 +55,8 @@ interface AssertionContext {
   readonly workflowShown: string | undefined
   /** "test": llm_judge always fails there. "eval-prompt": no workflow, so no step outputs. */
   readonly mode: "test" | "eval-workflow" | "eval-prompt"
+  /** The definition file's directory (a script starts there; a json_schema file is relative to it). */
+  readonly base: string
 }
 
 const lintAssertions = (
@@ -60,12 +64,23 @@ const lintAssertions = (
   list: ReadonlyArray<Assertion>,
   listY: Y | undefined,
   path: ReadonlyArray<string | number>
-): void => {
-  const { where, emitter } = ctx
-  list.forEach((assertion, index) => {
-    const at = [...path, index]
-    const y = itemOf(where, listY, index)
+): Effect.Effect<void, never, FileLoader> =>
+  Effect.forEach(
+    list,
+    (assertion, index) => lintAssertion(ctx, assertion, itemOf(ctx.where, listY, index), [...path, index]),
+    { discard: true }
+  )
+
+const lintAssertion = (
+  ctx: AssertionContext,
+  assertion: Assertion,
+  y: Y | undefined,
+  at: ReadonlyArray<string | number>
+): Effect.Effect<void, never, FileLoader> =>
+  Effect.gen(function*() {
+    const { where, emitter } = ctx
     const line = (key?: string) => (key === undefined ? lineOfY(where, y) : keyLine(where, y, key))
+    if (isNot(assertion)) return yield* lintAssertion(ctx, assertion.not, valueOf(where, y, "not"), [...at, "not"])
     const jq = (key: string, filter: string) => {
       const problem = checkJqSyntax(filter)
       if (problem !== undefined) emitter.emit("error", `${renderAt([...at, key])}: ${problem}`, line(key))
@@ -112,15 +127,18 @@ const lintAssertions = (
             line("id")
           )
         }
-        lintAssertions(ctx, assertion.assert, valueOf(where, y, "assert"), [...at, "assert"])
+        yield* lintAssertions(ctx, assertion.assert, valueOf(where, y, "assert"), [...at, "assert"])
         break
-      case "equals":
-      case "contains":
-      case "usage":
-        break
+      default:
+        yield* lintAddedAssertion(assertion, {
+          at: renderAt(at),
+          line,
+          base: ctx.base,
+          inTestFile: ctx.mode === "test",
+          error: (message, where) => emitter.emit("error", message, where)
+        })
     }
   })
-}
 
 /** The workflow a definition names, relative to it; a load failure is reported at `line`. */
 const loadTarget = (
@@ -234,13 +252,14 @@ export const lintTestText = (path: string, text: string, emitter: Emitter): Effe
       emitter.emit("error", `'replay' path '${display(replay)}' is not a directory`, line("replay"))
     }
 
-    lintAssertions(
+    yield* lintAssertions(
       {
         where,
         emitter,
         ids: target === undefined ? undefined : allIds(target.workflow.steps),
         workflowShown: target?.shown,
-        mode: "test"
+        mode: "test",
+        base
       },
       definition.assert,
       valueOf(where, root, "assert"),
@@ -338,10 +357,12 @@ export const lintEvalText = (path: string, text: string, emitter: Emitter): Effe
       emitter,
       ids: workflowIds,
       workflowShown,
-      mode: anyWorkflow ? "eval-workflow" : "eval-prompt"
+      mode: anyWorkflow ? "eval-workflow" : "eval-prompt",
+      base
     }
-    cases.forEach((c, index) =>
-      lintAssertions(ctx, c.ownAssert, valueOf(where, caseY(index), "assert"), ["cases", index, "assert"])
-    )
-    lintAssertions(ctx, definition.defaultAssert, valueOf(where, root, "default_assert"), ["default_assert"])
+    yield* Effect.forEach(cases, (c, index) =>
+      lintAssertions(ctx, c.ownAssert, valueOf(where, caseY(index), "assert"), ["cases", index, "assert"]), {
+      discard: true
+    })
+    yield* lintAssertions(ctx, definition.defaultAssert, valueOf(where, root, "default_assert"), ["default_assert"])
   })

@@ -15,7 +15,9 @@ import { parseTextInput } from "../lang/inputs.ts"
 import type { UsageTotals } from "../model/RunUsage.ts"
 import type { TraceEvent } from "../trace/RunTracer.ts"
 import { RunContext, type JudgeVerdict } from "../workflow/RunContext.ts"
-import type { Assertion } from "./assertions.ts"
+import { type Assertion, assertionLabel, isNot, type TypedAssertion } from "./assertions.ts"
+import type { ScriptOutcome } from "./scriptAssertion.ts"
+import { checkText } from "./textChecks.ts"
 import { callArgumentsBlock, jsonOutputBlock } from "./shown.ts"
 
 /** Upstream evaluates at most this many assertions of one list at once. */
@@ -24,6 +26,10 @@ export const DEFAULT_LLM_JUDGE_THRESHOLD = 0.7
 
 export const LLM_JUDGE_UNSUPPORTED =
   "llm_judge assertions are not supported here (no judge model available in this context; use `lait eval`)"
+export const MEASURED_UNSUPPORTED = (type: string) =>
+  `${type} assertions are measured only by \`lait eval\` (this run has no measurements)`
+export const REPLAYED_NOTE = "not measured: the run's answers were replayed"
+export const NOT_PRICED_NOTE = "not measured: no model of the run has pricing:"
 export const TRAJECTORY_UNSUPPORTED = "trajectory assertions (tool_called/usage/step_output) are not supported here " +
   "(no per-run trace context is available in this context)"
 
@@ -48,6 +54,19 @@ export interface EvaluationContext {
    * upstream's one-line wording (`lait eval`'s reports).
    */
   readonly showJson?: boolean | undefined
+  /** The definition file's directory: a `json_schema` `file:` is read and a `script` starts there. */
+  readonly base?: string | undefined
+  /** What a `script` is told besides the output: the case input, its vars, its name (a test: its file). */
+  readonly subject?: { readonly input: Json; readonly vars: Readonly<Record<string, Json>>; readonly case: string }
+  /**
+   * `lait eval`: what the target's run took and cost, for `latency` and `cost`; `replayed` when any
+   * answer came from a cassette or the cache (nothing real was measured). Undefined under `lait test`.
+   */
+  readonly measured?: {
+    readonly latencyMs: number
+    readonly costUsd: number | undefined
+    readonly replayed: boolean
+  } | undefined
 }
 
 /** The result of one assertion of a list. */
@@ -61,8 +80,12 @@ export interface Check {
   readonly actual?: string
   /** For a `step_output` whose step produced a value: the nested checks. */
   readonly nested?: ReadonlyArray<Check>
-  /** For an `llm_judge` the judge answered: its score and reasoning (eval reports show them). */
+  /** For an `llm_judge` the judge answered, or a `script`: its score and reasoning (eval reports show them). */
   readonly judge?: JudgeVerdict
+  /** Held without being checked (a `cost` or `latency` of a replayed run): why. */
+  readonly skipped?: string
+  /** It could not be checked at all (an invalid regex, a script that crashed): a `not:` keeps it failed. */
+  readonly broken?: true
 }
 
 export interface AssertionEvaluatorService {
@@ -94,7 +117,7 @@ export const failureLines = (
   const lines: Array<string> = []
   for (const check of checks) {
     if (check.message === undefined || !keep(check)) continue
-    if (check.assertion.type === "step_output" && check.nested !== undefined) {
+    if (!isNot(check.assertion) && check.assertion.type === "step_output" && check.nested !== undefined) {
       const folded = foldStepFailures(check.assertion.id, check.nested, keep)
       if (folded !== undefined) lines.push(`assertion ${check.position}: ${folded}`)
       continue
@@ -215,10 +238,44 @@ const checkLlmJudge = (
     }
   })
 
+/** What evaluating needs: the judge of the run (llm_judge). */
+type Needs = RunContext
+
+/** A `not:` holds when what it holds fails; what could not be checked (or was skipped) stays so. */
+const negate = (assertion: Assertion, inner: Check): Check => {
+  const base = { position: inner.position, assertion }
+  if (inner.broken === true) return { ...base, message: inner.message, broken: true }
+  if (inner.skipped !== undefined) return { ...base, message: undefined, skipped: inner.skipped }
+  return {
+    ...base,
+    message: inner.message === undefined
+      ? `expected the negated '${assertionLabel(inner.assertion)}' assertion to fail, but it held`
+      : undefined
+  }
+}
+
+// Loaded by the first script assertion only (it brings Effect Schema for the verdict).
+let scriptModule: typeof import("./scriptAssertion.ts") | undefined
+const loadScriptModule = Effect.suspend(() =>
+  scriptModule !== undefined
+    ? Effect.succeed(scriptModule)
+    : Effect.map(Effect.promise(() => import("./scriptAssertion.ts")), (m) => (scriptModule = m))
+)
+
+// Likewise the json_schema check (it brings the schema file reader and Ajv's wrapper).
+let jsonSchemaModule: typeof import("./jsonSchemaCheck.ts") | undefined
+const loadJsonSchemaModule = Effect.suspend(() =>
+  jsonSchemaModule !== undefined
+    ? Effect.succeed(jsonSchemaModule)
+    : Effect.map(Effect.promise(() => import("./jsonSchemaCheck.ts")), (m) => (jsonSchemaModule = m))
+)
+
+const NO_SUBJECT = { input: null, vars: {}, case: "" } as const
+
 const evaluateList = (
   assertions: ReadonlyArray<Assertion>,
   context: EvaluationContext
-): Effect.Effect<ReadonlyArray<Check>, never, RunContext> => {
+): Effect.Effect<ReadonlyArray<Check>, never, Needs> => {
   const { output, trajectory } = context
   // Parsed once, and only for a jq assertion: most lists never read it.
   let input: Json | undefined
@@ -229,16 +286,78 @@ const evaluateList = (
     shownJson ??= jsonOutputBlock(output) ?? ""
     return shownJson === "" ? `${before} ${rustDebugString(output)}` : `${before}:${shownJson}`
   }
-  const one = (assertion: Assertion, index: number): Effect.Effect<Check, never, RunContext> => {
-    const position = index + 1
-    type Extra = Partial<Pick<Check, "actual" | "nested" | "judge">>
+  const one = (assertion: Assertion, position: number): Effect.Effect<Check, never, Needs> =>
+    isNot(assertion)
+      ? Effect.map(one(assertion.not, position), (inner) => negate(assertion, inner))
+      : typed(assertion, position)
+  const typed = (assertion: TypedAssertion, position: number): Effect.Effect<Check, never, Needs> => {
+    type Extra = Partial<Pick<Check, "actual" | "nested" | "judge" | "skipped" | "broken">>
     const done = (message: string | undefined, extra: Extra = {}): Check => ({
       position,
       assertion,
       message,
       ...extra
     })
+    const broken = (message: string) => done(message, { broken: true })
     switch (assertion.type) {
+      case "regex":
+      case "icontains":
+      case "starts_with":
+      case "contains_any":
+      case "contains_all":
+      case "is_json":
+      case "levenshtein":
+      case "length": {
+        const verdict = checkText(assertion, output)
+        return Effect.succeed(
+          verdict === undefined
+            ? done(undefined)
+            : "broken" in verdict
+            ? broken(verdict.broken)
+            : done("message" in verdict ? verdict.message : shownOutput(verdict.expected))
+        )
+      }
+      case "json_schema":
+        return Effect.flatMap(loadJsonSchemaModule, (m) => m.checkJsonSchema(assertion, output, context.base)).pipe(
+          Effect.map((verdict) =>
+            verdict === undefined
+              ? done(undefined)
+              : "broken" in verdict
+              ? broken(verdict.broken)
+              : done(verdict.message)
+          )
+        )
+      case "cost":
+      case "latency": {
+        const measured = context.measured
+        if (measured === undefined) return Effect.succeed(broken(MEASURED_UNSUPPORTED(assertion.type)))
+        if (measured.replayed) return Effect.succeed(done(undefined, { skipped: REPLAYED_NOTE }))
+        if (assertion.type === "latency") {
+          return Effect.succeed(done(
+            measured.latencyMs <= assertion.max
+              ? undefined
+              : `latency ${Math.ceil(measured.latencyMs)} ms exceeded max ${assertion.max} ms`
+          ))
+        }
+        if (measured.costUsd === undefined) return Effect.succeed(done(undefined, { skipped: NOT_PRICED_NOTE }))
+        return Effect.succeed(done(
+          measured.costUsd <= assertion.max
+            ? undefined
+            : `cost ${formatCost(measured.costUsd)} exceeded max ${formatCost(assertion.max)}`
+        ))
+      }
+      case "script":
+        return Effect.flatMap(
+          loadScriptModule,
+          (m) => m.runScript(assertion, { output, ...(context.subject ?? NO_SUBJECT) }, context.base)
+        ).pipe(Effect.map((outcome: ScriptOutcome) => {
+          if ("broken" in outcome) return broken(outcome.broken)
+          const reason = outcome.reason ?? "(no reason given)"
+          return done(
+            outcome.pass ? undefined : `script failed the output: ${reason}`,
+            outcome.score === undefined ? {} : { judge: { score: outcome.score, reasoning: outcome.reason } }
+          )
+        }))
       case "equals":
         return Effect.succeed(
           done(
@@ -264,24 +383,28 @@ const evaluateList = (
             )
           ),
           Effect.catch((error) =>
-            Effect.succeed(done(`jq expression \`${assertion.expr}\` failed: ${renderChain(error)}`))
+            Effect.succeed(broken(`jq expression \`${assertion.expr}\` failed: ${renderChain(error)}`))
           )
         )
       case "llm_judge":
         return Effect.map(
           checkLlmJudge(assertion, output, context.input),
-          ({ message, verdict }) => done(message, verdict === undefined ? {} : { judge: verdict })
+          // Without a verdict the judge never answered: not a grade a `not:` may turn around.
+          ({ message, verdict }) =>
+            verdict === undefined ? (message === undefined ? done(undefined) : broken(message)) : done(message, {
+              judge: verdict
+            })
         )
       case "tool_called":
         return trajectory === undefined
-          ? Effect.succeed(done(TRAJECTORY_UNSUPPORTED))
+          ? Effect.succeed(broken(TRAJECTORY_UNSUPPORTED))
           : Effect.map(checkToolCalled(assertion, trajectory, context.showJson === true), (message) => done(message))
       case "usage":
         return Effect.succeed(
-          done(trajectory === undefined ? TRAJECTORY_UNSUPPORTED : checkUsage(assertion, trajectory.usage))
+          trajectory === undefined ? broken(TRAJECTORY_UNSUPPORTED) : done(checkUsage(assertion, trajectory.usage))
         )
       case "step_output": {
-        if (trajectory === undefined) return Effect.succeed(done(TRAJECTORY_UNSUPPORTED))
+        if (trajectory === undefined) return Effect.succeed(broken(TRAJECTORY_UNSUPPORTED))
         const { id } = assertion
         if (!Object.hasOwn(trajectory.steps, id)) {
           return Effect.succeed(
@@ -293,12 +416,18 @@ const evaluateList = (
         // attributed to steps.
         return Effect.map(
           evaluateList(assertion.assert, { ...context, output: text }),
-          (nested) => done(foldStepFailures(id, nested, () => true), { nested })
+          (nested) =>
+            done(foldStepFailures(id, nested, () => true), {
+              nested,
+              ...(nested.some((check) => check.broken === true) ? { broken: true } : {})
+            })
         )
       }
     }
   }
-  return Effect.forEach(assertions, one, { concurrency: MAX_CONCURRENT_ASSERTIONS })
+  return Effect.forEach(assertions, (assertion, index) => one(assertion, index + 1), {
+    concurrency: MAX_CONCURRENT_ASSERTIONS
+  })
 }
 
 const evaluate = Effect.fnUntraced(function*(

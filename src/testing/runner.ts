@@ -196,7 +196,7 @@ const readDefinition = (file: string) =>
     return { text, definition }
   })
 
-const runDefinition = (definition: TestDefinition, workflowPath: string) =>
+const runDefinition = (definition: TestDefinition, workflowPath: string, file: string) =>
   Effect.gen(function*() {
     // Until the engine starts, a failure means the workflow could not run at all.
     const { workflow, initial, inputs } = yield* Effect.gen(function*() {
@@ -218,7 +218,9 @@ const runDefinition = (definition: TestDefinition, workflowPath: string) =>
     const checks = yield* evaluator.evaluate(definition.assert, {
       output: textForm(result.output),
       trajectory: { events, steps: result.steps, usage },
-      showJson: true
+      showJson: true,
+      base: parentPath(file),
+      subject: { input: definition.input, vars: definition.inputs, case: file }
     })
     const answered = (source: string) =>
       events.filter((e) => e.operation === "chat" && e.attributes[Attr.source] === source).length
@@ -273,7 +275,7 @@ const runTestFile = (
       const base = parentPath(file)
       const replayDir = joinPath(base, definition.replay)
       inputs.add(replayDir)
-      const ran = inFileContext(runDefinition(definition, joinPath(base, definition.workflow)), {
+      const ran = inFileContext(runDefinition(definition, joinPath(base, definition.workflow), file), {
         replayDir,
         cwd: workdir.cwd,
         progress,

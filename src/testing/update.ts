@@ -7,6 +7,7 @@ import { rustDebugString } from "../core/rustFormat.ts"
 import { parseYamlDocument } from "../core/yamlDocument.ts"
 import { yamlErrorMessage } from "../core/yamlErrors.ts"
 import type { Check } from "./AssertionEvaluator.ts"
+import { isNot } from "./assertions.ts"
 
 export interface EqualsUpdate {
   /** The checks from the top-level list down to the `equals` itself (step_output parents first). */
@@ -23,9 +24,9 @@ export const failingEquals = (
   const out: Array<EqualsUpdate> = []
   for (const check of checks) {
     if (check.message === undefined) continue
-    if (check.assertion.type === "equals" && check.actual !== undefined) {
+    if (!isNot(check.assertion) && check.assertion.type === "equals" && check.actual !== undefined) {
       out.push({ trail: [...parents, check], previous: check.assertion.value, actual: check.actual })
-    } else if (check.assertion.type === "step_output" && check.nested !== undefined) {
+    } else if (!isNot(check.assertion) && check.assertion.type === "step_output" && check.nested !== undefined) {
       out.push(...failingEquals(check.nested, [...parents, check]))
     }
   }
@@ -36,7 +37,7 @@ export const failingEquals = (
 export const describeTrail = (trail: ReadonlyArray<Check>): string =>
   trail
     .map((check) =>
-      check.assertion.type === "step_output"
+      !isNot(check.assertion) && check.assertion.type === "step_output"
         ? `assertion ${check.position} (step '${check.assertion.id}')`
         : `assertion ${check.position}`
     )
@@ -107,7 +108,7 @@ const valueNodeAt = (doc: Document.Parsed, trail: ReadonlyArray<Check>) => {
     if (!isSeq(list)) return undefined
     item = list.items[check.position - 1]
     if (!isMap(item)) return undefined
-    if (check.assertion.type === "step_output") list = item.get("assert", true)
+    if (!isNot(check.assertion) && check.assertion.type === "step_output") list = item.get("assert", true)
   }
   if (!isMap(item)) return undefined
   const pair = item.items.find((p) => isScalar(p.key) && p.key.value === "value")

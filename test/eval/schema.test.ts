@@ -143,7 +143,7 @@ cases:
     ],
     [
       "target: { workflow: w.yml }\ncases:\n  - input: a\n    assert:\n      - type: similar\n        value: x\n",
-      "failed to parse eval definition 'evals/e.yml': cases[0].assert[0].type: unknown assertion type 'similar'; expected one of: equals, contains, jq, llm_judge, tool_called, usage, step_output (line 5)",
+      "failed to parse eval definition 'evals/e.yml': cases[0].assert[0].type: unknown assertion type 'similar'; expected one of: equals, contains, jq, llm_judge, tool_called, usage, step_output, regex, icontains, starts_with, contains_any, contains_all, is_json, json_schema, levenshtein, length, cost, latency, script (line 5)",
       5
     ],
     [
@@ -279,7 +279,7 @@ cases: []
     ["target: { model: m, prompt: x }\ncases: { path: c.jsonl }\n", "cases: unknown key 'path'; a cases file reference accepts: file (line 2)"],
     [
       "target: { model: m, prompt: x }\ndefault_assert: [{ type: nope }]\ncases: []\n",
-      "default_assert[0].type: unknown assertion type 'nope'; expected one of: equals, contains, jq, llm_judge, tool_called, usage, step_output (line 2)"
+      "default_assert[0].type: unknown assertion type 'nope'; expected one of: equals, contains, jq, llm_judge, tool_called, usage, step_output, regex, icontains, starts_with, contains_any, contains_all, is_json, json_schema, levenshtein, length, cost, latency, script (line 2)"
     ],
     ["target: { model: m, prompt: x }\ncases:\n  - { input: a, vars: [1] }\n", "cases[0].vars: expected "]
   ])("%j", (text, message) => {

@@ -36,7 +36,7 @@ const STEP_KINDS = "prompt, agent, run, workflow, jq, ask, write, group, switch,
 const JQ_STEP_KEYS = "jq, id, when, input, output, retry, timeout, on_error"
 const AGENT_KEYS =
   "name, description, model, reasoning_effort, temperature, top_p, max_tokens, input_schema, output_schema, schema_name, mcp, max_tool_rounds, skills, subagents, tools"
-const ASSERTION_TYPES = "equals, contains, jq, llm_judge, tool_called, usage, step_output"
+const ASSERTION_TYPES = "equals, contains, jq, llm_judge, tool_called, usage, step_output, regex, icontains, starts_with, contains_any, contains_all, is_json, json_schema, levenshtein, length, cost, latency, script"
 
 /** With the corpus lait.config.yml active. */
 export const CORPUS_ENTRIES: ReadonlyArray<CorpusEntry> = [

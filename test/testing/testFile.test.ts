@@ -132,7 +132,7 @@ assert:
   })
 
   test("an unknown or missing assertion type lists the known ones", () => {
-    const known = "equals, contains, jq, llm_judge, tool_called, usage, step_output"
+    const known = "equals, contains, jq, llm_judge, tool_called, usage, step_output, regex, icontains, starts_with, contains_any, contains_all, is_json, json_schema, levenshtein, length, cost, latency, script"
     expect(error("workflow: w\nreplay: r\nassert:\n  - type: matches\n    value: x\n")).toBe(
       `${prefix}assert[0].type: unknown assertion type 'matches'; expected one of: ${known} (line 4)`
     )

@@ -8,7 +8,7 @@ import { LaitConfig } from "../config/LaitConfig.ts"
 import { traceWritten } from "../core/tracing.ts"
 import { ArgumentError } from "../core/usageErrors.ts"
 import { RecordHint } from "../model/recordHint.ts"
-import { RunUsage } from "../model/RunUsage.ts"
+import { makeRunUsage, RunUsage } from "../model/RunUsage.ts"
 import { configSecrets } from "../trace/content.ts"
 import { liveExportLayer } from "../trace/live/layer.ts"
 import { RunTracer } from "../trace/RunTracer.ts"
@@ -55,16 +55,19 @@ export const proxyCommand = Command.make(
     yield* Effect.scoped(Effect.gen(function*() {
       const { url } = yield* listenProxy(
         { address, model: optional(flags.model), label: "lait proxy" },
+        // Each request has usage of its own; a run tracer only where its events are written.
         (answer) =>
-          Effect.gen(function*() {
-            const tracer = yield* RunTracer
-            return yield* answer.pipe(
-              Effect.onExit((exit) =>
-                Effect.flatMap(tracer.all, (recorded) =>
-                  trace.add(undefined, recorded, Exit.isSuccess(exit) ? "succeeded" : "interrupted"))
+          tracePath === undefined
+            ? Effect.provideService(answer, RunUsage, makeRunUsage())
+            : Effect.gen(function*() {
+              const tracer = yield* RunTracer
+              return yield* answer.pipe(
+                Effect.onExit((exit) =>
+                  Effect.flatMap(tracer.all, (recorded) =>
+                    trace.add(undefined, recorded, Exit.isSuccess(exit) ? "succeeded" : "interrupted"))
+                )
               )
-            )
-          }).pipe(Effect.provide([RunUsage.layer, RunTracer.layer], { local: true }))
+            }).pipe(Effect.provide([RunUsage.layer, RunTracer.layer], { local: true }))
       )
       yield* Console.error(`lait proxy: listening on ${url}`)
       return yield* Effect.never

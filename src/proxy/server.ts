@@ -60,7 +60,7 @@ const failure = (error: unknown): { readonly answer: Answer; readonly line: stri
 }
 
 /** The endpoints of a request's `model`: its alias, else the fallback alias's with the requested id. */
-const endpointsFor = (requested: string | undefined, fallbackModel: string | undefined) =>
+const resolveFor = (requested: string | undefined, fallbackModel: string | undefined) =>
   Effect.gen(function*() {
     const config = yield* LaitConfig
     if (requested !== undefined && Object.hasOwn(config.config.models ?? {}, requested)) {
@@ -76,14 +76,34 @@ const endpointsFor = (requested: string | undefined, fallbackModel: string | und
     return { name: requested ?? fallback, endpoints }
   })
 
+type Resolved = Effect.Success<ReturnType<typeof resolveFor>>
+
+/**
+ * `resolveFor`, remembered per requested model: the config does not change while the proxy runs, and
+ * an endpoint's key is resolved on its first use anyway (src/config/endpoints.ts).
+ */
+const memoEndpoints = (fallbackModel: string | undefined) => {
+  const known = new Map<string | undefined, Resolved>()
+  return (requested: string | undefined) => {
+    const hit = known.get(requested)
+    return hit !== undefined
+      ? Effect.succeed(hit)
+      : Effect.tap(resolveFor(requested, fallbackModel), (resolved) => Effect.sync(() => known.set(requested, resolved)))
+  }
+}
+
 export type ProxyRequirements = ModelClient | LaitConfig | RunUsage
 
 /** One chat-completions request, answered. */
-const chat = (body: unknown, options: ProxyOptions): Effect.Effect<Answer, never, ProxyRequirements> =>
+const chat = (
+  body: unknown,
+  options: ProxyOptions,
+  endpointsFor: ReturnType<typeof memoEndpoints>
+): Effect.Effect<Answer, never, ProxyRequirements> =>
   Effect.gen(function*() {
     const read = readProxyRequest(body)
     if ("problem" in read) return openAiError(400, "invalid_request_error", read.problem)
-    const resolved = yield* endpointsFor(read.model, options.model)
+    const resolved = yield* endpointsFor(read.model)
     if (resolved === undefined) {
       const problem = "the request names no model, and neither --model nor default.model is set"
       return openAiError(400, "invalid_request_error", problem)
@@ -129,6 +149,7 @@ export const listenProxy = <R>(
 ) =>
   Effect.gen(function*() {
     const run = yield* FiberSet.makeRuntimePromise<R>()
+    const endpointsFor = memoEndpoints(options.model)
     const { host, port } = options.address
     const handle = (request: IncomingMessage, response: ServerResponse): void => {
       if (!hostAllowed(request.headers.host, []) || !originAllowed(request.headers.origin, { loopback: true, allowed: [] })) {
@@ -149,7 +170,7 @@ export const listenProxy = <R>(
         return send(response, openAiError(405, "invalid_request_error", "use POST for /v1/chat/completions"))
       }
       void readJsonBody(request, BODY_TIMEOUT_MS, MAX_BODY_BYTES).then((body) => {
-        if (body.ok) return answer(perRequest(chat(body.json, options)))
+        if (body.ok) return answer(perRequest(chat(body.json, options, endpointsFor)))
         if (body.problem === "aborted") return
         const [status, message] = body.problem === "not-json"
           ? [400, "the request body is not JSON"]

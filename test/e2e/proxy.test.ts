@@ -96,7 +96,7 @@ test("the openai client records through lait proxy, replays with the server stop
   expect(run.stdout.trim()).toBe("Hi there!")
   const runKey = fs.readdirSync(path.join(dir, "run-cassettes"))
   expect(runKey).toHaveLength(1)
-  expect(cassettes).toContain(runKey[0])
+  expect(cassettes).toContain(runKey[0]!)
 
   await s.stop()
   const replaying = await startProxy(["--replay", "cassettes"], dir, env)

@@ -203,7 +203,10 @@ export const lintTestText = (path: string, text: string, emitter: Emitter): Effe
     const base = nodePath.dirname(path)
     const line = (key: string) => keyLine(where, root, key)
 
-    const target = yield* loadTarget(base, definition.workflow, "workflow", line("workflow"), emitter)
+    // An exec target is an app: lait has nothing of it to load (docs/apps.md).
+    const target = definition.workflow === undefined
+      ? undefined
+      : yield* loadTarget(base, definition.workflow, "workflow", line("workflow"), emitter)
     if (target !== undefined) {
       const schema = yield* inputSchemaOf(target.workflow)
       const initial = yield* Effect.result(resolveInitial(schema, { kind: "typed", value: definition.input }))

@@ -8,7 +8,7 @@ import type { Endpoints } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { primaryError, renderChain } from "../core/errors.ts"
 import { redact } from "../core/redaction.ts"
-import { ModelClient } from "../model/ModelClient.ts"
+import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { ModelError } from "../model/ModelError.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import { readJsonBody } from "../platform/httpBody.ts"
@@ -26,8 +26,10 @@ export interface ProxyOptions {
   readonly address: HttpAddress
   /** `--model`: the alias that answers a request whose `model` is not one (else `default.model`). */
   readonly model: string | undefined
-  /** Where a failure's line goes besides the answer (stderr for `lait proxy`). */
+  /** What starts each failure's line on stderr (`lait proxy`). */
   readonly label: string
+  /** Told every answer the model gave (an exec target's trajectory reads its tool calls). */
+  readonly onAnswer?: ((result: ModelResult) => void) | undefined
 }
 
 interface Answer {
@@ -114,6 +116,7 @@ const chat = (
       endpoints: resolved.endpoints,
       request: read.request
     })
+    options.onAnswer?.(result)
     return read.stream
       ? { status: 200, type: "text/event-stream", body: streamedAnswer(result, resolved.name, read.includeUsage) }
       : json(200, wholeAnswer(result, resolved.name))

@@ -9,9 +9,15 @@ import { describeY, entries, lineAtPath, parseYamlLined, runStatic } from "../la
 import { AssertionSchema, explainIssue } from "./assertionSchema.ts"
 import { type Assertion, ASSERTION_FIELDS } from "./assertions.ts"
 import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
+import { DEFAULT_EXEC_TIMEOUT_SECONDS, type ExecTarget, splitCommandLine } from "../proxy/execTarget.ts"
 
 export const TEST_FILE_KEYS = [
   "workflow",
+  // An app instead of a workflow (docs/apps.md#exec-targets)
+  "exec",
+  "input_mode",
+  "env",
+  "timeout",
   "input",
   "inputs",
   "replay",
@@ -25,8 +31,36 @@ export const TEST_FILE_KEYS = [
 /** `workdir:` value for a fresh empty directory per run. */
 export const TEMP_WORKDIR = "temp"
 
+/** `exec:`, `input_mode:`, `env:` and `timeout:`: shared by test files and eval targets (docs/apps.md). */
+export const ExecFields = {
+  exec: Schema.optionalKey(
+    Schema.Union([Schema.NonEmptyString, Schema.NonEmptyArray(Schema.String)]).annotate({
+      description: "An app to run instead of a workflow: a command line (split like a shell's words, run without " +
+        "a shell) or a list of arguments. Its model calls go through a lait proxy (OPENAI_BASE_URL); stdout is the output"
+    })
+  ),
+  input_mode: Schema.optionalKey(
+    Schema.Literals(["stdin", "arg"]).annotate({
+      description: "With exec: the input goes to stdin (default) or is appended as the last argument"
+    })
+  ),
+  env: Schema.optionalKey(
+    Schema.NullOr(Schema.Record(Schema.String, Schema.String)).annotate({
+      description: "With exec: variables added to the app's environment"
+    })
+  ),
+  timeout: Schema.optionalKey(
+    Schema.Finite.check(Schema.isGreaterThan(0)).annotate({
+      description: "With exec: seconds the app may run (default 300); then it is stopped and the run is an error"
+    })
+  )
+}
+
 export const TestFileSchema = Schema.Struct({
-  workflow: Schema.String.annotate({ description: "The workflow under test, relative to this file" }),
+  workflow: Schema.optionalKey(
+    Schema.String.annotate({ description: "The workflow under test, relative to this file (or `exec:`)" })
+  ),
+  ...ExecFields,
   input: Schema.optionalKey(
     Schema.Json.annotate({
       description: "The workflow's first input (typed; default null), checked against its input_schema"
@@ -70,7 +104,9 @@ export const TestFileSchema = Schema.Struct({
 }).annotate({ title: "lait test file" })
 
 export interface TestDefinition {
-  readonly workflow: string
+  /** Exactly one of `workflow` and `exec` is set. */
+  readonly workflow: string | undefined
+  readonly exec?: ExecTarget
   readonly input: Json
   readonly inputs: Readonly<Record<string, Json>>
   readonly replay: string
@@ -79,6 +115,29 @@ export interface TestDefinition {
   /** `temp`, a path relative to the test file, or undefined (the process's working directory). */
   readonly workdir: string | undefined
   readonly fixtures: ReadonlyArray<string>
+}
+
+/**
+ * `exec:` with its options as an ExecTarget (undefined without `exec:`), or what is wrong with them:
+ * the options without `exec:`, a command line that does not split.
+ */
+export const execTarget = (
+  value: { readonly [K in keyof typeof ExecFields]?: (typeof ExecFields)[K]["Type"] }
+): ExecTarget | undefined | string => {
+  if (value.exec === undefined) {
+    const stray = (["input_mode", "env", "timeout"] as const).find((key) => value[key] !== undefined)
+    return stray === undefined ? undefined : `'${stray}' needs 'exec'`
+  }
+  const argv = typeof value.exec === "string" ? splitCommandLine(value.exec) : [...value.exec]
+  if (argv === undefined) return "exec: the command line has an unterminated quote"
+  const [program, ...args] = argv
+  if (program === undefined || program === "") return "exec: the command line names no program"
+  return {
+    argv: [program, ...args],
+    inputMode: value.input_mode ?? "stdin",
+    env: value.env ?? {},
+    timeoutSeconds: value.timeout ?? DEFAULT_EXEC_TIMEOUT_SECONDS
+  }
 }
 
 /** The JSON Schema document of a test file (draft 2020-12), for `lait schema test` and editors. */
@@ -143,6 +202,11 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
     return failure(where === "" ? text : `${where}: ${text}`, lineAtPath(src, path))
   }
   const value = exit.value
+  if ((value.workflow === undefined) === (value.exec === undefined)) {
+    return failure("a test definition needs exactly one of 'workflow' and 'exec'", root.line)
+  }
+  const exec = execTarget(value)
+  if (typeof exec === "string") return failure(exec, lineAtPath(src, ["exec"]))
   const workdir = value.workdir ?? undefined
   const fixtures = value.fixtures ?? []
   // Fixtures go into a directory lait made; copying them into a real one would change the checkout.
@@ -151,6 +215,7 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
   }
   return {
     workflow: value.workflow,
+    ...(exec === undefined ? {} : { exec }),
     input: value.input ?? null,
     inputs: value.inputs ?? {},
     replay: value.replay,

@@ -293,6 +293,8 @@ export const lintEvalText = (path: string, text: string, emitter: Emitter): Effe
         if (problem !== undefined) emitter.emit("error", `${at}.prompt: ${problem}`, keyLine(where, targetY, "prompt"))
         continue
       }
+      // An app (docs/apps.md): nothing of it for lait to load; its keys were checked by the parse.
+      if (target.kind === "exec" || target.kind === "http") continue
       anyWorkflow = true
       const workflowLine = keyLine(where, targetY, "workflow")
       const loaded = yield* loadTarget(base, target.workflow, `${at}.workflow`, workflowLine, emitter)

@@ -6,12 +6,12 @@
 // end of its stderr.
 import { Duration, Effect } from "effect"
 import { LaitConfig } from "../config/LaitConfig.ts"
-import { LaitError } from "../core/errors.ts"
 import { type Json, textForm } from "../core/json.ts"
 import { Attr } from "../core/tracing.ts"
 import type { ModelResult } from "../model/ModelClient.ts"
 import { runCommand } from "../platform/process.ts"
 import type { TraceEvent } from "../trace/RunTracer.ts"
+import { AppError } from "./appErrors.ts"
 import type { ExecTarget } from "./execTarget.ts"
 import { listenProxy } from "./server.ts"
 
@@ -36,6 +36,7 @@ export const runExec = (target: ExecTarget, input: Json, cwd: string | undefined
       (answer) => answer
     )
     const { env } = yield* LaitConfig
+    const name = target.argv.join(" ")
     const text = inputText(input)
     const childEnv: Record<string, string> = {}
     for (const [key, value] of Object.entries({ ...env, ...target.env })) if (value !== undefined) childEnv[key] = value
@@ -46,11 +47,10 @@ export const runExec = (target: ExecTarget, input: Json, cwd: string | undefined
       env: childEnv,
       ...(cwd === undefined ? {} : { cwd })
     }).pipe(
+      Effect.mapError((cause) => new AppError({ reason: { _tag: "ExecFailed", target: name, cause } })),
       Effect.timeout(Duration.seconds(target.timeoutSeconds)),
       Effect.catchTag("TimeoutError", () =>
-        Effect.fail(
-          new LaitError({ message: `exec target '${target.argv[0]}' timed out after ${target.timeoutSeconds} s` })
-        ))
+        Effect.fail(new AppError({ reason: { _tag: "TimedOut", target: name, seconds: target.timeoutSeconds } })))
     )
     return { output, toolCalls } satisfies ExecRun
   }))

@@ -52,3 +52,16 @@ export const splitCommandLine = (text: string): Array<string> | undefined => {
   return words
 }
 
+
+/** An `http:` target (docs/apps.md#http-targets): a running service asked once per input. */
+export interface HttpTarget {
+  /** Templates over `{{input}}` and `{{vars.x}}`. */
+  readonly url: string
+  readonly method: "GET" | "POST" | "PUT" | "PATCH"
+  readonly headers: Readonly<Record<string, string>>
+  /** Text (a template) or any JSON value whose strings are templates; undefined: no body. */
+  readonly body: unknown
+  /** Picks the output from the JSON answer; undefined: the answer's text. */
+  readonly outputJq: string | undefined
+  readonly timeoutSeconds: number
+}

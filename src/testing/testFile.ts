@@ -32,13 +32,13 @@ export const TEST_FILE_KEYS = [
 export const TEMP_WORKDIR = "temp"
 
 /** `exec:`, `input_mode:`, `env:` and `timeout:`: shared by test files and eval targets (docs/apps.md). */
+export const ExecCommandSchema = Schema.Union([Schema.NonEmptyString, Schema.NonEmptyArray(Schema.String)]).annotate({
+  description: "An app to run instead of a workflow: a command line (split like a shell's words, run without " +
+    "a shell) or a list of arguments. Its model calls go through a lait proxy (OPENAI_BASE_URL); stdout is the output"
+})
+
 export const ExecFields = {
-  exec: Schema.optionalKey(
-    Schema.Union([Schema.NonEmptyString, Schema.NonEmptyArray(Schema.String)]).annotate({
-      description: "An app to run instead of a workflow: a command line (split like a shell's words, run without " +
-        "a shell) or a list of arguments. Its model calls go through a lait proxy (OPENAI_BASE_URL); stdout is the output"
-    })
-  ),
+  exec: Schema.optionalKey(ExecCommandSchema),
   input_mode: Schema.optionalKey(
     Schema.Literals(["stdin", "arg"]).annotate({
       description: "With exec: the input goes to stdin (default) or is appended as the last argument"

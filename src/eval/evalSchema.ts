@@ -7,7 +7,7 @@ import { valueAtPath } from "../core/schemaPath.ts"
 import { AssertionSchema, explainIssue } from "../testing/assertionSchema.ts"
 import { acceptedKeys, type DecodedCase, type Issue, type Segment } from "./evalKeys.ts"
 import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
-import { ExecCommandSchema, ExecFields } from "../testing/testFile.ts"
+import { ExecCommandSchema, ExecFields, HttpSchema, OutputJqSchema } from "../testing/testFile.ts"
 
 const targetName = Schema.optionalKey(
   Schema.String.annotate({ description: "How reports name this target (default: its workflow or model)" })
@@ -40,21 +40,8 @@ export const ExecTargetSchema = Schema.Struct({
 
 export const HttpTargetSchema = Schema.Struct({
   name: targetName,
-  http: Schema.Struct({
-    url: Schema.String.annotate({ description: "Handlebars template over {{input}} and {{vars.x}}" }),
-    method: Schema.optionalKey(Schema.Literals(["GET", "POST", "PUT", "PATCH"])),
-    headers: Schema.optionalKey(
-      Schema.NullOr(Schema.Record(Schema.String, Schema.String)).annotate({ description: "Values are templates" })
-    ),
-    body: Schema.optionalKey(
-      Schema.Json.annotate({
-        description: "Text (a template, sent as it renders) or any YAML value (sent as JSON, its strings templates)"
-      })
-    )
-  }),
-  output_jq: Schema.optionalKey(
-    Schema.String.annotate({ description: "A jq filter that picks the output from the JSON answer (default: its text)" })
-  ),
+  http: HttpSchema,
+  output_jq: Schema.optionalKey(OutputJqSchema),
   timeout: ExecFields.timeout
 }).annotate({ title: "http target", description: "A running service, asked once per case (docs/apps.md#http-targets)" })
 

@@ -205,12 +205,24 @@ const runPair = (target: LoadedTarget, evalCase: EvalCase, repeatIndex: number) 
           evaluatePair(evalCase, runWorkflowTarget(target, evalCase), judgeErrors)
         )
       case "prompt":
-        return inPromptRunContext(target, judgeErrors, evaluatePair(evalCase, runPromptTarget(target, evalCase), judgeErrors))
+        return inPromptRunContext(
+          target,
+          judgeErrors,
+          evaluatePair(evalCase, runPromptTarget(target, evalCase), judgeErrors)
+        )
       // An app needs no engine either: the prompt target's lean run context serves it.
       case "exec":
-        return inPromptRunContext(target, judgeErrors, evaluatePair(evalCase, runExecTarget(target, evalCase), judgeErrors))
+        return inPromptRunContext(
+          target,
+          judgeErrors,
+          evaluatePair(evalCase, runExecTarget(target, evalCase), judgeErrors)
+        )
       case "http":
-        return inPromptRunContext(target, judgeErrors, evaluatePair(evalCase, runHttpTarget(target, evalCase), judgeErrors))
+        return inPromptRunContext(
+          target,
+          judgeErrors,
+          evaluatePair(evalCase, runHttpTarget(target, evalCase), judgeErrors)
+        )
     }
   }).pipe(Effect.provideService(CassetteRepeat, repeatIndex))
 

@@ -13,8 +13,8 @@ import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.t
 import { lineAtPath, parseYamlLined, runStatic } from "../lang/load/yaml.ts"
 import type { ProvidedValue } from "../lang/inputs.ts"
 import type { Assertion } from "../testing/assertions.ts"
-import { execTarget } from "../testing/testFile.ts"
-import { DEFAULT_EXEC_TIMEOUT_SECONDS, type ExecTarget, type HttpTarget } from "../proxy/execTarget.ts"
+import { execTarget, httpTarget } from "../testing/testFile.ts"
+import type { ExecTarget, HttpTarget } from "../proxy/execTarget.ts"
 import {
   acceptedKeys,
   type DecodedCase,
@@ -118,15 +118,7 @@ const decodeTarget = (raw: unknown, at: ReadonlyArray<Segment>): EvalTarget | Is
   if ("http" in target) {
     const t = evalSchema().decodeAt(evalSchema().HttpTargetSchema, raw, at)
     if (isIssue(t)) return t
-    const http: HttpTarget = {
-      url: t.http.url,
-      method: t.http.method ?? (t.http.body === undefined ? "GET" : "POST"),
-      headers: t.http.headers ?? {},
-      body: t.http.body,
-      outputJq: t.output_jq,
-      timeoutSeconds: t.timeout ?? DEFAULT_EXEC_TIMEOUT_SECONDS
-    }
-    return { kind: "http", name: t.name ?? t.http.url, http }
+    return { kind: "http", name: t.name ?? t.http.url, http: httpTarget(t.http, t.output_jq, t.timeout) }
   }
   if ("workflow" in target || ("inputs" in target && !("model" in target))) {
     const t = evalSchema().decodeAt(evalSchema().WorkflowTargetSchema, raw, at)

@@ -29,7 +29,7 @@ export const runExec = (target: ExecTarget, input: Json, cwd: string | undefined
   Effect.scoped(Effect.gen(function*() {
     const toolCalls: Array<{ readonly name: string; readonly arguments: string }> = []
     const onAnswer = (result: ModelResult) => {
-      for (const call of result.toolCalls) toolCalls.push({ name: call.function.name, arguments: call.function.arguments })
+      for (const { function: f } of result.toolCalls) toolCalls.push({ name: f.name, arguments: f.arguments })
     }
     const { url } = yield* listenProxy(
       { address: { host: "127.0.0.1", port: 0 }, model: undefined, label: `exec target '${target.argv[0]}'`, onAnswer },

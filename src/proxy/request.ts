@@ -116,7 +116,8 @@ export const readProxyRequest = (json: unknown): ProxyRequest | { readonly probl
   if (exit._tag === "Failure") {
     const issue = exit.cause.reasons.find((r) => r._tag === "Fail")
     const first = issue === undefined ? undefined : formatter((issue.error as Schema.SchemaError).issue).issues[0]
-    const where = first?.path === undefined || first.path.length === 0 ? "" : ` at '${first.path.map(String).join(".")}'`
+    const path = first?.path ?? []
+    const where = path.length === 0 ? "" : ` at '${path.map(String).join(".")}'`
     return { problem: `invalid request${where}: ${first?.message ?? "unreadable body"}` }
   }
   const body = exit.value

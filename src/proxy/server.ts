@@ -74,7 +74,9 @@ const resolveFor = (requested: string | undefined, fallbackModel: string | undef
       return { name: requested, endpoints: yield* config.resolveEndpoints(requested) }
     }
     const [primary, ...rest] = yield* config.resolveEndpoints(fallback)
-    const endpoints: Endpoints = requested === undefined ? [primary, ...rest] : [{ ...primary, modelId: requested }, ...rest]
+    const endpoints: Endpoints = requested === undefined
+      ? [primary, ...rest]
+      : [{ ...primary, modelId: requested }, ...rest]
     return { name: requested ?? fallback, endpoints }
   })
 
@@ -90,7 +92,10 @@ const memoEndpoints = (fallbackModel: string | undefined) => {
     const hit = known.get(requested)
     return hit !== undefined
       ? Effect.succeed(hit)
-      : Effect.tap(resolveFor(requested, fallbackModel), (resolved) => Effect.sync(() => known.set(requested, resolved)))
+      : Effect.tap(
+        resolveFor(requested, fallbackModel),
+        (resolved) => Effect.sync(() => known.set(requested, resolved))
+      )
   }
 }
 
@@ -155,7 +160,8 @@ export const listenProxy = <R>(
     const endpointsFor = memoEndpoints(options.model)
     const { host, port } = options.address
     const handle = (request: IncomingMessage, response: ServerResponse): void => {
-      if (!hostAllowed(request.headers.host, []) || !originAllowed(request.headers.origin, { loopback: true, allowed: [] })) {
+      const { host: hostHeader, origin } = request.headers
+      if (!hostAllowed(hostHeader, []) || !originAllowed(origin, { loopback: true, allowed: [] })) {
         return send(response, openAiError(403, "lait_forbidden", "only local clients may use lait proxy"))
       }
       const path = new URL(request.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "")
@@ -167,7 +173,8 @@ export const listenProxy = <R>(
       }
       if (request.method === "GET" && path === "/v1/models") return answer(perRequest(models))
       if (path !== "/v1/chat/completions") {
-        return send(response, openAiError(404, "not_found", `lait proxy serves POST /v1/chat/completions and GET /v1/models`))
+        const served = "lait proxy serves POST /v1/chat/completions and GET /v1/models"
+        return send(response, openAiError(404, "not_found", served))
       }
       if (request.method !== "POST") {
         return send(response, openAiError(405, "invalid_request_error", "use POST for /v1/chat/completions"))

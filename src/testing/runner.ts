@@ -33,7 +33,7 @@ import { joinPath, parentPath } from "./discovery.ts"
 import { errorOutcome, NotRun, notRun, type TestOutcome } from "./outcome.ts"
 import { TestError } from "./testErrors.ts"
 import { parseTestDefinition, type TestDefinition } from "./testFile.ts"
-import type { ExecTarget } from "../proxy/execTarget.ts"
+import type { ExecTarget, HttpTarget } from "../proxy/execTarget.ts"
 import { prepareWorkdir, removeWorkdir, type Workdir } from "./workdir.ts"
 
 export type { TestOutcome, TestStatus } from "./outcome.ts"
@@ -210,6 +210,20 @@ const runExecDefinition = (definition: TestDefinition, exec: ExecTarget, cwd: st
     return { checks, recorded: { live: answered("live"), replayed: answered("replay") } }
   })
 
+/** An `http:` file's run: one request; the answer (or what `output_jq` picks) is the output. */
+const runHttpDefinition = (definition: TestDefinition, http: HttpTarget) =>
+  Effect.gen(function*() {
+    const { runHttp } = yield* Effect.promise(() => import("../proxy/http.ts"))
+    const output = yield* runHttp(http, http.url, definition.input, {}).pipe(Effect.mapError(notRun))
+    const evaluator = yield* AssertionEvaluator
+    const checks = yield* evaluator.evaluate(definition.assert, {
+      output,
+      trajectory: { events: [], steps: {}, usage: yield* RunUsage.use((meter) => meter.total) },
+      showJson: true
+    })
+    return { checks, recorded: { live: 0, replayed: 0 } }
+  })
+
 const runDefinition = (definition: TestDefinition, workflowPath: string) =>
   Effect.gen(function*() {
     // Until the engine starts, a failure means the workflow could not run at all.
@@ -283,6 +297,8 @@ const runTestFile = (
         Effect.Services<ReturnType<typeof runDefinition>> | Effect.Services<ReturnType<typeof runExecDefinition>>
       > = definition.exec !== undefined
         ? runExecDefinition(definition, definition.exec, workdir.cwd ?? parentPath(file))
+        : definition.http !== undefined
+        ? runHttpDefinition(definition, definition.http)
         : runDefinition(definition, joinPath(base, definition.workflow!))
       const ran = inFileContext(run, {
         replayDir,

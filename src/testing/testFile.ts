@@ -9,7 +9,12 @@ import { describeY, entries, lineAtPath, parseYamlLined, runStatic } from "../la
 import { AssertionSchema, explainIssue } from "./assertionSchema.ts"
 import { type Assertion, ASSERTION_FIELDS } from "./assertions.ts"
 import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
-import { DEFAULT_EXEC_TIMEOUT_SECONDS, type ExecTarget, splitCommandLine } from "../proxy/execTarget.ts"
+import {
+  DEFAULT_EXEC_TIMEOUT_SECONDS,
+  type ExecTarget,
+  type HttpTarget,
+  splitCommandLine
+} from "../proxy/execTarget.ts"
 
 export const TEST_FILE_KEYS = [
   "workflow",
@@ -18,6 +23,8 @@ export const TEST_FILE_KEYS = [
   "input_mode",
   "env",
   "timeout",
+  "http",
+  "output_jq",
   "input",
   "inputs",
   "replay",
@@ -56,11 +63,45 @@ export const ExecFields = {
   )
 }
 
+/** `http:` (docs/apps.md#http-targets): shared by test files and eval targets. */
+export const HttpSchema = Schema.Struct({
+  url: Schema.String.annotate({ description: "Handlebars template over {{input}} and {{vars.x}}" }),
+  method: Schema.optionalKey(Schema.Literals(["GET", "POST", "PUT", "PATCH"])),
+  headers: Schema.optionalKey(
+    Schema.NullOr(Schema.Record(Schema.String, Schema.String)).annotate({ description: "Values are templates" })
+  ),
+  body: Schema.optionalKey(
+    Schema.Json.annotate({
+      description: "Text (a template, sent as it renders) or any YAML value (sent as JSON, its strings templates)"
+    })
+  )
+}).annotate({ description: "A running service asked once per input (default method: POST with a body, else GET)" })
+
+export const OutputJqSchema = Schema.String.annotate({
+  description: "With http: a jq filter that picks the output from the JSON answer (default: the answer's text)"
+})
+
+/** An `http:` mapping as an HttpTarget. */
+export const httpTarget = (
+  http: typeof HttpSchema.Type,
+  outputJq: string | undefined,
+  timeout: number | undefined
+): HttpTarget => ({
+  url: http.url,
+  method: http.method ?? (http.body === undefined ? "GET" : "POST"),
+  headers: http.headers ?? {},
+  body: http.body,
+  outputJq,
+  timeoutSeconds: timeout ?? DEFAULT_EXEC_TIMEOUT_SECONDS
+})
+
 export const TestFileSchema = Schema.Struct({
   workflow: Schema.optionalKey(
     Schema.String.annotate({ description: "The workflow under test, relative to this file (or `exec:`)" })
   ),
   ...ExecFields,
+  http: Schema.optionalKey(HttpSchema),
+  output_jq: Schema.optionalKey(OutputJqSchema),
   input: Schema.optionalKey(
     Schema.Json.annotate({
       description: "The workflow's first input (typed; default null), checked against its input_schema"
@@ -104,9 +145,10 @@ export const TestFileSchema = Schema.Struct({
 }).annotate({ title: "lait test file" })
 
 export interface TestDefinition {
-  /** Exactly one of `workflow` and `exec` is set. */
+  /** Exactly one of `workflow`, `exec` and `http` is set. */
   readonly workflow: string | undefined
   readonly exec?: ExecTarget
+  readonly http?: HttpTarget
   readonly input: Json
   readonly inputs: Readonly<Record<string, Json>>
   readonly replay: string
@@ -202,10 +244,15 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
     return failure(where === "" ? text : `${where}: ${text}`, lineAtPath(src, path))
   }
   const value = exit.value
-  if ((value.workflow === undefined) === (value.exec === undefined)) {
-    return failure("a test definition needs exactly one of 'workflow' and 'exec'", root.line)
+  if ([value.workflow, value.exec, value.http].filter((v) => v !== undefined).length !== 1) {
+    return failure("a test definition needs exactly one of 'workflow', 'exec' and 'http'", root.line)
   }
-  const exec = execTarget(value)
+  if (value.output_jq !== undefined && value.http === undefined) {
+    return failure("'output_jq' needs 'http'", lineAtPath(src, ["output_jq"]))
+  }
+  // `timeout` serves both kinds of app.
+  const { timeout: _httpTimeout, ...rest } = value
+  const exec = execTarget(value.http === undefined ? value : rest)
   if (typeof exec === "string") return failure(exec, lineAtPath(src, ["exec"]))
   const workdir = value.workdir ?? undefined
   const fixtures = value.fixtures ?? []
@@ -216,6 +263,7 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
   return {
     workflow: value.workflow,
     ...(exec === undefined ? {} : { exec }),
+    ...(value.http === undefined ? {} : { http: httpTarget(value.http, value.output_jq, value.timeout) }),
     input: value.input ?? null,
     inputs: value.inputs ?? {},
     replay: value.replay,

@@ -13,8 +13,7 @@ import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.t
 import { lineAtPath, parseYamlLined, runStatic } from "../lang/load/yaml.ts"
 import type { ProvidedValue } from "../lang/inputs.ts"
 import type { Assertion } from "../testing/assertions.ts"
-import { execTarget, httpTarget } from "../testing/testFile.ts"
-import type { ExecTarget, HttpTarget } from "../proxy/execTarget.ts"
+import { type ExecTarget, execTarget, type HttpTarget, httpTarget } from "../proxy/execTarget.ts"
 import {
   acceptedKeys,
   type DecodedCase,

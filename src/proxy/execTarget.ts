@@ -65,3 +65,51 @@ export interface HttpTarget {
   readonly outputJq: string | undefined
   readonly timeoutSeconds: number
 }
+
+/**
+ * `exec:` with its options as an ExecTarget (undefined without `exec:`), or what is wrong with them:
+ * the options without `exec:`, a command line that does not split.
+ */
+export const execTarget = (
+  value: {
+    readonly exec?: string | ReadonlyArray<string>
+    readonly input_mode?: "stdin" | "arg"
+    readonly env?: Readonly<Record<string, string>> | null
+    readonly timeout?: number
+  }
+): ExecTarget | undefined | string => {
+  if (value.exec === undefined) {
+    const stray = (["input_mode", "env", "timeout"] as const).find((key) => value[key] !== undefined)
+    return stray === undefined ? undefined : `'${stray}' needs 'exec'`
+  }
+  const argv = typeof value.exec === "string" ? splitCommandLine(value.exec) : [...value.exec]
+  if (argv === undefined) return "exec: the command line has an unterminated quote"
+  const [program, ...args] = argv
+  if (program === undefined || program === "") return "exec: the command line names no program"
+  return {
+    argv: [program, ...args],
+    inputMode: value.input_mode ?? "stdin",
+    env: value.env ?? {},
+    timeoutSeconds: value.timeout ?? DEFAULT_EXEC_TIMEOUT_SECONDS
+  }
+}
+
+/** An `http:` mapping as an HttpTarget. */
+export const httpTarget = (
+  http: {
+    readonly url: string
+    readonly method?: HttpTarget["method"]
+    readonly headers?: Readonly<Record<string, string>> | null
+    readonly body?: unknown
+  },
+  outputJq: string | undefined,
+  timeout: number | undefined
+): HttpTarget => ({
+  url: http.url,
+  method: http.method ?? (http.body === undefined ? "GET" : "POST"),
+  headers: http.headers ?? {},
+  body: http.body,
+  outputJq,
+  timeoutSeconds: timeout ?? DEFAULT_EXEC_TIMEOUT_SECONDS
+})
+

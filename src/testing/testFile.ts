@@ -9,12 +9,7 @@ import { describeY, entries, lineAtPath, parseYamlLined, runStatic } from "../la
 import { AssertionSchema, explainIssue } from "./assertionSchema.ts"
 import { type Assertion, ASSERTION_FIELDS } from "./assertions.ts"
 import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
-import {
-  DEFAULT_EXEC_TIMEOUT_SECONDS,
-  type ExecTarget,
-  type HttpTarget,
-  splitCommandLine
-} from "../proxy/execTarget.ts"
+import { type ExecTarget, execTarget, type HttpTarget, httpTarget } from "../proxy/execTarget.ts"
 
 export const TEST_FILE_KEYS = [
   "workflow",
@@ -81,20 +76,6 @@ export const OutputJqSchema = Schema.String.annotate({
   description: "With http: a jq filter that picks the output from the JSON answer (default: the answer's text)"
 })
 
-/** An `http:` mapping as an HttpTarget. */
-export const httpTarget = (
-  http: typeof HttpSchema.Type,
-  outputJq: string | undefined,
-  timeout: number | undefined
-): HttpTarget => ({
-  url: http.url,
-  method: http.method ?? (http.body === undefined ? "GET" : "POST"),
-  headers: http.headers ?? {},
-  body: http.body,
-  outputJq,
-  timeoutSeconds: timeout ?? DEFAULT_EXEC_TIMEOUT_SECONDS
-})
-
 export const TestFileSchema = Schema.Struct({
   workflow: Schema.optionalKey(
     Schema.String.annotate({ description: "The workflow under test, relative to this file (or `exec:`)" })
@@ -157,29 +138,6 @@ export interface TestDefinition {
   /** `temp`, a path relative to the test file, or undefined (the process's working directory). */
   readonly workdir: string | undefined
   readonly fixtures: ReadonlyArray<string>
-}
-
-/**
- * `exec:` with its options as an ExecTarget (undefined without `exec:`), or what is wrong with them:
- * the options without `exec:`, a command line that does not split.
- */
-export const execTarget = (
-  value: { readonly [K in keyof typeof ExecFields]?: (typeof ExecFields)[K]["Type"] }
-): ExecTarget | undefined | string => {
-  if (value.exec === undefined) {
-    const stray = (["input_mode", "env", "timeout"] as const).find((key) => value[key] !== undefined)
-    return stray === undefined ? undefined : `'${stray}' needs 'exec'`
-  }
-  const argv = typeof value.exec === "string" ? splitCommandLine(value.exec) : [...value.exec]
-  if (argv === undefined) return "exec: the command line has an unterminated quote"
-  const [program, ...args] = argv
-  if (program === undefined || program === "") return "exec: the command line names no program"
-  return {
-    argv: [program, ...args],
-    inputMode: value.input_mode ?? "stdin",
-    env: value.env ?? {},
-    timeoutSeconds: value.timeout ?? DEFAULT_EXEC_TIMEOUT_SECONDS
-  }
 }
 
 /** The JSON Schema document of a test file (draft 2020-12), for `lait schema test` and editors. */

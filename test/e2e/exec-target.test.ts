@@ -101,5 +101,5 @@ test("input_mode: arg, and exec with workflow refused", async () => {
   ws.write("both.test.yml", "exec: [sh]\nworkflow: x.yml\nreplay: none\n")
   const both = await ws.lait(["test", "both.test.yml"])
   expect(both.code).not.toBe(0)
-  expect(both.stdout + both.stderr).toContain("exactly one of 'workflow' and 'exec'")
+  expect(both.stdout + both.stderr).toContain("exactly one of 'workflow', 'exec' and 'http'")
 })

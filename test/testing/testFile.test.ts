@@ -112,7 +112,7 @@ assert:
 
   test("unknown keys are rejected at every level, with the accepted keys and the line", () => {
     expect(error("workflow: w\nreplay: r\nvars: {a: 1}\n")).toBe(
-      `${prefix}unknown key 'vars'; test definitions accept: workflow, exec, input_mode, env, timeout, input, inputs, replay, replay_tools, assert, workdir, fixtures (line 3)`
+      `${prefix}unknown key 'vars'; test definitions accept: workflow, exec, input_mode, env, timeout, http, output_jq, input, inputs, replay, replay_tools, assert, workdir, fixtures (line 3)`
     )
     expect(error("workflow: w\nreplay: r\nassert:\n  - type: equals\n    value: x\n    expected: y\n")).toBe(
       `${prefix}assert[0]: unknown key 'expected'; 'equals' assertions accept: type, value (line 6)`

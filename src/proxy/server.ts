@@ -101,11 +101,12 @@ const memoEndpoints = (fallbackModel: string | undefined) => {
 
 export type ProxyRequirements = ModelClient | LaitConfig | RunUsage
 
-/** One chat-completions request, answered. */
+/** One chat-completions request, answered. `self`: the proxy's own origin, never a model server. */
 const chat = (
   body: unknown,
   options: ProxyOptions,
-  endpointsFor: ReturnType<typeof memoEndpoints>
+  endpointsFor: ReturnType<typeof memoEndpoints>,
+  self: string
 ): Effect.Effect<Answer, never, ProxyRequirements> =>
   Effect.gen(function*() {
     const read = readProxyRequest(body)
@@ -114,6 +115,13 @@ const chat = (
     if (resolved === undefined) {
       const problem = "the request names no model, and neither --model nor default.model is set"
       return openAiError(400, "invalid_request_error", problem)
+    }
+    // OPENAI_BASE_URL pointing at the proxy in lait's own environment would send lait to itself.
+    const loop = resolved.endpoints.find((e) => e.baseUrl.startsWith(self))
+    if (loop !== undefined) {
+      const problem = `model '${resolved.name}' resolves to ${loop.baseUrl}, this proxy itself; ` +
+        "unset OPENAI_BASE_URL in lait's environment or give the alias a provider.base_url"
+      return openAiError(508, "lait_loop", problem)
     }
     const client = yield* ModelClient
     const result = yield* client.complete({
@@ -158,6 +166,8 @@ export const listenProxy = <R>(
   Effect.gen(function*() {
     const run = yield* FiberSet.makeRuntimePromise<R>()
     const endpointsFor = memoEndpoints(options.model)
+    // Known once listening; no request is answered before.
+    let self = "http://127.0.0.1:0/"
     const { host, port } = options.address
     const handle = (request: IncomingMessage, response: ServerResponse): void => {
       const { host: hostHeader, origin } = request.headers
@@ -180,7 +190,7 @@ export const listenProxy = <R>(
         return send(response, openAiError(405, "invalid_request_error", "use POST for /v1/chat/completions"))
       }
       void readJsonBody(request, BODY_TIMEOUT_MS, MAX_BODY_BYTES).then((body) => {
-        if (body.ok) return answer(perRequest(chat(body.json, options, endpointsFor)))
+        if (body.ok) return answer(perRequest(chat(body.json, options, endpointsFor, self)))
         if (body.problem === "aborted") return
         const [status, message] = body.problem === "not-json"
           ? [400, "the request body is not JSON"]
@@ -200,5 +210,6 @@ export const listenProxy = <R>(
       (bound) => Effect.promise(() => bound.close())
     )
     const shown = listener.host.includes(":") ? `[${listener.host}]` : listener.host
+    self = `http://${shown}:${listener.port}/`
     return { url: `http://${shown}:${listener.port}/v1` }
   })

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import OpenAI from "openai"
-import { cleanEnv, server, workspace } from "./model-harness.ts"
+import { cleanEnv, refusedBaseUrl, server, workspace } from "./model-harness.ts"
 import { startProxy } from "./proxy-util.ts"
 import { ensureBinary } from "./util.ts"
 
@@ -73,7 +73,8 @@ test("the openai client records through lait proxy, replays with the server stop
   const env = cleanEnv(ws.dir)
   const recording = await startProxy(["--record", "cassettes", "--trace-file", "trace.jsonl"], dir, env)
   const recorded = await appCalls(client(recording.url))
-  expect(await recording.stop()).not.toBe(0)
+  // SIGTERM stops it as any lait command: 128 + 15.
+  expect(await recording.stop()).toBe(143)
   expect(recorded).toEqual({
     whole: "Hi there!",
     streamed: "a streamed answer",
@@ -131,4 +132,21 @@ test("--listen refuses a non-loopback address", async () => {
   const result = await ws.lait(["proxy", "--listen", "0.0.0.0:0"])
   expect(result.code).toBe(2)
   expect(result.stderr).toMatch(/^lait: .*--listen/)
+})
+
+test("OPENAI_BASE_URL pointing at the proxy itself is refused, not followed", async () => {
+  const own = await refusedBaseUrl()
+  const port = new URL(own).port
+  const proxy = await startProxy(["--listen", `127.0.0.1:${port}`], ws.dir, { ...cleanEnv(ws.dir), OPENAI_BASE_URL: own })
+  try {
+    const error = await client(proxy.url).chat.completions.create({
+      model: "anything",
+      messages: [{ role: "user", content: "hi" }]
+    }).then(() => undefined, (e: unknown) => e)
+    expect(error).toBeInstanceOf(OpenAI.APIError)
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(508)
+    expect(String((error as Error).message)).toContain("this proxy itself")
+  } finally {
+    await proxy.stop()
+  }
 })

@@ -103,3 +103,20 @@ test("input_mode: arg, and exec with workflow refused", async () => {
   expect(both.code).not.toBe(0)
   expect(both.stdout + both.stderr).toContain("exactly one of 'workflow', 'exec' and 'http'")
 })
+
+test("workdir: temp with fixtures, and a timeout that stops the app", async () => {
+  ws.write("data/notes.txt", "from the fixture\n")
+  ws.write(
+    "workdir.test.yml",
+    "exec: [sh, -c, 'cat notes.txt; pwd > where.txt']\nworkdir: temp\nfixtures: [data/notes.txt]\n" +
+      "replay: none\nassert:\n  - type: equals\n    value: from the fixture\n"
+  )
+  const inTemp = await ws.lait(["test", "workdir.test.yml"])
+  expect(inTemp.stdout).toContain("workdir.test.yml: PASS")
+  // The app wrote into the temp directory, which is gone: nothing landed next to the test file.
+  expect(fs.existsSync(path.join(ws.dir, "where.txt"))).toBe(false)
+  ws.write("slow.test.yml", "exec: [sleep, '300']\ntimeout: 0.5\nreplay: none\n")
+  const slow = await ws.lait(["test", "slow.test.yml"])
+  expect(slow.stdout).toContain("slow.test.yml: ERROR")
+  expect(slow.stdout).toContain("target 'sleep 300' did not finish within 0.5 s")
+})

@@ -44,7 +44,17 @@ const appCalls = async (client: OpenAI) => {
   // As apps do: the answer's message object goes back as it came, then the tool's result.
   messages.push(asked.choices[0]!.message, { role: "tool", tool_call_id: call.id, content: "sunny, 21C" })
   const final = await client.chat.completions.create({ model: "fast", messages, tools: [weatherTool] })
+  // The tool call again, streamed: the same request (and cassette), its call arriving as a delta.
+  const streamedCall = await client.chat.completions.create({
+    model: "fast",
+    messages: [{ role: "user", content: "weather in Paris?" }],
+    tools: [weatherTool],
+    stream: true
+  })
+  const deltas: Array<unknown> = []
+  for await (const chunk of streamedCall) deltas.push(...(chunk.choices[0]?.delta.tool_calls ?? []))
   return {
+    streamedTool: deltas,
     whole: whole.choices[0]!.message.content,
     streamed,
     usage,
@@ -61,7 +71,11 @@ test("the openai client records through lait proxy, replays with the server stop
       { match: "hello", content: "Hi there!", repeat: true },
       { match: "stream me", content: "a streamed answer", usage: { prompt_tokens: 7, completion_tokens: 3 } },
       { match: "sunny", content: "It is sunny in Paris." },
-      { match: "weather in Paris", tool_calls: [{ id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' }] }
+      {
+        match: "weather in Paris",
+        tool_calls: [{ id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' }],
+        repeat: true
+      }
     ]
   })
   const dir = path.join(ws.dir, "app")
@@ -76,6 +90,7 @@ test("the openai client records through lait proxy, replays with the server stop
   // SIGTERM stops it as any lait command: 128 + 15.
   expect(await recording.stop()).toBe(143)
   expect(recorded).toEqual({
+    streamedTool: [{ index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }],
     whole: "Hi there!",
     streamed: "a streamed answer",
     usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
@@ -83,12 +98,12 @@ test("the openai client records through lait proxy, replays with the server stop
     final: "It is sunny in Paris."
   })
   // lait asked the server for whole answers, with lait's key (the app's never leaves the proxy).
-  expect(s.requests.map((r) => (r.body as { stream?: boolean }).stream)).toEqual([undefined, undefined, undefined, undefined])
+  expect(s.requests.map((r) => (r.body as { stream?: boolean }).stream)).toEqual(Array(5).fill(undefined))
   expect(s.requests.every((r) => r.headers["authorization"] === "Bearer fixture-key")).toBe(true)
   const cassettes = fs.readdirSync(path.join(dir, "cassettes")).sort()
   expect(cassettes).toHaveLength(4)
   const trace = fs.readFileSync(path.join(dir, "trace.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
-  expect(trace.filter((e) => e.operation === "chat")).toHaveLength(4)
+  expect(trace.filter((e) => e.operation === "chat")).toHaveLength(5)
 
   // `lait run` of the same request writes the same cassette.
   fs.writeFileSync(path.join(dir, "hello.yml"), "default:\n  model: fast\nsteps:\n  - prompt: '{{ input }}'\n")

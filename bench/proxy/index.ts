@@ -1,6 +1,7 @@
 // `lait proxy --replay` under load: 1,000 chat requests from 32 concurrent clients through the proxy,
 // against the same clients sending the same requests to the fixture server directly, rounds
-// interleaved in one run. The cassettes are recorded first through the proxy itself
+// interleaved in one run. The fixture server runs as a process of its own, as the proxy does, so
+// neither server shares the clients' event loop. The cassettes are recorded first through the proxy itself
 // (`--record-missing`, untimed). Memory: the proxy's resident set after the first round and after the
 // last (flat = the same), read from /proc. Checked: every answer through the proxy is the one the
 // server gave for that request.
@@ -9,7 +10,6 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { startOpenAiServer } from "../../test/fixtures/openai-server.ts"
 import { defaultBinary, flag, median, requireBinary } from "../util.ts"
 
 export interface ProxyBenchOptions {
@@ -86,15 +86,33 @@ const startProxy = async (binary: string, dir: string, args: ReadonlyArray<strin
   return { url: /listening on (\S+)/.exec(text)![1]!, pid: child.pid, stop: () => (child.kill("SIGTERM"), child.exited) }
 }
 
+/** test/fixtures/openai-server.ts as its own process; its base URL is its first stdout line. */
+const startServer = async (dir: string, requests: number) => {
+  const script = Array.from({ length: requests }, (_, i) => ({
+    match: `"question ${i}"`,
+    content: `answer to question ${i}`,
+    repeat: true
+  }))
+  fs.writeFileSync(path.join(dir, "script.json"), JSON.stringify(script))
+  const fixture = path.join(import.meta.dir, "..", "..", "test", "fixtures", "openai-server.ts")
+  const child = Bun.spawn([process.execPath, fixture, "--script", path.join(dir, "script.json")], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "inherit"
+  })
+  const reader = child.stdout.getReader()
+  let text = ""
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`the fixture server did not start: ${text}`)
+    text += new TextDecoder().decode(value)
+  }
+  return { baseUrl: text.split("\n")[0]!.trim(), stop: () => (child.kill("SIGTERM"), child.exited) }
+}
+
 export const runProxyBench = async (options: ProxyBenchOptions): Promise<ProxyFigures> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lait-bench-proxy-"))
-  const server = startOpenAiServer({
-    script: Array.from({ length: options.requests }, (_, i) => ({
-      match: `"question ${i}"`,
-      content: `answer to question ${i}`,
-      repeat: true
-    }))
-  })
+  const server = await startServer(dir, options.requests)
   try {
     fs.writeFileSync(
       path.join(dir, "lait.config.yml"),

@@ -8,7 +8,8 @@
 //     workflow's `inputs:` and `input_schema` as the run would resolve them;
 //   - jq in `jq` and `tool_called.args_jq` assertions compiles, `min` <= `max`, `step_output` names a
 //     step id the workflow has (and needs a workflow target), `llm_judge` is not used in a test file
-//     (where it always fails), an eval prompt target's template parses.
+//     (where it always fails), an eval prompt target's template parses;
+//   - an `exec:` target's program exists (a warning: ./execProgram.ts).
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { errorLine, renderChain } from "../core/errors.ts"
@@ -25,6 +26,7 @@ import type { Assertion } from "../testing/assertions.ts"
 import { parseTestDefinition } from "../testing/testFile.ts"
 import { display, fieldOf, itemOf, keyLine, lineOfY, valueOf, type Where } from "./context.ts"
 import type { Emitter } from "./findings.ts"
+import { missingProgram } from "./execProgram.ts"
 import { readSchemaRef } from "./schemaRefs.ts"
 import { loadForLint } from "./workflow.ts"
 
@@ -203,7 +205,12 @@ export const lintTestText = (path: string, text: string, emitter: Emitter): Effe
     const base = nodePath.dirname(path)
     const line = (key: string) => keyLine(where, root, key)
 
-    // An exec target is an app: lait has nothing of it to load (docs/apps.md).
+    // An exec target is an app: lait has nothing of it to load, but its program should be there.
+    if (definition.exec !== undefined && definition.workdir !== "temp") {
+      const cwd = definition.workdir === undefined ? base : nodePath.resolve(base, definition.workdir)
+      const missing = missingProgram(definition.exec.argv[0], cwd, process.env["PATH"])
+      if (missing !== undefined) emitter.emit("warning", `'exec': ${missing}`, line("exec"))
+    }
     const target = definition.workflow === undefined
       ? undefined
       : yield* loadTarget(base, definition.workflow, "workflow", line("workflow"), emitter)
@@ -294,6 +301,10 @@ export const lintEvalText = (path: string, text: string, emitter: Emitter): Effe
         continue
       }
       // An app (docs/apps.md): nothing of it for lait to load; its keys were checked by the parse.
+      if (target.kind === "exec") {
+        const missing = missingProgram(target.exec.argv[0], base, process.env["PATH"])
+        if (missing !== undefined) emitter.emit("warning", `${at}.exec: ${missing}`, keyLine(where, targetY, "exec"))
+      }
       if (target.kind === "exec" || target.kind === "http") continue
       anyWorkflow = true
       const workflowLine = keyLine(where, targetY, "workflow")

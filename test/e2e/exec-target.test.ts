@@ -120,3 +120,17 @@ test("workdir: temp with fixtures, and a timeout that stops the app", async () =
   expect(slow.stdout).toContain("slow.test.yml: ERROR")
   expect(slow.stdout).toContain("target 'sleep 300' did not finish within 0.5 s")
 })
+
+test("lait lint: exec keys are known, a program that is not there is a warning", async () => {
+  ws.write("lint-ok.test.yml", "exec: [sh, -c, 'echo hi']\nreplay: none\n")
+  ws.write("lint-missing.test.yml", "exec: ./not-here.sh --fast\nreplay: none\n")
+  ws.write("lint-eval.yml", "target:\n  exec: [no-such-program-lait]\ncases:\n  - input: x\n")
+  const r = await ws.lait(["lint", "lint-ok.test.yml", "lint-missing.test.yml", "lint-eval.yml"])
+  expect(r.stdout).toContain("lint-missing.test.yml:\n  warning: 'exec': './not-here.sh' is not an executable file where the app runs")
+  expect(r.stdout).toContain("target.exec: 'no-such-program-lait' is not found on PATH")
+  expect(r.stdout.split("lint-missing")[0]).not.toContain("'exec'")
+  ws.write("lint-bad.test.yml", "exec: [sh]\ninput_mode: file\nreplay: none\n")
+  const bad = await ws.lait(["lint", "lint-bad.test.yml"])
+  expect(bad.code).toBe(3)
+  expect(bad.stdout).toContain("input_mode")
+})

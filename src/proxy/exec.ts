@@ -31,12 +31,12 @@ export const runExec = (target: ExecTarget, input: Json, cwd: string | undefined
     const onAnswer = (result: ModelResult) => {
       for (const { function: f } of result.toolCalls) toolCalls.push({ name: f.name, arguments: f.arguments })
     }
+    const name = target.argv.join(" ")
     const { url } = yield* listenProxy(
-      { address: { host: "127.0.0.1", port: 0 }, model: undefined, label: `exec target '${target.argv[0]}'`, onAnswer },
+      { address: { host: "127.0.0.1", port: 0 }, model: undefined, label: `exec target '${name}'`, onAnswer },
       (answer) => answer
     )
     const { env } = yield* LaitConfig
-    const name = target.argv.join(" ")
     const text = inputText(input)
     const childEnv: Record<string, string> = {}
     for (const [key, value] of Object.entries({ ...env, ...target.env })) if (value !== undefined) childEnv[key] = value

@@ -4,7 +4,7 @@
 //
 //   bun bench/index.ts [--quick] [--only NAME[,NAME]]... [--binary PATH] [--promptfoo PATH | --no-promptfoo] [--json]
 //
-// NAME: startup, engine, test-suite, test-scaling, eval, eval-scale, responses. Without --binary, dist/lait is rebuilt first
+// NAME: startup, engine, test-suite, test-scaling, eval, eval-scale, responses, proxy. Without --binary, dist/lait is rebuilt first
 // when it is missing or older than its sources, and copied to a private temporary file so that a
 // rebuild by someone else during the run cannot swap binaries half-way. --quick: few rounds and
 // small sizes, a smoke check of the harness (its figures are not worth quoting); it skips promptfoo
@@ -16,13 +16,14 @@ import * as path from "node:path"
 import { type EngineFigures, runEngineBench } from "./engine/index.ts"
 import { defaultPromptfoo, type EvalFigures, runEvalBench } from "./eval/index.ts"
 import { type ResponsesFigures, runResponsesBench } from "./responses/index.ts"
+import { type ProxyFigures, runProxyBench } from "./proxy/index.ts"
 import { runStartupBench, type StartupFigures } from "./startup/index.ts"
 import { runTestSuiteBench, type TestSuiteFigures } from "./test-suite/index.ts"
 import { runTestScalingBench, type TestScalingFigures } from "./test-suite/scaling.ts"
 import { newestSourceMtime } from "../test/e2e/util.ts"
 import { defaultBinary, repoRoot } from "./util.ts"
 
-export const benchNames = ["startup", "engine", "test-suite", "test-scaling", "eval", "eval-scale", "responses"] as const
+export const benchNames = ["startup", "engine", "test-suite", "test-scaling", "eval", "eval-scale", "responses", "proxy"] as const
 export type BenchName = (typeof benchNames)[number]
 
 const usage =
@@ -101,7 +102,7 @@ export interface BenchResult {
   readonly ok: boolean
   readonly rows: ReadonlyArray<Row>
   /** The benchmark's figures, or the error that stopped it. */
-  readonly figures?: StartupFigures | EngineFigures | TestSuiteFigures | TestScalingFigures | EvalFigures | ResponsesFigures
+  readonly figures?: StartupFigures | EngineFigures | TestSuiteFigures | TestScalingFigures | EvalFigures | ResponsesFigures | ProxyFigures
   readonly error?: string
   readonly seconds: number
 }
@@ -236,6 +237,18 @@ const responsesRows = (f: ResponsesFigures): ReadonlyArray<Row> => [
   }
 ]
 
+const proxyRows = (f: ProxyFigures): ReadonlyArray<Row> => [
+  {
+    benchmark: `\`lait proxy --replay\` (${f.requests} requests, ${f.clients} clients)`,
+    lait: ms(f.proxyMs, 0),
+    baseline: `${ms(f.directMs, 0)} (the same clients, fixture server directly)`,
+    ratio: times(f.proxyMs / f.directMs),
+    peakRss: mib(f.rssLast),
+    notes: `median of ${f.rounds}, interleaved; target <= 1.5x; proxy RSS ${mib(f.rssFirst)} after round 1, ` +
+      `${mib(f.rssLast)} after round ${f.rounds} (flat = equal)`
+  }
+]
+
 export interface RunOptions {
   readonly quick: boolean
   readonly only: ReadonlyArray<BenchName>
@@ -290,6 +303,12 @@ export const runBenchmarks = async (options: RunOptions): Promise<ReadonlyArray<
     responses: async () => {
       const f = await runResponsesBench({ binary, runs: quick ? 1 : 10 })
       return { figures: f, rows: responsesRows(f) }
+    },
+    proxy: async () => {
+      const f = await runProxyBench(
+        quick ? { binary, rounds: 1, requests: 50, clients: 8 } : { binary, rounds: 5, requests: 1000, clients: 32 }
+      )
+      return { figures: f, rows: proxyRows(f) }
     }
   }
   const results: Array<BenchResult> = []

@@ -43,3 +43,9 @@ export const serveRecordHint: RecordHint = {
   command: (dir) => laitCommandLine("serve", "--mcp", "--record", dir),
   same: "the same tool calls"
 }
+
+/** `lait proxy --replay DIR`: the app's same requests, through a recording proxy. */
+export const proxyRecordHint: RecordHint = {
+  command: (dir) => laitCommandLine("proxy", "--record-missing", dir),
+  same: "the same app requests"
+}

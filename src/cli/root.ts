@@ -27,6 +27,7 @@ import type { replCommand } from "./replCommand.ts"
 import type { runCommand } from "./run.ts"
 import type { runsCommand } from "./runs.ts"
 import type { schemaCommand } from "./schema.ts"
+import type { proxyCommand } from "./proxy.ts"
 import type { serveCommand } from "./serve.ts"
 import type { sessionsCommand } from "./sessions.ts"
 import type { testCommand } from "./test.ts"
@@ -55,6 +56,7 @@ type Subcommand =
   | typeof workflowCommand
   | typeof skillCommand
   | typeof serveCommand
+  | typeof proxyCommand
   | typeof sessionsCommand
   | typeof promptCommand
   | typeof compareCommand
@@ -81,6 +83,7 @@ const loaders: Record<string, () => Promise<Subcommand>> = {
   workflow: () => import("./registries.ts").then((m) => m.workflowCommand),
   skill: () => import("./registries.ts").then((m) => m.skillCommand),
   serve: () => import("./serve.ts").then((m) => m.serveCommand),
+  proxy: () => import("./proxy.ts").then((m) => m.proxyCommand),
   sessions: () => import("./sessions.ts").then((m) => m.sessionsCommand),
   prompt: () => import("./prompt.ts").then((m) => m.promptCommand),
   compare: () => import("./compare.ts").then((m) => m.compareCommand),

@@ -129,6 +129,7 @@ export const exitCodeByTag = {
   // A --since or N that cannot be used is the command line's fault.
   HistoryError: { BadSince: ExitCode.usage, IndexZero: ExitCode.usage },
   ChatError: ExitCode.general,
+  AppError: ExitCode.general,
   // Whatever stopped `lait lint`, it is a validation outcome, as upstream.
   LintError: ExitCode.validation,
   // A FAIL of `lait doctor` is a general failure (as upstream); a server `models --remote` could not list, an API one.

@@ -112,13 +112,15 @@ export const planEval = (
     let exact = true
     const steps = target.kind === "workflow" ? modelSteps(target.workflow, target.defaultModel) : undefined
     if (steps !== undefined) exact = steps.exact
+    // What an app asks for is not known before it runs.
+    if (target.kind === "exec" || target.kind === "http") exact = false
     for (const c of cases) {
       if (target.kind === "prompt") {
         targetRequests += repeat
         const prompt = yield* renderTargetPrompt(target.template, c).pipe(Effect.orElseSucceed(() => caseInputText(c)))
         add(target.endpoints[0].pricing, prompt, repeat)
-      } else {
-        for (const step of steps!.steps) {
+      } else if (target.kind === "workflow" && steps !== undefined) {
+        for (const step of steps.steps) {
           targetRequests += repeat
           const pricing = step.model === undefined
             ? undefined

@@ -8,6 +8,8 @@ import { type Assertion, ASSERTION_FIELDS } from "../testing/assertions.ts"
 export const EVAL_FILE_KEYS = ["target", "targets", "cases", "default_assert"] as const
 export const WORKFLOW_TARGET_KEYS = ["name", "workflow", "inputs"] as const
 export const PROMPT_TARGET_KEYS = ["name", "model", "prompt"] as const
+export const EXEC_TARGET_KEYS = ["name", "exec", "input_mode", "env", "timeout"] as const
+export const HTTP_TARGET_KEYS = ["name", "http", "output_jq", "timeout"] as const
 export const CASE_KEYS = ["name", "input", "inputs", "vars", "assert"] as const
 
 export type Segment = string | number
@@ -25,6 +27,10 @@ export const acceptedKeys = (raw: unknown, parentPath: ReadonlyArray<Segment>): 
     const target = valueAtPath(raw, parentPath)
     return isMapping(target) && "workflow" in target
       ? `a workflow target accepts: ${WORKFLOW_TARGET_KEYS.join(", ")}`
+      : isMapping(target) && "exec" in target
+      ? `an exec target accepts: ${EXEC_TARGET_KEYS.join(", ")}`
+      : isMapping(target) && "http" in target
+      ? `an http target accepts: ${HTTP_TARGET_KEYS.join(", ")}`
       : `a model target accepts: ${PROMPT_TARGET_KEYS.join(", ")}`
   }
   if (parentPath.length === 1 && parentPath[0] === "cases") return "a cases file reference accepts: file"

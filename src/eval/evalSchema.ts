@@ -7,6 +7,7 @@ import { valueAtPath } from "../core/schemaPath.ts"
 import { AssertionSchema, explainIssue } from "../testing/assertionSchema.ts"
 import { acceptedKeys, type DecodedCase, type Issue, type Segment } from "./evalKeys.ts"
 import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
+import { ExecCommandSchema, ExecFields, HttpSchema, OutputJqSchema } from "../testing/testFile.ts"
 
 const targetName = Schema.optionalKey(
   Schema.String.annotate({ description: "How reports name this target (default: its workflow or model)" })
@@ -31,9 +32,23 @@ export const PromptTargetSchema = Schema.Struct({
   })
 }).annotate({ title: "model + prompt target" })
 
-const TargetSchema = Schema.Union([WorkflowTargetSchema, PromptTargetSchema]).annotate({
-  description: "Either {workflow, inputs?, name?} or {model, prompt, name?}"
-})
+export const ExecTargetSchema = Schema.Struct({
+  name: targetName,
+  ...ExecFields,
+  exec: ExecCommandSchema
+}).annotate({ title: "exec target", description: "An app run per case (docs/apps.md#exec-targets)" })
+
+export const HttpTargetSchema = Schema.Struct({
+  name: targetName,
+  http: HttpSchema,
+  output_jq: Schema.optionalKey(OutputJqSchema),
+  timeout: ExecFields.timeout
+}).annotate({ title: "http target", description: "A running service, asked once per case (docs/apps.md#http-targets)" })
+
+const TargetSchema = Schema.Union([WorkflowTargetSchema, PromptTargetSchema, ExecTargetSchema, HttpTargetSchema])
+  .annotate({
+    description: "Either {workflow, inputs?, name?}, {model, prompt, name?}, {exec, ...} or {http, output_jq?, ...}"
+  })
 
 const assertList = (description: string) =>
   Schema.optionalKey(Schema.NullOr(Schema.Array(AssertionSchema)).annotate({ description }))

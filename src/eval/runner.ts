@@ -30,6 +30,7 @@ import { couldNotRun } from "./runError.ts"
 import { inPromptRunContext, inWorkflowRunContext, type JudgeErrors } from "./runContext.ts"
 import { caseInputText, type EvalCase } from "./schema.ts"
 import { type LoadedTarget, runPromptTarget, runWorkflowTarget, type TargetRun } from "./target.ts"
+import { runExecTarget, runHttpTarget } from "./appTarget.ts"
 import { withRunTrace } from "./traces.ts"
 
 /** Upstream's SUITE_CONCURRENCY, shared with `lait test`. */
@@ -177,7 +178,7 @@ const evaluatePair = <R>(
     } else {
       // Usage assertions see the run itself; the judge's requests come after this snapshot.
       const trajectory = {
-        events: yield* (yield* RunTracer).events,
+        events: [...yield* (yield* RunTracer).events, ...(ran.success.toolEvents ?? [])],
         steps: ran.success.steps,
         usage: yield* usage.total
       }
@@ -215,17 +216,33 @@ const evaluatePair = <R>(
 const runPair = (target: LoadedTarget, evalCase: EvalCase, repeatIndex: number, base: string | undefined) =>
   Effect.suspend(() => {
     const judgeErrors: JudgeErrors = { rendered: [] }
-    return target.kind === "workflow"
-      ? inWorkflowRunContext(
-        target,
-        judgeErrors,
-        evaluatePair(evalCase, runWorkflowTarget(target, evalCase), judgeErrors, base)
-      )
-      : inPromptRunContext(
-        target,
-        judgeErrors,
-        evaluatePair(evalCase, runPromptTarget(target, evalCase), judgeErrors, base)
-      )
+    switch (target.kind) {
+      case "workflow":
+        return inWorkflowRunContext(
+          target,
+          judgeErrors,
+          evaluatePair(evalCase, runWorkflowTarget(target, evalCase), judgeErrors, base)
+        )
+      case "prompt":
+        return inPromptRunContext(
+          target,
+          judgeErrors,
+          evaluatePair(evalCase, runPromptTarget(target, evalCase), judgeErrors, base)
+        )
+      // An app needs no engine either: the prompt target's lean run context serves it.
+      case "exec":
+        return inPromptRunContext(
+          target,
+          judgeErrors,
+          evaluatePair(evalCase, runExecTarget(target, evalCase), judgeErrors, base)
+        )
+      case "http":
+        return inPromptRunContext(
+          target,
+          judgeErrors,
+          evaluatePair(evalCase, runHttpTarget(target, evalCase), judgeErrors, base)
+        )
+    }
   }).pipe(Effect.provideService(CassetteRepeat, repeatIndex))
 
 export interface ScheduledRun {

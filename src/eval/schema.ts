@@ -13,6 +13,7 @@ import { describeYamlValue, formatPath, valueAtPath } from "../core/schemaPath.t
 import { lineAtPath, parseYamlLined, runStatic } from "../lang/load/yaml.ts"
 import type { ProvidedValue } from "../lang/inputs.ts"
 import type { Assertion } from "../testing/assertions.ts"
+import { type ExecTarget, execTarget, type HttpTarget, httpTarget } from "../proxy/execTarget.ts"
 import {
   acceptedKeys,
   type DecodedCase,
@@ -28,6 +29,8 @@ export type EvalTarget =
   & (
     | { readonly kind: "workflow"; readonly workflow: string; readonly inputs: Readonly<Record<string, Json>> }
     | { readonly kind: "prompt"; readonly model: string; readonly prompt: string }
+    | { readonly kind: "exec"; readonly exec: ExecTarget }
+    | { readonly kind: "http"; readonly http: HttpTarget }
   )
 
 export interface EvalCase {
@@ -100,9 +103,21 @@ const decodeTarget = (raw: unknown, at: ReadonlyArray<Segment>): EvalTarget | Is
       }`
     }
   }
-  if (!["workflow", "inputs", "model", "prompt"].some((key) => key in target)) {
-    const text = `${where}: expected either 'workflow' (with optional 'inputs') or 'model' and 'prompt'`
+  if (!["workflow", "inputs", "model", "prompt", "exec", "http"].some((key) => key in target)) {
+    const text = `${where}: expected either 'workflow' (with optional 'inputs'), 'model' and 'prompt', 'exec' or 'http'`
     return { at: [], path: at, text }
+  }
+  if ("exec" in target) {
+    const t = evalSchema().decodeAt(evalSchema().ExecTargetSchema, raw, at)
+    if (isIssue(t)) return t
+    const exec = execTarget(t)
+    if (typeof exec === "string" || exec === undefined) return { at, path: [...at, "exec"], text: String(exec) }
+    return { kind: "exec", name: t.name ?? exec.argv.join(" "), exec }
+  }
+  if ("http" in target) {
+    const t = evalSchema().decodeAt(evalSchema().HttpTargetSchema, raw, at)
+    if (isIssue(t)) return t
+    return { kind: "http", name: t.name ?? t.http.url, http: httpTarget(t.http, t.output_jq, t.timeout) }
   }
   if ("workflow" in target || ("inputs" in target && !("model" in target))) {
     const t = evalSchema().decodeAt(evalSchema().WorkflowTargetSchema, raw, at)

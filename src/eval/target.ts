@@ -22,7 +22,8 @@ import { checkTemplateSyntax, loadTemplateEngineFor, renderTemplateWith } from "
 import { ModelClient } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest } from "../model/types.ts"
-import type { RunTracer } from "../trace/RunTracer.ts"
+import type { RunTracer, TraceEvent } from "../trace/RunTracer.ts"
+import type { ExecTarget, HttpTarget } from "../proxy/execTarget.ts"
 import { Engine } from "../workflow/Engine.ts"
 import type { LlmSteps } from "../workflow/LlmSteps.ts"
 import type { Progress } from "../workflow/progress.ts"
@@ -56,7 +57,15 @@ export type LoadedTarget =
     readonly endpoints: Endpoints
     /** `target.model` as written. */
     readonly defaultModel: string
-  })
+  }
+  | {
+    readonly kind: "exec"
+    readonly exec: ExecTarget
+    /** The eval file's directory: where the app runs. */
+    readonly dir: string
+    readonly defaultModel: string | undefined
+  }
+  | { readonly kind: "http"; readonly http: HttpTarget; readonly defaultModel: string | undefined })
 
 export const targetLabel = (model: string) => `eval target '${model}'`
 
@@ -97,6 +106,15 @@ export const loadTarget = (
         inputSchema,
         defaultModel: workflow.defaults.model ?? config.config.default?.model
       } as const
+    }
+    if (target.kind === "exec") {
+      const dir = nodePath.dirname(evalFile)
+      return { kind: "exec", name: target.name, exec: target.exec, dir, defaultModel: config.config.default?.model }
+    }
+    if (target.kind === "http") {
+      const { checkHttpTarget } = yield* Effect.promise(() => import("./appTarget.ts"))
+      yield* checkHttpTarget(target.http, evalFile)
+      return { kind: "http", name: target.name, http: target.http, defaultModel: config.config.default?.model }
     }
     yield* loadTemplateEngineFor(target.prompt)
     const syntax = checkTemplateSyntax(target.prompt)
@@ -145,6 +163,8 @@ export interface TargetRun {
   readonly output: string
   /** The workflow's `$steps` (empty for a model target). */
   readonly steps: Readonly<Record<string, Json>>
+  /** An exec target's tool calls, which its app ran, not lait: added to the run's trajectory. */
+  readonly toolEvents?: ReadonlyArray<TraceEvent>
 }
 
 /** One run of a workflow target against a case input, in the run context provided around it. */

@@ -9,7 +9,8 @@
 //   - jq in `jq` and `tool_called.args_jq` assertions compiles, `min` <= `max`, `step_output` names a
 //     step id the workflow has (and needs a workflow target), `llm_judge` is not used in a test file
 //     (where it always fails), an eval prompt target's template parses; the checks of the assertions
-//     after step_output (regex, json_schema, length, cost/latency, script) are ./assertionChecks.ts's.
+//     after step_output (regex, json_schema, length, cost/latency, script) are ./assertionChecks.ts's;
+//   - an `exec:` target's program exists (a warning: ./execProgram.ts).
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { errorLine, renderChain } from "../core/errors.ts"
@@ -27,6 +28,7 @@ import { parseTestDefinition } from "../testing/testFile.ts"
 import { display, fieldOf, itemOf, keyLine, lineOfY, valueOf, type Where } from "./context.ts"
 import { lintAddedAssertion } from "./assertionChecks.ts"
 import type { Emitter } from "./findings.ts"
+import { missingProgram } from "./execProgram.ts"
 import { readSchemaRef } from "./schemaRefs.ts"
 import { loadForLint } from "./workflow.ts"
 
@@ -221,7 +223,15 @@ export const lintTestText = (path: string, text: string, emitter: Emitter): Effe
     const base = nodePath.dirname(path)
     const line = (key: string) => keyLine(where, root, key)
 
-    const target = yield* loadTarget(base, definition.workflow, "workflow", line("workflow"), emitter)
+    // An exec target is an app: lait has nothing of it to load, but its program should be there.
+    if (definition.exec !== undefined && definition.workdir !== "temp") {
+      const cwd = definition.workdir === undefined ? base : nodePath.resolve(base, definition.workdir)
+      const missing = missingProgram(definition.exec.argv[0], cwd, process.env["PATH"])
+      if (missing !== undefined) emitter.emit("warning", `'exec': ${missing}`, line("exec"))
+    }
+    const target = definition.workflow === undefined
+      ? undefined
+      : yield* loadTarget(base, definition.workflow, "workflow", line("workflow"), emitter)
     if (target !== undefined) {
       const schema = yield* inputSchemaOf(target.workflow)
       const initial = yield* Effect.result(resolveInitial(schema, { kind: "typed", value: definition.input }))
@@ -309,6 +319,12 @@ export const lintEvalText = (path: string, text: string, emitter: Emitter): Effe
         if (problem !== undefined) emitter.emit("error", `${at}.prompt: ${problem}`, keyLine(where, targetY, "prompt"))
         continue
       }
+      // An app (docs/apps.md): nothing of it for lait to load; its keys were checked by the parse.
+      if (target.kind === "exec") {
+        const missing = missingProgram(target.exec.argv[0], base, process.env["PATH"])
+        if (missing !== undefined) emitter.emit("warning", `${at}.exec: ${missing}`, keyLine(where, targetY, "exec"))
+      }
+      if (target.kind === "exec" || target.kind === "http") continue
       anyWorkflow = true
       const workflowLine = keyLine(where, targetY, "workflow")
       const loaded = yield* loadTarget(base, target.workflow, `${at}.workflow`, workflowLine, emitter)

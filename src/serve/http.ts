@@ -6,6 +6,7 @@
 // on its POST is cancelled, as `notifications/cancelled` and DELETE cancel it.
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Console, Effect } from "effect"
+import { readJsonBody } from "../platform/httpBody.ts"
 import { type HttpListener, listenHttp } from "../platform/httpServer.ts"
 import { bearerCheck, type HttpAddress, hostAllowed, isLoopbackHost, originAllowed } from "./access.ts"
 import type { HttpTransport, McpServer, Sdk, TrackCall } from "./sdk.ts"
@@ -59,47 +60,33 @@ const refuse = (
 type Body = { readonly ok: true; readonly json: unknown } | { readonly ok: false }
 
 /**
- * The whole body, parsed; or the request answered (408 past the deadline, 413 over the cap, 400 when
- * it is not JSON) and its connection closed, so a client that trickles bytes holds nothing for long.
+ * The whole body, parsed (src/platform/httpBody.ts); or the request answered (408 past the deadline,
+ * 413 over the cap, 400 when it is not JSON) and its connection closed.
  */
 const readBody = (request: IncomingMessage, response: ServerResponse, timeoutMs: number): Promise<Body> =>
-  new Promise((resolve) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const finish = (body: Body) => {
-      clearTimeout(timer)
-      request.off("data", onData)
-      request.off("end", onEnd)
-      request.off("error", onError)
-      resolve(body)
-    }
-    const drop = (status: number, message: string) => {
-      finish({ ok: false })
-      refuse(response, status, message, { connection: "close" })
-      request.destroy()
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_BODY_BYTES) drop(413, `Payload Too Large: a message may hold at most ${MAX_BODY_BYTES} bytes`)
-      else chunks.push(chunk)
-    }
-    const onEnd = () => {
-      try {
-        finish({ ok: true, json: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown })
-      } catch {
-        finish({ ok: false })
+  readJsonBody(request, timeoutMs, MAX_BODY_BYTES).then((body): Body => {
+    if (body.ok) return body
+    switch (body.problem) {
+      case "not-json":
         response.writeHead(400, { "content-type": "application/json" })
         response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }))
-      }
+        break
+      case "too-large":
+      case "timeout":
+        refuse(
+          response,
+          body.problem === "too-large" ? 413 : 408,
+          body.problem === "too-large"
+            ? `Payload Too Large: a message may hold at most ${MAX_BODY_BYTES} bytes`
+            : `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s (see --body-timeout)`,
+          { connection: "close" }
+        )
+        request.destroy()
+        break
+      case "aborted":
+        break
     }
-    const onError = () => finish({ ok: false })
-    const timer = setTimeout(
-      () => drop(408, `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s (see --body-timeout)`),
-      timeoutMs
-    )
-    request.on("data", onData)
-    request.once("end", onEnd)
-    request.once("error", onError)
+    return { ok: false }
   })
 
 /** The ids of the `tools/call` requests among a POST's messages (one, or a batch). */

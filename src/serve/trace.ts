@@ -13,9 +13,12 @@ import type { RecordedEvent } from "../trace/RunTracer.ts"
 import { TraceError } from "../trace/TraceError.ts"
 
 export interface ServeTrace {
-  /** Writes one finished call's events; a write failure is only a warning. */
+  /**
+   * Writes one finished call's events; a write failure is only a warning. `tool` tags them (undefined:
+   * `lait proxy`, whose requests are each one `chat` event already).
+   */
   readonly add: (
-    tool: string,
+    tool: string | undefined,
     recorded: ReadonlyArray<RecordedEvent>,
     outcome: RunOutcome
   ) => Effect.Effect<void, never, FileLoader>
@@ -40,7 +43,9 @@ export const makeServeTrace = (path: string | undefined, secrets: ReadonlyArray<
     return {
       add: (tool, recorded, outcome) =>
         lock.withPermit(Effect.gen(function*() {
-          const tagged = recorded.map((e) => ({ ...e, attributes: { ...e.attributes, [TOOL_ATTRIBUTE]: tool } }))
+          const tagged = tool === undefined
+            ? recorded
+            : recorded.map((e) => ({ ...e, attributes: { ...e.attributes, [TOOL_ATTRIBUTE]: tool } }))
           const events = traceFileEvents(redactEvents(tagged, secrets), { spans: false, outcome })
           if (events.length === 0) return
           const first = nextSeq === 0n

@@ -33,6 +33,7 @@ import { joinPath, parentPath } from "./discovery.ts"
 import { errorOutcome, NotRun, notRun, type TestOutcome } from "./outcome.ts"
 import { TestError } from "./testErrors.ts"
 import { parseTestDefinition, type TestDefinition } from "./testFile.ts"
+import type { ExecTarget, HttpTarget } from "../proxy/execTarget.ts"
 import { prepareWorkdir, removeWorkdir, type Workdir } from "./workdir.ts"
 
 export type { TestOutcome, TestStatus } from "./outcome.ts"
@@ -196,6 +197,43 @@ const readDefinition = (file: string) =>
     return { text, definition }
   })
 
+/** An `exec:` file's run: the app's stdout is the output, the model calls it made are the trajectory. */
+const runExecDefinition = (definition: TestDefinition, exec: ExecTarget, cwd: string | undefined, file: string) =>
+  Effect.gen(function*() {
+    const { runExec, toolCallEvents } = yield* Effect.promise(() => import("../proxy/exec.ts"))
+    // The app could not run, or exited non-zero: nothing the assertions could judge (an ERROR).
+    const run = yield* runExec(exec, definition.input, cwd).pipe(Effect.mapError(notRun))
+    const events = yield* RunTracer.use((tracer) => tracer.events)
+    const usage = yield* RunUsage.use((meter) => meter.total)
+    const evaluator = yield* AssertionEvaluator
+    const checks = yield* evaluator.evaluate(definition.assert, {
+      output: run.output,
+      trajectory: { events: [...events, ...toolCallEvents(run)], steps: {}, usage },
+      showJson: true,
+      base: parentPath(file),
+      subject: { input: definition.input, vars: definition.inputs, case: file }
+    })
+    const answered = (source: string) =>
+      events.filter((e) => e.operation === "chat" && e.attributes[Attr.source] === source).length
+    return { checks, recorded: { live: answered("live"), replayed: answered("replay") } }
+  })
+
+/** An `http:` file's run: one request; the answer (or what `output_jq` picks) is the output. */
+const runHttpDefinition = (definition: TestDefinition, http: HttpTarget, file: string) =>
+  Effect.gen(function*() {
+    const { runHttp } = yield* Effect.promise(() => import("../proxy/http.ts"))
+    const output = yield* runHttp(http, http.url, definition.input, {}).pipe(Effect.mapError(notRun))
+    const evaluator = yield* AssertionEvaluator
+    const checks = yield* evaluator.evaluate(definition.assert, {
+      output,
+      trajectory: { events: [], steps: {}, usage: yield* RunUsage.use((meter) => meter.total) },
+      showJson: true,
+      base: parentPath(file),
+      subject: { input: definition.input, vars: definition.inputs, case: file }
+    })
+    return { checks, recorded: { live: 0, replayed: 0 } }
+  })
+
 const runDefinition = (definition: TestDefinition, workflowPath: string, file: string) =>
   Effect.gen(function*() {
     // Until the engine starts, a failure means the workflow could not run at all.
@@ -275,7 +313,16 @@ const runTestFile = (
       const base = parentPath(file)
       const replayDir = joinPath(base, definition.replay)
       inputs.add(replayDir)
-      const ran = inFileContext(runDefinition(definition, joinPath(base, definition.workflow), file), {
+      const run: Effect.Effect<
+        Effect.Success<ReturnType<typeof runDefinition>>,
+        Effect.Error<ReturnType<typeof runDefinition>> | NotRun,
+        Effect.Services<ReturnType<typeof runDefinition>> | Effect.Services<ReturnType<typeof runExecDefinition>>
+      > = definition.exec !== undefined
+        ? runExecDefinition(definition, definition.exec, workdir.cwd ?? parentPath(file), file)
+        : definition.http !== undefined
+        ? runHttpDefinition(definition, definition.http, file)
+        : runDefinition(definition, joinPath(base, definition.workflow!), file)
+      const ran = inFileContext(run, {
         replayDir,
         cwd: workdir.cwd,
         progress,

@@ -9,9 +9,17 @@ import { describeY, entries, lineAtPath, parseYamlLined, runStatic } from "../la
 import { AssertionSchema, explainIssue } from "./assertionSchema.ts"
 import { type Assertion, ASSERTION_FIELDS } from "./assertions.ts"
 import { jsonSchemaDocument } from "../core/jsonSchemaDocument.ts"
+import { type ExecTarget, execTarget, type HttpTarget, httpTarget } from "../proxy/execTarget.ts"
 
 export const TEST_FILE_KEYS = [
   "workflow",
+  // An app instead of a workflow (docs/apps.md#exec-targets)
+  "exec",
+  "input_mode",
+  "env",
+  "timeout",
+  "http",
+  "output_jq",
   "input",
   "inputs",
   "replay",
@@ -25,8 +33,56 @@ export const TEST_FILE_KEYS = [
 /** `workdir:` value for a fresh empty directory per run. */
 export const TEMP_WORKDIR = "temp"
 
+/** `exec:`, `input_mode:`, `env:` and `timeout:`: shared by test files and eval targets (docs/apps.md). */
+export const ExecCommandSchema = Schema.Union([Schema.NonEmptyString, Schema.NonEmptyArray(Schema.String)]).annotate({
+  description: "An app to run instead of a workflow: a command line (split like a shell's words, run without " +
+    "a shell) or a list of arguments. Its model calls go through a lait proxy (OPENAI_BASE_URL); stdout is the output"
+})
+
+export const ExecFields = {
+  exec: Schema.optionalKey(ExecCommandSchema),
+  input_mode: Schema.optionalKey(
+    Schema.Literals(["stdin", "arg"]).annotate({
+      description: "With exec: the input goes to stdin (default) or is appended as the last argument"
+    })
+  ),
+  env: Schema.optionalKey(
+    Schema.NullOr(Schema.Record(Schema.String, Schema.String)).annotate({
+      description: "With exec: variables added to the app's environment"
+    })
+  ),
+  timeout: Schema.optionalKey(
+    Schema.Finite.check(Schema.isGreaterThan(0)).annotate({
+      description: "With exec: seconds the app may run (default 300); then it is stopped and the run is an error"
+    })
+  )
+}
+
+/** `http:` (docs/apps.md#http-targets): shared by test files and eval targets. */
+export const HttpSchema = Schema.Struct({
+  url: Schema.String.annotate({ description: "Handlebars template over {{input}} and {{vars.x}}" }),
+  method: Schema.optionalKey(Schema.Literals(["GET", "POST", "PUT", "PATCH"])),
+  headers: Schema.optionalKey(
+    Schema.NullOr(Schema.Record(Schema.String, Schema.String)).annotate({ description: "Values are templates" })
+  ),
+  body: Schema.optionalKey(
+    Schema.Json.annotate({
+      description: "Text (a template, sent as it renders) or any YAML value (sent as JSON, its strings templates)"
+    })
+  )
+}).annotate({ description: "A running service asked once per input (default method: POST with a body, else GET)" })
+
+export const OutputJqSchema = Schema.String.annotate({
+  description: "With http: a jq filter that picks the output from the JSON answer (default: the answer's text)"
+})
+
 export const TestFileSchema = Schema.Struct({
-  workflow: Schema.String.annotate({ description: "The workflow under test, relative to this file" }),
+  workflow: Schema.optionalKey(
+    Schema.String.annotate({ description: "The workflow under test, relative to this file (or `exec:`)" })
+  ),
+  ...ExecFields,
+  http: Schema.optionalKey(HttpSchema),
+  output_jq: Schema.optionalKey(OutputJqSchema),
   input: Schema.optionalKey(
     Schema.Json.annotate({
       description: "The workflow's first input (typed; default null), checked against its input_schema"
@@ -70,7 +126,10 @@ export const TestFileSchema = Schema.Struct({
 }).annotate({ title: "lait test file" })
 
 export interface TestDefinition {
-  readonly workflow: string
+  /** Exactly one of `workflow`, `exec` and `http` is set. */
+  readonly workflow: string | undefined
+  readonly exec?: ExecTarget
+  readonly http?: HttpTarget
   readonly input: Json
   readonly inputs: Readonly<Record<string, Json>>
   readonly replay: string
@@ -143,6 +202,16 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
     return failure(where === "" ? text : `${where}: ${text}`, lineAtPath(src, path))
   }
   const value = exit.value
+  if ([value.workflow, value.exec, value.http].filter((v) => v !== undefined).length !== 1) {
+    return failure("a test definition needs exactly one of 'workflow', 'exec' and 'http'", root.line)
+  }
+  if (value.output_jq !== undefined && value.http === undefined) {
+    return failure("'output_jq' needs 'http'", lineAtPath(src, ["output_jq"]))
+  }
+  // `timeout` serves both kinds of app.
+  const { timeout: _httpTimeout, ...rest } = value
+  const exec = execTarget(value.http === undefined ? value : rest)
+  if (typeof exec === "string") return failure(exec, lineAtPath(src, ["exec"]))
   const workdir = value.workdir ?? undefined
   const fixtures = value.fixtures ?? []
   // Fixtures go into a directory lait made; copying them into a real one would change the checkout.
@@ -151,6 +220,8 @@ export const parseTestDefinition = (text: string, path: string): TestDefinition 
   }
   return {
     workflow: value.workflow,
+    ...(exec === undefined ? {} : { exec }),
+    ...(value.http === undefined ? {} : { http: httpTarget(value.http, value.output_jq, value.timeout) }),
     input: value.input ?? null,
     inputs: value.inputs ?? {},
     replay: value.replay,

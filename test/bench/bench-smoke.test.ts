@@ -38,7 +38,8 @@ describe("bench/index.ts", () => {
       ["test-scaling", true],
       ["eval", true],
       ["eval-scale", true],
-      ["responses", true]
+      ["responses", true],
+      ["proxy", true]
     ])
     const rows = report.results.flatMap((x) => x.rows)
     expect(rows.map((row) => row.benchmark)).toEqual([
@@ -54,7 +55,8 @@ describe("bench/index.ts", () => {
       "eval throughput (8 requests, 50 ms latency)",
       "eval vs promptfoo",
       "eval at scale (16 runs, 20 ms latency, -j 32)",
-      "endless response body (16 MiB cap)"
+      "endless response body (16 MiB cap)",
+      "`lait proxy --replay` (50 requests, 8 clients)"
     ])
     // Every measured comparison has a finite ratio; only the skipped promptfoo row has none.
     for (const [i, row] of rows.entries()) {
@@ -92,7 +94,7 @@ describe("bench/index.ts", () => {
   test("bad flags exit 2 with the usage", async () => {
     const r = await run([process.execPath, bench, "--only", "nope"], { cwd: repoRoot, timeoutMs: 30_000 })
     expect(r.code).toBe(2)
-    expect(r.stderr).toStartWith("bench: --only: unknown benchmark 'nope' (one of startup, engine, test-suite, test-scaling, eval, eval-scale, responses)\nusage: bun bench/index.ts")
+    expect(r.stderr).toStartWith("bench: --only: unknown benchmark 'nope' (one of startup, engine, test-suite, test-scaling, eval, eval-scale, responses, proxy)\nusage: bun bench/index.ts")
     expect(r.stdout).toBe("")
   })
 

@@ -104,7 +104,7 @@ describe("start-up module graph of src/cli/app.ts (every other command line)", (
     // The command tree is loaded by name: only the subcommand a command line names is evaluated.
     const commandModules = [
       "run", "runs", "agent", "cache", "cassettes", "graph", "test", "eval", "trace", "history", "lint", "schema",
-      "init", "models", "doctor", "registries", "serve", "sessions", "prompt", "compare", "replCommand"
+      "init", "models", "doctor", "registries", "serve", "proxy", "sessions", "prompt", "compare", "replCommand"
     ].map((name) => `src/cli/${name}.ts`)
     expect(paths.filter((p) => commandModules.includes(p))).toEqual([])
     expect(paths.filter((p) => /effect\/dist\/crypto\//.test(p))).toEqual([])

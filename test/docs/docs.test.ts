@@ -146,6 +146,8 @@ describe("shell examples on the bundled examples/", () => {
       const root = makeTempDir("docs-sh")
       try {
         fs.cpSync(path.join(repoRoot, "examples"), path.join(root, "examples"), { recursive: true })
+        // The example apps (examples/apps/) import the `openai` client, as an app would from its project.
+        fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(root, "node_modules"))
         fs.mkdirSync(path.join(root, "dist"))
         fs.symlinkSync(binary, path.join(root, "dist", "lait"))
         fs.mkdirSync(path.join(root, "bin"))

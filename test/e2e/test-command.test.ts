@@ -53,7 +53,7 @@ afterAll(async () => {
 
 const FAIL_TEXT = (wf: (name: string) => string) => [
   "suite/fail/bad-definition.yml: ERROR",
-  "  failed to parse test definition 'suite/fail/bad-definition.yml': unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, replay_tools, assert, workdir, fixtures (line 3)",
+  "  failed to parse test definition 'suite/fail/bad-definition.yml': unknown key 'vars'; test definitions accept: workflow, exec, input_mode, env, timeout, http, output_jq, input, inputs, replay, replay_tools, assert, workdir, fixtures (line 3)",
   "suite/fail/cost.yml: FAIL",
   "  assertion 1: cost $0.0004 exceeded max_cost_usd $0.0001",
   "suite/fail/invalid-input.yml: ERROR",

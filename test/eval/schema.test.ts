@@ -108,7 +108,7 @@ cases:
     ],
     [
       "target:\n  name: x\ncases: []\n",
-      "failed to parse eval definition 'evals/e.yml': target: expected either 'workflow' (with optional 'inputs') or 'model' and 'prompt' (line 1)",
+      "failed to parse eval definition 'evals/e.yml': target: expected either 'workflow' (with optional 'inputs'), 'model' and 'prompt', 'exec' or 'http' (line 1)",
       1
     ],
     [
@@ -199,7 +199,7 @@ describe("evalFileJsonSchema", () => {
     expect(Object.keys(schema["properties"])).toEqual(["target", "targets", "cases", "default_assert"])
     expect(schema["additionalProperties"]).toBe(false)
     const target = schema["properties"]["target"]
-    expect(target["anyOf"].map((s: any) => s["required"])).toEqual([["workflow"], ["model", "prompt"]])
+    expect(target["anyOf"].map((s: any) => s["required"])).toEqual([["workflow"], ["model", "prompt"], ["exec"], ["http"]])
     expect(target["anyOf"].every((s: any) => s["additionalProperties"] === false)).toBe(true)
     const text = JSON.stringify(schema)
     for (const type of ["equals", "contains", "jq", "llm_judge", "tool_called", "usage", "step_output"]) {

@@ -73,7 +73,7 @@ describe("the recorded fixture suite", () => {
         file: "suite/fail/bad-definition.yml",
         status: "error",
         failures: [
-          `failed to parse test definition '${dir}/bad-definition.yml': unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, replay_tools, assert, workdir, fixtures (line 3)`
+          `failed to parse test definition '${dir}/bad-definition.yml': unknown key 'vars'; test definitions accept: workflow, exec, input_mode, env, timeout, http, output_jq, input, inputs, replay, replay_tools, assert, workdir, fixtures (line 3)`
         ]
       },
       { file: "suite/fail/cost.yml", status: "fail", failures: ["assertion 1: cost $0.0004 exceeded max_cost_usd $0.0001"] },

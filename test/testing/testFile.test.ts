@@ -112,7 +112,7 @@ assert:
 
   test("unknown keys are rejected at every level, with the accepted keys and the line", () => {
     expect(error("workflow: w\nreplay: r\nvars: {a: 1}\n")).toBe(
-      `${prefix}unknown key 'vars'; test definitions accept: workflow, input, inputs, replay, replay_tools, assert, workdir, fixtures (line 3)`
+      `${prefix}unknown key 'vars'; test definitions accept: workflow, exec, input_mode, env, timeout, http, output_jq, input, inputs, replay, replay_tools, assert, workdir, fixtures (line 3)`
     )
     expect(error("workflow: w\nreplay: r\nassert:\n  - type: equals\n    value: x\n    expected: y\n")).toBe(
       `${prefix}assert[0]: unknown key 'expected'; 'equals' assertions accept: type, value (line 6)`
@@ -165,10 +165,14 @@ assert:
   test("the JSON Schema describes the same file and rejects unknown keys", () => {
     const schema = testFileJsonSchema()
     expect(schema.$schema).toBe("https://json-schema.org/draft/2020-12/schema")
-    expect(schema).toMatchObject({ type: "object", required: ["workflow", "replay"], additionalProperties: false })
+    // `workflow` or `exec` (docs/apps.md): the loader requires exactly one of them.
+    expect(schema).toMatchObject({ type: "object", required: ["replay"], additionalProperties: false })
     const good = { workflow: "w", replay: "r", assert: [{ type: "step_output", id: "s", assert: [{ type: "equals", value: "x" }] }] }
     expect(validateJson(schema as never, good, "test")).toBeUndefined()
     expect(validateJson(schema as never, { ...good, replay_tools: true }, "test")).toBeUndefined()
     expect(validateJson(schema as never, { ...good, replay_tools: "yes" }, "test")).toBeDefined()
+    const app = { exec: ["node", "app.mjs"], input_mode: "arg", env: { A: "1" }, timeout: 30, replay: "r" }
+    expect(validateJson(schema as never, app, "test")).toBeUndefined()
+    expect(validateJson(schema as never, { ...app, input_mode: "file" }, "test")).toBeDefined()
   })
 })

@@ -849,7 +849,7 @@ export const cases: ReadonlyArray<HostileCase> = [
     exit: 1,
     report: testReport(
       "tests/unknown-key.yml",
-      "failed to parse test definition 'tests/unknown-key.yml': unknown key 'expect'; test definitions accept: workflow, input, inputs, replay, replay_tools, assert, workdir, fixtures (line 3)"
+      "failed to parse test definition 'tests/unknown-key.yml': unknown key 'expect'; test definitions accept: workflow, exec, input_mode, env, timeout, http, output_jq, input, inputs, replay, replay_tools, assert, workdir, fixtures (line 3)"
     ),
     error: TEST_FAILED
   },

@@ -36,7 +36,7 @@ export const proxyCommand = Command.make(
   },
   Effect.fn("cli.proxy")(function*(flags) {
     const [{ parseHttpAddress, isLoopbackHost }, { listenProxy }, { makeServeTrace }] = yield* Effect.promise(() =>
-      Promise.all([import("../serve/access.ts"), import("../proxy/server.ts"), import("../serve/trace.ts")])
+      Promise.all([import("../platform/httpAccess.ts"), import("../proxy/server.ts"), import("../serve/trace.ts")])
     )
     const given = optional(flags.listen) ?? "127.0.0.1:0"
     const address = parseHttpAddress(given)

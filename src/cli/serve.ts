@@ -53,7 +53,7 @@ interface HttpFlags {
  */
 const httpOptions = Effect.fn("cli.serve.http")(function*(flags: HttpFlags) {
   const { isLoopbackHost, normalizeOrigin, parseHttpAddress } = yield* Effect.promise(() =>
-    import("../serve/access.ts")
+    import("../platform/httpAccess.ts")
   )
   const given = Option.getOrUndefined(flags.http)
   if (given === undefined) {

@@ -8,7 +8,7 @@ import { checkTemplateSyntax, loadTemplateEngine } from "../lang/template.ts"
 import type { HttpTarget } from "../proxy/execTarget.ts"
 import { EvalError } from "./evalErrors.ts"
 import type { EvalCase } from "./schema.ts"
-import type { LoadedTarget, TargetRun } from "./target.ts"
+import type { LoadedTarget, TargetRun } from "./targetTypes.ts"
 
 /** Every string of a body, the url and the headers: each a template. */
 const templatesOf = (http: HttpTarget): ReadonlyArray<string> => {

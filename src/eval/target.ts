@@ -9,21 +9,18 @@ import type { WorkflowLoadError } from "../lang/loadErrors.ts"
 import type { ConfigError } from "../config/configErrors.ts"
 import { Effect, Exit } from "effect"
 import * as nodePath from "node:path"
-import type { Endpoints } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, type LaitError, type ValidationError, withContext } from "../core/errors.ts"
 import { EvalError } from "./evalErrors.ts"
 import type { FileLoader } from "../platform/FileLoader.ts"
-import { type Json, type JsonObject, textForm } from "../core/json.ts"
+import { textForm } from "../core/json.ts"
 import { parseTextInput, resolveInitial, resolveInputs } from "../lang/inputs.ts"
-import type { Workflow } from "../lang/model.ts"
 import type { TemplateError } from "../lang/languageErrors.ts"
 import { checkTemplateSyntax, loadTemplateEngineFor, renderTemplateWith } from "../lang/template.ts"
 import { ModelClient } from "../model/ModelClient.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import type { ChatRequest } from "../model/types.ts"
-import type { RunTracer, TraceEvent } from "../trace/RunTracer.ts"
-import type { ExecTarget, HttpTarget } from "../proxy/execTarget.ts"
+import type { RunTracer } from "../trace/RunTracer.ts"
 import { Engine } from "../workflow/Engine.ts"
 import type { LlmSteps } from "../workflow/LlmSteps.ts"
 import type { Progress } from "../workflow/progress.ts"
@@ -31,41 +28,8 @@ import type { RunContext } from "../workflow/RunContext.ts"
 import { samplingFields } from "./sampling.ts"
 import { caseInitial, type EvalCase, type EvalTarget } from "./schema.ts"
 
-export type LoadedTarget =
-  & {
-    /** How reports name it: `name:`, else its workflow or model as written. */
-    readonly name: string
-  }
-  & ({
-    readonly kind: "workflow"
-    /** As the user will recognise it: joined onto the eval file's directory. */
-    readonly path: string
-    readonly workflow: Workflow
-    /** `target.inputs` resolved against the workflow's declarations. */
-    readonly inputs: Readonly<Record<string, Json>>
-    /** `target.inputs` as written: a case's own `inputs:` are resolved over them. */
-    readonly givenInputs: Readonly<Record<string, Json>>
-    readonly inputSchema: JsonObject | undefined
-    /** What an `llm_judge` without `model:` uses: the workflow's default.model, else config's. */
-    readonly defaultModel: string | undefined
-  }
-  | {
-    readonly kind: "prompt"
-    /** As written (an alias or a raw id); it names the usage label. */
-    readonly model: string
-    readonly template: string
-    readonly endpoints: Endpoints
-    /** `target.model` as written. */
-    readonly defaultModel: string
-  }
-  | {
-    readonly kind: "exec"
-    readonly exec: ExecTarget
-    /** The eval file's directory: where the app runs. */
-    readonly dir: string
-    readonly defaultModel: string | undefined
-  }
-  | { readonly kind: "http"; readonly http: HttpTarget; readonly defaultModel: string | undefined })
+export type { LoadedTarget, TargetRun } from "./targetTypes.ts"
+import type { LoadedTarget, TargetRun } from "./targetTypes.ts"
 
 export const targetLabel = (model: string) => `eval target '${model}'`
 
@@ -158,14 +122,6 @@ export const caseInputs = (
     )
   ).pipe(Effect.mapError((e) => withContext(`workflow '${target.path}'`)(e)))
 
-export interface TargetRun {
-  /** The output's text form: what assertions read. */
-  readonly output: string
-  /** The workflow's `$steps` (empty for a model target). */
-  readonly steps: Readonly<Record<string, Json>>
-  /** An exec target's tool calls, which its app ran, not lait: added to the run's trajectory. */
-  readonly toolEvents?: ReadonlyArray<TraceEvent>
-}
 
 /** One run of a workflow target against a case input, in the run context provided around it. */
 export const runWorkflowTarget = (

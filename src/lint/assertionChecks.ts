@@ -16,6 +16,7 @@ import type { TypedAssertion } from "../testing/assertions.ts"
 import { scriptArgv } from "../testing/scriptAssertion.ts"
 import { compileRegex } from "../testing/textChecks.ts"
 import { display } from "./context.ts"
+import { missingProgram } from "./execProgram.ts"
 
 export interface AddedAssertionLint {
   /** Where the assertion is, as messages print it (`assert[2]`). */
@@ -34,23 +35,16 @@ const SCRIPT_FILE = /\.(?:[cm]?js|ts|py|sh|rb|pl|php|lua)$/
 const exists = (path: string) =>
   Effect.map(Effect.option(FileLoader.use((files) => files.stat(path))), (stat) => stat._tag === "Some")
 
-const onPath = (program: string) =>
-  Effect.gen(function*() {
-    for (const dir of (process.env["PATH"] ?? "").split(nodePath.delimiter)) {
-      if (dir !== "" && (yield* exists(nodePath.join(dir, program)))) return true
-    }
-    return false
-  })
-
 const lintScript = (assertion: Extract<TypedAssertion, { type: "script" }>, o: AddedAssertionLint) =>
   Effect.gen(function*() {
     const argv = scriptArgv(assertion.command)
     if (typeof argv === "string") return o.error(`${o.at}.command: ${argv}`, o.line("command"))
     const [program, ...args] = argv
-    const local = program!.includes("/")
-    const found = local ? yield* exists(nodePath.resolve(o.base, program!)) : yield* onPath(program!)
-    if (!found) {
-      const where = local ? `'${display(nodePath.resolve(o.base, program!))}' does not exist` : "is not on PATH"
+    const missing = yield* missingProgram(program!, o.base)
+    if (missing !== undefined) {
+      const where = missing === "not-executable"
+        ? `'${display(nodePath.resolve(o.base, program!))}' is not an executable file`
+        : "is not on PATH"
       return o.error(`${o.at}.command: the program '${program}' ${where}`, o.line("command"))
     }
     for (const arg of args) {

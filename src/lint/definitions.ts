@@ -29,6 +29,11 @@ import { display, fieldOf, itemOf, keyLine, lineOfY, valueOf, type Where } from 
 import { lintAddedAssertion } from "./assertionChecks.ts"
 import type { Emitter } from "./findings.ts"
 import { missingProgram } from "./execProgram.ts"
+
+const missingText = (program: string, missing: "not-executable" | "not-on-path") =>
+  missing === "not-executable"
+    ? `'${program}' is not an executable file where the app runs`
+    : `'${program}' is not found on PATH`
 import { readSchemaRef } from "./schemaRefs.ts"
 import { loadForLint } from "./workflow.ts"
 
@@ -226,8 +231,10 @@ export const lintTestText = (path: string, text: string, emitter: Emitter): Effe
     // An exec target is an app: lait has nothing of it to load, but its program should be there.
     if (definition.exec !== undefined && definition.workdir !== "temp") {
       const cwd = definition.workdir === undefined ? base : nodePath.resolve(base, definition.workdir)
-      const missing = missingProgram(definition.exec.argv[0], cwd, process.env["PATH"])
-      if (missing !== undefined) emitter.emit("warning", `'exec': ${missing}`, line("exec"))
+      const missing = yield* missingProgram(definition.exec.argv[0], cwd)
+      if (missing !== undefined) {
+        emitter.emit("warning", `'exec': ${missingText(definition.exec.argv[0], missing)}`, line("exec"))
+      }
     }
     const target = definition.workflow === undefined
       ? undefined
@@ -321,8 +328,11 @@ export const lintEvalText = (path: string, text: string, emitter: Emitter): Effe
       }
       // An app (docs/apps.md): nothing of it for lait to load; its keys were checked by the parse.
       if (target.kind === "exec") {
-        const missing = missingProgram(target.exec.argv[0], base, process.env["PATH"])
-        if (missing !== undefined) emitter.emit("warning", `${at}.exec: ${missing}`, keyLine(where, targetY, "exec"))
+        const missing = yield* missingProgram(target.exec.argv[0], base)
+        if (missing !== undefined) {
+          const text = missingText(target.exec.argv[0], missing)
+          emitter.emit("warning", `${at}.exec: ${text}`, keyLine(where, targetY, "exec"))
+        }
       }
       if (target.kind === "exec" || target.kind === "http") continue
       anyWorkflow = true

@@ -1,24 +1,28 @@
-// `lait lint` of an `exec:` target (docs/apps.md#exec-targets): whether its program can be found where
-// the run will look for it — a path relative to the directory the app runs in, a bare name on PATH.
-// A warning, not an error: the machine that runs the tests (CI) may have what this one lacks.
-import * as fs from "node:fs"
+// Whether a program lait would start can be found where the run will look for it
+// (docs/apps.md#exec-targets, docs/testing.md#script): a path (it has a `/`) relative to the directory
+// it runs in, a bare name on PATH. `lait lint` says so for an `exec:` target (a warning: the machine
+// that runs the tests, CI, may have what this one lacks) and for a `script` assertion's command.
+import { Effect } from "effect"
 import * as nodePath from "node:path"
+import { processEnv } from "../config/environment.ts"
+import { FileLoader } from "../platform/FileLoader.ts"
 
-const runnable = (file: string): boolean => {
-  try {
-    fs.accessSync(file, fs.constants.X_OK)
-    return fs.statSync(file).isFile()
-  } catch {
-    return false
-  }
-}
+/** An executable regular file (following links); any failure to look counts as not there. */
+const runnable = (file: string) =>
+  Effect.map(
+    Effect.option(FileLoader.use((files) => files.stat(file))),
+    (stat) => stat._tag === "Some" && stat.value.isFile() && (stat.value.mode & 0o111) !== 0
+  )
 
-/** Why `program` would not start when run in `cwd` with `pathVariable`, or undefined when it would. */
-export const missingProgram = (program: string, cwd: string, pathVariable: string | undefined): string | undefined => {
-  if (program.includes("/")) {
-    const file = nodePath.resolve(cwd, program)
-    return runnable(file) ? undefined : `'${program}' is not an executable file where the app runs`
-  }
-  const dirs = (pathVariable ?? "").split(nodePath.delimiter).filter((dir) => dir !== "")
-  return dirs.some((dir) => runnable(nodePath.join(dir, program))) ? undefined : `'${program}' is not found on PATH`
-}
+/**
+ * Why `program` would not start when run in `cwd` (a path that is no executable file there, a name
+ * not on PATH), or undefined when it would.
+ */
+export const missingProgram = (program: string, cwd: string) =>
+  Effect.gen(function*() {
+    if (program.includes("/")) return (yield* runnable(nodePath.resolve(cwd, program))) ? undefined : "not-executable"
+    for (const dir of (processEnv()["PATH"] ?? "").split(nodePath.delimiter)) {
+      if (dir !== "" && (yield* runnable(nodePath.join(dir, program)))) return undefined
+    }
+    return "not-on-path"
+  })

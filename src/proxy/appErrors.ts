@@ -1,7 +1,8 @@
 // Failures of an app under test (docs/apps.md): an `exec:` target that could not run or exited
 // non-zero, an `http:` target that did not answer 2xx (or not JSON for `output_jq`), or either
 // running past its timeout. The run says nothing about the model then: `lait test` and `lait eval`
-// count it an ERROR, not a FAIL.
+// count it an ERROR, not a FAIL. Also `lait proxy`'s own, which an exec target's run proxy shares:
+// it could not listen.
 import { ReasonError, type TaggedUnion } from "../core/reasonError.ts"
 
 interface Reasons {
@@ -9,6 +10,8 @@ interface Reasons {
   ExecFailed: { target: string; cause: unknown }
   HttpFailed: { target: string; detail: string }
   TimedOut: { target: string; seconds: number }
+  /** `address` as asked for (`--listen`); `detail` is the OS's reason. */
+  ListenFailed: { address: string; detail: string }
 }
 export type AppErrorReason = TaggedUnion<Reasons>
 
@@ -20,6 +23,8 @@ const describe = (reason: AppErrorReason): string => {
       return `http target '${reason.target}' failed`
     case "TimedOut":
       return `target '${reason.target}' did not finish within ${reason.seconds} s`
+    case "ListenFailed":
+      return `failed to listen on ${reason.address}`
   }
 }
 

@@ -13,8 +13,8 @@ import { ModelError } from "../model/ModelError.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
 import { readJsonBody } from "../platform/httpBody.ts"
 import { type HttpListener, listenHttp } from "../platform/httpServer.ts"
-import { type HttpAddress, hostAllowed, originAllowed } from "../serve/access.ts"
-import { ServeError } from "../serve/serveErrors.ts"
+import { type HttpAddress, hostAllowed, originAllowed } from "../platform/httpAccess.ts"
+import { AppError } from "./appErrors.ts"
 import { streamedAnswer, wholeAnswer } from "./answer.ts"
 import { readProxyRequest } from "./request.ts"
 
@@ -205,7 +205,7 @@ export const listenProxy = <R>(
       Effect.tryPromise({
         try: () => listenHttp(host, port, handle),
         catch: (detail) =>
-          new ServeError({ reason: { _tag: "ListenFailed", address: `${host}:${port}`, detail: String(detail) } })
+          new AppError({ reason: { _tag: "ListenFailed", address: `${host}:${port}`, detail: String(detail) } })
       }),
       (bound) => Effect.promise(() => bound.close())
     )

@@ -1,6 +1,6 @@
 // `lait serve --mcp --http`: MCP's streamable HTTP transport at /mcp, one SDK server per session, and
 // the limits that keep a client from exhausting the process (docs/serve.md#limits): a request must
-// pass the Host, Origin and token checks (src/serve/access.ts) before anything is allocated for it; a
+// pass the Host, Origin and token checks (src/platform/httpAccess.ts) before anything is allocated for it; a
 // POST body must arrive whole within a deadline and under a size cap before it is parsed; sessions are
 // capped (the oldest idle one makes room) and expire when idle; and a tool call whose client hangs up
 // on its POST is cancelled, as `notifications/cancelled` and DELETE cancel it.
@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { Console, Effect } from "effect"
 import { readJsonBody } from "../platform/httpBody.ts"
 import { type HttpListener, listenHttp } from "../platform/httpServer.ts"
-import { bearerCheck, type HttpAddress, hostAllowed, isLoopbackHost, originAllowed } from "./access.ts"
+import { bearerCheck, type HttpAddress, hostAllowed, isLoopbackHost, originAllowed } from "../platform/httpAccess.ts"
 import type { HttpTransport, McpServer, Sdk, TrackCall } from "./sdk.ts"
 import { ServeError } from "./serveErrors.ts"
 

@@ -29,6 +29,7 @@ import { McpError, ToolError } from "../../src/tools/toolErrors.ts"
 import { ArgumentError } from "../../src/core/usageErrors.ts"
 import { EvalError } from "../../src/eval/evalErrors.ts"
 import { ServeError } from "../../src/serve/serveErrors.ts"
+import { AppError } from "../../src/proxy/appErrors.ts"
 import { JqError, SchemaError, TemplateError } from "../../src/lang/languageErrors.ts"
 import { WorkflowLoadError } from "../../src/lang/loadErrors.ts"
 import { LintError } from "../../src/lint/lintErrors.ts"
@@ -386,6 +387,19 @@ const rows: ReadonlyArray<Row> = [
   [
     new CheckpointError({ reason: { _tag: "Locked", runId: "a", pid: 42, lock: ".lait/runs/a.lock" } }),
     "run 'a' is being resumed by another lait (pid 42); wait for it to end, or remove '.lait/runs/a.lock' if no lait is running",
+    1
+  ],
+  // AppError
+  [
+    new AppError({ reason: { _tag: "ExecFailed", target: "node app.mjs", cause: new Error("exit status: 2") } }),
+    "exec target 'node app.mjs' failed: exit status: 2",
+    1
+  ],
+  [new AppError({ reason: { _tag: "HttpFailed", target: "http://h/x", detail: "HTTP 500" } }), "http target 'http://h/x' failed: HTTP 500", 1],
+  [new AppError({ reason: { _tag: "TimedOut", target: "node app.mjs", seconds: 5 } }), "target 'node app.mjs' did not finish within 5 s", 1],
+  [
+    new AppError({ reason: { _tag: "ListenFailed", address: "127.0.0.1:80", detail: "permission denied" } }),
+    "failed to listen on 127.0.0.1:80: permission denied",
     1
   ],
   // ServeError

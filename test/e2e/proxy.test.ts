@@ -98,7 +98,7 @@ test("the openai client records through lait proxy, replays with the server stop
     final: "It is sunny in Paris."
   })
   // lait asked the server for whole answers, with lait's key (the app's never leaves the proxy).
-  expect(s.requests.map((r) => (r.body as { stream?: boolean }).stream)).toEqual(Array(5).fill(undefined))
+  expect(s.requests.map((r) => (r.body as { stream?: boolean }).stream)).toEqual(Array(5).fill(false))
   expect(s.requests.every((r) => r.headers["authorization"] === "Bearer fixture-key")).toBe(true)
   const cassettes = fs.readdirSync(path.join(dir, "cassettes")).sort()
   expect(cassettes).toHaveLength(4)

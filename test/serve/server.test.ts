@@ -11,7 +11,7 @@ import {
   normalizeOrigin,
   originAllowed,
   parseHttpAddress
-} from "../../src/serve/access.ts"
+} from "../../src/platform/httpAccess.ts"
 
 describe("--http ADDR", () => {
   test.each([

@@ -1,6 +1,7 @@
-// Who may reach `lait serve --mcp --http` (docs/serve.md#who-may-connect): the address it binds, the
-// Host header (against DNS rebinding), the Origin header (a browser page of another site, as MCP's
-// streamable HTTP transport requires servers to check) and the bearer token.
+// Who may reach `lait serve --mcp --http` (docs/serve.md#who-may-connect) and `lait proxy`
+// (docs/apps.md): the address it binds, the Host header (against DNS rebinding), the Origin header (a
+// browser page of another site, as MCP's streamable HTTP transport requires servers to check) and the
+// bearer token.
 import { createHash, timingSafeEqual } from "node:crypto"
 
 export interface HttpAddress {

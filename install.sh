@@ -8,9 +8,10 @@
 #   LAIT_VERSION           a release such as 0.2.0 (default: the latest release)
 #   LAIT_INSTALL_BASE_URL  an https:// URL where SHA256SUMS and the archives are (default: GitHub releases)
 #   LAIT_INSTALL_FROM      a local folder holding SHA256SUMS and the archive: installs without any network
-#   LAIT_INSTALL_DIR       where `lait` goes (default: ~/.local/bin)
+#   LAIT_INSTALL_DIR       where `lait` (`lait.exe` on Windows) goes (default: ~/.local/bin)
 #   LAIT_INSTALL_TARGET    skip detection and install this target, e.g. linux-x64-musl
 #
+# On Windows it runs in Git Bash or MSYS2 and unpacks the .zip with unzip, else with PowerShell.
 # The archive's name and its checksum both come from the release's SHA256SUMS; an archive whose
 # SHA-256 differs is refused and nothing is installed.
 set -eu
@@ -26,8 +27,8 @@ detect_target() {
   case "$os" in
     Linux) os=linux ;;
     Darwin) os=darwin ;;
-    MINGW* | MSYS* | CYGWIN* | Windows_NT)
-      die "on Windows, download lait-<version>-windows-x64.zip from $repo_url and check it against SHA256SUMS" ;;
+    # Git Bash and MSYS2 (GitHub's `shell: bash` on Windows), Cygwin.
+    MINGW* | MSYS* | CYGWIN* | Windows_NT) os=windows ;;
     *) die "no lait release for the operating system '$os' (releases exist for Linux, macOS and Windows)" ;;
   esac
   case "$arch" in
@@ -35,6 +36,11 @@ detect_target() {
     aarch64 | arm64) arch=arm64 ;;
     *) die "no lait release for the CPU architecture '$arch' (releases exist for x86_64 and arm64)" ;;
   esac
+  # Windows builds exist for x64 only (docs/install.md#archives-and-targets). Windows 11 on arm64 runs
+  # x64 programs emulated, but whether lait does is untested, so it is the user's explicit choice.
+  if [ "$os" = windows ] && [ "$arch" = arm64 ]; then
+    die "no lait release for Windows on arm64 (only x64); LAIT_INSTALL_TARGET=windows-x64-baseline tries x64 emulation"
+  fi
   # A shell under Rosetta reports x86_64 on an Apple Silicon Mac; the native build is the better one.
   if [ "$os" = darwin ] && [ "$arch" = x64 ] && [ "$(sysctl -n sysctl.proc_translated 2>/dev/null || true)" = 1 ]; then
     arch=arm64
@@ -48,7 +54,8 @@ detect_target() {
   # The default x64 builds need AVX2; older CPUs get the -baseline build.
   baseline=""
   if [ "$arch" = x64 ]; then
-    if [ "$os" = linux ]; then
+    # MSYS2 and Cygwin have a /proc/cpuinfo with the same flags as Linux's.
+    if [ "$os" = linux ] || [ "$os" = windows ]; then
       grep -qw avx2 /proc/cpuinfo 2>/dev/null || baseline="-baseline"
     elif [ "$os" = darwin ]; then
       sysctl -n machdep.cpu.leaf7_features 2>/dev/null | grep -qi avx2 || baseline="-baseline"
@@ -105,6 +112,25 @@ sha256_of() { # FILE
   fi
 }
 
+# Into $tmp. Git Bash may lack unzip; Windows' own PowerShell always has Expand-Archive, which gets
+# the paths in Windows form (cygpath) and through its environment, so no path is parsed as code.
+unpack() { # ARCHIVE
+  case "$1" in
+    *.tar.gz) tar -xzf "$1" -C "$tmp" ;;
+    *.zip)
+      if command -v unzip >/dev/null 2>&1; then
+        unzip -q -o "$1" -d "$tmp"
+      else
+        ps=$(command -v powershell.exe 2>/dev/null || command -v pwsh 2>/dev/null) ||
+          die "neither unzip nor PowerShell is installed to unpack $(basename "$1") with"
+        zip=$1 into=$tmp
+        if command -v cygpath >/dev/null 2>&1; then zip=$(cygpath -w "$zip") && into=$(cygpath -w "$into"); fi
+        LAIT_UNPACK_ZIP=$zip LAIT_UNPACK_INTO=$into "$ps" -NoLogo -NoProfile -NonInteractive -Command \
+          'Expand-Archive -LiteralPath $env:LAIT_UNPACK_ZIP -DestinationPath $env:LAIT_UNPACK_INTO -Force'
+      fi ;;
+  esac
+}
+
 case "${1:-}" in
   --print-target) detect_target; exit 0 ;;
   "") ;;
@@ -151,8 +177,9 @@ fetch() { # NAME
 }
 
 fetch SHA256SUMS
-# `<sha256>  lait-<version>-<target>.tar.gz`; the target ends the name, so linux-x64 never matches
-# linux-x64-musl or linux-x64-baseline. A local folder may hold several releases: LAIT_VERSION picks one.
+# `<sha256>  lait-<version>-<target>.tar.gz` (`.zip` for Windows); the target ends the name, so linux-x64
+# never matches linux-x64-musl or linux-x64-baseline. A local folder may hold several releases:
+# LAIT_VERSION picks one.
 version='[^ /]+'
 if [ -n "$from" ] && [ -n "${LAIT_VERSION:-}" ]; then
   case "${LAIT_VERSION#v}" in
@@ -160,7 +187,11 @@ if [ -n "$from" ] && [ -n "${LAIT_VERSION:-}" ]; then
   esac
   version=$(printf '%s' "${LAIT_VERSION#v}" | sed 's/[.]/[.]/g')
 fi
-line=$(grep -E "^[0-9a-f]{64}  lait-$version-$target\.tar\.gz\$" "$tmp/SHA256SUMS" | head -n 1 || true)
+case "$target" in
+  windows-*) ext=zip exe=lait.exe ;;
+  *) ext=tar.gz exe=lait ;;
+esac
+line=$(grep -E "^[0-9a-f]{64}  lait-$version-$target\.$ext\$" "$tmp/SHA256SUMS" | head -n 1 || true)
 [ -n "$line" ] || die "the release at $base has no archive for $target${LAIT_VERSION:+ (version ${LAIT_VERSION#v})}"
 expected=${line%% *}
 archive=${line##* }
@@ -172,17 +203,17 @@ if [ "$actual" != "$expected" ]; then
   die "checksum mismatch for $archive (SHA256SUMS says $expected, the download is $actual); not installing"
 fi
 
-tar -xzf "$tmp/$archive" -C "$tmp" || die "cannot unpack $archive"
-binary="$tmp/${archive%.tar.gz}/lait"
-[ -f "$binary" ] || die "$archive holds no ${archive%.tar.gz}/lait"
+unpack "$tmp/$archive" || die "cannot unpack $archive"
+binary="$tmp/${archive%.$ext}/$exe"
+[ -f "$binary" ] || die "$archive holds no ${archive%.$ext}/$exe"
 mkdir -p "$dir" || die "cannot create $dir"
 # Copied beside the old binary and renamed over it, so a running lait is never overwritten half-way.
-if ! { cp "$binary" "$dir/.lait.$$.tmp" && chmod 755 "$dir/.lait.$$.tmp" && mv -f "$dir/.lait.$$.tmp" "$dir/lait"; }; then
+if ! { cp "$binary" "$dir/.lait.$$.tmp" && chmod 755 "$dir/.lait.$$.tmp" && mv -f "$dir/.lait.$$.tmp" "$dir/$exe"; }; then
   rm -f "$dir/.lait.$$.tmp"
-  die "cannot write $dir/lait"
+  die "cannot write $dir/$exe"
 fi
 
-say "installed $("$dir/lait" --version 2>/dev/null || echo lait) to $dir/lait"
+say "installed $("$dir/$exe" --version 2>/dev/null || echo lait) to $dir/$exe"
 case ":${PATH:-}:" in
   *":$dir:"*) ;;
   *) say "$dir is not on your PATH; add it, e.g. export PATH=\"$dir:\$PATH\"" ;;

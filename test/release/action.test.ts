@@ -202,7 +202,7 @@ describe("the action's steps against a local release folder", () => {
     const result = await install(r, { version: "v9.9.9" })
     expect(result).toMatchObject({ step: "path", code: 0, stdout: "lait 9.9.9 (0000000)\n" })
     const dir = path.join(r.env["RUNNER_TOOL_CACHE"]!, "lait", "9.9.9", hostTarget)
-    expect(r.outputs).toEqual({ version: "9.9.9", target: hostTarget, dir })
+    expect(r.outputs).toEqual({ version: "9.9.9", target: hostTarget, dir, binary: path.join(dir, "lait") })
     expect(fs.readFileSync(r.path, "utf8")).toBe(`${dir}\n`)
     expect(fs.statSync(path.join(dir, "lait")).mode & 0o777).toBe(0o755)
   })
@@ -223,7 +223,7 @@ describe("the action's steps against a local release folder", () => {
     const r = runner({ LAIT_INSTALL_FROM: releaseFolder("9.9.9", "lait 9.9.8 (0000000)") })
     const result = await install(r, { version: "9.9.9" })
     expect(result).toMatchObject({ step: "path", code: 1 })
-    expect(result.stdout).toContain(`::error title=lait::${r.outputs["dir"]}/lait reports 'lait 9.9.8 (0000000)', not lait 9.9.9`)
+    expect(result.stdout).toContain(`::error title=lait::${r.outputs["binary"]} reports 'lait 9.9.8 (0000000)', not lait 9.9.9`)
     expect(fs.readFileSync(r.path, "utf8")).toBe("")
   })
 
@@ -247,5 +247,104 @@ describe("the action's steps against a local release folder", () => {
     const bad = await runStep(0, runner(), { version: "1.0;touch pwned" })
     expect(bad.code).toBe(1)
     expect(bad.stdout).toBe("::error title=lait::'1.0;touch pwned' is not a lait version such as 0.2.0 (or latest)\n")
+  })
+})
+
+// ---- a Windows runner, as far as one can be had here ----
+// GitHub's Windows runners run `shell: bash` in Git Bash: `uname -s` says MINGW64_NT-..., `cygpath`
+// converts paths, and the release's Windows archives are .zip files holding lait.exe. Stand-ins first
+// on PATH give the steps (and install.sh) that machine: uname as Git Bash answers, and a cygpath whose
+// -w form is the path with backslashes (its -m form, C:/... there, is the path itself: no drives here).
+
+const hostHasAvx2 = fs.existsSync("/proc/cpuinfo") && /\bavx2\b/.test(fs.readFileSync("/proc/cpuinfo", "utf8"))
+const windowsTarget = `windows-x64${hostHasAvx2 ? "" : "-baseline"}`
+const windowsPath = (p: string) => p.replaceAll("/", "\\")
+
+/** A folder of Git Bash stand-ins for a Windows machine with CPU `arch` (as `uname -m` names it). */
+const gitBash = (arch: "x86_64" | "aarch64"): string => {
+  const bin = fs.mkdtempSync(path.join(tmp, "git-bash-"))
+  const script = (name: string, body: string) => fs.writeFileSync(path.join(bin, name), `#!/bin/sh\n${body}`, { mode: 0o755 })
+  script("uname", `case "$1" in -m) echo ${arch} ;; *) echo MINGW64_NT-10.0-20348 ;; esac\n`)
+  script("cygpath", String.raw`case "$1" in -w) printf '%s\n' "$2" | tr / '\\' ;; -m) printf '%s\n' "$2" ;; *) exit 2 ;; esac` + "\n")
+  return bin
+}
+
+/** A release folder with both Windows x64 archives (.zip, as `npm run release` packs them), each
+ *  holding a stand-in lait.exe that names its target. */
+const windowsRelease = (version: string): string => {
+  const dir = fs.mkdtempSync(path.join(tmp, "release-windows-"))
+  const sums: Array<string> = []
+  for (const target of ["windows-x64", "windows-x64-baseline"]) {
+    const name = `lait-${version}-${target}`
+    fs.mkdirSync(path.join(dir, name))
+    fs.writeFileSync(path.join(dir, name, "lait.exe"), `#!/bin/sh\necho 'lait ${version} (0000000 ${target})'\n`, { mode: 0o755 })
+    const packed = Bun.spawnSync(["zip", "-qr", `${name}.zip`, name], { cwd: dir })
+    if (packed.exitCode !== 0) throw new Error(`zip: ${packed.stderr.toString()}`)
+    fs.rmSync(path.join(dir, name), { recursive: true })
+    sums.push(`${sha256(path.join(dir, `${name}.zip`))}  ${name}.zip\n`)
+  }
+  fs.writeFileSync(path.join(dir, "SHA256SUMS"), sums.join(""))
+  return dir
+}
+
+const windowsRunner = (bin: string, extra: Record<string, string> = {}) =>
+  runner({ PATH: `${bin}:${process.env["PATH"]}`, RUNNER_OS: "Windows", ...extra })
+
+describe("the action's steps on a Windows runner (Git Bash)", () => {
+  test("installs the verified .zip's lait.exe for the runner's x64 CPU; PATH gets the folder in Windows form", async () => {
+    const r = windowsRunner(gitBash("x86_64"), { LAIT_INSTALL_FROM: windowsRelease("9.9.9") })
+    const result = await install(r, { version: "9.9.9" })
+    expect(result).toMatchObject({ step: "path", code: 0, stdout: `lait 9.9.9 (0000000 ${windowsTarget})\n` })
+    const dir = path.join(r.env["RUNNER_TOOL_CACHE"]!, "lait", "9.9.9", windowsTarget)
+    expect(r.outputs).toEqual({ version: "9.9.9", target: windowsTarget, dir, binary: `${dir}/lait.exe` })
+    expect(fs.readdirSync(dir)).toEqual(["lait.exe"])
+    expect(fs.readFileSync(r.path, "utf8")).toBe(`${windowsPath(dir)}\n`)
+  })
+
+  test("LAIT_INSTALL_TARGET=windows-x64 installs that archive; a tampered .zip fails the checksum, installs nothing", async () => {
+    const release = windowsRelease("9.9.9")
+    const r = runner({ LAIT_INSTALL_FROM: release, LAIT_INSTALL_TARGET: "windows-x64" })
+    expect(await install(r, { version: "9.9.9" })).toMatchObject({ step: "path", code: 0, stdout: "lait 9.9.9 (0000000 windows-x64)\n" })
+    expect(r.outputs["binary"]).toEndWith("/lait/9.9.9/windows-x64/lait.exe")
+
+    fs.appendFileSync(path.join(release, "lait-9.9.9-windows-x64.zip"), "tampered")
+    const tampered = runner({ LAIT_INSTALL_FROM: release, LAIT_INSTALL_TARGET: "windows-x64" })
+    const result = await install(tampered, { version: "9.9.9" })
+    expect(result).toMatchObject({ step: "install", code: 1 })
+    expect(result.stderr).toContain("lait-install: checksum mismatch for lait-9.9.9-windows-x64.zip")
+    expect(fs.existsSync(tampered.outputs["dir"]!)).toBe(false)
+    expect(fs.readFileSync(tampered.path, "utf8")).toBe("")
+  })
+
+  // Git Bash may come without unzip: PowerShell's Expand-Archive unpacks then, given Windows paths.
+  test("without unzip, the .zip is unpacked by powershell.exe with the paths in Windows form", async () => {
+    const bin = gitBash("x86_64")
+    const unzip = Bun.which("unzip")!
+    fs.writeFileSync(path.join(bin, "powershell.exe"), [
+      "#!/bin/sh",
+      String.raw`[ "$*" = '-NoLogo -NoProfile -NonInteractive -Command Expand-Archive -LiteralPath $env:LAIT_UNPACK_ZIP -DestinationPath $env:LAIT_UNPACK_INTO -Force' ] || { echo "powershell.exe: unexpected $*" >&2; exit 3; }`,
+      String.raw`printf 'powershell.exe: %s -> %s\n' "$LAIT_UNPACK_ZIP" "$LAIT_UNPACK_INTO" >&2`,
+      String.raw`exec ${unzip} -q -o "$(printf '%s' "$LAIT_UNPACK_ZIP" | tr '\\' /)" -d "$(printf '%s' "$LAIT_UNPACK_INTO" | tr '\\' /)"`,
+      ""
+    ].join("\n"), { mode: 0o755 })
+    // Everything the steps and install.sh use, but not unzip.
+    const tools = ["bash", "sh", "cat", "cp", "mv", "rm", "mkdir", "chmod", "mktemp", "grep", "sed", "head", "tail", "cut", "tr",
+      "sha256sum", "basename", "ls"]
+    for (const tool of tools) fs.symlinkSync(Bun.which(tool)!, path.join(bin, tool))
+    const r = runner({ PATH: bin, RUNNER_OS: "Windows", LAIT_INSTALL_FROM: windowsRelease("9.9.9") })
+    expect(await runStep(0, r, { version: "9.9.9" })).toMatchObject({ code: 0 })
+    const installed = await runStep(2, r, { version: "9.9.9" })
+    expect(installed.code).toBe(0)
+    expect(installed.stderr).toMatch(new RegExp(String.raw`powershell\.exe: \\\S+\\lait-9\.9\.9-${windowsTarget}\.zip -> \\\S+\n`))
+    expect(await runStep(3, r, { version: "9.9.9" })).toMatchObject({ code: 0, stdout: `lait 9.9.9 (0000000 ${windowsTarget})\n` })
+  })
+
+  test("Windows on arm64, which has no release: one clear error before any download", async () => {
+    const r = windowsRunner(gitBash("aarch64"), { LAIT_INSTALL_FROM: windowsRelease("9.9.9"), RUNNER_ARCH: "ARM64" })
+    const result = await install(r, { version: "9.9.9" })
+    expect(result).toMatchObject({ step: "resolve", code: 1 })
+    expect(result.stderr).toBe("lait-install: no lait release for Windows on arm64 (only x64); " +
+      "LAIT_INSTALL_TARGET=windows-x64-baseline tries x64 emulation\n")
+    expect(result.stdout).toBe("::error title=lait::no lait release for this runner (Windows ARM64); lait has Linux, macOS and Windows x64 builds\n")
   })
 })

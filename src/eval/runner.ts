@@ -216,32 +216,17 @@ const evaluatePair = <R>(
 const runPair = (target: LoadedTarget, evalCase: EvalCase, repeatIndex: number, base: string | undefined) =>
   Effect.suspend(() => {
     const judgeErrors: JudgeErrors = { rendered: [] }
+    const pair = <R>(run: Effect.Effect<TargetRun, AnyLaitError, R>) => evaluatePair(evalCase, run, judgeErrors, base)
     switch (target.kind) {
       case "workflow":
-        return inWorkflowRunContext(
-          target,
-          judgeErrors,
-          evaluatePair(evalCase, runWorkflowTarget(target, evalCase), judgeErrors, base)
-        )
+        return inWorkflowRunContext(target, judgeErrors, pair(runWorkflowTarget(target, evalCase)))
       case "prompt":
-        return inPromptRunContext(
-          target,
-          judgeErrors,
-          evaluatePair(evalCase, runPromptTarget(target, evalCase), judgeErrors, base)
-        )
+        return inPromptRunContext(target, judgeErrors, pair(runPromptTarget(target, evalCase)))
       // An app needs no engine either: the prompt target's lean run context serves it.
       case "exec":
-        return inPromptRunContext(
-          target,
-          judgeErrors,
-          evaluatePair(evalCase, runExecTarget(target, evalCase), judgeErrors, base)
-        )
+        return inPromptRunContext(target, judgeErrors, pair(runExecTarget(target, evalCase)))
       case "http":
-        return inPromptRunContext(
-          target,
-          judgeErrors,
-          evaluatePair(evalCase, runHttpTarget(target, evalCase), judgeErrors, base)
-        )
+        return inPromptRunContext(target, judgeErrors, pair(runHttpTarget(target, evalCase)))
     }
   }).pipe(Effect.provideService(CassetteRepeat, repeatIndex))
 

@@ -12,7 +12,7 @@ import { LaitConfig } from "../config/LaitConfig.ts"
 import { type AnyLaitError, primaryError, renderChain, withContext } from "../core/errors.ts"
 import { Attr, TraceContent } from "../core/tracing.ts"
 import { FileLoader, type FileLoaderService } from "../platform/FileLoader.ts"
-import { textForm } from "../core/json.ts"
+import { type Json, textForm } from "../core/json.ts"
 import { resolveInitial, resolveInputs } from "../lang/inputs.ts"
 import { loadWorkflow } from "../lang/load.ts"
 import { loadSchemaRef } from "../lang/schemaRef.ts"
@@ -23,7 +23,7 @@ import type { Answerer } from "../platform/terminal.ts"
 import { type ToolCassetteMode, ToolCassettes } from "../tools/cassette/mode.ts"
 import { LiveSpans, liveRoot } from "../trace/LiveSpans.ts"
 import { type TraceDir, testTraceNames } from "../trace/dir.ts"
-import { KeepTrace, makeRunTracer, RunTracer } from "../trace/RunTracer.ts"
+import { KeepTrace, makeRunTracer, RunTracer, type TraceEvent } from "../trace/RunTracer.ts"
 import { Engine, type EngineService } from "../workflow/Engine.ts"
 import { LlmSteps } from "../workflow/LlmSteps.ts"
 import { Progress } from "../workflow/progress.ts"
@@ -197,18 +197,24 @@ const readDefinition = (file: string) =>
     return { text, definition }
   })
 
-/** An `exec:` file's run: the app's stdout is the output, the model calls it made are the trajectory. */
-const runExecDefinition = (definition: TestDefinition, exec: ExecTarget, cwd: string | undefined, file: string) =>
+/**
+ * A file's assertions on a run's `output`; the run's trace events (with `extraEvents`) and usage are
+ * its trajectory, and its answers are counted by where they came from.
+ */
+const judgeRun = (
+  definition: TestDefinition,
+  file: string,
+  output: string,
+  steps: Readonly<Record<string, Json>>,
+  extraEvents: ReadonlyArray<TraceEvent> = []
+) =>
   Effect.gen(function*() {
-    const { runExec, toolCallEvents } = yield* Effect.promise(() => import("../proxy/exec.ts"))
-    // The app could not run, or exited non-zero: nothing the assertions could judge (an ERROR).
-    const run = yield* runExec(exec, definition.input, cwd).pipe(Effect.mapError(notRun))
     const events = yield* RunTracer.use((tracer) => tracer.events)
     const usage = yield* RunUsage.use((meter) => meter.total)
     const evaluator = yield* AssertionEvaluator
     const checks = yield* evaluator.evaluate(definition.assert, {
-      output: run.output,
-      trajectory: { events: [...events, ...toolCallEvents(run)], steps: {}, usage },
+      output,
+      trajectory: { events: [...events, ...extraEvents], steps, usage },
       showJson: true,
       base: parentPath(file),
       subject: { input: definition.input, vars: definition.inputs, case: file }
@@ -218,20 +224,21 @@ const runExecDefinition = (definition: TestDefinition, exec: ExecTarget, cwd: st
     return { checks, recorded: { live: answered("live"), replayed: answered("replay") } }
   })
 
+/** An `exec:` file's run: the app's stdout is the output, the model calls it made are the trajectory. */
+const runExecDefinition = (definition: TestDefinition, exec: ExecTarget, cwd: string | undefined, file: string) =>
+  Effect.gen(function*() {
+    const { runExec, toolCallEvents } = yield* Effect.promise(() => import("../proxy/exec.ts"))
+    // The app could not run, or exited non-zero: nothing the assertions could judge (an ERROR).
+    const run = yield* runExec(exec, definition.input, cwd).pipe(Effect.mapError(notRun))
+    return yield* judgeRun(definition, file, run.output, {}, toolCallEvents(run))
+  })
+
 /** An `http:` file's run: one request; the answer (or what `output_jq` picks) is the output. */
 const runHttpDefinition = (definition: TestDefinition, http: HttpTarget, file: string) =>
   Effect.gen(function*() {
     const { runHttp } = yield* Effect.promise(() => import("../proxy/http.ts"))
     const output = yield* runHttp(http, http.url, definition.input, {}).pipe(Effect.mapError(notRun))
-    const evaluator = yield* AssertionEvaluator
-    const checks = yield* evaluator.evaluate(definition.assert, {
-      output,
-      trajectory: { events: [], steps: {}, usage: yield* RunUsage.use((meter) => meter.total) },
-      showJson: true,
-      base: parentPath(file),
-      subject: { input: definition.input, vars: definition.inputs, case: file }
-    })
-    return { checks, recorded: { live: 0, replayed: 0 } }
+    return yield* judgeRun(definition, file, output, {})
   })
 
 const runDefinition = (definition: TestDefinition, workflowPath: string, file: string) =>
@@ -250,19 +257,7 @@ const runDefinition = (definition: TestDefinition, workflowPath: string, file: s
     const engine = yield* Engine
     const result = yield* engine.run(workflow, initial, inputs, { timeoutMode: "fail" })
       .pipe(Effect.mapError(withContext(`workflow '${workflowPath}'`)))
-    const events = yield* RunTracer.use((tracer) => tracer.events)
-    const usage = yield* RunUsage.use((meter) => meter.total)
-    const evaluator = yield* AssertionEvaluator
-    const checks = yield* evaluator.evaluate(definition.assert, {
-      output: textForm(result.output),
-      trajectory: { events, steps: result.steps, usage },
-      showJson: true,
-      base: parentPath(file),
-      subject: { input: definition.input, vars: definition.inputs, case: file }
-    })
-    const answered = (source: string) =>
-      events.filter((e) => e.operation === "chat" && e.attributes[Attr.source] === source).length
-    return { checks, recorded: { live: answered("live"), replayed: answered("replay") } }
+    return yield* judgeRun(definition, file, textForm(result.output), result.steps)
   })
 
 /** `loader`, noting every path it reads or copies from into `into`. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { startOpenAiServer } from "../fixtures/openai-server.ts"
-import { cleanEnv, modelsYaml, workspace } from "./model-harness.ts"
+import { modelsYaml, projectsIn, workspace } from "./model-harness.ts"
 import { ensureBinary, runCli } from "./util.ts"
 
 // Several binary runs per test: generous under load, where bun's default 5 s is not.
@@ -48,22 +48,8 @@ afterAll(async () => {
   ws.remove()
 })
 
-let counter = 0
 /** A fresh project directory holding `files`; `lait` runs the binary there. */
-const project = (files: Readonly<Record<string, string | Uint8Array>> = {}) => {
-  const dir = path.join(ws.dir, `p${++counter}`)
-  fs.mkdirSync(dir, { recursive: true })
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
-    fs.writeFileSync(path.join(dir, file), text)
-  }
-  return {
-    dir,
-    at: (rel: string) => path.join(dir, rel),
-    lait: (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-      runCli(args, { cwd: dir, env: { ...cleanEnv(ws.dir), ...env }, binary: true, timeoutMs: 60_000 })
-  }
-}
+const project = projectsIn(ws, { binary: true })
 
 /** The bodies the server received from here on. */
 const mark = () => {

@@ -7,28 +7,14 @@ import * as path from "node:path"
 import type { OpenAiServer } from "../fixtures/openai-server.ts"
 import { findLeaks, makeKey } from "../hardening/secrets-util.ts"
 import { everythingBin } from "./tools-util.ts"
-import { bodies, filesUnder, outcome, prepareCli, refusedBaseUrl, server, stopServers, workspace } from "./model-harness.ts"
+import { bodies, filesUnder, outcome, prepareCli, projectsIn, refusedBaseUrl, server, stopServers, workspace } from "./model-harness.ts"
 
 const ws = workspace("e2e-chat")
 beforeAll(prepareCli, 300_000)
 afterEach(stopServers)
 afterAll(() => ws.remove())
 
-let counter = 0
-/** A fresh directory; `config` (YAML) is written as its lait.config.yml when given. */
-const project = (files: Readonly<Record<string, string | Uint8Array>> = {}) => {
-  const dir = path.join(ws.dir, `p${++counter}`)
-  fs.mkdirSync(dir, { recursive: true })
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
-    fs.writeFileSync(path.join(dir, file), text)
-  }
-  return {
-    dir,
-    lait: (args: ReadonlyArray<string>, options: { env?: Record<string, string | undefined>; stdin?: string } = {}) =>
-      ws.lait(args, { cwd: dir, ...options })
-  }
-}
+const project = projectsIn(ws)
 
 const at = (s: OpenAiServer) => ["--base-url", s.baseUrl]
 
@@ -55,7 +41,7 @@ describe("one-shot chat", () => {
     ])
     expect(flags.code).toBe(0)
     const env = await p.lait(["q", ...at(s)], {
-      env: { LLM_MODEL: "envm", LLM_TEMPERATURE: "1.5", LLM_TOP_P: "0.1", LLM_MAX_TOKENS: "7", LLM_REASONING_EFFORT: "high" }
+      LLM_MODEL: "envm", LLM_TEMPERATURE: "1.5", LLM_TOP_P: "0.1", LLM_MAX_TOKENS: "7", LLM_REASONING_EFFORT: "high"
     })
     expect(env.code).toBe(0)
     const [a, b] = bodies(s)
@@ -67,7 +53,7 @@ describe("one-shot chat", () => {
       stdout: "",
       stderr: "lait: invalid value '3' for '--temperature <TEMPERATURE>': expected a number from 0 to 2\n"
     })
-    const badEnv = await p.lait(["--model", "m", ...at(s), "q"], { env: { LLM_MAX_TOKENS: "0" } })
+    const badEnv = await p.lait(["--model", "m", ...at(s), "q"], { LLM_MAX_TOKENS: "0" })
     expect(badEnv.code).toBe(2)
     expect(bodies(s)).toHaveLength(2)
   })
@@ -188,11 +174,11 @@ describe("one-shot chat", () => {
   test("piped stdin is the prompt, or is appended to PROMPT; '-' reads stdin alone", async () => {
     const s = server()
     const p = project()
-    expect((await p.lait(["--model", "m", ...at(s)], { stdin: "from pipe\n" })).stdout).toBe("echo: from pipe\n")
-    expect((await p.lait(["--model", "m", ...at(s), "Summarise:"], { stdin: "text" })).stdout)
+    expect((await p.lait(["--model", "m", ...at(s)], {}, "from pipe\n")).stdout).toBe("echo: from pipe\n")
+    expect((await p.lait(["--model", "m", ...at(s), "Summarise:"], {}, "text")).stdout)
       .toBe("echo: Summarise:\n\ntext\n")
-    expect((await p.lait(["--model", "m", ...at(s), "-"], { stdin: "dash" })).stdout).toBe("echo: dash\n")
-    const none = await p.lait(["--model", "m", ...at(s)], { stdin: "" })
+    expect((await p.lait(["--model", "m", ...at(s), "-"], {}, "dash")).stdout).toBe("echo: dash\n")
+    const none = await p.lait(["--model", "m", ...at(s)], {}, "")
     expect(outcome(none)).toEqual({
       code: 1,
       stdout: "",
@@ -345,7 +331,7 @@ describe("sessions", () => {
   test("a failed turn is not stored; names with path separators or '..' are refused", async () => {
     const p = project()
     const refused = await p.lait(["--model", "m", "--base-url", await refusedBaseUrl(), "--session", "s", "q"], {
-      env: { LAIT_HTTP_ATTEMPTS: "1" }
+      LAIT_HTTP_ATTEMPTS: "1"
     })
     expect(refused.code).toBe(4)
     expect(fs.existsSync(path.join(p.dir, ".lait/sessions/s.jsonl"))).toBe(false)
@@ -376,7 +362,7 @@ describe("named prompts", () => {
       stdout: "echo: Translate hello into German\n",
       stderr: "usage: prompt=10 completion=5 total=15\n"
     })
-    expect((await p.lait(["prompt", "run", "plain", "--json"], { stdin: "hi" })).stdout).toBe(
+    expect((await p.lait(["prompt", "run", "plain", "--json"], {}, "hi")).stdout).toBe(
       "{\"content\":\"echo: Say hi\",\"reasoning\":null,\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_tokens\":15},\"finish_reason\":\"stop\"}\n"
     )
     expect((await p.lait(["-p", "tr", "--var", "lang=Dutch", "bye"])).stdout).toBe("echo: Translate bye into Dutch\n")
@@ -505,7 +491,7 @@ describe("secrets", () => {
       const env = source === "OPENAI_API_KEY" ? { OPENAI_API_KEY: key } : {}
       const texts: Array<readonly [string, string]> = []
       const run = async (args: ReadonlyArray<string>, code: number) => {
-        const r = await p.lait(args, { env })
+        const r = await p.lait(args, env)
         texts.push([`${args.join(" ")} (stdout)`, r.stdout], [`${args.join(" ")} (stderr)`, r.stderr])
         expect({ args, code: r.code }).toEqual({ args, code })
         return r

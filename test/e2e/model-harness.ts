@@ -32,6 +32,8 @@ export interface LaitOptions {
   readonly cwd?: string
   /** A real `bun src/main.ts` process (runCli's `process`), for what only a process shows. */
   readonly process?: boolean
+  /** The compiled dist/lait (runCli's `binary`), for what only the single-file build shows. */
+  readonly binary?: boolean
 }
 
 /** The environment every run starts from. */
@@ -67,6 +69,7 @@ export const workspace = (prefix: string): Workspace => {
         cwd: options.cwd ?? dir,
         env: { ...cleanEnv(dir), ...options.env },
         process: options.process === true,
+        binary: options.binary === true,
         timeoutMs: 60_000,
         ...(options.stdin !== undefined ? { stdin: options.stdin } : {})
       }),
@@ -75,18 +78,23 @@ export const workspace = (prefix: string): Workspace => {
 }
 
 /**
- * Fresh numbered directories inside `ws`, each holding `files`; `lait` runs there with the workspace's
- * clean environment plus `env`.
+ * Fresh numbered directories inside `ws`, each holding `files` (paths may name subdirectories); `lait`
+ * runs there with the workspace's clean environment plus `env` (through dist/lait with `binary`).
  */
-export const projectsIn = (ws: Workspace) => {
+export const projectsIn = (ws: Workspace, where: { readonly binary?: boolean } = {}) => {
   let counter = 0
-  return (files: Readonly<Record<string, string>> = {}) => {
+  return (files: Readonly<Record<string, string | Uint8Array>> = {}) => {
     const dir = path.join(ws.dir, `p${++counter}`)
     fs.mkdirSync(dir, { recursive: true })
-    for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text)
+    for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
+      fs.writeFileSync(path.join(dir, file), text)
+    }
     return {
       dir,
-      lait: (args: ReadonlyArray<string>, env: Record<string, string> = {}) => ws.lait(args, { cwd: dir, env })
+      at: (rel: string) => path.join(dir, rel),
+      lait: (args: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>> = {}, stdin?: string) =>
+        ws.lait(args, { cwd: dir, env, binary: where.binary === true, ...(stdin === undefined ? {} : { stdin }) })
     }
   }
 }

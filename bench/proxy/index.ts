@@ -2,8 +2,9 @@
 // against the same clients sending the same requests to the fixture server directly, rounds
 // interleaved in one run. The fixture server runs as a process of its own, as the proxy does, so
 // neither server shares the clients' event loop. The cassettes are recorded first through the proxy itself
-// (`--record-missing`, untimed). Memory: the proxy's resident set after the first round and after the
-// last (flat = the same), read from /proc. Checked: every answer through the proxy is the one the
+// (`--record-missing`, untimed), and one untimed round on each side precedes the timed ones. Memory:
+// the proxy's resident set after the first timed round and after the last (flat = the same), read
+// from /proc. Checked: every answer through the proxy is the one the
 // server gave for that request.
 //
 //   node_modules/.bin/bun bench/proxy/index.ts [--rounds N] [--requests N] [--clients N] [--binary PATH]
@@ -123,6 +124,10 @@ export const runProxyBench = async (options: ProxyBenchOptions): Promise<ProxyFi
     await recorder.stop()
     const proxy = await startProxy(options.binary, dir, ["--replay", "cassettes"])
     try {
+      // One untimed round each first: the proxy's code is compiled as it runs (the server's was, while
+      // it answered the recording), and a round of cold code is not what a running proxy costs.
+      await round(server.baseUrl, options.requests, options.clients)
+      await round(proxy.url, options.requests, options.clients)
       const direct: Array<number> = []
       const proxied: Array<number> = []
       let rssFirst = 0

@@ -4,16 +4,14 @@
 import type * as NodeCrypto from "node:crypto"
 
 interface BunHasher {
-  update(data: string): BunHasher
-  digest(encoding: "hex"): string
+  hash(algorithm: "sha256", data: string, encoding: "hex"): string
 }
 
-const BunCryptoHasher = (globalThis as { Bun?: { CryptoHasher: new(algorithm: "sha256") => BunHasher } }).Bun
-  ?.CryptoHasher
+const BunCryptoHasher = (globalThis as { Bun?: { CryptoHasher: BunHasher } }).Bun?.CryptoHasher
 
 /** Through node:crypto: what runtimes without Bun's hasher use. */
 export const nodeSha256Hex = (text: string): string =>
   (process.getBuiltinModule("node:crypto") as typeof NodeCrypto).createHash("sha256").update(text).digest("hex")
 
 export const sha256Hex = (text: string): string =>
-  BunCryptoHasher !== undefined ? new BunCryptoHasher("sha256").update(text).digest("hex") : nodeSha256Hex(text)
+  BunCryptoHasher !== undefined ? BunCryptoHasher.hash("sha256", text, "hex") : nodeSha256Hex(text)

@@ -2,9 +2,10 @@
 // a TraceEntry (what kind of event it is and its label); everything else Effect traces (`Effect.fn`
 // spans, HTTP clients) is ignored by the run's collector (src/trace/RunTracer.ts, an Effect Tracer
 // provided per run). The helpers here create such spans through whatever Tracer is current, so the
-// engine and the model client need no service of their own: outside a run they are plain spans.
+// engine and the model client need no service of their own; outside a run, under Effect's own
+// tracer, which records nothing, they make none.
 import * as nodePath from "node:path"
-import { Cause, Context, Effect, Exit, type Tracer } from "effect"
+import { Cause, Context, Effect, Exit, Tracer } from "effect"
 import { errorClassOf, isLaitError, primaryError, renderChain } from "./errors.ts"
 import type { Json } from "./json.ts"
 
@@ -137,6 +138,19 @@ const spanOptions = (spec: TraceSpanSpec) => ({
 })
 
 /**
+ * `untraced` where nothing records spans (Effect's own tracer is current: no run collector, no live
+ * export), else `traced()`: a request of `lait proxy` without a trace file, say, makes no spans nobody
+ * reads (bench/README.md, issue 41).
+ */
+export const whenTraced = <A, E, R, R2>(
+  untraced: Effect.Effect<A, E, R>,
+  traced: () => Effect.Effect<A, E, R2>
+): Effect.Effect<A, E, R | R2> =>
+  Effect.withFiber<A, E, R | R2>((fiber) =>
+    fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer ? untraced : traced()
+  )
+
+/**
  * `effect` as a span of the trace: the spans it creates nest under it, and it ends when `effect`
  * does. `attributesOnExit` (default: `error.type` when it failed or was interrupted) is added then.
  */
@@ -145,16 +159,17 @@ export const traceSpan = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   attributesOnExit: (exit: Exit.Exit<A, E>) => Readonly<Record<string, Json>> = errorAttributes
 ): Effect.Effect<A, E, Exclude<R, Tracer.ParentSpan>> =>
-  Effect.useSpan(spec.operation, spanOptions(spec), (span) =>
-    effect.pipe(
-      Effect.onExit((exit) =>
-        Effect.sync(() => {
-          for (const [key, value] of Object.entries(attributesOnExit(exit))) span.attribute(key, value)
-        })
-      ),
-      // No stack capture (an Error per span): lait never prints an error's span stack.
-      Effect.withParentSpan(span, { captureStackTrace: false })
-    ))
+  whenTraced(effect as Effect.Effect<A, E, Exclude<R, Tracer.ParentSpan>>, () =>
+    Effect.useSpan(spec.operation, spanOptions(spec), (span) =>
+      effect.pipe(
+        Effect.onExit((exit) =>
+          Effect.sync(() => {
+            for (const [key, value] of Object.entries(attributesOnExit(exit))) span.attribute(key, value)
+          })
+        ),
+        // No stack capture (an Error per span): lait never prints an error's span stack.
+        Effect.withParentSpan(span, { captureStackTrace: false })
+      )))
 
 const nanosOfDate = (date: Date): bigint => BigInt(date.getTime()) * 1_000_000n
 

@@ -22,7 +22,7 @@ export const makeRecordMissing = (
     return {
       complete: Effect.fnUntraced(function*(call: ModelCall) {
         // Exactly the file a replay would read: what replays under --replay is never sent again.
-        const recorded = yield* files.exists(yield* replayFile(dir, callKey(call), yield* CassetteRepeat))
+        const recorded = yield* files.exists(yield* replayFile(files, dir, callKey(call), yield* CassetteRepeat))
         return yield* (recorded ? replay.complete(call) : record.complete(call))
       }, Effect.provideService(FileLoader, files))
     }

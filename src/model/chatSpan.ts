@@ -11,7 +11,8 @@ import {
   recordSpan,
   TraceContent,
   type TraceContentCapture,
-  traceSpan
+  traceSpan,
+  whenTraced
 } from "../core/tracing.ts"
 import { urlCredentials } from "../core/urls.ts"
 import { chatContent } from "./chatContent.ts"
@@ -109,7 +110,7 @@ export const traceChat = <E, R>(
   source: Source,
   effect: Effect.Effect<ModelResult, E, R>
 ): Effect.Effect<ModelResult, E, R> =>
-  TraceContent.use((capture) =>
+  whenTraced(effect, () => TraceContent.use((capture) =>
     traceSpan(
       { operation: "chat", label: call.label },
       capture === undefined ? effect : effect.pipe(
@@ -122,7 +123,7 @@ export const traceChat = <E, R>(
         if (capture === undefined) return attributes
         return { ...attributes, ...chatContent(call.request.messages, Exit.isSuccess(exit) ? exit.value : undefined) }
       }
-    ))
+    )))
 
 /** The `chat` span of an answer that did not come from the layer below (a cache hit). */
 export const recordChat = (call: ModelCall, result: ModelResult, start: Date): Effect.Effect<void> =>

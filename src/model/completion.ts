@@ -115,29 +115,32 @@ export const cutOffText = (maxTokens: number | undefined): string =>
  * Notes how an answer (live, cached or replayed) finished: a `warning:` when it was cut off, and its
  * finish reason in the run's usage meter (what `--json` reports).
  */
-export const noteFinish = (call: ModelCall, result: ModelResult): Effect.Effect<void, never, RunUsage> =>
-  Effect.gen(function*() {
-    if (result.finishReason !== undefined) yield* RunUsage.use((u) => u.recordFinish(result.finishReason!))
-    if (cutOff(result)) {
-      yield* Console.error(`warning: ${call.label}: the answer was ${cutOffText(call.request.max_tokens)}`)
-    }
-  })
+export const noteFinish = (call: ModelCall, result: ModelResult): Effect.Effect<void, never, RunUsage> => {
+  const reason = result.finishReason
+  if (reason === undefined) return Effect.void
+  const recorded = RunUsage.use((u) => u.recordFinish(reason))
+  if (!cutOff(result)) return recorded
+  const warning = `warning: ${call.label}: the answer was ${cutOffText(call.request.max_tokens)}`
+  return Effect.andThen(recorded, Console.error(warning))
+}
 
 /** Adds an answer's tokens to the run's usage; cache hits are counted by the cache instead. */
-export const recordUsage = (label: string, result: ModelResult) =>
-  Effect.gen(function*() {
-    for (const reason of result.usageIgnored ?? []) {
-      yield* Effect.logDebug(`${label}: the reported ${reason}; treated as absent`)
-    }
-    if (result.usage === undefined) return
-    const usage = result.usage
-    yield* RunUsage.use((u) =>
-      u.record({
-        label,
-        prompt: usage.prompt_tokens,
-        completion: usage.completion_tokens,
-        total: usage.total_tokens,
-        pricing: result.endpoint.pricing
-      })
-    )
-  })
+export const recordUsage = (label: string, result: ModelResult): Effect.Effect<void, never, RunUsage> => {
+  const usage = result.usage
+  const recorded = usage === undefined ? Effect.void : RunUsage.use((u) =>
+    u.record({
+      label,
+      prompt: usage.prompt_tokens,
+      completion: usage.completion_tokens,
+      total: usage.total_tokens,
+      pricing: result.endpoint.pricing
+    })
+  )
+  const ignored = result.usageIgnored ?? []
+  return ignored.length === 0 ? recorded : Effect.andThen(
+    Effect.forEach(ignored, (reason) => Effect.logDebug(`${label}: the reported ${reason}; treated as absent`), {
+      discard: true
+    }),
+    recorded
+  )
+}

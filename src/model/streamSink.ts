@@ -25,9 +25,13 @@ export const UsageWanted = Context.Reference<boolean>("lait/model/UsageWanted", 
 
 /** Hands an answer that was not streamed (replayed, cached, or a server that ignored `stream`) to the sink. */
 export const emitWhole = (result: ModelResult): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    const sink = yield* StreamSink
-    if (sink === undefined) return
-    if (result.reasoning !== null && result.reasoning !== "") yield* sink({ _tag: "Reasoning", text: result.reasoning })
-    if (result.content !== null && result.content !== "") yield* sink({ _tag: "Content", text: result.content })
+  Effect.withFiber((fiber) => {
+    const sink = fiber.getRef(StreamSink)
+    if (sink === undefined) return Effect.void
+    const reasoning = result.reasoning !== null && result.reasoning !== ""
+      ? sink({ _tag: "Reasoning", text: result.reasoning })
+      : Effect.void
+    return result.content !== null && result.content !== ""
+      ? Effect.andThen(reasoning, sink({ _tag: "Content", text: result.content }))
+      : reasoning
   })

@@ -57,6 +57,8 @@ export interface FileOps {
   readonly listNames: (dir: string) => Effect.Effect<Array<string>, FileError>
   /** Whether the path names anything (a dangling symlink does not). */
   readonly exists: (path: string) => Effect.Effect<boolean>
+  /** Metadata, following symlinks, or undefined when it cannot be had (nothing there, no access). */
+  readonly statIfAny: (path: string) => Effect.Effect<Files.Stats | undefined>
   /** The first `length` bytes (fewer when the file is shorter). */
   readonly readHead: (path: string, length: number) => Effect.Effect<Uint8Array, FileError>
   /**
@@ -89,6 +91,7 @@ export const fileOps: FileOps = {
   list: (dir) => call(dir, "list", () => Files.listEntries(dir)),
   listNames: (dir) => call(dir, "list", () => Files.list(dir)),
   exists: (path) => Effect.sync(() => Files.exists(path)),
+  statIfAny: (path) => Effect.sync(() => Files.statOrUndefined(path)),
   readHead: (path, length) => call(path, "read", () => Files.readHead(path, length)),
   readOwnText: (path, options) => call(path, "read", () => Files.readOwnText(path, options)),
   append: (path, text) => call(path, "write", () => Files.appendWhole(path, text)),

@@ -101,7 +101,8 @@ export const refuseSymlinks = (path: string): void => {
 
 export const statOrUndefined = (path: string): Stats | undefined => {
   try {
-    return fs.statSync(path)
+    // No exception (and its stack) for the usual absence.
+    return fs.statSync(path, { throwIfNoEntry: false })
   } catch {
     return undefined
   }

@@ -41,3 +41,59 @@ export const readJsonBody = (request: IncomingMessage, timeoutMs: number, maxByt
     request.once("end", onEnd)
     request.once("error", onError)
   })
+
+const parsed = (text: string): JsonBody => {
+  try {
+    return { ok: true, json: JSON.parse(text) as unknown }
+  } catch {
+    return { ok: false, problem: "not-json" }
+  }
+}
+
+const TIMEOUT = Symbol("timeout")
+type Failed = { readonly problem: "timeout" | "too-large" }
+
+/** A body without a length, read chunk by chunk so a flood stops at the cap. */
+const readChunked = async (
+  body: ReadableStream<Uint8Array> | null,
+  deadline: Promise<typeof TIMEOUT>,
+  maxBytes: number
+): Promise<string | Failed> => {
+  if (body === null) return ""
+  const reader = body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const next = await Promise.race([reader.read(), deadline])
+    if (next === TIMEOUT || (!next.done && (size += next.value.byteLength) > maxBytes)) {
+      void reader.cancel().catch(() => undefined)
+      return { problem: next === TIMEOUT ? "timeout" : "too-large" }
+    }
+    if (next.done) return Buffer.concat(chunks).toString("utf8")
+    chunks.push(next.value)
+  }
+}
+
+/**
+ * `readJsonBody` for a web Request (./fetchServer.ts): the same cap, deadline and answers. A body
+ * of a declared length is taken whole from the server (a client's usual request; touching
+ * `request.body` would make a stream of it first); only one sent without a length is read chunk by
+ * chunk.
+ */
+export const readJsonRequest = async (request: Request, timeoutMs: number, maxBytes: number): Promise<JsonBody> => {
+  const length = request.headers.get("content-length")
+  if (length !== null && Number(length) > maxBytes) return { ok: false, problem: "too-large" }
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const deadline = new Promise<typeof TIMEOUT>((resolve) => timer = setTimeout(() => resolve(TIMEOUT), timeoutMs))
+  try {
+    const body = length !== null
+      ? await Promise.race([request.text(), deadline])
+      : await readChunked(request.body, deadline, maxBytes)
+    if (body === TIMEOUT) return { ok: false, problem: "timeout" }
+    return typeof body === "string" ? parsed(body) : { ok: false, problem: body.problem }
+  } catch {
+    return { ok: false, problem: "aborted" }
+  } finally {
+    clearTimeout(timer)
+  }
+}

@@ -10,9 +10,22 @@ const objectOr = (value: unknown): Json =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? value as Json : {}
 
 /** The whole answer's body; `model` is what the app asked for when the answer names none. */
-export const wholeAnswer = (result: ModelResult, model: string): Json => {
+const wholeAnswer = (result: ModelResult, model: string): Json => {
   const raw = objectOr(result.raw)
   return { ...raw, model: raw["model"] ?? model, object: raw["object"] ?? "chat.completion" }
+}
+
+// A replayed answer is the same object each time it is asked for (src/model/cassette/memo.ts): its
+// text is made once per model name.
+const wholeTexts = new WeakMap<ModelResult, { readonly model: string; readonly text: string }>()
+
+/** `wholeAnswer` as JSON text. */
+export const wholeAnswerText = (result: ModelResult, model: string): string => {
+  const known = wholeTexts.get(result)
+  if (known?.model === model) return known.text
+  const text = JSON.stringify(wholeAnswer(result, model))
+  wholeTexts.set(result, { model, text })
+  return text
 }
 
 const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`

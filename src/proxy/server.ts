@@ -2,7 +2,6 @@
 // `POST /v1/chat/completions` and `GET /v1/models`, each request answered through the ModelClient
 // the command built (live, cache, record, replay: the layers `lait run` uses), in the run context
 // the listener was started in, or in one of its own per request (`perRequest`).
-import type { IncomingMessage, ServerResponse } from "node:http"
 import { Cause, Console, Effect, FiberSet } from "effect"
 import type { Endpoints } from "../config/endpoints.ts"
 import { LaitConfig } from "../config/LaitConfig.ts"
@@ -11,11 +10,12 @@ import { redact } from "../core/redaction.ts"
 import { ModelClient, type ModelResult } from "../model/ModelClient.ts"
 import { ModelError } from "../model/ModelError.ts"
 import type { RunUsage } from "../model/RunUsage.ts"
-import { readJsonBody } from "../platform/httpBody.ts"
-import { type HttpListener, listenHttp } from "../platform/httpServer.ts"
+import { listenFetch } from "../platform/fetchServer.ts"
+import { readJsonRequest } from "../platform/httpBody.ts"
+import type { HttpListener } from "../platform/httpServer.ts"
 import { type HttpAddress, hostAllowed, originAllowed } from "../platform/httpAccess.ts"
 import { AppError } from "./appErrors.ts"
-import { streamedAnswer, wholeAnswer } from "./answer.ts"
+import { streamedAnswer, wholeAnswerText } from "./answer.ts"
 import { readProxyRequest } from "./request.ts"
 
 /** Images travel in the body as base64: generous, but a cap all the same. */
@@ -132,7 +132,7 @@ const chat = (
     options.onAnswer?.(result)
     return read.stream
       ? { status: 200, type: "text/event-stream", body: streamedAnswer(result, resolved.name, read.includeUsage) }
-      : json(200, wholeAnswer(result, resolved.name))
+      : { status: 200, type: "application/json", body: wholeAnswerText(result, resolved.name) }
   }).pipe(
     Effect.catchCause((cause) => {
       if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
@@ -149,11 +149,11 @@ const models = LaitConfig.use((config) =>
   }))
 )
 
-const send = (response: ServerResponse, answer: Answer) => {
-  if (response.headersSent) return void response.end()
-  response.writeHead(answer.status, { "content-type": answer.type, "cache-control": "no-store" })
-  response.end(answer.body)
-}
+const respond = (answer: Answer, headers: Record<string, string> = {}) =>
+  new Response(answer.body, {
+    status: answer.status,
+    headers: { "content-type": answer.type, "cache-control": "no-store", ...headers }
+  })
 
 /**
  * Listens until the enclosing scope closes. `perRequest` runs around each request's effect: the
@@ -169,41 +169,39 @@ export const listenProxy = <R>(
     // Known once listening; no request is answered before.
     let self = "http://127.0.0.1:0/"
     const { host, port } = options.address
-    const handle = (request: IncomingMessage, response: ServerResponse): void => {
-      const { host: hostHeader, origin } = request.headers
-      if (!hostAllowed(hostHeader, []) || !originAllowed(origin, { loopback: true, allowed: [] })) {
-        return send(response, openAiError(403, "lait_forbidden", "only local clients may use lait proxy"))
+    const handle = async (request: Request): Promise<Response> => {
+      const host = request.headers.get("host") ?? undefined
+      const origin = request.headers.get("origin") ?? undefined
+      if (!hostAllowed(host, []) || !originAllowed(origin, { loopback: true, allowed: [] })) {
+        return respond(openAiError(403, "lait_forbidden", "only local clients may use lait proxy"))
       }
-      const path = new URL(request.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "")
-      const answer = (effect: Effect.Effect<Answer, never, R>) => {
-        // An app that hangs up stops its request (and the model call it waits for).
-        const hangup = new AbortController()
-        response.once("close", () => void (response.writableFinished || hangup.abort()))
-        run(effect, { signal: hangup.signal }).then((a) => send(response, a), () => void response.end())
-      }
+      const path = new URL(request.url).pathname.replace(/\/+$/, "")
+      // An app that hangs up stops its request (and the model call it waits for).
+      const answer = (effect: Effect.Effect<Answer, never, R>) =>
+        run(effect, { signal: request.signal }).then((a) => respond(a), () => new Response(null, { status: 503 }))
       if (request.method === "GET" && path === "/v1/models") return answer(perRequest(models))
       if (path !== "/v1/chat/completions") {
         const served = "lait proxy serves POST /v1/chat/completions and GET /v1/models"
-        return send(response, openAiError(404, "not_found", served))
+        return respond(openAiError(404, "not_found", served))
       }
       if (request.method !== "POST") {
-        return send(response, openAiError(405, "invalid_request_error", "use POST for /v1/chat/completions"))
+        return respond(openAiError(405, "invalid_request_error", "use POST for /v1/chat/completions"))
       }
-      void readJsonBody(request, BODY_TIMEOUT_MS, MAX_BODY_BYTES).then((body) => {
-        if (body.ok) return answer(perRequest(chat(body.json, options, endpointsFor, self)))
-        if (body.problem === "aborted") return
-        const [status, message] = body.problem === "not-json"
-          ? [400, "the request body is not JSON"]
-          : body.problem === "too-large"
-          ? [413, `the request body exceeds ${MAX_BODY_BYTES} bytes`]
-          : [408, `the request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s`]
-        send(response, openAiError(status, "invalid_request_error", message))
-        if (status !== 400) request.destroy()
-      })
+      const body = await readJsonRequest(request, BODY_TIMEOUT_MS, MAX_BODY_BYTES)
+      if (body.ok) return answer(perRequest(chat(body.json, options, endpointsFor, self)))
+      if (body.problem === "aborted") return new Response(null, { status: 400 })
+      const [status, message] = body.problem === "not-json"
+        ? [400, "the request body is not JSON"]
+        : body.problem === "too-large"
+        ? [413, `the request body exceeds ${MAX_BODY_BYTES} bytes`]
+        : [408, `the request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s`]
+      // The rest of a body too large or too slow is not read: the connection goes with the answer.
+      const close = status === 400 ? {} : { connection: "close" }
+      return respond(openAiError(status, "invalid_request_error", message), close)
     }
     const listener: HttpListener = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => listenHttp(host, port, handle),
+        try: () => listenFetch(host, port, handle),
         catch: (detail) =>
           new AppError({ reason: { _tag: "ListenFailed", address: `${host}:${port}`, detail: String(detail) } })
       }),

@@ -85,6 +85,33 @@ console.log(JSON.stringify(await Effect.runPromise(Effect.provide(program, Platf
     expect(r.stderr).toBe("")
     expect(JSON.parse(r.stdout)).toEqual({ text: "written under deno", child: "undefined" })
   }, 120_000)
+
+  // `lait proxy`'s listener takes Deno.serve here (src/platform/fetchServer.ts).
+  test("the fetch listener and its body reader work under Deno", async () => {
+    const probe = path.join(cwd, "listen.ts")
+    fs.writeFileSync(
+      probe,
+      `import { listenFetch } from ${JSON.stringify(path.join(repoRoot, "src", "platform", "fetchServer.ts"))}
+import { readJsonRequest } from ${JSON.stringify(path.join(repoRoot, "src", "platform", "httpBody.ts"))}
+const listener = await listenFetch("127.0.0.1", 0, async (request) =>
+  Response.json({ path: new URL(request.url).pathname, body: await readJsonRequest(request, 5000, 100) }))
+const at = \`http://\${listener.host}:\${listener.port}\`
+const asked = await (await fetch(\`\${at}/v1/x\`, { method: "POST", body: JSON.stringify({ a: 1 }) })).json()
+const flood = await (await fetch(\`\${at}/v1/x\`, { method: "POST", body: "x".repeat(200) })).json()
+let refused = ""
+await listenFetch("127.0.0.1", listener.port, () => new Response("")).catch((e) => refused = String(e))
+await listener.close()
+console.log(JSON.stringify({ asked, flood: flood.body, refused: refused !== "" }))
+`
+    )
+    const r = await run([deno, "run", "--allow-all", "--config", denoConfig, probe], { cwd, env: env(), timeoutMs: 120_000 })
+    expect(r.stderr).toBe("")
+    expect(JSON.parse(r.stdout)).toEqual({
+      asked: { path: "/v1/x", body: { ok: true, json: { a: 1 } } },
+      flood: { ok: false, problem: "too-large" },
+      refused: true
+    })
+  }, 120_000)
 })
 
 // Runs without deno: the import map must pin what package.json pins, or Deno and Bun run different code.

@@ -3,11 +3,13 @@
 // that what a test runs does not inherit it. A `run:` step shows both sides: its own environment and
 // lait's initial one (/proc/<lait>/environ, which keeps what the process was started with). `lait run`
 // raises the JIT policy (Bun.unsafe.setJITPolicy) for its first half second, seen through a preload
-// that records the calls. No other command is tuned (`lait eval` no longer raises the policy: issue 37).
+// that records the calls. `lait proxy`, a server whose requests run the same code thousands of times,
+// runs with the FTL tier off as `lait test` does (issue 41), seen in its /proc/<pid>/environ. No other
+// command is tuned (`lait eval` no longer raises the policy: issue 37).
 import { afterAll, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { makeTempDir, repoRoot, run, runCli } from "./util.ts"
+import { ensureBinary, makeTempDir, repoRoot, run, runCli } from "./util.ts"
 
 const dir = fs.realpathSync(makeTempDir("e2e-jsc"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -82,6 +84,36 @@ describe.skipIf(process.platform !== "linux")("lait test and JavaScriptCore's FT
     )
     expect(shown(r.stdout)).toBe("own: \nlait: ")
     expect(r.stderr).toContain("preloaded\n")
+  }, 60_000)
+})
+
+describe.skipIf(process.platform !== "linux")("lait proxy and JavaScriptCore's FTL tier", () => {
+  test("lait proxy runs with the option set", async () => {
+    const child = Bun.spawn([await ensureBinary(), "--no-env", "proxy"], {
+      cwd: dir,
+      env: env(),
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe"
+    })
+    try {
+      const reader = child.stderr.getReader()
+      let text = ""
+      while (!text.includes("listening on")) {
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`lait proxy did not start: ${text}`)
+        text += new TextDecoder().decode(value)
+      }
+      // The environment it was started with: the exec's (same pid).
+      const environ = fs.readFileSync(`/proc/${child.pid}/environ`, "utf8").split("\0")
+      expect(environ.filter((e) => /^(BUN_JSC_useFTLJIT|LAIT_JSC_TUNED)=/.test(e)).sort()).toEqual([
+        "BUN_JSC_useFTLJIT=0",
+        "LAIT_JSC_TUNED=1"
+      ])
+    } finally {
+      child.kill("SIGTERM")
+      await child.exited
+    }
   }, 60_000)
 })
 

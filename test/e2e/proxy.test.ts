@@ -8,7 +8,7 @@ import * as path from "node:path"
 import OpenAI from "openai"
 import { cleanEnv, refusedBaseUrl, server, workspace } from "./model-harness.ts"
 import { startProxy } from "./proxy-util.ts"
-import { ensureBinary } from "./util.ts"
+import { ensureBinary, waitUntil } from "./util.ts"
 
 const ws = workspace("e2e-proxy")
 beforeAll(async () => void await ensureBinary(), 300_000)
@@ -165,3 +165,116 @@ test("OPENAI_BASE_URL pointing at the proxy itself is refused, not followed", as
     await proxy.stop()
   }
 })
+
+/** A directory whose `fast` alias answers from `baseUrl`. */
+const appDir = (name: string, baseUrl: string) => {
+  const dir = path.join(ws.dir, name)
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(
+    path.join(dir, "lait.config.yml"),
+    `models:\n  fast:\n    - provider: {base_url: '${baseUrl}', api_key: fixture-key}\n      model_id: fixture-model\n`
+  )
+  return dir
+}
+
+const post = (url: string, body: string | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
+  fetch(`${url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+    duplex: "half"
+  } as RequestInit)
+
+const errorOf = async (response: Response) => [response.status, ((await response.json()) as { error: { type: string } }).error.type]
+
+test("what the listener does not serve is answered in OpenAI's words, and the proxy carries on", async () => {
+  const dir = appDir("edges", await refusedBaseUrl())
+  fs.mkdirSync(path.join(dir, "cassettes"))
+  const proxy = await startProxy(["--replay", "cassettes"], dir, cleanEnv(ws.dir))
+  try {
+    const base = proxy.url.replace(/\/v1$/, "")
+    expect(await errorOf(await fetch(`${base}/v1/embeddings`, { method: "POST", body: "{}" }))).toEqual([404, "not_found"])
+    expect(await errorOf(await fetch(`${proxy.url}/chat/completions`))).toEqual([405, "invalid_request_error"])
+    expect(await errorOf(await post(proxy.url, "not json"))).toEqual([400, "invalid_request_error"])
+    const hello = JSON.stringify({ model: "fast", messages: [{ role: "user", content: "hi" }] })
+    expect(await errorOf(await post(proxy.url, hello, { origin: "https://evil.example" }))).toEqual([403, "lait_forbidden"])
+    // Over the 32 MiB cap: by its declared length, and streamed without one.
+    const big = "x".repeat(32 * 1024 * 1024 + 1)
+    expect(await errorOf(await post(proxy.url, big))).toEqual([413, "invalid_request_error"])
+    const chunks = [big.slice(0, 16 * 1024 * 1024), big.slice(16 * 1024 * 1024)]
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift()
+        if (next === undefined) controller.close()
+        else controller.enqueue(new TextEncoder().encode(next))
+      }
+    })
+    expect(await errorOf(await post(proxy.url, stream))).toEqual([413, "invalid_request_error"])
+    // Still answering: a miss, as a replay of an empty directory gives.
+    expect(await errorOf(await post(proxy.url, hello))).toEqual([404, "lait_replay_miss"])
+  } finally {
+    await proxy.stop()
+  }
+}, 120_000)
+
+test("a cassette rewritten while the proxy replays is the one the next request gets", async () => {
+  const s = server({ script: [{ match: "question", content: "first answer", repeat: true }] })
+  const dir = appDir("edited", s.baseUrl)
+  const recording = await startProxy(["--record", "cassettes"], dir, cleanEnv(ws.dir))
+  const ask = async (url: string) => {
+    const answer = await client(url).chat.completions.create({ model: "fast", messages: [{ role: "user", content: "question" }] })
+    return answer.choices[0]!.message.content
+  }
+  expect(await ask(recording.url)).toBe("first answer")
+  await recording.stop()
+  const [name] = fs.readdirSync(path.join(dir, "cassettes"))
+  const file = path.join(dir, "cassettes", name!)
+  const replaying = await startProxy(["--replay", "cassettes"], dir, cleanEnv(ws.dir))
+  try {
+    expect(await ask(replaying.url)).toBe("first answer")
+    expect(await ask(replaying.url)).toBe("first answer")
+    // Replaced by a rename (as lait writes), then edited in place with the same length.
+    const replaced = fs.readFileSync(file, "utf8").replace("first answer", "second answer")
+    fs.writeFileSync(`${file}.tmp`, replaced)
+    fs.renameSync(`${file}.tmp`, file)
+    expect(await ask(replaying.url)).toBe("second answer")
+    fs.writeFileSync(file, replaced.replace("second answer", "latest answer"))
+    expect(await ask(replaying.url)).toBe("latest answer")
+    fs.rmSync(file)
+    expect(await ask(replaying.url).catch((e: unknown) => (e as InstanceType<typeof OpenAI.APIError>).status)).toBe(404)
+  } finally {
+    await replaying.stop()
+  }
+}, 120_000)
+
+test("an app that hangs up stops its request and the model call it waits for", async () => {
+  let release = () => {}
+  const held = new Promise<void>((resolve) => release = resolve)
+  const s = server({ script: [{ match: "slow", content: "too late", hold: held }] })
+  const dir = appDir("hangup", s.baseUrl)
+  const proxy = await startProxy(["--trace-file", "trace.jsonl"], dir, cleanEnv(ws.dir))
+  try {
+    const gone = new AbortController()
+    const request = fetch(`${proxy.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "fast", messages: [{ role: "user", content: "slow" }] }),
+      signal: gone.signal
+    }).catch((e: unknown) => e)
+    await waitUntil("the model call to arrive", () => s.inFlight === 1)
+    gone.abort()
+    expect(await request).toBeInstanceOf(Error)
+    // The call's span ended, cancelled, while the server still held its answer.
+    const chat = () =>
+      fs.existsSync(path.join(dir, "trace.jsonl"))
+        ? fs.readFileSync(path.join(dir, "trace.jsonl"), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l))
+          .filter((e: { operation: string }) => e.operation === "chat")
+        : []
+    await waitUntil("the abandoned call's trace event", () => chat().length === 1)
+    expect(chat()[0].attributes["error.type"]).toBe("cancelled")
+    expect(s.inFlight).toBe(1)
+  } finally {
+    release()
+    await proxy.stop()
+  }
+}, 120_000)

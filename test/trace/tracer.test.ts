@@ -111,7 +111,7 @@ describe("the run's Tracer", () => {
 })
 
 describe("the model client's chat span", () => {
-  test("a model call needs no RunTracer: outside a run it is an ordinary span", async () => {
+  test("a model call needs no RunTracer: outside a run it makes no span at all", async () => {
     server = startOpenAiServer({ script: [{ content: "ok" }] })
     const live = ModelClient.layerLive({ attempts: 1, backoff: "1 millis" }).pipe(Layer.provide(ModelHttp.layer))
     const endpoint = {
@@ -127,5 +127,25 @@ describe("the model client's chat span", () => {
       )
     )
     expect(result.content).toBe("ok")
+  })
+})
+
+describe("spans nobody records", () => {
+  const inner = Effect.map(Effect.option(Effect.currentSpan), (span) => span._tag === "Some" ? span.value.name : "none")
+
+  test("under Effect's own tracer a trace span is not made: the effect runs as it is", async () => {
+    expect(await Effect.runPromise(traceSpan({ operation: "chat", label: "x" }, inner))).toBe("none")
+  })
+
+  test("under a run's collector, or any tracer of its own, it is", async () => {
+    const seen: Array<string> = []
+    const tracer = Tracer.make({ span: (options) => (seen.push(options.name), new Tracer.NativeSpan(options)) })
+    const traced = traceSpan({ operation: "chat", label: "x" }, inner)
+    expect(await Effect.runPromise(Effect.withTracer(traced, tracer))).toBe("chat")
+    expect(seen).toEqual(["chat"])
+    let named = ""
+    const all = await Effect.runPromise(asRun(Effect.map(traced, (name) => void (named = name))))
+    expect(named).toBe("chat")
+    expect(all.map((e) => e.operation)).toEqual(["chat"])
   })
 })

@@ -3,7 +3,7 @@
 // (docs/record-replay.md#the-request-key).
 import { sha256Hex } from "../../core/sha256.ts"
 import type { Endpoint, ModelCall } from "../call.ts"
-import { RustFloat, rustJson } from "../rustJson.ts"
+import { RustFloat, rustJson, RustJsonText, rustJsonOfData } from "../rustJson.ts"
 import type { ChatMessage, ContentPart, ResponseFormat, ToolCall, ToolDefinition } from "../types.ts"
 
 export interface KeyInput {
@@ -72,9 +72,10 @@ export const keyMaterial = (k: KeyInput): string =>
     temperature: float(k.temperature),
     top_p: float(k.top_p),
     max_tokens: k.max_tokens ?? null,
-    messages: k.messages.map(canonicalMessage),
-    tools: k.tools.map(canonicalTool),
-    response_format: canonicalResponseFormat(k.response_format)
+    // Data all through: the fast rendering (../rustJson.ts).
+    messages: new RustJsonText(rustJsonOfData(k.messages.map(canonicalMessage))),
+    tools: new RustJsonText(rustJsonOfData(k.tools.map(canonicalTool))),
+    response_format: new RustJsonText(rustJsonOfData(canonicalResponseFormat(k.response_format)))
   })
 
 export const requestKey = (k: KeyInput): string => sha256Hex(keyMaterial(k))

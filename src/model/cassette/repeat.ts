@@ -9,7 +9,7 @@
 // --repeat) gives that answer to every repeat.
 import { Context, Effect } from "effect"
 import * as nodePath from "node:path"
-import { FileLoader } from "../../platform/FileLoader.ts"
+import type { FileOps } from "../../platform/fileOps.ts"
 
 /** The 0-based repeat the current run is (set per run by `lait eval`; 0 everywhere else). */
 export const CassetteRepeat = Context.Reference<number>("lait/model/CassetteRepeat", { defaultValue: () => 0 })
@@ -19,8 +19,13 @@ export const cassetteFile = (dir: string, key: string, repeat: number): string =
   nodePath.join(dir, repeat > 0 ? `${key}.r${repeat}.json` : `${key}.json`)
 
 /** Where it is replayed from: the repeat's own file when there is one, else `<key>.json`. */
-export const replayFile = (dir: string, key: string, repeat: number): Effect.Effect<string, never, FileLoader> => {
+export const replayFile = (
+  files: FileOps,
+  dir: string,
+  key: string,
+  repeat: number
+): Effect.Effect<string> => {
   const own = cassetteFile(dir, key, repeat)
   if (repeat === 0) return Effect.succeed(own)
-  return Effect.map(FileLoader.use((files) => files.exists(own)), (exists) => exists ? own : cassetteFile(dir, key, 0))
+  return Effect.map(files.exists(own), (exists) => exists ? own : cassetteFile(dir, key, 0))
 }

@@ -7,12 +7,13 @@ export const CachedEntry = Schema.Struct({ created_at: Schema.String, response: 
 
 /** `<dir>/<key>.json`: only the answer is read back; the request is there for people and diffs. */
 export const Cassette = Schema.Struct({ response: Schema.Unknown })
+export type Cassette = typeof Cassette.Type
 
 const cassette = Schema.decodeUnknownExit(Schema.fromJsonString(Cassette))
 const cachedEntry = Schema.decodeUnknownExit(Schema.fromJsonString(CachedEntry))
 
 /** A cassette's text decoded, or undefined when it is not one. */
-export const decodeCassette = (text: string): typeof Cassette.Type | undefined => {
+export const decodeCassette = (text: string): Cassette | undefined => {
   const exit = cassette(text)
   return exit._tag === "Success" ? exit.value : undefined
 }

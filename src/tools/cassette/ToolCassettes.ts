@@ -130,7 +130,7 @@ export const makeToolTape: Effect.Effect<ToolTape, never, FileLoader> = Effect.g
       // Each repeat of an eval keeps its own answers, as its model cassettes do (src/model/cassette/repeat.ts).
       const repeat = yield* CassetteRepeat
       const key = callFileName(tool, args, occurrence).replace(/\.json$/, "")
-      const path = yield* Effect.provideService(replayFile(dir, key, repeat), FileLoader, files)
+      const path = yield* replayFile(files, dir, key, repeat)
       const exists = yield* files.exists(path)
       if (mode.mode === "record" || (mode.mode === "record-missing" && !exists)) {
         const result = yield* live

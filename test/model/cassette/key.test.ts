@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { keyMaterial, requestKey } from "../../../src/model/cassette/key.ts"
-import { formatRustFloat, rustJson } from "../../../src/model/rustJson.ts"
+import { formatRustFloat, rustJson, rustJsonOfData } from "../../../src/model/rustJson.ts"
 
 describe("request key (compatible with the Rust lait)", () => {
   test("golden vector 1: empty request", () => {
@@ -64,5 +64,30 @@ describe("request key (compatible with the Rust lait)", () => {
 
   test("strings escape like serde_json (non-ASCII kept, control characters as \\u00XX)", () => {
     expect(rustJson("日本語 \"q\" \\ \n\t\u0001/")).toBe("\"日本語 \\\"q\\\" \\\\ \\n\\t\\u0001/\"")
+  })
+
+  test("JSON data renders as rustJson does, exponents and look-alike strings included", () => {
+    const data = [
+      { a: 1, b: [2.5, -0, 1e21, 1e-7, 123456789012345680000], c: "x", d: null, e: true, skipped: undefined },
+      { text: "1e+21 and e+ inside a string", nested: { deep: [{ n: 3 }] } },
+      [],
+      {},
+      "plain",
+      null,
+      [undefined, { u: undefined }]
+    ]
+    for (const value of data) expect(rustJsonOfData(value)).toBe(rustJson(value))
+    expect(rustJsonOfData({ big: 1e21 })).toBe("{\"big\":1e21}")
+  })
+
+  test("a tool whose schema has an exponent keeps the original key", () => {
+    const k = {
+      base_url: "http://h/v1",
+      model_id: "m",
+      messages: [{ role: "user" as const, content: "q" }],
+      tools: [{ type: "function" as const, function: { name: "t", parameters: { maximum: 1e21, minimum: 0.5 } } }],
+      response_format: null
+    }
+    expect(keyMaterial(k)).toContain("\"parameters\":{\"maximum\":1e21,\"minimum\":0.5}")
   })
 })

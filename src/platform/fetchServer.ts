@@ -1,11 +1,18 @@
-// A listener for handlers written against the web's Request and Response (`lait proxy`): each
-// runtime's own server, Bun.serve under Bun and Deno.serve under Deno, so the same sources still
-// run under both. node:http (./httpServer.ts) is Bun's emulation on top of the same server and
-// cost the proxy about half its time per request (bench/README.md, issue 41). No idle timeout: a
-// model's whole answer may take minutes to start; the deadline for a request body is the handler's
-// (./httpBody.ts).
-import type { HttpListener } from "./httpServer.ts"
+// lait's HTTP listener (`lait proxy`, `lait serve --mcp --http`), for handlers written against the
+// web's Request and Response: each runtime's own server, Bun.serve under Bun and Deno.serve under
+// Deno, so the same sources run under both. node:http is Bun's emulation on top of the same server
+// and cost the proxy about half its time per request (bench/README.md, issue 41). No idle timeout: a
+// model's whole answer, or an MCP tool call's, may take minutes to start; the deadline for a request
+// body is the handler's (./httpBody.ts).
 import { osErrorText } from "./process.ts"
+
+export interface HttpListener {
+  /** The address actually bound (port 0 becomes the port the OS chose). */
+  readonly host: string
+  readonly port: number
+  /** Stops accepting, ends every open connection (streams included) and resolves when closed. */
+  readonly close: () => Promise<void>
+}
 
 export type FetchHandler = (request: Request) => Response | Promise<Response>
 

@@ -4,10 +4,9 @@
 // POST body must arrive whole within a deadline and under a size cap before it is parsed; sessions are
 // capped (the oldest idle one makes room) and expire when idle; and a tool call whose client hangs up
 // on its POST is cancelled, as `notifications/cancelled` and DELETE cancel it.
-import type { IncomingMessage, ServerResponse } from "node:http"
 import { Console, Effect } from "effect"
-import { readJsonBody } from "../platform/httpBody.ts"
-import { type HttpListener, listenHttp } from "../platform/httpServer.ts"
+import { type HttpListener, listenFetch } from "../platform/fetchServer.ts"
+import { readJsonRequest } from "../platform/httpBody.ts"
 import { bearerCheck, type HttpAddress, hostAllowed, isLoopbackHost, originAllowed } from "../platform/httpAccess.ts"
 import type { HttpTransport, McpServer, Sdk, TrackCall } from "./sdk.ts"
 import { ServeError } from "./serveErrors.ts"
@@ -46,48 +45,34 @@ interface Session {
 }
 
 /** A JSON-RPC error answer for requests refused before they reach the protocol. */
-const refuse = (
-  response: ServerResponse,
-  status: number,
-  message: string,
-  headers: Readonly<Record<string, string>> = {}
-): void => {
-  if (response.headersSent) return void response.end()
-  response.writeHead(status, { "content-type": "application/json", ...headers })
-  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }))
-}
-
-type Body = { readonly ok: true; readonly json: unknown } | { readonly ok: false }
+const refuse = (status: number, message: string, headers: Readonly<Record<string, string>> = {}): Response =>
+  Response.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, { status, headers })
 
 /**
- * The whole body, parsed (src/platform/httpBody.ts); or the request answered (408 past the deadline,
- * 413 over the cap, 400 when it is not JSON) and its connection closed.
+ * The whole body, parsed (src/platform/httpBody.ts); or the answer that refuses it (408 past the
+ * deadline, 413 over the cap, both closing the connection; 400 when it is not JSON).
  */
-const readBody = (request: IncomingMessage, response: ServerResponse, timeoutMs: number): Promise<Body> =>
-  readJsonBody(request, timeoutMs, MAX_BODY_BYTES).then((body): Body => {
-    if (body.ok) return body
-    switch (body.problem) {
-      case "not-json":
-        response.writeHead(400, { "content-type": "application/json" })
-        response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }))
-        break
-      case "too-large":
-      case "timeout":
-        refuse(
-          response,
-          body.problem === "too-large" ? 413 : 408,
-          body.problem === "too-large"
-            ? `Payload Too Large: a message may hold at most ${MAX_BODY_BYTES} bytes`
-            : `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s (see --body-timeout)`,
-          { connection: "close" }
-        )
-        request.destroy()
-        break
-      case "aborted":
-        break
+const readBody = async (request: Request, timeoutMs: number): Promise<{ readonly json: unknown } | Response> => {
+  const body = await readJsonRequest(request, timeoutMs, MAX_BODY_BYTES)
+  if (body.ok) return body
+  switch (body.problem) {
+    case "not-json": {
+      const parseError = { jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }
+      return Response.json(parseError, { status: 400 })
     }
-    return { ok: false }
-  })
+    case "too-large": {
+      const why = `Payload Too Large: a message may hold at most ${MAX_BODY_BYTES} bytes`
+      return refuse(413, why, { connection: "close" })
+    }
+    case "timeout": {
+      const why = `Request Timeout: the body did not arrive within ${timeoutMs / 1000} s (see --body-timeout)`
+      return refuse(408, why, { connection: "close" })
+    }
+    case "aborted":
+      // Nobody is there to read an answer.
+      return new Response(null, { status: 400 })
+  }
+}
 
 /** The ids of the `tools/call` requests among a POST's messages (one, or a batch). */
 const callIds = (json: unknown): ReadonlyArray<string | number> =>
@@ -160,28 +145,29 @@ export const serveHttp = (
     }
 
     /** A POST of a session: its tool calls end when the client hangs up before their answers. */
-    const post = (session: Session, request: IncomingMessage, response: ServerResponse, json: unknown) => {
+    const post = (session: Session, request: Request, json: unknown): Promise<Response> => {
       const hangups = callIds(json).map((id) => {
         const controller = new AbortController()
         session.hangups.set(id, controller)
         return [id, controller] as const
       })
       if (hangups.length > 0) {
-        response.once("close", () => {
+        // A call already answered is over: aborting its controller then changes nothing.
+        request.signal.addEventListener("abort", () => {
           for (const [id, controller] of hangups) {
-            if (!response.writableFinished) controller.abort()
-            else if (session.hangups.get(id) === controller) session.hangups.delete(id)
+            controller.abort()
+            if (session.hangups.get(id) === controller) session.hangups.delete(id)
           }
-        })
+        }, { once: true })
       }
-      void session.transport.handleRequest(request, response, json).catch(() => undefined)
+      return session.transport.handleRequest(request, { parsedBody: json })
     }
 
     /** An initialize request: a new session, if there is room. */
-    const open = (request: IncomingMessage, response: ServerResponse, json: unknown) => {
+    const open = (request: Request, json: unknown): Promise<Response> => {
       if (sessions.size + opening >= limits.maxSessions && !evictIdle()) {
         const why = `Service Unavailable: ${limits.maxSessions} sessions are open and busy (see --max-sessions)`
-        return refuse(response, 503, why)
+        return Promise.resolve(refuse(503, why))
       }
       opening++
       let counted = true
@@ -192,7 +178,7 @@ export const serveHttp = (
       const server = makeServer(track)
       const session: Session = {
         server,
-        transport: new sdk.StreamableHTTPServerTransport({
+        transport: new sdk.WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: () => crypto.randomUUID(),
           onsessioninitialized: (id) => {
             uncount()
@@ -210,9 +196,8 @@ export const serveHttp = (
         const id = session.transport.sessionId
         if (id !== undefined) forget(id, session)
       }
-      void server.connect(session.transport)
-        .then(() => session.transport.handleRequest(request, response, json))
-        .catch(() => undefined)
+      return server.connect(session.transport)
+        .then(() => session.transport.handleRequest(request, { parsedBody: json }))
         .finally(() => {
           uncount()
           // Not an initialize request (the transport refused it): nothing will ever use this server.
@@ -220,43 +205,42 @@ export const serveHttp = (
         })
     }
 
-    const handle = (request: IncomingMessage, response: ServerResponse): void => {
-      const { host, origin, authorization } = request.headers
+    const handle = async (request: Request): Promise<Response> => {
+      const header = (name: string) => request.headers.get(name) ?? undefined
+      const host = header("host")
+      const origin = header("origin")
       if (!hostAllowed(host, options.allowedHosts)) {
-        return refuse(response, 403, `Host header '${host ?? ""}' is not allowed (see --allowed-host)`)
+        return refuse(403, `Host header '${host ?? ""}' is not allowed (see --allowed-host)`)
       }
       if (!originAllowed(origin, { loopback, allowed: options.allowedOrigins })) {
-        return refuse(response, 403, `Origin '${origin ?? ""}' is not allowed (see --allow-origin)`)
+        return refuse(403, `Origin '${origin ?? ""}' is not allowed (see --allow-origin)`)
       }
-      if (!authorized(authorization)) {
-        return refuse(response, 401, "Unauthorized: a valid 'Authorization: Bearer' token is required", {
+      if (!authorized(header("authorization"))) {
+        return refuse(401, "Unauthorized: a valid 'Authorization: Bearer' token is required", {
           "www-authenticate": "Bearer"
         })
       }
-      if (new URL(request.url ?? "/", "http://localhost").pathname !== "/mcp") {
-        return refuse(response, 404, "not found; the MCP endpoint is /mcp")
-      }
-      const sessionId = request.headers["mcp-session-id"]
-      const session = typeof sessionId === "string" ? sessions.get(sessionId) : undefined
-      if (typeof sessionId === "string") {
-        if (session === undefined) return refuse(response, 404, "Session not found")
+      if (new URL(request.url).pathname !== "/mcp") return refuse(404, "not found; the MCP endpoint is /mcp")
+      const sessionId = header("mcp-session-id")
+      const session = sessionId === undefined ? undefined : sessions.get(sessionId)
+      if (sessionId !== undefined) {
+        if (session === undefined) return refuse(404, "Session not found")
         touch(sessionId, session)
       }
       if (request.method !== "POST") {
-        if (session === undefined) return refuse(response, 400, "Bad Request: No valid session ID provided")
-        void session.transport.handleRequest(request, response).catch(() => undefined)
-        return
+        if (session === undefined) return refuse(400, "Bad Request: No valid session ID provided")
+        return session.transport.handleRequest(request)
       }
-      void readBody(request, response, limits.bodyTimeoutMs).then((body) => {
-        if (!body.ok) return
-        if (session === undefined) return open(request, response, body.json)
-        post(session, request, response, body.json)
-      })
+      const body = await readBody(request, limits.bodyTimeoutMs)
+      if (body instanceof Response) return body
+      return session === undefined ? open(request, body.json) : post(session, request, body.json)
     }
+    const answer = (request: Request): Promise<Response> =>
+      handle(request).catch((error: unknown) => refuse(500, `Internal Server Error: ${String(error)}`))
 
     const listener: HttpListener = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => listenHttp(address.host, address.port, handle),
+        try: () => listenFetch(address.host, address.port, answer),
         catch: (detail) =>
           new ServeError({
             reason: { _tag: "ListenFailed", address: `${address.host}:${address.port}`, detail: String(detail) }

@@ -4,12 +4,12 @@ export const loadSdk = () =>
   Promise.all([
     import("@modelcontextprotocol/sdk/server/index.js"),
     import("@modelcontextprotocol/sdk/server/stdio.js"),
-    import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js")
   ]).then(([server, stdio, http, types]) => ({ ...server, ...stdio, ...http, ...types }))
 export type Sdk = Awaited<ReturnType<typeof loadSdk>>
 export type McpServer = InstanceType<Sdk["Server"]>
-export type HttpTransport = InstanceType<Sdk["StreamableHTTPServerTransport"]>
+export type HttpTransport = InstanceType<Sdk["WebStandardStreamableHTTPServerTransport"]>
 
 /** What a tool call knows of its request: the SDK's signal (`notifications/cancelled`, DELETE). */
 export interface CallContext {

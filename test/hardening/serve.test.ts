@@ -188,6 +188,27 @@ describe("slow request bodies (issue 36 item 5)", () => {
     expect(answer).toContain("see --body-timeout")
   }), 30_000)
 
+  test.concurrent("a body that is not JSON is a parse error; one over 4 MiB is refused before it is read", () => alone("bodies", async (own) => {
+    own.fixture([])
+    const s = await own.start([binary, "serve", "--mcp", "--http", "127.0.0.1:0"])
+    const send = (body: string) =>
+      fetch(s.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body
+      })
+    const bad = await send("{not json")
+    expect([bad.status, await bad.json()]).toEqual([
+      400,
+      { jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null }
+    ])
+    const big = await send(`"${"x".repeat(4 * 1024 * 1024)}"`)
+    expect(big.status).toBe(413)
+    expect(((await big.json()) as { error: { message: string } }).error.message).toContain("at most 4194304 bytes")
+    // Still serving.
+    expect((await listTools(s.url, await openSession(s.url))).status).toBe(200)
+  }), 30_000)
+
   test.concurrent("under ulimit -n 256, 300 trickling connections are dropped and the server answers again", () => alone("ulimit", async (own) => {
     own.fixture([])
     const s = await own.start(["sh", "-c", `ulimit -n 256 && exec "$0" serve --mcp --http 127.0.0.1:0 --body-timeout 2`, binary])

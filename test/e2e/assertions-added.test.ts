@@ -7,14 +7,13 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { childrenNamed, parseXml } from "../eval/xml.ts"
+import { ORDER, ORDER_SCHEMA, PROSE, textAssertions } from "../fixtures/addedAssertions.ts"
 import { modelsYaml, server, stopServers, workspace } from "./model-harness.ts"
 
 const ws = workspace("e2e-assertions-added")
 afterEach(stopServers)
 afterAll(() => ws.remove())
 
-const ORDER = `{"order": 42, "status": "shipped"}`
-const PROSE = "Hello World from lait today"
 
 const replies = () =>
   server({
@@ -39,7 +38,7 @@ const project = (baseUrl: string) => {
     }\ndefault:\n  model: m\n`
   )
   write("wf.yml", "steps:\n  - id: answer\n    prompt: '{{ input }}'\n")
-  write("schemas/order.yml", "type: object\nrequired: [order, status]\nproperties:\n  order: { type: integer }\n")
+  write("schemas/order.yml", ORDER_SCHEMA)
   // A judge of the user's: passes what was shipped; its reason quotes the case it was told about.
   write(
     "tests/judge.sh",
@@ -57,17 +56,7 @@ const project = (baseUrl: string) => {
 
 /** Every added assertion, each written to pass on ORDER (and fail on PROSE); paths from `dir`. */
 const added = (dir: string) => [
-  `{ type: regex, value: '"order": *\\d+' }`,
-  `{ type: icontains, value: SHIPPED }`,
-  `{ type: starts_with, value: '{"order"' }`,
-  `{ type: contains_any, value: [cancelled, shipped] }`,
-  `{ type: contains_all, value: [order, shipped] }`,
-  `{ type: is_json }`,
-  `{ type: json_schema, value: { type: object, required: [order], properties: { order: { type: integer } } } }`,
-  `{ type: json_schema, file: ${dir}schemas/order.yml }`,
-  `{ type: levenshtein, value: '{"order": 42, "status": "shipped!"}', max: 1 }`,
-  `{ type: length, min: 30, max: 40 }`,
-  `{ type: length, max: 4, unit: words }`,
+  ...textAssertions(`${dir}schemas/order.yml`),
   `{ type: script, command: [sh, ${dir}tests/judge.sh] }`,
   `{ not: { type: contains, value: cancelled } }`
 ]

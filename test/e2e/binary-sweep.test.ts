@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { ORDER, ORDER_SCHEMA, PROSE, textAssertions } from "../fixtures/addedAssertions.ts"
 import { startOpenAiServer } from "../fixtures/openai-server.ts"
 import { modelsYaml, projectsIn, workspace } from "./model-harness.ts"
 import { ensureBinary, runCli } from "./util.ts"
@@ -14,8 +15,6 @@ import { ensureBinary, runCli } from "./util.ts"
 // Several binary runs per test: generous under load, where bun's default 5 s is not.
 setDefaultTimeout(60_000)
 
-const ORDER = `{"order": 42, "status": "shipped"}`
-const PROSE = "Hello World from lait today"
 /** A stream that ends with neither text nor a tool call. */
 const EMPTY_CHUNK = JSON.stringify({
   id: "e",
@@ -239,17 +238,7 @@ describe("issue 40 through the binary", () => {
 describe("issue 41's assertions through the binary", () => {
   /** Each passes on ORDER and fails on PROSE; `up` leads from the file's directory to the project's. */
   const assertions = (up: string) => [
-    `{ type: regex, value: '"order": *\\d+' }`,
-    `{ type: icontains, value: SHIPPED }`,
-    `{ type: starts_with, value: '{"order"' }`,
-    `{ type: contains_any, value: [cancelled, shipped] }`,
-    `{ type: contains_all, value: [order, shipped] }`,
-    `{ type: is_json }`,
-    `{ type: json_schema, value: { type: object, required: [order], properties: { order: { type: integer } } } }`,
-    `{ type: json_schema, file: ${up}schema.yml }`,
-    `{ type: levenshtein, value: '{"order": 42, "status": "shipped!"}', max: 1 }`,
-    `{ type: length, min: 30, max: 40 }`,
-    `{ type: length, max: 4, unit: words }`,
+    ...textAssertions(`${up}schema.yml`),
     `{ not: { type: icontains, value: hello } }`,
     `{ type: script, command: [sh, ${up}judge.sh] }`
   ]
@@ -267,7 +256,7 @@ describe("issue 41's assertions through the binary", () => {
         modelsYaml({ m: [{ baseUrl: s.baseUrl, modelId: "target", extra: "pricing: { input_per_1m: 1000, output_per_1m: 2000 }" }] })
       }\ndefault:\n  model: m\n`,
       "wf.yml": "steps:\n  - prompt: '{{ input }}'\n",
-      "schema.yml": "type: object\nrequired: [order, status]\nproperties:\n  order: { type: integer }\n",
+      "schema.yml": ORDER_SCHEMA,
       "judge.sh": `case "$(cat)" in\n  *shipped*) echo '{"pass": true, "score": 0.9}' ;;\n` +
         `  *) echo '{"pass": false, "score": 0.2, "reason": "nothing was shipped"}' ;;\nesac\n`,
       "tests/pass.test.yml": testFile("ORDER test"),

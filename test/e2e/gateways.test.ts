@@ -18,6 +18,19 @@ const project = projectsIn(ws)
 const headersOf = (s: ReturnType<typeof server>, ...names: ReadonlyArray<string>) =>
   s.requests.map((q) => Object.fromEntries(names.map((n) => [n, q.headers[n] ?? null])))
 
+/** A workflow asking `hello` of its own model `gw` (id `m`), whose provider sends `headers` (YAML). */
+const gatewayWorkflow = (baseUrl: string, headers: string) =>
+  [
+    "models:",
+    "  gw:",
+    `    - provider: { base_url: '${baseUrl}', headers: { ${headers} } }`,
+    "      model_id: m",
+    "default: { model: gw }",
+    "steps:",
+    "  - id: ask",
+    "    prompt: 'hello'"
+  ].join("\n")
+
 describe("model endpoint headers", () => {
   test("each entry sends its own provider headers; --header goes to the primary alone and replaces by name", async () => {
     const primary = server({ script: [{ status: 503, body: { error: { message: "busy" } } }, { content: "hi", repeat: true }] })
@@ -49,16 +62,7 @@ describe("model endpoint headers", () => {
   test("lait run --header and a workflow's models: headers; -v names the headers, never their values", async () => {
     const s = server({ script: [{ content: "done", repeat: true }] })
     const p = project({
-      "wf.yml": [
-        "models:",
-        "  gw:",
-        `    - provider: { base_url: '${s.baseUrl}', headers: { api-key: '\${AZURE_KEY}' } }`,
-        "      model_id: m",
-        "default: { model: gw }",
-        "steps:",
-        "  - id: ask",
-        "    prompt: 'hello'"
-      ].join("\n")
+      "wf.yml": gatewayWorkflow(s.baseUrl, "api-key: '${AZURE_KEY}'")
     })
     const r = await p.lait(["run", "wf.yml", "x", "--header", "HTTP-Referer: https://example.test/app", "-v"], {
       AZURE_KEY: "azure-key-0123456789"
@@ -77,16 +81,7 @@ describe("model endpoint headers", () => {
   test("a malformed --header is a usage error (exit 2, one line); a bad header in a definition exits 3", async () => {
     const s = server({ script: [{ content: "never", repeat: true }] })
     const p = project({
-      "wf.yml": [
-        "models:",
-        "  gw:",
-        `    - provider: { base_url: '${s.baseUrl}', headers: { 'Bad Name': x } }`,
-        "      model_id: m",
-        "default: { model: gw }",
-        "steps:",
-        "  - id: ask",
-        "    prompt: 'hello'"
-      ].join("\n")
+      "wf.yml": gatewayWorkflow(s.baseUrl, "'Bad Name': x")
     })
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
       [["--model", "m", "--base-url", s.baseUrl, "--header", "sk-secret-token", "q"], "lait: invalid --header: expected 'NAME: VALUE'\n"],

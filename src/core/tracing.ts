@@ -178,7 +178,7 @@ const nanosOfDate = (date: Date): bigint => BigInt(date.getTime()) * 1_000_000n
  * and end, under the current span, through the current Tracer.
  */
 export const recordSpan = (spec: TraceSpanSpec, start: Date, end: Date): Effect.Effect<void> =>
-  Effect.flatMap(
+  whenTraced(Effect.void, () => Effect.flatMap(
     Effect.all([Effect.tracer, Effect.option(Effect.currentParentSpan)]),
     ([tracer, parent]) =>
       Effect.sync(() => {
@@ -196,7 +196,7 @@ export const recordSpan = (spec: TraceSpanSpec, start: Date, end: Date): Effect.
         for (const [key, value] of Object.entries(attributes ?? {})) span.attribute(key, value)
         span.end(nanosOfDate(end), Exit.void)
       })
-  )
+  ))
 
 /** The root span's name: the file's `name:`, else its file name without the extension. */
 export const workflowDisplayName = (workflow: { readonly name?: string | undefined; readonly path: string }): string =>

@@ -18,7 +18,7 @@ const sameVersion = (a: FileVersion, b: FileVersion): boolean =>
   a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino && a.dev === b.dev
 
 /** Remembered text per replay layer; enough for every cassette of a large suite. */
-export const MEMO_BUDGET_CHARS = 32 * 1024 * 1024
+const MEMO_BUDGET_CHARS = 32 * 1024 * 1024
 
 export interface CassetteMemo<A> {
   /** The value kept for this version of the file, if any. */
